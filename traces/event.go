@@ -1,0 +1,120 @@
+package traces
+
+import "github.com/execspec/execspec/model"
+
+// Kind is what an event reports. The kinds map onto the rules of the model:
+// see each constant.
+type Kind uint8
+
+// Event kinds. The zero Kind is invalid.
+const (
+	// KindSpawn: SPAWN. Task is the new task; Worker the spawning worker
+	// (-1 from outside); Queue where it was pushed.
+	KindSpawn Kind = iota + 1
+	// KindTake: POLL-LOCAL, GLOBAL-STEAL or WORKER-STEAL, by Source. Worker
+	// took Task; Victim is the robbed worker for SourceSteal.
+	KindTake
+	// KindPollBegin: the worker starts calling the future's Poll.
+	KindPollBegin
+	// KindPollEnd: Poll returned Result. Pending ends in TASK-SUSPEND,
+	// Ready in TASK-COMPLETE, Panic in a failed task (DONE, or re-run by a
+	// retry policy).
+	KindPollEnd
+	// KindWake: WAKE, with its Outcome. Worker is the waking worker, -1 from
+	// outside; Queue is where a Scheduled task was pushed.
+	KindWake
+	// KindRequeue: the task was re-queued at the end of its poll because it
+	// was NOTIFIED during it (TASK-SUSPEND's second case) or by a time-slice
+	// or retry policy. Queue says where.
+	KindRequeue
+	// KindPark: Worker found nothing to do and blocks.
+	KindPark
+	// KindUnpark: Worker was woken up to look for work again.
+	KindUnpark
+	// KindPanic: the future panicked; Detail holds the value and stack.
+	KindPanic
+	// KindStep: a model-checker step that is not an executor observation
+	// (POLL-PENDING in a counterexample). Rule names it.
+	KindStep
+)
+
+// Source is where a take found its task.
+type Source uint8
+
+// Sources of a take. The zero Source is "none".
+const (
+	SourceNone   Source = iota
+	SourceLocal         // POLL-LOCAL: the owner end of the worker's own queue
+	SourceGlobal        // GLOBAL-STEAL: the head of the global queue
+	SourceSteal         // WORKER-STEAL: the steal end of Victim's queue
+	SourceLIFO          // POLL-LOCAL through the LIFO slot
+)
+
+// Result is what a poll returned.
+type Result uint8
+
+// Poll results. The zero Result is "none".
+const (
+	ResultNone Result = iota
+	ResultPending
+	ResultReady
+	ResultPanic
+)
+
+// Outcome is what a wake did.
+type Outcome uint8
+
+// Wake outcomes. The zero Outcome is "none".
+const (
+	OutcomeNone      Outcome = iota
+	OutcomeScheduled         // WAITING → QUEUED
+	OutcomeNotified          // RUNNING → NOTIFIED
+	OutcomeCoalesced         // already QUEUED or NOTIFIED: nothing to do
+	OutcomeLate              // the task is DONE: ignored
+)
+
+// Queue names where a task was pushed: the global queue or a worker's local
+// queue. The zero value is "none".
+type Queue int32
+
+// QueueNone and QueueGlobal are the two queues that are not local queues;
+// LocalQueue(w) names worker w's queue.
+const (
+	QueueNone   Queue = 0
+	QueueGlobal Queue = -1
+)
+
+// LocalQueue returns the Queue value for worker w's local queue.
+func LocalQueue(w int) Queue { return Queue(w + 1) }
+
+// Worker returns the worker whose local queue q is, or -1.
+func (q Queue) Worker() int {
+	if q > 0 {
+		return int(q) - 1
+	}
+	return -1
+}
+
+// Event is one observation of an executor, or one step of a model-checker
+// counterexample. Events are values: 64 bytes, no pointers but Detail, so that
+// recording one costs a copy.
+//
+// Seq orders the events of one run: it comes from one atomic logical clock,
+// drawn at the point where the operation takes effect (inside the queue's
+// critical section). Call and Return bracket queue operations on the same
+// clock, for linearizability checking; both are zero when not recorded.
+type Event struct {
+	Seq     uint64
+	Call    uint64
+	Return  uint64
+	Task    int64 // task id, from 1; 0 = none
+	Worker  int32 // -1 = outside any worker
+	Victim  int32 // for SourceSteal; -1 otherwise
+	Queue   Queue
+	Kind    Kind
+	Source  Source
+	Result  Result
+	Outcome Outcome
+	Rule    model.Rule // for KindStep and counterexamples; 0 = implied by Kind
+	Detail  string
+}
