@@ -192,3 +192,10 @@ type Scheduler interface {
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("executor: task %d panicked: %v", e.Task, e.Value)
 }
+
+// Describer is an executor that says which policy of the model it follows,
+// so that its recorded trace can be checked against that policy. The
+// description becomes the trace's header.
+type Describer interface {
+	Describe() traces.Header
+}

@@ -118,3 +118,23 @@ type Event struct {
 	Rule    model.Rule // for KindStep and counterexamples; 0 = implied by Kind
 	Detail  string
 }
+
+// Format and Version identify the trace format in a Header.
+const (
+	Format  = "execspec-trace"
+	Version = 1
+)
+
+// Header is the first line of a trace: what produced it and under which
+// policy of the model it is to be checked. Policy is a model policy name
+// ("fifo", "worksteal", "priority", "timeslice", "retry"); Config holds the
+// policy's integer parameters by name ("local-cap", "global-interval",
+// "owner-lifo", "lifo-slot", "steal-half", "slice", "retries", ...).
+type Header struct {
+	Format   string         `json:"format"`
+	Version  int            `json:"version"`
+	Executor string         `json:"executor"`
+	Workers  int            `json:"workers"`
+	Policy   string         `json:"policy"`
+	Config   map[string]int `json:"config,omitempty"`
+}
