@@ -160,15 +160,15 @@ type Point uint8
 
 // Yield points of the built-in executors.
 const (
-	PointNone   Point = iota
-	PointPush         // before a push onto a queue
-	PointPop          // before a pop from a queue
-	PointSteal        // before a steal
-	PointWake         // before a wake takes effect
-	PointPark         // before a worker parks
-	PointPoll         // before a poll
-	PointLock         // before a lock is taken
-	PointSpawn        // before a task is spawned
+	PointNone  Point = iota
+	PointPush        // before a push onto a queue
+	PointPop         // before a pop from a queue
+	PointSteal       // before a steal
+	PointWake        // before a wake takes effect
+	PointPark        // before a worker parks
+	PointPoll        // before a poll
+	PointLock        // before a lock is taken
+	PointSpawn       // before a task is spawned
 )
 
 // Scheduler controls the goroutines of an executor for controlled
