@@ -27,7 +27,7 @@
 //	var log traces.Log
 //	ex.SetRecorder(&log)                     // an executor.Reporter
 //	... run a workload ...
-//	err := traces.WriteFile("run.jsonl", ex.Header(), log.Events())
+//	err := traces.WriteFile("run.jsonl", ex.Describe(), log.Events()) // an executor.Describer
 //
 //	r, err := traces.Open("run.jsonl")
 //	defer r.Close()
