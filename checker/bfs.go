@@ -32,7 +32,7 @@ type explorer struct {
 	procs   []uint8
 	enabled []uint64 // per state: the processes with an enabled step
 
-	invs        []*model.Invariant
+	invs []*model.Invariant
 
 	transitions int64
 	depth       int
