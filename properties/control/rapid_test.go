@@ -19,9 +19,11 @@ type fakeTB struct {
 	msgs   []string
 }
 
-func (f *fakeTB) Helper()                           {}
-func (f *fakeTB) Name() string                      { return "fake" }
-func (f *fakeTB) Logf(format string, args ...any)   { f.msgs = append(f.msgs, fmt.Sprintf(format, args...)) }
+func (f *fakeTB) Helper()      {}
+func (f *fakeTB) Name() string { return "fake" }
+func (f *fakeTB) Logf(format string, args ...any) {
+	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+}
 func (f *fakeTB) Log(args ...any)                   { f.msgs = append(f.msgs, fmt.Sprint(args...)) }
 func (f *fakeTB) Errorf(format string, args ...any) { f.failed = true; f.Logf(format, args...) }
 func (f *fakeTB) Error(args ...any)                 { f.failed = true; f.Log(args...) }
