@@ -1,0 +1,3 @@
+package checker
+
+func (e *explorer) parallel() *Result { return e.sequential() }
