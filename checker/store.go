@@ -151,7 +151,9 @@ func (s *store) grow() {
 	}
 }
 
-// bytes returns the memory the store holds.
+// bytes returns the memory the stored states take: their packed words and
+// parents, and the table. (The last chunk's unused tail, at most one chunk,
+// is not counted.)
 func (s *store) bytes() int64 {
-	return int64(len(s.chunks))*chunkStates*int64(s.words*8+4) + int64(len(s.table))*4
+	return int64(s.n)*int64(s.words*8+4) + int64(len(s.table))*4
 }
