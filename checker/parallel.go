@@ -88,7 +88,7 @@ func (e *explorer) parallel() *Result {
 	for g := range ws {
 		ws[g] = &worker{cur: e.m.Init(), next: e.m.Init(), buf: make([]uint64, words)}
 		if e.sym != nil {
-			ws[g].sym = newSymmetry(e.m)
+			ws[g].sym = newSymmetry(e.m, e.lay)
 		}
 	}
 	var boxes [][]outbox // [chunk][shard]

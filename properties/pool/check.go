@@ -18,23 +18,38 @@ import (
 
 // Check runs the pool properties on workloads drawn by rapid, each on a
 // fresh pool from newPool, and fails t with the findings of the first
-// failing case, shrunk. After a hang (whose goroutines cannot be stopped)
-// the remaining cases are skipped, so that the hanging case is the one
-// reported.
+// failing case, shrunk.
+//
+// Races are not deterministic: a workload that failed once may pass when
+// run again. So once a case has failed, every later case (rapid's
+// shrinking and its final replay) is run up to Config.Retries times and
+// fails if any run fails; that keeps the shrinking on the failure. After a
+// hang (whose goroutines cannot be stopped) the remaining cases are
+// skipped, so that the hanging case is the one reported.
 func Check(t *testing.T, newPool func() Pool, cfg Config) {
 	t.Helper()
 	cfg = cfg.withDefaults()
-	var hung atomic.Bool
+	var hung, failed atomic.Bool
 	rapid.Check(t, func(rt *rapid.T) {
 		w := Draw(rt, cfg)
 		if hung.Load() {
 			return
 		}
-		if err := RunWorkload(newPool, w, cfg); err != nil {
-			if isHang(err) {
-				hung.Store(true)
+		tries := 1
+		if failed.Load() {
+			tries = cfg.Retries
+		}
+		for try := 1; try <= tries; try++ {
+			if err := RunWorkload(newPool, w, cfg); err != nil {
+				failed.Store(true)
+				if isHang(err) {
+					hung.Store(true)
+				}
+				if try > 1 {
+					rt.Logf("failed on run %d of the same workload", try)
+				}
+				rt.Fatalf("%s: %v", w, err)
 			}
-			rt.Fatalf("%s: %v", w, err)
 		}
 	})
 }

@@ -84,6 +84,9 @@ type Config struct {
 	Cases int
 	// Seed seeds Run's workloads. Default 1.
 	Seed uint64
+	// Retries is how many times Check runs a workload while shrinking a
+	// failure (see Check). Default 50.
+	Retries int
 }
 
 // Defaults for the zero Config.
@@ -93,6 +96,7 @@ const (
 	DefaultMaxTasks      = 64
 	DefaultMaxSubmitters = 4
 	DefaultCases         = 100
+	DefaultRetries       = 50
 )
 
 func (c Config) withDefaults() Config {
@@ -110,6 +114,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Cases <= 0 {
 		c.Cases = DefaultCases
+	}
+	if c.Retries <= 0 {
+		c.Retries = DefaultRetries
 	}
 	if c.Seed == 0 {
 		c.Seed = 1

@@ -2,6 +2,7 @@ package pool
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -131,10 +132,9 @@ func (p *checkThenAct) Submit(f func()) error {
 		p.mu.Lock()
 		if p.running.Load() < p.cap {
 			p.mu.Unlock()
-			// The window: another Submit can pass the check here.
-			for range 50 {
-				p.running.Load()
-			}
+			// The window: another Submit can pass the check here (a
+			// Gosched stands for a preemption that makes it wide).
+			runtime.Gosched()
 			p.running.Add(1)
 			p.wg.Add(1)
 			go func() {
