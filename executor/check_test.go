@@ -52,8 +52,9 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 		return 0
 	})
 	var errs []error
+	kinds := map[string]int{} // at most 3 reports of each kind
 	fail := func(format string, args ...any) {
-		if len(errs) < 10 {
+		if kinds[format]++; kinds[format] <= 3 {
 			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
