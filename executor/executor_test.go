@@ -42,10 +42,11 @@ func runRecorded(newEx func() Executor, w workload, e env, timeout time.Duration
 	}()
 	select {
 	case res := <-ch:
+		n := res.n
 		if res.err != nil {
-			return res.err
+			n = -1
 		}
-		return checkEvents(describe(ex), rec.events(), res.n, true)
+		return errors.Join(res.err, checkEvents(describe(ex), rec.events(), n, res.err == nil))
 	case <-time.After(timeout):
 		return fmt.Errorf("hang after %v: %w", timeout, checkEvents(describe(ex), rec.events(), -1, false))
 	}
