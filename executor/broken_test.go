@@ -31,6 +31,7 @@ type brokenExec struct {
 	ids    int64
 	live   int
 	closed bool
+	exited chan struct{}
 }
 
 type btask struct {
@@ -44,7 +45,7 @@ type btask struct {
 }
 
 func newBroken(b bug) *brokenExec {
-	e := &brokenExec{bug: b}
+	e := &brokenExec{bug: b, exited: make(chan struct{})}
 	e.cond.L = &e.mu
 	go e.work()
 	return e
@@ -113,6 +114,7 @@ func (e *brokenExec) work() {
 		}
 		if len(e.q) == 0 {
 			e.mu.Unlock()
+			close(e.exited)
 			return
 		}
 		t := e.q[0]
@@ -161,6 +163,7 @@ func (e *brokenExec) Close() error {
 	e.closed = true
 	e.cond.Broadcast()
 	e.mu.Unlock()
+	<-e.exited
 	return nil
 }
 
@@ -175,7 +178,7 @@ func TestCheckCatchesBrokenExecutors(t *testing.T) {
 	}{
 		{bugDropWakeDuringPoll, "wake_during_poll", "lost wakeup"},
 		{bugDoubleEnqueue, "wake_from_outside", "while already queued"},
-		{bugPollAfterReady, "late_wakes", "polled after it ended"},
+		{bugPollAfterReady, "late_wakes", "taken after it ended"},
 	}
 	for _, c := range cases {
 		var w workload
@@ -203,6 +206,54 @@ func TestCheckCatchesBrokenExecutors(t *testing.T) {
 		}
 		if err := runRecorded(func() Executor { return newBroken(0) }, w, plainEnv(), 20*time.Second); err != nil {
 			t.Errorf("bug-free brokenExec, %s: %v", w.name, err)
+		}
+	}
+}
+
+// TestCheckEventsCatchesBadTraces: hand-made traces, each with one
+// defect, against the queue replay of checkEvents.
+func TestCheckEventsCatchesBadTraces(t *testing.T) {
+	ws := header("worksteal", 2, "worksteal", map[string]int{"local-cap": 2, "owner-lifo": 1, "global-interval": 0})
+	spawnG := func(seq uint64, task int64) traces.Event {
+		return traces.Event{Seq: seq, Kind: traces.KindSpawn, Task: task, Worker: -1, Victim: -1, Queue: traces.QueueGlobal}
+	}
+	spawnL := func(seq uint64, task int64, w int) traces.Event {
+		return traces.Event{Seq: seq, Kind: traces.KindSpawn, Task: task, Worker: int32(w), Victim: -1, Queue: traces.LocalQueue(w)}
+	}
+	take := func(seq uint64, task int64, w int, src traces.Source, victim int) traces.Event {
+		return traces.Event{Seq: seq, Kind: traces.KindTake, Task: task, Worker: int32(w), Victim: int32(victim), Source: src}
+	}
+	cases := []struct {
+		name string
+		h    traces.Header
+		evs  []traces.Event
+		want string
+	}{
+		{"global not FIFO", header("fifo", 1, "fifo", nil),
+			[]traces.Event{spawnG(1, 1), spawnG(2, 2), take(3, 2, 0, traces.SourceGlobal, -1)}, "not the head"},
+		{"owner takes the steal end", ws,
+			[]traces.Event{spawnL(1, 1, 0), spawnL(2, 2, 0), take(3, 1, 0, traces.SourceLocal, -1)}, "owner end (tail) holds 2"},
+		{"thief takes the owner end", ws,
+			[]traces.Event{spawnL(1, 1, 0), spawnL(2, 2, 0), take(3, 2, 1, traces.SourceSteal, 0)}, "steal end holds [1 2]"},
+		{"steal while the global queue is not empty", ws,
+			[]traces.Event{spawnL(1, 1, 0), spawnG(2, 2), take(3, 1, 1, traces.SourceSteal, 0)}, "premise global = ∅ fails"},
+		{"global take with local work", ws,
+			[]traces.Event{spawnL(1, 1, 0), spawnG(2, 2), take(3, 2, 0, traces.SourceGlobal, -1)}, "its local queue holds [1]"},
+		{"overflow beyond capacity", ws,
+			[]traces.Event{spawnL(1, 1, 0), spawnL(2, 2, 0), spawnL(3, 3, 0)}, "full local queue"},
+		{"overflow with room", ws,
+			[]traces.Event{{Seq: 1, Kind: traces.KindSpawn, Task: 1, Worker: 0, Victim: -1, Queue: traces.QueueGlobal}}, "local queue had room"},
+		{"push on another worker's queue", ws,
+			[]traces.Event{{Seq: 1, Kind: traces.KindSpawn, Task: 1, Worker: 1, Victim: -1, Queue: traces.LocalQueue(0)}}, "on worker 0's local queue"},
+		{"taken twice", header("fifo", 2, "fifo", nil),
+			[]traces.Event{spawnG(1, 1), take(2, 1, 0, traces.SourceGlobal, -1), take(3, 1, 1, traces.SourceGlobal, -1)}, "while worker 0 polls it"},
+		{"seq repeated", header("fifo", 1, "fifo", nil),
+			[]traces.Event{spawnG(1, 1), spawnG(1, 2)}, "zero or repeated"},
+	}
+	for _, c := range cases {
+		err := checkEvents(c.h, c.evs, -1, false)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error saying %q", c.name, err, c.want)
 		}
 	}
 }

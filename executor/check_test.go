@@ -77,15 +77,14 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 		}
 		return t
 	}
-	fifoGlobal := h.Policy == "fifo" || h.Policy == "timeslice" || h.Policy == "retry"
-	var global []int64
-	push := func(t *tstate, id int64, q traces.Queue, seq uint64) {
+	qs := newQueues(h)
+	push := func(t *tstate, e traces.Event) {
 		if t.queued {
-			fail("seq %d: task %d pushed on %v while already queued on %v", seq, id, q, t.queue)
+			fail("seq %d: task %d pushed on %v while already queued on %v", e.Seq, e.Task, e.Queue, t.queue)
 		}
-		t.queued, t.queue = true, q
-		if q == traces.QueueGlobal {
-			global = append(global, id)
+		t.queued, t.queue = true, e.Queue
+		if err := qs.push(e); err != nil {
+			fail("%v", err)
 		}
 	}
 	var last uint64
@@ -110,7 +109,7 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 				fail("seq %d: task %d spawned twice", e.Seq, e.Task)
 			}
 			t.spawned = true
-			push(t, e.Task, e.Queue, e.Seq)
+			push(t, e)
 		case traces.KindTake:
 			if t.ended {
 				fail("seq %d: task %d taken after it ended", e.Seq, e.Task)
@@ -121,26 +120,12 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 			if t.polling >= 0 {
 				fail("seq %d: task %d taken by worker %d while worker %d polls it", e.Seq, e.Task, e.Worker, t.polling)
 			}
-			want := traces.QueueGlobal
-			switch e.Source {
-			case traces.SourceLocal, traces.SourceLIFO:
-				want = traces.LocalQueue(int(e.Worker))
-			case traces.SourceSteal:
-				want = traces.LocalQueue(int(e.Victim))
+			moved, err := qs.take(e)
+			if err != nil {
+				fail("%v", err)
 			}
-			// Steal-half moves tasks between local queues without an event
-			// per task; membership in local queues is then not tracked.
-			if t.queued && t.queue != want && !(h.Config["steal-half"] == 1 && t.queue > 0 && want > 0) {
-				fail("seq %d: task %d taken from %v (source %v) but queued on %v", e.Seq, e.Task, want, e.Source, t.queue)
-			}
-			if t.queue == traces.QueueGlobal {
-				i := slices.Index(global, e.Task)
-				if fifoGlobal && i != 0 {
-					fail("seq %d: task %d taken from the global queue at position %d, not the head", e.Seq, e.Task, i)
-				}
-				if i >= 0 {
-					global = slices.Delete(global, i, i+1)
-				}
+			for _, id := range moved { // steal half
+				get(id).queue = traces.LocalQueue(int(e.Worker))
 			}
 			t.queued = false
 			t.polling = int(e.Worker)
@@ -175,7 +160,7 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 				t.ended = false
 			}
 			t.polling = -1
-			push(t, e.Task, e.Queue, e.Seq)
+			push(t, e)
 		case traces.KindWake:
 			switch e.Outcome {
 			case traces.OutcomeLate:
@@ -186,7 +171,7 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 				if t.ended {
 					fail("seq %d: wake scheduled task %d after it ended", e.Seq, e.Task)
 				}
-				push(t, e.Task, e.Queue, e.Seq)
+				push(t, e)
 				fallthrough
 			default:
 				if t.wokeAt == 0 {
@@ -222,4 +207,116 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 		fail("%d tasks spawned, want %d", n, wantTasks)
 	}
 	return errors.Join(errs...)
+}
+
+// queues replays the queue operations of a trace: the global queue, and for
+// the "worksteal" policy each worker's local queue and LIFO slot, with the
+// policy's parameters from the header.
+type queues struct {
+	h          traces.Header
+	fifoGlobal bool // the global queue must be FIFO (all but "priority")
+	ws         bool
+	global     []int64
+	deq        map[int][]int64
+	slot       map[int]int64
+	takes      map[int]int
+}
+
+func newQueues(h traces.Header) *queues {
+	return &queues{h: h, fifoGlobal: h.Policy != "priority", ws: h.Policy == "worksteal",
+		deq: map[int][]int64{}, slot: map[int]int64{}, takes: map[int]int{}}
+}
+
+func (q *queues) push(e traces.Event) error {
+	switch {
+	case e.Queue == traces.QueueGlobal:
+		if q.ws && e.Worker >= 0 && len(q.deq[int(e.Worker)]) < q.h.Config["local-cap"] &&
+			!(q.h.Config["lifo-slot"] == 1 && e.Kind != traces.KindRequeue && q.slot[int(e.Worker)] == 0) {
+			return fmt.Errorf("seq %d: worker %d pushed task %d on the global queue, but its local queue had room", e.Seq, e.Worker, e.Task)
+		}
+		q.global = append(q.global, e.Task)
+	case e.Queue > 0:
+		w := e.Queue.Worker()
+		if int(e.Worker) != w {
+			return fmt.Errorf("seq %d: worker %d pushed task %d on worker %d's local queue", e.Seq, e.Worker, e.Task, w)
+		}
+		if q.h.Config["lifo-slot"] == 1 && e.Kind != traces.KindRequeue && q.slot[w] == 0 {
+			q.slot[w] = e.Task
+			return nil
+		}
+		if c := q.h.Config["local-cap"]; c > 0 && len(q.deq[w]) >= c {
+			return fmt.Errorf("seq %d: task %d pushed on worker %d's full local queue (capacity %d)", e.Seq, e.Task, w, c)
+		}
+		q.deq[w] = append(q.deq[w], e.Task)
+	default:
+		return fmt.Errorf("seq %d: task %d pushed on no queue", e.Seq, e.Task)
+	}
+	return nil
+}
+
+// take removes the task of a take event from where its source says, checks
+// that it was at the right end and that the rule's premise held, and
+// returns the tasks a steal-half moved to the thief's local queue.
+func (q *queues) take(e traces.Event) ([]int64, error) {
+	w := int(e.Worker)
+	q.takes[w]++
+	switch e.Source {
+	case traces.SourceGlobal:
+		i := slices.Index(q.global, e.Task)
+		if i < 0 {
+			return nil, fmt.Errorf("seq %d: task %d taken from the global queue, but it is not there", e.Seq, e.Task)
+		}
+		if q.fifoGlobal && i != 0 {
+			return nil, fmt.Errorf("seq %d: task %d taken from the global queue at position %d, not the head", e.Seq, e.Task, i)
+		}
+		q.global = slices.Delete(q.global, i, i+1)
+		gi := q.h.Config["global-interval"]
+		if q.ws && len(q.deq[w]) > 0 && !(gi > 0 && q.takes[w]%gi == 0) {
+			return nil, fmt.Errorf("seq %d: GLOBAL-STEAL by worker %d, but its local queue holds %v", e.Seq, w, q.deq[w])
+		}
+	case traces.SourceLIFO:
+		if q.slot[w] != e.Task {
+			return nil, fmt.Errorf("seq %d: task %d taken from worker %d's LIFO slot, which holds %d", e.Seq, e.Task, w, q.slot[w])
+		}
+		q.slot[w] = 0
+	case traces.SourceLocal:
+		d := q.deq[w]
+		if len(d) == 0 {
+			return nil, fmt.Errorf("seq %d: POLL-LOCAL of task %d by worker %d from an empty local queue", e.Seq, e.Task, w)
+		}
+		if q.h.Config["owner-lifo"] == 1 {
+			if d[len(d)-1] != e.Task {
+				return nil, fmt.Errorf("seq %d: POLL-LOCAL of task %d by worker %d, but the owner end (tail) holds %d", e.Seq, e.Task, w, d[len(d)-1])
+			}
+			q.deq[w] = d[:len(d)-1]
+		} else {
+			if d[0] != e.Task {
+				return nil, fmt.Errorf("seq %d: POLL-LOCAL of task %d by worker %d, but the owner end (head) holds %d", e.Seq, e.Task, w, d[0])
+			}
+			q.deq[w] = d[1:]
+		}
+	case traces.SourceSteal:
+		v := int(e.Victim)
+		d := q.deq[v]
+		if len(d) == 0 || d[0] != e.Task {
+			return nil, fmt.Errorf("seq %d: WORKER-STEAL of task %d by worker %d from worker %d, whose steal end holds %v", e.Seq, e.Task, w, v, d)
+		}
+		if len(q.global) > 0 {
+			return nil, fmt.Errorf("seq %d: WORKER-STEAL by worker %d while the global queue holds %v (premise global = ∅ fails)", e.Seq, w, q.global)
+		}
+		if len(q.deq[w]) > 0 {
+			return nil, fmt.Errorf("seq %d: WORKER-STEAL by worker %d while its own local queue holds %v", e.Seq, w, q.deq[w])
+		}
+		k := 1
+		if q.h.Config["steal-half"] == 1 {
+			k = (len(d) + 1) / 2
+		}
+		moved := slices.Clone(d[1:k])
+		q.deq[v] = d[k:]
+		q.deq[w] = append(q.deq[w], moved...)
+		return moved, nil
+	default:
+		return nil, fmt.Errorf("seq %d: take of task %d with no source", e.Seq, e.Task)
+	}
+	return nil, nil
 }
