@@ -26,7 +26,7 @@ func (r *noteRecorder) Record(e traces.Event) {
 // builtinProgram runs a small workload on a fresh built-in executor under
 // c: tasks that are pending a few times and woken by other tasks, and a
 // task that spawns one. It reports how many tasks completed.
-func builtinProgram(t *testing.T, c *Controller, name string, rec *noteRecorder) (func(), *int) {
+func builtinProgram(t testing.TB, c *Controller, name string, rec *noteRecorder) (func(), *int) {
 	newEx, ok := executor.Builtin(name)
 	if !ok {
 		t.Fatalf("no built-in executor %q", name)
