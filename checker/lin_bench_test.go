@@ -110,3 +110,27 @@ func BenchmarkLinFIFOGrowth(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLinFIFODecide is the polynomial decision on the windows where
+// the search explodes: long, with wide overlaps, legal and illegal.
+//
+//	go test ./checker -run '^$' -bench LinFIFODecide -count 5
+func BenchmarkLinFIFODecide(b *testing.B) {
+	for _, illegal := range []bool{false, true} {
+		for _, n := range []int{1600, 100_000} {
+			b.Run(fmt.Sprintf("legal=%v/width=8/n=%d", !illegal, n), func(b *testing.B) {
+				ops := linFIFOHistory(n, 8, illegal, 1)
+				ws, err := linQueueWindows(ops, false)
+				if err != nil || len(ws) != 1 {
+					b.Fatalf("%d windows, %v", len(ws), err)
+				}
+				for b.Loop() {
+					v, _ := linFIFODecide(ws[0].ops)
+					if (v == Violated) != illegal || v == Unknown {
+						b.Fatalf("verdict %s", v)
+					}
+				}
+			})
+		}
+	}
+}

@@ -87,8 +87,11 @@ func TestLinBudgetUnknown(t *testing.T) {
 	if c.Verdict != Unknown {
 		t.Fatalf("%s, want unknown: %s", c.Verdict, c.Detail)
 	}
-	// Past MaxWindow the window is not searched at all: Unknown at once.
-	c, err = CheckLinQueue("global", ops, LinOptions{MaxWindow: 100})
+	// Past MaxWindow, with no budget for long windows, a window that the
+	// polynomial decision cannot take (an operation never returned) is not
+	// searched at all: Unknown at once.
+	ops[len(ops)-1].Return = 0
+	c, err = CheckLinQueue("global", ops, LinOptions{MaxWindow: 100, LongBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
