@@ -147,22 +147,36 @@ func combineVerdicts(checks []LinCheck) Verdict {
 	return v
 }
 
-// linRun checks parts against model within the deadline. Parts of at most
-// maxPart operations are searched together (in parallel, by porcupine);
-// each longer part is then searched on its own with at most longBudget, or
-// not at all if longBudget < 0, and is Unknown if its search does not end.
-// On a violation it finds the failing parts (at most a few) and keeps them
-// for the visualization; describe names a part for the detail.
+// linRun checks parts against model within the deadline.
 //
-// decide, when not nil, is tried first on each long part: a polynomial
-// decision that returns Unknown when it does not apply.
+// decide, when not nil, is tried first on every part: a polynomial decision
+// that returns Unknown when it does not apply. The other parts of at most
+// maxPart operations are searched together (in parallel, by porcupine);
+// each longer one is then searched on its own with at most longBudget (not
+// at all if longBudget < 0), and is Unknown if its search does not end. On
+// a violation the failing parts (at most a few) are kept for the
+// visualization; describe names a part for the detail.
 func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, maxPart int, longBudget time.Duration, deadline time.Time, describe func(i int) string, decide func([]porcupine.Operation) (Verdict, string)) LinCheck {
 	start := time.Now()
 	c := LinCheck{Spec: spec, Partitions: len(parts), model: model}
+	one := model
+	one.Partition = nil
+	var failing []int // parts found violated
+	var why []string  // and what the decision said
 	var search [][]porcupine.Operation
 	var searchIdx, long []int
 	for i, p := range parts {
 		c.Ops += len(p)
+		if decide != nil && len(failing) < 3 {
+			switch v, d := decide(p); v {
+			case Holds:
+				continue
+			case Violated:
+				failing = append(failing, i)
+				why = append(why, describe(i)+": "+d)
+				continue
+			}
+		}
 		if len(p) > maxPart {
 			long = append(long, i)
 			continue
@@ -170,51 +184,40 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 		search = append(search, p)
 		searchIdx = append(searchIdx, i)
 	}
-	one := model
-	one.Partition = nil
-	var failing []int
 	unknown := ""
-	if time.Until(deadline) <= 0 {
-		c.Verdict = Unknown
-		c.Detail = "time budget spent before this check"
-		c.Elapsed = time.Since(start)
-		return c
-	}
-	m := model
-	m.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return search }
-	// porcupine wants one history; the partition function above ignores it.
-	switch porcupine.CheckOperationsTimeout(m, nil, time.Until(deadline)) {
-	case porcupine.Unknown:
-		unknown = "time budget spent during the search"
-	case porcupine.Illegal:
-		// Find the failing parts, one by one, so that the detail names
-		// them and the visualization shows only them.
-		for k, p := range search {
-			if len(failing) >= 3 || time.Until(deadline) <= 0 {
-				break
-			}
-			if porcupine.CheckOperationsTimeout(one, p, time.Until(deadline)) == porcupine.Illegal {
-				failing = append(failing, searchIdx[k])
-			}
+	if len(failing) == 0 && len(search) > 0 {
+		if time.Until(deadline) <= 0 {
+			c.Verdict = Unknown
+			c.Detail = "time budget spent before this check"
+			c.Elapsed = time.Since(start)
+			return c
 		}
-		if len(failing) == 0 {
-			failing = append(failing, -1)
+		m := model
+		m.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return search }
+		// porcupine wants one history; the partition function above ignores it.
+		switch porcupine.CheckOperationsTimeout(m, nil, time.Until(deadline)) {
+		case porcupine.Unknown:
+			unknown = "time budget spent during the search"
+		case porcupine.Illegal:
+			// Find the failing parts, one by one, so that the detail
+			// names them and the visualization shows only them.
+			for k, p := range search {
+				if len(failing) >= 3 || time.Until(deadline) <= 0 {
+					break
+				}
+				if porcupine.CheckOperationsTimeout(one, p, time.Until(deadline)) == porcupine.Illegal {
+					failing = append(failing, searchIdx[k])
+					why = append(why, describe(searchIdx[k]))
+				}
+			}
+			if len(failing) == 0 {
+				why = append(why, "some part (the budget ran out while finding which)")
+				failing = append(failing, -1)
+			}
 		}
 	}
 	undecided := 0
-	var decided []string
 	for _, i := range long {
-		if decide != nil && len(failing) == 0 {
-			v, why := decide(parts[i])
-			if v == Holds {
-				continue
-			}
-			if v == Violated {
-				failing = append(failing, -1)
-				decided = append(decided, describe(i)+": "+why)
-				continue
-			}
-		}
 		left := min(longBudget, time.Until(deadline))
 		if longBudget < 0 || left <= 0 || len(failing) > 0 {
 			c.Skipped++
@@ -224,6 +227,7 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 		switch porcupine.CheckOperationsTimeout(one, parts[i], left) {
 		case porcupine.Illegal:
 			failing = append(failing, i)
+			why = append(why, describe(i))
 		case porcupine.Unknown:
 			undecided++
 		}
@@ -231,20 +235,12 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 	switch {
 	case len(failing) > 0:
 		c.Verdict = Violated
-		var names []string
 		for _, i := range failing {
-			if i >= 0 {
+			if i >= 0 && len(parts[i]) <= max(maxPart, LinDefaultMaxWindow) {
 				c.failing = append(c.failing, parts[i])
-				names = append(names, describe(i))
 			}
 		}
-		c.Detail = "no linearization"
-		if len(names) > 0 {
-			c.Detail += " of " + strings.Join(names, "; ")
-		}
-		if len(decided) > 0 {
-			c.Detail += " of " + strings.Join(decided, "; ")
-		}
+		c.Detail = "no linearization of " + strings.Join(why, "; ")
 	case unknown != "":
 		c.Verdict, c.Detail = Unknown, unknown
 	case undecided > 0:
