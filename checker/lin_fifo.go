@@ -23,9 +23,23 @@ import (
 // (A value taken twice is, after renaming, a take of a value not pushed.)
 // With end set, the queue must also end empty: every push was taken.
 //
+// A value pushed more than once in the window (a task re-queued) is renamed
+// by pairing its pushes and its takes in the order of their returns. Any
+// pairing that passes shows a linearization of the window, so Holds stands;
+// but another pairing might pass where this one fails, so a violation is
+// only reported when no value repeats, and is Unknown otherwise.
+//
 // It returns Holds or Violated with a detail, or Unknown when the window is
 // not of that form, and then porcupine decides.
 func linFIFODecide(ops []porcupine.Operation) (Verdict, string) {
+	v, why, repeats := linFIFOAspects(ops)
+	if v == Violated && repeats {
+		return Unknown, ""
+	}
+	return v, why
+}
+
+func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats bool) {
 	type key struct {
 		v int64
 		k int
@@ -36,18 +50,18 @@ func linFIFODecide(ops []porcupine.Operation) (Verdict, string) {
 	npush := map[int64]int{}
 	ntake := map[int64]int{}
 	end := false
-	// Operations in call order, so that the k-th push of a value pairs with
-	// its k-th take in a correct run (a value is in the queue at most once).
+	// Operations in return order: the k-th push of a value pairs with its
+	// k-th take.
 	idx := make([]int, len(ops))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return ops[idx[a]].Call < ops[idx[b]].Call })
+	sort.SliceStable(idx, func(a, b int) bool { return ops[idx[a]].Return < ops[idx[b]].Return })
 	for _, i := range idx {
 		op := ops[i]
 		in, ok := op.Input.(linQueueIn)
 		if !ok {
-			return Unknown, ""
+			return Unknown, "", false
 		}
 		switch {
 		case in.end:
@@ -63,7 +77,7 @@ func linFIFODecide(ops []porcupine.Operation) (Verdict, string) {
 			continue
 		}
 		if op.Return >= linInf {
-			return Unknown, ""
+			return Unknown, "", false
 		}
 		switch in.kind {
 		case LinPush:
@@ -71,30 +85,36 @@ func linFIFODecide(ops []porcupine.Operation) (Verdict, string) {
 			npush[in.value]++
 		case LinTakeHead:
 			if in.value == 0 {
-				return Unknown, ""
+				return Unknown, "", false
 			}
 			take[key{in.value, ntake[in.value]}] = iv{op.Call, op.Return}
 			ntake[in.value]++
 		default:
-			return Unknown, ""
+			return Unknown, "", false
 		}
+	}
+	for _, n := range npush {
+		repeats = repeats || n > 1
+	}
+	for _, n := range ntake {
+		repeats = repeats || n > 1
 	}
 	// fresh
 	for k, t := range take {
 		p, ok := push[k]
 		switch {
 		case !ok && k.k == 0:
-			return Violated, fmt.Sprintf("%d taken (at tick %d) but never pushed", k.v, t.call)
+			return Violated, fmt.Sprintf("%d taken (at tick %d) but never pushed", k.v, t.call), repeats
 		case !ok:
-			return Violated, fmt.Sprintf("%d taken %d times but pushed %d times", k.v, k.k+1, npush[k.v])
+			return Violated, fmt.Sprintf("%d taken %d times but pushed %d times", k.v, k.k+1, npush[k.v]), repeats
 		case t.ret < p.call:
-			return Violated, fmt.Sprintf("%d taken (returned at tick %d) before it was pushed (at tick %d)", k.v, t.ret, p.call)
+			return Violated, fmt.Sprintf("%d taken (returned at tick %d) before it was pushed (at tick %d)", k.v, t.ret, p.call), repeats
 		}
 	}
 	if end {
 		for k := range push {
 			if _, ok := take[k]; !ok {
-				return Violated, fmt.Sprintf("%d pushed and never taken: the queue does not end empty", k.v)
+				return Violated, fmt.Sprintf("%d pushed and never taken: the queue does not end empty", k.v), repeats
 			}
 		}
 	}
@@ -131,10 +151,10 @@ func linFIFODecide(ops []porcupine.Operation) (Verdict, string) {
 		x := ps[best[n-1]]
 		if x.takeCall > ty.ret {
 			if x.takeCall == linInf {
-				return Violated, fmt.Sprintf("%d pushed before %d, %d taken (at tick %d), %d never: not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v)
+				return Violated, fmt.Sprintf("%d pushed before %d, %d taken (at tick %d), %d never: not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v), repeats
 			}
-			return Violated, fmt.Sprintf("%d pushed before %d, but %d taken (at tick %d) before %d (at tick %d): not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v, x.takeCall)
+			return Violated, fmt.Sprintf("%d pushed before %d, but %d taken (at tick %d) before %d (at tick %d): not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v, x.takeCall), repeats
 		}
 	}
-	return Holds, ""
+	return Holds, "", repeats
 }

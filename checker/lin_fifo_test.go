@@ -8,7 +8,8 @@ import (
 )
 
 // The polynomial FIFO decision agrees with porcupine's search on small
-// histories, legal ones and ones with a bug injected.
+// histories, legal ones and ones with a bug injected, whenever it decides
+// (a value taken twice leaves it undecided: porcupine then searches).
 func TestLinFIFODecideAgreesWithSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	counts := map[Verdict]int{}
@@ -45,13 +46,13 @@ func TestLinFIFODecideAgreesWithSearch(t *testing.T) {
 			if ok {
 				want = Holds
 			}
-			if got != want {
+			if got != Unknown && got != want {
 				t.Fatalf("history %d: decision %s (%s), search %s\n%v", i, got, why, want, w.ops)
 			}
 			counts[got]++
 		}
 	}
-	if counts[Holds] == 0 || counts[Violated] < 50 {
+	if counts[Holds] == 0 || counts[Violated] < 50 || counts[Unknown] == 0 {
 		t.Fatalf("too few of each: %v", counts)
 	}
 	t.Logf("windows: %v", counts)
