@@ -70,7 +70,10 @@ func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, 
 		if e.live {
 			return nil, fmt.Errorf("symmetry reduction is for the safety property only: a permutation of workers or tasks renames the processes that weak fairness is about")
 		}
-		e.sym = newSymmetry(m)
+		if e.cfg.Workers > maxSymWorkers {
+			return nil, fmt.Errorf("symmetry reduction tries every permutation of the workers: at most %d workers", maxSymWorkers)
+		}
+		e.sym = newSymmetry(m, lay)
 	}
 	return e, nil
 }

@@ -25,7 +25,10 @@ import (
 // multi-core mode, is the alternative; it was not taken because it makes the
 // state ids, and so the reported counterexample, depend on the timing.)
 
-const chunkLen = 512
+const (
+	chunkLen    = 512
+	batchChunks = 128 // 64k states expanded before their successors are inserted
+)
 
 // outbox holds the successors one chunk sends to one shard: for each,
 // hash<<32|parent then the packed words.
@@ -88,7 +91,7 @@ func (e *explorer) parallel() *Result {
 	for g := range ws {
 		ws[g] = &worker{cur: e.m.Init(), next: e.m.Init(), buf: make([]uint64, words)}
 		if e.sym != nil {
-			ws[g].sym = newSymmetry(e.m)
+			ws[g].sym = newSymmetry(e.m, e.lay)
 		}
 	}
 	var boxes [][]outbox // [chunk][shard]
@@ -116,115 +119,122 @@ func (e *explorer) parallel() *Result {
 			e.res.Verdict, e.res.Message = Unknown, why
 			return e.res
 		}
-		for len(boxes) < len(chunks) {
-			boxes = append(boxes, make([]outbox, S))
-			finds = append(finds, nil)
+		next := make([]uint32, S) // where the next level starts in each shard
+		for s := 0; s < S; s++ {
+			next[s] = e.shards[s].n
 		}
-		for c := range chunks {
-			for s := range boxes[c] {
-				boxes[c][s].recs = boxes[c][s].recs[:0]
+		// A batch of chunks at a time, so that the outboxes stay small.
+		all := chunks
+		for b0 := 0; b0 < len(all); b0 += batchChunks {
+			chunks := all[b0:min(b0+batchChunks, len(all))]
+			for len(boxes) < len(chunks) {
+				boxes = append(boxes, make([]outbox, S))
+				finds = append(finds, nil)
 			}
-			finds[c] = nil
-		}
-		// 1. Expand.
-		var wg sync.WaitGroup
-		stop := make(chan struct{})
-		var stopOnce sync.Once
-		for g := 0; g < P; g++ {
-			wg.Add(1)
-			go func(g int) {
-				defer wg.Done()
-				w := ws[g]
-				for c := g; c < len(chunks); c += P {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if g == 0 && e.opts.Progress != nil && time.Since(lastReport) >= time.Second {
-						lastReport = time.Now()
-						e.progress(width)
-					}
-					ch := chunks[c]
-					st := e.shards[ch.shard]
-					for i := ch.from; i < ch.to; i++ {
-						id := i<<bits | uint32(ch.shard)
-						e.lay.Unpack(st.state(i), w.cur)
-						count := 0
-						var f *finding
-						e.m.Next(w.cur, w.next, func(step model.Step, nx *model.State, err error) bool {
-							count++
-							w.trans++
-							if err != nil {
-								f = &finding{prop: TakeQueuedOnly, msg: err.Error(), id: id, step: step, hasStep: true, stepErr: true}
-								return false
-							}
-							if inv, err := e.checkInvariants(nx); inv != nil {
-								f = &finding{prop: inv.Name, msg: err.Error(), id: id, step: step, hasStep: true}
-								return false
-							}
-							if w.sym != nil {
-								w.sym.canon(nx)
-							}
-							if !e.lay.Pack(nx, w.buf) {
-								f = &finding{prop: model.Invariants[1].Name, msg: "a queue grew longer than any correct run allows", id: id, step: step, hasStep: true}
-								return false
-							}
-							h := hashWords(w.buf)
-							box := &boxes[c][shardOf(h, bits)]
-							box.recs = append(box.recs, uint64(h)<<32|uint64(id))
-							box.recs = append(box.recs, w.buf...)
-							return true
-						})
-						if f == nil && count == 0 && !w.cur.AllDone() {
-							f = &finding{prop: model.NoStuckState, msg: "no rule is enabled but not every task is DONE: " + stuckTasks(w.cur), id: id}
+			for c := range chunks {
+				for s := range boxes[c] {
+					boxes[c][s].recs = boxes[c][s].recs[:0]
+				}
+				finds[c] = nil
+			}
+			// 1. Expand.
+			var wg sync.WaitGroup
+			stop := make(chan struct{})
+			var stopOnce sync.Once
+			for g := 0; g < P; g++ {
+				wg.Add(1)
+				go func(g int) {
+					defer wg.Done()
+					w := ws[g]
+					for c := g; c < len(chunks); c += P {
+						select {
+						case <-stop:
+							return
+						default:
 						}
-						if f != nil {
-							finds[c] = f
+						if g == 0 && e.opts.Progress != nil && time.Since(lastReport) >= time.Second {
+							lastReport = time.Now()
+							e.progress(width)
+						}
+						ch := chunks[c]
+						st := e.shards[ch.shard]
+						for i := ch.from; i < ch.to; i++ {
+							id := i<<bits | uint32(ch.shard)
+							e.lay.Unpack(st.state(i), w.cur)
+							count := 0
+							var f *finding
+							e.m.Next(w.cur, w.next, func(step model.Step, nx *model.State, err error) bool {
+								count++
+								w.trans++
+								if err != nil {
+									f = &finding{prop: TakeQueuedOnly, msg: err.Error(), id: id, step: step, hasStep: true, stepErr: true}
+									return false
+								}
+								if inv, err := e.checkInvariants(nx); inv != nil {
+									f = &finding{prop: inv.Name, msg: err.Error(), id: id, step: step, hasStep: true}
+									return false
+								}
+								if w.sym != nil {
+									w.sym.canon(nx)
+								}
+								if !e.lay.Pack(nx, w.buf) {
+									f = &finding{prop: model.Invariants[1].Name, msg: "a queue grew longer than any correct run allows", id: id, step: step, hasStep: true}
+									return false
+								}
+								h := hashWords(w.buf)
+								box := &boxes[c][shardOf(h, bits)]
+								box.recs = append(box.recs, uint64(h)<<32|uint64(id))
+								box.recs = append(box.recs, w.buf...)
+								return true
+							})
+							if f == nil && count == 0 && !w.cur.AllDone() {
+								f = &finding{prop: model.NoStuckState, msg: "no rule is enabled but not every task is DONE: " + stuckTasks(w.cur), id: id}
+							}
+							if f != nil {
+								finds[c] = f
+								stopOnce.Do(func() { close(stop) })
+								return
+							}
+						}
+						if e.ctx.Err() != nil {
 							stopOnce.Do(func() { close(stop) })
 							return
 						}
 					}
-					if e.ctx.Err() != nil {
-						stopOnce.Do(func() { close(stop) })
-						return
-					}
-				}
-			}(g)
-		}
-		wg.Wait()
-		e.transitions = 0
-		for _, w := range ws {
-			e.transitions += w.trans
-		}
-		for c := range chunks {
-			if f := finds[c]; f != nil {
-				return e.finding(f)
+				}(g)
 			}
-		}
-		if why := e.budget(e.count()); why != "" {
-			e.res.Verdict, e.res.Message = Unknown, why
-			return e.res
-		}
-		// 2. Insert, one goroutine per shard, chunks in order.
-		for s := 0; s < S; s++ {
-			lo[s] = e.shards[s].n
-		}
-		for s := 0; s < S; s++ {
-			wg.Add(1)
-			go func(s int) {
-				defer wg.Done()
-				st := e.shards[s]
-				stride := 1 + words
-				for c := range chunks {
-					recs := boxes[c][s].recs
-					for k := 0; k+stride <= len(recs); k += stride {
-						st.insert(recs[k+1:k+stride], uint32(recs[k]>>32), uint32(recs[k]))
-					}
+			wg.Wait()
+			e.transitions = 0
+			for _, w := range ws {
+				e.transitions += w.trans
+			}
+			for c := range chunks {
+				if f := finds[c]; f != nil {
+					return e.finding(f)
 				}
-			}(s)
+			}
+			if why := e.budget(e.count()); why != "" {
+				e.res.Verdict, e.res.Message = Unknown, why
+				return e.res
+			}
+			// 2. Insert, one goroutine per shard, chunks in order.
+			for s := 0; s < S; s++ {
+				wg.Add(1)
+				go func(s int) {
+					defer wg.Done()
+					st := e.shards[s]
+					stride := 1 + words
+					for c := range chunks {
+						recs := boxes[c][s].recs
+						for k := 0; k+stride <= len(recs); k += stride {
+							st.insert(recs[k+1:k+stride], uint32(recs[k]>>32), uint32(recs[k]))
+						}
+					}
+				}(s)
+			}
+			wg.Wait()
 		}
-		wg.Wait()
+		copy(lo, next)
 		grew := false
 		for s := 0; s < S; s++ {
 			hi[s] = e.shards[s].n
