@@ -15,14 +15,18 @@ import (
 const TakeQueuedOnly = "take-only-queued"
 
 type explorer struct {
-	ctx   context.Context
-	m     *model.Model
-	cfg   model.Config
-	lay   *model.Layout
-	opts  Options
-	st    *store
-	sym   *symmetry
-	start time.Time
+	ctx  context.Context
+	m    *model.Model
+	cfg  model.Config
+	lay  *model.Layout
+	opts Options
+	st   *store // the store of a sequential run (shards[0])
+	// A parallel run shards the states by hash; a state's id is its index
+	// in its shard shifted left by shardBits, or'ed with the shard.
+	shards    []*store
+	shardBits uint
+	sym       *symmetry
+	start     time.Time
 
 	// The graph, kept for liveness properties only: edges of state i are
 	// edges[off[i]:off[i+1]], with the process that takes each.
@@ -45,6 +49,7 @@ func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, 
 		return nil, err
 	}
 	e := &explorer{ctx: ctx, m: m, cfg: m.Config(), lay: lay, opts: opts, st: newStore(lay.Words())}
+	e.shards = []*store{e.st}
 	e.live = opts.Property != Safety
 	if opts.Invariants == nil {
 		for k := range model.Invariants {
@@ -65,7 +70,10 @@ func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, 
 		if e.live {
 			return nil, fmt.Errorf("symmetry reduction is for the safety property only: a permutation of workers or tasks renames the processes that weak fairness is about")
 		}
-		e.sym = newSymmetry(m)
+		if e.cfg.Workers > maxSymWorkers {
+			return nil, fmt.Errorf("symmetry reduction tries every permutation of the workers: at most %d workers", maxSymWorkers)
+		}
+		e.sym = newSymmetry(m, lay)
 	}
 	return e, nil
 }
@@ -82,12 +90,36 @@ func (e *explorer) run() *Result {
 	if r.Verdict == Holds && e.live {
 		r = e.liveness()
 	}
-	r.States = int64(e.st.n)
+	r.States = e.count()
 	r.Transitions = e.transitions
 	r.Depth = e.depth
-	r.Bytes = e.st.bytes()
+	r.Bytes = e.bytes()
 	r.Elapsed = time.Since(e.start)
 	return r
+}
+
+func (e *explorer) count() int64 {
+	var n int64
+	for _, s := range e.shards {
+		n += int64(s.n)
+	}
+	return n
+}
+
+func (e *explorer) bytes() int64 {
+	var n int64
+	for _, s := range e.shards {
+		n += s.bytes()
+	}
+	return n
+}
+
+func (e *explorer) stateOf(id uint32) []uint64 {
+	return e.shards[id&(1<<e.shardBits-1)].state(id >> e.shardBits)
+}
+
+func (e *explorer) parentOf(id uint32) uint32 {
+	return e.shards[id&(1<<e.shardBits-1)].parentOf(id >> e.shardBits)
 }
 
 // budget reports why exploration must stop, or "".
@@ -101,7 +133,7 @@ func (e *explorer) budget(n int64) string {
 	if e.opts.MaxStates > 0 && n >= e.opts.MaxStates {
 		return fmt.Sprintf("state budget spent (%d states)", e.opts.MaxStates)
 	}
-	if e.opts.MaxBytes > 0 && e.st.bytes()+int64(len(e.edges))*5+int64(len(e.off))*12 > e.opts.MaxBytes {
+	if e.opts.MaxBytes > 0 && e.bytes()+int64(len(e.edges))*5+int64(len(e.off))*12 > e.opts.MaxBytes {
 		return fmt.Sprintf("memory budget spent (%d MiB)", e.opts.MaxBytes>>20)
 	}
 	return ""
@@ -109,7 +141,7 @@ func (e *explorer) budget(n int64) string {
 
 func (e *explorer) progress(frontier int64) {
 	if e.opts.Progress != nil {
-		e.opts.Progress(Progress{States: int64(e.st.n), Transitions: e.transitions, Depth: e.depth, Frontier: frontier, Elapsed: time.Since(e.start)})
+		e.opts.Progress(Progress{States: e.count(), Transitions: e.transitions, Depth: e.depth, Frontier: frontier, Elapsed: time.Since(e.start)})
 	}
 }
 
@@ -154,7 +186,7 @@ func (e *explorer) sequential() *Result {
 			levelEnd = e.st.n
 		}
 		if i&1023 == 0 {
-			if why := e.budget(int64(e.st.n)); why != "" {
+			if why := e.budget(e.count()); why != "" {
 				e.res.Verdict, e.res.Message = Unknown, why
 				return e.res
 			}
@@ -246,7 +278,7 @@ func (e *explorer) safetyViolation(prop, msg string, idx uint32, step *model.Ste
 // pathTo returns the state indices from the initial state to idx.
 func (e *explorer) pathTo(idx uint32) []uint32 {
 	var rev []uint32
-	for i := idx; i != noParent; i = e.st.parentOf(i) {
+	for i := idx; i != noParent; i = e.parentOf(i) {
 		rev = append(rev, i)
 	}
 	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
@@ -266,7 +298,7 @@ func (e *explorer) replay(path []uint32, procs []uint8) *Counterexample {
 	buf := make([]uint64, e.lay.Words())
 	canon := e.m.Init()
 	for k := 1; k < len(path); k++ {
-		want := e.st.state(path[k])
+		want := e.stateOf(path[k])
 		var found *CexStep
 		e.m.Next(cur, e.m.Init(), func(step model.Step, nx *model.State, err error) bool {
 			if err != nil {

@@ -89,7 +89,7 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 			x := a.(linWholeState)
 			h := fnv.New64a()
 			for _, t := range x.tasks {
-				fmt.Fprint(h, t.st, t.worker, t.polling, ";")
+				fmt.Fprint(h, t.st, t.worker, t.tries, t.slice, t.begun, ";")
 			}
 			for _, q := range x.queues {
 				fmt.Fprint(h, q, "|")

@@ -20,6 +20,7 @@ type linOp struct {
 	takeQ     traces.Queue   // queue the task was taken from; QueueNone if none
 	takeKind  LinQueueOpKind // LinTakeHead or LinTakeTail
 	event     int            // index in the events slice; -1 for synthetic operations
+	key       int64          // the event's place in the trace's order (Seq, else Call)
 }
 
 // linHistory is a trace turned into operations.
@@ -60,11 +61,11 @@ func linClient(worker int32) int {
 // them as two events).
 //
 // In a run that was cut (complete false), a pending poll end that is the
-// last event of its task may have been cut before its re-queue: it is kept
-// as an operation that never returned, whose re-queue the state decides.
+// last event of its task and of its worker may have been cut before its
+// re-queue: it is kept as an operation that never returned, whose re-queue
+// the state decides.
 func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete bool) (*linHistory, error) {
 	hist := &linHistory{queues: map[traces.Queue][]LinQueueOp{}, workers: h.Workers}
-	hist.pol.timeslice = h.Policy == "timeslice"
 	if v, ok := h.Config["owner-lifo"]; ok && v == 0 {
 		ownerFIFO = true
 	}
@@ -128,6 +129,12 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	begins := hist.pol.begins
+	pol, err := newLinPolicy(h, hist.workers)
+	if err != nil {
+		return nil, err
+	}
+	hist.pol, hist.pol.begins = pol, begins
 	sort.SliceStable(order, func(a, b int) bool { return order[a].key < order[b].key })
 
 	// defaultQueue is where the model pushes when the trace does not say.
@@ -148,7 +155,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	for _, x := range order {
 		e := events[x.i]
 		in := linTaskIn{task: e.Task, worker: e.Worker, seq: e.Seq, victim: -1}
-		op := linOp{call: x.call, ret: x.ret, client: linClient(e.Worker), event: x.i}
+		op := linOp{call: x.call, ret: x.ret, client: linClient(e.Worker), event: x.i, key: x.key}
 		switch e.Kind {
 		case traces.KindPark, traces.KindUnpark:
 			name := "park"
@@ -169,6 +176,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 			if op.pushQ == traces.QueueNone {
 				op.pushQ = defaultQueue(e.Worker)
 			}
+			in.queue = op.pushQ
 			queueOp(op.pushQ, LinPush, x, e)
 		case traces.KindTake:
 			in.kind = linTake
@@ -233,6 +241,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 					op.pushQ = defaultQueue(e.Worker)
 				}
 				queueOp(op.pushQ, LinPush, x, e)
+				in.queue = op.pushQ
 			}
 			hist.notes = append(hist.notes, porcupine.Annotation{
 				Tag: "wakes", Start: x.call, End: linFinite(x.call, x.ret),
@@ -267,9 +276,16 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 		hist.ops = append(hist.ops, o)
 	}
 	if !complete {
+		// The worker re-queues right after the poll ends, before anything
+		// else: a worker that did something later was not cut there.
+		lastOf := map[int32]int64{}
+		for _, x := range order {
+			w := events[x.i].Worker
+			lastOf[w] = max(lastOf[w], x.key)
+		}
 		for _, k := range lastEnd {
 			p := &hist.ops[k]
-			if p.task.result == traces.ResultPending && !p.task.requeued {
+			if p.task.result == traces.ResultPending && !p.task.requeued && lastOf[p.task.worker] <= p.key {
 				p.task.open = true
 				p.ret = linInf
 			}

@@ -41,6 +41,20 @@ type linSim struct {
 	global []int64
 	local  [][]int64
 	spawn  int
+	done   int
+	waitq  []int64
+}
+
+// oldestWaiting returns a WAITING task, or 0. waitq holds tasks that
+// became WAITING, in order; entries no longer WAITING are dropped lazily.
+func (s *linSim) oldestWaiting() int64 {
+	for len(s.waitq) > 0 {
+		if t := s.waitq[0]; s.st[t] == model.Waiting {
+			return t
+		}
+		s.waitq = s.waitq[1:]
+	}
+	return 0
 }
 
 func newLinSim(seed uint64, workers, tasks, pendings int, bug linBug) *linSim {
@@ -100,16 +114,22 @@ func (s *linSim) run(maxSteps int) []traces.Event {
 				choices = append(choices, func() { s.doPollEnd(w) })
 			}
 		}
-		for t := 1; t <= s.spawn; t++ {
+		// Wakes: of tasks waiting for one or running, and now and then of
+		// any task (coalesced, late). A few sampled tasks per step keep a
+		// step O(workers).
+		for range 4 {
+			if s.spawn == 0 {
+				break
+			}
+			t := 1 + s.r.IntN(s.spawn)
 			if s.st[t] == model.Waiting || s.st[t] == model.Running && s.npend[t] > 0 || s.r.IntN(8) == 0 {
 				choices = append(choices, func() { s.doWake(int64(t)) })
 			}
 		}
-		done := s.spawn == n
-		for t := 1; t <= n; t++ {
-			done = done && s.st[t] == model.Done
+		if t := s.oldestWaiting(); t != 0 {
+			choices = append(choices, func() { s.doWake(t) })
 		}
-		if done || len(choices) == 0 {
+		if s.done == n || len(choices) == 0 {
 			break
 		}
 		choices[s.r.IntN(len(choices))]()
@@ -222,6 +242,7 @@ func (s *linSim) doPollEnd(w int) {
 	s.cur[w], s.poll[w] = 0, false
 	if s.npend[t] == s.pendings {
 		s.st[t] = model.Done
+		s.done++
 		s.record(traces.Event{Kind: traces.KindPollEnd, Task: t, Worker: int32(w), Result: traces.ResultReady})
 		return
 	}
@@ -235,6 +256,7 @@ func (s *linSim) doPollEnd(w int) {
 		return
 	}
 	s.st[t] = model.Waiting
+	s.waitq = append(s.waitq, t)
 }
 
 func (s *linSim) doWake(t int64) {

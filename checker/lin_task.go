@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/execspec/execspec/model"
@@ -31,123 +32,214 @@ type linTaskIn struct {
 	source   traces.Source
 	victim   int32
 	result   traces.Result
-	requeued bool // poll end: the task was re-queued as it returned
-	open     bool // poll end of a cut run, its re-queue not seen: the state decides
+	queue    traces.Queue // spawn, wake: where the task was pushed
+	requeued bool         // poll end: the task was re-queued as it returned
+	open     bool         // poll end of a cut run, its re-queue not seen: the state decides
 	outcome  traces.Outcome
 	seq      uint64
 }
 
-// linTaskState is one task's state: its model state, the worker that took
-// it, and whether a poll is under way. A comparable value, so porcupine's
-// == works.
+// linTaskState is one task's state, projected from model.State onto that
+// task: its model state, the worker polling it, the model's per-task and
+// per-worker counters that the rules read (failed attempts for retry, the
+// re-polls of the current slice), and whether the executor reported the
+// start of a poll. A comparable value, so porcupine's == works.
 type linTaskState struct {
-	st      model.TaskState
-	worker  int32
-	polling bool
+	st     model.TaskState
+	worker int32 // the worker polling the task when RUNNING or NOTIFIED
+	tries  uint8
+	slice  uint8
+	begun  bool // a poll begin was reported and its poll end not yet
 }
 
-// linPolicy holds what the policy allows beyond the base rules.
+// linPolicy holds the open model the lifecycle steps are taken in, and what
+// the trace reports.
 type linPolicy struct {
-	begins    bool // the trace records poll begins: a poll end needs one
-	timeslice bool // a task may be re-polled within its slice without a queue
+	m       *model.Model
+	workers int
+	begins  bool // the trace reports poll begins: a poll end needs one
+	scratch *sync.Pool
 }
 
-// linTaskStep is the sequential specification of one task: the rules of
-// DESIGN.md §1 restricted to one task (SPAWN, the three takes, TASK-SUSPEND,
-// TASK-COMPLETE, WAKE), as transitions of model.TaskState. The lifecycle
-// itself is model.TaskState's; the step is written here against it.
+// newLinPolicy builds the open model of the trace's policy. The projection
+// keeps only what a single task's rules read, so settings that make a
+// premise depend on other tasks (the global-check interval, priorities) are
+// left out: their effect is checked by trace conformance, not here.
+func newLinPolicy(h traces.Header, workers int) (linPolicy, error) {
+	c := model.Config{Policy: model.Policy(h.Policy), Workers: max(workers, 1)}
+	switch c.Policy {
+	case "", "fifo", "wakeable", "monitored":
+		c.Policy = model.FIFO
+	case model.WorkSteal:
+		c.LocalCap = 15 // the largest: a deque is never full in the projection (queues are checked apart)
+	case model.TimeSlice:
+		c.Slice = h.Config["slice"]
+	case model.Retry:
+		c.Retries = h.Config["retries"]
+	case model.Priority:
+	default:
+		c.Policy = model.FIFO // an executor's own name: the lifecycle rules are the same
+	}
+	if c.Workers > model.MaxWorkers {
+		c.Workers = model.MaxWorkers
+	}
+	m, err := model.NewOpen(c)
+	if err != nil {
+		return linPolicy{}, fmt.Errorf("lifecycle model: %w", err)
+	}
+	pol := linPolicy{m: m, workers: m.Config().Workers}
+	pol.scratch = &sync.Pool{New: func() any { return m.Init() }}
+	return pol, nil
+}
+
+// project builds the model state of s, with the task numbered 1 and placed
+// in queue q (traces.QueueNone: no queue) when it is QUEUED.
+func (pol linPolicy) project(s linTaskState, q traces.Queue) *model.State {
+	ms := pol.scratch.Get().(*model.State)
+	ms.Task = append(ms.Task[:0], s.st)
+	ms.Pend = append(ms.Pend[:0], 0)
+	ms.Wakes = append(ms.Wakes[:0], 0)
+	ms.Polled = append(ms.Polled[:0], false)
+	ms.Age = append(ms.Age[:0], 0)
+	ms.Tries = append(ms.Tries[:0], s.tries)
+	for w := range ms.Cur {
+		ms.Cur[w], ms.Tick[w], ms.Slice[w], ms.Steal[w], ms.Victim[w] = 0, 0, 0, 0, 0
+		ms.Local[w] = ms.Local[w][:0]
+	}
+	ms.Global = ms.Global[:0]
+	ms.Spawned = 1
+	if s.st == model.Idle {
+		ms.Spawned = 0
+	}
+	if s.st == model.Running || s.st == model.Notified {
+		ms.Cur[s.worker] = 1
+		ms.Slice[s.worker] = s.slice
+	}
+	if s.st == model.Queued {
+		switch {
+		case q == traces.QueueGlobal:
+			ms.Global = append(ms.Global, 1)
+		case q.Worker() >= 0:
+			ms.Local[q.Worker()] = append(ms.Local[q.Worker()], 1)
+		}
+	}
+	return ms
+}
+
+// back reads the projection back.
+func (pol linPolicy) back(ms *model.State, begun bool) linTaskState {
+	s := linTaskState{st: ms.Task[0], tries: ms.Tries[0], begun: begun}
+	for w, t := range ms.Cur {
+		if t == 1 {
+			s.worker, s.slice = int32(w), ms.Slice[w]
+		}
+	}
+	pol.scratch.Put(ms)
+	return s
+}
+
+func (pol linPolicy) dest(q traces.Queue) int {
+	if w := q.Worker(); w >= 0 {
+		return w
+	}
+	return model.Global
+}
+
+// linTaskStep is the sequential specification of one task, derived from
+// the model: each operation is the model's rule instance (SPAWN, POLL-LOCAL,
+// GLOBAL-STEAL, WORKER-STEAL, POLL-PENDING with TASK-SUSPEND, TASK-COMPLETE,
+// WAKE) applied by model.Apply to the task's projection, and what the
+// executor reported (the wake's outcome, whether the task was re-queued at
+// the end of its poll) must be what the model did. Poll begins are not a
+// rule: they only pair with poll ends.
 func linTaskStep(pol linPolicy, s linTaskState, in linTaskIn) (bool, linTaskState) {
-	switch in.kind {
-	case linSpawn: // SPAWN: IDLE → QUEUED
-		if s.st != model.Idle {
-			return false, s
-		}
-		return true, linTaskState{st: model.Queued}
-	case linTake: // POLL-LOCAL, GLOBAL-STEAL, WORKER-STEAL: QUEUED → RUNNING(w)
-		if s.st != model.Queued {
-			return false, s
-		}
-		return true, linTaskState{st: model.Running, worker: in.worker}
-	case linPollBegin: // a poll of a task this worker took, not already polling
-		if (s.st != model.Running && s.st != model.Notified) || s.worker != in.worker || s.polling {
-			return false, s
-		}
-		s.polling = true
-		return true, s
-	case linPollEnd:
-		if (s.st != model.Running && s.st != model.Notified) || s.worker != in.worker {
-			return false, s
-		}
-		if pol.begins && !s.polling {
-			return false, s
-		}
-		switch in.result {
-		case traces.ResultReady: // TASK-COMPLETE: DONE, never polled again
-			if in.requeued {
-				return false, s
-			}
-			return true, linTaskState{st: model.Done}
-		case traces.ResultPanic: // a failed task is DONE, or re-run afresh by a retry policy
-			if in.requeued {
-				return true, linTaskState{st: model.Queued}
-			}
-			return true, linTaskState{st: model.Done}
-		case traces.ResultPending: // TASK-SUSPEND
-			if in.open {
-				// The run was cut before the re-queue could be
-				// recorded: the state decides, as in the rule.
-				if s.st == model.Notified {
-					return true, linTaskState{st: model.Queued}
-				}
-				return true, linTaskState{st: model.Waiting}
-			}
-			switch {
-			case s.st == model.Notified && in.requeued:
-				return true, linTaskState{st: model.Queued}
-			case s.st == model.Notified && pol.timeslice:
-				// Re-polled within its slice by the same worker.
-				return true, linTaskState{st: model.Running, worker: s.worker}
-			case s.st == model.Notified:
-				return false, s // the wake would be lost
-			case in.requeued && pol.timeslice:
-				return true, linTaskState{st: model.Queued} // slice over, re-queued
-			case in.requeued:
-				return false, s // re-queued without a wake
-			}
-			return true, linTaskState{st: model.Waiting}
-		}
+	w := int(in.worker)
+	if w >= pol.workers || (in.kind != linSpawn && in.kind != linWake && in.kind != linEnd && w < 0) {
 		return false, s
-	case linWake: // WAKE
-		var next linTaskState
-		var out traces.Outcome
-		switch s.st {
-		case model.Waiting:
-			next, out = linTaskState{st: model.Queued}, traces.OutcomeScheduled
-		case model.Running:
-			next, out = s, traces.OutcomeNotified
-			next.st = model.Notified
-		case model.Queued, model.Notified:
-			next, out = s, traces.OutcomeCoalesced
-		case model.Done:
-			next, out = s, traces.OutcomeLate
-		default:
-			return false, s // a wake of a task never spawned
-		}
-		if in.outcome != traces.OutcomeNone && in.outcome != out {
+	}
+	switch in.kind {
+	case linPollBegin:
+		if (s.st != model.Running && s.st != model.Notified) || s.worker != in.worker || s.begun {
 			return false, s
 		}
-		return true, next
-	case linRequeue:
-		// A re-queue not paired with a poll end: only a policy that
-		// re-queues running tasks by itself may do it.
-		if !pol.timeslice || (s.st != model.Running && s.st != model.Notified) {
-			return false, s
-		}
-		return true, linTaskState{st: model.Queued}
+		s.begun = true
+		return true, s
 	case linEnd:
 		return s.st == model.Done, s
+	case linRequeue:
+		return false, s // a re-queue outside any poll end: no rule does that
 	}
-	return false, s
+	if in.kind == linPollEnd && pol.begins && !s.begun {
+		return false, s
+	}
+	var q traces.Queue
+	st := model.Step{Worker: w, Task: 1, Victim: -1, Dest: -1}
+	switch in.kind {
+	case linSpawn, linWake:
+		st.Rule, st.Dest = model.SPAWN, pol.dest(in.queue)
+		if in.kind == linWake {
+			st.Rule = model.WAKE
+		}
+	case linTake:
+		switch in.source {
+		case traces.SourceLocal, traces.SourceLIFO:
+			st.Rule, q = model.POLL_LOCAL, traces.LocalQueue(w)
+		case traces.SourceGlobal:
+			st.Rule, q = model.GLOBAL_STEAL, traces.QueueGlobal
+		case traces.SourceSteal:
+			if int(in.victim) >= pol.workers || in.victim < 0 {
+				return false, s
+			}
+			st.Rule, st.Victim, q = model.WORKER_STEAL, int(in.victim), traces.LocalQueue(int(in.victim))
+		default:
+			return false, s
+		}
+	}
+	ms := pol.project(s, q)
+	if in.kind == linWake && in.outcome != traces.OutcomeNone && model.WakeOutcome(ms, 1) != linOutcomeName(in.outcome) {
+		pol.scratch.Put(ms)
+		return false, s
+	}
+	if in.kind != linPollEnd {
+		if pol.m.Apply(ms, st) != nil {
+			pol.scratch.Put(ms)
+			return false, s
+		}
+		return true, pol.back(ms, in.kind == linWake && s.begun)
+	}
+	// The poll's end: Ready is TASK-COMPLETE; Pending is POLL-PENDING then
+	// TASK-SUSPEND (with a re-poll in the slice if the model does one); a
+	// panic is a failed TASK-COMPLETE, re-run from a fresh future while
+	// the retry policy allows.
+	st.Rule = model.TASK_COMPLETE
+	switch in.result {
+	case traces.ResultPanic:
+		st.Failed = true
+	case traces.ResultPending:
+		st.Rule = model.POLL_PENDING
+		if pol.m.Apply(ms, st) != nil {
+			pol.scratch.Put(ms)
+			return false, s
+		}
+		st.Rule = model.TASK_SUSPEND
+		if err := pol.m.Apply(ms, st); err != nil {
+			st.Repoll = true
+			if pol.m.Apply(ms, st) != nil {
+				pol.scratch.Put(ms)
+				return false, s
+			}
+		}
+	}
+	if st.Rule == model.TASK_COMPLETE && pol.m.Apply(ms, st) != nil {
+		pol.scratch.Put(ms)
+		return false, s
+	}
+	queued := ms.Task[0] == model.Queued
+	if !in.open && queued != in.requeued {
+		pol.scratch.Put(ms)
+		return false, s // re-queued when the model did not, or the wake was lost
+	}
+	return true, pol.back(ms, false)
 }
 
 func (in linTaskIn) String() string {
@@ -233,10 +325,14 @@ func (s linTaskState) String() string {
 	switch s.st {
 	case model.Running, model.Notified:
 		p := ""
-		if s.polling {
+		if s.begun {
 			p = ", polling"
 		}
 		return fmt.Sprintf("%s(worker %d%s)", s.st, s.worker, p)
+	case model.Queued:
+		if s.tries > 0 {
+			return fmt.Sprintf("QUEUED(attempt %d)", s.tries+1)
+		}
 	}
 	return s.st.String()
 }
@@ -249,8 +345,8 @@ func linTaskModel(pol linPolicy) porcupine.Model {
 		},
 		Hash: func(st any) uint64 {
 			s := st.(linTaskState)
-			h := uint64(s.st)<<40 | uint64(uint32(s.worker))<<1
-			if s.polling {
+			h := uint64(s.st)<<48 | uint64(uint32(s.worker))<<16 | uint64(s.tries)<<8 | uint64(s.slice)<<1
+			if s.begun {
 				h |= 1
 			}
 			return h

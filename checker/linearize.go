@@ -46,7 +46,7 @@ type LinOptions struct {
 // Defaults of LinOptions, chosen from measurements (see the benchmarks).
 const (
 	LinDefaultBudget    = 10 * time.Second
-	LinDefaultMaxWindow = 400
+	LinDefaultMaxWindow = 200
 	LinDefaultMaxWhole  = 64
 )
 

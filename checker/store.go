@@ -20,8 +20,13 @@ type store struct {
 	chunks [][]uint64 // chunkStates states each
 	parent [][]uint32
 	n      uint32
-	table  []uint32 // 0 = empty, else index+1
-	mask   uint32
+	// table holds index+1 in its low idxBits bits (0 = empty) and, above
+	// them, the top bits of the state's hash: a probe compares states only
+	// when those tag bits match, so most probes touch only the table.
+	table   []uint32
+	mask    uint32
+	idxBits uint
+	idxMask uint32
 }
 
 const (
@@ -33,8 +38,7 @@ const (
 
 func newStore(words int) *store {
 	s := &store{words: words}
-	s.table = make([]uint32, 1<<12)
-	s.mask = uint32(len(s.table) - 1)
+	s.setTable(make([]uint32, 1<<12))
 	return s
 }
 
@@ -70,20 +74,44 @@ func equalWords(a, b []uint64) bool {
 // insert adds the packed state w with the given parent if it is new. It
 // returns the state's index and whether it was new.
 func (s *store) insert(w []uint64, h uint32, parent uint32) (uint32, bool) {
+	tag := h &^ s.idxMask
 	for slot := h & s.mask; ; slot = (slot + 1) & s.mask {
 		e := s.table[slot]
 		if e == 0 {
 			i := s.add(w, parent)
-			s.table[slot] = i + 1
+			s.table[slot] = (i + 1) | tag
 			if uint64(s.n)*4 > uint64(len(s.table))*3 {
 				s.grow()
 			}
 			return i, true
 		}
-		if equalWords(s.state(e-1), w) {
-			return e - 1, false
+		if e&^s.idxMask == tag {
+			if i := e&s.idxMask - 1; equalWords(s.state(i), w) {
+				return i, false
+			}
 		}
 	}
+}
+
+// setTable installs t as the table; the index field is as wide as t is
+// long (there are fewer states than slots), the rest of the word is tag.
+func (s *store) setTable(t []uint32) {
+	s.table = t
+	s.mask = uint32(len(t) - 1)
+	s.idxBits = uint(bitsLen(uint32(len(t))))
+	if s.idxBits > 32 {
+		s.idxBits = 32
+	}
+	s.idxMask = uint32(uint64(1)<<s.idxBits - 1)
+}
+
+func bitsLen(x uint32) int {
+	n := 0
+	for x != 0 {
+		n++
+		x >>= 1
+	}
+	return n
 }
 
 // lookup returns the index of w, if stored.
@@ -93,8 +121,8 @@ func (s *store) lookup(w []uint64) (uint32, bool) {
 		if e == 0 {
 			return 0, false
 		}
-		if equalWords(s.state(e-1), w) {
-			return e - 1, true
+		if i := e&s.idxMask - 1; equalWords(s.state(i), w) {
+			return i, true
 		}
 	}
 }
@@ -112,19 +140,20 @@ func (s *store) add(w []uint64, parent uint32) uint32 {
 }
 
 func (s *store) grow() {
-	t := make([]uint32, 2*len(s.table))
-	mask := uint32(len(t) - 1)
+	s.setTable(make([]uint32, 2*len(s.table)))
 	for i := uint32(0); i < s.n; i++ {
-		slot := hashWords(s.state(i)) & mask
-		for t[slot] != 0 {
-			slot = (slot + 1) & mask
+		h := hashWords(s.state(i))
+		slot := h & s.mask
+		for s.table[slot] != 0 {
+			slot = (slot + 1) & s.mask
 		}
-		t[slot] = i + 1
+		s.table[slot] = (i + 1) | h&^s.idxMask
 	}
-	s.table, s.mask = t, mask
 }
 
-// bytes returns the memory the store holds.
+// bytes returns the memory the stored states take: their packed words and
+// parents, and the table. (The last chunk's unused tail, at most one chunk,
+// is not counted.)
 func (s *store) bytes() int64 {
-	return int64(len(s.chunks))*chunkStates*int64(s.words*8+4) + int64(len(s.table))*4
+	return int64(s.n)*int64(s.words*8+4) + int64(len(s.table))*4
 }

@@ -20,8 +20,11 @@ type symmetry struct {
 	tasks, workers bool
 	key            []taskKey
 	perm           []int32 // old task id → new task id
-	wperm          []int
-	tmp            *model.State
+	loc            []uint64
+	lay            *model.Layout
+	wperms         [][]int // every permutation of the workers
+	tmp, try, best *model.State
+	buf, bestBuf   []uint64
 }
 
 type taskKey struct {
@@ -29,9 +32,17 @@ type taskKey struct {
 	a, b uint64
 }
 
-func newSymmetry(m *model.Model) *symmetry {
+// maxSymWorkers bounds the workers whose permutations are tried (5! = 120).
+const maxSymWorkers = 5
+
+func newSymmetry(m *model.Model, lay *model.Layout) *symmetry {
 	c := m.Config()
-	y := &symmetry{workers: c.Variant != model.StealOwnerEnd, tasks: true, tmp: m.Init()}
+	y := &symmetry{workers: c.Variant != model.StealOwnerEnd && c.Workers > 1, tasks: true,
+		tmp: m.Init(), try: m.Init(), best: m.Init(), lay: lay,
+		buf: make([]uint64, lay.Words()), bestBuf: make([]uint64, lay.Words())}
+	if y.workers {
+		y.wperms = permutations(c.Workers)
+	}
 	if c.Policy == model.Priority {
 		for _, p := range c.Priorities {
 			if p != c.Priorities[0] {
@@ -42,16 +53,72 @@ func newSymmetry(m *model.Model) *symmetry {
 	return y
 }
 
+// canon replaces s by the representative of its class: for every
+// permutation of the workers, the canonical task order; of those, the one
+// whose packed form is least. Task order is canonical for a fixed worker
+// order (see above), so the result is canonical: every state of a class maps
+// to the same one, which a counterexample's replay relies on.
 func (y *symmetry) canon(s *model.State) {
-	if y.tasks {
-		y.canonTasks(s)
-	}
-	if y.workers {
-		y.canonWorkers(s)
+	if !y.workers {
 		if y.tasks {
 			y.canonTasks(s)
 		}
+		return
 	}
+	first := true
+	for _, p := range y.wperms {
+		y.try.CopyFrom(s)
+		permuteWorkers(y.try, s, p)
+		if y.tasks {
+			y.canonTasks(y.try)
+		}
+		y.lay.Pack(y.try, y.buf)
+		if first || lessWords(y.buf, y.bestBuf) {
+			first = false
+			copy(y.bestBuf, y.buf)
+			y.best.CopyFrom(y.try)
+		}
+	}
+	s.CopyFrom(y.best)
+}
+
+func lessWords(a, b []uint64) bool {
+	for i := len(a) - 1; i >= 0; i-- {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// permuteWorkers sets dst's worker fields to src's, worker p[w] becoming w.
+func permuteWorkers(dst, src *model.State, p []int) {
+	for w, o := range p {
+		dst.Cur[w], dst.Tick[w], dst.Slice[w] = src.Cur[o], src.Tick[o], src.Slice[o]
+		dst.Local[w] = append(dst.Local[w][:0], src.Local[o]...)
+	}
+}
+
+func permutations(n int) [][]int {
+	var out [][]int
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	var gen func(k int)
+	gen = func(k int) {
+		if k == n {
+			out = append(out, append([]int(nil), p...))
+			return
+		}
+		for i := k; i < n; i++ {
+			p[k], p[i] = p[i], p[k]
+			gen(k + 1)
+			p[k], p[i] = p[i], p[k]
+		}
+	}
+	gen(0)
+	return out
 }
 
 func (y *symmetry) canonTasks(s *model.State) {
@@ -60,7 +127,8 @@ func (y *symmetry) canonTasks(s *model.State) {
 		return
 	}
 	y.key = y.key[:0]
-	loc := make([]uint64, n+1) // small: n ≤ 63
+	y.loc = append(y.loc[:0], make([]uint64, n+1)...)
+	loc := y.loc
 	for w, t := range s.Cur {
 		if t != 0 && loc[t] == 0 {
 			loc[t] = 1<<40 | uint64(w)
@@ -133,41 +201,5 @@ func (y *symmetry) canonTasks(s *model.State) {
 	ren(s.Global)
 	for _, q := range s.Local {
 		ren(q)
-	}
-}
-
-func (y *symmetry) canonWorkers(s *model.State) {
-	W := len(s.Cur)
-	y.wperm = y.wperm[:0]
-	for w := 0; w < W; w++ {
-		y.wperm = append(y.wperm, w)
-	}
-	cmp := func(a, b int) int {
-		if s.Cur[a] != s.Cur[b] {
-			return int(s.Cur[a]) - int(s.Cur[b])
-		}
-		if s.Tick[a] != s.Tick[b] {
-			return int(s.Tick[a]) - int(s.Tick[b])
-		}
-		if s.Slice[a] != s.Slice[b] {
-			return int(s.Slice[a]) - int(s.Slice[b])
-		}
-		return slices.Compare(s.Local[a], s.Local[b])
-	}
-	slices.SortStableFunc(y.wperm, cmp)
-	identity := true
-	for w, o := range y.wperm {
-		if w != o {
-			identity = false
-		}
-	}
-	if identity {
-		return
-	}
-	t := y.tmp
-	t.CopyFrom(s)
-	for w, o := range y.wperm {
-		s.Cur[w], s.Tick[w], s.Slice[w] = t.Cur[o], t.Tick[o], t.Slice[o]
-		s.Local[w] = append(s.Local[w][:0], t.Local[o]...)
 	}
 }

@@ -73,3 +73,63 @@ func TestAgingIsFair(t *testing.T) {
 		}
 	}
 }
+
+// Symmetry reduction keeps every verdict and the property that fails, and
+// stores fewer states.
+func TestSymmetryKeepsVerdicts(t *testing.T) {
+	var cfgs []model.Config
+	for _, v := range []model.Variant{model.Correct, model.LostWakeup, model.DuplicateEnqueue, model.EnqueueWhileRunning, model.OverflowDrop} {
+		cfgs = append(cfgs,
+			model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, Variant: v},
+			model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2, StealHalf: true, Variant: v},
+		)
+	}
+	cfgs = append(cfgs,
+		model.Config{Policy: model.FIFO, Workers: 3, Tasks: 3, Pendings: 2},
+		model.Config{Policy: model.Retry, Workers: 2, Tasks: 3, Pendings: 1},
+		model.Config{Policy: model.TimeSlice, Workers: 2, Tasks: 3, Pendings: 2},
+		model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, GlobalInterval: 2, OwnerFIFO: true},
+	)
+	for _, c := range cfgs {
+		full, err := Explore(context.Background(), c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		red, err := Explore(context.Background(), c, Options{Symmetry: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full.Verdict != red.Verdict || full.Property != red.Property {
+			t.Errorf("%s: %s %s without symmetry, %s %s with", c, full.Verdict, full.Property, red.Verdict, red.Property)
+		}
+		if full.Verdict == Holds && (red.States >= full.States || red.Depth != full.Depth) {
+			t.Errorf("%s: %d states (depth %d) with symmetry, %d (depth %d) without", c, red.States, red.Depth, full.States, full.Depth)
+		}
+		if red.Verdict == Violated && len(red.Counterexample.Steps) != len(full.Counterexample.Steps) {
+			t.Errorf("%s: counterexample of %d steps with symmetry, %d without", c, len(red.Counterexample.Steps), len(full.Counterexample.Steps))
+		}
+	}
+	if _, err := Explore(context.Background(), model.Config{}, Options{Symmetry: true, Property: Fairness}); err == nil {
+		t.Error("symmetry with a liveness property must be refused")
+	}
+}
+
+// A budget gives Unknown, never Holds.
+func TestBudgetIsUnknown(t *testing.T) {
+	c := model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 4, Pendings: 1}
+	for _, o := range []Options{{MaxStates: 5000}, {MaxBytes: 1 << 10}, {Timeout: 1}, {MaxStates: 5000, Property: EventuallyDone}} {
+		r, err := Explore(context.Background(), c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != Unknown || r.Message == "" {
+			t.Errorf("%+v: %s (%s), want unknown with a reason", o, r.Verdict, r.Message)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, _ := Explore(ctx, c, Options{})
+	if r.Verdict != Unknown || r.Message != "interrupted" {
+		t.Errorf("cancelled: %s %q", r.Verdict, r.Message)
+	}
+}

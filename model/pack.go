@@ -135,24 +135,28 @@ func (b *bitReader) get(n uint) uint64 {
 func (l *Layout) Pack(s *State, dst []uint64) bool {
 	clear(dst[:l.words])
 	b := bitWriter{dst: dst}
+	// Fields are combined per task and per worker, so that each takes one
+	// write; the layout is the same as field by field.
+	p1 := l.st
+	p2 := p1 + l.pend
+	p3 := p2 + l.wake
+	p4 := p3 + l.pl
+	p5 := p4 + l.age
+	tw := p5 + l.tries
 	for i := range s.Task {
-		b.put(uint64(s.Task[i]), l.st)
-		b.put(uint64(s.Pend[i]), l.pend)
-		b.put(uint64(s.Wakes[i]), l.wake)
+		v := uint64(s.Task[i]) | uint64(s.Pend[i])<<p1 | uint64(s.Wakes[i])<<p2 | uint64(s.Age[i])<<p4 | uint64(s.Tries[i])<<p5
 		if s.Polled[i] {
-			b.put(1, 1)
-		} else {
-			b.put(0, 1)
+			v |= 1 << p3
 		}
-		b.put(uint64(s.Age[i]), l.age)
-		b.put(uint64(s.Tries[i]), l.tries)
+		b.put(v, tw)
 	}
+	q1 := l.tid
+	q2 := q1 + l.tick
+	q3 := q2 + l.slice
+	q4 := q3 + l.steal
+	ww := q4 + l.victim
 	for w := range s.Cur {
-		b.put(uint64(s.Cur[w]), l.tid)
-		b.put(uint64(s.Tick[w]), l.tick)
-		b.put(uint64(s.Slice[w]), l.slice)
-		b.put(uint64(s.Steal[w]), l.steal)
-		b.put(uint64(s.Victim[w]), l.victim)
+		b.put(uint64(s.Cur[w])|uint64(s.Tick[w])<<q1|uint64(s.Slice[w])<<q2|uint64(s.Steal[w])<<q3|uint64(s.Victim[w])<<q4, ww)
 	}
 	if uint(len(s.Global)) > l.gcap {
 		return false
@@ -184,20 +188,34 @@ func (l *Layout) Pack(s *State, dst []uint64) bool {
 // Init (or a copy of one).
 func (l *Layout) Unpack(src []uint64, s *State) {
 	b := bitReader{src: src}
+	p1 := l.st
+	p2 := p1 + l.pend
+	p3 := p2 + l.wake
+	p4 := p3 + l.pl
+	p5 := p4 + l.age
+	tw := p5 + l.tries
+	field := func(v uint64, at, n uint) uint64 { return v >> at & (1<<n - 1) }
 	for i := range s.Task {
-		s.Task[i] = TaskState(b.get(l.st))
-		s.Pend[i] = uint8(b.get(l.pend))
-		s.Wakes[i] = uint8(b.get(l.wake))
-		s.Polled[i] = b.get(1) == 1
-		s.Age[i] = uint8(b.get(l.age))
-		s.Tries[i] = uint8(b.get(l.tries))
+		v := b.get(tw)
+		s.Task[i] = TaskState(field(v, 0, l.st))
+		s.Pend[i] = uint8(field(v, p1, l.pend))
+		s.Wakes[i] = uint8(field(v, p2, l.wake))
+		s.Polled[i] = field(v, p3, 1) == 1
+		s.Age[i] = uint8(field(v, p4, l.age))
+		s.Tries[i] = uint8(field(v, p5, l.tries))
 	}
+	q1 := l.tid
+	q2 := q1 + l.tick
+	q3 := q2 + l.slice
+	q4 := q3 + l.steal
+	ww := q4 + l.victim
 	for w := range s.Cur {
-		s.Cur[w] = int32(b.get(l.tid))
-		s.Tick[w] = uint8(b.get(l.tick))
-		s.Slice[w] = uint8(b.get(l.slice))
-		s.Steal[w] = int32(b.get(l.steal))
-		s.Victim[w] = int8(b.get(l.victim))
+		v := b.get(ww)
+		s.Cur[w] = int32(field(v, 0, l.tid))
+		s.Tick[w] = uint8(field(v, q1, l.tick))
+		s.Slice[w] = uint8(field(v, q2, l.slice))
+		s.Steal[w] = int32(field(v, q3, l.steal))
+		s.Victim[w] = int8(field(v, q4, l.victim))
 	}
 	n := int(b.get(l.glen))
 	s.Global = s.Global[:0]
