@@ -28,6 +28,7 @@ type linWholeIn struct {
 	pushQ int // queue index + 1; 0 = none
 	takeQ int
 	take  LinQueueOpKind
+	push  LinQueueOpKind
 }
 
 func linQueueIndex(q traces.Queue) int {
@@ -61,12 +62,12 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 			}
 			if x.pushQ > 0 {
 				q := x.pushQ - 1
-				_, nq := linQueueStep(n.queues[q], linQueueIn{kind: LinPush, value: x.op.task}, nil)
+				_, nq := linQueueStep(n.queues[q], linQueueIn{kind: x.push, value: x.op.task}, nil)
 				n.queues[q] = nq.(linQueueState)
 			}
 			if x.op.kind == linEnd {
 				for _, q := range n.queues {
-					if len(q) != 0 {
+					if !q.empty() {
 						return false, s
 					}
 				}
@@ -79,7 +80,7 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 				return false
 			}
 			for i := range x.queues {
-				if !slices.Equal(x.queues[i], y.queues[i]) {
+				if !x.queues[i].equal(y.queues[i]) {
 					return false
 				}
 			}
@@ -92,7 +93,7 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 				fmt.Fprint(h, t.st, t.worker, t.tries, t.slice, t.begun, ";")
 			}
 			for _, q := range x.queues {
-				fmt.Fprint(h, q, "|")
+				fmt.Fprint(h, q.q, q.slot, "|")
 			}
 			return h.Sum64()
 		},
@@ -102,9 +103,12 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 			var b strings.Builder
 			for i, q := range x.queues {
 				if i == 0 {
-					fmt.Fprintf(&b, "global %v", []int64(q))
+					fmt.Fprintf(&b, "global %v", q.q)
 				} else {
-					fmt.Fprintf(&b, " local[%d] %v", i-1, []int64(q))
+					fmt.Fprintf(&b, " local[%d] %v", i-1, q.q)
+				}
+				if q.slot != 0 {
+					fmt.Fprintf(&b, " slot %d", q.slot)
 				}
 			}
 			return b.String()
@@ -127,7 +131,7 @@ func linWholeOps(hist *linHistory, complete bool) (ops []porcupine.Operation, nt
 		}
 	}
 	for _, o := range hist.ops {
-		x := linWholeIn{op: o.task, index: index[o.task.task], take: o.takeKind}
+		x := linWholeIn{op: o.task, index: index[o.task.task], take: o.takeKind, push: o.pushKind}
 		if o.pushQ != traces.QueueNone {
 			x.pushQ = linQueueIndex(o.pushQ) + 1
 		}

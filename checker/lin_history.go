@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -18,7 +19,8 @@ type linOp struct {
 	client    int
 	pushQ     traces.Queue   // queue the task was pushed onto; QueueNone if none
 	takeQ     traces.Queue   // queue the task was taken from; QueueNone if none
-	takeKind  LinQueueOpKind // LinTakeHead or LinTakeTail
+	takeKind  LinQueueOpKind // how it was taken: LinTakeHead, LinTakeTail, LinTakeSlot or LinTakeAny
+	pushKind  LinQueueOpKind // how it was pushed: LinPush or LinPushSlot
 	event     int            // index in the events slice; -1 for synthetic operations
 	key       int64          // the event's place in the trace's order (Seq, else Call)
 }
@@ -72,6 +74,23 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	ownerKind := LinTakeTail
 	if ownerFIFO {
 		ownerKind = LinTakeHead
+	}
+	// With a LIFO slot, a task a worker spawns or wakes goes to its slot
+	// when the slot is empty (a re-queue never does), and POLL-LOCAL through
+	// the slot takes it from there.
+	slot := h.Config["lifo-slot"] != 0
+	// The priority policy takes by priority, which the trace does not
+	// carry: its queue is checked as a bag (no element taken twice, none
+	// taken before it was pushed, none lost).
+	globalTake := LinTakeHead
+	if h.Policy == string(model.Priority) {
+		globalTake = LinTakeAny
+	}
+	pushKind := func(q traces.Queue) LinQueueOpKind {
+		if slot && q.Worker() >= 0 {
+			return LinPushSlot
+		}
+		return LinPush
 	}
 
 	type ev struct {
@@ -177,7 +196,8 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				op.pushQ = defaultQueue(e.Worker)
 			}
 			in.queue = op.pushQ
-			queueOp(op.pushQ, LinPush, x, e)
+			op.pushKind = pushKind(op.pushQ)
+			queueOp(op.pushQ, op.pushKind, x, e)
 		case traces.KindTake:
 			in.kind = linTake
 			in.source = e.Source
@@ -190,8 +210,11 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 					continue
 				}
 				op.takeQ, op.takeKind = traces.LocalQueue(int(e.Worker)), ownerKind
+				if e.Source == traces.SourceLIFO && slot {
+					op.takeKind = LinTakeSlot
+				}
 			case traces.SourceGlobal:
-				op.takeQ, op.takeKind = traces.QueueGlobal, LinTakeHead
+				op.takeQ, op.takeKind = traces.QueueGlobal, globalTake
 			case traces.SourceSteal:
 				if e.Victim < 0 || e.Victim == e.Worker {
 					bad(x.i, e, "steal by worker %d from victim %d", e.Worker, e.Victim)
@@ -222,7 +245,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				// The re-queue was recorded first: join it.
 				delete(orphan, e.Task)
 				in.requeued = true
-				op.pushQ = o.pushQ
+				op.pushQ, op.pushKind = o.pushQ, LinPush
 				op.call = min(op.call, o.call)
 				op.ret = max(op.ret, o.ret)
 			} else {
@@ -240,7 +263,8 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				if op.pushQ == traces.QueueNone {
 					op.pushQ = defaultQueue(e.Worker)
 				}
-				queueOp(op.pushQ, LinPush, x, e)
+				op.pushKind = pushKind(op.pushQ)
+				queueOp(op.pushQ, op.pushKind, x, e)
 				in.queue = op.pushQ
 			}
 			hist.notes = append(hist.notes, porcupine.Annotation{
@@ -258,12 +282,12 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				delete(lastEnd, e.Task)
 				p := &hist.ops[k]
 				p.task.requeued = true
-				p.pushQ = q
+				p.pushQ, p.pushKind = q, LinPush
 				p.ret = max(p.ret, x.ret)
 				continue
 			}
 			in.kind = linRequeue
-			op.pushQ = q
+			op.pushQ, op.pushKind = q, LinPush
 			op.task = in
 			orphan[e.Task] = op
 			continue
