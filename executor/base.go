@@ -26,7 +26,7 @@ type base struct {
 
 	nworkers int
 	gs       []atomic.Uintptr // worker goroutine identities (curg), 0 before start
-	cur      []*task          // cur[w]: the task worker w is polling; only w touches it
+	wk       []workerLocal    // wk[w] is touched only by worker w
 	lot      lot
 	workers  group
 
@@ -41,7 +41,7 @@ func (b *base) init(workers int) {
 	}
 	b.nworkers = workers
 	b.gs = make([]atomic.Uintptr, workers)
-	b.cur = make([]*task, workers)
+	b.wk = make([]workerLocal, workers)
 	b.lot.init()
 	b.workers.init()
 	b.qcond.L = &b.qmu
@@ -62,6 +62,32 @@ func (b *base) LateWakes() int64 { return b.late.Load() }
 // tick draws the next number from the executor's logical clock. Only called
 // when recording.
 func (b *base) tick() uint64 { return b.clock.Add(1) }
+
+// workerLocal is the state only worker w touches, padded so that workers
+// do not share cache lines.
+type workerLocal struct {
+	cur *task        // the task being polled, for a Goexit in its poll
+	tk  traces.Event // the take just made, recorded with the poll's beginning
+	_   [64]byte
+}
+
+// stashTake keeps the take event of worker w until recordTakeAndBegin.
+func (b *base) stashTake(t *task, w int, src traces.Source, victim int, seq, call uint64) {
+	x := ev(traces.KindTake, seq, t, w)
+	x.Source, x.Victim, x.Call = src, int32(victim), call
+	b.wk[w].tk = x
+}
+
+// recordTakeAndBegin records worker w's stashed take and the beginning of
+// its poll. One clock draw yields both numbers: the take's return tick and
+// the poll-begin's sequence number, which follow each other.
+func (b *base) recordTakeAndBegin(t *task, w int) {
+	r := b.clock.Add(2)
+	x := b.wk[w].tk
+	x.Return = r - 1
+	b.rec.Record(x)
+	b.rec.Record(ev(traces.KindPollBegin, r, t, w))
+}
 
 // ev returns an event with the fields every event has.
 func ev(k traces.Kind, seq uint64, t *task, w int) traces.Event {
@@ -108,8 +134,8 @@ func (b *base) startWorker(w int, run func(w int)) {
 		defer func() {
 			if !normal {
 				b.gs[w].Store(0)
-				if t := b.cur[w]; t != nil {
-					b.cur[w] = nil
+				if t := b.wk[w].cur; t != nil {
+					b.wk[w].cur = nil
 					err := &PanicError{Task: t.id, Value: ErrGoexit, Stack: debug.Stack()}
 					b.recordFailure(t, w, err)
 					b.complete(t, w, nil, err)

@@ -174,9 +174,7 @@ func (e *shared) take(w int) *task {
 	seq = e.running(t)
 	e.mu.unlock()
 	if e.rec != nil {
-		x := ev(traces.KindTake, seq, t, w)
-		x.Source, x.Call, x.Return = traces.SourceGlobal, call, e.tick()
-		e.rec.Record(x)
+		e.stashTake(t, w, traces.SourceGlobal, -1, seq, call)
 	}
 	return t
 }
@@ -195,7 +193,8 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 	for {
 		old := t.state.Load()
 		if e.rec != nil {
-			s1, s2 = e.tick(), e.tick()
+			s2 = e.clock.Add(2)
+			s1 = s2 - 1
 		}
 		if t.state.CompareAndSwap(old, to(old, stQueued)) {
 			break
@@ -223,7 +222,8 @@ func (e *shared) repoll(t *task, w int) {
 	for {
 		old := t.state.Load()
 		if e.rec != nil {
-			s1, s2 = e.tick(), e.tick()
+			s2 = e.clock.Add(2)
+			s1 = s2 - 1
 		}
 		if t.state.CompareAndSwap(old, to(old, stRunning)) {
 			break
@@ -251,7 +251,7 @@ func (e *shared) work(w int) {
 			continue
 		}
 		if e.rec != nil {
-			e.rec.Record(ev(traces.KindPollBegin, e.tick(), t, w))
+			e.recordTakeAndBegin(t, w)
 		}
 		e.run(t, w, cx)
 	}
@@ -263,9 +263,9 @@ func (e *shared) run(t *task, w int, cx *Context) {
 	for {
 		e.yield(PointPoll)
 		cx.Reset(t.waker(), w)
-		e.cur[w] = t
+		e.wk[w].cur = t
 		v, ready, perr := e.poll(t, cx)
-		e.cur[w] = nil
+		e.wk[w].cur = nil
 		cx.Reset(Waker{}, w)
 		if err := failure(t, v, ready, perr); err != nil {
 			e.recordFailure(t, w, err)

@@ -232,7 +232,8 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 		for {
 			old := t.state.Load()
 			if rec {
-				s1, s2 = e.tick(), e.tick()
+				s2 = e.clock.Add(2)
+				s1 = s2 - 1
 			}
 			if t.state.CompareAndSwap(old, to(old, stQueued)) {
 				break
@@ -320,12 +321,6 @@ func (b *base) running(t *task) uint64 {
 	}
 }
 
-func (e *WorkSteal) recordTake(t *task, w int, src traces.Source, victim int, seq, call uint64) {
-	x := ev(traces.KindTake, seq, t, w)
-	x.Source, x.Victim, x.Call, x.Return = src, int32(victim), call, e.tick()
-	e.rec.Record(x)
-}
-
 // takeLocal is POLL-LOCAL: from the slot, or from the owner end of w's
 // local queue (the tail, or the head with OwnerFIFO). Owner only.
 func (e *WorkSteal) takeLocal(w int, slot bool) *task {
@@ -360,7 +355,7 @@ func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 		l.lifoRun = 0
 	}
 	if e.rec != nil {
-		e.recordTake(t, w, src, -1, seq, call)
+		e.stashTake(t, w, src, -1, seq, call)
 	}
 	return t
 }
@@ -384,7 +379,7 @@ func (e *WorkSteal) takeGlobal(w int) *task {
 	l.takes++
 	l.lifoRun = 0
 	if e.rec != nil {
-		e.recordTake(t, w, traces.SourceGlobal, -1, seq, call)
+		e.stashTake(t, w, traces.SourceGlobal, -1, seq, call)
 	}
 	return t
 }
@@ -420,7 +415,7 @@ func (e *WorkSteal) steal(w int) *task {
 		l.takes++
 		l.lifoRun = 0
 		if rec {
-			e.recordTake(t, w, traces.SourceGlobal, -1, seq, call)
+			e.stashTake(t, w, traces.SourceGlobal, -1, seq, call)
 		}
 		return t
 	}
@@ -466,7 +461,7 @@ func (e *WorkSteal) steal(w int) *task {
 		l.takes++
 		l.lifoRun = 0
 		if rec {
-			e.recordTake(t, w, traces.SourceSteal, v, seq, call)
+			e.stashTake(t, w, traces.SourceSteal, v, seq, call)
 		}
 		if moved > 0 {
 			e.lot.notify()
@@ -497,13 +492,13 @@ func (e *WorkSteal) work(w int) {
 // run polls t once and applies the poll's outcome.
 func (e *WorkSteal) run(t *task, w int, cx *Context) {
 	if e.rec != nil {
-		e.rec.Record(ev(traces.KindPollBegin, e.tick(), t, w))
+		e.recordTakeAndBegin(t, w)
 	}
 	e.yield(PointPoll)
 	cx.Reset(t.waker(), w)
-	e.cur[w] = t
+	e.wk[w].cur = t
 	v, ready, perr := e.poll(t, cx)
-	e.cur[w] = nil
+	e.wk[w].cur = nil
 	cx.Reset(Waker{}, w)
 	if err := failure(t, v, ready, perr); err != nil {
 		e.recordFailure(t, w, err)
