@@ -89,7 +89,7 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	e.yield(PointPush)
 	var call, seq uint64
 	if e.rec != nil {
-		call = e.tick()
+		call = e.callTick(w)
 	}
 	e.mu.lock(&e.ctl)
 	t.state.Store(stQueued)
@@ -101,7 +101,7 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	e.mu.unlock()
 	if e.rec != nil {
 		x := ev(traces.KindSpawn, seq, t, w)
-		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, e.tick()
+		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, x.Seq
 		e.rec.Record(x)
 	}
 	e.lot.notify()
@@ -125,7 +125,7 @@ func (e *shared) wake(t *task) {
 		e.yield(PointPush)
 		var call, seq uint64
 		if e.rec != nil {
-			call = e.tick()
+			call = e.callTick(w)
 		}
 		e.mu.lock(&e.ctl)
 		old := t.state.Load()
@@ -145,7 +145,7 @@ func (e *shared) wake(t *task) {
 		e.mu.unlock()
 		if e.rec != nil {
 			x := ev(traces.KindWake, seq, t, w)
-			x.Outcome, x.Queue, x.Call, x.Return = traces.OutcomeScheduled, traces.QueueGlobal, call, e.tick()
+			x.Outcome, x.Queue, x.Call, x.Return = traces.OutcomeScheduled, traces.QueueGlobal, call, x.Seq
 			e.rec.Record(x)
 		}
 		e.lot.notify()
@@ -162,7 +162,7 @@ func (e *shared) take(w int) *task {
 	e.yield(PointPop)
 	var call, seq uint64
 	if e.rec != nil {
-		call = e.tick()
+		call = e.callTick(w)
 	}
 	e.mu.lock(&e.ctl)
 	t := e.q.pop()
@@ -174,7 +174,7 @@ func (e *shared) take(w int) *task {
 	seq = e.running(t)
 	e.mu.unlock()
 	if e.rec != nil {
-		e.stashTake(t, w, traces.SourceGlobal, -1, seq, call)
+		e.stashTake(w, traces.SourceGlobal, -1, seq, call)
 	}
 	return t
 }
@@ -187,7 +187,7 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.yield(PointPush)
 	var call, s1, s2 uint64
 	if e.rec != nil {
-		call = e.tick()
+		call = e.callTick(w)
 	}
 	e.mu.lock(&e.ctl)
 	for {
@@ -208,7 +208,7 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 		x.Result = res
 		e.rec.Record(x)
 		x = ev(traces.KindRequeue, s2, t, w)
-		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, e.tick()
+		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, x.Seq
 		e.rec.Record(x)
 	}
 	e.lot.notify()
