@@ -3,6 +3,7 @@ package checker
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/execspec/execspec/model"
@@ -49,8 +50,11 @@ func (e *explorer) parallel() *Result {
 	if P <= 0 {
 		P = runtime.GOMAXPROCS(0)
 	}
+	// More shards than goroutines, handed out dynamically, so that a
+	// goroutine the OS deschedules does not hold up the others at the end
+	// of a phase.
 	bits := uint(0)
-	for 1<<bits < P {
+	for 1<<bits < 8*P {
 		bits++
 	}
 	S := 1 << bits
@@ -138,19 +142,23 @@ func (e *explorer) parallel() *Result {
 				finds[c] = nil
 			}
 			// 1. Expand.
+			// Chunks are handed out in order through an atomic counter. A
+			// finding in chunk c stops the hand-out of chunks after c, but
+			// every chunk before c is finished, so the finding reported,
+			// the one in the lowest chunk, does not depend on the timing.
 			var wg sync.WaitGroup
-			stop := make(chan struct{})
-			var stopOnce sync.Once
+			var nextChunk atomic.Int64
+			var stopAt atomic.Int64
+			stopAt.Store(int64(len(chunks)))
 			for g := 0; g < P; g++ {
 				wg.Add(1)
 				go func(g int) {
 					defer wg.Done()
 					w := ws[g]
-					for c := g; c < len(chunks); c += P {
-						select {
-						case <-stop:
+					for {
+						c := int(nextChunk.Add(1) - 1)
+						if c >= len(chunks) || int64(c) >= stopAt.Load() {
 							return
-						default:
 						}
 						if g == 0 && e.opts.Progress != nil && time.Since(lastReport) >= time.Second {
 							lastReport = time.Now()
@@ -192,12 +200,17 @@ func (e *explorer) parallel() *Result {
 							}
 							if f != nil {
 								finds[c] = f
-								stopOnce.Do(func() { close(stop) })
-								return
+								for {
+									old := stopAt.Load()
+									if int64(c) >= old || stopAt.CompareAndSwap(old, int64(c)) {
+										break
+									}
+								}
+								break
 							}
 						}
 						if e.ctx.Err() != nil {
-							stopOnce.Do(func() { close(stop) })
+							stopAt.Store(0)
 							return
 						}
 					}
@@ -218,19 +231,26 @@ func (e *explorer) parallel() *Result {
 				return e.res
 			}
 			// 2. Insert, one goroutine per shard, chunks in order.
-			for s := 0; s < S; s++ {
+			var nextShard atomic.Int64
+			for g := 0; g < P; g++ {
 				wg.Add(1)
-				go func(s int) {
+				go func() {
 					defer wg.Done()
-					st := e.shards[s]
-					stride := 1 + words
-					for c := range chunks {
-						recs := boxes[c][s].recs
-						for k := 0; k+stride <= len(recs); k += stride {
-							st.insert(recs[k+1:k+stride], uint32(recs[k]>>32), uint32(recs[k]))
+					for {
+						s := int(nextShard.Add(1) - 1)
+						if s >= S {
+							return
+						}
+						st := e.shards[s]
+						stride := 1 + words
+						for c := range chunks {
+							recs := boxes[c][s].recs
+							for k := 0; k+stride <= len(recs); k += stride {
+								st.insert(recs[k+1:k+stride], uint32(recs[k]>>32), uint32(recs[k]))
+							}
 						}
 					}
-				}(s)
+				}()
 			}
 			wg.Wait()
 		}
