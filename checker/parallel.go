@@ -29,6 +29,8 @@ import (
 const (
 	chunkLen    = 512
 	batchChunks = 128 // 64k states expanded before their successors are inserted
+
+	minParallelChunks = 8 // narrower batches are expanded by one goroutine
 )
 
 // outbox holds the successors one chunk sends to one shard: for each,
@@ -150,9 +152,15 @@ func (e *explorer) parallel() *Result {
 			var nextChunk atomic.Int64
 			var stopAt atomic.Int64
 			stopAt.Store(int64(len(chunks)))
-			for g := 0; g < P; g++ {
+			// A narrow batch is expanded on this goroutine: waking others
+			// for it costs more than it saves, most of all on a busy machine.
+			par := P
+			if len(chunks) < minParallelChunks {
+				par = 1
+			}
+			for g := 0; g < par; g++ {
 				wg.Add(1)
-				go func(g int) {
+				run := func(g int) {
 					defer wg.Done()
 					w := ws[g]
 					for {
@@ -214,7 +222,12 @@ func (e *explorer) parallel() *Result {
 							return
 						}
 					}
-				}(g)
+				}
+				if par == 1 {
+					run(g)
+				} else {
+					go run(g)
+				}
 			}
 			wg.Wait()
 			e.transitions = 0
@@ -232,9 +245,9 @@ func (e *explorer) parallel() *Result {
 			}
 			// 2. Insert, one goroutine per shard, chunks in order.
 			var nextShard atomic.Int64
-			for g := 0; g < P; g++ {
+			for g := 0; g < par; g++ {
 				wg.Add(1)
-				go func() {
+				run := func() {
 					defer wg.Done()
 					for {
 						s := int(nextShard.Add(1) - 1)
@@ -250,7 +263,12 @@ func (e *explorer) parallel() *Result {
 							}
 						}
 					}
-				}()
+				}
+				if par == 1 {
+					run()
+				} else {
+					go run()
+				}
 			}
 			wg.Wait()
 		}
