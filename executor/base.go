@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -25,6 +26,7 @@ type base struct {
 
 	nworkers int
 	gs       []atomic.Uintptr // worker goroutine identities (curg), 0 before start
+	cur      []*task          // cur[w]: the task worker w is polling; only w touches it
 	lot      lot
 	workers  group
 
@@ -39,6 +41,7 @@ func (b *base) init(workers int) {
 	}
 	b.nworkers = workers
 	b.gs = make([]atomic.Uintptr, workers)
+	b.cur = make([]*task, workers)
 	b.lot.init()
 	b.workers.init()
 	b.qcond.L = &b.qmu
@@ -87,13 +90,38 @@ func (b *base) start(run func(w int)) {
 		return
 	}
 	for w := 0; w < b.nworkers; w++ {
-		b.workers.add()
-		b.goWorker(func() {
-			defer b.workers.done()
-			b.gs[w].Store(curg())
-			run(w)
-		})
+		b.startWorker(w, run)
 	}
+}
+
+// ErrGoexit is the Value of the *PanicError of a task whose future called
+// runtime.Goexit (as testing's FailNow does) instead of returning.
+var ErrGoexit = errors.New("executor: the future called runtime.Goexit")
+
+// startWorker starts worker w. If a future ends the worker's goroutine with
+// runtime.Goexit, the task fails with ErrGoexit and a new goroutine takes
+// the worker's place, so the executor keeps its workers.
+func (b *base) startWorker(w int, run func(w int)) {
+	b.workers.add()
+	b.goWorker(func() {
+		normal := false
+		defer func() {
+			if !normal {
+				b.gs[w].Store(0)
+				if t := b.cur[w]; t != nil {
+					b.cur[w] = nil
+					err := &PanicError{Task: t.id, Value: ErrGoexit, Stack: debug.Stack()}
+					b.recordFailure(t, w, err)
+					b.complete(t, w, nil, err)
+				}
+				b.startWorker(w, run)
+			}
+			b.workers.done()
+		}()
+		b.gs[w].Store(curg())
+		run(w)
+		normal = true
+	})
 }
 
 // admit counts a new task, or refuses it after Close or for a nil future.

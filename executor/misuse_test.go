@@ -2,6 +2,7 @@ package executor
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -290,3 +291,26 @@ func TestRegistry(t *testing.T) {
 func isReporter(ex Executor) bool     { _, ok := ex.(Reporter); return ok }
 func isControllable(ex Executor) bool { _, ok := ex.(Controllable); return ok }
 func isDescriber(ex Executor) bool    { _, ok := ex.(Describer); return ok }
+
+// TestGoexitInPoll: a future that calls runtime.Goexit fails its task with
+// ErrGoexit, and the executor keeps all its workers.
+func TestGoexitInPoll(t *testing.T) {
+	forEachBuiltin(t, func(t *testing.T, newEx func() Executor) {
+		ex := newEx()
+		for range 3 {
+			h, _ := ex.Spawn(FutureFunc(func(*Context) (any, bool) { runtime.Goexit(); return nil, true }))
+			_, err := h.Join()
+			var pe *PanicError
+			if !errors.As(err, &pe) || pe.Value != ErrGoexit {
+				t.Fatalf("Join = %v, want a *PanicError with ErrGoexit", err)
+			}
+		}
+		h, _ := ex.Spawn(ready(5))
+		if v, err := h.Join(); v != 5 || err != nil {
+			t.Fatalf("after Goexit: %v, %v", v, err)
+		}
+		if err := ex.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -144,8 +144,20 @@ func runControlled(newEx func() Executor, w workload, seed uint64) ([]traces.Eve
 }
 
 func TestControlled(t *testing.T) {
+	execs := map[string]func() Executor{
+		"worksteal_slot_half_cap2": func() Executor {
+			return NewWorkSteal(WorkStealConfig{Workers: 3, LocalCap: 2, StealHalf: true, LIFOSlot: true, GlobalInterval: 3})
+		},
+		"worksteal_fifo_owner": func() Executor {
+			return NewWorkSteal(WorkStealConfig{Workers: 2, LocalCap: 3, OwnerFIFO: true})
+		},
+		"timeslice_2_workers": func() Executor { return NewTimeslice(TimesliceConfig{Workers: 2, Slice: 3}) },
+		"priority_2_workers":  func() Executor { return NewPriority(PriorityConfig{Workers: 2, Aging: 1}) },
+	}
 	for _, name := range BuiltinNames() {
-		newEx, _ := Builtin(name)
+		execs[name], _ = Builtin(name)
+	}
+	for name, newEx := range execs {
 		t.Run(name, func(t *testing.T) {
 			for _, w := range workloads {
 				if !w.controlled {

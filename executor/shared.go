@@ -263,7 +263,9 @@ func (e *shared) run(t *task, w int, cx *Context) {
 	for {
 		e.yield(PointPoll)
 		cx.Reset(t.waker(), w)
+		e.cur[w] = t
 		v, ready, perr := e.poll(t, cx)
+		e.cur[w] = nil
 		cx.Reset(Waker{}, w)
 		if err := failure(t, v, ready, perr); err != nil {
 			e.recordFailure(t, w, err)

@@ -3,6 +3,8 @@ package control
 import (
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/execspec/execspec/executor"
 )
 
@@ -28,20 +30,33 @@ func benchProgram(c *Controller) func() {
 }
 
 func benchRuns(b *testing.B, c *Controller) {
-	decisions, steps := 0, 0
-	runs := 0
+	benchLoop(b, c, func() func() { return benchProgram(c) })
+}
+
+// benchLoop runs the program that prog makes, once per iteration, and
+// reports decisions and steps per run, runs per wall-clock second, and runs
+// per CPU-second of the process (user + system time: the per-core figure,
+// which a loaded machine does not distort; with -cpu 1 it is the figure of
+// one core).
+func benchLoop(b *testing.B, c *Controller, prog func() func()) {
+	decisions, steps, runs := 0, 0, 0
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
-		if err := c.Run(benchProgram(c)); err != nil {
+		if err := c.Run(prog()); err != nil {
 			b.Fatal(err)
 		}
 		decisions += len(c.choices)
 		steps += c.steps
 		runs++
 	}
+	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(decisions)/float64(runs), "decisions/run")
 	b.ReportMetric(float64(steps)/float64(runs), "steps/run")
 	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(runs)/cpu.Seconds(), "runs/cpu-s")
+	}
 }
 
 // BenchmarkRunRandom: controlled runs with random choices.
@@ -64,3 +79,39 @@ func BenchmarkRunNoSwitch(b *testing.B) { benchRuns(b, New(zeroStrategy{})) }
 type zeroStrategy struct{}
 
 func (zeroStrategy) Choose(Decision) int { return 0 }
+
+// BenchmarkRunWorksteal: the built-in work-stealing executor (two workers)
+// under random choices, on the small workload of the executor tests.
+func BenchmarkRunWorksteal(b *testing.B) {
+	c := New(Random(1))
+	benchLoop(b, c, func() func() {
+		prog, _ := builtinProgram(b, c, "worksteal", nil)
+		return prog
+	})
+}
+
+// BenchmarkRunRapid: the synthetic workload with every choice drawn from
+// rapid (RapidChooser), as the property suite runs it. One iteration is
+// one rapid.Check of 100 cases, each one controlled run; the metrics are
+// per run.
+func BenchmarkRunRapid(b *testing.B) {
+	c := New(Random(1))
+	runs, decisions := 0, 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		rapid.Check(b, func(rt *rapid.T) {
+			c.SetStrategy(RapidChooser(rt))
+			if err := c.Run(benchProgram(c)); err != nil {
+				rt.Fatal(err)
+			}
+			runs++
+			decisions += len(c.choices)
+		})
+	}
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(decisions)/float64(runs), "decisions/run")
+	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(runs)/cpu.Seconds(), "runs/cpu-s")
+	}
+}
