@@ -11,7 +11,7 @@ import (
 // Mark points at the violation in a trace, for WriteHTML: the index of the
 // offending event in the slice given, and the checker's message.
 type Mark struct {
-	Index   int    // into the events; -1 when no one event is at fault
+	Index   int    // into the events, from 0 (the page counts from 1); -1 when no one event is at fault
 	Rule    string // the rule that failed, e.g. "WORKER-STEAL"; may be ""
 	Message string
 }
@@ -232,7 +232,7 @@ ev.forEach(function (e) {
   var tr = document.createElement("tr");
   tr.id = "ev-" + e.i;
   if (e.i === markI) tr.className = "bad";
-  var a = document.createElement("td"); a.textContent = e.i;
+  var a = document.createElement("td"); a.textContent = e.i + 1;
   var b = document.createElement("td"); b.textContent = e.text;
   tr.appendChild(a); tr.appendChild(b); tb.appendChild(tr);
 });
@@ -244,7 +244,7 @@ if (mark) {
   v.appendChild(s); v.appendChild(m);
   if (markI >= 0) {
     var at = document.createElement("div"); at.className = "at";
-    var a2 = document.createElement("a"); a2.href = "#ev-" + markI; a2.textContent = "at event " + markI + (pos[markI] !== undefined ? ": " + ev[pos[markI]].text : "");
+    var a2 = document.createElement("a"); a2.href = "#ev-" + markI; a2.textContent = "at event " + (markI + 1) + (pos[markI] !== undefined ? ": " + ev[pos[markI]].text : "");
     at.appendChild(a2); v.appendChild(at);
   }
   v.setAttribute("data-rendered", "1");

@@ -255,6 +255,9 @@ func (c *Controller) mix(v uint64) {
 // Run runs main as controlled goroutine 0 and returns when every controlled
 // goroutine has returned. It returns nil, or the first of: a *DeadlockError,
 // a *PanicError, an error wrapping ErrBudget or ErrStrategy, a *StallError.
+// Goroutines still blocked when every other goroutine has returned (say,
+// workers parked because the program never closed its executor) are a
+// deadlock too: a run ends only when all its goroutines have.
 // When a run is stopped early, every controlled goroutine is unwound (see
 // IsAbort), one at a time, before Run returns; only a stall leaks them.
 //

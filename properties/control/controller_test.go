@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/traces"
 )
 
 // The Controller implements the executor hook.
@@ -478,5 +479,31 @@ func TestLockedUpdateHolds(t *testing.T) {
 		if x != 2 {
 			t.Fatalf("x = %d under a lock", x)
 		}
+	}
+}
+
+func TestRecorderNotesEvents(t *testing.T) {
+	noLeak(t)
+	c := New(Random(1))
+	prog := func(task int64) func() {
+		return func() {
+			rec := c.Recorder(nil)
+			for range 2 {
+				c.Go(func() {
+					c.Yield(executor.PointPoll)
+					rec.Record(traces.Event{Kind: traces.KindPollBegin, Task: task})
+				})
+			}
+		}
+	}
+	if err := c.Run(prog(1)); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Schedule()
+	if err := c.Replay(prog(1), s); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Replay(prog(2), s); !errors.Is(err, ErrDiverged) {
+		t.Fatalf("other events, same steps: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/execspec/execspec/checker"
@@ -8,19 +9,18 @@ import (
 	"github.com/execspec/execspec/traces"
 )
 
-// noteRecorder mixes every recorded event into the run's checksum, so that
-// a replay proves the executor did the same things, not only that its
-// goroutines took the same steps.
+// noteRecorder counts events and collects them; the Controller's Recorder
+// mixes them into the run's checksum, so that a replay proves the executor
+// did the same things, not only that its goroutines took the same steps.
 type noteRecorder struct {
 	c      *Controller
 	events int
+	log    []traces.Event
 }
 
 func (r *noteRecorder) Record(e traces.Event) {
 	r.events++
-	r.c.Note(uint64(e.Kind) | uint64(e.Source)<<8 | uint64(e.Result)<<16 | uint64(e.Outcome)<<24 | uint64(uint32(e.Worker))<<32)
-	r.c.Note(uint64(e.Task)<<32 | uint64(uint32(e.Victim)))
-	r.c.Note(e.Seq)
+	r.log = append(r.log, e)
 }
 
 // builtinProgram runs a small workload on a fresh built-in executor under
@@ -36,7 +36,7 @@ func builtinProgram(t testing.TB, c *Controller, name string, rec *noteRecorder)
 		ex := newEx()
 		ex.(executor.Controllable).SetScheduler(c)
 		if r, ok := ex.(executor.Reporter); ok && rec != nil {
-			r.SetRecorder(rec)
+			r.SetRecorder(c.Recorder(rec))
 		}
 		// A ping-pong: each of two tasks wakes the other, three rounds.
 		var wakers [2]executor.Waker
@@ -97,6 +97,7 @@ func TestBuiltinUnderControl(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := New(Random(1))
 			var schedules []Schedule
+			var logs [][]traces.Event
 			for range 20 {
 				rec := &noteRecorder{c: c}
 				prog, completed := builtinProgram(t, c, name, rec)
@@ -110,17 +111,22 @@ func TestBuiltinUnderControl(t *testing.T) {
 					t.Fatal("no events recorded")
 				}
 				schedules = append(schedules, c.Schedule())
+				logs = append(logs, rec.log)
 			}
 			distinct := map[uint64]bool{}
 			for i, s := range schedules {
 				distinct[s.Checksum] = true
 				for range 2 {
-					prog, completed := builtinProgram(t, c, name, &noteRecorder{c: c})
+					rec := &noteRecorder{c: c}
+					prog, completed := builtinProgram(t, c, name, rec)
 					if err := c.Replay(prog, s); err != nil {
 						t.Fatalf("schedule %d (%d steps, %d choices): %v", i, s.Steps, len(s.Choices), err)
 					}
 					if *completed != 4 {
 						t.Fatalf("replay: %d of 4 tasks completed", *completed)
+					}
+					if !slices.Equal(rec.log, logs[i]) {
+						t.Fatalf("schedule %d: the replay recorded other events", i)
 					}
 				}
 			}

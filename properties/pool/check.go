@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -29,29 +30,54 @@ import (
 func Check(t *testing.T, newPool func() Pool, cfg Config) {
 	t.Helper()
 	cfg = cfg.withDefaults()
-	var hung, failed atomic.Bool
+	var failed atomic.Bool
+	var mu sync.Mutex
+	var hungW *Workload // the case that hung, and its message
+	var hungMsg string
 	rapid.Check(t, func(rt *rapid.T) {
 		w := Draw(rt, cfg)
-		if hung.Load() {
-			return
-		}
-		tries := 1
-		if failed.Load() {
-			tries = cfg.Retries
-		}
-		for try := 1; try <= tries; try++ {
-			if err := RunWorkload(newPool, w, cfg); err != nil {
-				failed.Store(true)
-				if isHang(err) {
-					hung.Store(true)
-				}
-				if try > 1 {
-					rt.Logf("failed on run %d of the same workload", try)
-				}
-				rt.Fatalf("%s: %v", w, err)
-			}
+		if msg := checkCase(rt, newPool, w, cfg, &failed, &mu, &hungW, &hungMsg); msg != "" {
+			// One call site for every failure: rapid compares where a
+			// failure comes from when it replays the case.
+			rt.Fatal(msg)
 		}
 	})
+}
+
+// checkCase runs one case of Check and returns its failure, or "".
+func checkCase(rt *rapid.T, newPool func() Pool, w Workload, cfg Config, failed *atomic.Bool, mu *sync.Mutex, hungW **Workload, hungMsg *string) string {
+	mu.Lock()
+	hw, hm := *hungW, *hungMsg
+	mu.Unlock()
+	if hw != nil {
+		// A hang leaves goroutines stuck in the pool; run no more cases.
+		// Rapid's final replay of the hanging case gets its message again,
+		// so that it is the case reported.
+		if reflect.DeepEqual(w, *hw) {
+			return hm
+		}
+		return ""
+	}
+	tries := 1
+	if failed.Load() {
+		tries = cfg.Retries
+	}
+	for try := 1; try <= tries; try++ {
+		if err := RunWorkload(newPool, w, cfg); err != nil {
+			failed.Store(true)
+			msg := fmt.Sprintf("%s: %v", w, err)
+			if isHang(err) {
+				mu.Lock()
+				*hungW, *hungMsg = &w, msg
+				mu.Unlock()
+			}
+			if try > 1 {
+				rt.Logf("failed on run %d of the same workload", try)
+			}
+			return msg
+		}
+	}
+	return ""
 }
 
 // Run is Check without a test: it tries cfg.Cases workloads generated from
@@ -134,15 +160,19 @@ func (tr *tracker) task(id int, t Task, top int) func() {
 				break
 			}
 		}
-		t.do()
+		// Deferred, so that a task that ends in runtime.Goexit is
+		// finished too.
+		defer func() {
+			tr.running.Add(-1)
+			tr.finished[id].Store(true)
+		}()
 		if id == top {
 			for c := range t.Children {
 				cid := tr.children[top] + c
 				tr.submit(len(tr.inSubmit)-1, cid, tr.task(cid, Task{Work: t.Work, Amount: t.Amount / 2}, cid))
 			}
 		}
-		tr.running.Add(-1)
-		tr.finished[id].Store(true)
+		t.do()
 	}
 }
 

@@ -76,6 +76,11 @@ type Config struct {
 	// with a bounded number of workers and a blocking Submit can deadlock
 	// on that by design, so it is off by default.
 	Nested bool
+	// Goexit makes about one task in ten call runtime.Goexit, as a task
+	// does when it calls t.FailNow (or gomock does on a failed
+	// expectation). The pool must survive it: the other tasks still run
+	// and Close still returns.
+	Goexit bool
 	// CloseEarly lets Close run concurrently with the submitters: each task
 	// is then either accepted (and must run) or refused (and must not).
 	CloseEarly bool
