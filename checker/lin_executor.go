@@ -29,6 +29,8 @@ type linWholeIn struct {
 	takeQ int
 	take  LinQueueOpKind
 	push  LinQueueOpKind
+	moved []int64 // a steal-half: removed from takeQ with the task, pushed onto thief
+	thief int     // queue index + 1 of the thief's deque
 }
 
 func linQueueIndex(q traces.Queue) int {
@@ -54,11 +56,19 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 			n.tasks[x.index] = ts
 			if x.takeQ > 0 {
 				q := x.takeQ - 1
-				ok, nq := linQueueStep(n.queues[q], linQueueIn{kind: x.take, value: x.op.task}, nil)
+				ok, nq := linQueueStep(n.queues[q], linQueueIn{kind: x.take, value: x.op.task, moved: x.moved}, nil)
 				if !ok {
 					return false, s
 				}
 				n.queues[q] = nq.(linQueueState)
+				if len(x.moved) > 0 {
+					// The moved tasks, in the victim's order, onto the thief's tail.
+					old := s.queues[q].q
+					th := n.queues[x.thief-1]
+					tq := slices.Clone(th.q)
+					tq = append(tq, old[1:1+len(x.moved)]...)
+					n.queues[x.thief-1] = linQueueState{q: tq, slot: th.slot}
+				}
 			}
 			if x.pushQ > 0 {
 				q := x.pushQ - 1
@@ -131,7 +141,10 @@ func linWholeOps(hist *linHistory, complete bool) (ops []porcupine.Operation, nt
 		}
 	}
 	for _, o := range hist.ops {
-		x := linWholeIn{op: o.task, index: index[o.task.task], take: o.takeKind, push: o.pushKind}
+		x := linWholeIn{op: o.task, index: index[o.task.task], take: o.takeKind, push: o.pushKind, moved: o.moved}
+		if len(o.moved) > 0 {
+			x.thief = linQueueIndex(traces.LocalQueue(int(o.task.worker))) + 1
+		}
 		if o.pushQ != traces.QueueNone {
 			x.pushQ = linQueueIndex(o.pushQ) + 1
 		}

@@ -163,3 +163,57 @@ func TestLinearizabilityExecutors(t *testing.T) {
 		})
 	}
 }
+
+// Bursts of tasks spawned from inside tasks fill the local deques, so that
+// thieves steal (half, in that setting) and deques overflow.
+func TestLinearizabilityExecutorsBursts(t *testing.T) {
+	for name, newEx := range linExecutors() {
+		t.Run(name, func(t *testing.T) {
+			for run := range 3 {
+				ex := newEx()
+				rep, ok := ex.(executor.Reporter)
+				if !ok {
+					t.Skip("does not report events")
+				}
+				rec := &linRecorder{}
+				rep.SetRecorder(rec)
+				for range 30 {
+					_, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) {
+						for range 12 {
+							if _, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) {
+								runtime.Gosched()
+								return nil, true
+							})); err != nil {
+								panic(err)
+							}
+						}
+						return nil, true
+					}))
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := ex.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				if err := ex.Close(); err != nil {
+					t.Fatal(err)
+				}
+				var h traces.Header
+				if d, ok := ex.(executor.Describer); ok {
+					h = d.Describe()
+				}
+				rec.mu.Lock()
+				events := append([]traces.Event(nil), rec.events...)
+				rec.mu.Unlock()
+				res, err := checker.CheckLinearizability(h, events, checker.LinOptions{Complete: true, Budget: 10 * time.Second})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != checker.Holds {
+					t.Fatalf("run %d: %s", run, res.Summary())
+				}
+			}
+		})
+	}
+}

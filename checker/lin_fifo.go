@@ -84,7 +84,7 @@ func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats b
 			push[key{in.value, npush[in.value]}] = iv{op.Call, op.Return}
 			npush[in.value]++
 		case LinTakeHead:
-			if in.value == 0 {
+			if in.value == 0 || len(in.moved) > 0 {
 				return Unknown, "", false
 			}
 			take[key{in.value, ntake[in.value]}] = iv{op.Call, op.Return}

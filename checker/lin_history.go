@@ -21,6 +21,7 @@ type linOp struct {
 	takeQ     traces.Queue   // queue the task was taken from; QueueNone if none
 	takeKind  LinQueueOpKind // how it was taken: LinTakeHead, LinTakeTail, LinTakeSlot or LinTakeAny
 	pushKind  LinQueueOpKind // how it was pushed: LinPush or LinPushSlot
+	moved     []int64        // a steal-half: the tasks that went to the thief's deque with it
 	event     int            // index in the events slice; -1 for synthetic operations
 	key       int64          // the event's place in the trace's order (Seq, else Call)
 }
@@ -171,6 +172,22 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	}
 	lastEnd := map[int64]int{}  // task → index in ops of its poll end still open to a re-queue
 	orphan := map[int64]linOp{} // task → re-queue seen before its poll end
+
+	// Steal-half moves tasks from the victim's deque to the thief's without
+	// an event of their own. They are inferred: a task taken from a local
+	// queue it was never pushed onto went there with the last steal-half
+	// of that queue's owner from the queue it was pushed onto. That steal
+	// then also removes it from the victim (after the head), and pushes it
+	// onto the thief's deque. One hop: a task moved twice is not followed.
+	stealHalf := h.Config["steal-half"] != 0
+	loc := map[int64]traces.Queue{} // task → the queue it was last pushed onto
+	type stealRef struct{ op, qop int }
+	lastSteal := map[[2]int32]stealRef{} // (thief, victim) → its last steal
+	pushed := func(t int64, q traces.Queue) {
+		if stealHalf {
+			loc[t] = q
+		}
+	}
 	for _, x := range order {
 		e := events[x.i]
 		in := linTaskIn{task: e.Task, worker: e.Worker, seq: e.Seq, victim: -1}
@@ -198,6 +215,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 			in.queue = op.pushQ
 			op.pushKind = pushKind(op.pushQ)
 			queueOp(op.pushQ, op.pushKind, x, e)
+			pushed(e.Task, op.pushQ)
 		case traces.KindTake:
 			in.kind = linTake
 			in.source = e.Source
@@ -230,6 +248,25 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 			default:
 				bad(x.i, e, "take without a source")
 				continue
+			}
+			if stealHalf {
+				if from, ok := loc[e.Task]; ok && from != op.takeQ && from.Worker() >= 0 && op.takeQ.Worker() >= 0 {
+					if ref, ok := lastSteal[[2]int32{int32(op.takeQ.Worker()), int32(from.Worker())}]; ok {
+						st := &hist.ops[ref.op]
+						st.moved = append(st.moved, e.Task)
+						vq := hist.queues[from]
+						vq[ref.qop].Moved = append(vq[ref.qop].Moved, e.Task)
+						thief := traces.LocalQueue(op.takeQ.Worker())
+						hist.queues[thief] = append(hist.queues[thief], LinQueueOp{
+							Client: st.client, Kind: LinPush, Value: e.Task,
+							Call: uint64(st.call), Return: linRet(st.ret), Seq: st.task.seq,
+						})
+					}
+				}
+				delete(loc, e.Task)
+				if e.Source == traces.SourceSteal {
+					lastSteal[[2]int32{e.Worker, e.Victim}] = stealRef{len(hist.ops), len(hist.queues[op.takeQ])}
+				}
 			}
 			queueOp(op.takeQ, op.takeKind, x, e)
 		case traces.KindPollBegin:
@@ -265,6 +302,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				}
 				op.pushKind = pushKind(op.pushQ)
 				queueOp(op.pushQ, op.pushKind, x, e)
+				pushed(e.Task, op.pushQ)
 				in.queue = op.pushQ
 			}
 			hist.notes = append(hist.notes, porcupine.Annotation{
@@ -278,6 +316,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				q = defaultQueue(e.Worker)
 			}
 			queueOp(q, LinPush, x, e)
+			pushed(e.Task, q)
 			if k, ok := lastEnd[e.Task]; ok && hist.ops[k].task.worker == e.Worker {
 				delete(lastEnd, e.Task)
 				p := &hist.ops[k]

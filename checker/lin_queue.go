@@ -50,6 +50,10 @@ type LinQueueOp struct {
 	Call   uint64
 	Return uint64
 	Seq    uint64 // the event's sequence number, for descriptions; optional
+	// Moved, for a LinTakeHead that took more than its element (a steal of
+	// half the deque): the elements that followed the head and went with
+	// it, in any order.
+	Moved []int64
 }
 
 // linInf is the return tick given to an operation that never returned.
@@ -65,6 +69,7 @@ type linQueueIn struct {
 	load  []int64
 	end   bool
 	seq   uint64
+	moved []int64 // LinTakeHead: the elements after the head that go with it
 }
 
 // linQueueState is an immutable sequence, head first, and the LIFO slot
@@ -126,6 +131,20 @@ func linQueueStep(st any, in any, _ any) (bool, any) {
 		if len(q.q) == 0 || q.q[0] != op.value {
 			return false, q
 		}
+		if n := len(op.moved); n > 0 {
+			// The next n elements are the moved ones, in some order.
+			if len(q.q) < 1+n {
+				return false, q
+			}
+			next := slices.Clone(q.q[1 : 1+n])
+			want := slices.Clone(op.moved)
+			slices.Sort(next)
+			slices.Sort(want)
+			if !slices.Equal(next, want) {
+				return false, q
+			}
+			return true, linQueueState{q: q.q[1+n:], slot: q.slot}
+		}
 		return true, linQueueState{q: q.q[1:], slot: q.slot}
 	case LinTakeAny:
 		if op.value == 0 {
@@ -180,6 +199,9 @@ func linQueueModel(name string) porcupine.Model {
 				s += " → empty"
 			default:
 				s += fmt.Sprintf(" → %d", op.value)
+			}
+			if len(op.moved) > 0 {
+				s += fmt.Sprintf(" with %v", op.moved)
 			}
 			if op.seq != 0 {
 				s += fmt.Sprintf(" [event %d]", op.seq)
@@ -327,10 +349,24 @@ func linQueueWindows(ops []LinQueueOp, complete bool) ([]linWindow, error) {
 				}
 			}
 		}
-		in := linQueueIn{kind: x.op.Kind, value: x.op.Value, seq: x.op.Seq}
+		in := linQueueIn{kind: x.op.Kind, value: x.op.Value, seq: x.op.Seq, moved: x.op.Moved}
 		cur = append(cur, porcupine.Operation{
 			ClientId: x.op.Client, Input: in, Output: nil, Call: x.call, Return: x.ret, Metadata: x.index,
 		})
+		for _, v := range x.op.Moved {
+			t := inQueue[v]
+			if t == nil {
+				t = &tally{}
+				inQueue[v] = t
+			}
+			if len(t.pushes) > t.taken {
+				size--
+			}
+			t.taken++
+			if len(t.pushes) == t.taken {
+				delete(inQueue, v)
+			}
+		}
 		if x.op.Kind == LinPush || x.op.Kind == LinPushSlot || x.op.Kind != LinAbort && x.op.Value != 0 {
 			t := inQueue[x.op.Value]
 			if t == nil {

@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -179,28 +178,24 @@ func (d *decoder) str() ([]byte, error) {
 	if !d.eat('"') {
 		return nil, d.syntax("a string")
 	}
+	// One pass for the end, an escape or a control character: the strings
+	// of a trace are short, so a plain loop beats bytes.IndexByte.
 	start := d.i
-	end := bytes.IndexByte(d.b[start:], '"')
-	if end < 0 {
-		end = len(d.b) - start
-	}
-	seg := d.b[start : start+end]
-	for j, c := range seg {
-		if c == '\\' {
-			d.i = start + j
+	for i := start; i < len(d.b); i++ {
+		switch c := d.b[i]; {
+		case c == '"':
+			d.i = i + 1
+			return d.b[start:i], nil
+		case c == '\\':
+			d.i = i
 			return d.strSlow(start)
-		}
-		if c < 0x20 {
-			d.i = start + j
+		case c < 0x20:
+			d.i = i
 			return nil, d.syntax("a string character (control characters must be escaped)")
 		}
 	}
-	if start+end == len(d.b) {
-		d.i = len(d.b)
-		return nil, d.syntax(`'"' to end the string`)
-	}
-	d.i = start + end + 1
-	return seg, nil
+	d.i = len(d.b)
+	return nil, d.syntax(`'"' to end the string`)
 }
 
 // strSlow continues str for a string with escapes, from start.

@@ -95,7 +95,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	h := src.Header()
 	conf, err := checker.NewConformance(h)
 	if err != nil {
-		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: header: %w", file, err))
+		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
 	keepAll := f.html != "" || f.chrome != "" || f.lin
 	var (

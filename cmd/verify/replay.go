@@ -58,7 +58,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	h := src.Header()
 	conf, err := checker.NewConformance(h)
 	if err != nil {
-		return replayBad(stderr, file, fmt.Errorf("%s: header: %w", file, err))
+		return replayBad(stderr, file, fmt.Errorf("%s:1: %w", file, err))
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
