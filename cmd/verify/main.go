@@ -18,7 +18,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Exit codes, shared by every subcommand.
@@ -94,4 +96,18 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nRun 'verify COMMAND -h' for a command's flags.")
 	fmt.Fprintln(w, "Exit codes: 0 holds, 1 violated, 2 usage or input error, 3 unknown (budget spent).")
+}
+
+// selfCommand returns how the user can run this command again: the binary's
+// name when it is installed, or "go run ./cmd/verify" under go run (whose
+// binary lives in a temporary build directory).
+func selfCommand() string {
+	arg0 := os.Args[0]
+	if strings.Contains(arg0, "go-build") || strings.HasSuffix(arg0, ".test") {
+		return "go run ./cmd/verify"
+	}
+	if filepath.Base(arg0) == arg0 {
+		return arg0
+	}
+	return "verify"
 }

@@ -1,0 +1,185 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
+)
+
+// HeaderOf returns the trace header for a model configuration: the policy
+// and its parameters, so that a counterexample, written as a trace, can be
+// checked and replayed like a recorded one.
+func HeaderOf(c model.Config) traces.Header {
+	n := c.Normalized()
+	h := traces.Header{
+		Format:   traces.Format,
+		Version:  traces.Version,
+		Executor: "model",
+		Workers:  n.Workers,
+		Policy:   string(n.Policy),
+		Config:   map[string]int{"tasks": n.Tasks},
+	}
+	if n.Variant != model.Correct {
+		h.Executor = "model variant=" + string(n.Variant)
+	}
+	if !n.Endless {
+		h.Config["pendings"] = n.Pendings
+	}
+	b := func(v bool) int {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	if n.Policy == model.WorkSteal {
+		h.Config["local-cap"] = n.LocalCap
+		h.Config["owner-lifo"] = b(!n.OwnerFIFO)
+		h.Config["steal-half"] = b(n.StealHalf)
+		if n.GlobalInterval > 0 {
+			h.Config["global-interval"] = n.GlobalInterval
+		}
+	}
+	if n.Policy == model.Priority {
+		h.Config["aging"] = n.Aging
+	}
+	if n.Slice > 0 {
+		h.Config["slice"] = n.Slice
+	}
+	if n.Retries > 0 {
+		h.Config["retries"] = n.Retries
+	}
+	return h
+}
+
+// Events returns the counterexample as trace events, one or two per step
+// (a take is followed by its poll-begin; a re-queue after a poll by its
+// requeue), each naming its rule and carrying the state after it in Detail.
+// The loop of a lasso is marked in the Detail of its first event.
+func (cx *Counterexample) Events() []traces.Event {
+	var out []traces.Event
+	seq := uint64(0)
+	emit := func(e traces.Event, s *model.State, note string) {
+		seq++
+		e.Seq = seq
+		if s != nil {
+			e.Detail = compactState(s)
+		}
+		if note != "" {
+			e.Detail = note + "; " + e.Detail
+		}
+		out = append(out, e)
+	}
+	prev := cx.Init
+	for k, cs := range cx.Steps {
+		st := cs.Step
+		note := ""
+		if k == cx.Loop {
+			note = "loop: the steps from here repeat forever"
+		}
+		base := traces.Event{Task: int64(st.Task), Worker: int32(st.Worker), Victim: -1, Rule: st.Rule}
+		switch st.Rule {
+		case model.SPAWN:
+			base.Kind = traces.KindSpawn
+			base.Queue = queueOf(st.Dest)
+			emit(base, cs.State, note)
+		case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
+			if st.Read {
+				base.Kind = traces.KindStep
+				base.Victim = int32(st.Victim)
+				emit(base, cs.State, joinNote(note, fmt.Sprintf("w%d reads t%d at the owner end of w%d", st.Worker, st.Task, st.Victim)))
+				break
+			}
+			base.Kind = traces.KindTake
+			switch st.Rule {
+			case model.POLL_LOCAL:
+				base.Source = traces.SourceLocal
+			case model.GLOBAL_STEAL:
+				base.Source = traces.SourceGlobal
+			default:
+				base.Source = traces.SourceSteal
+				base.Victim = int32(st.Victim)
+			}
+			emit(base, cs.State, note)
+			emit(traces.Event{Kind: traces.KindPollBegin, Task: base.Task, Worker: base.Worker, Victim: -1}, nil, "")
+		case model.POLL_PENDING:
+			base.Kind = traces.KindStep
+			emit(base, cs.State, note)
+		case model.TASK_SUSPEND:
+			base.Kind = traces.KindPollEnd
+			base.Result = traces.ResultPending
+			emit(base, cs.State, note)
+			switch {
+			case st.Repoll:
+				emit(traces.Event{Kind: traces.KindPollBegin, Task: base.Task, Worker: base.Worker, Victim: -1}, nil, "")
+			case prev != nil && prev.Task[st.Task-1] == model.Notified:
+				emit(traces.Event{Kind: traces.KindRequeue, Task: base.Task, Worker: base.Worker, Victim: -1, Queue: requeueQueue(cs.State, st)}, nil, "")
+			}
+		case model.TASK_COMPLETE:
+			base.Kind = traces.KindPollEnd
+			base.Result = traces.ResultReady
+			if st.Failed {
+				base.Result = traces.ResultPanic
+			}
+			emit(base, cs.State, note)
+		case model.WAKE:
+			base.Kind = traces.KindWake
+			base.Worker = -1
+			if prev != nil {
+				switch model.WakeOutcome(prev, st.Task) {
+				case "scheduled":
+					base.Outcome = traces.OutcomeScheduled
+					base.Queue = queueOf(st.Dest)
+				case "notified":
+					base.Outcome = traces.OutcomeNotified
+				case "coalesced":
+					base.Outcome = traces.OutcomeCoalesced
+				case "late":
+					base.Outcome = traces.OutcomeLate
+				}
+			}
+			if st.Dest >= 0 {
+				base.Worker = int32(st.Dest) // a wake on worker d's thread
+			}
+			emit(base, cs.State, note)
+		}
+		if cs.State != nil {
+			prev = cs.State
+		}
+	}
+	return out
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func queueOf(dest int) traces.Queue {
+	if dest < 0 {
+		return traces.QueueGlobal
+	}
+	return traces.LocalQueue(dest)
+}
+
+// requeueQueue says where TASK-SUSPEND put a NOTIFIED task: the worker's
+// local queue, unless it was full or the policy has none.
+func requeueQueue(s *model.State, st model.Step) traces.Queue {
+	if s == nil {
+		return traces.QueueGlobal
+	}
+	for _, t := range s.Local[st.Worker] {
+		if int(t) == st.Task {
+			return traces.LocalQueue(st.Worker)
+		}
+	}
+	return traces.QueueGlobal
+}
+
+// compactState prints a state on one line, for a trace's Detail.
+func compactState(s *model.State) string {
+	return strings.ReplaceAll(s.String(), "\n", " | ")
+}

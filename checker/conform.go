@@ -1,0 +1,1127 @@
+package checker
+
+import (
+	"fmt"
+	"iter"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
+)
+
+// Conformance replays a recorded trace through the open model of its
+// header's policy: every event must be an enabled instance of its rule in the
+// current state. Feed it the events in Seq order with Step; the first event
+// that is not an enabled rule is the violation, reported as a
+// *ConformanceError with the rule, the premise that failed, the model state
+// and the events before it. Finish reports what only the whole trace shows:
+// lost wakeups, tasks never completed, the fairness figures, and warnings.
+//
+// How events map onto the model's rules (model.Rule):
+//
+//	spawn                SPAWN onto e.Queue
+//	take                 POLL-LOCAL (source local or lifo), GLOBAL-STEAL
+//	                     (global), WORKER-STEAL (steal, from e.Victim)
+//	poll-begin           no rule: the worker must be RUNNING the task
+//	poll-end pending     POLL-PENDING (the future registered its waker),
+//	                     then TASK-SUSPEND; with the time-slice policy a
+//	                     poll-begin of the same task on the same worker with
+//	                     no take between is TASK-SUSPEND's re-poll
+//	poll-end ready       TASK-COMPLETE
+//	poll-end panic       TASK-COMPLETE of a failed future: DONE, or re-queued
+//	                     on the global queue by the retry policy
+//	wake                 WAKE onto e.Queue, after checking that the reported
+//	                     outcome is model.WakeOutcome of the task's state
+//	requeue              no rule: the TASK-SUSPEND (NOTIFIED) or retry just
+//	                     applied must have put the task where e.Queue says
+//	park, unpark, panic  no rule: findings (see ConformanceReport)
+//	step                 the rule e.Rule, as a model checker writes it
+//
+// Relaxed premises. A real executor cannot test some premises in the same
+// atomic step as its take, and a correct one must not be reported for it.
+// These two premises are accepted when they held at some instant in
+// [e.Call, e.Seq] — from the moment the worker began to look for work
+// (the take's call tick) to the take itself — rather than at e.Seq:
+//   - WORKER-STEAL's "global = ∅": a push onto the global queue from
+//     another thread may land between the thief's look at the global queue
+//     and its steal;
+//   - POLL-LOCAL's "no global check due": a push onto the empty global
+//     queue may land between the look that found it empty on a
+//     global-check take and the local take that followed.
+//
+// Both read only the global queue, the one queue any thread pushes to; a
+// worker's local queue is pushed to only by its owner, so no premise about
+// it is relaxed. A take without a call tick (Call = 0) is checked at its Seq.
+// ConformanceReport.Relaxed counts the takes accepted this way.
+//
+// Under the priority policy a trace does not say each task's priority, so
+// the order of the global queue is not checked: a take of any task in it is
+// accepted (the model is the single-queue policy), and the fairness figures
+// show how long tasks waited. A LIFO slot (config lifo-slot=1) is a place of
+// its own: the slot's task is invisible to steals and to takes from the
+// local queue, and a take from the slot sees only it.
+//
+// Task ids are the model's task ids, so model messages name the trace's
+// tasks; ids up to MaxConformTask are accepted.
+//
+// Cost: O(1) per event for every policy but priority (a take scans the
+// global queue) and steal-half (moves half a queue), and no allocation per
+// event once the tables have grown: the model's invariants are checked
+// after every event while the state is small, and, on larger states, every
+// so many events that their cost stays a small constant per event, and at
+// the end. A Conformance is not safe for concurrent use; its zero value is
+// not usable (NewConformance).
+type Conformance struct {
+	h   traces.Header
+	m   *model.Model
+	s   *model.State
+	cap int // the model's local capacity; 0 = no local queues
+
+	priority bool // priority policy: takes from anywhere in the global queue
+	slotOn   bool // lifo-slot=1
+	slices   bool // time-slice policy: poll-end pending may be a re-poll
+	retry    bool // retry policy
+
+	n       int // events seen
+	lastSeq uint64
+	err     *ConformanceError
+	report  *ConformanceReport
+
+	ring  [conformBefore]traces.Event
+	ringN int // events in the ring
+
+	tasks   []confTask   // indexed by task id - 1
+	workers []confWorker // indexed by worker
+
+	polls    uint64 // polls so far: takes and re-polls
+	maxOther uint64
+	maxOTask int64
+	maxDelay uint64
+	maxDTask int64
+	relaxed  int
+
+	globalSince uint64 // Seq of the event that last made the global queue non-empty
+	globalEpoch uint64 // times the global queue became empty
+	globalFull  bool   // the global queue was non-empty after the last event
+
+	invEvery int // check invariants every invEvery events (adapts to the state's size)
+	invCount int
+
+	panics   []ConformanceFinding
+	warnings []ConformanceFinding
+}
+
+// conformBefore is how many events a ConformanceError shows before the
+// violation.
+const conformBefore = 20
+
+// MaxConformTask is the largest task id a Conformance accepts: the model's
+// state grows to the largest id.
+const MaxConformTask = 1 << 22
+
+type confTask struct {
+	readyPolls uint64 // polls when the task last became QUEUED
+	readySeq   uint64 // Seq when it last became QUEUED
+	flags      uint8
+	requeue    traces.Queue // where the last re-queueing transition put it
+}
+
+const (
+	confReady   uint8 = 1 << iota // QUEUED and not yet taken since
+	confWoken                     // woken (scheduled or notified), not polled since
+	confRequeue                   // a re-queueing transition awaits its requeue event
+)
+
+// A deferred decision about the end of a worker's poll that the next event
+// of that worker or task settles.
+const (
+	confNone    uint8 = iota
+	confSuspend       // poll-end pending of a NOTIFIED task: re-poll or re-queue?
+	confFailed        // poll-end panic under the retry policy: retried or DONE?
+)
+
+type confWorker struct {
+	pendTask int32 // task of the deferred decision
+	pend     uint8
+	parked   bool
+	parkIdx  int    // event index of the park
+	parkSeq  uint64 // its Seq
+	parkG    bool   // the global queue was non-empty at the park
+	parkL    bool   // the local queue was non-empty at the park
+	parkEp   uint64 // globalEpoch at the park
+	slot     int32  // the task in the LIFO slot, 0 = empty
+}
+
+// ConformanceError is the first event of a trace that is not an enabled
+// rule of the model.
+type ConformanceError struct {
+	Index   int          // position of the event in the trace, from 0
+	Event   traces.Event // the event
+	Rule    model.Rule   // the rule it maps onto; 0 for an event that is no rule (poll-begin, requeue, a malformed event)
+	Premise string       // the premise that failed, e.g. "local(w) = ∅"
+	Reason  string       // what held instead, e.g. "w2's local queue holds [t17]"
+	State   string       // the model state (lanes) when the premise was evaluated
+	Before  []traces.Event
+	Msg     string // the whole message, as Error returns it
+}
+
+// Error returns e.g. "event 1832 (seq 4410): WORKER-STEAL by worker 2 of
+// task 9 from worker 0, but w2's local queue holds [t17] (premise local(w) =
+// ∅ fails)". Events are counted from 1 in the message.
+func (e *ConformanceError) Error() string { return e.Msg }
+
+// ConformanceFinding is something a trace shows that is not a violation of a
+// rule: a task's panic, or a warning.
+type ConformanceFinding struct {
+	Index  int    // position of the event in the trace, from 0
+	Seq    uint64 // its Seq
+	Task   int64  // 0 if none
+	Worker int    // -1 if none
+	Msg    string
+}
+
+func (f ConformanceFinding) String() string {
+	return fmt.Sprintf("event %d (seq %d): %s", f.Index+1, f.Seq, f.Msg)
+}
+
+// ConformanceReport is the result of checking a whole trace.
+//
+// Verdict is Violated when an event is not an enabled rule (Err says
+// which); Unknown when every event conforms but some task is not DONE at the
+// end (a finite trace cannot tell a task that would never finish from one
+// that had not finished yet: LostWakeups and NeverCompleted name them);
+// Holds when every event conforms and every spawned task is DONE.
+type ConformanceReport struct {
+	Events  int
+	Verdict Verdict
+	Err     *ConformanceError
+
+	Tasks     int // tasks spawned
+	Completed int // tasks DONE at the end
+
+	// LostWakeups are the tasks woken (scheduled or notified) and never
+	// polled afterwards, and not DONE at the end.
+	LostWakeups []int64
+	// NeverCompleted are the spawned tasks not DONE at the end (a superset
+	// of LostWakeups).
+	NeverCompleted []int64
+
+	// Fairness: for each time a task became QUEUED (spawn, wake, re-queue),
+	// the polls of other tasks before its take, and the Seq delay.
+	MaxOtherPolls     int
+	MaxOtherPollsTask int64
+	MaxDelay          uint64
+	MaxDelayTask      int64
+
+	// Relaxed counts takes whose premise was accepted at an instant of
+	// [Call, Seq] rather than at Seq (see Conformance).
+	Relaxed int
+
+	Panics   []ConformanceFinding // panic events
+	Warnings []ConformanceFinding // parks that left work behind, parks during a poll
+}
+
+// Summary returns a few lines a person reads: the verdict, the violation or
+// the counts, the fairness figures, the findings.
+func (r *ConformanceReport) Summary() string {
+	var b strings.Builder
+	switch r.Verdict {
+	case Violated:
+		fmt.Fprintf(&b, "violated: %s\n", r.Err.Msg)
+	case Unknown:
+		fmt.Fprintf(&b, "every event conforms, but %d of %d tasks are not DONE at the end\n", len(r.NeverCompleted), r.Tasks)
+	default:
+		fmt.Fprintf(&b, "conforms: %d events, %d tasks, all DONE\n", r.Events, r.Tasks)
+	}
+	if len(r.LostWakeups) > 0 {
+		fmt.Fprintf(&b, "lost wakeups (woken, never polled again, not DONE): %s\n", taskList(r.LostWakeups))
+	}
+	if len(r.NeverCompleted) > 0 {
+		fmt.Fprintf(&b, "never completed: %s\n", taskList(r.NeverCompleted))
+	}
+	fmt.Fprintf(&b, "fairness: at most %d polls of other tasks between ready and poll (t%d); largest delay %d ticks (t%d)\n",
+		r.MaxOtherPolls, r.MaxOtherPollsTask, r.MaxDelay, r.MaxDelayTask)
+	if r.Relaxed > 0 {
+		fmt.Fprintf(&b, "%d takes accepted with a premise that held between the call and the take\n", r.Relaxed)
+	}
+	for _, f := range r.Panics {
+		fmt.Fprintf(&b, "panic: %s\n", f)
+	}
+	for _, f := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", f)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func taskList(ts []int64) string {
+	const show = 20
+	var b strings.Builder
+	for i, t := range ts {
+		if i == show {
+			fmt.Fprintf(&b, " ... (%d in all)", len(ts))
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "t%d", t)
+	}
+	return b.String()
+}
+
+// confKeys are the header config keys a Conformance understands.
+var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries"}
+
+// NewConformance returns a checker for a trace with header h. It fails on a
+// header the model cannot check: a bad format or version, an unknown
+// policy, an unknown or out-of-range config key.
+func NewConformance(h traces.Header) (*Conformance, error) {
+	if err := traces.CheckHeader(h); err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
+	cfg, c, err := confConfig(h)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: header: %w", err)
+	}
+	m, err := model.NewOpenTrace(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: header: %w", err)
+	}
+	c.h = h
+	c.m = m
+	c.s = m.Init()
+	c.cap = m.Config().LocalCap
+	c.workers = make([]confWorker, h.Workers)
+	c.invEvery = 1
+	return c, nil
+}
+
+// confConfig maps a header onto a model configuration.
+func confConfig(h traces.Header) (model.Config, *Conformance, error) {
+	c := &Conformance{}
+	cfg := model.Config{Workers: h.Workers}
+	for k, v := range h.Config {
+		if !slices.Contains(confKeys, k) {
+			return cfg, nil, fmt.Errorf("unknown config key %q (known: %s)", k, strings.Join(confKeys, ", "))
+		}
+		if v < 0 {
+			return cfg, nil, fmt.Errorf("%s = %d: want a number ≥ 0", k, v)
+		}
+	}
+	flag := func(k string, def bool) (bool, error) {
+		v, ok := h.Config[k]
+		switch {
+		case !ok:
+			return def, nil
+		case v == 0 || v == 1:
+			return v == 1, nil
+		}
+		return false, fmt.Errorf("%s = %d: want 0 or 1", k, v)
+	}
+	switch model.Policy(h.Policy) {
+	case model.WorkSteal:
+		cfg.Policy = model.WorkSteal
+		cfg.LocalCap = model.MaxOpenLocalCap
+		if v, ok := h.Config["local-cap"]; ok {
+			if v == 0 {
+				return cfg, nil, fmt.Errorf("local-cap = 0: a work-stealing executor has local queues")
+			}
+			cfg.LocalCap = v
+		}
+		lifo, err := flag("owner-lifo", true)
+		if err != nil {
+			return cfg, nil, err
+		}
+		cfg.OwnerFIFO = !lifo
+		if cfg.StealHalf, err = flag("steal-half", false); err != nil {
+			return cfg, nil, err
+		}
+		if c.slotOn, err = flag("lifo-slot", false); err != nil {
+			return cfg, nil, err
+		}
+		if c.slotOn {
+			if cfg.LocalCap < model.MaxOpenLocalCap {
+				cfg.LocalCap++ // the model's local queue holds the slot's task too
+			}
+		}
+		cfg.GlobalInterval = h.Config["global-interval"]
+	case model.FIFO:
+		cfg.Policy = model.FIFO
+	case model.Priority:
+		// The order of the queue is not checked (no priorities in a
+		// trace): the single-queue model, with takes from anywhere.
+		cfg.Policy = model.FIFO
+		c.priority = true
+	case model.TimeSlice:
+		cfg.Policy = model.TimeSlice
+		cfg.Slice = h.Config["slice"]
+		c.slices = true
+	case model.Retry:
+		cfg.Policy = model.Retry
+		cfg.Retries = h.Config["retries"]
+		c.retry = true
+	default:
+		return cfg, nil, fmt.Errorf("unknown policy %q (want one of fifo, worksteal, priority, timeslice, retry)", h.Policy)
+	}
+	return cfg, c, nil
+}
+
+// Lanes returns the current model state: the global queue, each worker with
+// its local queue, one line each, then every spawned task's state.
+func (c *Conformance) Lanes() string {
+	s := c.s.String()
+	for w := range c.workers {
+		if t := c.workers[w].slot; t != 0 {
+			s += fmt.Sprintf("\nw%d LIFO slot t%d", w, t)
+		}
+	}
+	return s
+}
+
+// Events returns how many events Step has been given.
+func (c *Conformance) Events() int { return c.n }
+
+// Err returns the violation found so far, or nil.
+func (c *Conformance) Err() *ConformanceError { return c.err }
+
+// Step checks the next event. It returns nil, or the *ConformanceError of the
+// first violation; once a violation was found every later call returns it
+// again. Events must come in Seq order.
+func (c *Conformance) Step(e traces.Event) error {
+	if c.err != nil {
+		return c.err
+	}
+	if c.report != nil {
+		return fmt.Errorf("conformance: Step after Finish")
+	}
+	idx := c.n
+	c.n++
+	if err := c.step(idx, e); err != nil {
+		return err
+	}
+	c.lastSeq = e.Seq
+	c.afterEvent(e)
+	if err := c.checkInvariants(idx, e); err != nil {
+		return err
+	}
+	c.ring[idx%conformBefore] = e
+	c.ringN++
+	return nil
+}
+
+// afterEvent keeps the global queue's history: when it last became
+// non-empty, and how often it became empty.
+func (c *Conformance) afterEvent(e traces.Event) {
+	full := len(c.s.Global) > 0
+	if full && !c.globalFull {
+		c.globalSince = e.Seq
+	} else if !full && c.globalFull {
+		c.globalEpoch++
+	}
+	c.globalFull = full
+}
+
+func (c *Conformance) step(idx int, e traces.Event) error {
+	if idx > 0 && e.Seq < c.lastSeq {
+		return c.fail(idx, e, 0, "Seq increases", fmt.Sprintf("seq %d comes after seq %d: the trace is not in Seq order", e.Seq, c.lastSeq))
+	}
+	if int(e.Worker) >= len(c.workers) || e.Worker < -1 {
+		return c.fail(idx, e, confRule(e), "0 ≤ w < W", fmt.Sprintf("no worker %d: the header declares %d workers", e.Worker, len(c.workers)))
+	}
+	if err := traces.Validate(c.h, e); err != nil {
+		return c.fail(idx, e, confRule(e), "a well-formed event", err.Error())
+	}
+	if e.Task > MaxConformTask {
+		return c.fail(idx, e, confRule(e), fmt.Sprintf("task id ≤ %d", MaxConformTask), fmt.Sprintf("task id %d is beyond what the checker tables", e.Task))
+	}
+	t := int(e.Task)
+	if e.Kind != traces.KindSpawn && t != 0 && (t > len(c.s.Task) || c.s.Task[t-1] == model.Idle) {
+		if !(e.Kind == traces.KindStep && e.Rule == model.SPAWN) {
+			return c.fail(idx, e, confRule(e), "task spawned", fmt.Sprintf("task %d was never spawned", t))
+		}
+	}
+	// Settle the decisions this event depends on: a deferred end of a poll
+	// by this worker, or of this task's poll.
+	if w := int(e.Worker); w >= 0 && c.workers[w].pend != confNone {
+		if err := c.settle(idx, e, w); err != nil {
+			return err
+		}
+	}
+	if t != 0 && t <= len(c.tasks) {
+		if w := c.s.WorkerOf(t); w >= 0 && c.workers[w].pend != confNone && int(c.workers[w].pendTask) == t {
+			if err := c.settle(idx, e, w); err != nil {
+				return err
+			}
+		}
+	}
+	switch e.Kind {
+	case traces.KindSpawn:
+		return c.spawn(idx, e)
+	case traces.KindTake:
+		return c.take(idx, e)
+	case traces.KindPollBegin:
+		return c.pollBegin(idx, e)
+	case traces.KindPollEnd:
+		return c.pollEnd(idx, e)
+	case traces.KindWake:
+		return c.wake(idx, e)
+	case traces.KindRequeue:
+		return c.requeue(idx, e)
+	case traces.KindPark:
+		c.park(idx, e)
+	case traces.KindUnpark:
+		c.workers[e.Worker].parked = false
+	case traces.KindPanic:
+		c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: int(e.Worker), Msg: fmt.Sprintf("task %d panicked on %s: %s", e.Task, who(int(e.Worker)), firstLine(e.Detail))})
+	case traces.KindStep:
+		return c.modelStep(idx, e)
+	}
+	return nil
+}
+
+// confRule is the rule an event maps onto, for messages; 0 if none.
+func confRule(e traces.Event) model.Rule {
+	switch e.Kind {
+	case traces.KindSpawn:
+		return model.SPAWN
+	case traces.KindTake:
+		switch e.Source {
+		case traces.SourceGlobal:
+			return model.GLOBAL_STEAL
+		case traces.SourceSteal:
+			return model.WORKER_STEAL
+		case traces.SourceLocal, traces.SourceLIFO:
+			return model.POLL_LOCAL
+		}
+	case traces.KindPollEnd:
+		if e.Result == traces.ResultPending {
+			return model.TASK_SUSPEND
+		}
+		if e.Result != traces.ResultNone {
+			return model.TASK_COMPLETE
+		}
+	case traces.KindWake:
+		return model.WAKE
+	case traces.KindStep:
+		return e.Rule
+	}
+	return 0
+}
+
+// fail records the violation at event idx.
+func (c *Conformance) fail(idx int, e traces.Event, r model.Rule, premise, reason string) error {
+	before := make([]traces.Event, 0, min(c.ringN, conformBefore))
+	for i := max(idx-conformBefore, idx-c.ringN); i < idx; i++ {
+		before = append(before, c.ring[i%conformBefore])
+	}
+	ce := &ConformanceError{
+		Index: idx, Event: e, Rule: r, Premise: premise, Reason: reason,
+		State: c.Lanes(), Before: before,
+	}
+	ce.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, r), reason, premise)
+	c.err = ce
+	return ce
+}
+
+// failStep records a violation from the model's *PremiseError (or any error).
+func (c *Conformance) failStep(idx int, e traces.Event, r model.Rule, err error) error {
+	if pe, ok := err.(*model.PremiseError); ok {
+		return c.fail(idx, e, pe.Step.Rule, pe.Premise, pe.Reason)
+	}
+	return c.fail(idx, e, r, "a rule of the model", err.Error())
+}
+
+func who(w int) string {
+	if w < 0 {
+		return "a thread outside the workers"
+	}
+	return fmt.Sprintf("worker %d", w)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// describe says what an event claims, in the words of its rule.
+func describe(e traces.Event, r model.Rule) string {
+	if r == 0 {
+		r = confRule(e)
+	}
+	switch e.Kind {
+	case traces.KindSpawn:
+		return fmt.Sprintf("SPAWN of task %d onto %s by %s", e.Task, e.Queue, who(int(e.Worker)))
+	case traces.KindTake:
+		s := fmt.Sprintf("%s by worker %d of task %d", r, e.Worker, e.Task)
+		if e.Source == traces.SourceSteal {
+			s += fmt.Sprintf(" from worker %d", e.Victim)
+		}
+		if e.Source == traces.SourceLIFO {
+			s += " from its LIFO slot"
+		}
+		return s
+	case traces.KindPollBegin:
+		return fmt.Sprintf("poll-begin of task %d on worker %d", e.Task, e.Worker)
+	case traces.KindPollEnd:
+		if r == 0 {
+			return fmt.Sprintf("poll-end (%s) of task %d on worker %d", e.Result, e.Task, e.Worker)
+		}
+		return fmt.Sprintf("%s (poll-end %s) of task %d on worker %d", r, e.Result, e.Task, e.Worker)
+	case traces.KindWake:
+		s := fmt.Sprintf("WAKE of task %d by %s, reported %s", e.Task, who(int(e.Worker)), e.Outcome)
+		if e.Queue != traces.QueueNone {
+			s += " onto " + e.Queue.String()
+		}
+		return s
+	case traces.KindRequeue:
+		return fmt.Sprintf("requeue of task %d onto %s by %s", e.Task, e.Queue, who(int(e.Worker)))
+	case traces.KindStep:
+		return fmt.Sprintf("step %s of task %d by %s", e.Rule, e.Task, who(int(e.Worker)))
+	}
+	if e.Task != 0 {
+		return fmt.Sprintf("%s of task %d by %s", e.Kind, e.Task, who(int(e.Worker)))
+	}
+	return fmt.Sprintf("%s by %s", e.Kind, who(int(e.Worker)))
+}
+
+// growTasks makes room for task t in the checker's own tables.
+func (c *Conformance) growTasks(t int) {
+	for len(c.tasks) < t {
+		c.tasks = append(c.tasks, confTask{})
+	}
+}
+
+// apply applies one rule instance, and notes when its task becomes QUEUED
+// (for the fairness figures).
+func (c *Conformance) apply(st model.Step, seq uint64) error {
+	i := st.Task - 1
+	var before model.TaskState
+	if i >= 0 && i < len(c.s.Task) {
+		before = c.s.Task[i]
+	}
+	if err := c.m.Apply(c.s, st); err != nil {
+		return err
+	}
+	if c.s.Task[i] == model.Queued && before != model.Queued {
+		c.growTasks(st.Task)
+		ct := &c.tasks[i]
+		ct.readyPolls = c.polls
+		ct.readySeq = seq
+		ct.flags |= confReady
+	}
+	return nil
+}
+
+// dest maps an event's queue onto a Step's destination: e.Queue, or for an
+// event that does not say, the acting worker's local queue (the global
+// queue from outside the workers, or under a policy without local queues).
+func (c *Conformance) dest(e traces.Event) int {
+	switch {
+	case e.Queue == traces.QueueGlobal:
+		return model.Global
+	case e.Queue != traces.QueueNone:
+		return e.Queue.Worker()
+	case e.Worker >= 0 && c.cap > 0:
+		return int(e.Worker)
+	}
+	return model.Global
+}
+
+// placed returns where the model just pushed task t: the tail of worker w's
+// local queue, or the global queue.
+func (c *Conformance) placed(t, w int) traces.Queue {
+	if w >= 0 && w < len(c.s.Local) {
+		if q := c.s.Local[w]; len(q) > 0 && int(q[len(q)-1]) == t {
+			return traces.LocalQueue(w)
+		}
+	}
+	return traces.QueueGlobal
+}
+
+// checkPush checks that a push of an event's task went where the event
+// says: onto the acting worker's own local queue, or the global queue; and
+// that the model, with its capacity, put it there too.
+func (c *Conformance) checkPush(idx int, e traces.Event, r model.Rule) error {
+	if w := e.Queue.Worker(); w >= 0 && w != int(e.Worker) {
+		return c.fail(idx, e, r, "pushed on the acting worker's own local queue, or the global queue", fmt.Sprintf("%s pushes onto worker %d's local queue", who(int(e.Worker)), w))
+	}
+	return nil
+}
+
+func (c *Conformance) checkPlaced(idx int, e traces.Event, r model.Rule, w int) error {
+	t := int(e.Task)
+	got := c.placed(t, w)
+	if got == e.Queue || e.Queue == traces.QueueNone {
+		return nil
+	}
+	if c.cap == 0 {
+		return c.fail(idx, e, r, "the policy has one global queue", fmt.Sprintf("the model put t%d on the global queue", t))
+	}
+	if got == traces.QueueGlobal && e.Queue.Worker() >= 0 {
+		return c.fail(idx, e, r, "a push onto a full local queue overflows to the global queue", fmt.Sprintf("w%d's local queue is full (capacity %d), so the model put t%d on the global queue", w, c.capacity(), t))
+	}
+	return c.fail(idx, e, r, "the task goes where the rule pushes it", fmt.Sprintf("the model put t%d on %s", t, got))
+}
+
+func (c *Conformance) capacity() int {
+	if c.slotOn {
+		return c.cap - 1
+	}
+	return c.cap
+}
+
+func (c *Conformance) spawn(idx int, e traces.Event) error {
+	if err := c.checkPush(idx, e, model.SPAWN); err != nil {
+		return err
+	}
+	d := c.dest(e)
+	t := int(e.Task)
+	st := model.Step{Rule: model.SPAWN, Worker: int(e.Worker), Task: t, Victim: -1, Dest: d}
+	if err := c.apply(st, e.Seq); err != nil {
+		return c.failStep(idx, e, model.SPAWN, err)
+	}
+	c.growTasks(t)
+	if err := c.checkPlaced(idx, e, model.SPAWN, d); err != nil {
+		return err
+	}
+	c.slotPush(e, d)
+	return nil
+}
+
+// takeRule maps a take's source onto its rule.
+func takeRule(src traces.Source) model.Rule {
+	switch src {
+	case traces.SourceGlobal:
+		return model.GLOBAL_STEAL
+	case traces.SourceSteal:
+		return model.WORKER_STEAL
+	}
+	return model.POLL_LOCAL
+}
+
+func (c *Conformance) take(idx int, e traces.Event) error {
+	w, t := int(e.Worker), int(e.Task)
+	r := takeRule(e.Source)
+	st := model.Step{Rule: r, Worker: w, Task: t, Victim: -1, Dest: -1}
+	if r == model.WORKER_STEAL {
+		st.Victim = int(e.Victim)
+	}
+	err := c.takeStep(st, e)
+	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > e.Call {
+		// The relaxed premises: the global queue was empty at an instant
+		// of [Call, Seq]; check the take as of that instant.
+		g := c.s.Global
+		c.s.Global = nil
+		err = c.takeStep(st, e)
+		c.s.Global = g
+		if err == nil {
+			c.relaxed++
+		}
+	}
+	if err != nil {
+		return c.failStep(idx, e, r, err)
+	}
+	c.growTasks(t)
+	ct := &c.tasks[t-1]
+	if ct.flags&confReady != 0 {
+		c.fairness(t, ct, e.Seq)
+	}
+	ct.flags &^= confReady | confWoken | confRequeue
+	c.polls++
+	return nil
+}
+
+func (c *Conformance) takeStep(st model.Step, e traces.Event) error {
+	switch {
+	case c.priority && st.Rule == model.GLOBAL_STEAL:
+		return c.takeAnywhere(st, e.Seq)
+	case c.slotOn:
+		return c.takeWithSlot(st, e)
+	}
+	return c.apply(st, e.Seq)
+}
+
+// fairness records the wait of task t, taken now.
+func (c *Conformance) fairness(t int, ct *confTask, seq uint64) {
+	if other := c.polls - ct.readyPolls; other > c.maxOther || c.maxOTask == 0 {
+		c.maxOther, c.maxOTask = other, int64(t)
+	}
+	if seq >= ct.readySeq {
+		if d := seq - ct.readySeq; d > c.maxDelay || c.maxDTask == 0 {
+			c.maxDelay, c.maxDTask = d, int64(t)
+		}
+	}
+}
+
+// takeAnywhere is GLOBAL-STEAL under the priority policy, whose order a
+// trace cannot show: the task is moved to the head of the global queue if
+// it is in it, and the rule applied.
+func (c *Conformance) takeAnywhere(st model.Step, seq uint64) error {
+	g := c.s.Global
+	if k := slices.Index(g, int32(st.Task)); k > 0 {
+		copy(g[1:k+1], g[:k])
+		g[0] = int32(st.Task)
+	}
+	return c.apply(st, seq)
+}
+
+func (c *Conformance) pollBegin(idx int, e traces.Event) error {
+	w, t := int(e.Worker), int(e.Task)
+	if cur := int(c.s.Cur[w]); cur != t {
+		switch {
+		case c.s.Task[t-1] == model.Done:
+			return c.fail(idx, e, model.TASK_COMPLETE, "a DONE task is never polled again", fmt.Sprintf("t%d is DONE", t))
+		case cur == 0:
+			if ow := c.s.WorkerOf(t); ow >= 0 {
+				return c.fail(idx, e, 0, "RUNNING(w): w took the task it polls", fmt.Sprintf("w%d is idle and t%d is RUNNING on w%d: two workers poll it", w, t, ow))
+			}
+			return c.fail(idx, e, 0, "RUNNING(w): w took the task it polls", fmt.Sprintf("w%d is idle and t%d is %s", w, t, c.s.Task[t-1]))
+		default:
+			return c.fail(idx, e, 0, "RUNNING(w): w took the task it polls", fmt.Sprintf("w%d is polling t%d", w, cur))
+		}
+	}
+	return nil
+}
+
+func (c *Conformance) pollEnd(idx int, e traces.Event) error {
+	w, t := int(e.Worker), int(e.Task)
+	switch e.Result {
+	case traces.ResultPending:
+		if c.s.Cur[w] == int32(t) && !c.s.Polled[t-1] {
+			if err := c.apply(model.Step{Rule: model.POLL_PENDING, Worker: w, Task: t, Victim: -1, Dest: -1}, e.Seq); err != nil {
+				return c.failStep(idx, e, model.POLL_PENDING, err)
+			}
+		}
+		if c.slices && c.s.Cur[w] == int32(t) && c.s.Task[t-1] == model.Notified {
+			c.workers[w].pend, c.workers[w].pendTask = confSuspend, int32(t)
+			return nil
+		}
+		return c.suspend(idx, e, w, t, false)
+	case traces.ResultReady:
+		if err := c.apply(model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1}, e.Seq); err != nil {
+			return c.failStep(idx, e, model.TASK_COMPLETE, err)
+		}
+	case traces.ResultPanic:
+		if c.retry && c.s.Cur[w] == int32(t) {
+			c.workers[w].pend, c.workers[w].pendTask = confFailed, int32(t)
+			return nil
+		}
+		if err := c.apply(model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1, Failed: true}, e.Seq); err != nil {
+			return c.failStep(idx, e, model.TASK_COMPLETE, err)
+		}
+	}
+	return nil
+}
+
+// suspend applies TASK-SUSPEND; e is the event that settled it.
+func (c *Conformance) suspend(idx int, e traces.Event, w, t int, repoll bool) error {
+	if err := c.suspendStep(w, t, repoll, e.Seq); err != nil {
+		return c.failStep(idx, e, model.TASK_SUSPEND, err)
+	}
+	return nil
+}
+
+// suspendStep applies TASK-SUSPEND of t by w and keeps the checker's tables.
+func (c *Conformance) suspendStep(w, t int, repoll bool, seq uint64) error {
+	wasNotified := c.s.Task[t-1] == model.Notified
+	st := model.Step{Rule: model.TASK_SUSPEND, Worker: w, Task: t, Victim: -1, Dest: -1, Repoll: repoll}
+	if err := c.apply(st, seq); err != nil {
+		return err
+	}
+	ct := &c.tasks[t-1]
+	if repoll {
+		if ct.flags&confReady != 0 {
+			c.fairness(t, ct, seq)
+		}
+		ct.flags &^= confReady | confWoken
+		c.polls++
+		return nil
+	}
+	if wasNotified {
+		ct.flags |= confRequeue
+		ct.requeue = c.placed(t, w)
+		c.slotRequeue(w, t)
+	}
+	return nil
+}
+
+// settle decides the deferred end of worker w's poll, now that event e of
+// that worker or task came.
+func (c *Conformance) settle(idx int, e traces.Event, w int) error {
+	cw := &c.workers[w]
+	t := int(cw.pendTask)
+	kind := cw.pend
+	cw.pend, cw.pendTask = confNone, 0
+	switch kind {
+	case confSuspend:
+		repoll := e.Kind == traces.KindPollBegin && int(e.Worker) == w && int(e.Task) == t
+		return c.suspend(idx, e, w, t, repoll)
+	case confFailed:
+		retried := e.Kind == traces.KindRequeue && int(e.Task) == t
+		if n := c.m.Config().Retries; retried && int(c.s.Tries[t-1]) >= n {
+			return c.fail(idx, e, model.TASK_COMPLETE, fmt.Sprintf("a failed task is run again at most %d times (retries)", n), fmt.Sprintf("t%d failed %d times and is re-queued once more", t, c.s.Tries[t-1]+1))
+		}
+		st := model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1, Failed: retried}
+		if err := c.apply(st, e.Seq); err != nil {
+			return c.failStep(idx, e, model.TASK_COMPLETE, err)
+		}
+		if retried && c.s.Task[t-1] == model.Queued {
+			ct := &c.tasks[t-1]
+			ct.flags |= confRequeue
+			ct.requeue = traces.QueueGlobal
+		}
+	}
+	return nil
+}
+
+// settleAll settles every deferred decision at the end of the trace. The
+// trace ended before the worker's next event, so either ending of the poll
+// is consistent with it: the one the model enables is taken.
+func (c *Conformance) settleAll() {
+	for w := range c.workers {
+		cw := &c.workers[w]
+		t := int(cw.pendTask)
+		switch cw.pend {
+		case confSuspend:
+			if c.suspendStep(w, t, false, c.lastSeq) != nil {
+				c.suspendStep(w, t, true, c.lastSeq)
+			}
+		case confFailed:
+			c.apply(model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1}, c.lastSeq)
+		}
+		cw.pend, cw.pendTask = confNone, 0
+	}
+}
+
+func (c *Conformance) wake(idx int, e traces.Event) error {
+	t := int(e.Task)
+	state := c.s.Task[t-1]
+	want := model.WakeOutcome(c.s, t)
+	if got := e.Outcome.String(); got != want && e.Outcome != traces.OutcomeNone {
+		return c.fail(idx, e, model.WAKE, wakePremise(state), wakeReason(e.Outcome, state, t))
+	}
+	if err := c.checkPush(idx, e, model.WAKE); err != nil {
+		return err
+	}
+	d := c.dest(e)
+	if err := c.apply(model.Step{Rule: model.WAKE, Worker: int(e.Worker), Task: t, Victim: -1, Dest: d}, e.Seq); err != nil {
+		return c.failStep(idx, e, model.WAKE, err)
+	}
+	if state == model.Waiting {
+		if err := c.checkPlaced(idx, e, model.WAKE, d); err != nil {
+			return err
+		}
+		c.slotPush(e, d)
+	}
+	if state == model.Waiting || state == model.Running {
+		c.tasks[t-1].flags |= confWoken
+	}
+	return nil
+}
+
+// wakePremise states what WAKE does to a task in state s.
+func wakePremise(s model.TaskState) string {
+	switch s {
+	case model.Waiting:
+		return "WAKE of a WAITING task schedules it (WAITING → QUEUED)"
+	case model.Running:
+		return "WAKE of a RUNNING task notifies it (RUNNING → NOTIFIED)"
+	case model.Queued, model.Notified:
+		return "WAKE of a QUEUED or NOTIFIED task coalesces (idempotent)"
+	case model.Done:
+		return "WAKE of a DONE task is late (ignored)"
+	}
+	return "WAKE of a spawned task"
+}
+
+func wakeReason(got traces.Outcome, s model.TaskState, t int) string {
+	switch {
+	case s == model.Waiting && got != traces.OutcomeScheduled:
+		return fmt.Sprintf("t%d was WAITING: the wake is lost", t)
+	case s == model.Running && got == traces.OutcomeScheduled:
+		return fmt.Sprintf("t%d was RUNNING: it is queued while its poll still runs", t)
+	case s == model.Running:
+		return fmt.Sprintf("t%d was RUNNING: the wake during the poll is lost (NOTIFIED missing)", t)
+	case (s == model.Queued || s == model.Notified) && got == traces.OutcomeScheduled:
+		return fmt.Sprintf("t%d was already %s: it is enqueued twice", t, s)
+	}
+	return fmt.Sprintf("t%d was %s", t, s)
+}
+
+func (c *Conformance) requeue(idx int, e traces.Event) error {
+	t := int(e.Task)
+	ct := &c.tasks[t-1]
+	if ct.flags&confRequeue == 0 {
+		return c.fail(idx, e, model.TASK_SUSPEND, "a re-queue follows TASK-SUSPEND of a NOTIFIED task, or a retried failure", fmt.Sprintf("t%d is %s and was not re-queued", t, c.s.Task[t-1]))
+	}
+	ct.flags &^= confRequeue
+	if e.Queue != ct.requeue {
+		r := model.TASK_SUSPEND
+		if c.retry && ct.requeue == traces.QueueGlobal {
+			r = model.TASK_COMPLETE
+		}
+		return c.fail(idx, e, r, "the task goes where the rule pushes it", fmt.Sprintf("the model re-queued t%d on %s", t, ct.requeue))
+	}
+	return nil
+}
+
+func (c *Conformance) park(idx int, e traces.Event) {
+	w := int(e.Worker)
+	cw := &c.workers[w]
+	cw.parked = true
+	cw.parkIdx, cw.parkSeq = idx, e.Seq
+	cw.parkG = len(c.s.Global) > 0
+	cw.parkL = len(c.s.Local[w]) > 0
+	cw.parkEp = c.globalEpoch
+	if t := c.s.Cur[w]; t != 0 {
+		c.warnings = append(c.warnings, ConformanceFinding{Index: idx, Seq: e.Seq, Task: int64(t), Worker: w, Msg: fmt.Sprintf("worker %d parks while polling task %d", w, t)})
+	}
+}
+
+// modelStep applies a step event: a rule named by the event, as in a
+// model checker's counterexample.
+func (c *Conformance) modelStep(idx int, e traces.Event) error {
+	st := model.Step{Rule: e.Rule, Worker: int(e.Worker), Task: int(e.Task), Victim: -1, Dest: -1}
+	switch e.Rule {
+	case model.SPAWN, model.WAKE:
+		st.Dest = c.dest(e)
+	case model.WORKER_STEAL:
+		st.Victim = int(e.Victim)
+	}
+	if err := c.apply(st, e.Seq); err != nil {
+		return c.failStep(idx, e, e.Rule, err)
+	}
+	c.growTasks(st.Task)
+	return nil
+}
+
+// checkInvariants checks the model's invariants after event idx: after every
+// event while the state is small, else every invEvery events so that the
+// cost stays a constant per event.
+func (c *Conformance) checkInvariants(idx int, e traces.Event) error {
+	c.invCount++
+	if c.invCount < c.invEvery {
+		return nil
+	}
+	c.invCount = 0
+	if inv, err := c.m.CheckInvariants(c.s); err != nil {
+		return c.failInvariant(idx, e, inv, err)
+	}
+	c.invEvery = 1
+	if size := len(c.s.Task) + len(c.s.Global) + len(c.workers)*len(c.workers); size > 64 {
+		c.invEvery = size / 4
+	}
+	return nil
+}
+
+func (c *Conformance) failInvariant(idx int, e traces.Event, inv *model.Invariant, err error) error {
+	reason := err.Error()
+	if c.invEvery > 1 {
+		reason += fmt.Sprintf(" (invariants are checked every %d events on a state this size: the step that broke it is one of the last %d)", c.invEvery, c.invEvery)
+	}
+	return c.fail(idx, e, inv.Rule, "invariant "+inv.Name, reason)
+}
+
+// Finish ends the trace and reports: the violation if any, lost wakeups,
+// tasks never completed, the fairness figures and the findings. Calling it
+// again returns the same report; Step after Finish is an error.
+func (c *Conformance) Finish() *ConformanceReport {
+	if c.report != nil {
+		return c.report
+	}
+	if c.err == nil {
+		c.settleAll()
+	}
+	if c.err == nil {
+		if inv, err := c.m.CheckInvariants(c.s); err != nil {
+			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
+			c.invEvery = 1
+			c.failInvariant(c.n, e, inv, err)
+		}
+	}
+	r := &ConformanceReport{
+		Events:            c.n,
+		Err:               c.err,
+		MaxOtherPolls:     int(c.maxOther),
+		MaxOtherPollsTask: c.maxOTask,
+		MaxDelay:          c.maxDelay,
+		MaxDelayTask:      c.maxDTask,
+		Relaxed:           c.relaxed,
+		Panics:            c.panics,
+	}
+	for i, st := range c.s.Task {
+		if st == model.Idle {
+			continue
+		}
+		r.Tasks++
+		if st == model.Done {
+			r.Completed++
+			continue
+		}
+		r.NeverCompleted = append(r.NeverCompleted, int64(i+1))
+		if i < len(c.tasks) && c.tasks[i].flags&confWoken != 0 {
+			r.LostWakeups = append(r.LostWakeups, int64(i+1))
+		}
+	}
+	r.Warnings = append(r.Warnings, c.warnings...)
+	for w := range c.workers {
+		cw := &c.workers[w]
+		if !cw.parked {
+			continue
+		}
+		var left []string
+		if cw.parkL && len(c.s.Local[w]) > 0 {
+			left = append(left, fmt.Sprintf("its local queue held %s", tasksOf(c.s.Local[w])))
+		}
+		if cw.parkG && cw.parkEp == c.globalEpoch && len(c.s.Global) > 0 {
+			left = append(left, fmt.Sprintf("the global queue held %s", tasksOf(c.s.Global)))
+		}
+		if len(left) > 0 {
+			r.Warnings = append(r.Warnings, ConformanceFinding{Index: cw.parkIdx, Seq: cw.parkSeq, Worker: w,
+				Msg: fmt.Sprintf("worker %d parked while %s, which stayed non-empty, and never unparked (a lost wake between its check and its park?)", w, strings.Join(left, " and "))})
+		}
+	}
+	sort.SliceStable(r.Warnings, func(i, j int) bool { return r.Warnings[i].Index < r.Warnings[j].Index })
+	switch {
+	case r.Err != nil:
+		r.Verdict = Violated
+	case len(r.NeverCompleted) > 0:
+		r.Verdict = Unknown
+	default:
+		r.Verdict = Holds
+	}
+	c.report = r
+	return r
+}
+
+func tasksOf(q []int32) string {
+	ts := make([]int64, len(q))
+	for i, t := range q {
+		ts[i] = int64(t)
+	}
+	return "[" + taskList(ts) + "]"
+}
+
+// CheckTrace checks a whole trace: the events, in Seq order, as a Reader's
+// All yields them. A read error stops the check: CheckTrace returns the
+// report on the events before it and the error. A violation is not an
+// error: it is in the report.
+func CheckTrace(h traces.Header, events iter.Seq2[traces.Event, error]) (*ConformanceReport, error) {
+	c, err := NewConformance(h)
+	if err != nil {
+		return nil, err
+	}
+	for e, err := range events {
+		if err != nil {
+			return c.Finish(), err
+		}
+		if c.Step(e) != nil {
+			break
+		}
+	}
+	return c.Finish(), nil
+}

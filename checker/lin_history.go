@@ -1,0 +1,382 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
+)
+
+// linOp is one operation of an executor history: a task lifecycle step,
+// with the queue effects it had (a push, a take), as an interval on the
+// trace's logical clock.
+type linOp struct {
+	task      linTaskIn
+	call, ret int64
+	client    int
+	pushQ     traces.Queue   // queue the task was pushed onto; QueueNone if none
+	takeQ     traces.Queue   // queue the task was taken from; QueueNone if none
+	takeKind  LinQueueOpKind // how it was taken: LinTakeHead, LinTakeTail, LinTakeSlot or LinTakeAny
+	pushKind  LinQueueOpKind // how it was pushed: LinPush or LinPushSlot
+	moved     []int64        // a steal-half: the tasks that went to the thief's deque with it
+	event     int            // index in the events slice; -1 for synthetic operations
+	key       int64          // the event's place in the trace's order (Seq, else Call)
+}
+
+// linHistory is a trace turned into operations.
+type linHistory struct {
+	ops     []linOp
+	queues  map[traces.Queue][]LinQueueOp
+	notes   []porcupine.Annotation // steals, parks and wakes, for the visualization
+	pol     linPolicy
+	workers int
+	maxTick int64
+}
+
+// linEventTicks returns the interval of an event: [Call, Return] when the
+// executor recorded them, else the instant Seq. Both come from the same
+// logical clock. An operation that was called and never returned gets
+// Return = +inf.
+func linEventTicks(e traces.Event) (int64, int64, error) {
+	if e.Call != 0 || e.Return != 0 {
+		return linTicks(e.Call, e.Return)
+	}
+	if e.Seq == 0 {
+		return 0, 0, errors.New("no clock: Seq, Call and Return are all 0")
+	}
+	return linTicks(e.Seq, e.Seq)
+}
+
+func linClient(worker int32) int {
+	if worker < 0 {
+		return 0
+	}
+	return int(worker) + 1
+}
+
+// linBuildHistory turns events into operations. Events need not be sorted:
+// they are ordered by their clock. A re-queue is paired with the poll end
+// of the same task before it, making one TASK-SUSPEND operation spanning
+// both (the rule is one transition with two cases; the executor records
+// them as two events).
+//
+// In a run that was cut (complete false), a pending poll end that is the
+// last event of its task and of its worker may have been cut before its
+// re-queue: it is kept as an operation that never returned, whose re-queue
+// the state decides.
+func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete bool) (*linHistory, error) {
+	hist := &linHistory{queues: map[traces.Queue][]LinQueueOp{}, workers: h.Workers}
+	if v, ok := h.Config["owner-lifo"]; ok && v == 0 {
+		ownerFIFO = true
+	}
+	ownerKind := LinTakeTail
+	if ownerFIFO {
+		ownerKind = LinTakeHead
+	}
+	// With a LIFO slot, a task a worker spawns or wakes goes to its slot
+	// when the slot is empty (a re-queue never does), and POLL-LOCAL through
+	// the slot takes it from there.
+	slot := h.Config["lifo-slot"] != 0
+	// The priority policy takes by priority, which the trace does not
+	// carry: its queue is checked as a bag (no element taken twice, none
+	// taken before it was pushed, none lost).
+	globalTake := LinTakeHead
+	if h.Policy == string(model.Priority) {
+		globalTake = LinTakeAny
+	}
+	pushKind := func(q traces.Queue) LinQueueOpKind {
+		if slot && q.Worker() >= 0 {
+			return LinPushSlot
+		}
+		return LinPush
+	}
+
+	type ev struct {
+		i         int
+		call, ret int64
+		key       int64
+	}
+	var errs []error
+	bad := func(i int, e traces.Event, format string, args ...any) {
+		if len(errs) < 10 {
+			errs = append(errs, fmt.Errorf("event %d (seq %d, kind %d): %s", i+1, e.Seq, e.Kind, fmt.Sprintf(format, args...)))
+		}
+	}
+	order := make([]ev, 0, len(events))
+	for i, e := range events {
+		switch e.Kind {
+		case traces.KindSpawn, traces.KindTake, traces.KindPollBegin, traces.KindPollEnd, traces.KindWake, traces.KindRequeue:
+			if e.Task <= 0 {
+				bad(i, e, "task %d (task ids start from 1)", e.Task)
+				continue
+			}
+		case traces.KindPark, traces.KindUnpark, traces.KindPanic, traces.KindStep:
+		default:
+			bad(i, e, "unknown event kind")
+			continue
+		}
+		if e.Worker < -1 {
+			bad(i, e, "worker %d (want -1 or a worker index)", e.Worker)
+			continue
+		}
+		c, r, err := linEventTicks(e)
+		if err != nil {
+			bad(i, e, "%v", err)
+			continue
+		}
+		key := c
+		if e.Seq != 0 && e.Seq < linInf {
+			key = int64(e.Seq)
+		}
+		order = append(order, ev{i, c, r, key})
+		hist.maxTick = max(hist.maxTick, c)
+		if r < linInf {
+			hist.maxTick = max(hist.maxTick, r)
+		}
+		if int(e.Worker)+1 > hist.workers {
+			hist.workers = int(e.Worker) + 1
+		}
+		if e.Kind == traces.KindTake && e.Source == traces.SourceSteal && int(e.Victim)+1 > hist.workers {
+			hist.workers = int(e.Victim) + 1
+		}
+		if e.Kind == traces.KindPollBegin {
+			hist.pol.begins = true
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	begins := hist.pol.begins
+	pol, err := newLinPolicy(h, hist.workers)
+	if err != nil {
+		return nil, err
+	}
+	hist.pol, hist.pol.begins = pol, begins
+	sort.SliceStable(order, func(a, b int) bool { return order[a].key < order[b].key })
+
+	// defaultQueue is where the model pushes when the trace does not say.
+	defaultQueue := func(worker int32) traces.Queue {
+		if worker < 0 {
+			return traces.QueueGlobal
+		}
+		return traces.LocalQueue(int(worker))
+	}
+	queueOp := func(q traces.Queue, kind LinQueueOpKind, x ev, e traces.Event) {
+		hist.queues[q] = append(hist.queues[q], LinQueueOp{
+			Client: linClient(e.Worker), Kind: kind, Value: e.Task,
+			Call: uint64(x.call), Return: linRet(x.ret), Seq: e.Seq,
+		})
+	}
+	lastEnd := map[int64]int{}  // task → index in ops of its poll end still open to a re-queue
+	orphan := map[int64]linOp{} // task → re-queue seen before its poll end
+
+	// Steal-half moves tasks from the victim's deque to the thief's without
+	// an event of their own. They are inferred: a task taken from a local
+	// queue it was never pushed onto went there with the last steal-half
+	// of that queue's owner from the queue it was pushed onto. That steal
+	// then also removes it from the victim (after the head), and pushes it
+	// onto the thief's deque. One hop: a task moved twice is not followed.
+	stealHalf := h.Config["steal-half"] != 0
+	loc := map[int64]traces.Queue{} // task → the queue it was last pushed onto
+	type stealRef struct{ op, qop int }
+	lastSteal := map[[2]int32]stealRef{} // (thief, victim) → its last steal
+	pushed := func(t int64, q traces.Queue) {
+		if stealHalf {
+			loc[t] = q
+		}
+	}
+	for _, x := range order {
+		e := events[x.i]
+		in := linTaskIn{task: e.Task, worker: e.Worker, seq: e.Seq, victim: -1}
+		op := linOp{call: x.call, ret: x.ret, client: linClient(e.Worker), event: x.i, key: x.key}
+		switch e.Kind {
+		case traces.KindPark, traces.KindUnpark:
+			name := "park"
+			if e.Kind == traces.KindUnpark {
+				name = "unpark"
+			}
+			hist.notes = append(hist.notes, porcupine.Annotation{
+				Tag: "parks", Start: x.call, End: linFinite(x.call, x.ret),
+				Description: fmt.Sprintf("%s %d", name, e.Worker),
+				Details:     fmt.Sprintf("worker %d: %s [event %d]", e.Worker, name, e.Seq),
+			})
+			continue
+		case traces.KindPanic, traces.KindStep:
+			continue
+		case traces.KindSpawn:
+			in.kind = linSpawn
+			op.pushQ = e.Queue
+			if op.pushQ == traces.QueueNone {
+				op.pushQ = defaultQueue(e.Worker)
+			}
+			in.queue = op.pushQ
+			op.pushKind = pushKind(op.pushQ)
+			queueOp(op.pushQ, op.pushKind, x, e)
+			pushed(e.Task, op.pushQ)
+		case traces.KindTake:
+			in.kind = linTake
+			in.source = e.Source
+			delete(lastEnd, e.Task)
+			delete(orphan, e.Task)
+			switch e.Source {
+			case traces.SourceLocal, traces.SourceLIFO:
+				if e.Worker < 0 {
+					bad(x.i, e, "a local take outside any worker")
+					continue
+				}
+				op.takeQ, op.takeKind = traces.LocalQueue(int(e.Worker)), ownerKind
+				if e.Source == traces.SourceLIFO && slot {
+					op.takeKind = LinTakeSlot
+				}
+			case traces.SourceGlobal:
+				op.takeQ, op.takeKind = traces.QueueGlobal, globalTake
+			case traces.SourceSteal:
+				if e.Victim < 0 || e.Victim == e.Worker {
+					bad(x.i, e, "steal by worker %d from victim %d", e.Worker, e.Victim)
+					continue
+				}
+				in.victim = e.Victim
+				op.takeQ, op.takeKind = traces.LocalQueue(int(e.Victim)), LinTakeHead
+				hist.notes = append(hist.notes, porcupine.Annotation{
+					Tag: "steals", Start: x.call, End: linFinite(x.call, x.ret),
+					Description: fmt.Sprintf("steal %d", e.Task),
+					Details:     fmt.Sprintf("worker %d steals task %d from worker %d [event %d]", e.Worker, e.Task, e.Victim, e.Seq),
+				})
+			default:
+				bad(x.i, e, "take without a source")
+				continue
+			}
+			if stealHalf {
+				if from, ok := loc[e.Task]; ok && from != op.takeQ && from.Worker() >= 0 && op.takeQ.Worker() >= 0 {
+					if ref, ok := lastSteal[[2]int32{int32(op.takeQ.Worker()), int32(from.Worker())}]; ok {
+						st := &hist.ops[ref.op]
+						st.moved = append(st.moved, e.Task)
+						vq := hist.queues[from]
+						vq[ref.qop].Moved = append(vq[ref.qop].Moved, e.Task)
+						thief := traces.LocalQueue(op.takeQ.Worker())
+						hist.queues[thief] = append(hist.queues[thief], LinQueueOp{
+							Client: st.client, Kind: LinPush, Value: e.Task,
+							Call: uint64(st.call), Return: linRet(st.ret), Seq: st.task.seq,
+						})
+					}
+				}
+				delete(loc, e.Task)
+				if e.Source == traces.SourceSteal {
+					lastSteal[[2]int32{e.Worker, e.Victim}] = stealRef{len(hist.ops), len(hist.queues[op.takeQ])}
+				}
+			}
+			queueOp(op.takeQ, op.takeKind, x, e)
+		case traces.KindPollBegin:
+			in.kind = linPollBegin
+		case traces.KindPollEnd:
+			in.kind = linPollEnd
+			in.result = e.Result
+			if e.Result == traces.ResultNone || e.Result > traces.ResultPanic {
+				bad(x.i, e, "poll end without a result")
+				continue
+			}
+			if o, ok := orphan[e.Task]; ok && o.task.worker == e.Worker {
+				// The re-queue was recorded first: join it.
+				delete(orphan, e.Task)
+				in.requeued = true
+				op.pushQ, op.pushKind = o.pushQ, LinPush
+				op.call = min(op.call, o.call)
+				op.ret = max(op.ret, o.ret)
+			} else {
+				lastEnd[e.Task] = len(hist.ops)
+			}
+		case traces.KindWake:
+			in.kind = linWake
+			in.outcome = e.Outcome
+			if e.Outcome > traces.OutcomeLate {
+				bad(x.i, e, "unknown wake outcome %d", e.Outcome)
+				continue
+			}
+			if e.Outcome == traces.OutcomeScheduled {
+				op.pushQ = e.Queue
+				if op.pushQ == traces.QueueNone {
+					op.pushQ = defaultQueue(e.Worker)
+				}
+				op.pushKind = pushKind(op.pushQ)
+				queueOp(op.pushQ, op.pushKind, x, e)
+				pushed(e.Task, op.pushQ)
+				in.queue = op.pushQ
+			}
+			hist.notes = append(hist.notes, porcupine.Annotation{
+				Tag: "wakes", Start: x.call, End: linFinite(x.call, x.ret),
+				Description: fmt.Sprintf("wake %d", e.Task),
+				Details:     fmt.Sprintf("wake of task %d by %s: %s [event %d]", e.Task, linWho(e.Worker), linOutcomeName(e.Outcome), e.Seq),
+			})
+		case traces.KindRequeue:
+			q := e.Queue
+			if q == traces.QueueNone {
+				q = defaultQueue(e.Worker)
+			}
+			queueOp(q, LinPush, x, e)
+			pushed(e.Task, q)
+			if k, ok := lastEnd[e.Task]; ok && hist.ops[k].task.worker == e.Worker {
+				delete(lastEnd, e.Task)
+				p := &hist.ops[k]
+				p.task.requeued = true
+				p.pushQ, p.pushKind = q, LinPush
+				p.ret = max(p.ret, x.ret)
+				continue
+			}
+			in.kind = linRequeue
+			op.pushQ, op.pushKind = q, LinPush
+			op.task = in
+			orphan[e.Task] = op
+			continue
+		}
+		op.task = in
+		hist.ops = append(hist.ops, op)
+	}
+	// A re-queue never joined by a poll end is an operation of its own.
+	for _, o := range orphan {
+		hist.ops = append(hist.ops, o)
+	}
+	if !complete {
+		// The worker re-queues right after the poll ends, before anything
+		// else: a worker that did something later was not cut there.
+		lastOf := map[int32]int64{}
+		for _, x := range order {
+			w := events[x.i].Worker
+			lastOf[w] = max(lastOf[w], x.key)
+		}
+		for _, k := range lastEnd {
+			p := &hist.ops[k]
+			if p.task.result == traces.ResultPending && !p.task.requeued && lastOf[p.task.worker] <= p.key {
+				p.task.open = true
+				p.ret = linInf
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return hist, nil
+}
+
+func linRet(r int64) uint64 {
+	if r == linInf {
+		return 0
+	}
+	return uint64(r)
+}
+
+func linFinite(call, ret int64) int64 {
+	if ret == linInf {
+		return call
+	}
+	return ret
+}
+
+func linWho(w int32) string {
+	if w < 0 {
+		return "outside"
+	}
+	return fmt.Sprintf("worker %d", w)
+}

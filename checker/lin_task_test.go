@@ -1,0 +1,102 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/execspec/execspec/traces"
+)
+
+// Hand-written histories of one task, each a single rule kept or broken.
+// Events carry only Seq: each is an instant, so the order is fixed.
+func TestLinTaskLifecycle(t *testing.T) {
+	spawn := traces.Event{Kind: traces.KindSpawn, Task: 1, Worker: -1, Queue: traces.QueueGlobal}
+	take := func(w int32) traces.Event {
+		return traces.Event{Kind: traces.KindTake, Task: 1, Worker: w, Source: traces.SourceGlobal, Victim: -1}
+	}
+	begin := func(w int32) traces.Event { return traces.Event{Kind: traces.KindPollBegin, Task: 1, Worker: w} }
+	end := func(w int32, r traces.Result) traces.Event {
+		return traces.Event{Kind: traces.KindPollEnd, Task: 1, Worker: w, Result: r}
+	}
+	wake := func(o traces.Outcome) traces.Event {
+		return traces.Event{Kind: traces.KindWake, Task: 1, Worker: -1, Outcome: o, Queue: traces.QueueGlobal}
+	}
+	requeue := func(w int32) traces.Event {
+		return traces.Event{Kind: traces.KindRequeue, Task: 1, Worker: w, Queue: traces.QueueGlobal}
+	}
+	P, R, X := traces.ResultPending, traces.ResultReady, traces.ResultPanic
+	cases := []struct {
+		name   string
+		policy string
+		config map[string]int
+		events []traces.Event
+		want   Verdict
+	}{
+		{"run to completion", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, R)}, Holds},
+		{"pending, woken, polled again", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, P), wake(traces.OutcomeScheduled), take(1), begin(1), end(1, R)}, Holds},
+		{"woken during the poll: re-queued", "fifo", nil, []traces.Event{spawn, take(0), begin(0), wake(traces.OutcomeNotified), end(0, P), requeue(0), take(0), begin(0), end(0, R)}, Holds},
+		{"wakes coalesce, late wake ignored", "fifo", nil, []traces.Event{spawn, wake(traces.OutcomeCoalesced), take(0), begin(0), end(0, R), wake(traces.OutcomeLate)}, Holds},
+		{"lost wakeup: notified, not re-queued", "fifo", nil, []traces.Event{spawn, take(0), begin(0), wake(traces.OutcomeNotified), end(0, P), {Kind: traces.KindPark, Worker: 0}}, Violated},
+		{"cut after the poll end: the re-queue may follow", "fifo", nil, []traces.Event{spawn, take(0), begin(0), wake(traces.OutcomeNotified), end(0, P)}, Holds},
+		{"re-queued without a wake", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, P), requeue(0)}, Violated},
+		{"polled after Ready", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, R), begin(0)}, Violated},
+		{"taken after Ready", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, R), take(1)}, Violated},
+		{"two polls at once", "fifo", nil, []traces.Event{spawn, take(0), begin(0), begin(1)}, Violated},
+		{"poll end by another worker", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(1, R)}, Violated},
+		{"wake outcome wrong: scheduled while running", "fifo", nil, []traces.Event{spawn, take(0), wake(traces.OutcomeScheduled)}, Violated},
+		{"wake enqueues twice", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, P), wake(traces.OutcomeScheduled), wake(traces.OutcomeScheduled)}, Violated},
+		{"wake before spawn", "fifo", nil, []traces.Event{wake(traces.OutcomeScheduled), spawn}, Violated},
+		{"retry: a failed task re-run", "retry", map[string]int{"retries": 1}, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0), take(0), begin(0), end(0, R)}, Holds},
+		{"retry: re-run past its retries", "retry", map[string]int{"retries": 1}, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0), take(0), begin(0), end(0, X), requeue(0)}, Violated},
+		{"no retry policy: a failed task is DONE", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0)}, Violated},
+		{"time slice: woken, re-polled at once", "timeslice", map[string]int{"slice": 1}, []traces.Event{spawn, take(0), begin(0), wake(traces.OutcomeNotified), end(0, P), begin(0), end(0, R)}, Holds},
+		{"time slice: second re-poll past the slice", "timeslice", map[string]int{"slice": 1}, []traces.Event{spawn, take(0), begin(0), wake(traces.OutcomeNotified), end(0, P), begin(0), wake(traces.OutcomeNotified), end(0, P), begin(0)}, Violated},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ev := make([]traces.Event, len(c.events))
+			for i, e := range c.events {
+				e.Seq = uint64(i + 1)
+				ev[i] = e
+			}
+			h := traces.Header{Workers: 2, Policy: c.policy, Config: c.config}
+			res, err := CheckLinearizability(h, ev, LinOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var task LinCheck
+			for _, ch := range res.Checks {
+				if ch.Spec == "task" {
+					task = ch
+				}
+			}
+			if task.Verdict != c.want {
+				t.Fatalf("task lifecycle: %s, want %s\n%s", task.Verdict, c.want, res.Summary())
+			}
+		})
+	}
+}
+
+// The budget is honoured: a history too hard for it is Unknown, never
+// Holds.
+func TestLinBudgetUnknown(t *testing.T) {
+	ops := linFIFOHistory(400, 8, true, 1)
+	// An operation that never returned: the polynomial FIFO decision does
+	// not apply, so porcupine must search.
+	ops[len(ops)-1].Return = 0
+	c, err := CheckLinQueue("global", ops, LinOptions{MaxWindow: -1, Budget: 200 * 1e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Unknown {
+		t.Fatalf("%s, want unknown: %s", c.Verdict, c.Detail)
+	}
+	// Past MaxWindow, with no budget for long windows, such a window is
+	// not searched at all: Unknown at once.
+	c, err = CheckLinQueue("global", ops, LinOptions{MaxWindow: 100, LongBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Unknown || c.Skipped != 1 {
+		t.Fatalf("%s (%d skipped), want unknown", c.Verdict, c.Skipped)
+	}
+}

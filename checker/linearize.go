@@ -1,0 +1,403 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/execspec/execspec/traces"
+)
+
+// LinOptions configures a linearizability check. The zero value works: a
+// ten-second budget, windows of at most LinDefaultMaxWindow operations, the
+// whole-executor specification only for histories of at most
+// LinDefaultMaxWhole operations, and no HTML file.
+type LinOptions struct {
+	// Budget is the time the whole check may take. When it is spent, the
+	// parts not yet decided are Unknown, never Holds. Zero means 10s.
+	Budget time.Duration
+	// MaxWindow bounds the operations of a queue window searched with the
+	// others under the whole budget (strict-FIFO histories are checked in
+	// exponential time). A longer window is searched on its own, with at
+	// most LongBudget, and is Unknown if that search does not end. Zero
+	// means LinDefaultMaxWindow; negative means no bound.
+	MaxWindow int
+	// LongBudget is the time one window longer than MaxWindow may take.
+	// Zero means LinDefaultLongBudget; negative means such windows are not
+	// searched at all (Unknown).
+	LongBudget time.Duration
+	// MaxWhole is the largest history, in operations, checked against the
+	// whole-executor specification. Zero means LinDefaultMaxWhole; negative
+	// turns that specification off.
+	MaxWhole int
+	// Complete says the run finished (the executor was closed after every
+	// task was DONE): every queue must then end empty and every spawned
+	// task DONE, so that lost elements are caught. Leave it false for a run
+	// that was cut.
+	Complete bool
+	// OwnerFIFO makes a worker take from the head of its own deque (the
+	// steal end) instead of the tail. CheckLinearizability also reads the
+	// trace header's "owner-lifo" setting (0 means FIFO).
+	OwnerFIFO bool
+	// HTML, when not empty, is where porcupine's visualization of the
+	// first violated specification is written (annotated with steals,
+	// parks and wakes). Nothing is written when nothing is violated.
+	HTML string
+}
+
+// Defaults of LinOptions, chosen from measurements (see the benchmarks).
+const (
+	LinDefaultBudget     = 10 * time.Second
+	LinDefaultMaxWindow  = 200
+	LinDefaultLongBudget = time.Second
+	LinDefaultMaxWhole   = 64
+)
+
+func (o LinOptions) budget() time.Duration {
+	if o.Budget <= 0 {
+		return LinDefaultBudget
+	}
+	return o.Budget
+}
+
+func (o LinOptions) maxWindow() int {
+	switch {
+	case o.MaxWindow == 0:
+		return LinDefaultMaxWindow
+	case o.MaxWindow < 0:
+		return int(^uint(0) >> 1)
+	}
+	return o.MaxWindow
+}
+
+func (o LinOptions) longBudget() time.Duration {
+	if o.LongBudget == 0 {
+		return LinDefaultLongBudget
+	}
+	return o.LongBudget
+}
+
+func (o LinOptions) maxWhole() int {
+	if o.MaxWhole == 0 {
+		return LinDefaultMaxWhole
+	}
+	return o.MaxWhole
+}
+
+// LinCheck is the outcome of one sequential specification against its part
+// of a history: one partition per task, per window of a queue, or the whole
+// history.
+type LinCheck struct {
+	Spec       string        // "task", "global", "local[w]", "executor", or a caller's name
+	Verdict    Verdict       // Holds, Violated, or Unknown (budget spent or window too long)
+	Ops        int           // operations checked
+	Partitions int           // independent parts (tasks, windows)
+	Skipped    int           // long parts not searched (no budget left, or LongBudget < 0)
+	Detail     string        // what failed, or why the verdict is Unknown
+	HTML       string        // the visualization written for a violation, if any
+	Elapsed    time.Duration // time spent
+	failing    [][]porcupine.Operation
+	model      porcupine.Model
+}
+
+// LinResult is the outcome of CheckLinearizability: one LinCheck per
+// specification, and the verdict over them (Violated if any is violated;
+// else Unknown if any is unknown; else Holds).
+type LinResult struct {
+	Verdict Verdict
+	Checks  []LinCheck
+	Ops     int    // operations taken from the trace
+	HTML    string // the visualization written for the first violation, if any
+	Elapsed time.Duration
+}
+
+// Summary is a few lines a person reads: the verdict and each check.
+func (r LinResult) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "linearizability: %s (%d operations, %v)\n", r.Verdict, r.Ops, r.Elapsed.Round(time.Millisecond))
+	for _, c := range r.Checks {
+		fmt.Fprintf(&b, "  %-10s %-8s %6d ops %5d parts", c.Spec, c.Verdict, c.Ops, c.Partitions)
+		if c.Skipped > 0 {
+			fmt.Fprintf(&b, " (%d not searched)", c.Skipped)
+		}
+		if c.Detail != "" {
+			fmt.Fprintf(&b, ": %s", c.Detail)
+		}
+		b.WriteByte('\n')
+	}
+	if r.HTML != "" {
+		fmt.Fprintf(&b, "visualization: %s\n", r.HTML)
+	}
+	return b.String()
+}
+
+func combineVerdicts(checks []LinCheck) Verdict {
+	v := Holds
+	for _, c := range checks {
+		switch c.Verdict {
+		case Violated:
+			return Violated
+		case Unknown:
+			v = Unknown
+		}
+	}
+	return v
+}
+
+// linRun checks parts against model within the deadline.
+//
+// decide, when not nil, is tried first on every part: a polynomial decision
+// that returns Unknown when it does not apply. The other parts of at most
+// maxPart operations are searched together (in parallel, by porcupine);
+// each longer one is then searched on its own with at most longBudget (not
+// at all if longBudget < 0), and is Unknown if its search does not end. On
+// a violation the failing parts (at most a few) are kept for the
+// visualization; describe names a part for the detail.
+func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, maxPart int, longBudget time.Duration, deadline time.Time, describe func(i int) string, decide func([]porcupine.Operation) (Verdict, string)) LinCheck {
+	start := time.Now()
+	c := LinCheck{Spec: spec, Partitions: len(parts), model: model}
+	one := model
+	one.Partition = nil
+	var failing []int // parts found violated
+	var why []string  // and what the decision said
+	var search [][]porcupine.Operation
+	var searchIdx, long []int
+	for i, p := range parts {
+		c.Ops += len(p)
+		if decide != nil && len(failing) < 3 {
+			switch v, d := decide(p); v {
+			case Holds:
+				continue
+			case Violated:
+				failing = append(failing, i)
+				why = append(why, describe(i)+": "+d)
+				continue
+			}
+		}
+		if len(p) > maxPart {
+			long = append(long, i)
+			continue
+		}
+		search = append(search, p)
+		searchIdx = append(searchIdx, i)
+	}
+	unknown := ""
+	if len(failing) == 0 && len(search) > 0 {
+		if time.Until(deadline) <= 0 {
+			c.Verdict = Unknown
+			c.Detail = "time budget spent before this check"
+			c.Elapsed = time.Since(start)
+			return c
+		}
+		m := model
+		m.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return search }
+		// porcupine wants one history; the partition function above ignores it.
+		switch porcupine.CheckOperationsTimeout(m, nil, time.Until(deadline)) {
+		case porcupine.Unknown:
+			unknown = "time budget spent during the search"
+		case porcupine.Illegal:
+			// Find the failing parts, one by one, so that the detail
+			// names them and the visualization shows only them.
+			for k, p := range search {
+				if len(failing) >= 3 || time.Until(deadline) <= 0 {
+					break
+				}
+				if porcupine.CheckOperationsTimeout(one, p, time.Until(deadline)) == porcupine.Illegal {
+					failing = append(failing, searchIdx[k])
+					why = append(why, describe(searchIdx[k]))
+				}
+			}
+			if len(failing) == 0 {
+				why = append(why, "some part (the budget ran out while finding which)")
+				failing = append(failing, -1)
+			}
+		}
+	}
+	undecided := 0
+	for _, i := range long {
+		left := min(longBudget, time.Until(deadline))
+		if longBudget < 0 || left <= 0 || len(failing) > 0 {
+			c.Skipped++
+			undecided++
+			continue
+		}
+		switch porcupine.CheckOperationsTimeout(one, parts[i], left) {
+		case porcupine.Illegal:
+			failing = append(failing, i)
+			why = append(why, describe(i))
+		case porcupine.Unknown:
+			undecided++
+		}
+	}
+	switch {
+	case len(failing) > 0:
+		c.Verdict = Violated
+		for _, i := range failing {
+			if i >= 0 && len(parts[i]) <= max(maxPart, LinDefaultMaxWindow) {
+				c.failing = append(c.failing, parts[i])
+			}
+		}
+		c.Detail = "no linearization of " + strings.Join(why, "; ")
+	case unknown != "":
+		c.Verdict, c.Detail = Unknown, unknown
+	case undecided > 0:
+		c.Verdict = Unknown
+		c.Detail = fmt.Sprintf("%d part(s) longer than %d operations undecided within their budget", undecided, maxPart)
+	default:
+		c.Verdict = Holds
+	}
+	c.Elapsed = time.Since(start)
+	return c
+}
+
+// writeLinHTML writes porcupine's visualization of c's failing parts to
+// path, with annotations.
+func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
+	if len(c.failing) == 0 {
+		return errors.New("no failing part to show")
+	}
+	m := c.model
+	parts := c.failing
+	m.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return parts }
+	res, info := porcupine.CheckOperationsVerbose(m, nil, 10*time.Second)
+	if res != porcupine.Illegal {
+		return fmt.Errorf("re-check of the failing parts gave %s", res)
+	}
+	// Keep only the notes inside the shown time range.
+	lo, hi := int64(linInf), int64(0)
+	for _, p := range parts {
+		for _, op := range p {
+			lo = min(lo, op.Call)
+			if op.Return < linInf {
+				hi = max(hi, op.Return)
+			}
+			hi = max(hi, op.Call)
+		}
+	}
+	var keep []porcupine.Annotation
+	for _, n := range notes {
+		if n.Start >= lo && n.Start <= hi {
+			keep = append(keep, n)
+		}
+	}
+	sort.SliceStable(keep, func(i, j int) bool { return keep[i].Start < keep[j].Start })
+	if len(keep) > 500 {
+		keep = keep[:500]
+	}
+	info.AddAnnotations(keep)
+	if err := porcupine.VisualizePath(m, info, path); err != nil {
+		return fmt.Errorf("writing linearizability visualization: %w", err)
+	}
+	return nil
+}
+
+// CheckLinearizability checks the history that an executor recorded (the
+// queue operations and lifecycle steps of its trace, as intervals on the
+// trace's logical clock) against the sequential specifications of the
+// model:
+//
+//   - "task": each task's lifecycle, one partition per task (SPAWN, the
+//     takes, poll begin and end, TASK-SUSPEND with its re-queue, WAKE with
+//     its outcome);
+//   - "global": the global queue, FIFO, in windows (see CheckLinQueue);
+//   - "local[w]": worker w's deque, owner end and steal end;
+//   - "executor": all of it at once, for histories of at most
+//     opt.MaxWhole operations (skipped, and so not part of the verdict,
+//     beyond).
+//
+// An operation that never returned is kept and may take effect anywhere
+// after its call. Events without Call/Return ticks are taken as instants at
+// their Seq. Bad events (no clock, an unknown kind, a task id below 1) are
+// an error naming the event; nothing is checked then.
+//
+// Cost: linear in the trace outside the searches; each search is bounded by
+// opt.Budget, after which the verdict is Unknown. Safe for concurrent use.
+func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions) (LinResult, error) {
+	start := time.Now()
+	deadline := start.Add(opt.budget())
+	hist, err := linBuildHistory(h, events, opt.OwnerFIFO, opt.Complete)
+	if err != nil {
+		return LinResult{Verdict: Unknown}, fmt.Errorf("linearizability: %w", err)
+	}
+	res := LinResult{Ops: len(hist.ops)}
+
+	// Per task.
+	byTask := map[int64][]porcupine.Operation{}
+	var taskOrder []int64
+	for _, o := range hist.ops {
+		t := o.task.task
+		if _, ok := byTask[t]; !ok {
+			taskOrder = append(taskOrder, t)
+		}
+		byTask[t] = append(byTask[t], porcupine.Operation{
+			ClientId: o.client, Input: o.task, Call: o.call, Return: o.ret, Metadata: o.event,
+		})
+	}
+	sort.Slice(taskOrder, func(i, j int) bool { return taskOrder[i] < taskOrder[j] })
+	parts := make([][]porcupine.Operation, len(taskOrder))
+	for i, t := range taskOrder {
+		p := byTask[t]
+		if opt.Complete {
+			p = append(p, porcupine.Operation{
+				Input: linTaskIn{kind: linEnd, task: t}, Call: hist.maxTick + 1, Return: linInf, Metadata: -1,
+			})
+		}
+		parts[i] = p
+	}
+	res.Checks = append(res.Checks, linRun("task", linTaskModel(hist.pol), parts, int(^uint(0)>>1), 0, deadline, func(i int) string {
+		return fmt.Sprintf("task %d", taskOrder[i])
+	}, nil))
+
+	// Per queue: global first, then the local deques in worker order.
+	var qs []traces.Queue
+	for q := range hist.queues {
+		qs = append(qs, q)
+	}
+	sort.Slice(qs, func(i, j int) bool { return qs[i] < qs[j] })
+	for _, q := range qs {
+		name := "global"
+		if q != traces.QueueGlobal {
+			name = fmt.Sprintf("local[%d]", q.Worker())
+		}
+		ws, err := linQueueWindows(hist.queues[q], opt.Complete)
+		if err != nil {
+			return LinResult{Verdict: Unknown}, fmt.Errorf("linearizability: %s: %w", name, err)
+		}
+		parts := make([][]porcupine.Operation, len(ws))
+		for i, w := range ws {
+			parts[i] = w.ops
+		}
+		res.Checks = append(res.Checks, linRun(name, linQueueModel(name), parts, opt.maxWindow(), opt.longBudget(), deadline, func(i int) string {
+			return describeWindow(name, parts[i])
+		}, linFIFODecide))
+	}
+
+	// The whole executor, on small histories.
+	if mw := opt.maxWhole(); mw > 0 && len(hist.ops) <= mw {
+		ops, nt, nq := linWholeOps(hist, opt.Complete)
+		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), 0, deadline, func(int) string {
+			return "the whole history"
+		}, nil))
+	}
+
+	res.Verdict = combineVerdicts(res.Checks)
+	if res.Verdict == Violated && opt.HTML != "" {
+		for i, c := range res.Checks {
+			if c.Verdict != Violated || len(c.failing) == 0 {
+				continue
+			}
+			if err := writeLinHTML(c, opt.HTML, hist.notes); err != nil {
+				res.Elapsed = time.Since(start)
+				return res, err
+			}
+			res.Checks[i].HTML = opt.HTML
+			res.HTML = opt.HTML
+			break
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}

@@ -1,0 +1,181 @@
+package checker
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/traces"
+)
+
+var linHeader = traces.Header{Format: traces.Format, Version: traces.Version, Executor: "sim", Workers: 3, Policy: "worksteal"}
+
+func TestLinearizabilityLegalRuns(t *testing.T) {
+	for seed := range uint64(40) {
+		events := newLinSim(seed, 3, 8, 2, bugNone).run(10000)
+		res, err := CheckLinearizability(linHeader, events, LinOptions{Complete: true, Budget: 5 * time.Second})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if res.Verdict != Holds {
+			t.Fatalf("seed %d: %s, want holds\n%s", seed, res.Verdict, res.Summary())
+		}
+		if seed == 0 {
+			t.Logf("%s", res.Summary())
+		}
+	}
+}
+
+func TestLinearizabilityInjectedBugs(t *testing.T) {
+	cases := []struct {
+		name string
+		bug  linBug
+		spec string // a check that must be violated
+	}{
+		{"task taken twice", bugTakeTwice, "task"},
+		{"steal from the owner end", bugStealOwner, "local"},
+		{"lost element", bugLoseElement, "task"},
+		{"wake that enqueues twice", bugWakeTwice, "task"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			found := 0
+			for seed := range uint64(60) {
+				sim := newLinSim(seed, 3, 8, 2, c.bug)
+				sim.spread = 5 // overlapping, but not so wide that the bug is hidden
+				events := sim.run(10000)
+				if !sim.injected {
+					continue
+				}
+				found++
+				res, err := CheckLinearizability(linHeader, events, LinOptions{Complete: true, Budget: 5 * time.Second})
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if res.Verdict != Violated {
+					t.Fatalf("seed %d: %s, want violated\n%s", seed, res.Verdict, res.Summary())
+				}
+				hit := false
+				for _, ch := range res.Checks {
+					if strings.HasPrefix(ch.Spec, c.spec) && ch.Verdict == Violated {
+						hit = true
+					}
+				}
+				if !hit {
+					t.Fatalf("seed %d: %s not violated\n%s", seed, c.spec, res.Summary())
+				}
+			}
+			if found < 5 {
+				t.Fatalf("bug injected in only %d of 60 runs", found)
+			}
+		})
+	}
+}
+
+func TestLinearizabilityHTML(t *testing.T) {
+	dir := t.TempDir()
+	for seed := range uint64(60) {
+		sim := newLinSim(seed, 3, 8, 2, bugStealOwner)
+		sim.spread = 5
+		events := sim.run(10000)
+		if !sim.injected {
+			continue
+		}
+		path := filepath.Join(dir, "trace.lin.html")
+		res, err := CheckLinearizability(linHeader, events, LinOptions{Complete: true, HTML: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != Violated || res.HTML != path {
+			t.Fatalf("verdict %s, html %q\n%s", res.Verdict, res.HTML, res.Summary())
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"take-head", "steal"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("visualization lacks %q", want)
+			}
+		}
+		return
+	}
+	t.Fatal("no run had the bug")
+}
+
+// A run cut short: operations called before the cut and not returned are
+// kept with no return; the rest is dropped. Still linearizable.
+func TestLinearizabilityCutRun(t *testing.T) {
+	for seed := range uint64(20) {
+		events := newLinSim(seed, 3, 8, 2, bugNone).run(10000)
+		cut := events[len(events)/2].Seq
+		var kept []traces.Event
+		open := 0
+		for _, e := range events {
+			if e.Call > cut {
+				continue
+			}
+			if e.Return > cut {
+				e.Return = 0
+				open++
+			}
+			kept = append(kept, e)
+		}
+		res, err := CheckLinearizability(linHeader, kept, LinOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != Holds {
+			t.Fatalf("seed %d (%d never returned): %s\n%s", seed, open, res.Verdict, res.Summary())
+		}
+		// Claiming the cut run complete must fail: tasks are not DONE.
+		res, err = CheckLinearizability(linHeader, kept, LinOptions{Complete: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != Violated {
+			t.Fatalf("seed %d: a cut run checked as complete: %s", seed, res.Verdict)
+		}
+	}
+}
+
+// A never-returned take is kept: the same element taken again later by
+// another worker is a violation, not hidden by dropping the open take.
+func TestLinearizabilityNeverReturnedKept(t *testing.T) {
+	ev := []traces.Event{
+		{Seq: 2, Call: 1, Return: 3, Kind: traces.KindSpawn, Task: 1, Worker: -1, Queue: traces.QueueGlobal},
+		{Seq: 5, Call: 4, Return: 0, Kind: traces.KindTake, Task: 1, Worker: 0, Source: traces.SourceGlobal},
+		{Seq: 8, Call: 7, Return: 9, Kind: traces.KindTake, Task: 1, Worker: 1, Source: traces.SourceGlobal},
+	}
+	res, err := CheckLinearizability(linHeader, ev, LinOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != Violated {
+		t.Fatalf("%s\n%s", res.Verdict, res.Summary())
+	}
+	// Without the second take, the open one may take effect: holds.
+	res, _ = CheckLinearizability(linHeader, ev[:2], LinOptions{})
+	if res.Verdict != Holds {
+		t.Fatalf("%s\n%s", res.Verdict, res.Summary())
+	}
+}
+
+func TestLinearizabilityBadInput(t *testing.T) {
+	cases := map[string]traces.Event{
+		"no clock":        {Kind: traces.KindSpawn, Task: 1, Worker: -1},
+		"task 0":          {Seq: 1, Kind: traces.KindSpawn, Worker: -1},
+		"unknown kind":    {Seq: 1, Kind: 200, Task: 1},
+		"return before":   {Seq: 5, Call: 5, Return: 3, Kind: traces.KindSpawn, Task: 1, Worker: -1},
+		"bad worker":      {Seq: 1, Kind: traces.KindSpawn, Task: 1, Worker: -7},
+		"steal no victim": {Seq: 1, Kind: traces.KindTake, Task: 1, Worker: 0, Source: traces.SourceSteal, Victim: -1},
+	}
+	for name, e := range cases {
+		_, err := CheckLinearizability(linHeader, []traces.Event{e}, LinOptions{})
+		if err == nil || !strings.Contains(err.Error(), "event 1") {
+			t.Errorf("%s: error %v, want one naming event 1", name, err)
+		}
+	}
+}

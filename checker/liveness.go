@@ -1,0 +1,403 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/execspec/execspec/model"
+)
+
+// Liveness on the explored graph, under weak fairness of every process (the
+// spawner, each worker, each task's event source): a run is fair if no
+// process stays enabled forever without taking a step.
+//
+// Every property here has the form "from a p-state, a q-state must come"
+// (leads-to) or "if p holds infinitely often, q must come infinitely
+// often". Both fail exactly when the subgraph of ¬q states holds a fair
+// strongly connected component (or a stuck state, where every process is
+// disabled and the run stutters) that is reachable from a p-state inside the
+// subgraph (leads-to), or that contains a p-state (infinitely often).
+//
+// A maximal SCC C is fair iff every process either takes a step inside C or
+// is disabled in some state of C: then a cycle through all of C is fair.
+// If some process is enabled in every state of C and takes no step inside
+// it, no cycle inside C is fair, so checking the maximal SCCs is exact.
+// (This is the check TLC makes for weak fairness; SPIN's -f reaches the same
+// verdicts by nested depth-first search.)
+
+type liveSpec struct {
+	name     string
+	in       func(i uint32) bool // the ¬q subgraph
+	p        func(i uint32) bool
+	infOften bool
+	task     int
+}
+
+func (e *explorer) liveness() *Result {
+	n := e.st.n
+	cfg := e.cfg
+	// Per-state predicates, from one pass over the store.
+	done := newBits(n)
+	queued := make([]bits, cfg.Tasks)
+	running := make([]bits, cfg.Tasks)
+	for t := range queued {
+		queued[t], running[t] = newBits(n), newBits(n)
+	}
+	s := e.m.Init()
+	for i := uint32(0); i < n; i++ {
+		e.lay.Unpack(e.st.state(i), s)
+		if s.AllDone() {
+			done.set(i)
+		}
+		for t, st := range s.Task {
+			switch st {
+			case model.Queued:
+				queued[t].set(i)
+			case model.Running, model.Notified:
+				running[t].set(i)
+			}
+		}
+	}
+	var specs []liveSpec
+	switch e.opts.Property {
+	case EventuallyDone:
+		specs = append(specs, liveSpec{
+			name: "every task is eventually DONE",
+			in:   func(i uint32) bool { return !done.get(i) },
+			p:    func(i uint32) bool { return i == 0 },
+		})
+	case WokenPolled, Fairness:
+		for t := 0; t < cfg.Tasks; t++ {
+			q, r := queued[t], running[t]
+			specs = append(specs, liveSpec{
+				name:     fmt.Sprintf("t%d", t+1),
+				in:       func(i uint32) bool { return !r.get(i) },
+				p:        q.get,
+				infOften: e.opts.Property == Fairness,
+				task:     t + 1,
+			})
+		}
+	}
+	for _, sp := range specs {
+		if why := e.budget(int64(n)); why != "" {
+			e.res.Verdict, e.res.Message = Unknown, why
+			return e.res
+		}
+		if r := e.checkLeadsTo(sp); r != nil {
+			return r
+		}
+	}
+	e.res.Verdict = Holds
+	return e.res
+}
+
+// checkLeadsTo finds a fair SCC or stuck state in the subgraph sp.in that
+// breaks sp, and returns the violation with its lasso, or nil.
+func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
+	n := e.st.n
+	all := uint64(1)<<e.cfg.Procs() - 1
+	if e.cfg.Procs() == 64 {
+		all = ^uint64(0)
+	}
+	comp, ncomp := e.tarjan(sp.in)
+	// Per component: processes that step inside it, processes disabled
+	// somewhere in it, whether it has an internal edge, whether it holds a
+	// p-state.
+	taken := make([]uint64, ncomp)
+	disabled := make([]uint64, ncomp)
+	cyclic := make([]bool, ncomp)
+	hasP := make([]bool, ncomp)
+	for i := uint32(0); i < n; i++ {
+		c := comp[i]
+		if c == noComp {
+			continue
+		}
+		disabled[c] |= all &^ e.enabled[i]
+		if sp.p(i) {
+			hasP[c] = true
+		}
+		for k := e.off[i]; k < e.off[i+1]; k++ {
+			if comp[e.edges[k]] == c {
+				taken[c] |= 1 << e.procs[k]
+				cyclic[c] = true
+			}
+		}
+	}
+	badComp := func(c uint32) bool {
+		stuck := disabled[c] == all // a state with nothing enabled
+		return (cyclic[c] || stuck) && (taken[c]|disabled[c]) == all
+	}
+	var entry uint32 = noParent
+	var from uint32 = noParent
+	if sp.infOften {
+		for i := uint32(0); i < n && entry == noParent; i++ {
+			if c := comp[i]; c != noComp && hasP[c] && sp.p(i) && badComp(c) {
+				entry, from = i, i
+			}
+		}
+	} else {
+		// Breadth first from the p-states, inside the subgraph.
+		seen := newBits(n)
+		prev := make(map[uint32]uint32)
+		var queue []uint32
+		for i := uint32(0); i < n; i++ {
+			if comp[i] != noComp && sp.p(i) {
+				seen.set(i)
+				queue = append(queue, i)
+			}
+		}
+		for len(queue) > 0 && entry == noParent {
+			i := queue[0]
+			queue = queue[1:]
+			if badComp(comp[i]) {
+				entry = i
+				break
+			}
+			for k := e.off[i]; k < e.off[i+1]; k++ {
+				j := e.edges[k]
+				if comp[j] != noComp && !seen.get(j) {
+					seen.set(j)
+					prev[j] = i
+					queue = append(queue, j)
+				}
+			}
+		}
+		if entry != noParent {
+			from = entry
+			for {
+				p, ok := prev[from]
+				if !ok {
+					break
+				}
+				from = p
+			}
+		}
+	}
+	if entry == noParent {
+		return nil
+	}
+	return e.lasso(sp, comp, from, entry, all)
+}
+
+// lasso builds the counterexample: the breadth-first path to the p-state
+// from, a path inside the subgraph to entry, then a cycle inside entry's
+// component through a step of every process that is enabled throughout it.
+func (e *explorer) lasso(sp liveSpec, comp []uint32, from, entry uint32, all uint64) *Result {
+	c := comp[entry]
+	inComp := func(i uint32) bool { return comp[i] == c }
+	inSub := func(i uint32) bool { return comp[i] != noComp }
+	path := e.pathTo(from)
+	procs := make([]uint8, 0, len(path)+16)
+	for range path[1:] {
+		procs = append(procs, 0xff)
+	}
+	seg, segProcs := e.innerPath(from, func(i uint32) bool { return i == entry }, inSub)
+	path = append(path, seg...)
+	procs = append(procs, segProcs...)
+	loop := len(path) - 1 // index of the step that starts the cycle
+	// Witnesses: for every process, a state of C where it is disabled, or
+	// an edge of C that it takes.
+	cur := entry
+	var disabledSomewhere uint64
+	for i := uint32(0); i < e.st.n; i++ {
+		if comp[i] == c {
+			disabledSomewhere |= all &^ e.enabled[i]
+		}
+	}
+	cycleLen := 0
+	for p := 0; p < e.cfg.Procs(); p++ {
+		if disabledSomewhere&(1<<p) != 0 {
+			continue // disabled somewhere in C: visiting all of C is not needed for it
+		}
+		// Go to a state of C with an edge of p inside C, and take it.
+		seg, sp2 := e.innerPath(cur, func(i uint32) bool {
+			for k := e.off[i]; k < e.off[i+1]; k++ {
+				if int(e.procs[k]) == p && comp[e.edges[k]] == c {
+					return true
+				}
+			}
+			return false
+		}, inComp)
+		path = append(path, seg...)
+		procs = append(procs, sp2...)
+		cycleLen += len(seg)
+		at := cur
+		if len(seg) > 0 {
+			at = seg[len(seg)-1]
+		}
+		for k := e.off[at]; k < e.off[at+1]; k++ {
+			if int(e.procs[k]) == p && comp[e.edges[k]] == c {
+				path = append(path, e.edges[k])
+				procs = append(procs, uint8(p))
+				cur = e.edges[k]
+				cycleLen++
+				break
+			}
+		}
+	}
+	// Close the cycle back at entry (a stuck state has no cycle: it stutters).
+	if stuck := e.off[entry] == e.off[entry+1]; !stuck {
+		if cycleLen == 0 {
+			// Take any edge inside C first, so the cycle is not empty.
+			for k := e.off[cur]; k < e.off[cur+1]; k++ {
+				if comp[e.edges[k]] == c {
+					path = append(path, e.edges[k])
+					procs = append(procs, e.procs[k])
+					cur = e.edges[k]
+					break
+				}
+			}
+		}
+		seg, sp2 := e.innerPath(cur, func(i uint32) bool { return i == entry }, inComp)
+		path = append(path, seg...)
+		procs = append(procs, sp2...)
+	}
+	cx := e.replay(path, procs)
+	cx.Loop = loop
+	if e.off[entry] == e.off[entry+1] {
+		cx.Loop = len(cx.Steps)
+	}
+	r := e.res
+	r.Verdict = Violated
+	r.Counterexample = cx
+	switch e.opts.Property {
+	case EventuallyDone:
+		r.Message = "a fair run never finishes: " + stuckTasks(cx.lastState())
+		if cx.Loop == len(cx.Steps) {
+			r.Message = "a fair run gets stuck: " + stuckTasks(cx.lastState())
+		}
+	case WokenPolled:
+		r.Message = fmt.Sprintf("t%d is QUEUED and a fair run never polls it", sp.task)
+	case Fairness:
+		r.Message = fmt.Sprintf("t%d is ready again and again but a fair run never polls it (starvation)", sp.task)
+	}
+	return r
+}
+
+func (cx *Counterexample) lastState() *model.State {
+	if len(cx.Steps) == 0 {
+		return cx.Init
+	}
+	for k := len(cx.Steps) - 1; k >= 0; k-- {
+		if cx.Steps[k].State != nil {
+			return cx.Steps[k].State
+		}
+	}
+	return cx.Init
+}
+
+// innerPath returns a shortest path (excluding from) from `from` to a state
+// satisfying goal, moving only through states satisfying inside, with 0xff
+// process markers (any process whose step leads there).
+func (e *explorer) innerPath(from uint32, goal, inside func(uint32) bool) ([]uint32, []uint8) {
+	if goal(from) {
+		return nil, nil
+	}
+	prev := map[uint32]uint32{from: from}
+	queue := []uint32{from}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for k := e.off[i]; k < e.off[i+1]; k++ {
+			j := e.edges[k]
+			if _, ok := prev[j]; ok || !inside(j) {
+				continue
+			}
+			prev[j] = i
+			if goal(j) {
+				var rev []uint32
+				for x := j; x != from; x = prev[x] {
+					rev = append(rev, x)
+				}
+				path := make([]uint32, len(rev))
+				procs := make([]uint8, len(rev))
+				for a := range rev {
+					path[a] = rev[len(rev)-1-a]
+					procs[a] = 0xff
+				}
+				return path, procs
+			}
+			queue = append(queue, j)
+		}
+	}
+	return nil, nil
+}
+
+const noComp = ^uint32(0)
+
+// tarjan numbers the strongly connected components of the subgraph of
+// states satisfying in; states outside get noComp. Iterative, so deep
+// graphs do not grow the goroutine stack.
+func (e *explorer) tarjan(in func(uint32) bool) ([]uint32, uint32) {
+	n := e.st.n
+	const unvisited = ^uint32(0)
+	index := make([]uint32, n)
+	low := make([]uint32, n)
+	comp := make([]uint32, n)
+	for i := range index {
+		index[i] = unvisited
+		comp[i] = noComp
+	}
+	onStack := newBits(n)
+	var stack []uint32
+	type frame struct{ v, k uint32 }
+	var call []frame
+	var next, ncomp uint32
+	for root := uint32(0); root < n; root++ {
+		if index[root] != unvisited || !in(root) {
+			continue
+		}
+		call = append(call[:0], frame{root, e.off[root]})
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, root)
+		onStack.set(root)
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			v := f.v
+			if f.k < e.off[v+1] {
+				w := e.edges[f.k]
+				f.k++
+				if !in(w) {
+					continue
+				}
+				if index[w] == unvisited {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack.set(w)
+					call = append(call, frame{w, e.off[w]})
+				} else if onStack.get(w) && index[w] < low[v] {
+					low[v] = index[w]
+				}
+				continue
+			}
+			if low[v] == index[v] {
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack.clear(w)
+					comp[w] = ncomp
+					if w == v {
+						break
+					}
+				}
+				ncomp++
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				u := call[len(call)-1].v
+				if low[v] < low[u] {
+					low[u] = low[v]
+				}
+			}
+		}
+	}
+	return comp, ncomp
+}
+
+type bits []uint64
+
+func newBits(n uint32) bits      { return make(bits, (n+63)/64) }
+func (b bits) set(i uint32)      { b[i>>6] |= 1 << (i & 63) }
+func (b bits) clear(i uint32)    { b[i>>6] &^= 1 << (i & 63) }
+func (b bits) get(i uint32) bool { return b[i>>6]&(1<<(i&63)) != 0 }

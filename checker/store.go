@@ -1,0 +1,159 @@
+package checker
+
+// store is the set of visited states of one exploration: packed states in
+// insertion order (which is breadth-first order, so the frontier is a range
+// of indices and needs no queue of its own), the parent of each, and an
+// open-addressing hash table of indices.
+//
+// Memory per state: the packed words (16 bytes for the reference
+// configurations), 4 bytes of parent, and 4 bytes per table slot at a load
+// between 3/8 and 3/4. States live in fixed-size chunks so that growing never
+// copies them and never needs twice the memory.
+//
+// The hash only speeds up equality: a lookup compares the packed words, so a
+// collision costs time, never a wrong answer.
+//
+// A store is not safe for concurrent use; the parallel explorer gives each
+// goroutine its own shard.
+type store struct {
+	words  int
+	chunks [][]uint64 // chunkStates states each
+	parent [][]uint32
+	n      uint32
+	// table holds index+1 in its low idxBits bits (0 = empty) and, above
+	// them, the top bits of the state's hash: a probe compares states only
+	// when those tag bits match, so most probes touch only the table.
+	table   []uint32
+	mask    uint32
+	idxBits uint
+	idxMask uint32
+}
+
+const (
+	chunkShift  = 16
+	chunkStates = 1 << chunkShift
+	chunkMask   = chunkStates - 1
+	noParent    = ^uint32(0)
+)
+
+func newStore(words int) *store {
+	s := &store{words: words}
+	s.setTable(make([]uint32, 1<<12))
+	return s
+}
+
+// state returns the packed words of state i; the slice aliases the store.
+func (s *store) state(i uint32) []uint64 {
+	c := s.chunks[i>>chunkShift]
+	o := int(i&chunkMask) * s.words
+	return c[o : o+s.words : o+s.words]
+}
+
+func (s *store) parentOf(i uint32) uint32 { return s.parent[i>>chunkShift][i&chunkMask] }
+
+func hashWords(w []uint64) uint32 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, x := range w {
+		h ^= x
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+	}
+	h *= 0x94d049bb133111eb
+	return uint32(h ^ h>>32)
+}
+
+func equalWords(a, b []uint64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// insert adds the packed state w with the given parent if it is new. It
+// returns the state's index and whether it was new.
+func (s *store) insert(w []uint64, h uint32, parent uint32) (uint32, bool) {
+	tag := h &^ s.idxMask
+	for slot := h & s.mask; ; slot = (slot + 1) & s.mask {
+		e := s.table[slot]
+		if e == 0 {
+			i := s.add(w, parent)
+			s.table[slot] = (i + 1) | tag
+			if uint64(s.n)*4 > uint64(len(s.table))*3 {
+				s.grow()
+			}
+			return i, true
+		}
+		if e&^s.idxMask == tag {
+			if i := e&s.idxMask - 1; equalWords(s.state(i), w) {
+				return i, false
+			}
+		}
+	}
+}
+
+// setTable installs t as the table; the index field is as wide as t is
+// long (there are fewer states than slots), the rest of the word is tag.
+func (s *store) setTable(t []uint32) {
+	s.table = t
+	s.mask = uint32(len(t) - 1)
+	s.idxBits = uint(bitsLen(uint32(len(t))))
+	if s.idxBits > 32 {
+		s.idxBits = 32
+	}
+	s.idxMask = uint32(uint64(1)<<s.idxBits - 1)
+}
+
+func bitsLen(x uint32) int {
+	n := 0
+	for x != 0 {
+		n++
+		x >>= 1
+	}
+	return n
+}
+
+// lookup returns the index of w, if stored.
+func (s *store) lookup(w []uint64) (uint32, bool) {
+	for slot := hashWords(w) & s.mask; ; slot = (slot + 1) & s.mask {
+		e := s.table[slot]
+		if e == 0 {
+			return 0, false
+		}
+		if i := e&s.idxMask - 1; equalWords(s.state(i), w) {
+			return i, true
+		}
+	}
+}
+
+func (s *store) add(w []uint64, parent uint32) uint32 {
+	i := s.n
+	if int(i>>chunkShift) == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]uint64, chunkStates*s.words))
+		s.parent = append(s.parent, make([]uint32, chunkStates))
+	}
+	copy(s.state(i), w)
+	s.parent[i>>chunkShift][i&chunkMask] = parent
+	s.n++
+	return i
+}
+
+func (s *store) grow() {
+	s.setTable(make([]uint32, 2*len(s.table)))
+	for i := uint32(0); i < s.n; i++ {
+		h := hashWords(s.state(i))
+		slot := h & s.mask
+		for s.table[slot] != 0 {
+			slot = (slot + 1) & s.mask
+		}
+		s.table[slot] = (i + 1) | h&^s.idxMask
+	}
+}
+
+// bytes returns the memory the stored states take: their packed words and
+// parents, and the table. (The last chunk's unused tail, at most one chunk,
+// is not counted.)
+func (s *store) bytes() int64 {
+	return int64(s.n)*int64(s.words*8+4) + int64(len(s.table))*4
+}

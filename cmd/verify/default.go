@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/model"
+)
+
+func init() {
+	register(command{name: "default", summary: "", run: runDefault})
+}
+
+// runDefault is what `verify` with no arguments does: model-check the
+// work-stealing policy on a small configuration, safety and liveness, and
+// show that a known bug is caught; then say what to try next.
+func runDefault(ctx context.Context, _ []string, stdout, stderr io.Writer) int {
+	cfg := model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, LocalCap: 2}
+	fmt.Fprintf(stdout, "execspec: model-checking the work-stealing policy (%s)\n\n", cfg)
+	code := exitHolds
+	for _, p := range []checker.Property{checker.Safety, checker.EventuallyDone, checker.WokenPolled} {
+		r, err := checker.Explore(ctx, cfg, checker.Options{Property: p})
+		if err != nil {
+			fmt.Fprintf(stderr, "verify: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "  %-16s %-8s %d states, %d transitions, %.2fs\n", p, r.Verdict, r.States, r.Transitions, r.Elapsed.Seconds())
+		switch r.Verdict {
+		case checker.Violated:
+			fmt.Fprintf(stdout, "    %s: %s\n", r.Property, r.Message)
+			code = exitViolated
+		case checker.Unknown:
+			if code == exitHolds {
+				code = exitUnknown
+			}
+		}
+	}
+	fmt.Fprintln(stdout, "\nand each deliberately broken variant of the rules is caught:")
+	for _, v := range model.Variants {
+		c, p := cfg, checker.Safety
+		c.Variant = v.Variant
+		if v.Variant == model.NoAging {
+			c = model.Config{Policy: model.Priority, Workers: 1, Tasks: 2, Endless: true, Variant: v.Variant}
+			p = checker.Fairness
+		}
+		r, err := checker.Explore(ctx, c, checker.Options{Property: p})
+		if err != nil {
+			fmt.Fprintf(stderr, "verify: %v\n", err)
+			return exitUsage
+		}
+		steps := 0
+		if r.Counterexample != nil {
+			steps = len(r.Counterexample.Steps)
+		}
+		fmt.Fprintf(stdout, "  %-22s %-8s %s after %d steps\n", v.Variant, r.Verdict, r.Property, steps)
+		if r.Verdict != checker.Violated && code == exitHolds {
+			code = exitViolated // a variant that is not caught is a failure of the checker
+		}
+	}
+	fmt.Fprintln(stdout, "\nTry next:")
+	fmt.Fprintln(stdout, "  verify model --variant lost-wakeup             a counterexample, step by step, with its trace")
+	fmt.Fprintln(stdout, "  verify model --workers 3 --tasks 4 --pendings 2 --property all")
+	fmt.Fprintln(stdout, "  verify model --list                            the rules, invariants, properties and variants")
+	fmt.Fprintln(stdout, "  verify -h                                      every command (check, replay, run, ...)")
+	return code
+}

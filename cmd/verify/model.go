@@ -1,0 +1,426 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
+)
+
+func init() {
+	register(command{name: "model", summary: "model-check the rules: every interleaving of a small configuration", run: runModel})
+}
+
+type modelFlags struct {
+	cfg        model.Config
+	policy     string
+	variant    string
+	property   string
+	invariants string
+	priorities string
+	symmetry   bool
+	json       bool
+	list       bool
+	out        string
+	maxStates  int64
+	maxMemMiB  int64
+	timeout    time.Duration
+	parallel   int
+	quiet      bool
+}
+
+func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("verify model", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &f.cfg
+	fs.StringVar(&f.policy, "policy", "worksteal", "policy: fifo, worksteal, priority, timeslice, retry")
+	fs.IntVar(&c.Workers, "workers", 2, "number of workers `W`")
+	fs.IntVar(&c.Tasks, "tasks", 3, "number of tasks `T`")
+	fs.IntVar(&c.Pendings, "pendings", 1, "Pending results of each future before Ready (`K`)")
+	fs.BoolVar(&c.Endless, "endless", false, "futures that never finish and are woken again after every poll (for fairness)")
+	fs.IntVar(&c.Wakes, "wakes", 2, "wakes the event source may make per registered waker")
+	fs.IntVar(&c.LocalCap, "local-cap", 2, "capacity of each worker's local deque (worksteal)")
+	fs.BoolVar(&c.OwnerFIFO, "owner-fifo", false, "the owner pops the head of its deque (FIFO) instead of the tail (LIFO) (worksteal)")
+	fs.BoolVar(&c.StealHalf, "steal-half", false, "a thief takes half of the victim's deque (worksteal)")
+	fs.IntVar(&c.GlobalInterval, "global-interval", 0, "every `N`th take looks at the global queue first; 0 never (worksteal)")
+	fs.StringVar(&f.priorities, "priorities", "", "comma-separated task priorities, higher first (priority; default: task t has priority t-1)")
+	fs.IntVar(&c.Aging, "aging", 0, "a task passed over `N` times runs next (priority; default 2)")
+	fs.IntVar(&c.Slice, "slice", 0, "re-polls in a row of a task woken during its poll (timeslice; default 1)")
+	fs.IntVar(&c.Retries, "retries", 0, "re-runs of a failed task from a fresh future (retry; default 1)")
+	fs.IntVar(&c.Failures, "failures", 0, "failing attempts of each task (retry; default 1)")
+	fs.StringVar(&f.variant, "variant", "", "a deliberately broken rule (see --list)")
+	fs.StringVar(&f.property, "property", "safety", "safety, eventually-done, woken-polled, fairness, or all")
+	fs.StringVar(&f.invariants, "invariants", "all", "invariants to check: all, none, or a comma-separated list")
+	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: one state per class of interchangeable workers and tasks (safety)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object per property instead of text")
+	fs.BoolVar(&f.list, "list", false, "list the rules, invariants, properties and variants, and exit")
+	fs.StringVar(&f.out, "out", "", "directory for counterexample traces and timelines (default: a new temporary directory)")
+	fs.Int64Var(&f.maxStates, "max-states", 0, "state budget; the verdict is unknown when it is spent (0: none)")
+	fs.Int64Var(&f.maxMemMiB, "max-memory", 8192, "memory budget in MiB for the state store (0: none)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "time budget, e.g. 30s (0: none)")
+	fs.IntVar(&f.parallel, "parallel", 0, "exploring goroutines (0: one per core)")
+	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: verify model [flags]")
+		fmt.Fprintln(stderr, "\nModel-checks the scheduling rules on every interleaving of a small configuration:")
+		fmt.Fprintln(stderr, "every reachable state, every invariant, and liveness under weak fairness.")
+		fmt.Fprintln(stderr, "\nExamples:")
+		fmt.Fprintln(stderr, "  verify model --workers 3 --tasks 4 --pendings 2 --property all")
+		fmt.Fprintln(stderr, "  verify model --variant lost-wakeup")
+		fmt.Fprintln(stderr, "  verify model --policy priority --variant no-aging --endless --workers 1 --tasks 2 --property fairness")
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nExit codes: 0 holds, 1 violated, 2 usage error, 3 unknown (budget spent or interrupted).")
+	}
+	return fs
+}
+
+func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f modelFlags
+	fs := modelFlagSet(stderr, &f)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitHolds
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "verify model: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if f.list {
+		printModelList(stdout)
+		return exitHolds
+	}
+	cfg, props, opts, err := f.resolve()
+	if err != nil {
+		fmt.Fprintf(stderr, "verify model: %v\n", err)
+		return exitUsage
+	}
+	code := exitHolds
+	for _, p := range props {
+		o := opts
+		o.Property = p
+		if !f.quiet && !f.json {
+			o.Progress = progressPrinter(stderr)
+		}
+		r, err := checker.Explore(ctx, cfg, o)
+		if err != nil {
+			fmt.Fprintf(stderr, "verify model: %v\n", err)
+			return exitUsage
+		}
+		files := map[string]string{}
+		if r.Verdict == checker.Violated {
+			files, err = writeCounterexample(f.out, r)
+			if err != nil {
+				fmt.Fprintf(stderr, "verify model: writing the counterexample: %v\n", err)
+			}
+		}
+		if f.json {
+			printModelJSON(stdout, r, files)
+		} else {
+			printModelResult(stdout, r, files)
+		}
+		switch r.Verdict {
+		case checker.Violated:
+			return exitViolated
+		case checker.Unknown:
+			code = exitUnknown
+			if ctx.Err() != nil {
+				return code // interrupted: report what was found and stop
+			}
+		}
+	}
+	return code
+}
+
+// resolve turns the flags into a configuration, the properties to check and
+// the options.
+func (f *modelFlags) resolve() (model.Config, []checker.Property, checker.Options, error) {
+	cfg := f.cfg
+	cfg.Policy = model.Policy(f.policy)
+	if cfg.Workers < 1 || cfg.Tasks < 1 {
+		return cfg, nil, checker.Options{}, fmt.Errorf("--workers and --tasks must be at least 1")
+	}
+	v, err := model.ParseVariant(f.variant)
+	if err != nil {
+		return cfg, nil, checker.Options{}, fmt.Errorf("%w (see --list)", err)
+	}
+	cfg.Variant = v
+	if f.priorities != "" {
+		for _, s := range strings.Split(f.priorities, ",") {
+			p, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return cfg, nil, checker.Options{}, fmt.Errorf("--priorities: %q is not a number", s)
+			}
+			cfg.Priorities = append(cfg.Priorities, p)
+		}
+	}
+	if cfg.Policy != model.WorkSteal {
+		cfg.LocalCap = 0
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, nil, checker.Options{}, err
+	}
+	var props []checker.Property
+	if f.property == "all" {
+		props = checker.AllProperties
+		if !cfg.Endless {
+			props = props[:3] // fairness says nothing about finite programs
+		}
+	} else {
+		p, err := checker.ParseProperty(f.property)
+		if err != nil {
+			return cfg, nil, checker.Options{}, err
+		}
+		props = []checker.Property{p}
+	}
+	opts := checker.Options{
+		MaxStates: f.maxStates,
+		MaxBytes:  f.maxMemMiB << 20,
+		Timeout:   f.timeout,
+		Parallel:  f.parallel,
+		Symmetry:  f.symmetry,
+	}
+	switch f.invariants {
+	case "all", "":
+	case "none":
+		opts.Invariants = []string{}
+	default:
+		for _, name := range strings.Split(f.invariants, ",") {
+			if _, ok := model.InvariantByName(name); !ok {
+				return cfg, nil, opts, fmt.Errorf("--invariants: unknown invariant %q (see --list)", name)
+			}
+			opts.Invariants = append(opts.Invariants, name)
+		}
+	}
+	return cfg, props, opts, nil
+}
+
+func progressPrinter(w io.Writer) func(checker.Progress) {
+	return func(p checker.Progress) {
+		rate := float64(p.States) / p.Elapsed.Seconds()
+		fmt.Fprintf(w, "  %s states  %s/s  %s transitions  depth %d  frontier %s  %s\n",
+			human(p.States), human(int64(rate)), human(p.Transitions), p.Depth, human(p.Frontier), p.Elapsed.Truncate(time.Second))
+	}
+}
+
+func human(n int64) string {
+	switch {
+	case n >= 10_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func printModelList(w io.Writer) {
+	fmt.Fprintln(w, "Rules:")
+	for _, r := range model.Rules {
+		fmt.Fprintf(w, "  %s\n", r)
+	}
+	fmt.Fprintln(w, "\nInvariants (checked in every reachable state):")
+	for _, inv := range model.Invariants {
+		fmt.Fprintf(w, "  %-16s %s  [protects %s]\n", inv.Name, inv.Doc, inv.Rule)
+	}
+	fmt.Fprintf(w, "  %-16s a state with no rule enabled has every task DONE\n", model.NoStuckState)
+	fmt.Fprintf(w, "  %-16s a take finds its task QUEUED (a DONE or RUNNING task is never polled)\n", checker.TakeQueuedOnly)
+	fmt.Fprintln(w, "\nProperties (--property):")
+	fmt.Fprintln(w, "  safety           every invariant in every reachable state, and no stuck state")
+	fmt.Fprintln(w, "  eventually-done  under weak fairness every run ends with every task DONE")
+	fmt.Fprintln(w, "  woken-polled     under weak fairness a QUEUED (woken) task is eventually polled")
+	fmt.Fprintln(w, "  fairness         a task ready again and again is polled again and again (needs --endless)")
+	fmt.Fprintln(w, "\nPolicies (--policy):")
+	for _, p := range model.Policies {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	fmt.Fprintln(w, "\nVariants (--variant), each a deliberately broken rule:")
+	for _, v := range model.Variants {
+		fmt.Fprintf(w, "  %-22s %s  [breaks %s]\n", v.Variant, v.Bug, v.Rule)
+	}
+}
+
+// writeCounterexample writes the counterexample as a trace (JSON lines) and
+// as an HTML timeline, and returns their paths.
+func writeCounterexample(dir string, r *checker.Result) (map[string]string, error) {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "execspec-")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	name := r.Property
+	if r.Config.Variant != model.Correct {
+		name = string(r.Config.Variant) + "-" + name
+	}
+	h := checker.HeaderOf(r.Config)
+	events := r.Counterexample.Events()
+	files := map[string]string{
+		"trace":    filepath.Join(dir, name+".jsonl"),
+		"timeline": filepath.Join(dir, name+".html"),
+	}
+	if err := traces.WriteFile(files["trace"], h, events); err != nil {
+		return nil, err
+	}
+	hf, err := os.Create(files["timeline"])
+	if err != nil {
+		return nil, err
+	}
+	mark := &traces.Mark{Index: len(events) - 1, Message: r.Property + ": " + r.Message}
+	if n := len(r.Counterexample.Steps); n > 0 {
+		mark.Rule = r.Counterexample.Steps[n-1].Step.Rule.String()
+	}
+	if err := traces.WriteHTML(hf, h, events, mark); err != nil {
+		hf.Close()
+		return nil, err
+	}
+	return files, hf.Close()
+}
+
+func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
+	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %.2fs (%s states/s, %.1f bytes/state)",
+		r.States, r.Transitions, r.Depth, r.Elapsed.Seconds(), human(int64(r.StatesPerSecond())), r.BytesPerState())
+	switch r.Verdict {
+	case checker.Holds:
+		fmt.Fprintf(w, "HOLDS     %s\n  model: %s\n  %s\n", r.Property, r.Config, stats)
+		return
+	case checker.Unknown:
+		fmt.Fprintf(w, "UNKNOWN   %s: %s\n  model: %s\n  explored so far: %s\n", r.Property, r.Message, r.Config, stats)
+		return
+	}
+	fmt.Fprintf(w, "VIOLATED  %s: %s\n", r.Property, r.Message)
+	if rule := brokenRule(r); rule != "" {
+		fmt.Fprintf(w, "  rule: %s\n", rule)
+	}
+	fmt.Fprintf(w, "  model: %s\n  %s\n\n", r.Config, stats)
+	cx := r.Counterexample
+	kind := "shortest counterexample"
+	switch {
+	case cx.Loop == len(cx.Steps):
+		kind = "counterexample (a fair run that gets stuck)"
+	case cx.Loop >= 0:
+		kind = "counterexample (a lasso: a path, then a cycle that repeats forever)"
+	}
+	fmt.Fprintf(w, "  %s, %d steps:\n", kind, len(cx.Steps))
+	printLanes(w, r.Config.Normalized().Workers, cx)
+	last := cx.Init
+	if n := len(cx.Steps); n > 0 && cx.Steps[n-1].State != nil {
+		last = cx.Steps[n-1].State
+	} else if n > 1 {
+		last = cx.Steps[n-2].State
+	}
+	fmt.Fprintln(w, "\n  state at the end:")
+	for _, line := range strings.Split(last.String(), "\n") {
+		fmt.Fprintf(w, "    %s\n", line)
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(w, "\n  trace:    %s\n  timeline: %s\n  replay:   %s replay %s\n", files["trace"], files["timeline"], selfCommand(), files["trace"])
+	}
+}
+
+func brokenRule(r *checker.Result) string {
+	if inv, ok := model.InvariantByName(r.Property); ok {
+		return fmt.Sprintf("%s (the invariant %s protects it)", inv.Rule, inv.Name)
+	}
+	if r.Config.Variant != model.Correct {
+		for _, v := range model.Variants {
+			if v.Variant == r.Config.Variant {
+				return fmt.Sprintf("%s (variant %s: %s)", v.Rule, v.Variant, v.Bug)
+			}
+		}
+	}
+	return ""
+}
+
+// printLanes prints the steps as a numbered list with a column per worker
+// showing the task it holds after the step.
+func printLanes(w io.Writer, workers int, cx *checker.Counterexample) {
+	fmt.Fprintf(w, "    %4s  %-14s", "#", "rule")
+	for k := 0; k < workers; k++ {
+		fmt.Fprintf(w, " %-5s", fmt.Sprintf("w%d", k))
+	}
+	fmt.Fprintf(w, " %-14s %s\n", "global", "step")
+	for k, cs := range cx.Steps {
+		mark := " "
+		if k == cx.Loop {
+			mark = "↻"
+		}
+		fmt.Fprintf(w, "  %s %4d  %-14s", mark, k+1, cs.Step.Rule)
+		s := cs.State
+		for v := 0; v < workers; v++ {
+			lane := "·"
+			if s != nil && s.Cur[v] != 0 {
+				lane = fmt.Sprintf("t%d", s.Cur[v])
+			}
+			fmt.Fprintf(w, " %-5s", lane)
+		}
+		g := ""
+		if s != nil {
+			g = fmt.Sprint(s.Global)
+		}
+		fmt.Fprintf(w, " %-14s %s\n", g, cs.Step)
+	}
+	if cx.Loop >= 0 && cx.Loop < len(cx.Steps) {
+		fmt.Fprintf(w, "    ↻ steps %d..%d repeat forever\n", cx.Loop+1, len(cx.Steps))
+	} else if cx.Loop == len(cx.Steps) {
+		fmt.Fprintln(w, "    the run stops here: no rule is enabled")
+	}
+}
+
+type jsonStep struct {
+	Rule  string `json:"rule"`
+	Step  string `json:"step"`
+	State string `json:"state,omitempty"`
+}
+
+func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
+	out := struct {
+		Verdict     string     `json:"verdict"`
+		Property    string     `json:"property"`
+		Message     string     `json:"message,omitempty"`
+		Model       string     `json:"model"`
+		States      int64      `json:"states"`
+		Transitions int64      `json:"transitions"`
+		Depth       int        `json:"depth"`
+		Seconds     float64    `json:"seconds"`
+		BytesState  float64    `json:"bytes_per_state"`
+		Path        []jsonStep `json:"path,omitempty"`
+		Loop        *int       `json:"loop,omitempty"`
+		Trace       string     `json:"trace,omitempty"`
+		Timeline    string     `json:"timeline,omitempty"`
+	}{
+		Verdict: r.Verdict.String(), Property: r.Property, Message: r.Message, Model: r.Config.String(),
+		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Seconds: r.Elapsed.Seconds(),
+		BytesState: r.BytesPerState(), Trace: files["trace"], Timeline: files["timeline"],
+	}
+	if cx := r.Counterexample; cx != nil {
+		for _, cs := range cx.Steps {
+			js := jsonStep{Rule: cs.Step.Rule.String(), Step: cs.Step.String()}
+			if cs.State != nil {
+				js.State = strings.ReplaceAll(cs.State.String(), "\n", " | ")
+			}
+			out.Path = append(out.Path, js)
+		}
+		if cx.Loop >= 0 {
+			l := cx.Loop
+			out.Loop = &l
+		}
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(w, string(b))
+}

@@ -1,0 +1,17 @@
+module github.com/execspec/execspec/examples/poolcheck
+
+go 1.26.0
+
+require (
+	github.com/alitto/pond/v2 v2.5.0
+	github.com/execspec/execspec v0.0.0
+	github.com/panjf2000/ants/v2 v2.11.3
+)
+
+require (
+	golang.org/x/sync v0.11.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)
+
+replace github.com/execspec/execspec => ../..

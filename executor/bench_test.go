@@ -1,0 +1,306 @@
+package executor
+
+import (
+	"flag"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/traces"
+)
+
+var (
+	benchTasks  = flag.Int("tasks", 10000, "tasks per iteration of BenchmarkSpawn")
+	benchRounds = flag.Int("rounds", 10000, "round trips per iteration of BenchmarkPingPong")
+)
+
+// ringRecorder is the cheapest useful recorder: it stores every event in a
+// preallocated ring (overwriting the oldest), one ring per worker (and one
+// for events from outside), so that workers do not write into each other's
+// cache lines. One uncontended atomic add per event; it allocates nothing.
+type ringRecorder struct {
+	shards [9]ringShard
+}
+
+type ringShard struct {
+	n   atomic.Uint64
+	_   [56]byte
+	buf [1 << 8]traces.Event
+}
+
+func (r *ringRecorder) Record(e traces.Event) {
+	s := &r.shards[int(e.Worker+1)%len(r.shards)]
+	i := s.n.Add(1)
+	s.buf[i&(uint64(len(s.buf))-1)] = e
+}
+
+type benchExec struct {
+	name string
+	new  func() Executor
+}
+
+func benchExecs() []benchExec {
+	return []benchExec{
+		{"worksteal", func() Executor { return NewWorkSteal(WorkStealConfig{}) }},
+		{"worksteal_recorded", func() Executor {
+			e := NewWorkSteal(WorkStealConfig{})
+			e.SetRecorder(&ringRecorder{})
+			return e
+		}},
+		{"fifo", func() Executor { return NewFIFO() }},
+		{"wakeable", func() Executor { return NewWakeable(2) }},
+	}
+}
+
+var trivial Future = FutureFunc(func(*Context) (any, bool) { return nil, true })
+
+// BenchmarkSpawn: spawn → poll → complete of -tasks trivial tasks per
+// iteration, from outside the executor, then Wait; against go + WaitGroup.
+// The ns/task metric is the per-task cost.
+func BenchmarkSpawn(b *testing.B) {
+	n := *benchTasks
+	for _, be := range benchExecs() {
+		b.Run(be.name, func(b *testing.B) {
+			ex := be.new()
+			defer ex.Close()
+			b.ReportAllocs()
+			start := time.Now()
+			iters := 0
+			for b.Loop() {
+				for range n {
+					if _, err := ex.Spawn(trivial); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := ex.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				iters++
+			}
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*n), "ns/task")
+		})
+	}
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		var sink atomic.Int64
+		start := time.Now()
+		iters := 0
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for range n {
+				wg.Add(1)
+				go func() {
+					sink.Add(1)
+					wg.Done()
+				}()
+			}
+			wg.Wait()
+			iters++
+		}
+		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*n), "ns/task")
+	})
+}
+
+// pingPong is two tasks that take turns, each waking the other, for a
+// number of rounds.
+type pingPong struct {
+	turn   atomic.Int64
+	rounds int64
+	w      [2]atomic.Pointer[Waker]
+}
+
+func (p *pingPong) task(me int64) Future {
+	return FutureFunc(func(cx *Context) (any, bool) {
+		if p.w[me].Load() == nil {
+			w := cx.Waker()
+			p.w[me].Store(&w)
+		}
+		for {
+			t := p.turn.Load()
+			if t >= 2*p.rounds {
+				if o := p.w[1-me].Load(); o != nil {
+					o.Wake()
+				}
+				return nil, true
+			}
+			if t%2 != me {
+				return nil, false
+			}
+			p.turn.Store(t + 1)
+			if o := p.w[1-me].Load(); o != nil {
+				o.Wake()
+			}
+		}
+	})
+}
+
+// BenchmarkPingPong: a wake ping-pong between two tasks, -rounds round
+// trips per iteration; against two goroutines and unbuffered channels. The
+// ns/round metric is one round trip (two wakes, two polls).
+func BenchmarkPingPong(b *testing.B) {
+	r := *benchRounds
+	for _, be := range benchExecs() {
+		b.Run(be.name, func(b *testing.B) {
+			ex := be.new()
+			defer ex.Close()
+			b.ReportAllocs()
+			start := time.Now()
+			iters := 0
+			for b.Loop() {
+				p := &pingPong{rounds: int64(r)}
+				ex.Spawn(p.task(0))
+				ex.Spawn(p.task(1))
+				if err := ex.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				iters++
+			}
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*r), "ns/round")
+		})
+	}
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		start := time.Now()
+		iters := 0
+		for b.Loop() {
+			ping, pong := make(chan struct{}), make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				for range r {
+					<-ping
+					pong <- struct{}{}
+				}
+				close(done)
+			}()
+			for range r {
+				ping <- struct{}{}
+				<-pong
+			}
+			<-done
+			iters++
+		}
+		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*r), "ns/round")
+	})
+}
+
+// TestPollAllocs: once a task is spawned, waking it and polling it again
+// allocates nothing, recorded or not, on every built-in executor but
+// Monitored (which wraps each future once, at spawn, and then allocates
+// nothing per poll either).
+func TestPollAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts need a quiet process")
+	}
+	for _, name := range BuiltinNames() {
+		for _, recorded := range []bool{false, true} {
+			newEx, _ := Builtin(name)
+			ex := newEx()
+			if recorded {
+				var r Reporter = ex.(Reporter)
+				r.SetRecorder(&ringRecorder{})
+			}
+			polled := make(chan struct{}, 1)
+			var wk atomic.Pointer[Waker]
+			stop := atomic.Bool{}
+			h, _ := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
+				if stop.Load() {
+					return nil, true
+				}
+				if wk.Load() == nil {
+					w := cx.Waker()
+					wk.Store(&w)
+				}
+				polled <- struct{}{}
+				return nil, false
+			}))
+			<-polled
+			w := wk.Load()
+			allocs := testing.AllocsPerRun(2000, func() {
+				w.Wake()
+				<-polled
+			})
+			stop.Store(true)
+			w.Wake()
+			h.Join()
+			ex.Close()
+			if allocs != 0 {
+				t.Errorf("%s (recorded %v): %.2f allocations per wake and poll, want 0", name, recorded, allocs)
+			}
+		}
+	}
+}
+
+// BenchmarkSideBySide alternates, in every iteration, one batch of -tasks
+// trivial tasks on plain goroutines, on WorkSteal, and on WorkSteal with
+// the ring recorder, so that the three see the same machine load; it
+// reports each one's ns/task and the two ratios the goals are stated in:
+// worksteal/goroutines (goal ≤ 2) and recorded/worksteal (goal ≤ 1.3).
+func BenchmarkSideBySide(b *testing.B) {
+	n := *benchTasks
+	plain := NewWorkSteal(WorkStealConfig{})
+	recd := NewWorkSteal(WorkStealConfig{})
+	recd.SetRecorder(&ringRecorder{})
+	nop := NewWorkSteal(WorkStealConfig{})
+	nop.SetRecorder(nopRecorder{})
+	defer plain.Close()
+	defer recd.Close()
+	defer nop.Close()
+	batch := func(ex Executor) time.Duration {
+		start := time.Now()
+		for range n {
+			if _, err := ex.Spawn(trivial); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := ex.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var sink atomic.Int64
+	goBatch := func() time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range n {
+			wg.Add(1)
+			go func() {
+				sink.Add(1)
+				wg.Done()
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	// Medians over the iterations, not sums: a burst of load from other
+	// processes hits one batch, and a median ignores it.
+	var tg, tw, tr, rg, rr, rn []float64
+	for b.Loop() {
+		g, w, r, z := goBatch(), batch(plain), batch(recd), batch(nop)
+		tg, tw, tr = append(tg, float64(g)), append(tw, float64(w)), append(tr, float64(r))
+		rg, rr, rn = append(rg, float64(w)/float64(g)), append(rr, float64(r)/float64(w)), append(rn, float64(z)/float64(w))
+	}
+	per := func(d float64) float64 { return d / float64(n) }
+	b.ReportMetric(per(median(tg)), "go-ns/task")
+	b.ReportMetric(per(median(tw)), "ws-ns/task")
+	b.ReportMetric(per(median(tr)), "rec-ns/task")
+	b.ReportMetric(median(rg), "ws/go")
+	b.ReportMetric(median(rr), "rec/ws")
+	b.ReportMetric(median(rn), "nop/ws")
+}
+
+// nopRecorder discards events: what recording costs the executor itself,
+// without the recorder's own work.
+type nopRecorder struct{}
+
+func (nopRecorder) Record(traces.Event) {}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

@@ -1,0 +1,89 @@
+// Package executor is the Future/Waker API that futures and executors
+// share, and seven real concurrent executors that record what they do so
+// that their runs can be checked against the model.
+//
+// # Vocabulary
+//
+// A Future is polled by an executor: Ready(v) or Pending. A task is a
+// spawned future with a state: QUEUED, RUNNING, WAITING (Pending returned),
+// NOTIFIED (woken while RUNNING), DONE. A Waker wakes one task (the WAKE
+// rule): WAITING → QUEUED, RUNNING → NOTIFIED, anything else unchanged, so
+// many wakes before a poll are one poll and a wake during a poll is never
+// lost. The rule names (SPAWN, POLL-LOCAL, GLOBAL-STEAL, WORKER-STEAL,
+// POLL-PENDING, TASK-SUSPEND, TASK-COMPLETE, WAKE) are those of package
+// model.
+//
+// # Executors
+//
+//   - FIFO: one queue, one worker, wake-driven.
+//   - Wakeable: one shared FIFO queue, W workers.
+//   - WorkSteal: W workers, a global injector queue and a bounded local
+//     queue per worker, stealing, parking, an optional LIFO slot and a
+//     global-queue check interval (WorkStealConfig).
+//   - Priority: a priority queue with aging (no task starves).
+//   - Timeslice: a task woken during its poll is re-polled at once, up to
+//     its slice.
+//   - Retry: a failed task is run again from a fresh future, at most N times.
+//   - Monitored: wraps any executor and counts what it does.
+//
+// Builtin and BuiltinNames give them by name, with default sizes.
+//
+// Every built-in executor implements the optional abilities: Reporter (its
+// events go to a Recorder: one nil check per event when off), Controllable
+// (its goroutines pass their yield points through a Scheduler: one nil check
+// per point when off), Describer (the model policy and parameters its trace
+// is checked against), and Bounded or Prioritized where they apply.
+//
+// # Task state machine
+//
+// Each task has one atomic state word: the state in the low bits, a
+// version counting transitions above them. Every transition is a
+// compare-and-swap from a freshly loaded word, so no transition acts on a
+// stale state (no ABA), no task is polled by two workers at once or after
+// DONE, and a wake that races with the end of a poll either finds RUNNING
+// (and leaves NOTIFIED, which the poller turns into a re-queue) or finds
+// WAITING (and schedules the task itself).
+//
+// # Events
+//
+// Each event's Seq is drawn from one atomic logical clock per executor,
+// between the load and the CAS of the transition it reports and, for queue
+// operations, inside the queue's critical section; sorting a trace by Seq
+// therefore gives an order in which every transition and every queue
+// operation is legal. Queue operations (SPAWN's push, takes, a WAKE's push,
+// re-queues) also carry Call and Return ticks on the same clock, such that
+// Call < Seq ≤ Return: Call is a value the clock had before the operation
+// began, Return its value where the operation took effect (inside the
+// critical section; for a take, the Seq of the poll-begin drawn with it).
+// So [Call, Return] contains the operation's linearization point, and
+// Return(A) < Call(B) means A took effect before B began. Ticks may repeat
+// across events; a linearizability checker treats equal ticks as
+// overlapping. Seq numbers are unique but not dense. Task ids count from 1
+// per executor, in spawn order; Worker is -1 outside the workers.
+//
+// Recording costs one clock draw per event and no allocation. The clock's
+// cache line is shared by every goroutine that records, which is what
+// recording costs on several cores.
+//
+// # Bad use
+//
+//   - Spawn(nil) returns ErrNilFuture; Spawn after Close returns ErrClosed
+//     (also from inside a task while Close waits).
+//   - A future that panics fails its task: the panic is recorded with the
+//     stack (KindPanic), Join returns a *PanicError, and the executor keeps
+//     running. A future may also fail by returning Failed{Err} as Ready.
+//   - A wake after the task is DONE is ignored and counted (LateWakes,
+//     OutcomeLate).
+//   - A second Close returns ErrClosed.
+//   - Wait, Close or Join called from inside one of the executor's own
+//     tasks returns ErrWaitInTask instead of deadlocking a worker.
+//
+// # Example
+//
+//	ex := executor.NewWorkSteal(executor.WorkStealConfig{})
+//	h, _ := ex.Spawn(executor.FutureFunc(func(cx *executor.Context) (any, bool) {
+//		return 42, true
+//	}))
+//	v, err := h.Join() // 42, nil
+//	_ = ex.Close()
+package executor

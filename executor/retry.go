@@ -1,0 +1,63 @@
+package executor
+
+import "github.com/execspec/execspec/traces"
+
+// RetryConfig configures a Retry executor. The zero value works.
+type RetryConfig struct {
+	// Workers is the number of workers; 0 means 1.
+	Workers int
+	// Retries is the most times a failed task is run again; 0 means 2.
+	Retries int
+}
+
+// Retry is a FIFO executor that runs a failed task again, from a fresh
+// future made by the task's factory, at most Retries times. A task fails
+// when its future panics or returns a Failed value as Ready. A finished
+// future is never polled again: each attempt polls a new one. In its trace,
+// a retry is a Panic event, a PollEnd(Panic) and a Requeue of the same task
+// to the global queue. It follows the model's "retry" policy.
+//
+// Tasks spawned with Spawn have no factory and are not retried. Create it
+// with NewRetry. Safe for concurrent use.
+type Retry struct {
+	shared
+	retries int
+}
+
+// NewRetry returns a Retry executor.
+func NewRetry(c RetryConfig) *Retry {
+	if c.Retries <= 0 {
+		c.Retries = 2
+	}
+	e := &Retry{retries: c.Retries}
+	e.initShared(c.Workers, &fifoq{})
+	return e
+}
+
+// Spawn implements Executor; the task is not retried (there is no way to
+// make it afresh).
+func (e *Retry) Spawn(f Future) (Handle, error) { return e.spawn(f, 0, nil, 0) }
+
+// SpawnRetry spawns factory() as a task that, when it fails, is run again
+// from a new factory() at most n times (n < 0, or more than the executor's
+// Retries, means Retries). A nil factory is ErrNilFuture; a factory that
+// panics or returns nil when retrying ends the task with its last error.
+func (e *Retry) SpawnRetry(factory func() Future, n int) (Handle, error) {
+	if factory == nil {
+		return nil, ErrNilFuture
+	}
+	if n < 0 || n > e.retries {
+		n = e.retries
+	}
+	f := factory()
+	return e.spawn(f, 0, factory, n)
+}
+
+// Describe implements Describer: policy "retry", config "retries".
+func (e *Retry) Describe() traces.Header {
+	return header("retry", e.nworkers, "retry", map[string]int{"retries": e.retries})
+}
+
+// FairnessBound implements Bounded: one FIFO queue; a retried task goes to
+// the back.
+func (e *Retry) FairnessBound(n int) int { return max(n-1, 0) }

@@ -1,0 +1,297 @@
+package executor
+
+import (
+	"sync/atomic"
+
+	"github.com/execspec/execspec/traces"
+)
+
+// runq is the discipline of a single shared queue: FIFO or priority. Its
+// methods are called with the queue's lock held.
+type runq interface {
+	push(t *task)
+	pop() *task
+}
+
+// fifoq is an intrusive FIFO list: pushing a task allocates nothing, since a
+// task is in at most one queue and carries its own link.
+type fifoq struct {
+	head, tail *task
+}
+
+func (q *fifoq) push(t *task) {
+	t.next = nil
+	if q.tail == nil {
+		q.head = t
+	} else {
+		q.tail.next = t
+	}
+	q.tail = t
+}
+
+func (q *fifoq) pop() *task {
+	t := q.head
+	if t == nil {
+		return nil
+	}
+	q.head = t.next
+	if q.head == nil {
+		q.tail = nil
+	}
+	t.next = nil
+	return t
+}
+
+// shared is the engine of the executors with one shared queue (fifo,
+// wakeable, priority, timeslice, retry): W workers take from the queue, in
+// the model's terms the global queue, so every take is a GLOBAL-STEAL and
+// every push goes to QueueGlobal.
+//
+// The queue lock orders everything that touches the queue: pushes and pops,
+// and the state transitions that go with them (SPAWN, WAKE of a WAITING
+// task, the re-queue of a NOTIFIED one, the take), whose sequence numbers
+// are drawn inside it.
+type shared struct {
+	base
+	mu    mutex // guards q
+	q     runq
+	size  atomic.Int64 // len(q), readable without the lock (park checks)
+	slice int          // re-polls allowed to a task NOTIFIED during its poll
+
+	hasWork func() bool
+	ready   func() bool
+}
+
+func (e *shared) initShared(workers int, q runq) {
+	e.init(workers)
+	e.q = q
+	e.hasWork = func() bool { return e.size.Load() > 0 }
+	e.ready = func() bool { return e.size.Load() > 0 || e.lot.stop.Load() }
+}
+
+// spawn is SPAWN onto the shared queue. prio and factory are for the
+// priority and retry executors.
+func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (Handle, error) {
+	e.yield(PointSpawn)
+	if err := e.admit(f); err != nil {
+		return nil, err
+	}
+	if !e.started.Load() {
+		e.start(e.work)
+	}
+	t := e.newTask(f, e)
+	t.key = int64(prio)
+	t.factory, t.retries = factory, retries
+	w := -1
+	if e.rec != nil {
+		w = e.inWorker()
+	}
+	e.yield(PointPush)
+	var call, seq uint64
+	if e.rec != nil {
+		call = e.callTick(w)
+	}
+	e.mu.lock(&e.ctl)
+	t.state.Store(stQueued)
+	e.q.push(t)
+	e.size.Add(1)
+	if e.rec != nil {
+		seq = e.tick()
+	}
+	e.mu.unlock()
+	if e.rec != nil {
+		x := ev(traces.KindSpawn, seq, t, w)
+		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, x.Seq
+		e.rec.Record(x)
+	}
+	e.lot.notify()
+	return (*JoinHandle)(t), nil
+}
+
+// wake is the WAKE rule. Any goroutine may call it, any number of times.
+func (e *shared) wake(t *task) {
+	e.yield(PointWake)
+	w := -1
+	if e.rec != nil {
+		w = e.inWorker()
+	}
+	for {
+		if e.wakeNoPush(t, w) {
+			return
+		}
+		// WAITING → QUEUED: the transition and the push happen under the
+		// queue lock, so the wake's sequence number orders it both among
+		// the task's transitions and among the queue's operations.
+		e.yield(PointPush)
+		var call, seq uint64
+		if e.rec != nil {
+			call = e.callTick(w)
+		}
+		e.mu.lock(&e.ctl)
+		old := t.state.Load()
+		if old&stMask != stWaiting {
+			e.mu.unlock()
+			continue
+		}
+		if e.rec != nil {
+			seq = e.tick()
+		}
+		if !t.state.CompareAndSwap(old, to(old, stQueued)) {
+			e.mu.unlock()
+			continue
+		}
+		e.q.push(t)
+		e.size.Add(1)
+		e.mu.unlock()
+		if e.rec != nil {
+			x := ev(traces.KindWake, seq, t, w)
+			x.Outcome, x.Queue, x.Call, x.Return = traces.OutcomeScheduled, traces.QueueGlobal, call, x.Seq
+			e.rec.Record(x)
+		}
+		e.lot.notify()
+		return
+	}
+}
+
+// take pops the next task (GLOBAL-STEAL) and makes it RUNNING on worker w.
+// Only workers call it.
+func (e *shared) take(w int) *task {
+	if e.size.Load() == 0 {
+		return nil
+	}
+	e.yield(PointPop)
+	var call, seq uint64
+	if e.rec != nil {
+		call = e.callTick(w)
+	}
+	e.mu.lock(&e.ctl)
+	t := e.q.pop()
+	if t == nil {
+		e.mu.unlock()
+		return nil
+	}
+	e.size.Add(-1)
+	seq = e.running(t)
+	e.mu.unlock()
+	if e.rec != nil {
+		e.stashTake(w, traces.SourceGlobal, -1, seq, call)
+	}
+	return t
+}
+
+// requeue puts t, which worker w was running, back on the queue at the end
+// of its poll: TASK-SUSPEND of a NOTIFIED task (res Pending), or a retry
+// with a fresh future (res Panic). It records the poll's end and the
+// re-queue.
+func (e *shared) requeue(t *task, w int, res traces.Result) {
+	e.yield(PointPush)
+	var call, s1, s2 uint64
+	if e.rec != nil {
+		call = e.callTick(w)
+	}
+	e.mu.lock(&e.ctl)
+	for {
+		old := t.state.Load()
+		if e.rec != nil {
+			s2 = e.clock.Add(2)
+			s1 = s2 - 1
+		}
+		if t.state.CompareAndSwap(old, to(old, stQueued)) {
+			break
+		}
+	}
+	e.q.push(t)
+	e.size.Add(1)
+	e.mu.unlock()
+	if e.rec != nil {
+		x := ev(traces.KindPollEnd, s1, t, w)
+		x.Result = res
+		e.rec.Record(x)
+		x = ev(traces.KindRequeue, s2, t, w)
+		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, x.Seq
+		e.rec.Record(x)
+	}
+	e.lot.notify()
+}
+
+// repoll moves a task NOTIFIED during its poll straight back to RUNNING on
+// the same worker (the time-slice policy), recording the poll's end and the
+// next poll's beginning.
+func (e *shared) repoll(t *task, w int) {
+	var s1, s2 uint64
+	for {
+		old := t.state.Load()
+		if e.rec != nil {
+			s2 = e.clock.Add(2)
+			s1 = s2 - 1
+		}
+		if t.state.CompareAndSwap(old, to(old, stRunning)) {
+			break
+		}
+	}
+	if e.rec != nil {
+		x := ev(traces.KindPollEnd, s1, t, w)
+		x.Result = traces.ResultPending
+		e.rec.Record(x)
+		e.rec.Record(ev(traces.KindPollBegin, s2, t, w))
+	}
+}
+
+// work is the loop of worker w.
+func (e *shared) work(w int) {
+	cx := NewContext(Waker{}, w)
+	for {
+		t := e.take(w)
+		if t == nil {
+			if e.lot.stop.Load() {
+				return
+			}
+			e.yield(PointPark)
+			e.park(w, e.hasWork, e.ready)
+			continue
+		}
+		if e.rec != nil {
+			e.recordTakeAndBegin(t, w)
+		}
+		e.run(t, w, cx)
+	}
+}
+
+// run polls t until its poll ends in WAITING, a re-queue or DONE.
+func (e *shared) run(t *task, w int, cx *Context) {
+	repolls := 0
+	for {
+		e.yield(PointPoll)
+		cx.Reset(t.waker(), w)
+		e.wk[w].cur = t
+		v, ready, perr := e.poll(t, cx)
+		e.wk[w].cur = nil
+		cx.Reset(Waker{}, w)
+		if err := failure(t, v, ready, perr); err != nil {
+			e.recordFailure(t, w, err)
+			if t.retries > 0 && t.factory != nil {
+				t.retries--
+				if refreshFuture(t) {
+					e.requeue(t, w, traces.ResultPanic)
+					return
+				}
+			}
+			e.complete(t, w, nil, err)
+			return
+		}
+		if ready {
+			e.complete(t, w, v, nil)
+			return
+		}
+		if e.suspend(t, w) {
+			return
+		}
+		if repolls < e.slice {
+			repolls++
+			e.repoll(t, w)
+			continue
+		}
+		e.requeue(t, w, traces.ResultPending)
+		return
+	}
+}

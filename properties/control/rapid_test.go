@@ -1,0 +1,131 @@
+package control
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/execspec/execspec/executor"
+)
+
+// fakeTB records what rapid reports, so that a test can assert that a
+// property fails (and how it shrank) without failing itself.
+type fakeTB struct {
+	testing.TB
+	failed bool
+	msgs   []string
+}
+
+func (f *fakeTB) Helper()      {}
+func (f *fakeTB) Name() string { return "fake" }
+func (f *fakeTB) Logf(format string, args ...any) {
+	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+}
+func (f *fakeTB) Log(args ...any)                   { f.msgs = append(f.msgs, fmt.Sprint(args...)) }
+func (f *fakeTB) Errorf(format string, args ...any) { f.failed = true; f.Logf(format, args...) }
+func (f *fakeTB) Error(args ...any)                 { f.failed = true; f.Log(args...) }
+func (f *fakeTB) Fatalf(format string, args ...any) { f.failed = true; f.Logf(format, args...) }
+func (f *fakeTB) Fatal(args ...any)                 { f.failed = true; f.Log(args...) }
+func (f *fakeTB) FailNow()                          { f.failed = true }
+func (f *fakeTB) Fail()                             { f.failed = true }
+func (f *fakeTB) Failed() bool                      { return f.failed }
+func (f *fakeTB) Skipf(string, ...any)              {}
+func (f *fakeTB) Skip(...any)                       {}
+func (f *fakeTB) SkipNow()                          {}
+
+// noFailFile keeps rapid from writing testdata/rapid files for the
+// expected failures of these tests.
+func noFailFile(t *testing.T) {
+	f := flag.Lookup("rapid.nofailfile")
+	if f == nil {
+		t.Fatal("rapid.nofailfile flag not registered")
+	}
+	old := f.Value.String()
+	if err := f.Value.Set("true"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Value.Set(old) })
+}
+
+// rapid draws the schedule; the lost update is found and shrunk to the
+// schedule with one preemption, which is the least it needs.
+func TestRapidFindsAndShrinksLostUpdate(t *testing.T) {
+	noLeak(t)
+	noFailFile(t)
+	var last Schedule
+	fails := 0
+	ftb := &fakeTB{TB: t}
+	rapid.Check(ftb, func(rt *rapid.T) {
+		goroutines := rapid.IntRange(2, 4).Draw(rt, "goroutines")
+		c := New(RapidChooser(rt))
+		x := 0
+		err := c.Run(func() {
+			for range goroutines {
+				c.Go(func() {
+					v := x
+					c.Yield(executor.PointNone)
+					x = v + 1
+				})
+			}
+		})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if x != goroutines {
+			fails++
+			last = c.Schedule()
+			rt.Fatalf("lost update: x = %d", x)
+		}
+	})
+	if !ftb.failed || fails == 0 {
+		t.Fatal("rapid did not find the lost update")
+	}
+	if last.Preemptions() != 1 {
+		t.Errorf("shrunk schedule has %d preemptions, want 1: %+v", last.Preemptions(), last.Choices)
+	}
+	out := strings.Join(ftb.msgs, "\n")
+	if !strings.Contains(out, "goroutines") || !strings.Contains(out, "lost update") {
+		t.Errorf("rapid's report lacks the draws:\n%s", out)
+	}
+	t.Logf("shrunk schedule: %+v", last.Choices)
+}
+
+// rapid with PCT draws: the depth-2 bug is found too.
+func TestRapidPCTFindsDepth2(t *testing.T) {
+	noLeak(t)
+	noFailFile(t)
+	ftb := &fakeTB{TB: t}
+	rapid.Check(ftb, func(rt *rapid.T) {
+		c := New(RapidPCT(rt, 2, 65))
+		bug := false
+		if err := c.Run(depth2(c, &bug)); err != nil {
+			rt.Fatal(err)
+		}
+		if bug {
+			rt.Fatal("depth-2 bug")
+		}
+	})
+	if !ftb.failed {
+		t.Fatal("rapid with PCT draws did not find the depth-2 bug")
+	}
+}
+
+// A correct program passes under rapid's schedules (no false alarm).
+func TestRapidLockedHolds(t *testing.T) {
+	noLeak(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		c := New(RapidChooser(rt))
+		workers := rapid.IntRange(1, 3).Draw(rt, "workers")
+		tasks := rapid.IntRange(0, 6).Draw(rt, "tasks")
+		prog, ran := poolProgram(c, workers, tasks, false)
+		if err := c.Run(prog); err != nil {
+			rt.Fatal(err)
+		}
+		if *ran != tasks {
+			rt.Fatalf("%d of %d tasks ran", *ran, tasks)
+		}
+	})
+}

@@ -1,0 +1,213 @@
+package control
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Schedule is the record of one controlled run: its decisions, the number
+// of yield points, and a checksum of what happened. The checksum is FNV-1a
+// over 64-bit words of the run's events: each step (goroutine, point), each
+// Go (parent, child), each return of a goroutine, and each value passed to
+// Note. Two runs with the same Schedule and checksum took the same steps in
+// the same order and noted the same values.
+//
+// The text form (MarshalText) is small and diffable:
+//
+//	execspec-schedule v1
+//	steps 212
+//	checksum 9f3c0d1e2a4b5c6d
+//	choices 3
+//	0/2 1/3! 0/2
+//
+// where i/n is choice i of n runnable goroutines and ! marks a preemption.
+// Choices are written 32 to a line.
+//
+// A Schedule is a value; the zero Schedule is the schedule of a run with
+// no decisions and no steps.
+type Schedule struct {
+	Choices  []Choice
+	Steps    int
+	Checksum uint64
+}
+
+// Preemptions counts the choices that preempted a goroutine that could
+// have continued.
+func (s Schedule) Preemptions() int {
+	n := 0
+	for _, c := range s.Choices {
+		if c.Preempt {
+			n++
+		}
+	}
+	return n
+}
+
+const scheduleMagic = "execspec-schedule v1"
+
+// MarshalText writes the text form of s.
+func (s Schedule) MarshalText() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\nsteps %d\nchecksum %016x\nchoices %d\n", scheduleMagic, s.Steps, s.Checksum, len(s.Choices))
+	for i, c := range s.Choices {
+		if i > 0 {
+			if i%32 == 0 {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(strconv.Itoa(c.Index))
+		b.WriteByte('/')
+		b.WriteString(strconv.Itoa(c.Of))
+		if c.Preempt {
+			b.WriteByte('!')
+		}
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// ErrScheduleSyntax is wrapped by the errors of UnmarshalText.
+var ErrScheduleSyntax = errors.New("bad schedule")
+
+// UnmarshalText parses the text form of a Schedule. Errors wrap
+// ErrScheduleSyntax and name the line.
+func (s *Schedule) UnmarshalText(text []byte) error {
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	line := 0
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: line %d: %s", ErrScheduleSyntax, line, fmt.Sprintf(format, args...))
+	}
+	next := func() (string, bool) {
+		for sc.Scan() {
+			line++
+			t := strings.TrimSpace(sc.Text())
+			if t == "" || strings.HasPrefix(t, "#") {
+				continue
+			}
+			return t, true
+		}
+		return "", false
+	}
+	header := func(key string) (string, error) {
+		t, ok := next()
+		if !ok {
+			line++
+			return "", bad("missing %q line", key)
+		}
+		k, v, _ := strings.Cut(t, " ")
+		if k != key {
+			return "", bad("expected %q, found %q", key, t)
+		}
+		return strings.TrimSpace(v), nil
+	}
+	t, ok := next()
+	if !ok {
+		line++
+		return bad("empty: expected %q", scheduleMagic)
+	}
+	if t != scheduleMagic {
+		return bad("expected %q, found %q", scheduleMagic, t)
+	}
+	v, err := header("steps")
+	if err != nil {
+		return err
+	}
+	steps, err := strconv.Atoi(v)
+	if err != nil || steps < 0 {
+		return bad("steps: expected a count, found %q", v)
+	}
+	if v, err = header("checksum"); err != nil {
+		return err
+	}
+	sum, err := strconv.ParseUint(v, 16, 64)
+	if err != nil {
+		return bad("checksum: expected 16 hex digits, found %q", v)
+	}
+	if v, err = header("choices"); err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 1<<24 {
+		return bad("choices: expected a count, found %q", v)
+	}
+	choices := make([]Choice, 0, min(n, 4096))
+	for len(choices) < n {
+		t, ok := next()
+		if !ok {
+			line++
+			return bad("expected %d choices, found %d", n, len(choices))
+		}
+		for _, f := range strings.Fields(t) {
+			var c Choice
+			if strings.HasSuffix(f, "!") {
+				c.Preempt = true
+				f = f[:len(f)-1]
+			}
+			is, ofs, ok := strings.Cut(f, "/")
+			i, err1 := strconv.Atoi(is)
+			of, err2 := strconv.Atoi(ofs)
+			if !ok || err1 != nil || err2 != nil || i < 0 || of < 2 || i >= of {
+				return bad("expected a choice i/n with 0 ≤ i < n and n ≥ 2, found %q", f)
+			}
+			c.Index, c.Of = i, of
+			choices = append(choices, c)
+		}
+		if len(choices) > n {
+			return bad("more choices than the %d announced", n)
+		}
+	}
+	if t, ok := next(); ok {
+		return bad("unexpected %q after the choices", t)
+	}
+	s.Choices, s.Steps, s.Checksum = choices, steps, sum
+	return nil
+}
+
+// Save writes s to path in its text form, creating the directory.
+func (s Schedule) Save(path string) error {
+	b, _ := s.MarshalText()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("control: saving schedule: %w", err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("control: saving schedule: %w", err)
+	}
+	return nil
+}
+
+// TestdataPath returns where a test's failing schedule is kept:
+// testdata/schedules/<test name>.schedule, relative to the package under
+// test (go test's working directory), with the characters of subtest names
+// that do not belong in a file name replaced by '_'.
+func TestdataPath(testName string) string {
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.':
+			return r
+		}
+		return '_'
+	}, testName)
+	return filepath.Join("testdata", "schedules", name+".schedule")
+}
+
+// Load reads a Schedule saved with Save.
+func Load(path string) (Schedule, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Schedule{}, fmt.Errorf("control: loading schedule: %w", err)
+	}
+	var s Schedule
+	if err := s.UnmarshalText(b); err != nil {
+		return Schedule{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,101 @@
+package control
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestScheduleRoundTrip(t *testing.T) {
+	noLeak(t)
+	c := New(Random(8))
+	prog, _ := poolProgram(c, 3, 20, false)
+	if err := c.Run(prog); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Schedule()
+	if len(s.Choices) < 40 {
+		t.Fatalf("only %d choices", len(s.Choices))
+	}
+	text, err := s.MarshalText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Schedule
+	if err := back.UnmarshalText(text); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if !reflect.DeepEqual(s, back) {
+		t.Fatalf("round trip differs:\n%s", text)
+	}
+	path := filepath.Join(t.TempDir(), "testdata", "pool.schedule")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(path)
+	if err != nil || !reflect.DeepEqual(s, loaded) {
+		t.Fatalf("load: %v", err)
+	}
+	prog, _ = poolProgram(c, 3, 20, false)
+	if err := c.Replay(prog, loaded); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestScheduleBadInput(t *testing.T) {
+	good := "execspec-schedule v1\nsteps 10\nchecksum 00000000000000ff\nchoices 2\n0/2 1/3!\n"
+	var s Schedule
+	if err := s.UnmarshalText([]byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"", "line 1: empty"},
+		{"execspec-schedule v2\n", "line 1: expected"},
+		{"execspec-schedule v1\nsteps x\n", "line 2: steps"},
+		{"execspec-schedule v1\nsteps 1\nsum 0\n", "line 3: expected \"checksum\""},
+		{"execspec-schedule v1\nsteps 1\nchecksum zz\n", "line 3: checksum"},
+		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices -1\n", "line 4: choices"},
+		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 2\n0/2\n", "line 6: expected 2 choices, found 1"},
+		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 1\n2/2\n", "line 5: expected a choice"},
+		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 1\n0/1\n", "line 5: expected a choice"},
+		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 1\n0/2 1/2\n", "line 5: more choices"},
+		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 1\n0/2\nextra\n", "line 6: unexpected"},
+	} {
+		err := s.UnmarshalText([]byte(tc.text))
+		if !errors.Is(err, ErrScheduleSyntax) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.text, err, tc.want)
+		}
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("loading a missing file succeeded")
+	}
+}
+
+func FuzzScheduleText(f *testing.F) {
+	f.Add([]byte("execspec-schedule v1\nsteps 10\nchecksum 00000000000000ff\nchoices 2\n0/2 1/3!\n"))
+	f.Add([]byte("execspec-schedule v1\nsteps 0\nchecksum 0\nchoices 0\n\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		var s Schedule
+		if err := s.UnmarshalText(text); err != nil {
+			if !errors.Is(err, ErrScheduleSyntax) {
+				t.Fatalf("error does not wrap ErrScheduleSyntax: %v", err)
+			}
+			return
+		}
+		again, _ := s.MarshalText()
+		var back Schedule
+		if err := back.UnmarshalText(again); err != nil || !reflect.DeepEqual(s, back) {
+			t.Fatalf("re-parse: %v\n%s", err, again)
+		}
+	})
+}
+
+func TestTestdataPath(t *testing.T) {
+	got := TestdataPath("TestSuite/worksteal/lost wakeup#01")
+	want := filepath.Join("testdata", "schedules", "TestSuite_worksteal_lost_wakeup_01.schedule")
+	if got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+}

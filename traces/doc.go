@@ -1,0 +1,48 @@
+// Package traces is the trace format of execspec: what an executor records,
+// what a model-checker counterexample is written as, and what the checkers
+// read.
+//
+// Vocabulary:
+//   - An Event is one observation (spawn, take, poll-begin, poll-end, wake,
+//     requeue, park, unpark, panic) or one model step. Seq orders the events
+//     of a run on one logical clock.
+//   - A Header is the first line of a trace: the format name and version,
+//     the executor, the number of workers, and the model policy (with its
+//     parameters) the trace is checked under.
+//   - A trace is a Header and its Events. The file form is JSON lines
+//     (version 1, described in docs/trace-format.md and
+//     traces/schema/trace-v1.schema.json); the text form
+//     ("#12 w1 take t3 steal from w0") is for golden files and diffs.
+//     Both parse back to the same events.
+//
+// Reading and writing stream: a Reader holds one line at a time, so a trace
+// of any length is read in bounded memory, and rejects what it does not
+// understand with an *Error naming the file, the line and what was
+// expected. A Writer validates each event (Validate) so that it never
+// writes what its Reader would reject. A Log is the Recorder an executor
+// writes into during a run.
+//
+// Pictures: WriteHTML draws one self-contained page (a lane per worker,
+// polls as blocks, steals and wakes as arrows, a violation marked);
+// WriteChromeTrace writes the Chrome trace-event format for Perfetto, for
+// traces too long for one page.
+//
+// Go runtime traces: ReadGoTrace maps an execution trace written by
+// runtime/trace onto events (goroutines are tasks, Ps are workers), so that
+// the Go scheduler itself can be checked for what such a trace can show
+// (GoTraceCannotShow says what it cannot).
+//
+// Example:
+//
+//	var log traces.Log
+//	ex.SetRecorder(&log)                     // an executor.Reporter
+//	... run a workload ...
+//	err := traces.WriteFile("run.jsonl", ex.Describe(), log.Events()) // an executor.Describer
+//
+//	r, err := traces.Open("run.jsonl")
+//	defer r.Close()
+//	for e, err := range r.All() {
+//		if err != nil { return err } // "run.jsonl:7: unknown event kind "yield" ..."
+//		fmt.Println(traces.FormatEvent(e))
+//	}
+package traces

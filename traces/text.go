@@ -1,0 +1,443 @@
+package traces
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/execspec/execspec/model"
+)
+
+// The text form of a trace is for people, golden files and diffs: one line
+// per event, in the order of the JSON form, and it parses back to the same
+// events. A trace in text form reads:
+//
+//	execspec-trace v1 executor=worksteal workers=2 policy=worksteal local-cap=4
+//	#1 out spawn t1 -> global
+//	#2 w0 take t1 global
+//	#3 w0 poll-begin t1
+//	#4 w0 poll-end t1 pending
+//	#5 out wake t1 scheduled -> global
+//	#6 w1 take t1 steal from w0
+//
+// Each event line is "#SEQ WHO KIND" (WHO is wN for worker N, or out) and
+// then, in this order and only when set: tTASK, the take's source, "from wV"
+// for a steal's victim, "-> QUEUE", the poll's result, the wake's outcome,
+// rule=RULE, call=N, ret=N, detail="Go-quoted text". Blank lines and lines
+// starting with // are ignored.
+
+// WriteText writes h and events in the text form. It fails on an event that
+// Validate rejects, or a config key the header line cannot hold.
+func WriteText(w io.Writer, h Header, events []Event) error {
+	if h.Format == "" {
+		h.Format = Format
+	}
+	if h.Version == 0 {
+		h.Version = Version
+	}
+	if err := CheckHeader(h); err != nil {
+		return fmt.Errorf("traces: %w", err)
+	}
+	bw := bufio.NewWriter(w)
+	b := make([]byte, 0, 256)
+	b = append(b, h.Format...)
+	b = append(b, " v"...)
+	b = strconv.AppendInt(b, int64(h.Version), 10)
+	b = append(b, " executor="...)
+	b = appendWord(b, h.Executor)
+	b = append(b, " workers="...)
+	b = strconv.AppendInt(b, int64(h.Workers), 10)
+	b = append(b, " policy="...)
+	b = appendWord(b, h.Policy)
+	keys := make([]string, 0, len(h.Config))
+	for k := range h.Config {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch k {
+		case "executor", "workers", "policy":
+			return fmt.Errorf("traces: config key %q is a header field's name; the text form cannot hold it", k)
+		}
+		if !bareWord(k) {
+			return fmt.Errorf("traces: config key %q: the text form needs a key without spaces, quotes or '='", k)
+		}
+		b = append(b, ' ')
+		b = append(b, k...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, int64(h.Config[k]), 10)
+	}
+	b = append(b, '\n')
+	bw.Write(b)
+	for i, e := range events {
+		if err := Validate(h, e); err != nil {
+			return fmt.Errorf("traces: event %d (seq %d): %w", i, e.Seq, err)
+		}
+		b = AppendText(b[:0], e)
+		b = append(b, '\n')
+		bw.Write(b)
+	}
+	return bw.Flush()
+}
+
+// FormatEvent returns e in the text form, without the newline:
+// "#12 w1 take t3 steal from w0".
+func FormatEvent(e Event) string { return string(AppendText(nil, e)) }
+
+// AppendText appends e in the text form, without the newline.
+func AppendText(b []byte, e Event) []byte {
+	b = append(b, '#')
+	b = strconv.AppendUint(b, e.Seq, 10)
+	b = append(b, ' ')
+	b = appendWho(b, e.Worker)
+	b = append(b, ' ')
+	b = append(b, e.Kind.String()...)
+	if e.Task != 0 {
+		b = append(b, " t"...)
+		b = strconv.AppendInt(b, e.Task, 10)
+	}
+	if e.Source != SourceNone {
+		b = append(b, ' ')
+		b = append(b, e.Source.String()...)
+		if e.Source == SourceSteal {
+			b = append(b, " from "...)
+			b = appendWho(b, e.Victim)
+		}
+	}
+	if e.Queue != QueueNone {
+		b = append(b, " -> "...)
+		b = append(b, e.Queue.String()...)
+	}
+	if e.Result != ResultNone {
+		b = append(b, ' ')
+		b = append(b, e.Result.String()...)
+	}
+	if e.Outcome != OutcomeNone {
+		b = append(b, ' ')
+		b = append(b, e.Outcome.String()...)
+	}
+	if e.Rule != 0 {
+		b = append(b, " rule="...)
+		b = append(b, e.Rule.String()...)
+	}
+	if e.Call != 0 {
+		b = append(b, " call="...)
+		b = strconv.AppendUint(b, e.Call, 10)
+	}
+	if e.Return != 0 {
+		b = append(b, " ret="...)
+		b = strconv.AppendUint(b, e.Return, 10)
+	}
+	if e.Detail != "" {
+		b = append(b, " detail="...)
+		b = strconv.AppendQuote(b, e.Detail)
+	}
+	return b
+}
+
+func appendWho(b []byte, w int32) []byte {
+	if w < 0 {
+		return append(b, "out"...)
+	}
+	b = append(b, 'w')
+	return strconv.AppendInt(b, int64(w), 10)
+}
+
+// bareWord reports whether s can stand unquoted in the text form.
+func bareWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '=' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func appendWord(b []byte, s string) []byte {
+	if bareWord(s) {
+		return append(b, s...)
+	}
+	return strconv.AppendQuote(b, s)
+}
+
+// ParseText reads a trace in the text form. Errors are *Error values with the
+// line number, like the Reader's.
+func ParseText(r io.Reader) (Header, []Event, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), DefaultMaxLine)
+	var (
+		h      Header
+		events []Event
+		line   int
+		gotHdr bool
+	)
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "//") {
+			continue
+		}
+		toks, err := tokenize(s)
+		if err != nil {
+			return h, events, &Error{Line: line, Err: err}
+		}
+		if !gotHdr {
+			if h, err = parseTextHeader(toks); err != nil {
+				return h, events, &Error{Line: line, Err: err}
+			}
+			gotHdr = true
+			continue
+		}
+		e, err := parseTextEvent(toks)
+		if err == nil {
+			err = Validate(h, e)
+		}
+		if err != nil {
+			return h, events, &Error{Line: line, Err: err}
+		}
+		events = append(events, e)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = errf(ErrLineTooLong, fmt.Sprintf("line longer than %d bytes", DefaultMaxLine))
+		}
+		return h, events, &Error{Line: line + 1, Err: err}
+	}
+	if !gotHdr {
+		return h, nil, &Error{Err: errf(ErrMissingHeader, "empty trace: missing header (want a first line like \"execspec-trace v1 executor=NAME workers=N policy=NAME\")")}
+	}
+	return h, events, nil
+}
+
+// tokenize splits a line at spaces; a token may hold a Go-quoted string
+// after '=' (detail="a b").
+func tokenize(s string) ([]string, error) {
+	var toks []string
+	for i := 0; i < len(s); {
+		if s[i] == ' ' || s[i] == '\t' {
+			i++
+			continue
+		}
+		start := i
+		for i < len(s) && s[i] != ' ' && s[i] != '\t' {
+			if s[i] == '"' {
+				q, err := strconv.QuotedPrefix(s[i:])
+				if err != nil {
+					return nil, errf(ErrSyntax, fmt.Sprintf("bad quoted string at column %d", i+1))
+				}
+				i += len(q)
+				continue
+			}
+			i++
+		}
+		toks = append(toks, s[start:i])
+	}
+	return toks, nil
+}
+
+// wordValue returns the value of a key=value token, unquoting it.
+func wordValue(tok, key string) (string, bool, error) {
+	v, ok := strings.CutPrefix(tok, key+"=")
+	if !ok {
+		return "", false, nil
+	}
+	if strings.HasPrefix(v, `"`) {
+		u, err := strconv.Unquote(v)
+		if err != nil {
+			return "", true, errf(ErrSyntax, fmt.Sprintf("%s: bad quoted string %s", key, v))
+		}
+		return u, true, nil
+	}
+	return v, true, nil
+}
+
+func parseTextHeader(toks []string) (Header, error) {
+	var h Header
+	if len(toks) < 2 || toks[0] != Format {
+		if len(toks) > 0 && strings.HasPrefix(toks[0], "#") {
+			return h, errf(ErrMissingHeader, "missing header: the first line is an event; a trace starts with \"execspec-trace v1 executor=NAME workers=N policy=NAME\"")
+		}
+		return h, errf(ErrVersion, fmt.Sprintf("unknown trace format (want a first line starting %q)", Format+" v1"))
+	}
+	h.Format = Format
+	if toks[1] != "v1" {
+		return h, errf(ErrVersion, fmt.Sprintf("unknown trace version %q (this reader knows v1)", toks[1]))
+	}
+	h.Version = Version
+	seen := map[string]bool{}
+	for _, t := range toks[2:] {
+		k, _, ok := strings.Cut(t, "=")
+		if !ok || !bareWord(k) {
+			return h, errf(ErrSyntax, fmt.Sprintf("header: %q is not key=value", t))
+		}
+		if seen[k] {
+			return h, errf(ErrSyntax, fmt.Sprintf("header: %s given twice", k))
+		}
+		seen[k] = true
+		v, _, err := wordValue(t, k)
+		if err != nil {
+			return h, err
+		}
+		switch k {
+		case "executor":
+			h.Executor = v
+		case "policy":
+			h.Policy = v
+		default:
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return h, errf(ErrSyntax, fmt.Sprintf("header: %s=%s: want an integer", k, v))
+			}
+			if k == "workers" {
+				h.Workers = n
+				continue
+			}
+			if h.Config == nil {
+				h.Config = map[string]int{}
+			}
+			h.Config[k] = n
+		}
+	}
+	if !seen["workers"] {
+		return h, errf(ErrSyntax, "header: workers=N missing")
+	}
+	return h, CheckHeader(h)
+}
+
+func parseWho(s string) (int32, bool) {
+	if s == "out" {
+		return -1, true
+	}
+	if len(s) < 2 || s[0] != 'w' {
+		return 0, false
+	}
+	n, ok := parseUint([]byte(s[1:]))
+	if !ok || n >= MaxWorkers {
+		return 0, false
+	}
+	return int32(n), true
+}
+
+func parseTextEvent(toks []string) (Event, error) {
+	e := Event{Worker: -1, Victim: -1}
+	if len(toks) < 3 {
+		return e, errf(ErrSyntax, "want \"#SEQ WHO KIND ...\" (e.g. \"#3 w0 take t1 global\")")
+	}
+	seq, ok := strings.CutPrefix(toks[0], "#")
+	n, ok2 := parseUint([]byte(seq))
+	if !ok || !ok2 {
+		return e, errf(ErrSyntax, fmt.Sprintf("%q: want #SEQ, a sequence number", toks[0]))
+	}
+	e.Seq = n
+	if e.Worker, ok = parseWho(toks[1]); !ok {
+		return e, errf(ErrSyntax, fmt.Sprintf("%q: want wN for worker N, or out", toks[1]))
+	}
+	k, err := ParseKind(toks[2])
+	if err != nil {
+		return e, errf(ErrUnknown, err.Error())
+	}
+	e.Kind = k
+	var seen uint32
+	once := func(f int, t string) error {
+		if seen&(1<<f) != 0 {
+			return errf(ErrSyntax, fmt.Sprintf("%q: %s given twice", t, fieldNames[f]))
+		}
+		seen |= 1 << f
+		return nil
+	}
+	rest := toks[3:]
+	for i := 0; i < len(rest); i++ {
+		t := rest[i]
+		var f int
+		switch {
+		case len(t) > 1 && t[0] == 't' && t[1] >= '0' && t[1] <= '9':
+			f = fTask
+			v, ok := parseUint([]byte(t[1:]))
+			if !ok || v > 1<<63-1 {
+				return e, errf(ErrSyntax, fmt.Sprintf("%q: want tN, a task id", t))
+			}
+			e.Task = int64(v)
+		case t == "from":
+			f = fVictim
+			if i+1 == len(rest) {
+				return e, errf(ErrSyntax, "from: want the victim, wN")
+			}
+			i++
+			v, ok := parseWho(rest[i])
+			if !ok || v < 0 {
+				return e, errf(ErrSyntax, fmt.Sprintf("from %q: want the victim, wN", rest[i]))
+			}
+			e.Victim = v
+		case t == "->":
+			f = fQueue
+			if i+1 == len(rest) {
+				return e, errf(ErrSyntax, "->: want a queue, global or local:N")
+			}
+			i++
+			q, ok := lookupQueue([]byte(rest[i]))
+			if !ok || q == QueueNone {
+				return e, errf(ErrUnknown, fmt.Sprintf("-> %q: want a queue, global or local:N", rest[i]))
+			}
+			e.Queue = q
+		case strings.Contains(t, "="):
+			key, _, _ := strings.Cut(t, "=")
+			v, _, err := wordValue(t, key)
+			if err != nil {
+				return e, err
+			}
+			switch key {
+			case "rule":
+				f = fRule
+				r, err := model.ParseRule(v)
+				if err != nil {
+					return e, errf(ErrUnknown, err.Error())
+				}
+				e.Rule = r
+			case "call", "ret":
+				f = fCall
+				if key == "ret" {
+					f = fRet
+				}
+				n, ok := parseUint([]byte(v))
+				if !ok {
+					return e, errf(ErrSyntax, fmt.Sprintf("%q: want an integer", t))
+				}
+				if f == fCall {
+					e.Call = n
+				} else {
+					e.Return = n
+				}
+			case "detail":
+				f = fDetail
+				e.Detail = v
+			default:
+				return e, errf(ErrUnknown, fmt.Sprintf("%q: unknown key (want rule, call, ret or detail)", t))
+			}
+		default:
+			if s, ok := lookupSource([]byte(t)); ok && s != SourceNone {
+				f, e.Source = fSource, s
+			} else if r, ok := lookupResult([]byte(t)); ok && r != ResultNone {
+				f, e.Result = fResult, r
+			} else if o, ok := lookupOutcome([]byte(t)); ok && o != OutcomeNone {
+				f, e.Outcome = fOutcome, o
+			} else {
+				return e, errf(ErrUnknown, fmt.Sprintf("%q: want tN, a source (local, global, steal, lifo), from wN, -> QUEUE, a result (pending, ready, panic), an outcome (scheduled, notified, coalesced, late), or rule=, call=, ret=, detail=", t))
+			}
+		}
+		if err := once(f, t); err != nil {
+			return e, err
+		}
+	}
+	if seen&(1<<fVictim) != 0 && e.Source != SourceSteal {
+		return e, errf(ErrUnknown, "from wN on an event that is not a steal")
+	}
+	return e, nil
+}

@@ -1,0 +1,139 @@
+package traces
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Writer writes a trace: the header line, then one line per event. It
+// buffers; call Flush (or Close, for a Writer from Create) at the end.
+// Each event is checked with Validate before it is written, so that a
+// Writer never produces a trace its Reader rejects.
+//
+// Write allocates nothing. A Writer is not safe for concurrent use: record
+// into a Log and write its events afterwards.
+type Writer struct {
+	bw     *bufio.Writer
+	h      Header
+	buf    []byte
+	n      int
+	err    error
+	closer io.Closer
+}
+
+// NewWriter writes h as the header of a trace on w. An empty Format and a
+// zero Version are filled in; a header CheckHeader rejects is an error.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	if h.Format == "" {
+		h.Format = Format
+	}
+	if h.Version == 0 {
+		h.Version = Version
+	}
+	if err := CheckHeader(h); err != nil {
+		return nil, fmt.Errorf("traces: %w", err)
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("traces: header: %w", err)
+	}
+	tw := &Writer{bw: bufio.NewWriterSize(w, 64<<10), h: h, buf: make([]byte, 0, 256)}
+	tw.bw.Write(b)
+	if err := tw.bw.WriteByte('\n'); err != nil {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// Create creates the file name and returns a Writer on it; Close flushes
+// and closes it.
+func Create(name string, h Header) (*Writer, error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	w, err := NewWriter(f, h)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.closer = f
+	return w, nil
+}
+
+// Header returns the header as written.
+func (w *Writer) Header() Header { return w.h }
+
+// Write writes one event. An invalid event is an error and writes nothing;
+// so is any earlier write error.
+func (w *Writer) Write(e Event) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := Validate(w.h, e); err != nil {
+		return fmt.Errorf("traces: event %d (seq %d): %w", w.n, e.Seq, err)
+	}
+	w.buf = appendEvent(w.buf[:0], &e)
+	w.buf = append(w.buf, '\n')
+	if _, err := w.bw.Write(w.buf); err != nil {
+		w.err = err
+		return err
+	}
+	w.n++
+	return nil
+}
+
+// Flush writes any buffered data to the underlying writer.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.bw.Flush(); err != nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// Close flushes, and closes the file that Create created.
+func (w *Writer) Close() error {
+	err := w.Flush()
+	if w.closer != nil {
+		if cerr := w.closer.Close(); err == nil {
+			err = cerr
+		}
+		w.closer = nil
+	}
+	return err
+}
+
+// WriteFile writes a whole trace to the file name.
+func WriteFile(name string, h Header, events []Event) error {
+	w, err := Create(name, h)
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		if err := w.Write(e); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// WriteAll writes a whole trace to w.
+func WriteAll(w io.Writer, h Header, events []Event) error {
+	tw, err := NewWriter(w, h)
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		if err := tw.Write(e); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
