@@ -152,12 +152,16 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	p.polls = append(p.polls, pollRec{begin: begin, worker: cx.Worker()})
 	p.waker, p.hasWaker = cx.Waker(), true
 	n := r.pollCount.Add(1)
+	if w := cx.Worker(); w >= 0 && w < len(r.workerLast) {
+		r.workerLast[w].Store(n)
+		r.workerSeen.Or(1 << w)
+	}
 	if p.readyAt >= 0 {
 		delay := n - 1 - p.readyAt
 		if delay > r.maxDelay.Load() {
 			r.maxDelay.Store(delay)
 		}
-		if r.bound >= 0 && delay > int64(r.bound) && (r.workers == 1 || time.Since(p.readySince) > starveTime) {
+		if r.bound >= 0 && delay > int64(r.bound) && (r.workers == 1 || time.Since(p.readySince) > starveTime && r.allWorkersPolledSince(p.readyAt)) {
 			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll; the executor states a bound of %d for %d tasks", p.id, delay, r.bound, len(r.probes))
 		}
 		p.readyAt = -1
@@ -243,7 +247,7 @@ func (p *probe) pollEndless(cx *executor.Context, k int) (any, bool) {
 		var starved []string
 		for _, q := range r.probes {
 			q.mu.Lock()
-			if q.readyAt >= 0 && now-q.readyAt > r.budget && time.Since(q.readySince) > starveTime {
+			if q.readyAt >= 0 && now-q.readyAt > r.budget && time.Since(q.readySince) > starveTime && r.allWorkersPolledSince(q.readyAt) {
 				starved = append(starved, fmt.Sprintf("task %d (ready since poll %d, polled %d times)", q.id, q.readyAt, len(q.polls)))
 			}
 			q.mu.Unlock()
@@ -297,6 +301,20 @@ func (r *caseRun) goWake(p *probe, w executor.Waker, st *Step) {
 // reached in well under a millisecond by an unfair one.
 const starveLimit = 1000
 
+// allWorkersPolledSince reports whether every worker seen so far has begun
+// a poll since poll number n. A ready task passed over while some worker
+// polled nothing may be held by that worker, descheduled between its take
+// and its poll; only when every worker kept polling others is it starved.
+func (r *caseRun) allWorkersPolledSince(n int64) bool {
+	seen := r.workerSeen.Load()
+	for w := range r.workerLast {
+		if seen&(1<<w) != 0 && r.workerLast[w].Load() <= n {
+			return false
+		}
+	}
+	return true
+}
+
 // starveTime is how long a ready task must also have waited, by the clock,
 // before a poll count counts against the executor: with several workers, a
 // worker descheduled by the operating system between taking a task and
@@ -325,6 +343,8 @@ type caseRun struct {
 	stop          atomic.Bool  // endless tasks finish at their next poll
 	bound         int          // stated fairness bound, -1 if none (fairness cases only)
 	workers       int          // from the executor's Describe, 0 if unknown
+	workerLast    [64]atomic.Int64
+	workerSeen    atomic.Uint64 // bit w: worker w has polled
 	minPolls      int
 	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
 
@@ -456,11 +476,13 @@ func (r *caseRun) drive() {
 		r.waitErr = r.ex.Wait()
 	}
 	r.ended.Store(true)
+	// Join the tasks that are done; the handle of a task that is not (a
+	// failure the checks report) would block for ever.
 	for _, p := range r.probes {
 		p.mu.Lock()
-		h := p.handle
+		h, fin := p.handle, p.finished
 		p.mu.Unlock()
-		if h == nil {
+		if h == nil || !fin {
 			continue
 		}
 		v, err := h.Join()
@@ -577,7 +599,10 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config) *Observation {
 	tick := time.NewTicker(idle / 8)
 	defer tick.Stop()
 	deadline := start.Add(cfg.timeout())
-	last, lastChange := r.clock.Load(), time.Now()
+	// Idle time counts only while the watcher itself runs on time: when the
+	// whole process is starved of CPU (a loaded machine, the race detector),
+	// a late tick restarts the window instead of reporting a hang.
+	last, lastChange, lastTick := r.clock.Load(), time.Now(), time.Now()
 wait:
 	for {
 		select {
@@ -597,7 +622,9 @@ wait:
 			o.End = EndViolation
 			break wait
 		case now := <-tick.C:
-			if c := r.clock.Load(); c != last {
+			late := now.Sub(lastTick) > idle/4
+			lastTick = now
+			if c := r.clock.Load(); c != last || late {
 				last, lastChange = c, now
 			} else if now.Sub(lastChange) > idle || now.After(deadline) {
 				o.End = EndHang

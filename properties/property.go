@@ -90,7 +90,7 @@ var suite = []*Property{
 		Doc:   "every spawned task completes exactly once, Wait returns only then, and Join returns its result",
 		Rule:  model.TASK_COMPLETE,
 		Fails: "a spawned task did not complete exactly once",
-		Shape: Shape{Repeat: true, Spawn: true, Panics: true, Priorities: true},
+		Shape: Shape{Repeat: true, Spawn: true, Panics: true, Priorities: true, Clone: 1},
 		Check: checkOnce,
 	},
 	{
@@ -98,7 +98,7 @@ var suite = []*Property{
 		Doc:   "no task is polled by two goroutines at once",
 		Rule:  model.POLL_LOCAL,
 		Fails: "a task was polled while another poll of it was running",
-		Shape: Shape{MaxTasks: 8, Repeat: true, Spawn: true},
+		Shape: Shape{MaxTasks: 8, Repeat: true, Spawn: true, Clone: 1},
 		Check: violations(checkConcurrentPoll),
 	},
 	{
@@ -106,8 +106,24 @@ var suite = []*Property{
 		Doc:   "a task that returned Ready or panicked is never polled again",
 		Rule:  model.TASK_COMPLETE,
 		Fails: "a task was polled after it finished",
-		Shape: Shape{Repeat: true, Spawn: true, Panics: true},
+		Shape: Shape{Repeat: true, Spawn: true, Panics: true, Clone: 1},
 		Check: violations(checkPollAfterReady),
+	},
+	{
+		Name:     checkFairness,
+		Doc:      "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled), within the executor's stated bound if it states one",
+		Contract: "fairness",
+		Fails:    "a ready task was starved",
+		Shape:    Shape{Endless: true, Priorities: true},
+		Check:    violations(checkFairness),
+	},
+	{
+		Name:     checkCloseWaits,
+		Doc:      "Close waits for every spawned task, queued or waiting, before it returns",
+		Contract: "Executor.Close",
+		Fails:    "Close returned before every spawned task completed",
+		Shape:    Shape{Shutdown: true, Spawn: true, Clone: 1},
+		Check:    checkClose,
 	},
 	{
 		Name:  checkDuringPoll,
@@ -156,22 +172,6 @@ var suite = []*Property{
 		Fails:    "the executor hung",
 		Shape:    Shape{Repeat: true, Spawn: true, Panics: true},
 		Check:    checkLive,
-	},
-	{
-		Name:     checkCloseWaits,
-		Doc:      "Close waits for every spawned task, queued or waiting, before it returns",
-		Contract: "Executor.Close",
-		Fails:    "Close returned before every spawned task completed",
-		Shape:    Shape{Shutdown: true, Spawn: true},
-		Check:    checkClose,
-	},
-	{
-		Name:     checkFairness,
-		Doc:      "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled), within the executor's stated bound if it states one",
-		Contract: "fairness",
-		Fails:    "a ready task was starved",
-		Shape:    Shape{Endless: true, Priorities: true},
-		Check:    violations(checkFairness),
 	},
 }
 

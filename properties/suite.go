@@ -40,7 +40,7 @@ type Config struct {
 	// Only runs just the named properties; Skip leaves the named ones out.
 	Only, Skip []string
 	// Timeout bounds one case (default 10s); Idle is how long a case may
-	// show no poll, wake or spawn before it counts as hung (default 300ms).
+	// show no poll, wake or spawn before it counts as hung (default 500ms).
 	Timeout, Idle time.Duration
 	// ShrinkTime bounds the shrinking of one failure (default 5s).
 	ShrinkTime time.Duration
@@ -54,7 +54,7 @@ type Config struct {
 }
 
 func (c *Config) timeout() time.Duration { return orDefault(c.Timeout, 10*time.Second) }
-func (c *Config) idle() time.Duration    { return orDefault(c.Idle, 300*time.Millisecond) }
+func (c *Config) idle() time.Duration    { return orDefault(c.Idle, 500*time.Millisecond) }
 func (c *Config) shrinkTime() time.Duration {
 	return orDefault(c.ShrinkTime, 5*time.Second)
 }

@@ -1,6 +1,9 @@
 package broken
 
-import "sync/atomic"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // deque is a worker's bounded local queue: a ring of atomic slots. The
 // owner pushes at the bottom; the owner and thieves take from the top, each
@@ -47,7 +50,26 @@ func (d *deque) take() *task {
 	}
 }
 
-// stealOwnerEnd is the bug: a thief takes the bottom element without a CAS.
+// steal is take for a thief. A thief yields between reading the element and
+// claiming it, as a thief that copies a batch does work there: the claim
+// must be right whatever the owner does meanwhile. With the CAS it is.
+func (d *deque) steal() *task {
+	for {
+		t := d.top.Load()
+		b := d.bottom.Load()
+		if t >= b {
+			return nil
+		}
+		x := d.buf[t%int64(len(d.buf))].Load()
+		runtime.Gosched()
+		if d.top.CompareAndSwap(t, t+1) {
+			return x
+		}
+	}
+}
+
+// stealOwnerEnd is the bug: a thief takes the bottom element with a load
+// and a store, no CAS, yielding in between as steal does.
 func (d *deque) stealOwnerEnd() *task {
 	b := d.bottom.Load()
 	t := d.top.Load()
@@ -55,6 +77,7 @@ func (d *deque) stealOwnerEnd() *task {
 		return nil
 	}
 	x := d.buf[(b-1)%int64(len(d.buf))].Load()
+	runtime.Gosched()
 	d.bottom.Store(b - 1)
 	return x
 }

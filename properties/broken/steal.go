@@ -219,7 +219,7 @@ func (ex *stealExec) next(wk *worker) *task {
 		if ex.bug&bugStealOwnerEnd != 0 {
 			t = v.dq.stealOwnerEnd()
 		} else {
-			t = v.dq.take()
+			t = v.dq.steal()
 		}
 		if t != nil {
 			return t
