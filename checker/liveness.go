@@ -137,7 +137,7 @@ func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
 	} else {
 		// Breadth first from the p-states, inside the subgraph.
 		seen := newBits(n)
-		prev := make(map[uint32]uint32)
+		prev := make([]uint32, n)
 		var queue []uint32
 		for i := uint32(0); i < n; i++ {
 			if comp[i] != noComp && sp.p(i) {
@@ -145,9 +145,8 @@ func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
 				queue = append(queue, i)
 			}
 		}
-		for len(queue) > 0 && entry == noParent {
-			i := queue[0]
-			queue = queue[1:]
+		for head := 0; head < len(queue) && entry == noParent; head++ {
+			i := queue[head]
 			if badComp(comp[i]) {
 				entry = i
 				break
@@ -156,19 +155,15 @@ func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
 				j := e.edges[k]
 				if comp[j] != noComp && !seen.get(j) {
 					seen.set(j)
-					prev[j] = i
+					prev[j] = i + 1
 					queue = append(queue, j)
 				}
 			}
 		}
 		if entry != noParent {
 			from = entry
-			for {
-				p, ok := prev[from]
-				if !ok {
-					break
-				}
-				from = p
+			for prev[from] != 0 {
+				from = prev[from] - 1
 			}
 		}
 	}
