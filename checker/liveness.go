@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/execspec/execspec/model"
 )
@@ -77,7 +78,13 @@ func (e *explorer) liveness() *Result {
 			})
 		}
 	}
-	for _, sp := range specs {
+	last := time.Now()
+	for k, sp := range specs {
+		e.phase = fmt.Sprintf("liveness %d/%d (%s)", k+1, len(specs), sp.name)
+		if time.Since(last) >= time.Second {
+			last = time.Now()
+			e.progress(0)
+		}
 		if why := e.budget(int64(n)); why != "" {
 			e.res.Verdict, e.res.Message = Unknown, why
 			return e.res
