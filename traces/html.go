@@ -161,7 +161,7 @@ var cfg = Object.keys(h.config || {}).sort().map(function (k) { return k + "=" +
 document.getElementById("summary").textContent =
   "executor " + (h.executor || "?") + ", policy " + (h.policy || "?") + (cfg ? " (" + cfg + ")" : "") +
   ", " + W + " workers, " + d.total + " events" +
-  (ev.length < d.total ? "; showing events " + d.offset + " to " + (d.offset + ev.length - 1) : "");
+  (ev.length < d.total ? "; showing events " + (d.offset + 1) + " to " + (d.offset + ev.length) : "");
 var LH = 28, TOP = 20, LEFT = 70;
 var DX = Math.max(4, Math.min(22, 1600 / Math.max(1, ev.length)));
 function x(k) { return LEFT + (k + 0.5) * DX; }         // k: position in ev
