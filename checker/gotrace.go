@@ -60,7 +60,7 @@ type GoTraceReport struct {
 
 // GoViolation is one lifecycle violation.
 type GoViolation struct {
-	Index     int // into the GoTrace's Events; -1 for an end-of-trace finding
+	Index     int // into the GoTrace's Events, from 0 (Msg counts from 1); -1 for an end-of-trace finding
 	Event     traces.Event
 	Goroutine int64
 	Msg       string
