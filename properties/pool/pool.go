@@ -136,14 +136,14 @@ func (c Config) withDefaults() Config {
 
 // Property names, as they appear in Findings.
 const (
-	ExactlyOnce     = "exactly-once"
-	NoneLost        = "none-lost"
-	RefusedNotRun   = "refused-not-run"
-	CapacityBound   = "capacity"
-	ShutdownWaits   = "shutdown-waits"
-	NoHang          = "no-hang"
-	SubmitSucceeds  = "submit-succeeds"
-	NestedSubmitted = "nested-submit"
+	ExactlyOnce    = "exactly-once"
+	NoneLost       = "none-lost"
+	RefusedNotRun  = "refused-not-run"
+	CapacityBound  = "capacity"
+	ShutdownWaits  = "shutdown-waits"
+	NoHang         = "no-hang"
+	SubmitSucceeds = "submit-succeeds"
+	NoPanic        = "no-panic"
 )
 
 // Finding is one property that failed in one case.
