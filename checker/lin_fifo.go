@@ -151,7 +151,7 @@ func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats b
 		x := ps[best[n-1]]
 		if x.takeCall > ty.ret {
 			if x.takeCall == linInf {
-				return Violated, fmt.Sprintf("%d pushed before %d, %d taken (at tick %d), %d never: not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v), repeats
+				return Violated, fmt.Sprintf("%d pushed before %d, but %d taken (at tick %d) while %d stayed queued: not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v), repeats
 			}
 			return Violated, fmt.Sprintf("%d pushed before %d, but %d taken (at tick %d) before %d (at tick %d): not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v, x.takeCall), repeats
 		}
