@@ -93,7 +93,7 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 			fail("event %+v: sequence number zero or repeated", e)
 		}
 		last = e.Seq
-		if e.Call != 0 && !(e.Call < e.Seq && e.Seq < e.Return) {
+		if e.Call != 0 && !(e.Call < e.Seq && e.Seq <= e.Return) {
 			fail("seq %d: call %d / return %d do not bracket it", e.Seq, e.Call, e.Return)
 		}
 		if e.Task == 0 {
