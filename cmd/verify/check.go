@@ -156,7 +156,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if rep.Verdict == checker.Violated && rep.Err != nil {
 			cerr = rep.Err // a violation found at the end (an invariant)
 		} else if rep.Verdict != checker.Holds {
-			mark = &traces.Mark{Index: -1, Message: finishSummary(rep)}
+			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: rep.Verdict.String()}
 		}
 		if cerr != nil {
 			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: cerr.Rule.String(), Message: cerr.Error()}

@@ -204,3 +204,18 @@ func TestDocExample(t *testing.T) {
 		t.Errorf("docs/trace-format.md shows:\n%s\nverify check prints:\n%s", want, got)
 	}
 }
+
+func TestReplayHTMLAndFrom(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "r.html")
+	code, out, errs := run(t, "replay", "--html", page, "--from", "9", td("steal_with_local_work.jsonl"))
+	if code != exitViolated {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if strings.Contains(out, "#8 w1 spawn") || !strings.Contains(out, "     9  #9 w1 poll-end t2 ready") {
+		t.Errorf("--from 9 should print events from the 9th on:\n%s", out)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(b), `"Rule":"WORKER-STEAL"`) || !strings.Contains(out, "timeline: "+page) {
+		t.Errorf("replay --html: %v; output:\n%s", err, out)
+	}
+}

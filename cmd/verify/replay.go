@@ -129,7 +129,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			}
 		case checker.Unknown:
 			code = exitUnknown
-			mark = &traces.Mark{Index: -1, Message: finishSummary(rep)}
+			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: "unknown"}
 		}
 	}
 	if *html != "" {

@@ -226,15 +226,26 @@ func (tr *tracker) run(newPool func() Pool) error {
 		tr.inClose.Store(false)
 		closeDone <- err
 	}
+	var cpus []int
+	if tr.cfg.Pin {
+		cpus, _ = stress.CPUs()
+	}
 	for s := range w.Submitters {
 		wg.Add(1)
-		go func() {
+		submit := func() {
 			defer wg.Done()
 			b.Wait()
 			for id := s; id < len(w.Tasks); id += w.Submitters {
 				tr.submit(s, id, tr.task(id, w.Tasks[id], id))
 			}
-		}()
+		}
+		if len(cpus) > 0 {
+			// Pinned to distinct CPUs (round robin), where permitted; a
+			// submitter that cannot be pinned still runs.
+			stress.Go(cpus[s%len(cpus)], submit)
+		} else {
+			go submit()
+		}
 	}
 	if w.CloseEarly {
 		go func() {

@@ -37,6 +37,7 @@ func TestCorrectPoolPasses(t *testing.T) {
 		"nested":      {Capacity: 3, Cases: 40, Nested: true},
 		"close-early": {Capacity: 3, Cases: 40, CloseEarly: true, Nested: true},
 		"goexit":      {Capacity: 3, Cases: 40, Goexit: true, Nested: true},
+		"pinned":      {Capacity: 3, Cases: 20, Pin: true, MaxSubmitters: 3},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := Run(func() Pool { return newFixed(3, nil) }, cfg); err != nil {
@@ -88,6 +89,7 @@ func TestBrokenPoolsAreCaught(t *testing.T) {
 		{"Close waits for a count that Goexit skips", func() Pool { return newFixed(2, func(p *fixed) { p.activeCount = true }) }, Config{Goexit: true, Timeout: 300 * time.Millisecond}, NoHang},
 		{"ignores its capacity", func() Pool { return &goPerTask{} }, Config{Capacity: 4}, CapacityBound},
 		{"check-then-act on its capacity", func() Pool { return &checkThenAct{cap: 2} }, Config{Capacity: 2, MaxSubmitters: 8, Cases: 200}, CapacityBound},
+		{"check-then-act, pinned submitters", func() Pool { return &checkThenAct{cap: 2} }, Config{Capacity: 2, MaxSubmitters: 4, Cases: 200, Pin: true}, CapacityBound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()

@@ -81,6 +81,11 @@ type Config struct {
 	// expectation). The pool must survive it: the other tasks still run
 	// and Close still returns.
 	Goexit bool
+	// Pin runs each submitter on an OS thread pinned to a CPU, round robin
+	// over the CPUs the process may use (see package stress), so that
+	// submitters really run at the same time. Where pinning is not
+	// permitted they run unpinned.
+	Pin bool
 	// CloseEarly lets Close run concurrently with the submitters: each task
 	// is then either accepted (and must run) or refused (and must not).
 	CloseEarly bool
