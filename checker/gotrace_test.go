@@ -168,3 +168,24 @@ func TestCheckGoTraceOfRealRun(t *testing.T) {
 	}
 	t.Logf("%s", out.String())
 }
+
+// FuzzCheckGoTrace: no event sequence makes CheckGoTrace panic, and its
+// verdict agrees with its findings.
+func FuzzCheckGoTrace(f *testing.F) {
+	f.Add("#1 out spawn t1\n#2 w0 take t1\n#3 w1 take t1\n")
+	f.Add("#1 out spawn t1\n#2 w0 take t1\n#3 w0 poll-end t1 pending\n#4 out wake t1 scheduled\n#5 w1 take t1\n#6 w1 poll-end t1 ready\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		h, events, err := traces.ParseText(strings.NewReader("execspec-trace v1 executor=go workers=3 policy=go\n" + text))
+		if err != nil || h.Workers != 3 {
+			return
+		}
+		gt := &traces.GoTrace{Header: h, Events: events}
+		for i := range events {
+			gt.Times = append(gt.Times, int64(i))
+		}
+		rep := CheckGoTrace(gt, GoTraceOptions{StuckAfter: 3})
+		if (rep.Verdict == Violated) != (len(rep.Violations) > 0) {
+			t.Fatalf("verdict %v with %d violations", rep.Verdict, len(rep.Violations))
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -75,7 +76,7 @@ func linFIFOHistory(n, width int, illegal bool, seed uint64) []LinQueueOp {
 	return ops
 }
 
-// BenchmarkLinFIFOGrowth measures how porcupine's time on one strict-FIFO
+// BenchmarkLinFIFOGrowth measures how porcupine's search time on one strict-FIFO
 // window grows with its length and with how many operations overlap, legal
 // and illegal, under a 2s budget per check (Unknown past it, counted in the
 // unknown metric).
@@ -88,25 +89,52 @@ func BenchmarkLinFIFOGrowth(b *testing.B) {
 				name := fmt.Sprintf("legal=%v/width=%d/n=%d", !illegal, width, n)
 				b.Run(name, func(b *testing.B) {
 					ops := linFIFOHistory(n, width, illegal, 1)
+					ws, err := linQueueWindows(ops, false)
+					if err != nil || len(ws) != 1 {
+						b.Fatalf("%d windows, %v: the history should not be cut", len(ws), err)
+					}
 					unknown := 0
 					for b.Loop() {
-						c, err := CheckLinQueue("global", ops, LinOptions{MaxWindow: -1, Budget: 2 * time.Second})
-						if err != nil {
-							b.Fatal(err)
-						}
-						switch {
-						case c.Verdict == Unknown:
+						switch porcupine.CheckOperationsTimeout(linQueueModel("global"), ws[0].ops, 2*time.Second) {
+						case porcupine.Unknown:
 							unknown++
-						case c.Verdict == Violated && !illegal, c.Verdict == Holds && illegal:
-							b.Fatalf("verdict %s", c.Verdict)
-						}
-						if c.Partitions != 1 {
-							b.Fatalf("%d windows: the history should not be cut", c.Partitions)
+						case porcupine.Ok:
+							if illegal {
+								b.Fatal("an illegal history passed")
+							}
+						case porcupine.Illegal:
+							if !illegal {
+								b.Fatal("a legal history failed")
+							}
 						}
 					}
 					b.ReportMetric(float64(unknown), "unknown")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkLinFIFODecide is the polynomial decision on the windows where
+// the search explodes: long, with wide overlaps, legal and illegal.
+//
+//	go test ./checker -run '^$' -bench LinFIFODecide -count 5
+func BenchmarkLinFIFODecide(b *testing.B) {
+	for _, illegal := range []bool{false, true} {
+		for _, n := range []int{1600, 100_000} {
+			b.Run(fmt.Sprintf("legal=%v/width=8/n=%d", !illegal, n), func(b *testing.B) {
+				ops := linFIFOHistory(n, 8, illegal, 1)
+				ws, err := linQueueWindows(ops, false)
+				if err != nil || len(ws) != 1 {
+					b.Fatalf("%d windows, %v", len(ws), err)
+				}
+				for b.Loop() {
+					v, _ := linFIFODecide(ws[0].ops)
+					if (v == Violated) != illegal || v == Unknown {
+						b.Fatalf("verdict %s", v)
+					}
+				}
+			})
 		}
 	}
 }

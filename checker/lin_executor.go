@@ -28,6 +28,9 @@ type linWholeIn struct {
 	pushQ int // queue index + 1; 0 = none
 	takeQ int
 	take  LinQueueOpKind
+	push  LinQueueOpKind
+	moved []int64 // a steal-half: removed from takeQ with the task, pushed onto thief
+	thief int     // queue index + 1 of the thief's deque
 }
 
 func linQueueIndex(q traces.Queue) int {
@@ -53,20 +56,28 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 			n.tasks[x.index] = ts
 			if x.takeQ > 0 {
 				q := x.takeQ - 1
-				ok, nq := linQueueStep(n.queues[q], linQueueIn{kind: x.take, value: x.op.task}, nil)
+				ok, nq := linQueueStep(n.queues[q], linQueueIn{kind: x.take, value: x.op.task, moved: x.moved}, nil)
 				if !ok {
 					return false, s
 				}
 				n.queues[q] = nq.(linQueueState)
+				if len(x.moved) > 0 {
+					// The moved tasks, in the victim's order, onto the thief's tail.
+					old := s.queues[q].q
+					th := n.queues[x.thief-1]
+					tq := slices.Clone(th.q)
+					tq = append(tq, old[1:1+len(x.moved)]...)
+					n.queues[x.thief-1] = linQueueState{q: tq, slot: th.slot}
+				}
 			}
 			if x.pushQ > 0 {
 				q := x.pushQ - 1
-				_, nq := linQueueStep(n.queues[q], linQueueIn{kind: LinPush, value: x.op.task}, nil)
+				_, nq := linQueueStep(n.queues[q], linQueueIn{kind: x.push, value: x.op.task}, nil)
 				n.queues[q] = nq.(linQueueState)
 			}
 			if x.op.kind == linEnd {
 				for _, q := range n.queues {
-					if len(q) != 0 {
+					if !q.empty() {
 						return false, s
 					}
 				}
@@ -79,7 +90,7 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 				return false
 			}
 			for i := range x.queues {
-				if !slices.Equal(x.queues[i], y.queues[i]) {
+				if !x.queues[i].equal(y.queues[i]) {
 					return false
 				}
 			}
@@ -92,7 +103,7 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 				fmt.Fprint(h, t.st, t.worker, t.tries, t.slice, t.begun, ";")
 			}
 			for _, q := range x.queues {
-				fmt.Fprint(h, q, "|")
+				fmt.Fprint(h, q.q, q.slot, "|")
 			}
 			return h.Sum64()
 		},
@@ -102,9 +113,12 @@ func linWholeModel(pol linPolicy, ntasks, nqueues int) porcupine.Model {
 			var b strings.Builder
 			for i, q := range x.queues {
 				if i == 0 {
-					fmt.Fprintf(&b, "global %v", []int64(q))
+					fmt.Fprintf(&b, "global %v", q.q)
 				} else {
-					fmt.Fprintf(&b, " local[%d] %v", i-1, []int64(q))
+					fmt.Fprintf(&b, " local[%d] %v", i-1, q.q)
+				}
+				if q.slot != 0 {
+					fmt.Fprintf(&b, " slot %d", q.slot)
 				}
 			}
 			return b.String()
@@ -127,7 +141,10 @@ func linWholeOps(hist *linHistory, complete bool) (ops []porcupine.Operation, nt
 		}
 	}
 	for _, o := range hist.ops {
-		x := linWholeIn{op: o.task, index: index[o.task.task], take: o.takeKind}
+		x := linWholeIn{op: o.task, index: index[o.task.task], take: o.takeKind, push: o.pushKind, moved: o.moved}
+		if len(o.moved) > 0 {
+			x.thief = linQueueIndex(traces.LocalQueue(int(o.task.worker))) + 1
+		}
 		if o.pushQ != traces.QueueNone {
 			x.pushQ = linQueueIndex(o.pushQ) + 1
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -18,7 +19,9 @@ type linOp struct {
 	client    int
 	pushQ     traces.Queue   // queue the task was pushed onto; QueueNone if none
 	takeQ     traces.Queue   // queue the task was taken from; QueueNone if none
-	takeKind  LinQueueOpKind // LinTakeHead or LinTakeTail
+	takeKind  LinQueueOpKind // how it was taken: LinTakeHead, LinTakeTail, LinTakeSlot or LinTakeAny
+	pushKind  LinQueueOpKind // how it was pushed: LinPush or LinPushSlot
+	moved     []int64        // a steal-half: the tasks that went to the thief's deque with it
 	event     int            // index in the events slice; -1 for synthetic operations
 	key       int64          // the event's place in the trace's order (Seq, else Call)
 }
@@ -38,6 +41,9 @@ type linHistory struct {
 // logical clock. An operation that was called and never returned gets
 // Return = +inf.
 func linEventTicks(e traces.Event) (int64, int64, error) {
+	if max(e.Seq, e.Call, e.Return) >= 1<<61 {
+		return 0, 0, fmt.Errorf("tick %d out of range (below 2^61)", max(e.Seq, e.Call, e.Return))
+	}
 	if e.Call != 0 || e.Return != 0 {
 		return linTicks(e.Call, e.Return)
 	}
@@ -60,6 +66,9 @@ func linClient(worker int32) int {
 // both (the rule is one transition with two cases; the executor records
 // them as two events).
 //
+// Ticks are doubled and each worker's operations made sequential (see
+// below), so the history's ticks are not the trace's.
+//
 // In a run that was cut (complete false), a pending poll end that is the
 // last event of its task and of its worker may have been cut before its
 // re-queue: it is kept as an operation that never returned, whose re-queue
@@ -72,6 +81,23 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	ownerKind := LinTakeTail
 	if ownerFIFO {
 		ownerKind = LinTakeHead
+	}
+	// With a LIFO slot, a task a worker spawns or wakes goes to its slot
+	// when the slot is empty (a re-queue never does), and POLL-LOCAL through
+	// the slot takes it from there.
+	slot := h.Config["lifo-slot"] != 0
+	// The priority policy takes by priority, which the trace does not
+	// carry: its queue is checked as a bag (no element taken twice, none
+	// taken before it was pushed, none lost).
+	globalTake := LinTakeHead
+	if h.Policy == string(model.Priority) {
+		globalTake = LinTakeAny
+	}
+	pushKind := func(q traces.Queue) LinQueueOpKind {
+		if slot && q.Worker() >= 0 {
+			return LinPushSlot
+		}
+		return LinPush
 	}
 
 	type ev struct {
@@ -137,6 +163,34 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	hist.pol, hist.pol.begins = pol, begins
 	sort.SliceStable(order, func(a, b int) bool { return order[a].key < order[b].key })
 
+	// A worker is one goroutine: its operations run one after another, in
+	// the order of their Seq (each drawn where the operation took effect).
+	// So an operation of worker w took effect after w's previous one did,
+	// whatever its recorded Call says: executors may record a Call far
+	// earlier (any earlier clock value is sound), which would let
+	// porcupine try w's operations in orders w could not have run them in,
+	// an exponential search for nothing. Ticks are doubled, and a worker's
+	// operation is called just after its previous one returned, when its
+	// recorded Call is earlier. Operations from outside any worker (-1)
+	// may come from many goroutines and keep their intervals.
+	last := map[int32]int64{}
+	for k := range order {
+		x := &order[k]
+		x.call *= 2
+		if x.ret < linInf {
+			x.ret *= 2
+		}
+		w := events[x.i].Worker
+		if w < 0 {
+			continue
+		}
+		if lr, ok := last[w]; ok && lr < linInf && lr+1 <= x.ret {
+			x.call = max(x.call, lr+1)
+		}
+		last[w] = x.ret
+	}
+	hist.maxTick *= 2
+
 	// defaultQueue is where the model pushes when the trace does not say.
 	defaultQueue := func(worker int32) traces.Queue {
 		if worker < 0 {
@@ -152,6 +206,22 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	}
 	lastEnd := map[int64]int{}  // task → index in ops of its poll end still open to a re-queue
 	orphan := map[int64]linOp{} // task → re-queue seen before its poll end
+
+	// Steal-half moves tasks from the victim's deque to the thief's without
+	// an event of their own. They are inferred: a task taken from a local
+	// queue it was never pushed onto went there with the last steal-half
+	// of that queue's owner from the queue it was pushed onto. That steal
+	// then also removes it from the victim (after the head), and pushes it
+	// onto the thief's deque. One hop: a task moved twice is not followed.
+	stealHalf := h.Config["steal-half"] != 0
+	loc := map[int64]traces.Queue{} // task → the queue it was last pushed onto
+	type stealRef struct{ op, qop int }
+	lastSteal := map[[2]int32]stealRef{} // (thief, victim) → its last steal
+	pushed := func(t int64, q traces.Queue) {
+		if stealHalf {
+			loc[t] = q
+		}
+	}
 	for _, x := range order {
 		e := events[x.i]
 		in := linTaskIn{task: e.Task, worker: e.Worker, seq: e.Seq, victim: -1}
@@ -177,7 +247,9 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				op.pushQ = defaultQueue(e.Worker)
 			}
 			in.queue = op.pushQ
-			queueOp(op.pushQ, LinPush, x, e)
+			op.pushKind = pushKind(op.pushQ)
+			queueOp(op.pushQ, op.pushKind, x, e)
+			pushed(e.Task, op.pushQ)
 		case traces.KindTake:
 			in.kind = linTake
 			in.source = e.Source
@@ -190,8 +262,11 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 					continue
 				}
 				op.takeQ, op.takeKind = traces.LocalQueue(int(e.Worker)), ownerKind
+				if e.Source == traces.SourceLIFO && slot {
+					op.takeKind = LinTakeSlot
+				}
 			case traces.SourceGlobal:
-				op.takeQ, op.takeKind = traces.QueueGlobal, LinTakeHead
+				op.takeQ, op.takeKind = traces.QueueGlobal, globalTake
 			case traces.SourceSteal:
 				if e.Victim < 0 || e.Victim == e.Worker {
 					bad(x.i, e, "steal by worker %d from victim %d", e.Worker, e.Victim)
@@ -208,6 +283,25 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				bad(x.i, e, "take without a source")
 				continue
 			}
+			if stealHalf {
+				if from, ok := loc[e.Task]; ok && from != op.takeQ && from.Worker() >= 0 && op.takeQ.Worker() >= 0 {
+					if ref, ok := lastSteal[[2]int32{int32(op.takeQ.Worker()), int32(from.Worker())}]; ok {
+						st := &hist.ops[ref.op]
+						st.moved = append(st.moved, e.Task)
+						vq := hist.queues[from]
+						vq[ref.qop].Moved = append(vq[ref.qop].Moved, e.Task)
+						thief := traces.LocalQueue(op.takeQ.Worker())
+						hist.queues[thief] = append(hist.queues[thief], LinQueueOp{
+							Client: st.client, Kind: LinPush, Value: e.Task,
+							Call: uint64(st.call), Return: linRet(st.ret), Seq: st.task.seq,
+						})
+					}
+				}
+				delete(loc, e.Task)
+				if e.Source == traces.SourceSteal {
+					lastSteal[[2]int32{e.Worker, e.Victim}] = stealRef{len(hist.ops), len(hist.queues[op.takeQ])}
+				}
+			}
 			queueOp(op.takeQ, op.takeKind, x, e)
 		case traces.KindPollBegin:
 			in.kind = linPollBegin
@@ -222,7 +316,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				// The re-queue was recorded first: join it.
 				delete(orphan, e.Task)
 				in.requeued = true
-				op.pushQ = o.pushQ
+				op.pushQ, op.pushKind = o.pushQ, LinPush
 				op.call = min(op.call, o.call)
 				op.ret = max(op.ret, o.ret)
 			} else {
@@ -240,7 +334,9 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				if op.pushQ == traces.QueueNone {
 					op.pushQ = defaultQueue(e.Worker)
 				}
-				queueOp(op.pushQ, LinPush, x, e)
+				op.pushKind = pushKind(op.pushQ)
+				queueOp(op.pushQ, op.pushKind, x, e)
+				pushed(e.Task, op.pushQ)
 				in.queue = op.pushQ
 			}
 			hist.notes = append(hist.notes, porcupine.Annotation{
@@ -254,16 +350,17 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				q = defaultQueue(e.Worker)
 			}
 			queueOp(q, LinPush, x, e)
+			pushed(e.Task, q)
 			if k, ok := lastEnd[e.Task]; ok && hist.ops[k].task.worker == e.Worker {
 				delete(lastEnd, e.Task)
 				p := &hist.ops[k]
 				p.task.requeued = true
-				p.pushQ = q
+				p.pushQ, p.pushKind = q, LinPush
 				p.ret = max(p.ret, x.ret)
 				continue
 			}
 			in.kind = linRequeue
-			op.pushQ = q
+			op.pushQ, op.pushKind = q, LinPush
 			op.task = in
 			orphan[e.Task] = op
 			continue

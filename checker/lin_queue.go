@@ -24,9 +24,12 @@ const (
 	LinTakeTail                           // remove the tail element: Value, or 0 if the queue was empty
 	LinTakeHead                           // remove the head element: Value, or 0 if the queue was empty
 	LinAbort                              // a take that gave up (a lost CAS): no effect, linearizes anywhere
+	LinPushSlot                           // put Value in the LIFO slot if it is empty, else at the tail
+	LinTakeSlot                           // take the LIFO slot's element: Value
+	LinTakeAny                            // remove Value wherever it is (a priority queue seen without priorities)
 )
 
-var linQueueOpNames = [...]string{"?", "push", "take-tail", "take-head", "abort"}
+var linQueueOpNames = [...]string{"?", "push", "take-tail", "take-head", "abort", "push-slot", "take-slot", "take-any"}
 
 func (k LinQueueOpKind) String() string {
 	if int(k) < len(linQueueOpNames) {
@@ -38,6 +41,7 @@ func (k LinQueueOpKind) String() string {
 // LinQueueOp is one operation on one queue, as an interval [Call, Return] on
 // one logical clock. Return == 0 means the operation never returned (the run
 // was cut): it may take effect at any point after its call, and it is kept.
+// Call may be 0 (the clock before its first tick) when Return is not.
 // Values are task ids (or deque elements), from 1; 0 in a take means "found
 // empty".
 type LinQueueOp struct {
@@ -47,6 +51,10 @@ type LinQueueOp struct {
 	Call   uint64
 	Return uint64
 	Seq    uint64 // the event's sequence number, for descriptions; optional
+	// Moved, for a LinTakeHead that took more than its element (a steal of
+	// half the deque): the elements that followed the head and went with
+	// it, in any order.
+	Moved []int64
 }
 
 // linInf is the return tick given to an operation that never returned.
@@ -62,45 +70,94 @@ type linQueueIn struct {
 	load  []int64
 	end   bool
 	seq   uint64
+	moved []int64 // LinTakeHead: the elements after the head that go with it
 }
 
-// linQueueState is an immutable sequence, head first. Steps copy.
-type linQueueState []int64
+// linQueueState is an immutable sequence, head first, and the LIFO slot
+// (0 = empty) of a local queue that has one. Steps copy.
+type linQueueState struct {
+	q    []int64
+	slot int64
+}
+
+func (q linQueueState) empty() bool { return len(q.q) == 0 && q.slot == 0 }
+
+func (q linQueueState) equal(o linQueueState) bool {
+	return q.slot == o.slot && slices.Equal(q.q, o.q)
+}
 
 func linQueueStep(st any, in any, _ any) (bool, any) {
 	q := st.(linQueueState)
 	op := in.(linQueueIn)
 	switch {
 	case op.load != nil:
-		if len(q) != 0 {
+		if !q.empty() {
 			return false, q
 		}
-		return true, linQueueState(op.load)
+		return true, linQueueState{q: op.load}
 	case op.end:
-		return len(q) == 0, q
+		return q.empty(), q
 	}
 	switch op.kind {
+	case LinPushSlot:
+		if q.slot == 0 {
+			return true, linQueueState{q: q.q, slot: op.value}
+		}
+		fallthrough
 	case LinPush:
-		n := make(linQueueState, len(q)+1)
-		copy(n, q)
-		n[len(q)] = op.value
-		return true, n
+		n := make([]int64, len(q.q)+1)
+		copy(n, q.q)
+		n[len(q.q)] = op.value
+		return true, linQueueState{q: n, slot: q.slot}
+	case LinTakeSlot:
+		if op.value == 0 {
+			return q.slot == 0, q
+		}
+		if q.slot != op.value {
+			return false, q
+		}
+		return true, linQueueState{q: q.q}
 	case LinTakeTail:
 		if op.value == 0 {
-			return len(q) == 0, q
+			return len(q.q) == 0, q
 		}
-		if len(q) == 0 || q[len(q)-1] != op.value {
+		if len(q.q) == 0 || q.q[len(q.q)-1] != op.value {
 			return false, q
 		}
-		return true, q[: len(q)-1 : len(q)-1]
+		return true, linQueueState{q: q.q[: len(q.q)-1 : len(q.q)-1], slot: q.slot}
 	case LinTakeHead:
 		if op.value == 0 {
-			return len(q) == 0, q
+			return len(q.q) == 0, q
 		}
-		if len(q) == 0 || q[0] != op.value {
+		if len(q.q) == 0 || q.q[0] != op.value {
 			return false, q
 		}
-		return true, q[1:]
+		if n := len(op.moved); n > 0 {
+			// The next n elements are the moved ones, in some order.
+			if len(q.q) < 1+n {
+				return false, q
+			}
+			next := slices.Clone(q.q[1 : 1+n])
+			want := slices.Clone(op.moved)
+			slices.Sort(next)
+			slices.Sort(want)
+			if !slices.Equal(next, want) {
+				return false, q
+			}
+			return true, linQueueState{q: q.q[1+n:], slot: q.slot}
+		}
+		return true, linQueueState{q: q.q[1:], slot: q.slot}
+	case LinTakeAny:
+		if op.value == 0 {
+			return len(q.q) == 0, q
+		}
+		k := slices.Index(q.q, op.value)
+		if k < 0 {
+			return false, q
+		}
+		n := make([]int64, 0, len(q.q)-1)
+		n = append(append(n, q.q[:k]...), q.q[k+1:]...)
+		return true, linQueueState{q: n, slot: q.slot}
 	case LinAbort:
 		return true, q
 	}
@@ -109,15 +166,16 @@ func linQueueStep(st any, in any, _ any) (bool, any) {
 
 func linQueueModel(name string) porcupine.Model {
 	return porcupine.Model{
-		Init: func() any { return linQueueState(nil) },
+		Init: func() any { return linQueueState{} },
 		Step: linQueueStep,
 		Equal: func(a, b any) bool {
-			return slices.Equal(a.(linQueueState), b.(linQueueState))
+			return a.(linQueueState).equal(b.(linQueueState))
 		},
 		Hash: func(s any) uint64 {
 			h := fnv.New64a()
 			var b [8]byte
-			for _, v := range s.(linQueueState) {
+			q := s.(linQueueState)
+			for _, v := range append(q.q, q.slot) {
 				for i := range b {
 					b[i] = byte(uint64(v) >> (8 * i))
 				}
@@ -135,13 +193,16 @@ func linQueueModel(name string) porcupine.Model {
 			}
 			s := op.kind.String()
 			switch {
-			case op.kind == LinPush:
-				s = fmt.Sprintf("push(%d)", op.value)
+			case op.kind == LinPush || op.kind == LinPushSlot:
+				s = fmt.Sprintf("%s(%d)", op.kind, op.value)
 			case op.kind == LinAbort:
 			case op.value == 0:
 				s += " → empty"
 			default:
 				s += fmt.Sprintf(" → %d", op.value)
+			}
+			if len(op.moved) > 0 {
+				s += fmt.Sprintf(" with %v", op.moved)
 			}
 			if op.seq != 0 {
 				s += fmt.Sprintf(" [event %d]", op.seq)
@@ -149,16 +210,21 @@ func linQueueModel(name string) porcupine.Model {
 			return s
 		},
 		DescribeState: func(s any) string {
-			return fmt.Sprintf("%s head→tail %v", name, []int64(s.(linQueueState)))
+			q := s.(linQueueState)
+			if q.slot != 0 {
+				return fmt.Sprintf("%s head→tail %v, slot %d", name, q.q, q.slot)
+			}
+			return fmt.Sprintf("%s head→tail %v", name, q.q)
 		},
 	}
 }
 
 // linTicks turns a recorded interval into porcupine's: never wall time, and
-// an operation that never returned gets +inf.
+// an operation that never returned (Return 0) gets +inf. Call may be 0 (the
+// clock's value before its first tick) when Return is not.
 func linTicks(call, ret uint64) (int64, int64, error) {
-	if call == 0 {
-		return 0, 0, fmt.Errorf("operation without a call tick")
+	if call == 0 && ret == 0 {
+		return 0, 0, fmt.Errorf("operation without call and return ticks")
 	}
 	if call >= linInf || (ret >= linInf) {
 		return 0, 0, fmt.Errorf("tick %d out of range", max(call, ret))
@@ -199,17 +265,20 @@ func linQueueWindows(ops []LinQueueOp, complete bool) ([]linWindow, error) {
 		index     int
 	}
 	ivs := make([]iv, len(ops))
+	slotted := false // a LIFO slot: where an element sits depends on order; cut only when empty
 	for i, op := range ops {
 		c, r, err := linTicks(op.Call, op.Return)
 		if err != nil {
 			return nil, fmt.Errorf("queue operation %d (%s, event %d): %w", i, op.Kind, op.Seq, err)
 		}
 		switch op.Kind {
-		case LinPush, LinTakeHead, LinTakeTail, LinAbort:
+		case LinPush, LinTakeHead, LinTakeTail, LinAbort, LinTakeAny:
+		case LinPushSlot, LinTakeSlot:
+			slotted = true
 		default:
 			return nil, fmt.Errorf("queue operation %d (event %d): unknown kind %d", i, op.Seq, op.Kind)
 		}
-		if op.Kind == LinPush && op.Value <= 0 {
+		if (op.Kind == LinPush || op.Kind == LinPushSlot) && op.Value <= 0 {
 			return nil, fmt.Errorf("queue operation %d (event %d): push of %d (values start from 1)", i, op.Seq, op.Value)
 		}
 		ivs[i] = iv{op, c, r, i}
@@ -252,7 +321,7 @@ func linQueueWindows(ops []LinQueueOp, complete bool) ([]linWindow, error) {
 			if size == 0 {
 				flush()
 				load = nil
-			} else if size <= 4096 {
+			} else if size <= 4096 && !slotted {
 				var rem []pending
 				var vals []int64
 				for v, t := range inQueue {
@@ -282,18 +351,32 @@ func linQueueWindows(ops []LinQueueOp, complete bool) ([]linWindow, error) {
 				}
 			}
 		}
-		in := linQueueIn{kind: x.op.Kind, value: x.op.Value, seq: x.op.Seq}
+		in := linQueueIn{kind: x.op.Kind, value: x.op.Value, seq: x.op.Seq, moved: x.op.Moved}
 		cur = append(cur, porcupine.Operation{
 			ClientId: x.op.Client, Input: in, Output: nil, Call: x.call, Return: x.ret, Metadata: x.index,
 		})
-		if x.op.Kind == LinPush || (x.op.Kind == LinTakeHead || x.op.Kind == LinTakeTail) && x.op.Value != 0 {
+		for _, v := range x.op.Moved {
+			t := inQueue[v]
+			if t == nil {
+				t = &tally{}
+				inQueue[v] = t
+			}
+			if len(t.pushes) > t.taken {
+				size--
+			}
+			t.taken++
+			if len(t.pushes) == t.taken {
+				delete(inQueue, v)
+			}
+		}
+		if x.op.Kind == LinPush || x.op.Kind == LinPushSlot || x.op.Kind != LinAbort && x.op.Value != 0 {
 			t := inQueue[x.op.Value]
 			if t == nil {
 				t = &tally{}
 				inQueue[x.op.Value] = t
 			}
 			before := max(len(t.pushes)-t.taken, 0)
-			if x.op.Kind == LinPush {
+			if x.op.Kind == LinPush || x.op.Kind == LinPushSlot {
 				t.pushes = append(t.pushes, pending{x.call, x.ret})
 			} else {
 				t.taken++
@@ -340,8 +423,8 @@ func describeValues(v []int64) string {
 // from the tail, each take returning the element there (or 0 when the queue
 // is empty). name labels the check ("global", "local[2]", "deque"). The
 // history is cut into windows at determined quiescent points (see the
-// package doc); a window longer than opt.MaxWindow is not searched and
-// makes the verdict Unknown. When opt.Complete is set the queue must end
+// doc of linQueueWindows); a window longer than opt.MaxWindow is searched
+// on its own within opt.LongBudget, and is Unknown if that does not end. When opt.Complete is set the queue must end
 // empty. When the history is not linearizable and opt.HTML is set, the
 // visualization of the failing windows is written there.
 //
@@ -358,9 +441,9 @@ func CheckLinQueue(name string, ops []LinQueueOp, opt LinOptions) (LinCheck, err
 	for i, w := range ws {
 		parts[i] = w.ops
 	}
-	c := linRun(name, linQueueModel(name), parts, opt.maxWindow(), deadline, func(i int) string {
+	c := linRun(name, linQueueModel(name), parts, opt.maxWindow(), opt.longBudget(), deadline, func(i int) string {
 		return describeWindow(name, parts[i])
-	})
+	}, linFIFODecide)
 	if c.Verdict == Violated && opt.HTML != "" {
 		if err := writeLinHTML(c, opt.HTML, nil); err != nil {
 			return c, err
@@ -371,13 +454,20 @@ func CheckLinQueue(name string, ops []LinQueueOp, opt LinOptions) (LinCheck, err
 }
 
 func describeWindow(name string, ops []porcupine.Operation) string {
-	lo, hi := int64(linInf), int64(0)
+	lo, hi := uint64(1<<63), uint64(0)
+	n := 0
 	for _, op := range ops {
-		if in, ok := op.Input.(linQueueIn); ok && (in.load != nil || in.end) {
+		in, ok := op.Input.(linQueueIn)
+		if !ok || in.load != nil || in.end {
 			continue
 		}
-		lo = min(lo, op.Call)
-		hi = max(hi, op.Call)
+		n++
+		if in.seq != 0 {
+			lo, hi = min(lo, in.seq), max(hi, in.seq)
+		}
 	}
-	return fmt.Sprintf("%s between ticks %d and %d (%d operations)", name, lo, hi, len(ops))
+	if hi == 0 {
+		return fmt.Sprintf("%s (a window of %d operations)", name, n)
+	}
+	return fmt.Sprintf("%s from event %d to event %d (%d operations)", name, lo, hi, n)
 }

@@ -80,6 +80,9 @@ func TestLinTaskLifecycle(t *testing.T) {
 // Holds.
 func TestLinBudgetUnknown(t *testing.T) {
 	ops := linFIFOHistory(400, 8, true, 1)
+	// An operation that never returned: the polynomial FIFO decision does
+	// not apply, so porcupine must search.
+	ops[len(ops)-1].Return = 0
 	c, err := CheckLinQueue("global", ops, LinOptions{MaxWindow: -1, Budget: 200 * 1e6})
 	if err != nil {
 		t.Fatal(err)
@@ -87,8 +90,9 @@ func TestLinBudgetUnknown(t *testing.T) {
 	if c.Verdict != Unknown {
 		t.Fatalf("%s, want unknown: %s", c.Verdict, c.Detail)
 	}
-	// Past MaxWindow the window is not searched at all: Unknown at once.
-	c, err = CheckLinQueue("global", ops, LinOptions{MaxWindow: 100})
+	// Past MaxWindow, with no budget for long windows, such a window is
+	// not searched at all: Unknown at once.
+	c, err = CheckLinQueue("global", ops, LinOptions{MaxWindow: 100, LongBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,11 +19,16 @@ type LinOptions struct {
 	// Budget is the time the whole check may take. When it is spent, the
 	// parts not yet decided are Unknown, never Holds. Zero means 10s.
 	Budget time.Duration
-	// MaxWindow bounds the operations of one queue window given to the
-	// search (strict-FIFO histories are checked in exponential time); a
-	// longer window is Unknown without being searched. Zero means
-	// LinDefaultMaxWindow; negative means no bound (the budget still holds).
+	// MaxWindow bounds the operations of a queue window searched with the
+	// others under the whole budget (strict-FIFO histories are checked in
+	// exponential time). A longer window is searched on its own, with at
+	// most LongBudget, and is Unknown if that search does not end. Zero
+	// means LinDefaultMaxWindow; negative means no bound.
 	MaxWindow int
+	// LongBudget is the time one window longer than MaxWindow may take.
+	// Zero means LinDefaultLongBudget; negative means such windows are not
+	// searched at all (Unknown).
+	LongBudget time.Duration
 	// MaxWhole is the largest history, in operations, checked against the
 	// whole-executor specification. Zero means LinDefaultMaxWhole; negative
 	// turns that specification off.
@@ -45,9 +50,10 @@ type LinOptions struct {
 
 // Defaults of LinOptions, chosen from measurements (see the benchmarks).
 const (
-	LinDefaultBudget    = 10 * time.Second
-	LinDefaultMaxWindow = 200
-	LinDefaultMaxWhole  = 64
+	LinDefaultBudget     = 10 * time.Second
+	LinDefaultMaxWindow  = 200
+	LinDefaultLongBudget = time.Second
+	LinDefaultMaxWhole   = 64
 )
 
 func (o LinOptions) budget() time.Duration {
@@ -67,6 +73,13 @@ func (o LinOptions) maxWindow() int {
 	return o.MaxWindow
 }
 
+func (o LinOptions) longBudget() time.Duration {
+	if o.LongBudget == 0 {
+		return LinDefaultLongBudget
+	}
+	return o.LongBudget
+}
+
 func (o LinOptions) maxWhole() int {
 	if o.MaxWhole == 0 {
 		return LinDefaultMaxWhole
@@ -82,7 +95,7 @@ type LinCheck struct {
 	Verdict    Verdict       // Holds, Violated, or Unknown (budget spent or window too long)
 	Ops        int           // operations checked
 	Partitions int           // independent parts (tasks, windows)
-	Skipped    int           // parts not searched: longer than MaxWindow
+	Skipped    int           // long parts not searched (no budget left, or LongBudget < 0)
 	Detail     string        // what failed, or why the verdict is Unknown
 	HTML       string        // the visualization written for a violation, if any
 	Elapsed    time.Duration // time spent
@@ -134,66 +147,107 @@ func combineVerdicts(checks []LinCheck) Verdict {
 	return v
 }
 
-// linRun checks parts against model within the deadline. Parts longer than
-// maxPart are not searched and make the verdict Unknown. On a violation it
-// finds the failing parts (at most a few) and keeps them for the
+// linRun checks parts against model within the deadline.
+//
+// decide, when not nil, is tried first on every part: a polynomial decision
+// that returns Unknown when it does not apply. The other parts of at most
+// maxPart operations are searched together (in parallel, by porcupine);
+// each longer one is then searched on its own with at most longBudget (not
+// at all if longBudget < 0), and is Unknown if its search does not end. On
+// a violation the failing parts (at most a few) are kept for the
 // visualization; describe names a part for the detail.
-func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, maxPart int, deadline time.Time, describe func(i int) string) LinCheck {
+func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, maxPart int, longBudget time.Duration, deadline time.Time, describe func(i int) string, decide func([]porcupine.Operation) (Verdict, string)) LinCheck {
 	start := time.Now()
 	c := LinCheck{Spec: spec, Partitions: len(parts), model: model}
+	one := model
+	one.Partition = nil
+	var failing []int // parts found violated
+	var why []string  // and what the decision said
 	var search [][]porcupine.Operation
-	var searchIdx []int
+	var searchIdx, long []int
 	for i, p := range parts {
 		c.Ops += len(p)
+		if decide != nil && len(failing) < 3 {
+			switch v, d := decide(p); v {
+			case Holds:
+				continue
+			case Violated:
+				failing = append(failing, i)
+				why = append(why, describe(i)+": "+d)
+				continue
+			}
+		}
 		if len(p) > maxPart {
-			c.Skipped++
+			long = append(long, i)
 			continue
 		}
 		search = append(search, p)
 		searchIdx = append(searchIdx, i)
 	}
-	left := time.Until(deadline)
-	if left <= 0 {
-		c.Verdict = Unknown
-		c.Detail = "time budget spent before this check"
-		c.Elapsed = time.Since(start)
-		return c
-	}
-	m := model
-	m.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return search }
-	var flat []porcupine.Operation // porcupine wants one history; the partition function above ignores it
-	res := porcupine.CheckOperationsTimeout(m, flat, left)
-	switch res {
-	case porcupine.Ok:
-		c.Verdict = Holds
-		if c.Skipped > 0 {
+	unknown := ""
+	if len(failing) == 0 && len(search) > 0 {
+		if time.Until(deadline) <= 0 {
 			c.Verdict = Unknown
-			c.Detail = fmt.Sprintf("%d part(s) longer than %d operations were not searched", c.Skipped, maxPart)
+			c.Detail = "time budget spent before this check"
+			c.Elapsed = time.Since(start)
+			return c
 		}
-	case porcupine.Unknown:
-		c.Verdict = Unknown
-		c.Detail = "time budget spent during the search"
-	case porcupine.Illegal:
+		m := model
+		m.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return search }
+		// porcupine wants one history; the partition function above ignores it.
+		switch porcupine.CheckOperationsTimeout(m, nil, time.Until(deadline)) {
+		case porcupine.Unknown:
+			unknown = "time budget spent during the search"
+		case porcupine.Illegal:
+			// Find the failing parts, one by one, so that the detail
+			// names them and the visualization shows only them.
+			for k, p := range search {
+				if len(failing) >= 3 || time.Until(deadline) <= 0 {
+					break
+				}
+				if porcupine.CheckOperationsTimeout(one, p, time.Until(deadline)) == porcupine.Illegal {
+					failing = append(failing, searchIdx[k])
+					why = append(why, describe(searchIdx[k]))
+				}
+			}
+			if len(failing) == 0 {
+				why = append(why, "some part (the budget ran out while finding which)")
+				failing = append(failing, -1)
+			}
+		}
+	}
+	undecided := 0
+	for _, i := range long {
+		left := min(longBudget, time.Until(deadline))
+		if longBudget < 0 || left <= 0 || len(failing) > 0 {
+			c.Skipped++
+			undecided++
+			continue
+		}
+		switch porcupine.CheckOperationsTimeout(one, parts[i], left) {
+		case porcupine.Illegal:
+			failing = append(failing, i)
+			why = append(why, describe(i))
+		case porcupine.Unknown:
+			undecided++
+		}
+	}
+	switch {
+	case len(failing) > 0:
 		c.Verdict = Violated
-		// Find the failing parts, one by one, so that the detail names
-		// them and the visualization shows only them.
-		var names []string
-		for k, p := range search {
-			if len(c.failing) >= 3 || time.Until(deadline) <= 0 {
-				break
-			}
-			one := model
-			one.Partition = nil
-			if porcupine.CheckOperationsTimeout(one, p, time.Until(deadline)) == porcupine.Illegal {
-				c.failing = append(c.failing, p)
-				names = append(names, describe(searchIdx[k]))
+		for _, i := range failing {
+			if i >= 0 && len(parts[i]) <= max(maxPart, LinDefaultMaxWindow) {
+				c.failing = append(c.failing, parts[i])
 			}
 		}
-		if len(names) > 0 {
-			c.Detail = "no linearization of " + strings.Join(names, "; ")
-		} else {
-			c.Detail = "no linearization"
-		}
+		c.Detail = "no linearization of " + strings.Join(why, "; ")
+	case unknown != "":
+		c.Verdict, c.Detail = Unknown, unknown
+	case undecided > 0:
+		c.Verdict = Unknown
+		c.Detail = fmt.Sprintf("%d part(s) longer than %d operations undecided within their budget", undecided, maxPart)
+	default:
+		c.Verdict = Holds
 	}
 	c.Elapsed = time.Since(start)
 	return c
@@ -208,7 +262,7 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 	m := c.model
 	parts := c.failing
 	m.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return parts }
-	res, info := porcupine.CheckOperationsVerbose(m, nil, 0)
+	res, info := porcupine.CheckOperationsVerbose(m, nil, 10*time.Second)
 	if res != porcupine.Illegal {
 		return fmt.Errorf("re-check of the failing parts gave %s", res)
 	}
@@ -293,9 +347,9 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 		}
 		parts[i] = p
 	}
-	res.Checks = append(res.Checks, linRun("task", linTaskModel(hist.pol), parts, int(^uint(0)>>1), deadline, func(i int) string {
+	res.Checks = append(res.Checks, linRun("task", linTaskModel(hist.pol), parts, int(^uint(0)>>1), 0, deadline, func(i int) string {
 		return fmt.Sprintf("task %d", taskOrder[i])
-	}))
+	}, nil))
 
 	// Per queue: global first, then the local deques in worker order.
 	var qs []traces.Queue
@@ -316,17 +370,17 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 		for i, w := range ws {
 			parts[i] = w.ops
 		}
-		res.Checks = append(res.Checks, linRun(name, linQueueModel(name), parts, opt.maxWindow(), deadline, func(i int) string {
+		res.Checks = append(res.Checks, linRun(name, linQueueModel(name), parts, opt.maxWindow(), opt.longBudget(), deadline, func(i int) string {
 			return describeWindow(name, parts[i])
-		}))
+		}, linFIFODecide))
 	}
 
 	// The whole executor, on small histories.
 	if mw := opt.maxWhole(); mw > 0 && len(hist.ops) <= mw {
 		ops, nt, nq := linWholeOps(hist, opt.Complete)
-		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), deadline, func(int) string {
+		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), 0, deadline, func(int) string {
 			return "the whole history"
-		}))
+		}, nil))
 	}
 
 	res.Verdict = combineVerdicts(res.Checks)

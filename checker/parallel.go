@@ -3,6 +3,7 @@ package checker
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/execspec/execspec/model"
@@ -28,6 +29,8 @@ import (
 const (
 	chunkLen    = 512
 	batchChunks = 128 // 64k states expanded before their successors are inserted
+
+	minParallelChunks = 8 // narrower batches are expanded by one goroutine
 )
 
 // outbox holds the successors one chunk sends to one shard: for each,
@@ -49,8 +52,11 @@ func (e *explorer) parallel() *Result {
 	if P <= 0 {
 		P = runtime.GOMAXPROCS(0)
 	}
+	// More shards than goroutines, handed out dynamically, so that a
+	// goroutine the OS deschedules does not hold up the others at the end
+	// of a phase.
 	bits := uint(0)
-	for 1<<bits < P {
+	for 1<<bits < 8*P {
 		bits++
 	}
 	S := 1 << bits
@@ -138,19 +144,29 @@ func (e *explorer) parallel() *Result {
 				finds[c] = nil
 			}
 			// 1. Expand.
+			// Chunks are handed out in order through an atomic counter. A
+			// finding in chunk c stops the hand-out of chunks after c, but
+			// every chunk before c is finished, so the finding reported,
+			// the one in the lowest chunk, does not depend on the timing.
 			var wg sync.WaitGroup
-			stop := make(chan struct{})
-			var stopOnce sync.Once
-			for g := 0; g < P; g++ {
+			var nextChunk atomic.Int64
+			var stopAt atomic.Int64
+			stopAt.Store(int64(len(chunks)))
+			// A narrow batch is expanded on this goroutine: waking others
+			// for it costs more than it saves, most of all on a busy machine.
+			par := P
+			if len(chunks) < minParallelChunks {
+				par = 1
+			}
+			for g := 0; g < par; g++ {
 				wg.Add(1)
-				go func(g int) {
+				run := func(g int) {
 					defer wg.Done()
 					w := ws[g]
-					for c := g; c < len(chunks); c += P {
-						select {
-						case <-stop:
+					for {
+						c := int(nextChunk.Add(1) - 1)
+						if c >= len(chunks) || int64(c) >= stopAt.Load() {
 							return
-						default:
 						}
 						if g == 0 && e.opts.Progress != nil && time.Since(lastReport) >= time.Second {
 							lastReport = time.Now()
@@ -192,16 +208,26 @@ func (e *explorer) parallel() *Result {
 							}
 							if f != nil {
 								finds[c] = f
-								stopOnce.Do(func() { close(stop) })
-								return
+								for {
+									old := stopAt.Load()
+									if int64(c) >= old || stopAt.CompareAndSwap(old, int64(c)) {
+										break
+									}
+								}
+								break
 							}
 						}
 						if e.ctx.Err() != nil {
-							stopOnce.Do(func() { close(stop) })
+							stopAt.Store(0)
 							return
 						}
 					}
-				}(g)
+				}
+				if par == 1 {
+					run(g)
+				} else {
+					go run(g)
+				}
 			}
 			wg.Wait()
 			e.transitions = 0
@@ -218,19 +244,31 @@ func (e *explorer) parallel() *Result {
 				return e.res
 			}
 			// 2. Insert, one goroutine per shard, chunks in order.
-			for s := 0; s < S; s++ {
+			var nextShard atomic.Int64
+			for g := 0; g < par; g++ {
 				wg.Add(1)
-				go func(s int) {
+				run := func() {
 					defer wg.Done()
-					st := e.shards[s]
-					stride := 1 + words
-					for c := range chunks {
-						recs := boxes[c][s].recs
-						for k := 0; k+stride <= len(recs); k += stride {
-							st.insert(recs[k+1:k+stride], uint32(recs[k]>>32), uint32(recs[k]))
+					for {
+						s := int(nextShard.Add(1) - 1)
+						if s >= S {
+							return
+						}
+						st := e.shards[s]
+						stride := 1 + words
+						for c := range chunks {
+							recs := boxes[c][s].recs
+							for k := 0; k+stride <= len(recs); k += stride {
+								st.insert(recs[k+1:k+stride], uint32(recs[k]>>32), uint32(recs[k]))
+							}
 						}
 					}
-				}(s)
+				}
+				if par == 1 {
+					run()
+				} else {
+					go run()
+				}
 			}
 			wg.Wait()
 		}

@@ -133,3 +133,25 @@ func TestBudgetIsUnknown(t *testing.T) {
 		t.Errorf("cancelled: %s %q", r.Verdict, r.Message)
 	}
 }
+
+// The parallel explorer reports the same counterexample on every run: the
+// state ids and the finding chosen do not depend on the timing.
+func TestParallelDeterministic(t *testing.T) {
+	c := model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2, Variant: model.OverflowDrop}
+	var first string
+	for run := 0; run < 4; run++ {
+		r, err := Explore(context.Background(), c, Options{Parallel: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, s := range r.Counterexample.Steps {
+			got += s.Step.String() + "\n"
+		}
+		if run == 0 {
+			first = got
+		} else if got != first {
+			t.Fatalf("run %d found another counterexample:\n%s\nthan run 0:\n%s", run, got, first)
+		}
+	}
+}

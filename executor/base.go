@@ -26,7 +26,7 @@ type base struct {
 
 	nworkers int
 	gs       []atomic.Uintptr // worker goroutine identities (curg), 0 before start
-	cur      []*task          // cur[w]: the task worker w is polling; only w touches it
+	wk       []workerLocal    // wk[w] is touched only by worker w
 	lot      lot
 	workers  group
 
@@ -41,11 +41,15 @@ func (b *base) init(workers int) {
 	}
 	b.nworkers = workers
 	b.gs = make([]atomic.Uintptr, workers)
-	b.cur = make([]*task, workers)
+	b.wk = make([]workerLocal, workers)
 	b.lot.init()
 	b.workers.init()
 	b.qcond.L = &b.qmu
 	b.quiet = func() bool { return b.pending.Load() == 0 }
+	// The clock starts at 1, so that a Call tick read before the first
+	// event is 1, never 0 (which a trace reads as "no call tick"); the
+	// first Seq is 2.
+	b.clock.Store(1)
 }
 
 func (b *base) joinCtl() *base { return b }
@@ -59,9 +63,59 @@ func (b *base) SetScheduler(s Scheduler) { b.sched = s }
 // LateWakes returns how many wakes found their task already DONE (ignored).
 func (b *base) LateWakes() int64 { return b.late.Load() }
 
-// tick draws the next number from the executor's logical clock. Only called
-// when recording.
+// tick draws the next number from the executor's logical clock: an event's
+// Seq, unique. Only called when recording.
 func (b *base) tick() uint64 { return b.clock.Add(1) }
+
+// callTick returns the Call tick of a queue operation: the clock's value
+// read just before the operation begins. A read, not a draw: Call < Seq holds since
+// the operation's Seq is drawn later, and Return(A) < Call(B) still means
+// A took effect before B began, since the clock never goes back. An earlier
+// value (say, the last number the worker drew) would be as sound but
+// widen the interval, and wide intervals on one queue make a
+// linearizability search exponential.
+//
+// The Return tick of a queue operation is the clock's value where it took
+// effect, inside the queue's critical section: its Seq for pushes, and for
+// a take the number drawn with it for the poll's beginning. A lock-based
+// operation takes effect at that instant, so [Call, Return] contains its
+// linearization point, which is all a linearizability check needs.
+//
+// Why so frugal: every worker and every spawning goroutine writes the
+// clock's cache line, and each access costs a transfer between cores.
+func (b *base) callTick() uint64 { return b.clock.Load() }
+
+// workerLocal is the state only worker w touches, padded so that workers
+// do not share cache lines.
+type workerLocal struct {
+	cur *task // the task being polled, for a Goexit in its poll
+
+	// The take just made, recorded with the poll's beginning. Scalars
+	// only: copying a whole Event (it holds a string) into the heap would
+	// cost a write barrier whenever the collector runs.
+	tkSeq, tkCall uint64
+	tkVictim      int32
+	tkSrc         traces.Source
+
+	_ [64]byte
+}
+
+// stashTake keeps the take event of worker w until recordTakeAndBegin.
+func (b *base) stashTake(w int, src traces.Source, victim int, seq, call uint64) {
+	l := &b.wk[w]
+	l.tkSeq, l.tkCall, l.tkVictim, l.tkSrc = seq, call, int32(victim), src
+}
+
+// recordTakeAndBegin records worker w's stashed take of t and the beginning
+// of its poll, whose number r was drawn with the take's (see running): the
+// take is r-1, its Return tick r.
+func (b *base) recordTakeAndBegin(t *task, w int) {
+	l := &b.wk[w]
+	r := l.tkSeq
+	b.rec.Record(traces.Event{Seq: r - 1, Call: l.tkCall, Return: r, Task: t.id, Worker: int32(w),
+		Victim: l.tkVictim, Kind: traces.KindTake, Source: l.tkSrc})
+	b.rec.Record(traces.Event{Seq: r, Task: t.id, Worker: int32(w), Victim: -1, Kind: traces.KindPollBegin})
+}
 
 // ev returns an event with the fields every event has.
 func ev(k traces.Kind, seq uint64, t *task, w int) traces.Event {
@@ -108,8 +162,8 @@ func (b *base) startWorker(w int, run func(w int)) {
 		defer func() {
 			if !normal {
 				b.gs[w].Store(0)
-				if t := b.cur[w]; t != nil {
-					b.cur[w] = nil
+				if t := b.wk[w].cur; t != nil {
+					b.wk[w].cur = nil
 					err := &PanicError{Task: t.id, Value: ErrGoexit, Stack: debug.Stack()}
 					b.recordFailure(t, w, err)
 					b.complete(t, w, nil, err)

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"flag"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,7 +27,7 @@ type ringRecorder struct {
 type ringShard struct {
 	n   atomic.Uint64
 	_   [56]byte
-	buf [1 << 12]traces.Event
+	buf [1 << 8]traces.Event
 }
 
 func (r *ringRecorder) Record(e traces.Event) {
@@ -229,4 +230,77 @@ func TestPollAllocs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkSideBySide alternates, in every iteration, one batch of -tasks
+// trivial tasks on plain goroutines, on WorkSteal, and on WorkSteal with
+// the ring recorder, so that the three see the same machine load; it
+// reports each one's ns/task and the two ratios the goals are stated in:
+// worksteal/goroutines (goal ≤ 2) and recorded/worksteal (goal ≤ 1.3).
+func BenchmarkSideBySide(b *testing.B) {
+	n := *benchTasks
+	plain := NewWorkSteal(WorkStealConfig{})
+	recd := NewWorkSteal(WorkStealConfig{})
+	recd.SetRecorder(&ringRecorder{})
+	nop := NewWorkSteal(WorkStealConfig{})
+	nop.SetRecorder(nopRecorder{})
+	defer plain.Close()
+	defer recd.Close()
+	defer nop.Close()
+	batch := func(ex Executor) time.Duration {
+		start := time.Now()
+		for range n {
+			if _, err := ex.Spawn(trivial); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := ex.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var sink atomic.Int64
+	goBatch := func() time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range n {
+			wg.Add(1)
+			go func() {
+				sink.Add(1)
+				wg.Done()
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	// Medians over the iterations, not sums: a burst of load from other
+	// processes hits one batch, and a median ignores it.
+	var tg, tw, tr, rg, rr, rn []float64
+	for b.Loop() {
+		g, w, r, z := goBatch(), batch(plain), batch(recd), batch(nop)
+		tg, tw, tr = append(tg, float64(g)), append(tw, float64(w)), append(tr, float64(r))
+		rg, rr, rn = append(rg, float64(w)/float64(g)), append(rr, float64(r)/float64(w)), append(rn, float64(z)/float64(w))
+	}
+	per := func(d float64) float64 { return d / float64(n) }
+	b.ReportMetric(per(median(tg)), "go-ns/task")
+	b.ReportMetric(per(median(tw)), "ws-ns/task")
+	b.ReportMetric(per(median(tr)), "rec-ns/task")
+	b.ReportMetric(median(rg), "ws/go")
+	b.ReportMetric(median(rr), "rec/ws")
+	b.ReportMetric(median(rn), "nop/ws")
+}
+
+// nopRecorder discards events: what recording costs the executor itself,
+// without the recorder's own work.
+type nopRecorder struct{}
+
+func (nopRecorder) Record(traces.Event) {}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

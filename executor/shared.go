@@ -89,7 +89,7 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	e.yield(PointPush)
 	var call, seq uint64
 	if e.rec != nil {
-		call = e.tick()
+		call = e.callTick()
 	}
 	e.mu.lock(&e.ctl)
 	t.state.Store(stQueued)
@@ -101,7 +101,7 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	e.mu.unlock()
 	if e.rec != nil {
 		x := ev(traces.KindSpawn, seq, t, w)
-		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, e.tick()
+		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, x.Seq
 		e.rec.Record(x)
 	}
 	e.lot.notify()
@@ -125,7 +125,7 @@ func (e *shared) wake(t *task) {
 		e.yield(PointPush)
 		var call, seq uint64
 		if e.rec != nil {
-			call = e.tick()
+			call = e.callTick()
 		}
 		e.mu.lock(&e.ctl)
 		old := t.state.Load()
@@ -145,7 +145,7 @@ func (e *shared) wake(t *task) {
 		e.mu.unlock()
 		if e.rec != nil {
 			x := ev(traces.KindWake, seq, t, w)
-			x.Outcome, x.Queue, x.Call, x.Return = traces.OutcomeScheduled, traces.QueueGlobal, call, e.tick()
+			x.Outcome, x.Queue, x.Call, x.Return = traces.OutcomeScheduled, traces.QueueGlobal, call, x.Seq
 			e.rec.Record(x)
 		}
 		e.lot.notify()
@@ -162,7 +162,7 @@ func (e *shared) take(w int) *task {
 	e.yield(PointPop)
 	var call, seq uint64
 	if e.rec != nil {
-		call = e.tick()
+		call = e.callTick()
 	}
 	e.mu.lock(&e.ctl)
 	t := e.q.pop()
@@ -174,9 +174,7 @@ func (e *shared) take(w int) *task {
 	seq = e.running(t)
 	e.mu.unlock()
 	if e.rec != nil {
-		x := ev(traces.KindTake, seq, t, w)
-		x.Source, x.Call, x.Return = traces.SourceGlobal, call, e.tick()
-		e.rec.Record(x)
+		e.stashTake(w, traces.SourceGlobal, -1, seq, call)
 	}
 	return t
 }
@@ -189,13 +187,14 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.yield(PointPush)
 	var call, s1, s2 uint64
 	if e.rec != nil {
-		call = e.tick()
+		call = e.callTick()
 	}
 	e.mu.lock(&e.ctl)
 	for {
 		old := t.state.Load()
 		if e.rec != nil {
-			s1, s2 = e.tick(), e.tick()
+			s2 = e.clock.Add(2)
+			s1 = s2 - 1
 		}
 		if t.state.CompareAndSwap(old, to(old, stQueued)) {
 			break
@@ -209,7 +208,7 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 		x.Result = res
 		e.rec.Record(x)
 		x = ev(traces.KindRequeue, s2, t, w)
-		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, e.tick()
+		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, x.Seq
 		e.rec.Record(x)
 	}
 	e.lot.notify()
@@ -223,7 +222,8 @@ func (e *shared) repoll(t *task, w int) {
 	for {
 		old := t.state.Load()
 		if e.rec != nil {
-			s1, s2 = e.tick(), e.tick()
+			s2 = e.clock.Add(2)
+			s1 = s2 - 1
 		}
 		if t.state.CompareAndSwap(old, to(old, stRunning)) {
 			break
@@ -251,7 +251,7 @@ func (e *shared) work(w int) {
 			continue
 		}
 		if e.rec != nil {
-			e.rec.Record(ev(traces.KindPollBegin, e.tick(), t, w))
+			e.recordTakeAndBegin(t, w)
 		}
 		e.run(t, w, cx)
 	}
@@ -263,9 +263,9 @@ func (e *shared) run(t *task, w int, cx *Context) {
 	for {
 		e.yield(PointPoll)
 		cx.Reset(t.waker(), w)
-		e.cur[w] = t
+		e.wk[w].cur = t
 		v, ready, perr := e.poll(t, cx)
-		e.cur[w] = nil
+		e.wk[w].cur = nil
 		cx.Reset(Waker{}, w)
 		if err := failure(t, v, ready, perr); err != nil {
 			e.recordFailure(t, w, err)

@@ -177,7 +177,7 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 	rec := e.rec != nil
 	var call, s1, s2 uint64
 	if rec {
-		call = e.tick()
+		call = e.callTick()
 	}
 	var l *localq
 	q := traces.QueueGlobal
@@ -232,7 +232,8 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 		for {
 			old := t.state.Load()
 			if rec {
-				s1, s2 = e.tick(), e.tick()
+				s2 = e.clock.Add(2)
+				s1 = s2 - 1
 			}
 			if t.state.CompareAndSwap(old, to(old, stQueued)) {
 				break
@@ -262,7 +263,7 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 			e.rec.Record(end)
 			x = ev(traces.KindRequeue, s2, t, w)
 		}
-		x.Queue, x.Call, x.Return = q, call, e.tick()
+		x.Queue, x.Call, x.Return = q, call, x.Seq
 		e.rec.Record(x)
 	}
 	if !toSlot {
@@ -304,26 +305,21 @@ func (e *WorkSteal) take(w int) *task {
 	return nil
 }
 
-// running moves a task just popped from a queue to RUNNING and returns the
-// sequence number of the take. Called under the lock of the queue it came
-// from.
+// running moves a task just popped from a queue to RUNNING. Called under
+// the lock of the queue it came from. When recording, it draws two numbers
+// at once and returns the second: the first is the take's Seq, the second
+// the Seq of the poll's beginning and the take's Return tick.
 func (b *base) running(t *task) uint64 {
 	var seq uint64
 	for {
 		old := t.state.Load()
 		if b.rec != nil {
-			seq = b.tick()
+			seq = b.clock.Add(2)
 		}
 		if t.state.CompareAndSwap(old, to(old, stRunning)) {
 			return seq
 		}
 	}
-}
-
-func (e *WorkSteal) recordTake(t *task, w int, src traces.Source, victim int, seq, call uint64) {
-	x := ev(traces.KindTake, seq, t, w)
-	x.Source, x.Victim, x.Call, x.Return = src, int32(victim), call, e.tick()
-	e.rec.Record(x)
 }
 
 // takeLocal is POLL-LOCAL: from the slot, or from the owner end of w's
@@ -333,7 +329,7 @@ func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 	e.yield(PointPop)
 	var call uint64
 	if e.rec != nil {
-		call = e.tick()
+		call = e.callTick()
 	}
 	l.mu.lock(&e.ctl)
 	var t *task
@@ -360,7 +356,7 @@ func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 		l.lifoRun = 0
 	}
 	if e.rec != nil {
-		e.recordTake(t, w, src, -1, seq, call)
+		e.stashTake(w, src, -1, seq, call)
 	}
 	return t
 }
@@ -370,7 +366,7 @@ func (e *WorkSteal) takeGlobal(w int) *task {
 	e.yield(PointPop)
 	var call uint64
 	if e.rec != nil {
-		call = e.tick()
+		call = e.callTick()
 	}
 	e.global.mu.lock(&e.ctl)
 	t := e.global.pop()
@@ -384,7 +380,7 @@ func (e *WorkSteal) takeGlobal(w int) *task {
 	l.takes++
 	l.lifoRun = 0
 	if e.rec != nil {
-		e.recordTake(t, w, traces.SourceGlobal, -1, seq, call)
+		e.stashTake(w, traces.SourceGlobal, -1, seq, call)
 	}
 	return t
 }
@@ -411,7 +407,7 @@ func (e *WorkSteal) steal(w int) *task {
 	var call uint64
 	rec := e.rec != nil
 	if rec {
-		call = e.tick()
+		call = e.callTick()
 	}
 	e.global.mu.lock(&e.ctl)
 	if t := e.global.pop(); t != nil {
@@ -420,7 +416,7 @@ func (e *WorkSteal) steal(w int) *task {
 		l.takes++
 		l.lifoRun = 0
 		if rec {
-			e.recordTake(t, w, traces.SourceGlobal, -1, seq, call)
+			e.stashTake(w, traces.SourceGlobal, -1, seq, call)
 		}
 		return t
 	}
@@ -466,7 +462,7 @@ func (e *WorkSteal) steal(w int) *task {
 		l.takes++
 		l.lifoRun = 0
 		if rec {
-			e.recordTake(t, w, traces.SourceSteal, v, seq, call)
+			e.stashTake(w, traces.SourceSteal, v, seq, call)
 		}
 		if moved > 0 {
 			e.lot.notify()
@@ -497,13 +493,13 @@ func (e *WorkSteal) work(w int) {
 // run polls t once and applies the poll's outcome.
 func (e *WorkSteal) run(t *task, w int, cx *Context) {
 	if e.rec != nil {
-		e.rec.Record(ev(traces.KindPollBegin, e.tick(), t, w))
+		e.recordTakeAndBegin(t, w)
 	}
 	e.yield(PointPoll)
 	cx.Reset(t.waker(), w)
-	e.cur[w] = t
+	e.wk[w].cur = t
 	v, ready, perr := e.poll(t, cx)
-	e.cur[w] = nil
+	e.wk[w].cur = nil
 	cx.Reset(Waker{}, w)
 	if err := failure(t, v, ready, perr); err != nil {
 		e.recordFailure(t, w, err)

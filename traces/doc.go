@@ -22,6 +22,16 @@
 // writes what its Reader would reject. A Log is the Recorder an executor
 // writes into during a run.
 //
+// Pictures: WriteHTML draws one self-contained page (a lane per worker,
+// polls as blocks, steals and wakes as arrows, a violation marked);
+// WriteChromeTrace writes the Chrome trace-event format for Perfetto, for
+// traces too long for one page.
+//
+// Go runtime traces: ReadGoTrace maps an execution trace written by
+// runtime/trace onto events (goroutines are tasks, Ps are workers), so that
+// the Go scheduler itself can be checked for what such a trace can show
+// (GoTraceCannotShow says what it cannot).
+//
 // Example:
 //
 //	var log traces.Log

@@ -172,29 +172,29 @@ func (d *decoder) eat(c byte) bool {
 }
 
 // str reads a JSON string and returns its value. The result aliases the
-// line or the scratch buffer: copy it to keep it.
+// line or the scratch buffer: copy it to keep it. It does not check UTF-8:
+// names are compared with ASCII constants, and detail is checked by value.
 func (d *decoder) str() ([]byte, error) {
 	if !d.eat('"') {
 		return nil, d.syntax("a string")
 	}
+	// One pass for the end, an escape or a control character: the strings
+	// of a trace are short, so a plain loop beats bytes.IndexByte.
 	start := d.i
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
+	for i := start; i < len(d.b); i++ {
+		switch c := d.b[i]; {
 		case c == '"':
-			s := d.b[start:d.i]
-			d.i++
-			if !utf8.Valid(s) {
-				return nil, errf(ErrSyntax, fmt.Sprintf("bad JSON at byte %d: invalid UTF-8 in a string", start+1))
-			}
-			return s, nil
+			d.i = i + 1
+			return d.b[start:i], nil
 		case c == '\\':
+			d.i = i
 			return d.strSlow(start)
 		case c < 0x20:
+			d.i = i
 			return nil, d.syntax("a string character (control characters must be escaped)")
 		}
-		d.i++
 	}
+	d.i = len(d.b)
 	return nil, d.syntax(`'"' to end the string`)
 }
 
@@ -207,9 +207,6 @@ func (d *decoder) strSlow(start int) ([]byte, error) {
 		case c == '"':
 			d.i++
 			d.scratch = s
-			if !utf8.Valid(s) {
-				return nil, errf(ErrSyntax, fmt.Sprintf("bad JSON at byte %d: invalid UTF-8 in a string", start+1))
-			}
 			return s, nil
 		case c < 0x20:
 			return nil, d.syntax("a string character (control characters must be escaped)")
@@ -335,7 +332,17 @@ func (d *decoder) integer(field string, lo, hi int64) (int64, error) {
 // unsigned reads a non-negative JSON integer up to 2^64-1.
 func (d *decoder) unsigned(field string) (uint64, error) {
 	start := d.i
-	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
+	var n uint64
+	over := false
+	for d.i < len(d.b) {
+		c := d.b[d.i] - '0'
+		if c > 9 {
+			break
+		}
+		if n > (1<<64-1-uint64(c))/10 {
+			over = true
+		}
+		n = n*10 + uint64(c)
 		d.i++
 	}
 	digits := d.b[start:d.i]
@@ -352,8 +359,7 @@ func (d *decoder) unsigned(field string) (uint64, error) {
 		d.i = start + 1
 		return 0, d.syntax(field + ": an integer without leading zeros")
 	}
-	n, ok := parseUint(digits)
-	if !ok {
+	if over {
 		return 0, errf(ErrRange, fmt.Sprintf("%s: %s is out of range (want at most %d)", field, digits, uint64(1<<64-1)))
 	}
 	return n, nil
@@ -378,13 +384,7 @@ func (d *decoder) decodeEvent(line []byte, e *Event) error {
 			if err != nil {
 				return err
 			}
-			f := -1
-			for j := range fieldNames {
-				if string(key) == fieldNames[j] {
-					f = j
-					break
-				}
-			}
+			f := fieldIndex(key)
 			if f < 0 {
 				return errf(ErrUnknown, fmt.Sprintf("unknown field %q (want %s)", key, fieldList))
 			}
@@ -424,6 +424,60 @@ func (d *decoder) decodeEvent(line []byte, e *Event) error {
 		return errf(ErrUnknown, `"victim" on an event that is not a steal`)
 	}
 	return nil
+}
+
+// fieldIndex returns the index of the field named key, or -1.
+func fieldIndex(key []byte) int {
+	var f int
+	switch len(key) {
+	case 3:
+		switch key[0] {
+		case 's':
+			f = fSeq
+		case 'r':
+			f = fRet
+		default:
+			return -1
+		}
+	case 4:
+		switch key[0] {
+		case 'k':
+			f = fKind
+		case 't':
+			f = fTask
+		case 'r':
+			f = fRule
+		case 'c':
+			f = fCall
+		default:
+			return -1
+		}
+	case 5:
+		f = fQueue
+	case 6:
+		switch key[0] {
+		case 'w':
+			f = fWorker
+		case 's':
+			f = fSource
+		case 'v':
+			f = fVictim
+		case 'r':
+			f = fResult
+		case 'd':
+			f = fDetail
+		default:
+			return -1
+		}
+	case 7:
+		f = fOutcome
+	default:
+		return -1
+	}
+	if string(key) != fieldNames[f] {
+		return -1
+	}
+	return f
 }
 
 var fieldList = func() string {
@@ -501,6 +555,9 @@ func (d *decoder) value(f int, e *Event) error {
 				_, err = model.ParseRule(string(s))
 			}
 		case fDetail:
+			if !utf8.Valid(s) {
+				return errf(ErrSyntax, "detail: invalid UTF-8 in a string")
+			}
 			e.Detail = string(s)
 		}
 		if !ok {

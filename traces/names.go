@@ -210,39 +210,106 @@ func (q *Queue) UnmarshalText(b []byte) error {
 // does not allocate for string(b) in a comparison.
 
 func lookupKind(b []byte) (Kind, bool) {
-	for i := 1; i < len(kindNames); i++ {
-		if string(b) == kindNames[i] {
-			return Kind(i), true
-		}
+	if len(b) < 4 {
+		return 0, false
 	}
-	return 0, false
+	var k Kind
+	switch b[0] {
+	case 's':
+		k = KindSpawn
+		if b[1] == 't' {
+			k = KindStep
+		}
+	case 't':
+		k = KindTake
+	case 'p':
+		switch {
+		case len(b) == 5:
+			k = KindPanic
+		case len(b) == 4:
+			k = KindPark
+		case len(b) == 10:
+			k = KindPollBegin
+		default:
+			k = KindPollEnd
+		}
+	case 'w':
+		k = KindWake
+	case 'r':
+		k = KindRequeue
+	case 'u':
+		k = KindUnpark
+	default:
+		return 0, false
+	}
+	return k, string(b) == kindNames[k]
 }
 
 func lookupSource(b []byte) (Source, bool) {
-	for i := range sourceNames {
-		if string(b) == sourceNames[i] {
-			return Source(i), true
-		}
+	if len(b) < 4 {
+		return 0, false
 	}
-	return 0, false
+	var s Source
+	switch b[1] {
+	case 'o':
+		s = SourceNone
+		if b[0] == 'l' {
+			s = SourceLocal
+		}
+	case 'l':
+		s = SourceGlobal
+	case 't':
+		s = SourceSteal
+	case 'i':
+		s = SourceLIFO
+	default:
+		return 0, false
+	}
+	return s, string(b) == sourceNames[s]
 }
 
 func lookupResult(b []byte) (Result, bool) {
-	for i := range resultNames {
-		if string(b) == resultNames[i] {
-			return Result(i), true
-		}
+	if len(b) < 4 {
+		return 0, false
 	}
-	return 0, false
+	var r Result
+	switch b[0] {
+	case 'n':
+		r = ResultNone
+	case 'p':
+		r = ResultPending
+		if b[1] == 'a' {
+			r = ResultPanic
+		}
+	case 'r':
+		r = ResultReady
+	default:
+		return 0, false
+	}
+	return r, string(b) == resultNames[r]
 }
 
 func lookupOutcome(b []byte) (Outcome, bool) {
-	for i := range outcomeNames {
-		if string(b) == outcomeNames[i] {
-			return Outcome(i), true
-		}
+	if len(b) < 4 {
+		return 0, false
 	}
-	return 0, false
+	var o Outcome
+	switch b[0] {
+	case 's':
+		o = OutcomeScheduled
+	case 'n':
+		o = OutcomeNone
+		if len(b) > 4 {
+			o = OutcomeNotified
+		}
+	case 'c':
+		o = OutcomeCoalesced
+	case 'l':
+		o = OutcomeLate
+	default:
+		return 0, false
+	}
+	return o, string(b) == outcomeNames[o]
 }
 
 func lookupQueue(b []byte) (Queue, bool) {

@@ -28,7 +28,7 @@ func newAnts(capacity int) func() pool.Pool {
 
 // TestAntsProperties runs every pool property on workloads drawn by rapid.
 func TestAntsProperties(t *testing.T) {
-	pool.Check(t, newAnts(2), pool.Config{Capacity: 2, MaxSubmitters: 8})
+	pool.Check(t, newAnts(2), pool.Config{Capacity: 2, MaxSubmitters: 8, Pin: true})
 }
 
 // TestAntsCapacityRace aims at the race of ants issue #374: retrieveWorker
@@ -36,16 +36,16 @@ func TestAntsProperties(t *testing.T) {
 // new worker incremented Running, so concurrent Submits could all pass the
 // check and run more tasks at once than the capacity. The race can only
 // happen while a fresh pool spawns its workers, so each repetition is a
-// fresh pool, with four submitters started together and tasks that sleep
-// long enough to overlap.
+// fresh pool, with two submitters pinned to distinct CPUs and started
+// together, and tasks that sleep long enough to overlap.
 func TestAntsCapacityRace(t *testing.T) {
-	const runs = 500
-	w := pool.Workload{Submitters: 4}
-	for range 8 {
+	const runs = 300
+	w := pool.Workload{Submitters: 2}
+	for range 4 {
 		w.Tasks = append(w.Tasks, pool.Task{Work: pool.WorkSleep, Amount: 300})
 	}
 	failed, first := stress.RepeatAll(runs, func(int) error {
-		return pool.RunWorkload(newAnts(2), w, pool.Config{Capacity: 2})
+		return pool.RunWorkload(newAnts(2), w, pool.Config{Capacity: 2, Pin: true})
 	})
 	if failed > 0 {
 		var f *pool.Finding

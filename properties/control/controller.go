@@ -60,8 +60,10 @@ var errAbortValue = &abortSignal{}
 
 // IsAbort reports whether v, a value recovered from a panic, is the
 // Controller's signal that the run was stopped. An executor that recovers
-// panics (from the futures it polls) must re-panic such a value, so that
-// its goroutine unwinds:
+// panics (from the futures it polls) should re-panic such a value, so that
+// its goroutine unwinds at once (if it does not, every later yield point of
+// the goroutine panics again, so it unwinds at the next one outside the
+// recover):
 //
 //	if r := recover(); r != nil {
 //		if control.IsAbort(r) {
@@ -255,6 +257,9 @@ func (c *Controller) mix(v uint64) {
 // Run runs main as controlled goroutine 0 and returns when every controlled
 // goroutine has returned. It returns nil, or the first of: a *DeadlockError,
 // a *PanicError, an error wrapping ErrBudget or ErrStrategy, a *StallError.
+// Goroutines still blocked when every other goroutine has returned (say,
+// workers parked because the program never closed its executor) are a
+// deadlock too: a run ends only when all its goroutines have.
 // When a run is stopped early, every controlled goroutine is unwound (see
 // IsAbort), one at a time, before Run returns; only a stall leaks them.
 //

@@ -28,6 +28,9 @@ import (
 //
 // where i/n is choice i of n runnable goroutines and ! marks a preemption.
 // Choices are written 32 to a line.
+//
+// A Schedule is a value; the zero Schedule is the schedule of a run with
+// no decisions and no steps.
 type Schedule struct {
 	Choices  []Choice
 	Steps    int
@@ -179,6 +182,21 @@ func (s Schedule) Save(path string) error {
 		return fmt.Errorf("control: saving schedule: %w", err)
 	}
 	return nil
+}
+
+// TestdataPath returns where a test's failing schedule is kept:
+// testdata/schedules/<test name>.schedule, relative to the package under
+// test (go test's working directory), with the characters of subtest names
+// that do not belong in a file name replaced by '_'.
+func TestdataPath(testName string) string {
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.':
+			return r
+		}
+		return '_'
+	}, testName)
+	return filepath.Join("testdata", "schedules", name+".schedule")
 }
 
 // Load reads a Schedule saved with Save.

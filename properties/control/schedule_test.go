@@ -91,3 +91,11 @@ func FuzzScheduleText(f *testing.F) {
 		}
 	})
 }
+
+func TestTestdataPath(t *testing.T) {
+	got := TestdataPath("TestSuite/worksteal/lost wakeup#01")
+	want := filepath.Join("testdata", "schedules", "TestSuite_worksteal_lost_wakeup_01.schedule")
+	if got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -29,29 +30,54 @@ import (
 func Check(t *testing.T, newPool func() Pool, cfg Config) {
 	t.Helper()
 	cfg = cfg.withDefaults()
-	var hung, failed atomic.Bool
+	var failed atomic.Bool
+	var mu sync.Mutex
+	var hungW *Workload // the case that hung, and its message
+	var hungMsg string
 	rapid.Check(t, func(rt *rapid.T) {
 		w := Draw(rt, cfg)
-		if hung.Load() {
-			return
-		}
-		tries := 1
-		if failed.Load() {
-			tries = cfg.Retries
-		}
-		for try := 1; try <= tries; try++ {
-			if err := RunWorkload(newPool, w, cfg); err != nil {
-				failed.Store(true)
-				if isHang(err) {
-					hung.Store(true)
-				}
-				if try > 1 {
-					rt.Logf("failed on run %d of the same workload", try)
-				}
-				rt.Fatalf("%s: %v", w, err)
-			}
+		if msg := checkCase(rt, newPool, w, cfg, &failed, &mu, &hungW, &hungMsg); msg != "" {
+			// One call site for every failure: rapid compares where a
+			// failure comes from when it replays the case.
+			rt.Fatal(msg)
 		}
 	})
+}
+
+// checkCase runs one case of Check and returns its failure, or "".
+func checkCase(rt *rapid.T, newPool func() Pool, w Workload, cfg Config, failed *atomic.Bool, mu *sync.Mutex, hungW **Workload, hungMsg *string) string {
+	mu.Lock()
+	hw, hm := *hungW, *hungMsg
+	mu.Unlock()
+	if hw != nil {
+		// A hang leaves goroutines stuck in the pool; run no more cases.
+		// Rapid's final replay of the hanging case gets its message again,
+		// so that it is the case reported.
+		if reflect.DeepEqual(w, *hw) {
+			return hm
+		}
+		return ""
+	}
+	tries := 1
+	if failed.Load() {
+		tries = cfg.Retries
+	}
+	for try := 1; try <= tries; try++ {
+		if err := RunWorkload(newPool, w, cfg); err != nil {
+			failed.Store(true)
+			msg := fmt.Sprintf("%s: %v", w, err)
+			if isHang(err) {
+				mu.Lock()
+				*hungW, *hungMsg = &w, msg
+				mu.Unlock()
+			}
+			if try > 1 {
+				rt.Logf("failed on run %d of the same workload", try)
+			}
+			return msg
+		}
+	}
+	return ""
 }
 
 // Run is Check without a test: it tries cfg.Cases workloads generated from
@@ -78,7 +104,15 @@ const (
 	unsubmitted int32 = iota
 	accepted
 	refused
+	panicked // Submit panicked: accepted or not, nobody knows
 )
+
+// panicked records a panic of the pool (in newPool, Submit or Close).
+func (tr *tracker) panicked(where string, v any) {
+	tr.panicMu.Lock()
+	defer tr.panicMu.Unlock()
+	tr.panics = append(tr.panics, fmt.Sprintf("%s panicked: %v", where, v))
+}
 
 // tracker observes one case: every task counts its runs and the tasks
 // running at once; submitters record what Submit answered.
@@ -98,6 +132,9 @@ type tracker struct {
 	inClose    atomic.Bool
 	closed     atomic.Bool // Close has returned
 	lateStarts atomic.Int32
+
+	panicMu sync.Mutex
+	panics  []string
 }
 
 func newTracker(w Workload, cfg Config) *tracker {
@@ -134,15 +171,19 @@ func (tr *tracker) task(id int, t Task, top int) func() {
 				break
 			}
 		}
-		t.do()
+		// Deferred, so that a task that ends in runtime.Goexit is
+		// finished too.
+		defer func() {
+			tr.running.Add(-1)
+			tr.finished[id].Store(true)
+		}()
 		if id == top {
 			for c := range t.Children {
 				cid := tr.children[top] + c
 				tr.submit(len(tr.inSubmit)-1, cid, tr.task(cid, Task{Work: t.Work, Amount: t.Amount / 2}, cid))
 			}
 		}
-		tr.running.Add(-1)
-		tr.finished[id].Store(true)
+		t.do()
 	}
 }
 
@@ -150,6 +191,13 @@ func (tr *tracker) task(id int, t Task, top int) func() {
 // (a submitter, or the last slot for nested submits).
 func (tr *tracker) submit(slot, id int, f func()) {
 	tr.inSubmit[slot].Store(int32(id + 1))
+	defer func() {
+		if r := recover(); r != nil {
+			tr.inSubmit[slot].Store(0)
+			tr.verdict[id].Store(panicked)
+			tr.panicked(fmt.Sprintf("Submit of task %d", id), r)
+		}
+	}()
 	err := tr.p.Submit(f)
 	tr.inSubmit[slot].Store(0)
 	if err != nil {
@@ -179,7 +227,13 @@ func RunWorkload(newPool func() Pool, w Workload, cfg Config) error {
 	return tr.verify(closeErr)
 }
 
-func (tr *tracker) run(newPool func() Pool) error {
+func (tr *tracker) run(newPool func() Pool) (closeErr error) {
+	defer func() {
+		if r := recover(); r != nil {
+			tr.panicked("newPool", r)
+			closeErr = errPoolPanicked
+		}
+	}()
 	tr.p = newPool()
 	w := tr.w
 	parties := w.Submitters
@@ -191,20 +245,39 @@ func (tr *tracker) run(newPool func() Pool) error {
 	closeDone := make(chan error, 1)
 	closePool := func() {
 		tr.inClose.Store(true)
+		defer func() {
+			if r := recover(); r != nil {
+				tr.panicked("Close", r)
+				tr.closed.Store(true)
+				tr.inClose.Store(false)
+				closeDone <- errPoolPanicked
+			}
+		}()
 		err := tr.p.Close()
 		tr.closed.Store(true)
 		tr.inClose.Store(false)
 		closeDone <- err
 	}
+	var cpus []int
+	if tr.cfg.Pin {
+		cpus, _ = stress.CPUs()
+	}
 	for s := range w.Submitters {
 		wg.Add(1)
-		go func() {
+		submit := func() {
 			defer wg.Done()
 			b.Wait()
 			for id := s; id < len(w.Tasks); id += w.Submitters {
 				tr.submit(s, id, tr.task(id, w.Tasks[id], id))
 			}
-		}()
+		}
+		if len(cpus) > 0 {
+			// Pinned to distinct CPUs (round robin), where permitted; a
+			// submitter that cannot be pinned still runs.
+			stress.Go(cpus[s%len(cpus)], submit)
+		} else {
+			go submit()
+		}
 	}
 	if w.CloseEarly {
 		go func() {
@@ -219,9 +292,22 @@ func (tr *tracker) run(newPool func() Pool) error {
 	return <-closeDone
 }
 
+// errPoolPanicked stands for the result of a Close (or a newPool) that
+// panicked; the panic itself is a finding.
+var errPoolPanicked = errors.New("the pool panicked")
+
 // verify checks the properties once Close has returned closeErr.
 func (tr *tracker) verify(closeErr error) error {
 	var errs []error
+	tr.panicMu.Lock()
+	panics := slices.Clone(tr.panics)
+	tr.panicMu.Unlock()
+	if len(panics) > 0 {
+		errs = append(errs, finding(NoPanic, "%s", strings.Join(panics, "; ")))
+	}
+	if errors.Is(closeErr, errPoolPanicked) && tr.p == nil {
+		return errors.Join(errs...)
+	}
 	n := len(tr.runs)
 	// What had finished when Close returned; give late tasks a grace period.
 	unfinished := tr.unfinishedAccepted()

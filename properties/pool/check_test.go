@@ -36,6 +36,8 @@ func TestCorrectPoolPasses(t *testing.T) {
 		"plain":       {Capacity: 3, Cases: 40},
 		"nested":      {Capacity: 3, Cases: 40, Nested: true},
 		"close-early": {Capacity: 3, Cases: 40, CloseEarly: true, Nested: true},
+		"goexit":      {Capacity: 3, Cases: 40, Goexit: true, Nested: true},
+		"pinned":      {Capacity: 3, Cases: 20, Pin: true, MaxSubmitters: 3},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := Run(func() Pool { return newFixed(3, nil) }, cfg); err != nil {
@@ -83,8 +85,31 @@ func TestBrokenPoolsAreCaught(t *testing.T) {
 		{"Close hangs on dropped tasks", func() Pool {
 			return newFixed(1, func(p *fixed) { p.closeDrops, p.closeSpins = true, true })
 		}, Config{Timeout: 300 * time.Millisecond}, NoHang},
+		{"a Goexit kills a worker for good", func() Pool { return newFixed(2, func(p *fixed) { p.noRespawn = true }) }, Config{Goexit: true}, NoneLost},
+		{"Close waits for a count that Goexit skips", func() Pool { return newFixed(2, func(p *fixed) { p.activeCount = true }) }, Config{Goexit: true, Timeout: 300 * time.Millisecond}, NoHang},
+		{"Submit panics", func() Pool {
+			p := newFixed(2, nil)
+			n := 0
+			var mu sync.Mutex
+			return Func(func(f func()) error {
+				mu.Lock()
+				n++
+				k := n
+				mu.Unlock()
+				if k == 3 {
+					panic("submit: send on closed channel")
+				}
+				return p.Submit(f)
+			}, p.Close)
+		}, Config{}, NoPanic},
+		{"Close panics", func() Pool {
+			p := newFixed(2, nil)
+			return Func(p.Submit, func() error { _ = p.Close(); panic("close of closed channel") })
+		}, Config{}, NoPanic},
+		{"newPool panics", func() Pool { panic("no pool today") }, Config{}, NoPanic},
 		{"ignores its capacity", func() Pool { return &goPerTask{} }, Config{Capacity: 4}, CapacityBound},
 		{"check-then-act on its capacity", func() Pool { return &checkThenAct{cap: 2} }, Config{Capacity: 2, MaxSubmitters: 8, Cases: 200}, CapacityBound},
+		{"check-then-act, pinned submitters", func() Pool { return &checkThenAct{cap: 2} }, Config{Capacity: 2, MaxSubmitters: 4, Cases: 200, Pin: true}, CapacityBound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()

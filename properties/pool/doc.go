@@ -8,6 +8,7 @@
 //   - capacity: no more tasks run at once than the pool's stated capacity;
 //   - shutdown: Close returns only after every accepted task has finished,
 //     or reports (with an error) that some did not;
+//   - no panic: the pool's own operations (Submit, Close) do not panic;
 //   - no hang: Submit and Close return within a time limit; otherwise the
 //     report names the tasks that never ran and where the test was stuck.
 //

@@ -76,6 +76,16 @@ type Config struct {
 	// with a bounded number of workers and a blocking Submit can deadlock
 	// on that by design, so it is off by default.
 	Nested bool
+	// Goexit makes about one task in ten call runtime.Goexit, as a task
+	// does when it calls t.FailNow (or gomock does on a failed
+	// expectation). The pool must survive it: the other tasks still run
+	// and Close still returns.
+	Goexit bool
+	// Pin runs each submitter on an OS thread pinned to a CPU, round robin
+	// over the CPUs the process may use (see package stress), so that
+	// submitters really run at the same time. Where pinning is not
+	// permitted they run unpinned.
+	Pin bool
 	// CloseEarly lets Close run concurrently with the submitters: each task
 	// is then either accepted (and must run) or refused (and must not).
 	CloseEarly bool
@@ -126,14 +136,14 @@ func (c Config) withDefaults() Config {
 
 // Property names, as they appear in Findings.
 const (
-	ExactlyOnce     = "exactly-once"
-	NoneLost        = "none-lost"
-	RefusedNotRun   = "refused-not-run"
-	CapacityBound   = "capacity"
-	ShutdownWaits   = "shutdown-waits"
-	NoHang          = "no-hang"
-	SubmitSucceeds  = "submit-succeeds"
-	NestedSubmitted = "nested-submit"
+	ExactlyOnce    = "exactly-once"
+	NoneLost       = "none-lost"
+	RefusedNotRun  = "refused-not-run"
+	CapacityBound  = "capacity"
+	ShutdownWaits  = "shutdown-waits"
+	NoHang         = "no-hang"
+	SubmitSucceeds = "submit-succeeds"
+	NoPanic        = "no-panic"
 )
 
 // Finding is one property that failed in one case.

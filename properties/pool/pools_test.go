@@ -26,6 +26,9 @@ type fixed struct {
 	closeNoWait    bool // Close does not wait for the workers
 	closeDrops     bool // workers exit at Close without draining the queue
 	closeSpins     bool // with closeDrops: Close waits for the queue to empty
+	noRespawn      bool // a worker killed by runtime.Goexit is not replaced
+	activeCount    bool // Close waits for a count of running tasks that Goexit skips
+	active         atomic.Int32
 	submitted      atomic.Int64
 }
 
@@ -57,12 +60,28 @@ func (p *fixed) work() {
 		f := p.queue[0]
 		p.queue = p.queue[1:]
 		p.mu.Unlock()
-		f()
+		p.run(f)
 		taken++
 		if p.runTwiceEvery > 0 && taken%p.runTwiceEvery == 0 {
-			f()
+			p.run(f)
 		}
 	}
+}
+
+// run runs one task. A task that calls runtime.Goexit ends the worker's
+// goroutine too; the deferred call starts a replacement worker.
+func (p *fixed) run(f func()) {
+	returned := false
+	defer func() {
+		if !returned && !p.noRespawn {
+			p.wg.Add(1)
+			go p.work()
+		}
+	}()
+	p.active.Add(1)
+	f()
+	p.active.Add(-1) // not deferred: skipped by Goexit (the activeCount bug)
+	returned = true
 }
 
 func (p *fixed) Submit(f func()) error {
@@ -97,6 +116,11 @@ func (p *fixed) Close() error {
 			if empty {
 				break
 			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if p.activeCount {
+		for p.active.Load() != 0 {
 			time.Sleep(time.Millisecond)
 		}
 	}

@@ -22,6 +22,9 @@ const (
 	WorkSpin              // a busy loop of Amount iterations
 	WorkYield             // Amount calls of runtime.Gosched
 	WorkSleep             // sleep Amount microseconds
+	// WorkGoexit calls runtime.Goexit, as t.FailNow and gomock do inside
+	// a task: the task ends without returning. Only with Config.Goexit.
+	WorkGoexit
 )
 
 func (w Work) String() string {
@@ -34,6 +37,8 @@ func (w Work) String() string {
 		return "yield"
 	case WorkSleep:
 		return "sleep"
+	case WorkGoexit:
+		return "goexit"
 	}
 	return fmt.Sprintf("work(%d)", w)
 }
@@ -61,6 +66,15 @@ func (w Workload) String() string {
 		nested += t.Children
 	}
 	fmt.Fprintf(&b, "%d tasks (+%d nested) from %d submitters", n, nested, w.Submitters)
+	goexits := 0
+	for _, t := range w.Tasks {
+		if t.Work == WorkGoexit {
+			goexits++
+		}
+	}
+	if goexits > 0 {
+		fmt.Fprintf(&b, ", %d calling runtime.Goexit", goexits)
+	}
 	if w.CloseEarly {
 		b.WriteString(", Close racing the submitters")
 	}
@@ -86,6 +100,9 @@ func Draw(t *rapid.T, cfg Config) Workload {
 	children := rapid.IntRange(0, 2)
 	for range n {
 		task := Task{Work: Work(kinds.Draw(t, "work")), Amount: amount.Draw(t, "amount")}
+		if cfg.Goexit && rapid.IntRange(0, 9).Draw(t, "goexit") == 9 {
+			task.Work = WorkGoexit
+		}
 		if cfg.Nested {
 			task.Children = children.Draw(t, "children")
 		}
@@ -104,6 +121,9 @@ func Generate(r *rand.Rand, cfg Config) Workload {
 	n := r.IntN(cfg.MaxTasks + 1)
 	for range n {
 		task := Task{Work: Work(r.IntN(int(WorkSleep) + 1)), Amount: r.IntN(201)}
+		if cfg.Goexit && r.IntN(10) == 9 {
+			task.Work = WorkGoexit
+		}
 		if cfg.Nested {
 			task.Children = r.IntN(3)
 		}
@@ -130,5 +150,7 @@ func (t Task) do() {
 		}
 	case WorkSleep:
 		time.Sleep(time.Duration(t.Amount) * time.Microsecond)
+	case WorkGoexit:
+		runtime.Goexit()
 	}
 }

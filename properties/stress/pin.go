@@ -21,7 +21,9 @@ func (p Pinning) String() string {
 	return fmt.Sprintf("not pinned to CPU %d: %s", p.CPU, p.Reason)
 }
 
-// Thread is a function running on its own OS thread, started by Go.
+// Thread is a function running on its own OS thread, started by Go. Wait
+// may be called by any goroutine, any number of times, and synchronizes
+// with the function's return. The zero Thread is not usable.
 type Thread struct {
 	done   chan struct{}
 	pin    Pinning
@@ -58,7 +60,7 @@ func Go(cpu int, fn func()) *Thread {
 // function panicked, Wait panics with the same value on the caller's
 // goroutine.
 func (t *Thread) Wait() Pinning {
-	<-t.done
+	<-t.done // closed after the function returned and t was written
 	if t.panics {
 		panic(t.panicV)
 	}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/trace"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func td(name string) string { return filepath.Join("testdata", "check", name) }
+
+// TestCheckAndReplay runs verify check and verify replay on the trace files
+// under testdata/check: exit codes and what the output must say.
+func TestCheckAndReplay(t *testing.T) {
+	cases := []struct {
+		args   []string
+		code   int
+		stdout []string // each must appear in stdout
+		stderr []string // each must appear in stderr
+	}{
+		{[]string{"check", td("conforms.jsonl")}, exitHolds,
+			[]string{"16 events", "verdict: holds", "fairness"}, nil},
+		{[]string{"check", td("conforms.txt")}, exitHolds, []string{"verdict: holds"}, nil},
+		{[]string{"check", "--linearizability", td("conforms.jsonl")}, exitHolds, []string{"verdict: holds", "linearizability: holds"}, nil},
+		{[]string{"check", td("steal_with_local_work.jsonl")}, exitViolated,
+			[]string{"VIOLATION at event 10 (line 11)", "WORKER-STEAL", "premise:", "state before the event:", "-> ", "#10 w1 take t3 steal from w0", "#8 w1 spawn t4 -> local:1", "verify replay"}, nil},
+		{[]string{"check", "--last", "2", td("steal_with_local_work.jsonl")}, exitViolated, []string{"#9 w1 poll-end t2 ready"}, nil},
+		{[]string{"check", td("lost_wakeup.jsonl")}, exitUnknown, []string{"verdict: unknown", "lost wakeups", "t1"}, nil},
+		{[]string{"replay", td("conforms.jsonl")}, exitHolds,
+			[]string{"initial state:", "     1  #1 out spawn t1 -> global", "    16  #16 w0 poll-end t3 ready", "        | ", "end of trace after 16 events", "verdict: holds"}, nil},
+		{[]string{"replay", td("steal_with_local_work.jsonl")}, exitViolated,
+			[]string{"    10  #10 w1 take t3 steal from w0", "VIOLATION of WORKER-STEAL"}, nil},
+		// Bad input: exit 2, and the message names the file and line.
+		{[]string{"check", td("truncated.jsonl")}, exitUsage, nil, []string{"truncated.jsonl:3: truncated trace"}},
+		{[]string{"check", td("unknown_kind.jsonl")}, exitUsage, nil, []string{`unknown_kind.jsonl:3: unknown event kind "yield"`}},
+		{[]string{"check", td("unknown_worker.jsonl")}, exitUsage, nil, []string{"unknown_worker.jsonl:3: take event on worker 5: the header declares 2 workers"}},
+		{[]string{"check", td("task_zero.jsonl")}, exitUsage, nil, []string{"task_zero.jsonl:2: spawn event without a task"}},
+		{[]string{"check", td("version2.jsonl")}, exitUsage, nil, []string{"version2.jsonl:1: unknown trace version 2"}},
+		{[]string{"check", td("no_header.jsonl")}, exitUsage, nil, []string{"no_header.jsonl:1: missing header"}},
+		{[]string{"check", td("bad_json.jsonl")}, exitUsage, nil, []string{"bad_json.jsonl:2: bad JSON"}},
+		{[]string{"check", td("bad_text.txt")}, exitUsage, nil, []string{`bad_text.txt:3: unknown event kind "tkae"`}},
+		{[]string{"replay", td("unknown_kind.jsonl")}, exitUsage, nil, []string{`unknown_kind.jsonl:3: unknown event kind`}},
+		{[]string{"check", td("missing.jsonl")}, exitUsage, nil, []string{"missing.jsonl"}},
+		{[]string{"check", "--go-trace", td("conforms.jsonl")}, exitUsage, nil, []string{"conforms.jsonl: reading Go trace"}},
+		{[]string{"check"}, exitUsage, nil, []string{"want one trace FILE"}},
+		{[]string{"check", "-h"}, exitHolds, nil, []string{"Usage: verify check", "Exit codes"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errs := run(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	code, out, _ := run(t, "check", "--json", td("steal_with_local_work.jsonl"))
+	if code != exitViolated {
+		t.Fatalf("exit %d", code)
+	}
+	var v checkJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	if v.Verdict != "violated" || v.Violation == nil || v.Violation.Rule != "WORKER-STEAL" || v.Violation.Index != 9 || v.Violation.Number != 10 || v.Violation.Line != 11 || len(v.Violation.Before) == 0 {
+		t.Errorf("JSON %+v, violation %+v", v, v.Violation)
+	}
+	code, out, _ = run(t, "check", "--json", td("conforms.jsonl"))
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v.Verdict != "holds" || v.Events != 16 {
+		t.Errorf("exit %d, %v, %s", code, err, out)
+	}
+	code, out, _ = run(t, "check", "--json", td("truncated.jsonl"))
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitUsage || v.Verdict != "bad-input" || !strings.Contains(v.Error, "truncated.jsonl:3") {
+		t.Errorf("exit %d, %v, %s", code, err, out)
+	}
+}
+
+// TestCheckHTML writes the timeline of a violation and, where Chromium is
+// installed, opens it and finds the violation in the drawn page.
+func TestCheckHTML(t *testing.T) {
+	dir := t.TempDir()
+	page, chrome := filepath.Join(dir, "v.html"), filepath.Join(dir, "v.json")
+	code, out, errs := run(t, "check", "--html", page, "--chrome", chrome, td("steal_with_local_work.jsonl"))
+	if code != exitViolated {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "timeline: "+page) || !strings.Contains(out, chrome) {
+		t.Errorf("output does not say where the files are:\n%s", out)
+	}
+	b, err := os.ReadFile(chrome)
+	if err != nil || !json.Valid(b) {
+		t.Errorf("Chrome trace: %v, valid JSON %v", err, json.Valid(b))
+	}
+	// The message the page must show is the one check printed.
+	m := regexp.MustCompile(`(?m)^  what:    (.*)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no violation message in the output:\n%s", out)
+	}
+	bin := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but chromium is not installed (apt-get install -y chromium)")
+		}
+		t.Skip("chromium is not installed; the page is not checked in a browser")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if !strings.Contains(html.UnescapeString(string(dom)), `<span class="msg">`+m[1]+`</span>`) || !strings.Contains(string(dom), `<tr id="ev-9" class="bad">`) {
+		t.Errorf("the drawn page does not show the violation %q at event 9", m[1])
+	}
+}
+
+func TestCheckGoTrace(t *testing.T) {
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Skipf("runtime/trace in use: %v", err)
+	}
+	var wg sync.WaitGroup
+	ch := make(chan int)
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range ch {
+			}
+		}()
+	}
+	for i := range 100 {
+		ch <- i
+	}
+	close(ch)
+	wg.Wait()
+	trace.Stop()
+	file := filepath.Join(t.TempDir(), "go.trace")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "check", "--go-trace", "--stuck-after", "1m", "--html", file+".html", file)
+	if code != exitHolds {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, w := range []string{"lifecycle holds", "fairness: longest wait", "TestCheckGoTrace", "cannot show", "WORKER-STEAL", "timeline: "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	code, out, _ = run(t, "check", "--go-trace", "--json", file)
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v["verdict"] != "holds" {
+		t.Errorf("exit %d, %v: %s", code, err, out)
+	}
+}
+
+// TestDocExample keeps the worked example in docs/trace-format.md true: the
+// output shown there is what verify check prints.
+func TestDocExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "trace-format.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmdLine = "$ verify check cmd/verify/testdata/check/steal_with_local_work.jsonl\n"
+	_, rest, ok := strings.Cut(string(doc), cmdLine)
+	if !ok {
+		t.Fatalf("docs/trace-format.md lacks %q", cmdLine)
+	}
+	want, _, _ := strings.Cut(rest, "```")
+	_, got, _ := run(t, "check", td("steal_with_local_work.jsonl"))
+	got = strings.ReplaceAll(got, "testdata/check/", "cmd/verify/testdata/check/")
+	if got != want {
+		t.Errorf("docs/trace-format.md shows:\n%s\nverify check prints:\n%s", want, got)
+	}
+}
+
+func TestReplayHTMLAndFrom(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "r.html")
+	code, out, errs := run(t, "replay", "--html", page, "--from", "9", td("steal_with_local_work.jsonl"))
+	if code != exitViolated {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if strings.Contains(out, "#8 w1 spawn") || !strings.Contains(out, "     9  #9 w1 poll-end t2 ready") {
+		t.Errorf("--from 9 should print events from the 9th on:\n%s", out)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(b), `"Rule":"WORKER-STEAL"`) || !strings.Contains(out, "timeline: "+page) {
+		t.Errorf("replay --html: %v; output:\n%s", err, out)
+	}
+}
