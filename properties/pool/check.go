@@ -344,7 +344,7 @@ func (tr *tracker) verify(closeErr error) error {
 	if len(refusedRan) > 0 {
 		errs = append(errs, finding(RefusedNotRun, "%d tasks ran although Submit refused them (%s: %v)", len(refusedRan), ids(refusedRan), tr.submitEr[refusedRan[0]]))
 	}
-	if !tr.w.CloseEarly {
+	if !tr.w.CloseEarly && !tr.cfg.MayRefuse {
 		// Without a race with Close, a healthy pool accepts every task.
 		var refusedIDs []int
 		for id := range n {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -44,6 +45,23 @@ func TestCorrectPoolPasses(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+	// A pool that refuses when full passes when it says it may.
+	full := func() Pool {
+		p := newFixed(2, nil)
+		var n atomic.Int64
+		return Func(func(f func()) error {
+			if n.Add(1)%4 == 0 {
+				return errors.New("overloaded")
+			}
+			return p.Submit(f)
+		}, p.Close)
+	}
+	if err := Run(full, Config{Cases: 20, MayRefuse: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(full, Config{Cases: 20}); !findings(err)[SubmitSucceeds] {
+		t.Fatalf("refusals while open not reported: %v", err)
 	}
 	if err := Run(func() Pool { return &fixedCap{checkThenAct{cap: 2}} }, Config{Capacity: 2, Cases: 30, MaxSubmitters: 8}); err != nil {
 		t.Fatal(err)
