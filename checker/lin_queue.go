@@ -41,6 +41,7 @@ func (k LinQueueOpKind) String() string {
 // LinQueueOp is one operation on one queue, as an interval [Call, Return] on
 // one logical clock. Return == 0 means the operation never returned (the run
 // was cut): it may take effect at any point after its call, and it is kept.
+// Call may be 0 (the clock before its first tick) when Return is not.
 // Values are task ids (or deque elements), from 1; 0 in a take means "found
 // empty".
 type LinQueueOp struct {
@@ -219,10 +220,11 @@ func linQueueModel(name string) porcupine.Model {
 }
 
 // linTicks turns a recorded interval into porcupine's: never wall time, and
-// an operation that never returned gets +inf.
+// an operation that never returned (Return 0) gets +inf. Call may be 0 (the
+// clock's value before its first tick) when Return is not.
 func linTicks(call, ret uint64) (int64, int64, error) {
-	if call == 0 {
-		return 0, 0, fmt.Errorf("operation without a call tick")
+	if call == 0 && ret == 0 {
+		return 0, 0, fmt.Errorf("operation without call and return ticks")
 	}
 	if call >= linInf || (ret >= linInf) {
 		return 0, 0, fmt.Errorf("tick %d out of range", max(call, ret))
@@ -452,13 +454,20 @@ func CheckLinQueue(name string, ops []LinQueueOp, opt LinOptions) (LinCheck, err
 }
 
 func describeWindow(name string, ops []porcupine.Operation) string {
-	lo, hi := int64(linInf), int64(0)
+	lo, hi := uint64(1<<63), uint64(0)
+	n := 0
 	for _, op := range ops {
-		if in, ok := op.Input.(linQueueIn); ok && (in.load != nil || in.end) {
+		in, ok := op.Input.(linQueueIn)
+		if !ok || in.load != nil || in.end {
 			continue
 		}
-		lo = min(lo, op.Call)
-		hi = max(hi, op.Call)
+		n++
+		if in.seq != 0 {
+			lo, hi = min(lo, in.seq), max(hi, in.seq)
+		}
 	}
-	return fmt.Sprintf("%s between ticks %d and %d (%d operations)", name, lo, hi, len(ops))
+	if hi == 0 {
+		return fmt.Sprintf("%s (a window of %d operations)", name, n)
+	}
+	return fmt.Sprintf("%s from event %d to event %d (%d operations)", name, lo, hi, n)
 }
