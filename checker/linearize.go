@@ -54,6 +54,9 @@ const (
 	LinDefaultMaxWindow  = 200
 	LinDefaultLongBudget = time.Second
 	LinDefaultMaxWhole   = 64
+	// LinWholeBudget is the most the whole-executor search may take of the
+	// budget; past it that specification is Unknown.
+	LinWholeBudget = 2 * time.Second
 )
 
 func (o LinOptions) budget() time.Duration {
@@ -378,7 +381,7 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	// The whole executor, on small histories.
 	if mw := opt.maxWhole(); mw > 0 && len(hist.ops) <= mw {
 		ops, nt, nq := linWholeOps(hist, opt.Complete)
-		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), 0, deadline, func(int) string {
+		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), 0, linEarlier(deadline, time.Now().Add(LinWholeBudget)), func(int) string {
 			return "the whole history"
 		}, nil))
 	}
@@ -400,4 +403,11 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+func linEarlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
