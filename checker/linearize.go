@@ -345,13 +345,18 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	res := LinResult{Ops: len(hist.ops)}
 
 	// Per task.
-	byTask := map[int64][]porcupine.Operation{}
-	var taskOrder []int64
+	count := map[int64]int{}
+	for _, o := range hist.ops {
+		count[o.task.task]++
+	}
+	byTask := make(map[int64][]porcupine.Operation, len(count))
+	taskOrder := make([]int64, 0, len(count))
+	for t, n := range count {
+		taskOrder = append(taskOrder, t)
+		byTask[t] = make([]porcupine.Operation, 0, n+1)
+	}
 	for _, o := range hist.ops {
 		t := o.task.task
-		if _, ok := byTask[t]; !ok {
-			taskOrder = append(taskOrder, t)
-		}
 		byTask[t] = append(byTask[t], porcupine.Operation{
 			ClientId: o.client, Input: o.task, Call: o.call, Return: o.ret, Metadata: o.event,
 		})
