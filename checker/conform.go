@@ -322,7 +322,7 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 		return false, fmt.Errorf("%s = %d: want 0 or 1", k, v)
 	}
 	switch model.Policy(h.Policy) {
-	case model.WorkSteal:
+	case model.WorkSteal, "": // the model's default policy
 		cfg.Policy = model.WorkSteal
 		cfg.LocalCap = model.MaxOpenLocalCap
 		if v, ok := h.Config["local-cap"]; ok {
@@ -1018,7 +1018,7 @@ func (c *Conformance) checkInvariants(idx int, e *traces.Event) error {
 	}
 	c.invEvery = 1
 	if size := len(c.s.Task) + len(c.s.Global) + len(c.workers)*len(c.workers); size > 64 {
-		c.invEvery = size / 2
+		c.invEvery = size
 	}
 	return nil
 }

@@ -142,6 +142,9 @@ func CheckGoTrace(gt *traces.GoTrace, opt GoTraceOptions) *GoTraceReport {
 			now = gt.Times[i]
 		}
 		end = max(end, now)
+		if e.Task == 0 {
+			continue // park, unpark: about a P, not a goroutine
+		}
 		s := get(e.Task)
 		g := e.Task
 		switch e.Kind {

@@ -198,6 +198,13 @@ func TestDocExample(t *testing.T) {
 		t.Fatalf("docs/trace-format.md lacks %q", cmdLine)
 	}
 	want, _, _ := strings.Cut(rest, "```")
+	trace, err := os.ReadFile(td("steal_with_local_work.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```json\n"+string(trace)+"```") {
+		t.Error("the trace shown in docs/trace-format.md is not testdata/check/steal_with_local_work.jsonl")
+	}
 	_, got, _ := run(t, "check", td("steal_with_local_work.jsonl"))
 	got = strings.ReplaceAll(got, "testdata/check/", "cmd/verify/testdata/check/")
 	if got != want {
