@@ -149,7 +149,7 @@ const (
 
 type confWorker struct {
 	lastSeq  uint64 // Seq of the worker's last event
-	pendTask int32 // task of the deferred decision
+	pendTask int32  // task of the deferred decision
 	pend     uint8
 	parked   bool
 	parkIdx  int    // event index of the park
