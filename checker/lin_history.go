@@ -74,7 +74,7 @@ func linClient(worker int32) int {
 // re-queue: it is kept as an operation that never returned, whose re-queue
 // the state decides.
 func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete bool) (*linHistory, error) {
-	hist := &linHistory{queues: map[traces.Queue][]LinQueueOp{}, workers: h.Workers}
+	hist := &linHistory{queues: map[traces.Queue][]LinQueueOp{}, workers: h.Workers, ops: make([]linOp, 0, len(events))}
 	if v, ok := h.Config["owner-lifo"]; ok && v == 0 {
 		ownerFIFO = true
 	}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -409,28 +408,29 @@ func linQueueWindows(ops []LinQueueOp, complete bool) ([]linWindow, error) {
 	return windows, nil
 }
 
-// describeLoad is used in details.
-func describeValues(v []int64) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return "[" + strings.Join(s, " ") + "]"
-}
-
 // CheckLinQueue checks a history of one queue against the queue
 // specification: pushes at the tail, LinTakeHead from the head, LinTakeTail
 // from the tail, each take returning the element there (or 0 when the queue
-// is empty). name labels the check ("global", "local[2]", "deque"). The
-// history is cut into windows at determined quiescent points (see the
-// doc of linQueueWindows); a window longer than opt.MaxWindow is searched
-// on its own within opt.LongBudget, and is Unknown if that does not end. When opt.Complete is set the queue must end
-// empty. When the history is not linearizable and opt.HTML is set, the
+// is empty); LinPushSlot, LinTakeSlot and LinTakeAny as their docs say.
+// name labels the check ("global", "local[2]", "deque").
+//
+// The history is cut into windows at determined quiescent points: points
+// where every operation called before has returned, and where the content
+// of the queue is the same in every linearization (it is empty, or the
+// elements still in it were pushed one after another in real time). Each
+// window starts from that content and is checked on its own. A window of a
+// strict FIFO queue whose operations all returned and all found an element
+// is decided in O(n log n) (no take of a value not yet pushed, no two
+// pushes ordered in real time taken in the other order); the others are
+// searched by porcupine: together when at most opt.MaxWindow operations
+// long, each on its own within opt.LongBudget when longer, Unknown if the
+// search does not end. When opt.Complete is set the queue must end empty.
+// When the history is not linearizable and opt.HTML is set, porcupine's
 // visualization of the failing windows is written there.
 //
-// Cost: linear in the history outside the search; the search is exponential
-// in the number of overlapping operations of one window, bounded by
-// opt.Budget. Safe for concurrent use: it shares nothing.
+// Cost: linear in the history outside the searches; a search is exponential
+// in the overlapping operations of its window, bounded by opt.Budget. Safe
+// for concurrent use: it shares nothing.
 func CheckLinQueue(name string, ops []LinQueueOp, opt LinOptions) (LinCheck, error) {
 	deadline := time.Now().Add(opt.budget())
 	ws, err := linQueueWindows(ops, opt.Complete)

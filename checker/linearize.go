@@ -92,7 +92,8 @@ func (o LinOptions) maxWhole() int {
 
 // LinCheck is the outcome of one sequential specification against its part
 // of a history: one partition per task, per window of a queue, or the whole
-// history.
+// history. A value: the zero LinCheck is an Unknown verdict on nothing; safe
+// to copy and to read from several goroutines.
 type LinCheck struct {
 	Spec       string        // "task", "global", "local[w]", "executor", or a caller's name
 	Verdict    Verdict       // Holds, Violated, or Unknown (budget spent or window too long)
@@ -108,7 +109,8 @@ type LinCheck struct {
 
 // LinResult is the outcome of CheckLinearizability: one LinCheck per
 // specification, and the verdict over them (Violated if any is violated;
-// else Unknown if any is unknown; else Holds).
+// else Unknown if any is unknown; else Holds). The zero LinResult is
+// Unknown. A value, safe to copy.
 type LinResult struct {
 	Verdict Verdict
 	Checks  []LinCheck
@@ -311,10 +313,25 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 //     opt.MaxWhole operations (skipped, and so not part of the verdict,
 //     beyond).
 //
-// An operation that never returned is kept and may take effect anywhere
-// after its call. Events without Call/Return ticks are taken as instants at
-// their Seq. Bad events (no clock, an unknown kind, a task id below 1) are
-// an error naming the event; nothing is checked then.
+// Vocabulary. An operation is one event (or a poll end with its re-queue)
+// as an interval [Call, Return] on the trace's logical clock; events
+// without Call/Return ticks are instants at their Seq. An operation that
+// never returned (Return 0) is kept and may take effect anywhere after its
+// call. A worker is one goroutine, so its operations are ordered by their
+// Seq even when their recorded intervals overlap. A window is a stretch of
+// one queue's history that starts at a determined quiescent point (see
+// CheckLinQueue) and is checked on its own.
+//
+// What the trace's header changes: "owner-lifo" 0 makes owners take from
+// the head; "lifo-slot" gives each local queue a one-task slot that spawns
+// and wakes fill when it is empty and POLL-LOCAL through the slot empties;
+// "steal-half" lets a steal move more tasks, which are inferred from where
+// they are taken later (one hop); the "priority" policy checks the global
+// queue as a bag, since the trace does not carry priorities; "timeslice"
+// and "retry" follow the model's re-poll and re-run rules.
+//
+// Bad events (no clock, an unknown kind, a task id below 1) are an error
+// naming the event; nothing is checked then.
 //
 // Cost: linear in the trace outside the searches; each search is bounded by
 // opt.Budget, after which the verdict is Unknown. Safe for concurrent use.
@@ -328,13 +345,18 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	res := LinResult{Ops: len(hist.ops)}
 
 	// Per task.
-	byTask := map[int64][]porcupine.Operation{}
-	var taskOrder []int64
+	count := map[int64]int{}
+	for _, o := range hist.ops {
+		count[o.task.task]++
+	}
+	byTask := make(map[int64][]porcupine.Operation, len(count))
+	taskOrder := make([]int64, 0, len(count))
+	for t, n := range count {
+		taskOrder = append(taskOrder, t)
+		byTask[t] = make([]porcupine.Operation, 0, n+1)
+	}
 	for _, o := range hist.ops {
 		t := o.task.task
-		if _, ok := byTask[t]; !ok {
-			taskOrder = append(taskOrder, t)
-		}
 		byTask[t] = append(byTask[t], porcupine.Operation{
 			ClientId: o.client, Input: o.task, Call: o.call, Return: o.ret, Metadata: o.event,
 		})
