@@ -41,9 +41,12 @@ import (
 //
 // Relaxed premises. A real executor cannot test some premises in the same
 // atomic step as its take, and a correct one must not be reported for it.
-// These two premises are accepted when they held at some instant in
-// [e.Call, e.Seq] — from the moment the worker began to look for work
-// (the take's call tick) to the take itself — rather than at e.Seq:
+// These two premises are accepted when they held at some instant between
+// the moment the worker began to look for work and the take, rather than at
+// e.Seq. The worker began to look at its take's call tick e.Call, or, if
+// that is later, right after its previous event (an executor may draw the
+// call tick of the queue operation that succeeded, after other looks that
+// found nothing):
 //   - WORKER-STEAL's "global = ∅": a push onto the global queue from
 //     another thread may land between the thief's look at the global queue
 //     and its steal;
@@ -53,7 +56,8 @@ import (
 //
 // Both read only the global queue, the one queue any thread pushes to; a
 // worker's local queue is pushed to only by its owner, so no premise about
-// it is relaxed. A take without a call tick (Call = 0) is checked at its Seq.
+// it is relaxed. A take without a call tick (Call = 0) is checked at its Seq:
+// nothing then says when the worker looked.
 // ConformanceReport.Relaxed counts the takes accepted this way.
 //
 // Under the priority policy a trace does not say each task's priority, so
@@ -144,7 +148,8 @@ const (
 )
 
 type confWorker struct {
-	pendTask int32 // task of the deferred decision
+	lastSeq  uint64 // Seq of the worker's last event
+	pendTask int32  // task of the deferred decision
 	pend     uint8
 	parked   bool
 	parkIdx  int    // event index of the park
@@ -403,6 +408,9 @@ func (c *Conformance) Step(e traces.Event) error {
 		return err
 	}
 	c.lastSeq = e.Seq
+	if e.Worker >= 0 {
+		c.workers[e.Worker].lastSeq = e.Seq
+	}
 	c.afterEvent(&e)
 	if err := c.checkInvariants(idx, &e); err != nil {
 		return err
@@ -712,7 +720,7 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		st.Victim = int(e.Victim)
 	}
 	err := c.takeStep(st, e)
-	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > e.Call {
+	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
 		// The relaxed premises: the global queue was empty at an instant
 		// of [Call, Seq]; check the take as of that instant.
 		g := c.s.Global

@@ -393,9 +393,7 @@ type traceSource interface {
 }
 
 // openTrace reads the header of a trace in either form: JSON lines when
-// the first non-blank byte is '{', the text form otherwise. The JSON form
-// streams; the text form is read whole (it is for short, hand-written
-// traces).
+// the first non-blank byte is '{', the text form otherwise. Both stream.
 func openTrace(r io.Reader, name string) (traceSource, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
@@ -415,31 +413,7 @@ func openTrace(r io.Reader, name string) (traceSource, error) {
 		}
 		break
 	}
-	h, events, err := traces.ParseText(br)
-	if err != nil {
-		var te *traces.Error
-		if errors.As(err, &te) && te.File == "" {
-			te.File = name
-		}
-		return nil, err
-	}
-	return &sliceSource{h: h, events: events}, nil
-}
-
-type sliceSource struct {
-	h      traces.Header
-	events []traces.Event
-	i      int
-}
-
-func (s *sliceSource) Header() traces.Header { return s.h }
-func (s *sliceSource) Line() int             { return 0 }
-func (s *sliceSource) Next() (traces.Event, error) {
-	if s.i == len(s.events) {
-		return traces.Event{}, io.EOF
-	}
-	s.i++
-	return s.events[s.i-1], nil
+	return traces.NewTextReader(br, name)
 }
 
 // openInput opens file, or standard input for "-".
