@@ -234,6 +234,16 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
+// shortEvent is the text form of e with a long detail cut, for listings
+// (the trace file keeps it whole).
+func shortEvent(e traces.Event) string {
+	const maxDetail = 60
+	if r := []rune(e.Detail); len(r) > maxDetail {
+		e.Detail = string(r[:maxDetail]) + "…"
+	}
+	return traces.FormatEvent(e)
+}
+
 func nonEmpty(s, def string) string {
 	if s == "" {
 		return def
@@ -266,7 +276,7 @@ func printViolation(w io.Writer, cerr *checker.ConformanceError, recent *ring, a
 		if i == at {
 			prefix = "-> "
 		}
-		fmt.Fprintf(w, "  %s%6d  %s\n", prefix, i+1, traces.FormatEvent(e))
+		fmt.Fprintf(w, "  %s%6d  %s\n", prefix, i+1, shortEvent(e))
 	})
 }
 
