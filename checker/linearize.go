@@ -43,8 +43,11 @@ type LinOptions struct {
 	// trace header's "owner-lifo" setting (0 means FIFO).
 	OwnerFIFO bool
 	// HTML, when not empty, is where porcupine's visualization of the
-	// first violated specification is written (annotated with steals,
-	// parks and wakes). Nothing is written when nothing is violated.
+	// first violated specification is written: its failing parts (a queue
+	// window with the windows just before it), one row per client (row 0
+	// is outside any worker, row w+1 is worker w), and rows of annotations
+	// for steals, parks and wakes. Nothing is written when nothing is
+	// violated.
 	HTML string
 }
 
@@ -242,7 +245,7 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 		c.Verdict = Violated
 		for _, i := range failing {
 			if i >= 0 && len(parts[i]) <= max(maxPart, LinDefaultMaxWindow) {
-				c.failing = append(c.failing, parts[i])
+				c.failing = append(c.failing, linContext(parts, i))
 			}
 		}
 		c.Detail = "no linearization of " + strings.Join(why, "; ")
@@ -432,4 +435,41 @@ func linEarlier(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// linContext is part i with, for a queue window, the windows just before it
+// (up to 60 operations in all), so that the visualization shows how the
+// queue came to hold what the failing window starts from. Windows joined
+// end to end are checked exactly as they were apart: each later window's
+// load is dropped, its content being what the earlier ones leave.
+func linContext(parts [][]porcupine.Operation, i int) []porcupine.Operation {
+	isLoad := func(op porcupine.Operation) bool {
+		in, ok := op.Input.(linQueueIn)
+		return ok && in.load != nil
+	}
+	isEnd := func(op porcupine.Operation) bool {
+		in, ok := op.Input.(linQueueIn)
+		return ok && in.end
+	}
+	if len(parts[i]) == 0 || !isLoad(parts[i][0]) {
+		return parts[i]
+	}
+	j, n := i, len(parts[i])
+	for j > 0 && n+len(parts[j-1]) <= 60 && len(parts[j-1]) > 0 && !isEnd(parts[j-1][len(parts[j-1])-1]) {
+		j--
+		n += len(parts[j])
+		if len(parts[j]) > 0 && !isLoad(parts[j][0]) {
+			break // an empty queue before it: far enough
+		}
+	}
+	out := make([]porcupine.Operation, 0, n)
+	for k := j; k <= i; k++ {
+		for m, op := range parts[k] {
+			if m == 0 && k > j && isLoad(op) {
+				continue
+			}
+			out = append(out, op)
+		}
+	}
+	return out
 }

@@ -407,3 +407,21 @@ func TestFastPathTaken(t *testing.T) {
 		}
 	}
 }
+
+func TestTextReaderNamesFileAndLine(t *testing.T) {
+	in := "// comment\nexecspec-trace v1 executor=x workers=1 policy=fifo\n#1 out spawn t1 -> global\n\n#2 w0 take t1 gobal\n"
+	tr, err := NewTextReader(strings.NewReader(in), "run.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Next(); err != nil || tr.Line() != 3 {
+		t.Fatalf("first event: %v at line %d", err, tr.Line())
+	}
+	_, err = tr.Next()
+	if err == nil || !strings.HasPrefix(err.Error(), `run.txt:5: "gobal": want`) {
+		t.Errorf("error %v, want it at run.txt:5", err)
+	}
+	if _, err2 := tr.Next(); err2 != err {
+		t.Errorf("error not sticky: %v", err2)
+	}
+}

@@ -30,6 +30,7 @@ func TestCheckAndReplay(t *testing.T) {
 		{[]string{"check", td("conforms.jsonl")}, exitHolds,
 			[]string{"16 events", "verdict: holds", "fairness"}, nil},
 		{[]string{"check", td("conforms.txt")}, exitHolds, []string{"verdict: holds"}, nil},
+		{[]string{"check", td("steal_with_local_work.txt")}, exitViolated, []string{"VIOLATION at event 10 (line 13)", "WORKER-STEAL"}, nil},
 		{[]string{"check", "--linearizability", td("conforms.jsonl")}, exitHolds, []string{"verdict: holds", "linearizability: holds"}, nil},
 		{[]string{"check", td("steal_with_local_work.jsonl")}, exitViolated,
 			[]string{"VIOLATION at event 10 (line 11)", "WORKER-STEAL", "premise:", "state before the event:", "-> ", "#10 w1 take t3 steal from w0", "#8 w1 spawn t4 -> local:1", "verify replay"}, nil},
