@@ -67,6 +67,11 @@ PY
     s=$(median < "$d/$tool.s"); bps=$(median < "$d/$tool.bps"); rss=$(median < "$d/$tool.rss")
     printf '%-9s %-16s %-6s %12s %12s %9.2f %12.0f %9.1f %8.0f\n' "W$W T$T K$K" "$PROP" "$tool" "$st" "$tr" "$s" "$(python3 -c "print($st/$s)")" "$bps" "$((rss/1024))"
   done
+  if [ "$PROP" = safety ]; then
+    read -r os ot < "$d/ours.counts"; read -r ss st < "$d/spin.counts"
+    if [ "$os" = "$ss" ] && [ "$((ot + 2))" = "$st" ]; then echo "W$W T$T K$K  counts: identical (states $os; transitions $ot + 2 = SPIN's $st)"
+    else echo "W$W T$T K$K  counts: MISMATCH (ours $os/$ot, SPIN $ss/$st)"; fi
+  fi
   so=$(median < "$d/ours.s"); ss=$(median < "$d/spin.s")
   python3 -c "print('%-9s %-16s ratio ours/SPIN: time %.2f, states/s %.2f' % ('W$W T$T K$K', '$PROP', $so/$ss, $ss/$so))"
 done <<< "$CONFIGS"

@@ -40,6 +40,7 @@ type explorer struct {
 
 	transitions int64
 	depth       int
+	phase       string
 	res         *Result
 }
 
@@ -80,6 +81,7 @@ func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, 
 
 func (e *explorer) run() *Result {
 	e.start = time.Now()
+	e.phase = "exploring"
 	e.res = &Result{Property: string(e.opts.Property), Config: e.cfg}
 	var r *Result
 	if e.live || e.opts.Parallel == 1 || (e.opts.Parallel == 0 && runtime.GOMAXPROCS(0) == 1) {
@@ -141,7 +143,7 @@ func (e *explorer) budget(n int64) string {
 
 func (e *explorer) progress(frontier int64) {
 	if e.opts.Progress != nil {
-		e.opts.Progress(Progress{States: e.count(), Transitions: e.transitions, Depth: e.depth, Frontier: frontier, Elapsed: time.Since(e.start)})
+		e.opts.Progress(Progress{Phase: e.phase, States: e.count(), Transitions: e.transitions, Depth: e.depth, Frontier: frontier, Elapsed: time.Since(e.start)})
 	}
 }
 

@@ -41,9 +41,12 @@ import (
 //
 // Relaxed premises. A real executor cannot test some premises in the same
 // atomic step as its take, and a correct one must not be reported for it.
-// These two premises are accepted when they held at some instant in
-// [e.Call, e.Seq] — from the moment the worker began to look for work
-// (the take's call tick) to the take itself — rather than at e.Seq:
+// These two premises are accepted when they held at some instant between
+// the moment the worker began to look for work and the take, rather than at
+// e.Seq. The worker began to look at its take's call tick e.Call, or, if
+// that is later, right after its previous event (an executor may draw the
+// call tick of the queue operation that succeeded, after other looks that
+// found nothing):
 //   - WORKER-STEAL's "global = ∅": a push onto the global queue from
 //     another thread may land between the thief's look at the global queue
 //     and its steal;
@@ -53,7 +56,8 @@ import (
 //
 // Both read only the global queue, the one queue any thread pushes to; a
 // worker's local queue is pushed to only by its owner, so no premise about
-// it is relaxed. A take without a call tick (Call = 0) is checked at its Seq.
+// it is relaxed. A take without a call tick (Call = 0) is checked at its Seq:
+// nothing then says when the worker looked.
 // ConformanceReport.Relaxed counts the takes accepted this way.
 //
 // Under the priority policy a trace does not say each task's priority, so
@@ -94,6 +98,7 @@ type Conformance struct {
 
 	tasks   []confTask   // indexed by task id - 1
 	workers []confWorker // indexed by worker
+	npend   int          // workers with a deferred decision
 
 	polls    uint64 // polls so far: takes and re-polls
 	maxOther uint64
@@ -143,7 +148,8 @@ const (
 )
 
 type confWorker struct {
-	pendTask int32 // task of the deferred decision
+	lastSeq  uint64 // Seq of the worker's last event
+	pendTask int32  // task of the deferred decision
 	pend     uint8
 	parked   bool
 	parkIdx  int    // event index of the park
@@ -321,7 +327,7 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 		return false, fmt.Errorf("%s = %d: want 0 or 1", k, v)
 	}
 	switch model.Policy(h.Policy) {
-	case model.WorkSteal:
+	case model.WorkSteal, "": // the model's default policy
 		cfg.Policy = model.WorkSteal
 		cfg.LocalCap = model.MaxOpenLocalCap
 		if v, ok := h.Config["local-cap"]; ok {
@@ -398,12 +404,15 @@ func (c *Conformance) Step(e traces.Event) error {
 	}
 	idx := c.n
 	c.n++
-	if err := c.step(idx, e); err != nil {
+	if err := c.step(idx, &e); err != nil {
 		return err
 	}
 	c.lastSeq = e.Seq
-	c.afterEvent(e)
-	if err := c.checkInvariants(idx, e); err != nil {
+	if e.Worker >= 0 {
+		c.workers[e.Worker].lastSeq = e.Seq
+	}
+	c.afterEvent(&e)
+	if err := c.checkInvariants(idx, &e); err != nil {
 		return err
 	}
 	c.ring[idx%conformBefore] = e
@@ -413,7 +422,7 @@ func (c *Conformance) Step(e traces.Event) error {
 
 // afterEvent keeps the global queue's history: when it last became
 // non-empty, and how often it became empty.
-func (c *Conformance) afterEvent(e traces.Event) {
+func (c *Conformance) afterEvent(e *traces.Event) {
 	full := len(c.s.Global) > 0
 	if full && !c.globalFull {
 		c.globalSince = e.Seq
@@ -423,14 +432,14 @@ func (c *Conformance) afterEvent(e traces.Event) {
 	c.globalFull = full
 }
 
-func (c *Conformance) step(idx int, e traces.Event) error {
+func (c *Conformance) step(idx int, e *traces.Event) error {
 	if idx > 0 && e.Seq < c.lastSeq {
 		return c.fail(idx, e, 0, "Seq increases", fmt.Sprintf("seq %d comes after seq %d: the trace is not in Seq order", e.Seq, c.lastSeq))
 	}
 	if int(e.Worker) >= len(c.workers) || e.Worker < -1 {
 		return c.fail(idx, e, confRule(e), "0 ≤ w < W", fmt.Sprintf("no worker %d: the header declares %d workers", e.Worker, len(c.workers)))
 	}
-	if err := traces.Validate(c.h, e); err != nil {
+	if err := traces.Validate(c.h, *e); err != nil {
 		return c.fail(idx, e, confRule(e), "a well-formed event", err.Error())
 	}
 	if e.Task > MaxConformTask {
@@ -449,7 +458,7 @@ func (c *Conformance) step(idx int, e traces.Event) error {
 			return err
 		}
 	}
-	if t != 0 && t <= len(c.tasks) {
+	if c.npend > 0 && t != 0 && t <= len(c.tasks) {
 		if w := c.s.WorkerOf(t); w >= 0 && c.workers[w].pend != confNone && int(c.workers[w].pendTask) == t {
 			if err := c.settle(idx, e, w); err != nil {
 				return err
@@ -482,7 +491,7 @@ func (c *Conformance) step(idx int, e traces.Event) error {
 }
 
 // confRule is the rule an event maps onto, for messages; 0 if none.
-func confRule(e traces.Event) model.Rule {
+func confRule(e *traces.Event) model.Rule {
 	switch e.Kind {
 	case traces.KindSpawn:
 		return model.SPAWN
@@ -511,13 +520,13 @@ func confRule(e traces.Event) model.Rule {
 }
 
 // fail records the violation at event idx.
-func (c *Conformance) fail(idx int, e traces.Event, r model.Rule, premise, reason string) error {
+func (c *Conformance) fail(idx int, e *traces.Event, r model.Rule, premise, reason string) error {
 	before := make([]traces.Event, 0, min(c.ringN, conformBefore))
 	for i := max(idx-conformBefore, idx-c.ringN); i < idx; i++ {
 		before = append(before, c.ring[i%conformBefore])
 	}
 	ce := &ConformanceError{
-		Index: idx, Event: e, Rule: r, Premise: premise, Reason: reason,
+		Index: idx, Event: *e, Rule: r, Premise: premise, Reason: reason,
 		State: c.Lanes(), Before: before,
 	}
 	ce.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, r), reason, premise)
@@ -526,7 +535,7 @@ func (c *Conformance) fail(idx int, e traces.Event, r model.Rule, premise, reaso
 }
 
 // failStep records a violation from the model's *PremiseError (or any error).
-func (c *Conformance) failStep(idx int, e traces.Event, r model.Rule, err error) error {
+func (c *Conformance) failStep(idx int, e *traces.Event, r model.Rule, err error) error {
 	if pe, ok := err.(*model.PremiseError); ok {
 		return c.fail(idx, e, pe.Step.Rule, pe.Premise, pe.Reason)
 	}
@@ -548,7 +557,7 @@ func firstLine(s string) string {
 }
 
 // describe says what an event claims, in the words of its rule.
-func describe(e traces.Event, r model.Rule) string {
+func describe(e *traces.Event, r model.Rule) string {
 	if r == 0 {
 		r = confRule(e)
 	}
@@ -619,7 +628,7 @@ func (c *Conformance) apply(st model.Step, seq uint64) error {
 // dest maps an event's queue onto a Step's destination: e.Queue, or for an
 // event that does not say, the acting worker's local queue (the global
 // queue from outside the workers, or under a policy without local queues).
-func (c *Conformance) dest(e traces.Event) int {
+func (c *Conformance) dest(e *traces.Event) int {
 	switch {
 	case e.Queue == traces.QueueGlobal:
 		return model.Global
@@ -645,14 +654,14 @@ func (c *Conformance) placed(t, w int) traces.Queue {
 // checkPush checks that a push of an event's task went where the event
 // says: onto the acting worker's own local queue, or the global queue; and
 // that the model, with its capacity, put it there too.
-func (c *Conformance) checkPush(idx int, e traces.Event, r model.Rule) error {
+func (c *Conformance) checkPush(idx int, e *traces.Event, r model.Rule) error {
 	if w := e.Queue.Worker(); w >= 0 && w != int(e.Worker) {
 		return c.fail(idx, e, r, "pushed on the acting worker's own local queue, or the global queue", fmt.Sprintf("%s pushes onto worker %d's local queue", who(int(e.Worker)), w))
 	}
 	return nil
 }
 
-func (c *Conformance) checkPlaced(idx int, e traces.Event, r model.Rule, w int) error {
+func (c *Conformance) checkPlaced(idx int, e *traces.Event, r model.Rule, w int) error {
 	t := int(e.Task)
 	got := c.placed(t, w)
 	if got == e.Queue || e.Queue == traces.QueueNone {
@@ -674,7 +683,7 @@ func (c *Conformance) capacity() int {
 	return c.cap
 }
 
-func (c *Conformance) spawn(idx int, e traces.Event) error {
+func (c *Conformance) spawn(idx int, e *traces.Event) error {
 	if err := c.checkPush(idx, e, model.SPAWN); err != nil {
 		return err
 	}
@@ -703,7 +712,7 @@ func takeRule(src traces.Source) model.Rule {
 	return model.POLL_LOCAL
 }
 
-func (c *Conformance) take(idx int, e traces.Event) error {
+func (c *Conformance) take(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	r := takeRule(e.Source)
 	st := model.Step{Rule: r, Worker: w, Task: t, Victim: -1, Dest: -1}
@@ -711,7 +720,7 @@ func (c *Conformance) take(idx int, e traces.Event) error {
 		st.Victim = int(e.Victim)
 	}
 	err := c.takeStep(st, e)
-	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > e.Call {
+	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
 		// The relaxed premises: the global queue was empty at an instant
 		// of [Call, Seq]; check the take as of that instant.
 		g := c.s.Global
@@ -735,7 +744,7 @@ func (c *Conformance) take(idx int, e traces.Event) error {
 	return nil
 }
 
-func (c *Conformance) takeStep(st model.Step, e traces.Event) error {
+func (c *Conformance) takeStep(st model.Step, e *traces.Event) error {
 	switch {
 	case c.priority && st.Rule == model.GLOBAL_STEAL:
 		return c.takeAnywhere(st, e.Seq)
@@ -769,7 +778,7 @@ func (c *Conformance) takeAnywhere(st model.Step, seq uint64) error {
 	return c.apply(st, seq)
 }
 
-func (c *Conformance) pollBegin(idx int, e traces.Event) error {
+func (c *Conformance) pollBegin(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	if cur := int(c.s.Cur[w]); cur != t {
 		switch {
@@ -787,7 +796,7 @@ func (c *Conformance) pollBegin(idx int, e traces.Event) error {
 	return nil
 }
 
-func (c *Conformance) pollEnd(idx int, e traces.Event) error {
+func (c *Conformance) pollEnd(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	switch e.Result {
 	case traces.ResultPending:
@@ -798,6 +807,7 @@ func (c *Conformance) pollEnd(idx int, e traces.Event) error {
 		}
 		if c.slices && c.s.Cur[w] == int32(t) && c.s.Task[t-1] == model.Notified {
 			c.workers[w].pend, c.workers[w].pendTask = confSuspend, int32(t)
+			c.npend++
 			return nil
 		}
 		return c.suspend(idx, e, w, t, false)
@@ -808,6 +818,7 @@ func (c *Conformance) pollEnd(idx int, e traces.Event) error {
 	case traces.ResultPanic:
 		if c.retry && c.s.Cur[w] == int32(t) {
 			c.workers[w].pend, c.workers[w].pendTask = confFailed, int32(t)
+			c.npend++
 			return nil
 		}
 		if err := c.apply(model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1, Failed: true}, e.Seq); err != nil {
@@ -818,7 +829,7 @@ func (c *Conformance) pollEnd(idx int, e traces.Event) error {
 }
 
 // suspend applies TASK-SUSPEND; e is the event that settled it.
-func (c *Conformance) suspend(idx int, e traces.Event, w, t int, repoll bool) error {
+func (c *Conformance) suspend(idx int, e *traces.Event, w, t int, repoll bool) error {
 	if err := c.suspendStep(w, t, repoll, e.Seq); err != nil {
 		return c.failStep(idx, e, model.TASK_SUSPEND, err)
 	}
@@ -851,11 +862,12 @@ func (c *Conformance) suspendStep(w, t int, repoll bool, seq uint64) error {
 
 // settle decides the deferred end of worker w's poll, now that event e of
 // that worker or task came.
-func (c *Conformance) settle(idx int, e traces.Event, w int) error {
+func (c *Conformance) settle(idx int, e *traces.Event, w int) error {
 	cw := &c.workers[w]
 	t := int(cw.pendTask)
 	kind := cw.pend
 	cw.pend, cw.pendTask = confNone, 0
+	c.npend--
 	switch kind {
 	case confSuspend:
 		repoll := e.Kind == traces.KindPollBegin && int(e.Worker) == w && int(e.Task) == t
@@ -895,9 +907,10 @@ func (c *Conformance) settleAll() {
 		}
 		cw.pend, cw.pendTask = confNone, 0
 	}
+	c.npend = 0
 }
 
-func (c *Conformance) wake(idx int, e traces.Event) error {
+func (c *Conformance) wake(idx int, e *traces.Event) error {
 	t := int(e.Task)
 	state := c.s.Task[t-1]
 	want := model.WakeOutcome(c.s, t)
@@ -952,7 +965,7 @@ func wakeReason(got traces.Outcome, s model.TaskState, t int) string {
 	return fmt.Sprintf("t%d was %s", t, s)
 }
 
-func (c *Conformance) requeue(idx int, e traces.Event) error {
+func (c *Conformance) requeue(idx int, e *traces.Event) error {
 	t := int(e.Task)
 	ct := &c.tasks[t-1]
 	if ct.flags&confRequeue == 0 {
@@ -969,7 +982,7 @@ func (c *Conformance) requeue(idx int, e traces.Event) error {
 	return nil
 }
 
-func (c *Conformance) park(idx int, e traces.Event) {
+func (c *Conformance) park(idx int, e *traces.Event) {
 	w := int(e.Worker)
 	cw := &c.workers[w]
 	cw.parked = true
@@ -984,7 +997,7 @@ func (c *Conformance) park(idx int, e traces.Event) {
 
 // modelStep applies a step event: a rule named by the event, as in a
 // model checker's counterexample.
-func (c *Conformance) modelStep(idx int, e traces.Event) error {
+func (c *Conformance) modelStep(idx int, e *traces.Event) error {
 	st := model.Step{Rule: e.Rule, Worker: int(e.Worker), Task: int(e.Task), Victim: -1, Dest: -1}
 	switch e.Rule {
 	case model.SPAWN, model.WAKE:
@@ -1002,7 +1015,7 @@ func (c *Conformance) modelStep(idx int, e traces.Event) error {
 // checkInvariants checks the model's invariants after event idx: after every
 // event while the state is small, else every invEvery events so that the
 // cost stays a constant per event.
-func (c *Conformance) checkInvariants(idx int, e traces.Event) error {
+func (c *Conformance) checkInvariants(idx int, e *traces.Event) error {
 	c.invCount++
 	if c.invCount < c.invEvery {
 		return nil
@@ -1013,12 +1026,12 @@ func (c *Conformance) checkInvariants(idx int, e traces.Event) error {
 	}
 	c.invEvery = 1
 	if size := len(c.s.Task) + len(c.s.Global) + len(c.workers)*len(c.workers); size > 64 {
-		c.invEvery = size / 4
+		c.invEvery = size
 	}
 	return nil
 }
 
-func (c *Conformance) failInvariant(idx int, e traces.Event, inv *model.Invariant, err error) error {
+func (c *Conformance) failInvariant(idx int, e *traces.Event, inv *model.Invariant, err error) error {
 	reason := err.Error()
 	if c.invEvery > 1 {
 		reason += fmt.Sprintf(" (invariants are checked every %d events on a state this size: the step that broke it is one of the last %d)", c.invEvery, c.invEvery)
@@ -1040,7 +1053,7 @@ func (c *Conformance) Finish() *ConformanceReport {
 		if inv, err := c.m.CheckInvariants(c.s); err != nil {
 			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
 			c.invEvery = 1
-			c.failInvariant(c.n, e, inv, err)
+			c.failInvariant(c.n, &e, inv, err)
 		}
 	}
 	r := &ConformanceReport{

@@ -26,7 +26,7 @@ import (
 
 // slotPush notes a push of e's task onto worker d's local queue by a spawn
 // or a wake: into the slot if it is empty, else behind the slot's task.
-func (c *Conformance) slotPush(e traces.Event, d int) {
+func (c *Conformance) slotPush(e *traces.Event, d int) {
 	if !c.slotOn || d < 0 || c.placed(int(e.Task), d) != traces.LocalQueue(d) {
 		return
 	}
@@ -68,7 +68,7 @@ func (c *Conformance) keepSlotLast(w int) {
 }
 
 // takeWithSlot applies a take when slots are on.
-func (c *Conformance) takeWithSlot(st model.Step, e traces.Event) error {
+func (c *Conformance) takeWithSlot(st model.Step, e *traces.Event) error {
 	s := c.s
 	w := st.Worker
 	if e.Source == traces.SourceLIFO {

@@ -351,8 +351,9 @@ execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4
 #3 w0 poll-begin t1
 #4 w0 spawn t2 -> local:0
 #5 out spawn t3 -> global
-#6 w1 take t2 steal from w0 call=5
-`, seq: 6, rule: model.WORKER_STEAL, premise: "global = ∅", reason: "global queue holds [t3]"},
+#6 w1 unpark
+#7 w1 take t2 steal from w0 call=6
+`, seq: 7, rule: model.WORKER_STEAL, premise: "global = ∅", reason: "global queue holds [t3]"},
 	{name: "take of a DONE task", trace: `
 execspec-trace v1 executor=x workers=1 policy=fifo
 #1 out spawn t1 -> global

@@ -72,6 +72,7 @@ type Options struct {
 
 // Progress is a snapshot of a running exploration.
 type Progress struct {
+	Phase       string // "exploring", or the liveness check under way
 	States      int64
 	Transitions int64
 	Depth       int

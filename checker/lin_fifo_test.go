@@ -13,7 +13,7 @@ import (
 func TestLinFIFODecideAgreesWithSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	counts := map[Verdict]int{}
-	for i := range 600 {
+	for i := range 400 {
 		ops := linFIFOHistory(8+r.IntN(16), 1+r.IntN(2), false, uint64(i))
 		var takes []int
 		for k, op := range ops {

@@ -41,6 +41,9 @@ type linHistory struct {
 // logical clock. An operation that was called and never returned gets
 // Return = +inf.
 func linEventTicks(e traces.Event) (int64, int64, error) {
+	if max(e.Seq, e.Call, e.Return) >= 1<<61 {
+		return 0, 0, fmt.Errorf("tick %d out of range (below 2^61)", max(e.Seq, e.Call, e.Return))
+	}
 	if e.Call != 0 || e.Return != 0 {
 		return linTicks(e.Call, e.Return)
 	}
@@ -63,12 +66,15 @@ func linClient(worker int32) int {
 // both (the rule is one transition with two cases; the executor records
 // them as two events).
 //
+// Ticks are doubled and each worker's operations made sequential (see
+// below), so the history's ticks are not the trace's.
+//
 // In a run that was cut (complete false), a pending poll end that is the
 // last event of its task and of its worker may have been cut before its
 // re-queue: it is kept as an operation that never returned, whose re-queue
 // the state decides.
 func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete bool) (*linHistory, error) {
-	hist := &linHistory{queues: map[traces.Queue][]LinQueueOp{}, workers: h.Workers}
+	hist := &linHistory{queues: map[traces.Queue][]LinQueueOp{}, workers: h.Workers, ops: make([]linOp, 0, len(events))}
 	if v, ok := h.Config["owner-lifo"]; ok && v == 0 {
 		ownerFIFO = true
 	}
@@ -156,6 +162,34 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	}
 	hist.pol, hist.pol.begins = pol, begins
 	sort.SliceStable(order, func(a, b int) bool { return order[a].key < order[b].key })
+
+	// A worker is one goroutine: its operations run one after another, in
+	// the order of their Seq (each drawn where the operation took effect).
+	// So an operation of worker w took effect after w's previous one did,
+	// whatever its recorded Call says: executors may record a Call far
+	// earlier (any earlier clock value is sound), which would let
+	// porcupine try w's operations in orders w could not have run them in,
+	// an exponential search for nothing. Ticks are doubled, and a worker's
+	// operation is called just after its previous one returned, when its
+	// recorded Call is earlier. Operations from outside any worker (-1)
+	// may come from many goroutines and keep their intervals.
+	last := map[int32]int64{}
+	for k := range order {
+		x := &order[k]
+		x.call *= 2
+		if x.ret < linInf {
+			x.ret *= 2
+		}
+		w := events[x.i].Worker
+		if w < 0 {
+			continue
+		}
+		if lr, ok := last[w]; ok && lr < linInf && lr+1 <= x.ret {
+			x.call = max(x.call, lr+1)
+		}
+		last[w] = x.ret
+	}
+	hist.maxTick *= 2
 
 	// defaultQueue is where the model pushes when the trace does not say.
 	defaultQueue := func(worker int32) traces.Queue {

@@ -43,8 +43,11 @@ type LinOptions struct {
 	// trace header's "owner-lifo" setting (0 means FIFO).
 	OwnerFIFO bool
 	// HTML, when not empty, is where porcupine's visualization of the
-	// first violated specification is written (annotated with steals,
-	// parks and wakes). Nothing is written when nothing is violated.
+	// first violated specification is written: its failing parts (a queue
+	// window with the windows just before it), one row per client (row 0
+	// is outside any worker, row w+1 is worker w), and rows of annotations
+	// for steals, parks and wakes. Nothing is written when nothing is
+	// violated.
 	HTML string
 }
 
@@ -54,6 +57,9 @@ const (
 	LinDefaultMaxWindow  = 200
 	LinDefaultLongBudget = time.Second
 	LinDefaultMaxWhole   = 64
+	// LinWholeBudget is the most the whole-executor search may take of the
+	// budget; past it that specification is Unknown.
+	LinWholeBudget = 2 * time.Second
 )
 
 func (o LinOptions) budget() time.Duration {
@@ -89,7 +95,8 @@ func (o LinOptions) maxWhole() int {
 
 // LinCheck is the outcome of one sequential specification against its part
 // of a history: one partition per task, per window of a queue, or the whole
-// history.
+// history. A value: the zero LinCheck is an Unknown verdict on nothing; safe
+// to copy and to read from several goroutines.
 type LinCheck struct {
 	Spec       string        // "task", "global", "local[w]", "executor", or a caller's name
 	Verdict    Verdict       // Holds, Violated, or Unknown (budget spent or window too long)
@@ -105,7 +112,8 @@ type LinCheck struct {
 
 // LinResult is the outcome of CheckLinearizability: one LinCheck per
 // specification, and the verdict over them (Violated if any is violated;
-// else Unknown if any is unknown; else Holds).
+// else Unknown if any is unknown; else Holds). The zero LinResult is
+// Unknown. A value, safe to copy.
 type LinResult struct {
 	Verdict Verdict
 	Checks  []LinCheck
@@ -237,7 +245,7 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 		c.Verdict = Violated
 		for _, i := range failing {
 			if i >= 0 && len(parts[i]) <= max(maxPart, LinDefaultMaxWindow) {
-				c.failing = append(c.failing, parts[i])
+				c.failing = append(c.failing, linContext(parts, i))
 			}
 		}
 		c.Detail = "no linearization of " + strings.Join(why, "; ")
@@ -308,10 +316,25 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 //     opt.MaxWhole operations (skipped, and so not part of the verdict,
 //     beyond).
 //
-// An operation that never returned is kept and may take effect anywhere
-// after its call. Events without Call/Return ticks are taken as instants at
-// their Seq. Bad events (no clock, an unknown kind, a task id below 1) are
-// an error naming the event; nothing is checked then.
+// Vocabulary. An operation is one event (or a poll end with its re-queue)
+// as an interval [Call, Return] on the trace's logical clock; events
+// without Call/Return ticks are instants at their Seq. An operation that
+// never returned (Return 0) is kept and may take effect anywhere after its
+// call. A worker is one goroutine, so its operations are ordered by their
+// Seq even when their recorded intervals overlap. A window is a stretch of
+// one queue's history that starts at a determined quiescent point (see
+// CheckLinQueue) and is checked on its own.
+//
+// What the trace's header changes: "owner-lifo" 0 makes owners take from
+// the head; "lifo-slot" gives each local queue a one-task slot that spawns
+// and wakes fill when it is empty and POLL-LOCAL through the slot empties;
+// "steal-half" lets a steal move more tasks, which are inferred from where
+// they are taken later (one hop); the "priority" policy checks the global
+// queue as a bag, since the trace does not carry priorities; "timeslice"
+// and "retry" follow the model's re-poll and re-run rules.
+//
+// Bad events (no clock, an unknown kind, a task id below 1) are an error
+// naming the event; nothing is checked then.
 //
 // Cost: linear in the trace outside the searches; each search is bounded by
 // opt.Budget, after which the verdict is Unknown. Safe for concurrent use.
@@ -325,13 +348,18 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	res := LinResult{Ops: len(hist.ops)}
 
 	// Per task.
-	byTask := map[int64][]porcupine.Operation{}
-	var taskOrder []int64
+	count := map[int64]int{}
+	for _, o := range hist.ops {
+		count[o.task.task]++
+	}
+	byTask := make(map[int64][]porcupine.Operation, len(count))
+	taskOrder := make([]int64, 0, len(count))
+	for t, n := range count {
+		taskOrder = append(taskOrder, t)
+		byTask[t] = make([]porcupine.Operation, 0, n+1)
+	}
 	for _, o := range hist.ops {
 		t := o.task.task
-		if _, ok := byTask[t]; !ok {
-			taskOrder = append(taskOrder, t)
-		}
 		byTask[t] = append(byTask[t], porcupine.Operation{
 			ClientId: o.client, Input: o.task, Call: o.call, Return: o.ret, Metadata: o.event,
 		})
@@ -378,7 +406,7 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	// The whole executor, on small histories.
 	if mw := opt.maxWhole(); mw > 0 && len(hist.ops) <= mw {
 		ops, nt, nq := linWholeOps(hist, opt.Complete)
-		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), 0, deadline, func(int) string {
+		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), 0, linEarlier(deadline, time.Now().Add(LinWholeBudget)), func(int) string {
 			return "the whole history"
 		}, nil))
 	}
@@ -400,4 +428,48 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+func linEarlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// linContext is part i with, for a queue window, the windows just before it
+// (up to 60 operations in all), so that the visualization shows how the
+// queue came to hold what the failing window starts from. Windows joined
+// end to end are checked exactly as they were apart: each later window's
+// load is dropped, its content being what the earlier ones leave.
+func linContext(parts [][]porcupine.Operation, i int) []porcupine.Operation {
+	isLoad := func(op porcupine.Operation) bool {
+		in, ok := op.Input.(linQueueIn)
+		return ok && in.load != nil
+	}
+	isEnd := func(op porcupine.Operation) bool {
+		in, ok := op.Input.(linQueueIn)
+		return ok && in.end
+	}
+	if len(parts[i]) == 0 || !isLoad(parts[i][0]) {
+		return parts[i]
+	}
+	j, n := i, len(parts[i])
+	for j > 0 && n+len(parts[j-1]) <= 60 && len(parts[j-1]) > 0 && !isEnd(parts[j-1][len(parts[j-1])-1]) {
+		j--
+		n += len(parts[j])
+		if len(parts[j]) > 0 && !isLoad(parts[j][0]) {
+			break // an empty queue before it: far enough
+		}
+	}
+	out := make([]porcupine.Operation, 0, n)
+	for k := j; k <= i; k++ {
+		for m, op := range parts[k] {
+			if m == 0 && k > j && isLoad(op) {
+				continue
+			}
+			out = append(out, op)
+		}
+	}
+	return out
 }

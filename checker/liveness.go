@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/execspec/execspec/model"
 )
@@ -77,7 +78,13 @@ func (e *explorer) liveness() *Result {
 			})
 		}
 	}
-	for _, sp := range specs {
+	last := time.Now()
+	for k, sp := range specs {
+		e.phase = fmt.Sprintf("liveness %d/%d (%s)", k+1, len(specs), sp.name)
+		if time.Since(last) >= time.Second {
+			last = time.Now()
+			e.progress(0)
+		}
 		if why := e.budget(int64(n)); why != "" {
 			e.res.Verdict, e.res.Message = Unknown, why
 			return e.res
@@ -137,7 +144,7 @@ func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
 	} else {
 		// Breadth first from the p-states, inside the subgraph.
 		seen := newBits(n)
-		prev := make(map[uint32]uint32)
+		prev := make([]uint32, n)
 		var queue []uint32
 		for i := uint32(0); i < n; i++ {
 			if comp[i] != noComp && sp.p(i) {
@@ -145,9 +152,8 @@ func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
 				queue = append(queue, i)
 			}
 		}
-		for len(queue) > 0 && entry == noParent {
-			i := queue[0]
-			queue = queue[1:]
+		for head := 0; head < len(queue) && entry == noParent; head++ {
+			i := queue[head]
 			if badComp(comp[i]) {
 				entry = i
 				break
@@ -156,19 +162,15 @@ func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
 				j := e.edges[k]
 				if comp[j] != noComp && !seen.get(j) {
 					seen.set(j)
-					prev[j] = i
+					prev[j] = i + 1
 					queue = append(queue, j)
 				}
 			}
 		}
 		if entry != noParent {
 			from = entry
-			for {
-				p, ok := prev[from]
-				if !ok {
-					break
-				}
-				from = p
+			for prev[from] != 0 {
+				from = prev[from] - 1
 			}
 		}
 	}

@@ -46,6 +46,10 @@ func (b *base) init(workers int) {
 	b.workers.init()
 	b.qcond.L = &b.qmu
 	b.quiet = func() bool { return b.pending.Load() == 0 }
+	// The clock starts at 1, so that a Call tick read before the first
+	// event is 1, never 0 (which a trace reads as "no call tick"); the
+	// first Seq is 2.
+	b.clock.Store(1)
 }
 
 func (b *base) joinCtl() *base { return b }
@@ -63,12 +67,13 @@ func (b *base) LateWakes() int64 { return b.late.Load() }
 // Seq, unique. Only called when recording.
 func (b *base) tick() uint64 { return b.clock.Add(1) }
 
-// callTick returns the Call tick of a queue operation by w (-1 outside):
-// a value the clock had before the operation begins. A worker uses the
-// last number it drew at the end of its previous poll, at no cost; others,
-// and a worker just back from parking, read the clock. Any earlier value
-// is sound, only wider: Return(A) < Call(B) still means A returned before B
-// was called, since the clock never goes back.
+// callTick returns the Call tick of a queue operation: the clock's value
+// read just before the operation begins. A read, not a draw: Call < Seq holds since
+// the operation's Seq is drawn later, and Return(A) < Call(B) still means
+// A took effect before B began, since the clock never goes back. An earlier
+// value (say, the last number the worker drew) would be as sound but
+// widen the interval, and wide intervals on one queue make a
+// linearizability search exponential.
 //
 // The Return tick of a queue operation is the clock's value where it took
 // effect, inside the queue's critical section: its Seq for pushes, and for
@@ -77,23 +82,13 @@ func (b *base) tick() uint64 { return b.clock.Add(1) }
 // linearization point, which is all a linearizability check needs.
 //
 // Why so frugal: every worker and every spawning goroutine writes the
-// clock's cache line, and each access costs a transfer between cores. Two
-// reads and two draws per operation cost recording twice the time of the
-// executor's own work on two cores; this is one draw per event.
-func (b *base) callTick(w int) uint64 {
-	if w >= 0 {
-		if c := b.wk[w].last; c != 0 {
-			return c
-		}
-	}
-	return b.clock.Load()
-}
+// clock's cache line, and each access costs a transfer between cores.
+func (b *base) callTick() uint64 { return b.clock.Load() }
 
 // workerLocal is the state only worker w touches, padded so that workers
 // do not share cache lines.
 type workerLocal struct {
-	cur  *task  // the task being polled, for a Goexit in its poll
-	last uint64 // a number this worker drew, for callTick; 0 after a park
+	cur *task // the task being polled, for a Goexit in its poll
 
 	// The take just made, recorded with the poll's beginning. Scalars
 	// only: copying a whole Event (it holds a string) into the heap would
@@ -317,9 +312,6 @@ func (b *base) complete(t *task, w int, v any, err error) {
 			break
 		}
 	}
-	if w >= 0 {
-		b.wk[w].last = seq
-	}
 	if b.rec != nil {
 		e := ev(traces.KindPollEnd, seq, t, w)
 		e.Result = res
@@ -343,7 +335,6 @@ func (b *base) suspend(t *task, w int) bool {
 			seq = b.tick()
 		}
 		if t.state.CompareAndSwap(old, to(old, stWaiting)) {
-			b.wk[w].last = seq
 			if b.rec != nil {
 				e := ev(traces.KindPollEnd, seq, t, w)
 				e.Result = traces.ResultPending
@@ -443,7 +434,6 @@ func (b *base) park(w int, hasWork, ready func() bool) {
 }
 
 func (b *base) recordPark(k traces.Kind, w int) {
-	b.wk[w].last = 0
 	if b.rec != nil {
 		b.rec.Record(traces.Event{Seq: b.tick(), Kind: k, Worker: int32(w), Victim: -1})
 	}

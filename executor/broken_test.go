@@ -56,8 +56,8 @@ func (e *brokenExec) SetRecorder(r Recorder) { e.rec = r }
 func (e *brokenExec) Describe() traces.Header { return header("broken", 1, "fifo", nil) }
 
 func (e *brokenExec) record(x traces.Event) { // under mu
-	e.clock++
-	x.Seq = e.clock
+	e.clock += 2
+	x.Call, x.Seq, x.Return = e.clock-1, e.clock, e.clock
 	x.Victim = -1
 	if e.rec != nil {
 		e.rec.Record(x)

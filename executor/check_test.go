@@ -96,6 +96,11 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 		if e.Call != 0 && !(e.Call < e.Seq && e.Seq <= e.Return) {
 			fail("seq %d: call %d / return %d do not bracket it", e.Seq, e.Call, e.Return)
 		}
+		queueOp := e.Kind == traces.KindSpawn || e.Kind == traces.KindTake || e.Kind == traces.KindRequeue ||
+			(e.Kind == traces.KindWake && e.Outcome == traces.OutcomeScheduled)
+		if queueOp && (e.Call == 0 || e.Return == 0) {
+			fail("seq %d: queue operation %v of task %d without call and return ticks", e.Seq, e.Kind, e.Task)
+		}
 		if e.Task == 0 {
 			continue // park, unpark
 		}

@@ -89,7 +89,7 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	e.yield(PointPush)
 	var call, seq uint64
 	if e.rec != nil {
-		call = e.callTick(w)
+		call = e.callTick()
 	}
 	e.mu.lock(&e.ctl)
 	t.state.Store(stQueued)
@@ -125,7 +125,7 @@ func (e *shared) wake(t *task) {
 		e.yield(PointPush)
 		var call, seq uint64
 		if e.rec != nil {
-			call = e.callTick(w)
+			call = e.callTick()
 		}
 		e.mu.lock(&e.ctl)
 		old := t.state.Load()
@@ -162,7 +162,7 @@ func (e *shared) take(w int) *task {
 	e.yield(PointPop)
 	var call, seq uint64
 	if e.rec != nil {
-		call = e.callTick(w)
+		call = e.callTick()
 	}
 	e.mu.lock(&e.ctl)
 	t := e.q.pop()
@@ -187,7 +187,7 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.yield(PointPush)
 	var call, s1, s2 uint64
 	if e.rec != nil {
-		call = e.callTick(w)
+		call = e.callTick()
 	}
 	e.mu.lock(&e.ctl)
 	for {

@@ -177,7 +177,7 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 	rec := e.rec != nil
 	var call, s1, s2 uint64
 	if rec {
-		call = e.callTick(w)
+		call = e.callTick()
 	}
 	var l *localq
 	q := traces.QueueGlobal
@@ -329,7 +329,7 @@ func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 	e.yield(PointPop)
 	var call uint64
 	if e.rec != nil {
-		call = e.callTick(w)
+		call = e.callTick()
 	}
 	l.mu.lock(&e.ctl)
 	var t *task
@@ -366,7 +366,7 @@ func (e *WorkSteal) takeGlobal(w int) *task {
 	e.yield(PointPop)
 	var call uint64
 	if e.rec != nil {
-		call = e.callTick(w)
+		call = e.callTick()
 	}
 	e.global.mu.lock(&e.ctl)
 	t := e.global.pop()
@@ -407,7 +407,7 @@ func (e *WorkSteal) steal(w int) *task {
 	var call uint64
 	rec := e.rec != nil
 	if rec {
-		call = e.callTick(w)
+		call = e.callTick()
 	}
 	e.global.mu.lock(&e.ctl)
 	if t := e.global.pop(); t != nil {

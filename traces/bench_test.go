@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -108,10 +109,15 @@ func BenchmarkParseText(b *testing.B) {
 	b.ReportMetric(1e9/perOp, "events/s")
 }
 
+// BenchmarkLogRecord records from parallel goroutines, each as its own
+// worker, as an executor's workers do.
 func BenchmarkLogRecord(b *testing.B) {
-	var l Log
-	e := Event{Seq: 1, Kind: KindTake, Task: 1, Worker: 0, Source: SourceLocal}
+	var (
+		l    Log
+		next atomic.Int32
+	)
 	b.RunParallel(func(pb *testing.PB) {
+		e := Event{Seq: 1, Kind: KindTake, Task: 1, Worker: next.Add(1) - 1, Source: SourceLocal}
 		for pb.Next() {
 			l.Record(e)
 		}
@@ -205,4 +211,14 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkLogRecordOne is one goroutine recording: the cost an executor
+// with one worker pays per event.
+func BenchmarkLogRecordOne(b *testing.B) {
+	var l Log
+	e := Event{Seq: 1, Kind: KindTake, Task: 1, Worker: 0, Source: SourceLocal}
+	for b.Loop() {
+		l.Record(e)
+	}
 }

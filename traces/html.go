@@ -14,6 +14,9 @@ type Mark struct {
 	Index   int    // into the events, from 0 (the page counts from 1); -1 when no one event is at fault
 	Rule    string // the rule that failed, e.g. "WORKER-STEAL"; may be ""
 	Message string
+	// Label heads the message: "violation" when empty; "unknown" for a
+	// trace whose verdict is unknown (tasks not DONE at its end).
+	Label string
 }
 
 // MaxHTMLEvents bounds the events drawn in one page; a longer trace is
@@ -161,7 +164,7 @@ var cfg = Object.keys(h.config || {}).sort().map(function (k) { return k + "=" +
 document.getElementById("summary").textContent =
   "executor " + (h.executor || "?") + ", policy " + (h.policy || "?") + (cfg ? " (" + cfg + ")" : "") +
   ", " + W + " workers, " + d.total + " events" +
-  (ev.length < d.total ? "; showing events " + d.offset + " to " + (d.offset + ev.length - 1) : "");
+  (ev.length < d.total ? "; showing events " + (d.offset + 1) + " to " + (d.offset + ev.length) : "");
 var LH = 28, TOP = 20, LEFT = 70;
 var DX = Math.max(4, Math.min(22, 1600 / Math.max(1, ev.length)));
 function x(k) { return LEFT + (k + 0.5) * DX; }         // k: position in ev
@@ -239,7 +242,7 @@ ev.forEach(function (e) {
 if (mark) {
   var v = document.getElementById("violation");
   v.hidden = false;
-  var s = document.createElement("span"); s.className = "rule"; s.textContent = "violation" + (mark.Rule ? " of " + mark.Rule : "") + ": ";
+  var s = document.createElement("span"); s.className = "rule"; s.textContent = (mark.Label || "violation") + (mark.Rule ? " of " + mark.Rule : "") + ": ";
   var m = document.createElement("span"); m.className = "msg"; m.textContent = mark.Message;
   v.appendChild(s); v.appendChild(m);
   if (markI >= 0) {

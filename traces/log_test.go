@@ -18,7 +18,13 @@ func TestLogConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				l.Record(Event{Seq: clock.Add(1), Kind: KindPark, Worker: int32(g), Victim: -1})
+				// Half the events from this goroutine's worker, half from
+				// others, so that shards are shared as in a real run.
+				w := int32(g)
+				if clock.Load()%2 == 0 {
+					w = int32((g + 1) % goroutines)
+				}
+				l.Record(Event{Seq: clock.Add(1), Kind: KindPark, Worker: w, Victim: -1})
 			}
 		}()
 	}
@@ -35,6 +41,25 @@ func TestLogConcurrent(t *testing.T) {
 	l.Reset()
 	if l.Len() != 0 || len(l.Events()) != 0 {
 		t.Error("Reset left events")
+	}
+}
+
+// TestLogKeepsEqualSeqInRecordOrder: within one worker, events with the
+// same Seq keep the order they were recorded in.
+func TestLogKeepsEqualSeqInRecordOrder(t *testing.T) {
+	var l Log
+	for i := range 5 {
+		l.Record(Event{Seq: 7, Kind: KindPark, Worker: 3, Task: int64(i)})
+	}
+	l.Record(Event{Seq: 1, Kind: KindPark, Worker: 20})
+	ev := l.Events()
+	if ev[0].Worker != 20 {
+		t.Fatalf("first event %+v, want seq 1", ev[0])
+	}
+	for i, e := range ev[1:] {
+		if e.Task != int64(i) {
+			t.Fatalf("equal-seq events reordered: %+v", ev)
+		}
 	}
 }
 

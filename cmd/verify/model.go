@@ -211,6 +211,10 @@ func (f *modelFlags) resolve() (model.Config, []checker.Property, checker.Option
 func progressPrinter(w io.Writer) func(checker.Progress) {
 	return func(p checker.Progress) {
 		rate := float64(p.States) / p.Elapsed.Seconds()
+		if p.Phase != "exploring" {
+			fmt.Fprintf(w, "  %s states explored; checking %s  %s\n", human(p.States), p.Phase, p.Elapsed.Truncate(time.Second))
+			return
+		}
 		fmt.Fprintf(w, "  %s states  %s/s  %s transitions  depth %d  frontier %s  %s\n",
 			human(p.States), human(int64(rate)), human(p.Transitions), p.Depth, human(p.Frontier), p.Elapsed.Truncate(time.Second))
 	}
