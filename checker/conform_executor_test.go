@@ -144,7 +144,7 @@ func keepFailing(t *testing.T, name string, h traces.Header, events []traces.Eve
 	t.Logf("trace written to %s", path)
 }
 
-func conforms(t *testing.T, name string, h traces.Header, events []traces.Event) {
+func conforms(t *testing.T, name string, h traces.Header, events []traces.Event) *checker.ConformanceReport {
 	t.Helper()
 	c, err := checker.NewConformance(h)
 	if err != nil {
@@ -163,12 +163,26 @@ func conforms(t *testing.T, name string, h traces.Header, events []traces.Event)
 			t.Errorf("%s: %s", name, r.Summary())
 		}
 		keepFailing(t, name, h, events)
-		return
+		return r
 	}
 	if len(r.Warnings) > 0 {
 		t.Errorf("%s: warnings on a correct executor:\n%s", name, r.Summary())
 	}
 	t.Logf("%s: %d events, %d tasks, fairness %d polls / %d ticks, %d relaxed", name, r.Events, r.Tasks, r.MaxOtherPolls, r.MaxDelay, r.Relaxed)
+	return r
+}
+
+// fair checks the trace's fairness figure against the bound the executor
+// states for the number of tasks it ran.
+func fair(t *testing.T, name string, ex executor.Executor, r *checker.ConformanceReport) {
+	t.Helper()
+	b, ok := ex.(executor.Bounded)
+	if !ok || r.Verdict != checker.Holds {
+		return
+	}
+	if bound := b.FairnessBound(r.Tasks); bound >= 0 && r.MaxOtherPolls > bound {
+		t.Errorf("%s: task %d waited for %d polls of other tasks; the executor states at most %d for %d tasks", name, r.MaxOtherPollsTask, r.MaxOtherPolls, bound, r.Tasks)
+	}
 }
 
 // Every built-in executor, and the work-stealing one in each of its
@@ -208,8 +222,10 @@ func TestConformanceExecutors(t *testing.T) {
 	for _, c := range all {
 		t.Run(c.name, func(t *testing.T) {
 			for run := range 3 {
-				h, events := record(t, c.new(), n, run == 2)
-				conforms(t, fmt.Sprintf("%s_%d", c.name, run), h, events)
+				ex := c.new()
+				h, events := record(t, ex, n, run == 2)
+				name := fmt.Sprintf("%s_%d", c.name, run)
+				fair(t, name, ex, conforms(t, name, h, events))
 			}
 		})
 	}

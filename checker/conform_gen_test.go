@@ -98,6 +98,7 @@ func (g *confGen) wakeRandom(t testing.TB) {
 	if g.rng.IntN(4) == 0 {
 		lo = g.lo + 1 // now and then the oldest live tasks
 	}
+	lo = min(lo, g.next)
 	task := lo + g.rng.Int64N(g.next-lo+1)
 	for try := 0; try < 4 && s.Task[task-1] != model.Waiting; try++ {
 		task = lo + g.rng.Int64N(g.next-lo+1) // mostly wake tasks that wait
@@ -165,7 +166,11 @@ func (g *confGen) worker(t testing.TB, w int, pending bool) {
 	}
 	e := traces.Event{Kind: traces.KindTake, Worker: int32(w), Call: g.seq + 1}
 	local := s.Local[w]
+	gi := g.c.m.Config().GlobalInterval
 	switch {
+	case gi > 0 && int(s.Tick[w]) == gi-1 && len(s.Global) > 0:
+		e.Source = traces.SourceGlobal // the global-check interval came round
+		e.Task = int64(s.Global[0])
 	case len(local) > 0:
 		e.Source = traces.SourceLocal
 		e.Task = int64(local[len(local)-1])

@@ -227,3 +227,18 @@ func TestReplayHTMLAndFrom(t *testing.T) {
 		t.Errorf("replay --html: %v; output:\n%s", err, out)
 	}
 }
+
+func TestCheckStdin(t *testing.T) {
+	f, err := os.Open(td("steal_with_local_work.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = old }()
+	code, out, errs := run(t, "check", "-")
+	if code != exitViolated || !strings.Contains(out, "-: VIOLATION at event 10 (line 13)") || strings.Contains(out, "see it:") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
