@@ -302,7 +302,7 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 	var usable []*Property
 	ex0 := newExecutor()
 	for _, q := range sel {
-		if q.Applies == nil || q.Applies(ex0) {
+		if (q.Applies == nil || q.Applies(ex0)) && (!q.Costly || q == p) {
 			usable = append(usable, q)
 		}
 	}
