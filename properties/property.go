@@ -368,10 +368,14 @@ func checkLive(o *Observation) error {
 			waiting = append(waiting, s+")")
 		}
 	}
-	if len(waiting) == 0 {
-		return fmt.Errorf("every task completed but Wait or Close did not return within %v", o.Elapsed.Round(1e6))
+	how := "no progress for the idle limit"
+	if o.Control != nil {
+		how = o.Control.Error()
 	}
-	return fmt.Errorf("no progress for the idle limit; unfinished: %s", strings.Join(waiting, "; "))
+	if len(waiting) == 0 {
+		return fmt.Errorf("every task completed but Wait or Close did not return (%s)", how)
+	}
+	return fmt.Errorf("%s; unfinished: %s", how, strings.Join(waiting, "; "))
 }
 
 func checkClose(o *Observation) error {
