@@ -358,10 +358,13 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 		taskOrder = append(taskOrder, t)
 		byTask[t] = make([]porcupine.Operation, 0, n+1)
 	}
-	for _, o := range hist.ops {
+	for k := range hist.ops {
+		// Inputs are pointers into hist.ops: boxing a pointer allocates
+		// nothing, boxing the value would, once per operation.
+		o := &hist.ops[k]
 		t := o.task.task
 		byTask[t] = append(byTask[t], porcupine.Operation{
-			ClientId: o.client, Input: o.task, Call: o.call, Return: o.ret, Metadata: o.event,
+			ClientId: o.client, Input: &o.task, Call: o.call, Return: o.ret, Metadata: o.event,
 		})
 	}
 	sort.Slice(taskOrder, func(i, j int) bool { return taskOrder[i] < taskOrder[j] })
@@ -370,7 +373,7 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 		p := byTask[t]
 		if opt.Complete {
 			p = append(p, porcupine.Operation{
-				Input: linTaskIn{kind: linEnd, task: t}, Call: hist.maxTick + 1, Return: linInf, Metadata: -1,
+				Input: &linTaskIn{kind: linEnd, task: t}, Call: hist.maxTick + 1, Return: linInf, Metadata: -1,
 			})
 		}
 		parts[i] = p
