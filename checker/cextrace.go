@@ -13,19 +13,24 @@ import (
 // checked and replayed like a recorded one.
 func HeaderOf(c model.Config) traces.Header {
 	n := c.Normalized()
+	// The workload (tasks, futures) and the variant go in the executor's
+	// name: the policy's parameters are what a trace is checked against.
+	name := fmt.Sprintf("model tasks=%d", n.Tasks)
+	if n.Endless {
+		name += " endless"
+	} else {
+		name += fmt.Sprintf(" pendings=%d", n.Pendings)
+	}
+	if n.Variant != model.Correct {
+		name += " variant=" + string(n.Variant)
+	}
 	h := traces.Header{
 		Format:   traces.Format,
 		Version:  traces.Version,
-		Executor: "model",
+		Executor: name,
 		Workers:  n.Workers,
 		Policy:   string(n.Policy),
-		Config:   map[string]int{"tasks": n.Tasks},
-	}
-	if n.Variant != model.Correct {
-		h.Executor = "model variant=" + string(n.Variant)
-	}
-	if !n.Endless {
-		h.Config["pendings"] = n.Pendings
+		Config:   map[string]int{},
 	}
 	b := func(v bool) int {
 		if v {

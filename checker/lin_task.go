@@ -235,6 +235,13 @@ func linTaskStep(pol linPolicy, s linTaskState, in linTaskIn) (bool, linTaskStat
 		return false, s
 	}
 	queued := ms.Task[0] == model.Queued
+	if st.Failed && queued && !in.requeued {
+		// The policy's retries are a most: a task may have fewer (one
+		// spawned without a way to make it afresh has none), and then its
+		// failure ends it.
+		pol.scratch.Put(ms)
+		return true, linTaskState{st: model.Done}
+	}
 	if !in.open && queued != in.requeued {
 		pol.scratch.Put(ms)
 		return false, s // re-queued when the model did not, or the wake was lost

@@ -46,6 +46,7 @@ func TestLinTaskLifecycle(t *testing.T) {
 		{"wake enqueues twice", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, P), wake(traces.OutcomeScheduled), wake(traces.OutcomeScheduled)}, Violated},
 		{"wake before spawn", "fifo", nil, []traces.Event{wake(traces.OutcomeScheduled), spawn}, Violated},
 		{"retry: a failed task re-run", "retry", map[string]int{"retries": 1}, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0), take(0), begin(0), end(0, R)}, Holds},
+		{"retry: a task with fewer retries fails for good", "retry", map[string]int{"retries": 2}, []traces.Event{spawn, take(0), begin(0), end(0, X)}, Holds},
 		{"retry: re-run past its retries", "retry", map[string]int{"retries": 1}, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0), take(0), begin(0), end(0, X), requeue(0)}, Violated},
 		{"no retry policy: a failed task is DONE", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0)}, Violated},
 		{"time slice: woken, re-polled at once", "timeslice", map[string]int{"slice": 1}, []traces.Event{spawn, take(0), begin(0), wake(traces.OutcomeNotified), end(0, P), begin(0), end(0, R)}, Holds},
