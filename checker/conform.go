@@ -277,8 +277,11 @@ func taskList(ts []int64) string {
 	return b.String()
 }
 
-// confKeys are the header config keys a Conformance understands.
-var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries"}
+// confKeys are the header config keys a Conformance understands. "tasks"
+// and "pendings" describe the workload of a model checker's counterexample
+// (HeaderOf); a trace shows its tasks and their results itself, so they are
+// accepted and not used.
+var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings"}
 
 // NewConformance returns a checker for a trace with header h. It fails on a
 // header the model cannot check: a bad format or version, an unknown
@@ -976,6 +979,9 @@ func (c *Conformance) requeue(idx int, e *traces.Event) error {
 		r := model.TASK_SUSPEND
 		if c.retry && ct.requeue == traces.QueueGlobal {
 			r = model.TASK_COMPLETE
+		}
+		if w := e.Queue.Worker(); w >= 0 && ct.requeue == traces.QueueGlobal && c.cap > 0 {
+			return c.fail(idx, e, r, "a push onto a full local queue overflows to the global queue", fmt.Sprintf("w%d's local queue is full (capacity %d), so the model re-queued t%d on the global queue", w, c.capacity(), t))
 		}
 		return c.fail(idx, e, r, "the task goes where the rule pushes it", fmt.Sprintf("the model re-queued t%d on %s", t, ct.requeue))
 	}
