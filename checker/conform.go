@@ -220,6 +220,10 @@ type ConformanceReport struct {
 	MaxOtherPollsTask int64
 	MaxDelay          uint64
 	MaxDelayTask      int64
+	// StillWaiting: the task of MaxOtherPolls was still QUEUED at the end
+	// of the trace, so its figure is how long it had waited so far (a task
+	// that starves shows here rather than not at all).
+	StillWaiting bool
 
 	// Relaxed counts takes whose premise was accepted at an instant of
 	// [Call, Seq] rather than at Seq (see Conformance).
@@ -247,8 +251,12 @@ func (r *ConformanceReport) Summary() string {
 	if len(r.NeverCompleted) > 0 {
 		fmt.Fprintf(&b, "never completed: %s\n", taskList(r.NeverCompleted))
 	}
-	fmt.Fprintf(&b, "fairness: at most %d polls of other tasks between ready and poll (t%d); largest delay %d ticks (t%d)\n",
-		r.MaxOtherPolls, r.MaxOtherPollsTask, r.MaxDelay, r.MaxDelayTask)
+	still := ""
+	if r.StillWaiting {
+		still = ", still waiting at the end"
+	}
+	fmt.Fprintf(&b, "fairness: at most %d polls of other tasks between ready and poll (t%d%s); largest delay %d ticks (t%d)\n",
+		r.MaxOtherPolls, r.MaxOtherPollsTask, still, r.MaxDelay, r.MaxDelayTask)
 	if r.Relaxed > 0 {
 		fmt.Fprintf(&b, "%d takes accepted with a premise that held between the call and the take\n", r.Relaxed)
 	}
@@ -277,8 +285,11 @@ func taskList(ts []int64) string {
 	return b.String()
 }
 
-// confKeys are the header config keys a Conformance understands.
-var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries"}
+// confKeys are the header config keys a Conformance understands. "tasks"
+// and "pendings" describe the workload of a model checker's counterexample
+// (HeaderOf); a trace shows its tasks and their results itself, so they are
+// accepted and not used.
+var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings"}
 
 // NewConformance returns a checker for a trace with header h. It fails on a
 // header the model cannot check: a bad format or version, an unknown
@@ -977,6 +988,9 @@ func (c *Conformance) requeue(idx int, e *traces.Event) error {
 		if c.retry && ct.requeue == traces.QueueGlobal {
 			r = model.TASK_COMPLETE
 		}
+		if w := e.Queue.Worker(); w >= 0 && ct.requeue == traces.QueueGlobal && c.cap > 0 {
+			return c.fail(idx, e, r, "a push onto a full local queue overflows to the global queue", fmt.Sprintf("w%d's local queue is full (capacity %d), so the model re-queued t%d on the global queue", w, c.capacity(), t))
+		}
 		return c.fail(idx, e, r, "the task goes where the rule pushes it", fmt.Sprintf("the model re-queued t%d on %s", t, ct.requeue))
 	}
 	return nil
@@ -1065,6 +1079,15 @@ func (c *Conformance) Finish() *ConformanceReport {
 		MaxDelayTask:      c.maxDTask,
 		Relaxed:           c.relaxed,
 		Panics:            c.panics,
+	}
+	for i := range c.tasks {
+		// Tasks still QUEUED at the end: their wait so far.
+		if ct := &c.tasks[i]; ct.flags&confReady != 0 {
+			if other := c.polls - ct.readyPolls; other > c.maxOther {
+				c.maxOther, c.maxOTask = other, int64(i+1)
+				r.MaxOtherPolls, r.MaxOtherPollsTask, r.StillWaiting = int(other), int64(i+1), true
+			}
+		}
 	}
 	for i, st := range c.s.Task {
 		if st == model.Idle {

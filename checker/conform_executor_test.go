@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -51,6 +52,7 @@ type task struct {
 	self     bool
 	children int
 	panics   bool
+	goexit   bool
 	await    executor.Handle
 }
 
@@ -77,6 +79,9 @@ func (f *task) Poll(cx *executor.Context) (any, bool) {
 	if f.panics {
 		panic("workload panic")
 	}
+	if f.goexit {
+		runtime.Goexit() // as testing's FailNow does: the task fails, the worker is replaced
+	}
 	return 1, true
 }
 
@@ -87,6 +92,7 @@ func workload(t *testing.T, ex executor.Executor, n int, panics bool) {
 	var first executor.Handle
 	for i := range n {
 		f := &task{ex: ex, out: out, pendings: i % 4, self: i%3 == 0, children: i % 5 / 4, panics: panics && i%17 == 0}
+		f.goexit = panics && i%61 == 5
 		if i%50 == 1 {
 			f.children = 24 // a fan-out onto the local queue: work to steal
 		}
@@ -168,7 +174,7 @@ func conforms(t *testing.T, name string, h traces.Header, events []traces.Event)
 	if len(r.Warnings) > 0 {
 		t.Errorf("%s: warnings on a correct executor:\n%s", name, r.Summary())
 	}
-	t.Logf("%s: %d events, %d tasks, fairness %d polls / %d ticks, %d relaxed", name, r.Events, r.Tasks, r.MaxOtherPolls, r.MaxDelay, r.Relaxed)
+	t.Logf("%s: %d events, %d tasks, %d panics, fairness %d polls / %d ticks, %d relaxed", name, r.Events, r.Tasks, len(r.Panics), r.MaxOtherPolls, r.MaxDelay, r.Relaxed)
 	return r
 }
 

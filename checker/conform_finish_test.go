@@ -328,3 +328,33 @@ func TestConformanceStepAfterFinish(t *testing.T) {
 		t.Fatal("Step after Finish accepted")
 	}
 }
+
+// A task that starves shows in the fairness figures with the wait it had
+// so far, flagged as still waiting.
+func TestConformanceStarvingTask(t *testing.T) {
+	h, events := parseTrace(t, `
+execspec-trace v1 executor=x workers=1 policy=priority
+#1 out spawn t1 -> global
+#2 out spawn t2 -> global
+#3 w0 take t2 global
+#4 w0 poll-begin t2
+#5 w0 wake t2 notified
+#6 w0 poll-end t2 pending
+#7 w0 requeue t2 -> global
+#8 w0 take t2 global
+#9 w0 poll-begin t2
+#10 w0 wake t2 notified
+#11 w0 poll-end t2 pending
+#12 w0 requeue t2 -> global
+#13 w0 take t2 global
+#14 w0 poll-begin t2
+`)
+	r := checkEvents(t, h, events)
+	if r.Verdict != Unknown || r.MaxOtherPolls != 3 || r.MaxOtherPollsTask != 1 || !r.StillWaiting {
+		t.Fatalf("verdict %s, max other polls %d (t%d, still waiting %v); want unknown, 3 (t1, still waiting)\n%s",
+			r.Verdict, r.MaxOtherPolls, r.MaxOtherPollsTask, r.StillWaiting, r.Summary())
+	}
+	if !strings.Contains(r.Summary(), "(t1, still waiting at the end)") {
+		t.Errorf("summary does not say t1 is still waiting:\n%s", r.Summary())
+	}
+}

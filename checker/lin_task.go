@@ -348,7 +348,7 @@ func linTaskModel(pol linPolicy) porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return linTaskState{} },
 		Step: func(st, in, _ any) (bool, any) {
-			return linTaskStep(pol, st.(linTaskState), in.(linTaskIn))
+			return linTaskStep(pol, st.(linTaskState), *in.(*linTaskIn))
 		},
 		Hash: func(st any) uint64 {
 			s := st.(linTaskState)
@@ -358,7 +358,7 @@ func linTaskModel(pol linPolicy) porcupine.Model {
 			}
 			return h
 		},
-		DescribeOperation: func(in, _ any) string { return in.(linTaskIn).String() },
+		DescribeOperation: func(in, _ any) string { return in.(*linTaskIn).String() },
 		DescribeState:     func(st any) string { return st.(linTaskState).String() },
 	}
 }
