@@ -135,7 +135,7 @@ func linExecutors() map[string]func() executor.Executor {
 func TestLinearizabilityExecutors(t *testing.T) {
 	for name, newEx := range linExecutors() {
 		t.Run(name, func(t *testing.T) {
-			for run := range 3 {
+			for run := range linRuns {
 				ex := newEx()
 				rep, ok := ex.(executor.Reporter)
 				if !ok {
@@ -183,7 +183,7 @@ func TestLinearizabilityExecutors(t *testing.T) {
 func TestLinearizabilityExecutorsBursts(t *testing.T) {
 	for name, newEx := range linExecutors() {
 		t.Run(name, func(t *testing.T) {
-			for run := range 3 {
+			for run := range linRuns {
 				ex := newEx()
 				rep, ok := ex.(executor.Reporter)
 				if !ok {
