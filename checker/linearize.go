@@ -334,7 +334,7 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 // the head; "lifo-slot" gives each local queue a one-task slot that spawns
 // and wakes fill when it is empty and POLL-LOCAL through the slot empties;
 // "steal-half" lets a steal move more tasks, which are inferred from where
-// they are taken later (one hop); the "priority" policy checks the global
+// they are taken later (up to two hops); the "priority" policy checks the global
 // queue as a bag, since the trace does not carry priorities; "timeslice"
 // and "retry" follow the model's re-poll and re-run rules.
 //
