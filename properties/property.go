@@ -24,14 +24,17 @@ const (
 	checkLiveness       = "liveness"
 	checkCloseWaits     = "close-waits"
 	checkFairness       = "fairness"
+	checkConformance    = "conformance"
+	checkLinearizable   = "linearizability"
 )
 
 // Property is one declared check of the suite: the workloads it draws, the
 // rule or contract it protects, and the check it makes on every case.
 //
-// Every case of every property runs every selected check, in list order, so
-// a case drawn for one property can fail another; the workloads a property
-// draws are the ones most likely to break it. A Property is immutable once
+// Every case of every property runs every selected check (but the costly
+// ones, which run on their own cases), in list order, so a case drawn for
+// one property can fail another; the workloads a property draws are the
+// ones most likely to break it. A Property is immutable once
 // declared and safe for concurrent use.
 type Property struct {
 	Name string // short, stable, kebab-case
@@ -52,6 +55,9 @@ type Property struct {
 	// Check returns nil when the observation satisfies the property, or an
 	// error carrying the volatile detail of the failure.
 	Check func(o *Observation) error
+	// Costly properties are checked only on their own cases, not on every
+	// case of the suite: their Check costs far more than a case.
+	Costly bool
 }
 
 // Protects names what p protects: the rule as DESIGN.md spells it, or the
@@ -172,6 +178,26 @@ var suite = []*Property{
 		Fails:    "the executor hung",
 		Shape:    Shape{Repeat: true, Spawn: true, Panics: true},
 		Check:    checkLive,
+	},
+	{
+		Name:     checkConformance,
+		Doc:      "every event the executor reports is an enabled rule of the model of its stated policy",
+		Contract: "model conformance",
+		Fails:    "the executor's trace does not conform to the model",
+		Shape:    Shape{Repeat: true, Spawn: true, Panics: true},
+		Applies:  reports,
+		Check:    checkConform,
+		Costly:   true,
+	},
+	{
+		Name:     checkLinearizable,
+		Doc:      "the executor's recorded history of queue operations and task steps is linearizable to the model's sequential specifications",
+		Contract: "linearizability",
+		Fails:    "the executor's history is not linearizable",
+		Shape:    Shape{MaxTasks: 4, MaxPending: 2, Spawn: true},
+		Applies:  reports,
+		Check:    checkLinear,
+		Costly:   true,
 	},
 }
 
@@ -342,10 +368,14 @@ func checkLive(o *Observation) error {
 			waiting = append(waiting, s+")")
 		}
 	}
-	if len(waiting) == 0 {
-		return fmt.Errorf("every task completed but Wait or Close did not return within %v", o.Elapsed.Round(1e6))
+	how := "no progress for the idle limit"
+	if o.Control != nil {
+		how = o.Control.Error()
 	}
-	return fmt.Errorf("no progress for the idle limit; unfinished: %s", strings.Join(waiting, "; "))
+	if len(waiting) == 0 {
+		return fmt.Errorf("every task completed but Wait or Close did not return (%s)", how)
+	}
+	return fmt.Errorf("%s; unfinished: %s", how, strings.Join(waiting, "; "))
 }
 
 func checkClose(o *Observation) error {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/control"
 )
 
 var checksFlag = flag.Int("properties.checks", envInt("PROPERTIES_CHECKS", 200), "properties: cases per property (overrides -rapid.checks; env PROPERTIES_CHECKS)")
@@ -51,7 +52,20 @@ type Config struct {
 	Context context.Context
 	// Progress, when set, is called after every case.
 	Progress func(Progress)
+	// Uncontrolled runs an executor.Controllable executor as a black box
+	// too. By default its cases run under a control.Controller: one
+	// goroutine at a time, each choice drawn from rapid (so the schedule
+	// shrinks with the workload and a failure replays exactly), a hang
+	// found at once as a deadlock.
+	Uncontrolled bool
+	// PCTDepth, when above 0, draws schedules with PCT of that depth
+	// (priorities and change points from rapid) instead of a choice from
+	// rapid at every decision.
+	PCTDepth int
 }
+
+// controlSteps bounds the yield points of one controlled case.
+const controlSteps = 2_000_000
 
 func (c *Config) timeout() time.Duration { return orDefault(c.Timeout, 10*time.Second) }
 func (c *Config) idle() time.Duration    { return orDefault(c.Idle, 500*time.Millisecond) }
@@ -302,7 +316,7 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 	var usable []*Property
 	ex0 := newExecutor()
 	for _, q := range sel {
-		if q.Applies == nil || q.Applies(ex0) {
+		if (q.Applies == nil || q.Applies(ex0)) && (!q.Costly || q == p) {
 			usable = append(usable, q)
 		}
 	}
@@ -313,7 +327,16 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 			return
 		}
 		w := p.Shape.Draw(t)
-		o := runCase(newExecutor(), w, cfg)
+		ex := newExecutor()
+		var ctl *control.Controller
+		if _, ok := ex.(executor.Controllable); ok && !cfg.Uncontrolled {
+			var s control.Strategy = control.RapidChooser(t)
+			if cfg.PCTDepth > 0 {
+				s = control.RapidPCT(t, cfg.PCTDepth, 200)
+			}
+			ctl = control.NewWith(s, control.Config{MaxSteps: controlSteps, Stall: cfg.timeout()})
+		}
+		o := runCase(ex, w, cfg, ctl)
 		res.Runs++
 		if !failed {
 			res.Cases++
