@@ -26,11 +26,18 @@ type linOp struct {
 	key       int64          // the event's place in the trace's order (Seq, else Call)
 }
 
+// linNote is an annotation of the visualization, about task (0: about a
+// worker, such as a park).
+type linNote struct {
+	porcupine.Annotation
+	task int64
+}
+
 // linHistory is a trace turned into operations.
 type linHistory struct {
 	ops     []linOp
 	queues  map[traces.Queue][]LinQueueOp
-	notes   []porcupine.Annotation // steals, parks and wakes, for the visualization
+	notes   []linNote // steals, parks and wakes, for the visualization
 	pol     linPolicy
 	workers int
 	maxTick int64
@@ -248,11 +255,11 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 			if e.Kind == traces.KindUnpark {
 				name = "unpark"
 			}
-			hist.notes = append(hist.notes, porcupine.Annotation{
+			hist.notes = append(hist.notes, linNote{Annotation: porcupine.Annotation{
 				Tag: "parks", Start: x.call, End: linFinite(x.call, x.ret),
 				Description: fmt.Sprintf("%s %d", name, e.Worker),
 				Details:     fmt.Sprintf("worker %d: %s [event %d]", e.Worker, name, e.Seq),
-			})
+			}})
 			continue
 		case traces.KindPanic, traces.KindStep:
 			continue
@@ -290,11 +297,11 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				}
 				in.victim = e.Victim
 				op.takeQ, op.takeKind = traces.LocalQueue(int(e.Victim)), LinTakeHead
-				hist.notes = append(hist.notes, porcupine.Annotation{
+				hist.notes = append(hist.notes, linNote{task: e.Task, Annotation: porcupine.Annotation{
 					Tag: "steals", Start: x.call, End: linFinite(x.call, x.ret),
 					Description: fmt.Sprintf("steal %d", e.Task),
 					Details:     fmt.Sprintf("worker %d steals task %d from worker %d [event %d]", e.Worker, e.Task, e.Victim, e.Seq),
-				})
+				}})
 			default:
 				bad(x.i, e, "take without a source")
 				continue
@@ -365,11 +372,11 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				pushed(e.Task, op.pushQ)
 				in.queue = op.pushQ
 			}
-			hist.notes = append(hist.notes, porcupine.Annotation{
+			hist.notes = append(hist.notes, linNote{task: e.Task, Annotation: porcupine.Annotation{
 				Tag: "wakes", Start: x.call, End: linFinite(x.call, x.ret),
 				Description: fmt.Sprintf("wake %d", e.Task),
 				Details:     fmt.Sprintf("wake of task %d by %s: %s [event %d]", e.Task, linWho(e.Worker), linOutcomeName(e.Outcome), e.Seq),
-			})
+			}})
 		case traces.KindRequeue:
 			q := e.Queue
 			if q == traces.QueueNone {
