@@ -77,14 +77,15 @@ func (c *Conformance) takeWithSlot(st model.Step, e *traces.Event) error {
 			return &model.PremiseError{Step: st, Premise: "t in the LIFO slot of w", Reason: slotReason(w, slot)}
 		}
 		q := s.Local[w]
-		rest := q[:len(q)-1]
 		s.Local[w] = q[len(q)-1:]
 		err := c.apply(st, e.Seq)
-		s.Local[w] = rest
-		if err == nil {
-			c.workers[w].slot = 0
+		if err != nil {
+			s.Local[w] = q // the rule left the state as it was
+			return err
 		}
-		return err
+		s.Local[w] = q[:len(q)-1]
+		c.workers[w].slot = 0
+		return nil
 	}
 	hide := func(v int) int32 {
 		if v < 0 || v >= len(c.workers) {

@@ -268,7 +268,7 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 
 // writeLinHTML writes porcupine's visualization of c's failing parts to
 // path, with annotations.
-func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
+func writeLinHTML(c LinCheck, path string, notes []linNote) error {
 	if len(c.failing) == 0 {
 		return errors.New("no failing part to show")
 	}
@@ -279,8 +279,10 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 	if res != porcupine.Illegal {
 		return fmt.Errorf("re-check of the failing parts gave %s", res)
 	}
-	// Keep only the notes inside the shown time range.
+	// Keep the notes inside the shown time range, and of those about
+	// tasks, the ones about the tasks shown.
 	lo, hi := int64(linInf), int64(0)
+	shown := map[int64]bool{}
 	for _, p := range parts {
 		for _, op := range p {
 			lo = min(lo, op.Call)
@@ -288,12 +290,23 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 				hi = max(hi, op.Return)
 			}
 			hi = max(hi, op.Call)
+			switch in := op.Input.(type) {
+			case *linTaskIn:
+				shown[in.task] = true
+			case linQueueIn:
+				shown[in.value] = true
+				for _, v := range append(in.load, in.moved...) {
+					shown[v] = true
+				}
+			case linWholeIn:
+				shown[in.op.task] = true
+			}
 		}
 	}
 	var keep []porcupine.Annotation
 	for _, n := range notes {
-		if n.Start >= lo && n.Start <= hi {
-			keep = append(keep, n)
+		if n.Start >= lo && n.Start <= hi && (n.task == 0 || shown[n.task]) {
+			keep = append(keep, n.Annotation)
 		}
 	}
 	sort.SliceStable(keep, func(i, j int) bool { return keep[i].Start < keep[j].Start })
@@ -334,7 +347,7 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 // the head; "lifo-slot" gives each local queue a one-task slot that spawns
 // and wakes fill when it is empty and POLL-LOCAL through the slot empties;
 // "steal-half" lets a steal move more tasks, which are inferred from where
-// they are taken later (one hop); the "priority" policy checks the global
+// they are taken later (up to two hops); the "priority" policy checks the global
 // queue as a bag, since the trace does not carry priorities; "timeslice"
 // and "retry" follow the model's re-poll and re-run rules.
 //
