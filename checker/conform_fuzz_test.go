@@ -113,6 +113,7 @@ func FuzzConformanceMutated(f *testing.F) {
 		hdr(3, "worksteal", map[string]int{"local-cap": 2, "global-interval": 3}),
 		hdr(2, "worksteal", map[string]int{"local-cap": 3, "owner-lifo": 0, "steal-half": 1}),
 		hdr(2, "timeslice", map[string]int{"slice": 1}),
+		hdr(3, "worksteal", map[string]int{"local-cap": 1, "lifo-slot": 1, "global-interval": 2}),
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, which uint8, muts []byte) {
 		h := headers[int(which)%len(headers)]
