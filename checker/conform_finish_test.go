@@ -360,3 +360,25 @@ execspec-trace v1 executor=x workers=1 policy=priority
 		t.Errorf("summary does not say t1 is still waiting:\n%s", r.Summary())
 	}
 }
+
+// Step events know nothing of LIFO slots: one that takes the slot's task
+// leaves the checker consistent, and a later take from the slot is a
+// violation, not a panic.
+func TestConformanceStepEventsAndSlots(t *testing.T) {
+	h, events := parseTrace(t, `
+execspec-trace v1 executor=x workers=1 policy=worksteal local-cap=2 lifo-slot=1
+#1 out spawn t1 -> global
+#2 w0 take t1 global
+#3 w0 poll-begin t1
+#4 w0 spawn t2 -> local:0
+#5 w0 poll-end t1 ready
+#6 w0 step t2 rule=POLL-LOCAL
+#7 w0 step t2 rule=TASK-COMPLETE
+#8 w0 spawn t3 -> local:0
+#9 w0 take t2 lifo
+`)
+	r := checkEvents(t, h, events)
+	if r.Verdict != Violated || r.Err.Event.Seq != 9 || r.Err.Premise != "t in the LIFO slot of w" {
+		t.Fatalf("got %s; want the slot take at #9 refused\n%s", r.Verdict, r.Summary())
+	}
+}

@@ -446,9 +446,10 @@ func CheckLinQueue(name string, ops []LinQueueOp, opt LinOptions) (LinCheck, err
 	}, linFIFODecide)
 	if c.Verdict == Violated && opt.HTML != "" {
 		if err := writeLinHTML(c, opt.HTML, nil); err != nil {
-			return c, err
+			c.HTMLError = err.Error()
+		} else {
+			c.HTML = opt.HTML
 		}
-		c.HTML = opt.HTML
 	}
 	return c, nil
 }

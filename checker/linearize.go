@@ -105,6 +105,7 @@ type LinCheck struct {
 	Skipped    int           // long parts not searched (no budget left, or LongBudget < 0)
 	Detail     string        // what failed, or why the verdict is Unknown
 	HTML       string        // the visualization written for a violation, if any
+	HTMLError  string        // why the visualization was not written, if it was asked for and not written
 	Elapsed    time.Duration // time spent
 	failing    [][]porcupine.Operation
 	model      porcupine.Model
@@ -119,7 +120,11 @@ type LinResult struct {
 	Checks  []LinCheck
 	Ops     int    // operations taken from the trace
 	HTML    string // the visualization written for the first violation, if any
-	Elapsed time.Duration
+	// HTMLError says why the visualization was asked for and not written
+	// (a file that cannot be created, a re-check out of time). The verdict
+	// stands either way.
+	HTMLError string
+	Elapsed   time.Duration
 }
 
 // Summary is a few lines a person reads: the verdict and each check.
@@ -138,6 +143,9 @@ func (r LinResult) Summary() string {
 	}
 	if r.HTML != "" {
 		fmt.Fprintf(&b, "visualization: %s\n", r.HTML)
+	}
+	if r.HTMLError != "" {
+		fmt.Fprintf(&b, "visualization not written: %s\n", r.HTMLError)
 	}
 	return b.String()
 }
@@ -434,13 +442,16 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 
 	res.Verdict = combineVerdicts(res.Checks)
 	if res.Verdict == Violated && opt.HTML != "" {
+		res.HTMLError = "no violated part small enough to show"
 		for i, c := range res.Checks {
 			if c.Verdict != Violated || len(c.failing) == 0 {
 				continue
 			}
+			res.HTMLError = ""
 			if err := writeLinHTML(c, opt.HTML, hist.notes); err != nil {
-				res.Elapsed = time.Since(start)
-				return res, err
+				res.HTMLError = err.Error()
+				res.Checks[i].HTMLError = res.HTMLError
+				break
 			}
 			res.Checks[i].HTML = opt.HTML
 			res.HTML = opt.HTML
