@@ -14,7 +14,10 @@ import (
 	"github.com/execspec/execspec/properties/broken"
 )
 
-var catalogueOut = flag.String("properties.catalogue", "", "write the catalogue's detection table (markdown) to this file")
+var (
+	catalogueOut  = flag.String("properties.catalogue", "", "write the catalogue's detection table (markdown) to this file")
+	catalogueIdle = flag.Duration("properties.catalogue-idle", 200*time.Millisecond, "Config.Idle of the catalogue runs: how long without progress is a hang")
+)
 
 // TestBasesHold: the correct executors the catalogue varies pass the whole
 // suite: no false alarm.
@@ -44,7 +47,7 @@ func TestCatalogueCaught(t *testing.T) {
 	var rows []row
 	for _, b := range broken.Catalogue() {
 		t.Run(b.Name, func(t *testing.T) {
-			rep := properties.Check(b.New, properties.Config{StopAtFirst: true, ShrinkTime: 500 * time.Millisecond, Idle: 200 * time.Millisecond})
+			rep := properties.Check(b.New, properties.Config{StopAtFirst: true, ShrinkTime: 500 * time.Millisecond, Idle: *catalogueIdle})
 			if rep.Verdict() != checker.Violated {
 				t.Fatalf("%s (%s) was not caught", b.Name, b.Bug)
 			}

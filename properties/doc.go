@@ -50,7 +50,7 @@
 // Timing. Black-box cases see what the Go scheduler makes happen. A hang is
 // declared only when nothing happened for Config.Idle while the watcher
 // itself ran on time, and a task counts as starved only when it waited
-// through many polls of others, a tenth of a second, and polls by every
+// through many polls of others, some milliseconds, and polls by every
 // worker, so that a loaded machine does not raise false alarms.
 //
 // Rapid reads its settings from flags: Run and Check set -rapid.checks and
