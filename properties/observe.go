@@ -620,6 +620,9 @@ type Observation struct {
 	Bound      int   // the executor's stated fairness bound for this case, -1 if none
 	Header     *traces.Header
 	Events     []traces.Event
+	// Controlled says the case ran under a control.Controller: its
+	// interleaving was chosen, and replays exactly.
+	Controlled bool
 	// Control is the controller's error for a controlled case that did not
 	// end cleanly: a deadlock (every goroutine blocked), a panic that
 	// escaped the executor, a stall, or the step budget.
@@ -657,7 +660,7 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 		}
 	}
 	start := time.Now()
-	o := &Observation{Workload: w, Bound: r.bound}
+	o := &Observation{Workload: w, Bound: r.bound, Controlled: ctl != nil}
 	if ctl != nil {
 		ex.(executor.Controllable).SetScheduler(ctl)
 		o.End = EndWait

@@ -40,6 +40,10 @@ type Config struct {
 	Seed uint64
 	// Only runs just the named properties; Skip leaves the named ones out.
 	Only, Skip []string
+	// Cases, when not empty, draws only the cases of the named properties,
+	// while every selected property is still checked on them: how a
+	// failure found in one property's cases is drawn again.
+	Cases []string
 	// Timeout bounds one case (default 10s); Idle is how long a case may
 	// show no poll, wake or spawn before it counts as hung (default 500ms).
 	Timeout, Idle time.Duration
@@ -87,7 +91,7 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 func (c *Config) selected() ([]*Property, error) {
-	for _, n := range append(append([]string(nil), c.Only...), c.Skip...) {
+	for _, n := range append(append(append([]string(nil), c.Only...), c.Skip...), c.Cases...) {
 		if _, err := Lookup(n); err != nil {
 			return nil, err
 		}
@@ -159,7 +163,8 @@ type Result struct {
 	Counterexample *Workload
 	Observation    *Observation
 	// Seed is the rapid seed that reproduces the failure, when known:
-	// Check with this Seed and Checks 1 draws the failing case again.
+	// Check with this Seed, Checks 1 and Cases naming Property draws the
+	// failing case again.
 	Seed uint64
 	// First is the detail and workload of the first failing case, before
 	// shrinking (which may not reproduce a failure that depends on timing).
@@ -273,6 +278,9 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) {
 	start := time.Now()
 	withRapid(&cfg, false, func() {
 		for _, p := range sel {
+			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
+				continue
+			}
 			res := &Result{Property: p}
 			ok := t.Run(subtestName(p), func(t *testing.T) {
 				if why := applies(p, newExecutor); why != "" {
@@ -370,7 +378,14 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 // `verify run` calls. Rapid still draws and shrinks the cases; its fail
 // files are not written.
 func Check(newExecutor func() executor.Executor, cfg Config) *Report {
-	testing.Init() // rapid asks testing.Short
+	// Rapid asks testing.Short, which needs the testing flags registered
+	// and parsed. Outside a test binary nothing parses the process's
+	// command-line flag set, so an empty parse marks it parsed; in a test
+	// binary it already is.
+	testing.Init()
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil)
+	}
 	sel, err := cfg.selected()
 	rep := &Report{Checks: cfg.checks()}
 	if err != nil {
@@ -380,6 +395,9 @@ func Check(newExecutor func() executor.Executor, cfg Config) *Report {
 	start := time.Now()
 	withRapid(&cfg, true, func() {
 		for _, p := range sel {
+			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
+				continue
+			}
 			res := &Result{Property: p}
 			rep.Results = append(rep.Results, res)
 			if why := applies(p, newExecutor); why != "" {
