@@ -114,9 +114,14 @@ type Conformance struct {
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
 
-	panics   []ConformanceFinding
+	panics   []ConformanceFinding // the first confMaxFindings
+	npanics  int
 	warnings []ConformanceFinding
 }
+
+// confMaxFindings bounds the panics a report lists (PanicCount counts them
+// all), so that a long trace of failing tasks is checked in bounded memory.
+const confMaxFindings = 100
 
 // conformBefore is how many events a ConformanceError shows before the
 // violation.
@@ -229,8 +234,9 @@ type ConformanceReport struct {
 	// [Call, Seq] rather than at Seq (see Conformance).
 	Relaxed int
 
-	Panics   []ConformanceFinding // panic events
-	Warnings []ConformanceFinding // parks that left work behind, parks during a poll
+	Panics     []ConformanceFinding // panic events, the first 100
+	PanicCount int                  // panic events in all
+	Warnings   []ConformanceFinding // parks that left work behind, parks during a poll
 }
 
 // Summary returns a few lines a person reads: the verdict, the violation or
@@ -262,6 +268,9 @@ func (r *ConformanceReport) Summary() string {
 	}
 	for _, f := range r.Panics {
 		fmt.Fprintf(&b, "panic: %s\n", f)
+	}
+	if n := r.PanicCount - len(r.Panics); n > 0 {
+		fmt.Fprintf(&b, "panic: ... and %d more\n", n)
 	}
 	for _, f := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", f)
@@ -494,7 +503,10 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 	case traces.KindUnpark:
 		c.workers[e.Worker].parked = false
 	case traces.KindPanic:
-		c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: int(e.Worker), Msg: fmt.Sprintf("task %d panicked on %s: %s", e.Task, who(int(e.Worker)), firstLine(e.Detail))})
+		c.npanics++
+		if len(c.panics) < confMaxFindings {
+			c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: int(e.Worker), Msg: fmt.Sprintf("task %d panicked on %s: %s", e.Task, who(int(e.Worker)), firstLine(e.Detail))})
+		}
 	case traces.KindStep:
 		return c.modelStep(idx, e)
 	}
@@ -560,11 +572,13 @@ func who(w int) string {
 	return fmt.Sprintf("worker %d", w)
 }
 
+// firstLine returns a copy of the first line of s, so that a finding does
+// not keep a whole stack alive.
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+		s = s[:i]
 	}
-	return s
+	return strings.Clone(s)
 }
 
 // describe says what an event claims, in the words of its rule.
@@ -662,9 +676,9 @@ func (c *Conformance) placed(t, w int) traces.Queue {
 	return traces.QueueGlobal
 }
 
-// checkPush checks that a push of an event's task went where the event
-// says: onto the acting worker's own local queue, or the global queue; and
-// that the model, with its capacity, put it there too.
+// checkPush checks that the queue an event pushed its task onto is the
+// acting worker's own local queue or the global queue (checkPlaced then
+// checks that the model, with its capacity, put it there too).
 func (c *Conformance) checkPush(idx int, e *traces.Event, r model.Rule) error {
 	if w := e.Queue.Worker(); w >= 0 && w != int(e.Worker) {
 		return c.fail(idx, e, r, "pushed on the acting worker's own local queue, or the global queue", fmt.Sprintf("%s pushes onto worker %d's local queue", who(int(e.Worker)), w))
@@ -1004,7 +1018,7 @@ func (c *Conformance) park(idx int, e *traces.Event) {
 	cw.parkG = len(c.s.Global) > 0
 	cw.parkL = len(c.s.Local[w]) > 0
 	cw.parkEp = c.globalEpoch
-	if t := c.s.Cur[w]; t != 0 {
+	if t := c.s.Cur[w]; t != 0 && len(c.warnings) < confMaxFindings {
 		c.warnings = append(c.warnings, ConformanceFinding{Index: idx, Seq: e.Seq, Task: int64(t), Worker: w, Msg: fmt.Sprintf("worker %d parks while polling task %d", w, t)})
 	}
 }
@@ -1079,6 +1093,7 @@ func (c *Conformance) Finish() *ConformanceReport {
 		MaxDelayTask:      c.maxDTask,
 		Relaxed:           c.relaxed,
 		Panics:            c.panics,
+		PanicCount:        c.npanics,
 	}
 	for i := range c.tasks {
 		// Tasks still QUEUED at the end: their wait so far.
