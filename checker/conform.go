@@ -39,6 +39,17 @@ import (
 //	park, unpark, panic  no rule: findings (see ConformanceReport)
 //	step                 the rule e.Rule, as a model checker writes it
 //
+// Three choices the mapping makes. A wake during a poll is WAKE (RUNNING →
+// NOTIFIED) without a POLL-PENDING before it: a future may be woken during
+// its poll and still return Ready, which a registration in that poll would
+// forbid; the registration is applied at the poll's Pending end. Under the
+// time-slice policy the end of a poll of a NOTIFIED task is decided by the
+// worker's next event (a poll-begin of the same task is the re-poll,
+// anything else the re-queue). Under the retry policy a failure followed by
+// a requeue of the task is re-run (at most retries times, the header's
+// bound), and a failure followed by anything else is DONE: an executor may
+// give a task a smaller budget of its own, or none.
+//
 // Relaxed premises. A real executor cannot test some premises in the same
 // atomic step as its take, and a correct one must not be reported for it.
 // These two premises are accepted when they held at some instant between
@@ -66,6 +77,15 @@ import (
 // show how long tasks waited. A LIFO slot (config lifo-slot=1) is a place of
 // its own: the slot's task is invisible to steals and to takes from the
 // local queue, and a take from the slot sees only it.
+//
+// Parks are no rule. One event cannot show a lost wake between a worker's
+// last look at the queues and its park: in a concurrent executor a push may
+// land just before the park and be followed by the unpark it causes. So a
+// park is reported, as a warning, only when the worker parked while its own
+// local queue or the global queue held tasks, that queue stayed non-empty
+// (a parked worker's own local queue can only shrink; the global queue's
+// emptiness is tracked), and the worker never unparked before the end of
+// the trace. A park during a poll is a warning too.
 //
 // Task ids are the model's task ids, so model messages name the trace's
 // tasks; ids up to MaxConformTask are accepted.
