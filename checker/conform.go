@@ -39,6 +39,17 @@ import (
 //	park, unpark, panic  no rule: findings (see ConformanceReport)
 //	step                 the rule e.Rule, as a model checker writes it
 //
+// Three choices the mapping makes. A wake during a poll is WAKE (RUNNING →
+// NOTIFIED) without a POLL-PENDING before it: a future may be woken during
+// its poll and still return Ready, which a registration in that poll would
+// forbid; the registration is applied at the poll's Pending end. Under the
+// time-slice policy the end of a poll of a NOTIFIED task is decided by the
+// worker's next event (a poll-begin of the same task is the re-poll,
+// anything else the re-queue). Under the retry policy a failure followed by
+// a requeue of the task is re-run (at most retries times, the header's
+// bound), and a failure followed by anything else is DONE: an executor may
+// give a task a smaller budget of its own, or none.
+//
 // Relaxed premises. A real executor cannot test some premises in the same
 // atomic step as its take, and a correct one must not be reported for it.
 // These two premises are accepted when they held at some instant between
@@ -66,6 +77,15 @@ import (
 // show how long tasks waited. A LIFO slot (config lifo-slot=1) is a place of
 // its own: the slot's task is invisible to steals and to takes from the
 // local queue, and a take from the slot sees only it.
+//
+// Parks are no rule. One event cannot show a lost wake between a worker's
+// last look at the queues and its park: in a concurrent executor a push may
+// land just before the park and be followed by the unpark it causes. So a
+// park is reported, as a warning, only when the worker parked while its own
+// local queue or the global queue held tasks, that queue stayed non-empty
+// (a parked worker's own local queue can only shrink; the global queue's
+// emptiness is tracked), and the worker never unparked before the end of
+// the trace. A park during a poll is a warning too.
 //
 // Task ids are the model's task ids, so model messages name the trace's
 // tasks; ids up to MaxConformTask are accepted.
@@ -114,9 +134,14 @@ type Conformance struct {
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
 
-	panics   []ConformanceFinding
+	panics   []ConformanceFinding // the first confMaxFindings
+	npanics  int
 	warnings []ConformanceFinding
 }
+
+// confMaxFindings bounds the panics a report lists (PanicCount counts them
+// all), so that a long trace of failing tasks is checked in bounded memory.
+const confMaxFindings = 100
 
 // conformBefore is how many events a ConformanceError shows before the
 // violation.
@@ -229,8 +254,9 @@ type ConformanceReport struct {
 	// [Call, Seq] rather than at Seq (see Conformance).
 	Relaxed int
 
-	Panics   []ConformanceFinding // panic events
-	Warnings []ConformanceFinding // parks that left work behind, parks during a poll
+	Panics     []ConformanceFinding // panic events, the first 100
+	PanicCount int                  // panic events in all
+	Warnings   []ConformanceFinding // parks that left work behind, parks during a poll
 }
 
 // Summary returns a few lines a person reads: the verdict, the violation or
@@ -262,6 +288,9 @@ func (r *ConformanceReport) Summary() string {
 	}
 	for _, f := range r.Panics {
 		fmt.Fprintf(&b, "panic: %s\n", f)
+	}
+	if n := r.PanicCount - len(r.Panics); n > 0 {
+		fmt.Fprintf(&b, "panic: ... and %d more\n", n)
 	}
 	for _, f := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", f)
@@ -494,7 +523,10 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 	case traces.KindUnpark:
 		c.workers[e.Worker].parked = false
 	case traces.KindPanic:
-		c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: int(e.Worker), Msg: fmt.Sprintf("task %d panicked on %s: %s", e.Task, who(int(e.Worker)), firstLine(e.Detail))})
+		c.npanics++
+		if len(c.panics) < confMaxFindings {
+			c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: int(e.Worker), Msg: fmt.Sprintf("task %d panicked on %s: %s", e.Task, who(int(e.Worker)), firstLine(e.Detail))})
+		}
 	case traces.KindStep:
 		return c.modelStep(idx, e)
 	}
@@ -560,11 +592,13 @@ func who(w int) string {
 	return fmt.Sprintf("worker %d", w)
 }
 
+// firstLine returns a copy of the first line of s, so that a finding does
+// not keep a whole stack alive.
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+		s = s[:i]
 	}
-	return s
+	return strings.Clone(s)
 }
 
 // describe says what an event claims, in the words of its rule.
@@ -662,9 +696,9 @@ func (c *Conformance) placed(t, w int) traces.Queue {
 	return traces.QueueGlobal
 }
 
-// checkPush checks that a push of an event's task went where the event
-// says: onto the acting worker's own local queue, or the global queue; and
-// that the model, with its capacity, put it there too.
+// checkPush checks that the queue an event pushed its task onto is the
+// acting worker's own local queue or the global queue (checkPlaced then
+// checks that the model, with its capacity, put it there too).
 func (c *Conformance) checkPush(idx int, e *traces.Event, r model.Rule) error {
 	if w := e.Queue.Worker(); w >= 0 && w != int(e.Worker) {
 		return c.fail(idx, e, r, "pushed on the acting worker's own local queue, or the global queue", fmt.Sprintf("%s pushes onto worker %d's local queue", who(int(e.Worker)), w))
@@ -1004,7 +1038,7 @@ func (c *Conformance) park(idx int, e *traces.Event) {
 	cw.parkG = len(c.s.Global) > 0
 	cw.parkL = len(c.s.Local[w]) > 0
 	cw.parkEp = c.globalEpoch
-	if t := c.s.Cur[w]; t != 0 {
+	if t := c.s.Cur[w]; t != 0 && len(c.warnings) < confMaxFindings {
 		c.warnings = append(c.warnings, ConformanceFinding{Index: idx, Seq: e.Seq, Task: int64(t), Worker: w, Msg: fmt.Sprintf("worker %d parks while polling task %d", w, t)})
 	}
 }
@@ -1079,6 +1113,7 @@ func (c *Conformance) Finish() *ConformanceReport {
 		MaxDelayTask:      c.maxDTask,
 		Relaxed:           c.relaxed,
 		Panics:            c.panics,
+		PanicCount:        c.npanics,
 	}
 	for i := range c.tasks {
 		// Tasks still QUEUED at the end: their wait so far.

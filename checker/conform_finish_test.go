@@ -200,7 +200,7 @@ execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4
 	if r.Tasks != 3 || r.Completed != 1 {
 		t.Errorf("tasks %d completed %d, want 3 and 1", r.Tasks, r.Completed)
 	}
-	if len(r.Panics) != 1 || r.Panics[0].Task != 2 || r.Panics[0].Msg != "task 2 panicked on worker 1: index out of range" {
+	if len(r.Panics) != 1 || r.PanicCount != 1 || r.Panics[0].Task != 2 || r.Panics[0].Msg != "task 2 panicked on worker 1: index out of range" {
 		t.Errorf("panics %v", r.Panics)
 	}
 	// w1 parked at #12 while the global queue held t3 and t1; t3 was
