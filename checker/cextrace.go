@@ -13,19 +13,24 @@ import (
 // checked and replayed like a recorded one.
 func HeaderOf(c model.Config) traces.Header {
 	n := c.Normalized()
+	// The workload (tasks, futures) and the variant go in the executor's
+	// name: the policy's parameters are what a trace is checked against.
+	name := fmt.Sprintf("model tasks=%d", n.Tasks)
+	if n.Endless {
+		name += " endless"
+	} else {
+		name += fmt.Sprintf(" pendings=%d", n.Pendings)
+	}
+	if n.Variant != model.Correct {
+		name += " variant=" + string(n.Variant)
+	}
 	h := traces.Header{
 		Format:   traces.Format,
 		Version:  traces.Version,
-		Executor: "model",
+		Executor: name,
 		Workers:  n.Workers,
 		Policy:   string(n.Policy),
-		Config:   map[string]int{"tasks": n.Tasks},
-	}
-	if n.Variant != model.Correct {
-		h.Executor = "model variant=" + string(n.Variant)
-	}
-	if !n.Endless {
-		h.Config["pendings"] = n.Pendings
+		Config:   map[string]int{},
 	}
 	b := func(v bool) int {
 		if v {
@@ -82,7 +87,7 @@ func (cx *Counterexample) Events() []traces.Event {
 		switch st.Rule {
 		case model.SPAWN:
 			base.Kind = traces.KindSpawn
-			base.Queue = queueOf(st.Dest)
+			base.Queue = placedQueue(cs.State, st.Task, st.Dest)
 			emit(base, cs.State, note)
 		case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
 			if st.Read {
@@ -114,7 +119,7 @@ func (cx *Counterexample) Events() []traces.Event {
 			case st.Repoll:
 				emit(traces.Event{Kind: traces.KindPollBegin, Task: base.Task, Worker: base.Worker, Victim: -1}, nil, "")
 			case prev != nil && prev.Task[st.Task-1] == model.Notified:
-				emit(traces.Event{Kind: traces.KindRequeue, Task: base.Task, Worker: base.Worker, Victim: -1, Queue: requeueQueue(cs.State, st)}, nil, "")
+				emit(traces.Event{Kind: traces.KindRequeue, Task: base.Task, Worker: base.Worker, Victim: -1, Queue: placedQueue(cs.State, st.Task, st.Worker)}, nil, "")
 			}
 		case model.TASK_COMPLETE:
 			base.Kind = traces.KindPollEnd
@@ -123,6 +128,11 @@ func (cx *Counterexample) Events() []traces.Event {
 				base.Result = traces.ResultPanic
 			}
 			emit(base, cs.State, note)
+			if st.Failed && cs.State != nil && cs.State.Task[st.Task-1] == model.Queued {
+				// Re-run from a fresh future: re-queued, as a retrying
+				// executor records it.
+				emit(traces.Event{Kind: traces.KindRequeue, Task: base.Task, Worker: base.Worker, Victim: -1, Queue: traces.QueueGlobal}, nil, "")
+			}
 		case model.WAKE:
 			base.Kind = traces.KindWake
 			base.Worker = -1
@@ -130,7 +140,7 @@ func (cx *Counterexample) Events() []traces.Event {
 				switch model.WakeOutcome(prev, st.Task) {
 				case "scheduled":
 					base.Outcome = traces.OutcomeScheduled
-					base.Queue = queueOf(st.Dest)
+					base.Queue = placedQueue(cs.State, st.Task, st.Dest)
 				case "notified":
 					base.Outcome = traces.OutcomeNotified
 				case "coalesced":
@@ -165,18 +175,25 @@ func queueOf(dest int) traces.Queue {
 	return traces.LocalQueue(dest)
 }
 
-// requeueQueue says where TASK-SUSPEND put a NOTIFIED task: the worker's
-// local queue, unless it was full or the policy has none.
-func requeueQueue(s *model.State, st model.Step) traces.Queue {
-	if s == nil {
-		return traces.QueueGlobal
+// placedQueue says where a push of task t towards dest went: dest's local
+// queue, or the global queue when it was full (overflow) or the policy has
+// none. A task in no queue (a variant that drops it) is reported where it
+// was meant to go, as the executor with that bug would report it.
+func placedQueue(s *model.State, t, dest int) traces.Queue {
+	if s == nil || dest < 0 {
+		return queueOf(dest)
 	}
-	for _, t := range s.Local[st.Worker] {
-		if int(t) == st.Task {
-			return traces.LocalQueue(st.Worker)
+	for _, u := range s.Local[dest] {
+		if int(u) == t {
+			return traces.LocalQueue(dest)
 		}
 	}
-	return traces.QueueGlobal
+	for _, u := range s.Global {
+		if int(u) == t {
+			return traces.QueueGlobal
+		}
+	}
+	return queueOf(dest)
 }
 
 // compactState prints a state on one line, for a trace's Detail.

@@ -39,11 +39,25 @@ import (
 //	park, unpark, panic  no rule: findings (see ConformanceReport)
 //	step                 the rule e.Rule, as a model checker writes it
 //
+// Three choices the mapping makes. A wake during a poll is WAKE (RUNNING →
+// NOTIFIED) without a POLL-PENDING before it: a future may be woken during
+// its poll and still return Ready, which a registration in that poll would
+// forbid; the registration is applied at the poll's Pending end. Under the
+// time-slice policy the end of a poll of a NOTIFIED task is decided by the
+// worker's next event (a poll-begin of the same task is the re-poll,
+// anything else the re-queue). Under the retry policy a failure followed by
+// a requeue of the task is re-run (at most retries times, the header's
+// bound), and a failure followed by anything else is DONE: an executor may
+// give a task a smaller budget of its own, or none.
+//
 // Relaxed premises. A real executor cannot test some premises in the same
 // atomic step as its take, and a correct one must not be reported for it.
-// These two premises are accepted when they held at some instant in
-// [e.Call, e.Seq] — from the moment the worker began to look for work
-// (the take's call tick) to the take itself — rather than at e.Seq:
+// These two premises are accepted when they held at some instant between
+// the moment the worker began to look for work and the take, rather than at
+// e.Seq. The worker began to look at its take's call tick e.Call, or, if
+// that is later, right after its previous event (an executor may draw the
+// call tick of the queue operation that succeeded, after other looks that
+// found nothing):
 //   - WORKER-STEAL's "global = ∅": a push onto the global queue from
 //     another thread may land between the thief's look at the global queue
 //     and its steal;
@@ -53,7 +67,8 @@ import (
 //
 // Both read only the global queue, the one queue any thread pushes to; a
 // worker's local queue is pushed to only by its owner, so no premise about
-// it is relaxed. A take without a call tick (Call = 0) is checked at its Seq.
+// it is relaxed. A take without a call tick (Call = 0) is checked at its Seq:
+// nothing then says when the worker looked.
 // ConformanceReport.Relaxed counts the takes accepted this way.
 //
 // Under the priority policy a trace does not say each task's priority, so
@@ -62,6 +77,15 @@ import (
 // show how long tasks waited. A LIFO slot (config lifo-slot=1) is a place of
 // its own: the slot's task is invisible to steals and to takes from the
 // local queue, and a take from the slot sees only it.
+//
+// Parks are no rule. One event cannot show a lost wake between a worker's
+// last look at the queues and its park: in a concurrent executor a push may
+// land just before the park and be followed by the unpark it causes. So a
+// park is reported, as a warning, only when the worker parked while its own
+// local queue or the global queue held tasks, that queue stayed non-empty
+// (a parked worker's own local queue can only shrink; the global queue's
+// emptiness is tracked), and the worker never unparked before the end of
+// the trace. A park during a poll is a warning too.
 //
 // Task ids are the model's task ids, so model messages name the trace's
 // tasks; ids up to MaxConformTask are accepted.
@@ -94,6 +118,7 @@ type Conformance struct {
 
 	tasks   []confTask   // indexed by task id - 1
 	workers []confWorker // indexed by worker
+	npend   int          // workers with a deferred decision
 
 	polls    uint64 // polls so far: takes and re-polls
 	maxOther uint64
@@ -109,9 +134,14 @@ type Conformance struct {
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
 
-	panics   []ConformanceFinding
+	panics   []ConformanceFinding // the first confMaxFindings
+	npanics  int
 	warnings []ConformanceFinding
 }
+
+// confMaxFindings bounds the panics a report lists (PanicCount counts them
+// all), so that a long trace of failing tasks is checked in bounded memory.
+const confMaxFindings = 100
 
 // conformBefore is how many events a ConformanceError shows before the
 // violation.
@@ -143,7 +173,8 @@ const (
 )
 
 type confWorker struct {
-	pendTask int32 // task of the deferred decision
+	lastSeq  uint64 // Seq of the worker's last event
+	pendTask int32  // task of the deferred decision
 	pend     uint8
 	parked   bool
 	parkIdx  int    // event index of the park
@@ -214,13 +245,18 @@ type ConformanceReport struct {
 	MaxOtherPollsTask int64
 	MaxDelay          uint64
 	MaxDelayTask      int64
+	// StillWaiting: the task of MaxOtherPolls was still QUEUED at the end
+	// of the trace, so its figure is how long it had waited so far (a task
+	// that starves shows here rather than not at all).
+	StillWaiting bool
 
 	// Relaxed counts takes whose premise was accepted at an instant of
 	// [Call, Seq] rather than at Seq (see Conformance).
 	Relaxed int
 
-	Panics   []ConformanceFinding // panic events
-	Warnings []ConformanceFinding // parks that left work behind, parks during a poll
+	Panics     []ConformanceFinding // panic events, the first 100
+	PanicCount int                  // panic events in all
+	Warnings   []ConformanceFinding // parks that left work behind, parks during a poll
 }
 
 // Summary returns a few lines a person reads: the verdict, the violation or
@@ -241,13 +277,20 @@ func (r *ConformanceReport) Summary() string {
 	if len(r.NeverCompleted) > 0 {
 		fmt.Fprintf(&b, "never completed: %s\n", taskList(r.NeverCompleted))
 	}
-	fmt.Fprintf(&b, "fairness: at most %d polls of other tasks between ready and poll (t%d); largest delay %d ticks (t%d)\n",
-		r.MaxOtherPolls, r.MaxOtherPollsTask, r.MaxDelay, r.MaxDelayTask)
+	still := ""
+	if r.StillWaiting {
+		still = ", still waiting at the end"
+	}
+	fmt.Fprintf(&b, "fairness: at most %d polls of other tasks between ready and poll (t%d%s); largest delay %d ticks (t%d)\n",
+		r.MaxOtherPolls, r.MaxOtherPollsTask, still, r.MaxDelay, r.MaxDelayTask)
 	if r.Relaxed > 0 {
 		fmt.Fprintf(&b, "%d takes accepted with a premise that held between the call and the take\n", r.Relaxed)
 	}
 	for _, f := range r.Panics {
 		fmt.Fprintf(&b, "panic: %s\n", f)
+	}
+	if n := r.PanicCount - len(r.Panics); n > 0 {
+		fmt.Fprintf(&b, "panic: ... and %d more\n", n)
 	}
 	for _, f := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", f)
@@ -271,8 +314,11 @@ func taskList(ts []int64) string {
 	return b.String()
 }
 
-// confKeys are the header config keys a Conformance understands.
-var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries"}
+// confKeys are the header config keys a Conformance understands. "tasks"
+// and "pendings" describe the workload of a model checker's counterexample
+// (HeaderOf); a trace shows its tasks and their results itself, so they are
+// accepted and not used.
+var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings"}
 
 // NewConformance returns a checker for a trace with header h. It fails on a
 // header the model cannot check: a bad format or version, an unknown
@@ -321,7 +367,7 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 		return false, fmt.Errorf("%s = %d: want 0 or 1", k, v)
 	}
 	switch model.Policy(h.Policy) {
-	case model.WorkSteal:
+	case model.WorkSteal, "": // the model's default policy
 		cfg.Policy = model.WorkSteal
 		cfg.LocalCap = model.MaxOpenLocalCap
 		if v, ok := h.Config["local-cap"]; ok {
@@ -398,12 +444,15 @@ func (c *Conformance) Step(e traces.Event) error {
 	}
 	idx := c.n
 	c.n++
-	if err := c.step(idx, e); err != nil {
+	if err := c.step(idx, &e); err != nil {
 		return err
 	}
 	c.lastSeq = e.Seq
-	c.afterEvent(e)
-	if err := c.checkInvariants(idx, e); err != nil {
+	if e.Worker >= 0 {
+		c.workers[e.Worker].lastSeq = e.Seq
+	}
+	c.afterEvent(&e)
+	if err := c.checkInvariants(idx, &e); err != nil {
 		return err
 	}
 	c.ring[idx%conformBefore] = e
@@ -413,7 +462,7 @@ func (c *Conformance) Step(e traces.Event) error {
 
 // afterEvent keeps the global queue's history: when it last became
 // non-empty, and how often it became empty.
-func (c *Conformance) afterEvent(e traces.Event) {
+func (c *Conformance) afterEvent(e *traces.Event) {
 	full := len(c.s.Global) > 0
 	if full && !c.globalFull {
 		c.globalSince = e.Seq
@@ -423,14 +472,14 @@ func (c *Conformance) afterEvent(e traces.Event) {
 	c.globalFull = full
 }
 
-func (c *Conformance) step(idx int, e traces.Event) error {
+func (c *Conformance) step(idx int, e *traces.Event) error {
 	if idx > 0 && e.Seq < c.lastSeq {
 		return c.fail(idx, e, 0, "Seq increases", fmt.Sprintf("seq %d comes after seq %d: the trace is not in Seq order", e.Seq, c.lastSeq))
 	}
 	if int(e.Worker) >= len(c.workers) || e.Worker < -1 {
 		return c.fail(idx, e, confRule(e), "0 ≤ w < W", fmt.Sprintf("no worker %d: the header declares %d workers", e.Worker, len(c.workers)))
 	}
-	if err := traces.Validate(c.h, e); err != nil {
+	if err := traces.Validate(c.h, *e); err != nil {
 		return c.fail(idx, e, confRule(e), "a well-formed event", err.Error())
 	}
 	if e.Task > MaxConformTask {
@@ -449,7 +498,7 @@ func (c *Conformance) step(idx int, e traces.Event) error {
 			return err
 		}
 	}
-	if t != 0 && t <= len(c.tasks) {
+	if c.npend > 0 && t != 0 && t <= len(c.tasks) {
 		if w := c.s.WorkerOf(t); w >= 0 && c.workers[w].pend != confNone && int(c.workers[w].pendTask) == t {
 			if err := c.settle(idx, e, w); err != nil {
 				return err
@@ -474,7 +523,10 @@ func (c *Conformance) step(idx int, e traces.Event) error {
 	case traces.KindUnpark:
 		c.workers[e.Worker].parked = false
 	case traces.KindPanic:
-		c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: int(e.Worker), Msg: fmt.Sprintf("task %d panicked on %s: %s", e.Task, who(int(e.Worker)), firstLine(e.Detail))})
+		c.npanics++
+		if len(c.panics) < confMaxFindings {
+			c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: int(e.Worker), Msg: fmt.Sprintf("task %d panicked on %s: %s", e.Task, who(int(e.Worker)), firstLine(e.Detail))})
+		}
 	case traces.KindStep:
 		return c.modelStep(idx, e)
 	}
@@ -482,7 +534,7 @@ func (c *Conformance) step(idx int, e traces.Event) error {
 }
 
 // confRule is the rule an event maps onto, for messages; 0 if none.
-func confRule(e traces.Event) model.Rule {
+func confRule(e *traces.Event) model.Rule {
 	switch e.Kind {
 	case traces.KindSpawn:
 		return model.SPAWN
@@ -511,13 +563,13 @@ func confRule(e traces.Event) model.Rule {
 }
 
 // fail records the violation at event idx.
-func (c *Conformance) fail(idx int, e traces.Event, r model.Rule, premise, reason string) error {
+func (c *Conformance) fail(idx int, e *traces.Event, r model.Rule, premise, reason string) error {
 	before := make([]traces.Event, 0, min(c.ringN, conformBefore))
 	for i := max(idx-conformBefore, idx-c.ringN); i < idx; i++ {
 		before = append(before, c.ring[i%conformBefore])
 	}
 	ce := &ConformanceError{
-		Index: idx, Event: e, Rule: r, Premise: premise, Reason: reason,
+		Index: idx, Event: *e, Rule: r, Premise: premise, Reason: reason,
 		State: c.Lanes(), Before: before,
 	}
 	ce.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, r), reason, premise)
@@ -526,7 +578,7 @@ func (c *Conformance) fail(idx int, e traces.Event, r model.Rule, premise, reaso
 }
 
 // failStep records a violation from the model's *PremiseError (or any error).
-func (c *Conformance) failStep(idx int, e traces.Event, r model.Rule, err error) error {
+func (c *Conformance) failStep(idx int, e *traces.Event, r model.Rule, err error) error {
 	if pe, ok := err.(*model.PremiseError); ok {
 		return c.fail(idx, e, pe.Step.Rule, pe.Premise, pe.Reason)
 	}
@@ -540,15 +592,17 @@ func who(w int) string {
 	return fmt.Sprintf("worker %d", w)
 }
 
+// firstLine returns a copy of the first line of s, so that a finding does
+// not keep a whole stack alive.
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+		s = s[:i]
 	}
-	return s
+	return strings.Clone(s)
 }
 
 // describe says what an event claims, in the words of its rule.
-func describe(e traces.Event, r model.Rule) string {
+func describe(e *traces.Event, r model.Rule) string {
 	if r == 0 {
 		r = confRule(e)
 	}
@@ -619,7 +673,7 @@ func (c *Conformance) apply(st model.Step, seq uint64) error {
 // dest maps an event's queue onto a Step's destination: e.Queue, or for an
 // event that does not say, the acting worker's local queue (the global
 // queue from outside the workers, or under a policy without local queues).
-func (c *Conformance) dest(e traces.Event) int {
+func (c *Conformance) dest(e *traces.Event) int {
 	switch {
 	case e.Queue == traces.QueueGlobal:
 		return model.Global
@@ -642,17 +696,17 @@ func (c *Conformance) placed(t, w int) traces.Queue {
 	return traces.QueueGlobal
 }
 
-// checkPush checks that a push of an event's task went where the event
-// says: onto the acting worker's own local queue, or the global queue; and
-// that the model, with its capacity, put it there too.
-func (c *Conformance) checkPush(idx int, e traces.Event, r model.Rule) error {
+// checkPush checks that the queue an event pushed its task onto is the
+// acting worker's own local queue or the global queue (checkPlaced then
+// checks that the model, with its capacity, put it there too).
+func (c *Conformance) checkPush(idx int, e *traces.Event, r model.Rule) error {
 	if w := e.Queue.Worker(); w >= 0 && w != int(e.Worker) {
 		return c.fail(idx, e, r, "pushed on the acting worker's own local queue, or the global queue", fmt.Sprintf("%s pushes onto worker %d's local queue", who(int(e.Worker)), w))
 	}
 	return nil
 }
 
-func (c *Conformance) checkPlaced(idx int, e traces.Event, r model.Rule, w int) error {
+func (c *Conformance) checkPlaced(idx int, e *traces.Event, r model.Rule, w int) error {
 	t := int(e.Task)
 	got := c.placed(t, w)
 	if got == e.Queue || e.Queue == traces.QueueNone {
@@ -674,7 +728,7 @@ func (c *Conformance) capacity() int {
 	return c.cap
 }
 
-func (c *Conformance) spawn(idx int, e traces.Event) error {
+func (c *Conformance) spawn(idx int, e *traces.Event) error {
 	if err := c.checkPush(idx, e, model.SPAWN); err != nil {
 		return err
 	}
@@ -703,7 +757,7 @@ func takeRule(src traces.Source) model.Rule {
 	return model.POLL_LOCAL
 }
 
-func (c *Conformance) take(idx int, e traces.Event) error {
+func (c *Conformance) take(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	r := takeRule(e.Source)
 	st := model.Step{Rule: r, Worker: w, Task: t, Victim: -1, Dest: -1}
@@ -711,7 +765,7 @@ func (c *Conformance) take(idx int, e traces.Event) error {
 		st.Victim = int(e.Victim)
 	}
 	err := c.takeStep(st, e)
-	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > e.Call {
+	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
 		// The relaxed premises: the global queue was empty at an instant
 		// of [Call, Seq]; check the take as of that instant.
 		g := c.s.Global
@@ -735,7 +789,7 @@ func (c *Conformance) take(idx int, e traces.Event) error {
 	return nil
 }
 
-func (c *Conformance) takeStep(st model.Step, e traces.Event) error {
+func (c *Conformance) takeStep(st model.Step, e *traces.Event) error {
 	switch {
 	case c.priority && st.Rule == model.GLOBAL_STEAL:
 		return c.takeAnywhere(st, e.Seq)
@@ -769,7 +823,7 @@ func (c *Conformance) takeAnywhere(st model.Step, seq uint64) error {
 	return c.apply(st, seq)
 }
 
-func (c *Conformance) pollBegin(idx int, e traces.Event) error {
+func (c *Conformance) pollBegin(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	if cur := int(c.s.Cur[w]); cur != t {
 		switch {
@@ -787,7 +841,7 @@ func (c *Conformance) pollBegin(idx int, e traces.Event) error {
 	return nil
 }
 
-func (c *Conformance) pollEnd(idx int, e traces.Event) error {
+func (c *Conformance) pollEnd(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	switch e.Result {
 	case traces.ResultPending:
@@ -798,6 +852,7 @@ func (c *Conformance) pollEnd(idx int, e traces.Event) error {
 		}
 		if c.slices && c.s.Cur[w] == int32(t) && c.s.Task[t-1] == model.Notified {
 			c.workers[w].pend, c.workers[w].pendTask = confSuspend, int32(t)
+			c.npend++
 			return nil
 		}
 		return c.suspend(idx, e, w, t, false)
@@ -808,6 +863,7 @@ func (c *Conformance) pollEnd(idx int, e traces.Event) error {
 	case traces.ResultPanic:
 		if c.retry && c.s.Cur[w] == int32(t) {
 			c.workers[w].pend, c.workers[w].pendTask = confFailed, int32(t)
+			c.npend++
 			return nil
 		}
 		if err := c.apply(model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1, Failed: true}, e.Seq); err != nil {
@@ -818,7 +874,7 @@ func (c *Conformance) pollEnd(idx int, e traces.Event) error {
 }
 
 // suspend applies TASK-SUSPEND; e is the event that settled it.
-func (c *Conformance) suspend(idx int, e traces.Event, w, t int, repoll bool) error {
+func (c *Conformance) suspend(idx int, e *traces.Event, w, t int, repoll bool) error {
 	if err := c.suspendStep(w, t, repoll, e.Seq); err != nil {
 		return c.failStep(idx, e, model.TASK_SUSPEND, err)
 	}
@@ -851,11 +907,12 @@ func (c *Conformance) suspendStep(w, t int, repoll bool, seq uint64) error {
 
 // settle decides the deferred end of worker w's poll, now that event e of
 // that worker or task came.
-func (c *Conformance) settle(idx int, e traces.Event, w int) error {
+func (c *Conformance) settle(idx int, e *traces.Event, w int) error {
 	cw := &c.workers[w]
 	t := int(cw.pendTask)
 	kind := cw.pend
 	cw.pend, cw.pendTask = confNone, 0
+	c.npend--
 	switch kind {
 	case confSuspend:
 		repoll := e.Kind == traces.KindPollBegin && int(e.Worker) == w && int(e.Task) == t
@@ -895,9 +952,10 @@ func (c *Conformance) settleAll() {
 		}
 		cw.pend, cw.pendTask = confNone, 0
 	}
+	c.npend = 0
 }
 
-func (c *Conformance) wake(idx int, e traces.Event) error {
+func (c *Conformance) wake(idx int, e *traces.Event) error {
 	t := int(e.Task)
 	state := c.s.Task[t-1]
 	want := model.WakeOutcome(c.s, t)
@@ -952,7 +1010,7 @@ func wakeReason(got traces.Outcome, s model.TaskState, t int) string {
 	return fmt.Sprintf("t%d was %s", t, s)
 }
 
-func (c *Conformance) requeue(idx int, e traces.Event) error {
+func (c *Conformance) requeue(idx int, e *traces.Event) error {
 	t := int(e.Task)
 	ct := &c.tasks[t-1]
 	if ct.flags&confRequeue == 0 {
@@ -964,12 +1022,15 @@ func (c *Conformance) requeue(idx int, e traces.Event) error {
 		if c.retry && ct.requeue == traces.QueueGlobal {
 			r = model.TASK_COMPLETE
 		}
+		if w := e.Queue.Worker(); w >= 0 && ct.requeue == traces.QueueGlobal && c.cap > 0 {
+			return c.fail(idx, e, r, "a push onto a full local queue overflows to the global queue", fmt.Sprintf("w%d's local queue is full (capacity %d), so the model re-queued t%d on the global queue", w, c.capacity(), t))
+		}
 		return c.fail(idx, e, r, "the task goes where the rule pushes it", fmt.Sprintf("the model re-queued t%d on %s", t, ct.requeue))
 	}
 	return nil
 }
 
-func (c *Conformance) park(idx int, e traces.Event) {
+func (c *Conformance) park(idx int, e *traces.Event) {
 	w := int(e.Worker)
 	cw := &c.workers[w]
 	cw.parked = true
@@ -977,14 +1038,14 @@ func (c *Conformance) park(idx int, e traces.Event) {
 	cw.parkG = len(c.s.Global) > 0
 	cw.parkL = len(c.s.Local[w]) > 0
 	cw.parkEp = c.globalEpoch
-	if t := c.s.Cur[w]; t != 0 {
+	if t := c.s.Cur[w]; t != 0 && len(c.warnings) < confMaxFindings {
 		c.warnings = append(c.warnings, ConformanceFinding{Index: idx, Seq: e.Seq, Task: int64(t), Worker: w, Msg: fmt.Sprintf("worker %d parks while polling task %d", w, t)})
 	}
 }
 
 // modelStep applies a step event: a rule named by the event, as in a
 // model checker's counterexample.
-func (c *Conformance) modelStep(idx int, e traces.Event) error {
+func (c *Conformance) modelStep(idx int, e *traces.Event) error {
 	st := model.Step{Rule: e.Rule, Worker: int(e.Worker), Task: int(e.Task), Victim: -1, Dest: -1}
 	switch e.Rule {
 	case model.SPAWN, model.WAKE:
@@ -1002,7 +1063,7 @@ func (c *Conformance) modelStep(idx int, e traces.Event) error {
 // checkInvariants checks the model's invariants after event idx: after every
 // event while the state is small, else every invEvery events so that the
 // cost stays a constant per event.
-func (c *Conformance) checkInvariants(idx int, e traces.Event) error {
+func (c *Conformance) checkInvariants(idx int, e *traces.Event) error {
 	c.invCount++
 	if c.invCount < c.invEvery {
 		return nil
@@ -1013,12 +1074,12 @@ func (c *Conformance) checkInvariants(idx int, e traces.Event) error {
 	}
 	c.invEvery = 1
 	if size := len(c.s.Task) + len(c.s.Global) + len(c.workers)*len(c.workers); size > 64 {
-		c.invEvery = size / 4
+		c.invEvery = size
 	}
 	return nil
 }
 
-func (c *Conformance) failInvariant(idx int, e traces.Event, inv *model.Invariant, err error) error {
+func (c *Conformance) failInvariant(idx int, e *traces.Event, inv *model.Invariant, err error) error {
 	reason := err.Error()
 	if c.invEvery > 1 {
 		reason += fmt.Sprintf(" (invariants are checked every %d events on a state this size: the step that broke it is one of the last %d)", c.invEvery, c.invEvery)
@@ -1040,7 +1101,7 @@ func (c *Conformance) Finish() *ConformanceReport {
 		if inv, err := c.m.CheckInvariants(c.s); err != nil {
 			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
 			c.invEvery = 1
-			c.failInvariant(c.n, e, inv, err)
+			c.failInvariant(c.n, &e, inv, err)
 		}
 	}
 	r := &ConformanceReport{
@@ -1052,6 +1113,16 @@ func (c *Conformance) Finish() *ConformanceReport {
 		MaxDelayTask:      c.maxDTask,
 		Relaxed:           c.relaxed,
 		Panics:            c.panics,
+		PanicCount:        c.npanics,
+	}
+	for i := range c.tasks {
+		// Tasks still QUEUED at the end: their wait so far.
+		if ct := &c.tasks[i]; ct.flags&confReady != 0 {
+			if other := c.polls - ct.readyPolls; other > c.maxOther {
+				c.maxOther, c.maxOTask = other, int64(i+1)
+				r.MaxOtherPolls, r.MaxOtherPollsTask, r.StillWaiting = int(other), int64(i+1), true
+			}
+		}
 	}
 	for i, st := range c.s.Task {
 		if st == model.Idle {

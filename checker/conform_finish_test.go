@@ -108,20 +108,24 @@ func TestConformanceBadHeader(t *testing.T) {
 // A premise that the take could not test atomically is accepted when it
 // held at an instant of [Call, Seq], and only then.
 func TestConformanceRelaxed(t *testing.T) {
+	// w1 began to look for work after its park at #6 at the earliest; the
+	// push onto the global queue at #5 came before.
 	const steal = `
 execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4
 #1 out spawn t1 -> global
 #2 w0 take t1 global
 #3 w0 poll-begin t1
 #4 w0 spawn t2 -> local:0
-#5 out spawn t3 -> global
-#6 w1 take t2 steal from w0 call=%CALL%
-#7 w1 poll-begin t2
-#8 w1 poll-end t2 ready
-#9 w0 poll-end t1 ready
-#10 w0 take t3 global
-#11 w0 poll-begin t3
-#12 w0 poll-end t3 ready
+#5 w1 park
+#6 out spawn t3 -> global
+#7 w1 unpark
+#8 w1 take t2 steal from w0 call=%CALL%
+#9 w1 poll-begin t2
+#10 w1 poll-end t2 ready
+#11 w0 poll-end t1 ready
+#12 w0 take t3 global
+#13 w0 poll-begin t3
+#14 w0 poll-end t3 ready
 `
 	const due = `
 execspec-trace v1 executor=x workers=1 policy=worksteal local-cap=4 global-interval=2
@@ -142,11 +146,13 @@ execspec-trace v1 executor=x workers=1 policy=worksteal local-cap=4 global-inter
 		name, trace, call string
 		ok                bool
 	}{
-		{"steal, look before the push", steal, "4", true},
-		{"steal, look after the push", steal, "5", false},
+		{"steal, look before the push", steal, "5", true},
+		{"steal, call after the push, unpark after it too", steal, "7", false},
 		{"steal, no call tick", steal, "0", false},
 		{"due, look before the push", due, "5", true},
-		{"due, look after the push", due, "6", false},
+		{"due, call after the push, previous event before it", due, "7", true},
+		{"due, slot take, look before the push", strings.Replace(strings.Replace(due, "local-cap=4", "local-cap=4 lifo-slot=1", 1), "t2 local", "t2 lifo", 1), "5", true},
+		{"due, slot take, no call tick", strings.Replace(strings.Replace(due, "local-cap=4", "local-cap=4 lifo-slot=1", 1), "t2 local", "t2 lifo", 1), "0", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(tc.trace, "%CALL%", tc.call, 1)
@@ -158,7 +164,7 @@ execspec-trace v1 executor=x workers=1 policy=worksteal local-cap=4 global-inter
 			if tc.ok && (r.Verdict != Holds || r.Relaxed != 1) {
 				t.Fatalf("verdict %s, relaxed %d; want holds, 1\n%s", r.Verdict, r.Relaxed, r.Summary())
 			}
-			if !tc.ok && (r.Verdict != Violated || r.Err.Event.Seq != 7 && r.Err.Event.Seq != 6) {
+			if !tc.ok && (r.Verdict != Violated || r.Err.Event.Seq != 8 && r.Err.Event.Seq != 7) {
 				t.Fatalf("verdict %s; want the take violated\n%s", r.Verdict, r.Summary())
 			}
 		})
@@ -194,7 +200,7 @@ execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4
 	if r.Tasks != 3 || r.Completed != 1 {
 		t.Errorf("tasks %d completed %d, want 3 and 1", r.Tasks, r.Completed)
 	}
-	if len(r.Panics) != 1 || r.Panics[0].Task != 2 || r.Panics[0].Msg != "task 2 panicked on worker 1: index out of range" {
+	if len(r.Panics) != 1 || r.PanicCount != 1 || r.Panics[0].Task != 2 || r.Panics[0].Msg != "task 2 panicked on worker 1: index out of range" {
 		t.Errorf("panics %v", r.Panics)
 	}
 	// w1 parked at #12 while the global queue held t3 and t1; t3 was
@@ -322,5 +328,57 @@ func TestConformanceStepAfterFinish(t *testing.T) {
 	}
 	if err := c.Step(traces.Event{Seq: 1, Kind: traces.KindSpawn, Task: 1, Worker: -1, Queue: traces.QueueGlobal}); err == nil {
 		t.Fatal("Step after Finish accepted")
+	}
+}
+
+// A task that starves shows in the fairness figures with the wait it had
+// so far, flagged as still waiting.
+func TestConformanceStarvingTask(t *testing.T) {
+	h, events := parseTrace(t, `
+execspec-trace v1 executor=x workers=1 policy=priority
+#1 out spawn t1 -> global
+#2 out spawn t2 -> global
+#3 w0 take t2 global
+#4 w0 poll-begin t2
+#5 w0 wake t2 notified
+#6 w0 poll-end t2 pending
+#7 w0 requeue t2 -> global
+#8 w0 take t2 global
+#9 w0 poll-begin t2
+#10 w0 wake t2 notified
+#11 w0 poll-end t2 pending
+#12 w0 requeue t2 -> global
+#13 w0 take t2 global
+#14 w0 poll-begin t2
+`)
+	r := checkEvents(t, h, events)
+	if r.Verdict != Unknown || r.MaxOtherPolls != 3 || r.MaxOtherPollsTask != 1 || !r.StillWaiting {
+		t.Fatalf("verdict %s, max other polls %d (t%d, still waiting %v); want unknown, 3 (t1, still waiting)\n%s",
+			r.Verdict, r.MaxOtherPolls, r.MaxOtherPollsTask, r.StillWaiting, r.Summary())
+	}
+	if !strings.Contains(r.Summary(), "(t1, still waiting at the end)") {
+		t.Errorf("summary does not say t1 is still waiting:\n%s", r.Summary())
+	}
+}
+
+// Step events know nothing of LIFO slots: one that takes the slot's task
+// leaves the checker consistent, and a later take from the slot is a
+// violation, not a panic.
+func TestConformanceStepEventsAndSlots(t *testing.T) {
+	h, events := parseTrace(t, `
+execspec-trace v1 executor=x workers=1 policy=worksteal local-cap=2 lifo-slot=1
+#1 out spawn t1 -> global
+#2 w0 take t1 global
+#3 w0 poll-begin t1
+#4 w0 spawn t2 -> local:0
+#5 w0 poll-end t1 ready
+#6 w0 step t2 rule=POLL-LOCAL
+#7 w0 step t2 rule=TASK-COMPLETE
+#8 w0 spawn t3 -> local:0
+#9 w0 take t2 lifo
+`)
+	r := checkEvents(t, h, events)
+	if r.Verdict != Violated || r.Err.Event.Seq != 9 || r.Err.Premise != "t in the LIFO slot of w" {
+		t.Fatalf("got %s; want the slot take at #9 refused\n%s", r.Verdict, r.Summary())
 	}
 }

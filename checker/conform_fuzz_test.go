@@ -99,3 +99,68 @@ func FuzzConformance(f *testing.F) {
 		_ = r.Summary()
 	})
 }
+
+// FuzzConformanceMutated starts from a random correct trace (which must
+// conform) and changes a few fields of a few events: deep states that
+// random sequences never reach, and then any event there. Never a panic; a
+// violation is sticky.
+func FuzzConformanceMutated(f *testing.F) {
+	f.Add(uint64(1), uint8(0), []byte{10, 1, 3})
+	f.Add(uint64(7), uint8(2), []byte{40, 4, 1, 90, 2, 200})
+	f.Add(uint64(3), uint8(3), []byte{25, 0, 7, 26, 5, 1, 27, 6, 2})
+	headers := []traces.Header{
+		hdr(2, "fifo", nil),
+		hdr(3, "worksteal", map[string]int{"local-cap": 2, "global-interval": 3}),
+		hdr(2, "worksteal", map[string]int{"local-cap": 3, "owner-lifo": 0, "steal-half": 1}),
+		hdr(2, "timeslice", map[string]int{"slice": 1}),
+		hdr(3, "worksteal", map[string]int{"local-cap": 1, "lifo-slot": 1, "global-interval": 2}),
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, which uint8, muts []byte) {
+		h := headers[int(which)%len(headers)]
+		g := newConfGen(t, h, seed)
+		events := g.run(t, 200)
+		for len(muts) >= 3 {
+			i, field, v := int(muts[0])%len(events), muts[1]%8, muts[2]
+			muts = muts[3:]
+			e := &events[i]
+			switch field {
+			case 0:
+				e.Kind = traces.Kind(1 + v%10)
+			case 1:
+				e.Task = int64(v%8) + 1
+			case 2:
+				e.Worker = int32(v%4) - 1
+			case 3:
+				e.Source, e.Victim = traces.Source(v%5), int32(v>>4)%3
+			case 4:
+				e.Result = traces.Result(v % 4)
+			case 5:
+				e.Outcome = traces.Outcome(v % 5)
+			case 6:
+				e.Queue = traces.Queue(int(v%4) - 1)
+			case 7:
+				events = append(events[:i:i], events[i+1:]...)
+				if len(events) == 0 {
+					return
+				}
+			}
+		}
+		c, err := NewConformance(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first error
+		for _, e := range events {
+			err := c.Step(e)
+			if first != nil && err != first {
+				t.Fatalf("violation not sticky: %v then %v", first, err)
+			}
+			if err != nil {
+				first = err
+			}
+		}
+		if r := c.Finish(); (r.Err != nil) != (r.Verdict == Violated) {
+			t.Fatalf("verdict %s with err %v", r.Verdict, r.Err)
+		}
+	})
+}

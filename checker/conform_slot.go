@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/execspec/execspec/model"
@@ -26,12 +27,12 @@ import (
 
 // slotPush notes a push of e's task onto worker d's local queue by a spawn
 // or a wake: into the slot if it is empty, else behind the slot's task.
-func (c *Conformance) slotPush(e traces.Event, d int) {
+func (c *Conformance) slotPush(e *traces.Event, d int) {
 	if !c.slotOn || d < 0 || c.placed(int(e.Task), d) != traces.LocalQueue(d) {
 		return
 	}
 	cw := &c.workers[d]
-	if cw.slot == 0 {
+	if c.slotIn(d) == 0 {
 		cw.slot = int32(e.Task)
 		return
 	}
@@ -45,7 +46,7 @@ func (c *Conformance) slotRequeue(w, t int) {
 	if !c.slotOn || c.placed(t, w) != traces.LocalQueue(w) {
 		return
 	}
-	if c.workers[w].slot != 0 {
+	if c.slotIn(w) != 0 {
 		c.keepSlotLast(w)
 		return
 	}
@@ -67,30 +68,54 @@ func (c *Conformance) keepSlotLast(w int) {
 	}
 }
 
+// slotOf returns the task in w's LIFO slot, which the checker keeps at the
+// tail of the model's local queue. If a step event moved it (a model step
+// knows nothing of slots), the slot is taken to be empty.
+func (c *Conformance) slotOf(w int) int32 {
+	t := c.workers[w].slot
+	if q := c.s.Local[w]; t != 0 && (len(q) == 0 || q[len(q)-1] != t) {
+		c.workers[w].slot = 0
+		return 0
+	}
+	return t
+}
+
+// slotIn is slotOf for the moment just after a push onto w's local queue,
+// when the slot's task may stand second to last.
+func (c *Conformance) slotIn(w int) int32 {
+	t := c.workers[w].slot
+	if t != 0 && !slices.Contains(c.s.Local[w], t) {
+		c.workers[w].slot = 0 // moved by a step event, which knows nothing of slots
+		return 0
+	}
+	return t
+}
+
 // takeWithSlot applies a take when slots are on.
-func (c *Conformance) takeWithSlot(st model.Step, e traces.Event) error {
+func (c *Conformance) takeWithSlot(st model.Step, e *traces.Event) error {
 	s := c.s
 	w := st.Worker
 	if e.Source == traces.SourceLIFO {
-		slot := c.workers[w].slot
+		slot := c.slotOf(w)
 		if slot == 0 || int(slot) != st.Task {
 			return &model.PremiseError{Step: st, Premise: "t in the LIFO slot of w", Reason: slotReason(w, slot)}
 		}
 		q := s.Local[w]
-		rest := q[:len(q)-1]
 		s.Local[w] = q[len(q)-1:]
 		err := c.apply(st, e.Seq)
-		s.Local[w] = rest
-		if err == nil {
-			c.workers[w].slot = 0
+		if err != nil {
+			s.Local[w] = q // the rule left the state as it was
+			return err
 		}
-		return err
+		s.Local[w] = q[:len(q)-1]
+		c.workers[w].slot = 0
+		return nil
 	}
 	hide := func(v int) int32 {
 		if v < 0 || v >= len(c.workers) {
 			return 0
 		}
-		t := c.workers[v].slot
+		t := c.slotOf(v)
 		if t != 0 {
 			s.Local[v] = s.Local[v][:len(s.Local[v])-1]
 		}

@@ -351,8 +351,9 @@ execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4
 #3 w0 poll-begin t1
 #4 w0 spawn t2 -> local:0
 #5 out spawn t3 -> global
-#6 w1 take t2 steal from w0 call=5
-`, seq: 6, rule: model.WORKER_STEAL, premise: "global = ∅", reason: "global queue holds [t3]"},
+#6 w1 unpark
+#7 w1 take t2 steal from w0 call=6
+`, seq: 7, rule: model.WORKER_STEAL, premise: "global = ∅", reason: "global queue holds [t3]"},
 	{name: "take of a DONE task", trace: `
 execspec-trace v1 executor=x workers=1 policy=fifo
 #1 out spawn t1 -> global
@@ -577,6 +578,16 @@ execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4 lifo-slot=1
 #4 w0 spawn t2 -> local:0
 #5 w1 take t2 steal from w0
 `, seq: 5, rule: model.WORKER_STEAL, premise: "local(v) ≠ ∅", reason: "w0's local queue is empty"},
+	{name: "slot take when the global check is due", trace: `
+execspec-trace v1 executor=x workers=1 policy=worksteal local-cap=4 lifo-slot=1 global-interval=2
+#1 out spawn t1 -> global
+#2 w0 take t1 global
+#3 w0 poll-begin t1
+#4 w0 spawn t2 -> local:0
+#5 out spawn t3 -> global
+#6 w0 poll-end t1 ready
+#7 w0 take t2 lifo call=6
+`, seq: 7, rule: model.POLL_LOCAL, premise: "no global check due", reason: "global queue holds t3"},
 	{name: "seq goes backwards", trace: `
 execspec-trace v1 executor=x workers=1 policy=fifo
 #1 out spawn t1 -> global

@@ -60,7 +60,7 @@ type GoTraceReport struct {
 
 // GoViolation is one lifecycle violation.
 type GoViolation struct {
-	Index     int // into the GoTrace's Events; -1 for an end-of-trace finding
+	Index     int // into the GoTrace's Events, from 0 (Msg counts from 1); -1 for an end-of-trace finding
 	Event     traces.Event
 	Goroutine int64
 	Msg       string
@@ -132,7 +132,7 @@ func CheckGoTrace(gt *traces.GoTrace, opt GoTraceOptions) *GoTraceReport {
 	violate := func(i int, e traces.Event, format string, args ...any) {
 		rep.Verdict = Violated
 		if len(rep.Violations) < opt.MaxViolations {
-			rep.Violations = append(rep.Violations, GoViolation{Index: i, Event: e, Goroutine: e.Task, Msg: fmt.Sprintf("event %d (%s): ", i, traces.FormatEvent(e)) + fmt.Sprintf(format, args...)})
+			rep.Violations = append(rep.Violations, GoViolation{Index: i, Event: e, Goroutine: e.Task, Msg: fmt.Sprintf("event %d (%s): ", i+1, traces.FormatEvent(e)) + fmt.Sprintf(format, args...)})
 		}
 	}
 	var end int64
@@ -142,6 +142,9 @@ func CheckGoTrace(gt *traces.GoTrace, opt GoTraceOptions) *GoTraceReport {
 			now = gt.Times[i]
 		}
 		end = max(end, now)
+		if e.Task == 0 {
+			continue // park, unpark: about a P, not a goroutine
+		}
 		s := get(e.Task)
 		g := e.Task
 		switch e.Kind {

@@ -28,7 +28,8 @@ func (r *linRecorder) Record(e traces.Event) {
 // linStressWorkload spawns n tasks; each returns Pending k times and is
 // woken from another goroutine, at random before, during or after its poll
 // returns, sometimes twice; some tasks spawn a child from inside their
-// poll.
+// poll; every 7th panics at its last poll (an executor that retries gets a
+// factory whose second attempt succeeds).
 func linStressWorkload(ex executor.Executor, n, k int, seed uint64) error {
 	var wg sync.WaitGroup
 	wakes := make(chan executor.Waker, 4*n)
@@ -50,7 +51,7 @@ func linStressWorkload(ex executor.Executor, n, k int, seed uint64) error {
 			}
 		}()
 	}
-	mk := func(id int, child bool) executor.Future {
+	mk := func(id int, child bool, attempt int) executor.Future {
 		left := k
 		spawned := false
 		return executor.FutureFunc(func(cx *executor.Context) (any, bool) {
@@ -61,6 +62,9 @@ func linStressWorkload(ex executor.Executor, n, k int, seed uint64) error {
 				}
 			}
 			if left == 0 {
+				if id%7 == 0 && attempt == 0 {
+					panic("a failing task")
+				}
 				return id, true
 			}
 			left--
@@ -73,23 +77,33 @@ func linStressWorkload(ex executor.Executor, n, k int, seed uint64) error {
 			return nil, false
 		})
 	}
+	type retrier interface {
+		SpawnRetry(factory func() executor.Future, n int) (executor.Handle, error)
+	}
 	var hs []executor.Handle
 	for i := range n {
 		var h executor.Handle
 		var err error
-		if p, ok := ex.(executor.Prioritized); ok {
-			h, err = p.SpawnPriority(mk(i+1, false), i%4)
-		} else {
-			h, err = ex.Spawn(mk(i+1, false))
+		id := i + 1
+		switch x := ex.(type) {
+		case executor.Prioritized:
+			h, err = x.SpawnPriority(mk(id, false, 0), i%4)
+		case retrier:
+			attempt := 0
+			h, err = x.SpawnRetry(func() executor.Future { attempt++; return mk(id, false, attempt-1) }, 1)
+		default:
+			h, err = ex.Spawn(mk(id, false, 0))
 		}
 		if err != nil {
 			return err
 		}
 		hs = append(hs, h)
 	}
-	for _, h := range hs {
-		if _, err := h.Join(); err != nil {
-			return err
+	_, retries := ex.(retrier)
+	for i, h := range hs {
+		_, err := h.Join()
+		if failing := (i+1)%7 == 0 && !retries; failing != (err != nil) {
+			return fmt.Errorf("task %d: Join: %v", i+1, err)
 		}
 	}
 	err := ex.Wait()
@@ -121,7 +135,7 @@ func linExecutors() map[string]func() executor.Executor {
 func TestLinearizabilityExecutors(t *testing.T) {
 	for name, newEx := range linExecutors() {
 		t.Run(name, func(t *testing.T) {
-			for run := range 3 {
+			for run := range linRuns {
 				ex := newEx()
 				rep, ok := ex.(executor.Reporter)
 				if !ok {
@@ -169,7 +183,7 @@ func TestLinearizabilityExecutors(t *testing.T) {
 func TestLinearizabilityExecutorsBursts(t *testing.T) {
 	for name, newEx := range linExecutors() {
 		t.Run(name, func(t *testing.T) {
-			for run := range 3 {
+			for run := range linRuns {
 				ex := newEx()
 				rep, ok := ex.(executor.Reporter)
 				if !ok {

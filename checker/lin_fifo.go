@@ -44,7 +44,10 @@ func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats b
 		v int64
 		k int
 	}
-	type iv struct{ call, ret int64 }
+	type iv struct {
+		call, ret int64
+		seq       uint64
+	}
 	push := map[key]iv{}
 	take := map[key]iv{}
 	npush := map[int64]int{}
@@ -71,7 +74,7 @@ func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats b
 			// The window's initial content, pushed in order before it.
 			for j, v := range in.load {
 				t := op.Call - int64(2*(len(in.load)-j))
-				push[key{v, npush[v]}] = iv{t, t}
+				push[key{v, npush[v]}] = iv{t, t, 0}
 				npush[v]++
 			}
 			continue
@@ -81,13 +84,13 @@ func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats b
 		}
 		switch in.kind {
 		case LinPush:
-			push[key{in.value, npush[in.value]}] = iv{op.Call, op.Return}
+			push[key{in.value, npush[in.value]}] = iv{op.Call, op.Return, in.seq}
 			npush[in.value]++
 		case LinTakeHead:
 			if in.value == 0 || len(in.moved) > 0 {
 				return Unknown, "", false
 			}
-			take[key{in.value, ntake[in.value]}] = iv{op.Call, op.Return}
+			take[key{in.value, ntake[in.value]}] = iv{op.Call, op.Return, in.seq}
 			ntake[in.value]++
 		default:
 			return Unknown, "", false
@@ -104,11 +107,11 @@ func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats b
 		p, ok := push[k]
 		switch {
 		case !ok && k.k == 0:
-			return Violated, fmt.Sprintf("%d taken (at tick %d) but never pushed", k.v, t.call), repeats
+			return Violated, fmt.Sprintf("%d taken%s but never pushed", k.v, at(t.seq)), repeats
 		case !ok:
 			return Violated, fmt.Sprintf("%d taken %d times but pushed %d times", k.v, k.k+1, npush[k.v]), repeats
 		case t.ret < p.call:
-			return Violated, fmt.Sprintf("%d taken (returned at tick %d) before it was pushed (at tick %d)", k.v, t.ret, p.call), repeats
+			return Violated, fmt.Sprintf("%d taken%s before it was pushed%s", k.v, at(t.seq), at(p.seq)), repeats
 		}
 	}
 	if end {
@@ -125,14 +128,15 @@ func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats b
 		k        key
 		ret      int64
 		takeCall int64
+		takeSeq  uint64
 	}
 	ps := make([]px, 0, len(push))
 	for k, p := range push {
-		tc := int64(linInf)
+		tc, ts := int64(linInf), uint64(0)
 		if t, ok := take[k]; ok {
-			tc = t.call
+			tc, ts = t.call, t.seq
 		}
-		ps = append(ps, px{k, p.ret, tc})
+		ps = append(ps, px{k, p.ret, tc, ts})
 	}
 	sort.Slice(ps, func(a, b int) bool { return ps[a].ret < ps[b].ret })
 	best := make([]int, len(ps)) // index of the latest take call in ps[:i+1]
@@ -151,10 +155,18 @@ func linFIFOAspects(ops []porcupine.Operation) (v Verdict, why string, repeats b
 		x := ps[best[n-1]]
 		if x.takeCall > ty.ret {
 			if x.takeCall == linInf {
-				return Violated, fmt.Sprintf("%d pushed before %d, %d taken (at tick %d), %d never: not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v), repeats
+				return Violated, fmt.Sprintf("%d pushed before %d, but %d taken%s while %d stayed queued: not FIFO", x.k.v, y.v, y.v, at(ty.seq), x.k.v), repeats
 			}
-			return Violated, fmt.Sprintf("%d pushed before %d, but %d taken (at tick %d) before %d (at tick %d): not FIFO", x.k.v, y.v, y.v, ty.call, x.k.v, x.takeCall), repeats
+			return Violated, fmt.Sprintf("%d pushed before %d, but %d taken%s before %d%s: not FIFO", x.k.v, y.v, y.v, at(ty.seq), x.k.v, at(x.takeSeq)), repeats
 		}
 	}
 	return Holds, "", repeats
+}
+
+// at names an event by its sequence number, if it has one.
+func at(seq uint64) string {
+	if seq == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (event %d)", seq)
 }

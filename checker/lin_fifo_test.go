@@ -2,6 +2,7 @@ package checker
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/anishathalye/porcupine"
@@ -13,7 +14,7 @@ import (
 func TestLinFIFODecideAgreesWithSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	counts := map[Verdict]int{}
-	for i := range 600 {
+	for i := range 400 {
 		ops := linFIFOHistory(8+r.IntN(16), 1+r.IntN(2), false, uint64(i))
 		var takes []int
 		for k, op := range ops {
@@ -56,4 +57,30 @@ func TestLinFIFODecideAgreesWithSearch(t *testing.T) {
 		t.Fatalf("too few of each: %v", counts)
 	}
 	t.Logf("windows: %v", counts)
+}
+
+// The witness replay: a legal run in Seq order holds at once; a Seq outside
+// its interval, or a Seq order that is not a legal run, is no witness (and
+// the search decides).
+func TestLinWitness(t *testing.T) {
+	m := linQueueModel("q")
+	op := func(kind LinQueueOpKind, v int64, seq uint64, call, ret int64) porcupine.Operation {
+		return porcupine.Operation{Input: linQueueIn{kind: kind, value: v, seq: seq}, Call: call, Return: ret}
+	}
+	legal := []porcupine.Operation{
+		op(LinPush, 1, 2, 2, 6), op(LinPush, 2, 3, 4, 8), op(LinTakeHead, 1, 5, 5, 12), op(LinTakeHead, 2, 6, 9, 14),
+	}
+	if !linWitness(m, legal) {
+		t.Error("a legal run in Seq order is no witness")
+	}
+	outside := slices.Clone(legal)
+	outside[2].Call = 11 // its Seq (tick 10) before its call
+	if linWitness(m, outside) {
+		t.Error("a Seq outside its interval was taken as a witness")
+	}
+	swapped := slices.Clone(legal)
+	swapped[2].Input, swapped[3].Input = linQueueIn{kind: LinTakeHead, value: 2, seq: 5}, linQueueIn{kind: LinTakeHead, value: 1, seq: 6}
+	if linWitness(m, swapped) {
+		t.Error("an illegal order was taken as a witness")
+	}
 }

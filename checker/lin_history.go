@@ -26,11 +26,18 @@ type linOp struct {
 	key       int64          // the event's place in the trace's order (Seq, else Call)
 }
 
+// linNote is an annotation of the visualization, about task (0: about a
+// worker, such as a park).
+type linNote struct {
+	porcupine.Annotation
+	task int64
+}
+
 // linHistory is a trace turned into operations.
 type linHistory struct {
 	ops     []linOp
 	queues  map[traces.Queue][]LinQueueOp
-	notes   []porcupine.Annotation // steals, parks and wakes, for the visualization
+	notes   []linNote // steals, parks and wakes, for the visualization
 	pol     linPolicy
 	workers int
 	maxTick int64
@@ -41,6 +48,9 @@ type linHistory struct {
 // logical clock. An operation that was called and never returned gets
 // Return = +inf.
 func linEventTicks(e traces.Event) (int64, int64, error) {
+	if max(e.Seq, e.Call, e.Return) >= 1<<61 {
+		return 0, 0, fmt.Errorf("tick %d out of range (below 2^61)", max(e.Seq, e.Call, e.Return))
+	}
 	if e.Call != 0 || e.Return != 0 {
 		return linTicks(e.Call, e.Return)
 	}
@@ -63,12 +73,15 @@ func linClient(worker int32) int {
 // both (the rule is one transition with two cases; the executor records
 // them as two events).
 //
+// Ticks are doubled and each worker's operations made sequential (see
+// below), so the history's ticks are not the trace's.
+//
 // In a run that was cut (complete false), a pending poll end that is the
 // last event of its task and of its worker may have been cut before its
 // re-queue: it is kept as an operation that never returned, whose re-queue
 // the state decides.
 func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete bool) (*linHistory, error) {
-	hist := &linHistory{queues: map[traces.Queue][]LinQueueOp{}, workers: h.Workers}
+	hist := &linHistory{queues: map[traces.Queue][]LinQueueOp{}, workers: h.Workers, ops: make([]linOp, 0, len(events))}
 	if v, ok := h.Config["owner-lifo"]; ok && v == 0 {
 		ownerFIFO = true
 	}
@@ -157,6 +170,34 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	hist.pol, hist.pol.begins = pol, begins
 	sort.SliceStable(order, func(a, b int) bool { return order[a].key < order[b].key })
 
+	// A worker is one goroutine: its operations run one after another, in
+	// the order of their Seq (each drawn where the operation took effect).
+	// So an operation of worker w took effect after w's previous one did,
+	// whatever its recorded Call says: executors may record a Call far
+	// earlier (any earlier clock value is sound), which would let
+	// porcupine try w's operations in orders w could not have run them in,
+	// an exponential search for nothing. Ticks are doubled, and a worker's
+	// operation is called just after its previous one returned, when its
+	// recorded Call is earlier. Operations from outside any worker (-1)
+	// may come from many goroutines and keep their intervals.
+	last := map[int32]int64{}
+	for k := range order {
+		x := &order[k]
+		x.call *= 2
+		if x.ret < linInf {
+			x.ret *= 2
+		}
+		w := events[x.i].Worker
+		if w < 0 {
+			continue
+		}
+		if lr, ok := last[w]; ok && lr < linInf && lr+1 <= x.ret {
+			x.call = max(x.call, lr+1)
+		}
+		last[w] = x.ret
+	}
+	hist.maxTick *= 2
+
 	// defaultQueue is where the model pushes when the trace does not say.
 	defaultQueue := func(worker int32) traces.Queue {
 		if worker < 0 {
@@ -174,19 +215,35 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	orphan := map[int64]linOp{} // task → re-queue seen before its poll end
 
 	// Steal-half moves tasks from the victim's deque to the thief's without
-	// an event of their own. They are inferred: a task taken from a local
-	// queue it was never pushed onto went there with the last steal-half
-	// of that queue's owner from the queue it was pushed onto. That steal
-	// then also removes it from the victim (after the head), and pushes it
-	// onto the thief's deque. One hop: a task moved twice is not followed.
+	// an event of their own. They are inferred. A thief steals only when
+	// its own deque is empty, so a task taken from local(q) that was never
+	// pushed there came with q's last steal before the take: from the
+	// queue it was pushed onto (one hop), or, through one more thief m,
+	// with m's last steal before that one (two hops; no further). Each
+	// steal on the path then also removes the task from its victim (after
+	// the head) and pushes it onto its thief's deque.
 	stealHalf := h.Config["steal-half"] != 0
 	loc := map[int64]traces.Queue{} // task → the queue it was last pushed onto
-	type stealRef struct{ op, qop int }
-	lastSteal := map[[2]int32]stealRef{} // (thief, victim) → its last steal
+	type stealRef struct {
+		op, qop int // in hist.ops, and in the victim's queue operations
+		victim  int32
+	}
+	steals := map[int32][]stealRef{} // thief → its steals, in order
 	pushed := func(t int64, q traces.Queue) {
 		if stealHalf {
 			loc[t] = q
 		}
+	}
+	move := func(ref stealRef, thief int32, t int64) {
+		st := &hist.ops[ref.op]
+		st.moved = append(st.moved, t)
+		vq := hist.queues[traces.LocalQueue(int(ref.victim))]
+		vq[ref.qop].Moved = append(vq[ref.qop].Moved, t)
+		tq := traces.LocalQueue(int(thief))
+		hist.queues[tq] = append(hist.queues[tq], LinQueueOp{
+			Client: st.client, Kind: LinPush, Value: t,
+			Call: uint64(st.call), Return: linRet(st.ret), Seq: st.task.seq,
+		})
 	}
 	for _, x := range order {
 		e := events[x.i]
@@ -198,11 +255,11 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 			if e.Kind == traces.KindUnpark {
 				name = "unpark"
 			}
-			hist.notes = append(hist.notes, porcupine.Annotation{
+			hist.notes = append(hist.notes, linNote{Annotation: porcupine.Annotation{
 				Tag: "parks", Start: x.call, End: linFinite(x.call, x.ret),
 				Description: fmt.Sprintf("%s %d", name, e.Worker),
 				Details:     fmt.Sprintf("worker %d: %s [event %d]", e.Worker, name, e.Seq),
-			})
+			}})
 			continue
 		case traces.KindPanic, traces.KindStep:
 			continue
@@ -240,32 +297,42 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				}
 				in.victim = e.Victim
 				op.takeQ, op.takeKind = traces.LocalQueue(int(e.Victim)), LinTakeHead
-				hist.notes = append(hist.notes, porcupine.Annotation{
+				hist.notes = append(hist.notes, linNote{task: e.Task, Annotation: porcupine.Annotation{
 					Tag: "steals", Start: x.call, End: linFinite(x.call, x.ret),
 					Description: fmt.Sprintf("steal %d", e.Task),
 					Details:     fmt.Sprintf("worker %d steals task %d from worker %d [event %d]", e.Worker, e.Task, e.Victim, e.Seq),
-				})
+				}})
 			default:
 				bad(x.i, e, "take without a source")
 				continue
 			}
 			if stealHalf {
 				if from, ok := loc[e.Task]; ok && from != op.takeQ && from.Worker() >= 0 && op.takeQ.Worker() >= 0 {
-					if ref, ok := lastSteal[[2]int32{int32(op.takeQ.Worker()), int32(from.Worker())}]; ok {
-						st := &hist.ops[ref.op]
-						st.moved = append(st.moved, e.Task)
-						vq := hist.queues[from]
-						vq[ref.qop].Moved = append(vq[ref.qop].Moved, e.Task)
-						thief := traces.LocalQueue(op.takeQ.Worker())
-						hist.queues[thief] = append(hist.queues[thief], LinQueueOp{
-							Client: st.client, Kind: LinPush, Value: e.Task,
-							Call: uint64(st.call), Return: linRet(st.ret), Seq: st.task.seq,
-						})
+					q, p := int32(op.takeQ.Worker()), int32(from.Worker())
+					if ss := steals[q]; len(ss) > 0 {
+						last := ss[len(ss)-1]
+						switch {
+						case last.victim == p:
+							move(last, q, e.Task)
+						default:
+							// Through m = last.victim: m's last steal
+							// before q's, from p.
+							m := last.victim
+							for k := len(steals[m]) - 1; k >= 0; k-- {
+								if r := steals[m][k]; r.op < last.op {
+									if r.victim == p {
+										move(r, m, e.Task)
+										move(last, q, e.Task)
+									}
+									break
+								}
+							}
+						}
 					}
 				}
 				delete(loc, e.Task)
 				if e.Source == traces.SourceSteal {
-					lastSteal[[2]int32{e.Worker, e.Victim}] = stealRef{len(hist.ops), len(hist.queues[op.takeQ])}
+					steals[e.Worker] = append(steals[e.Worker], stealRef{len(hist.ops), len(hist.queues[op.takeQ]), e.Victim})
 				}
 			}
 			queueOp(op.takeQ, op.takeKind, x, e)
@@ -305,11 +372,11 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				pushed(e.Task, op.pushQ)
 				in.queue = op.pushQ
 			}
-			hist.notes = append(hist.notes, porcupine.Annotation{
+			hist.notes = append(hist.notes, linNote{task: e.Task, Annotation: porcupine.Annotation{
 				Tag: "wakes", Start: x.call, End: linFinite(x.call, x.ret),
 				Description: fmt.Sprintf("wake %d", e.Task),
 				Details:     fmt.Sprintf("wake of task %d by %s: %s [event %d]", e.Task, linWho(e.Worker), linOutcomeName(e.Outcome), e.Seq),
-			})
+			}})
 		case traces.KindRequeue:
 			q := e.Queue
 			if q == traces.QueueNone {

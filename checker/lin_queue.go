@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -41,6 +40,7 @@ func (k LinQueueOpKind) String() string {
 // LinQueueOp is one operation on one queue, as an interval [Call, Return] on
 // one logical clock. Return == 0 means the operation never returned (the run
 // was cut): it may take effect at any point after its call, and it is kept.
+// Call may be 0 (the clock before its first tick) when Return is not.
 // Values are task ids (or deque elements), from 1; 0 in a take means "found
 // empty".
 type LinQueueOp struct {
@@ -219,10 +219,11 @@ func linQueueModel(name string) porcupine.Model {
 }
 
 // linTicks turns a recorded interval into porcupine's: never wall time, and
-// an operation that never returned gets +inf.
+// an operation that never returned (Return 0) gets +inf. Call may be 0 (the
+// clock's value before its first tick) when Return is not.
 func linTicks(call, ret uint64) (int64, int64, error) {
-	if call == 0 {
-		return 0, 0, fmt.Errorf("operation without a call tick")
+	if call == 0 && ret == 0 {
+		return 0, 0, fmt.Errorf("operation without call and return ticks")
 	}
 	if call >= linInf || (ret >= linInf) {
 		return 0, 0, fmt.Errorf("tick %d out of range", max(call, ret))
@@ -407,28 +408,29 @@ func linQueueWindows(ops []LinQueueOp, complete bool) ([]linWindow, error) {
 	return windows, nil
 }
 
-// describeLoad is used in details.
-func describeValues(v []int64) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return "[" + strings.Join(s, " ") + "]"
-}
-
 // CheckLinQueue checks a history of one queue against the queue
 // specification: pushes at the tail, LinTakeHead from the head, LinTakeTail
 // from the tail, each take returning the element there (or 0 when the queue
-// is empty). name labels the check ("global", "local[2]", "deque"). The
-// history is cut into windows at determined quiescent points (see the
-// doc of linQueueWindows); a window longer than opt.MaxWindow is searched
-// on its own within opt.LongBudget, and is Unknown if that does not end. When opt.Complete is set the queue must end
-// empty. When the history is not linearizable and opt.HTML is set, the
+// is empty); LinPushSlot, LinTakeSlot and LinTakeAny as their docs say.
+// name labels the check ("global", "local[2]", "deque").
+//
+// The history is cut into windows at determined quiescent points: points
+// where every operation called before has returned, and where the content
+// of the queue is the same in every linearization (it is empty, or the
+// elements still in it were pushed one after another in real time). Each
+// window starts from that content and is checked on its own. A window of a
+// strict FIFO queue whose operations all returned and all found an element
+// is decided in O(n log n) (no take of a value not yet pushed, no two
+// pushes ordered in real time taken in the other order); the others are
+// searched by porcupine: together when at most opt.MaxWindow operations
+// long, each on its own within opt.LongBudget when longer, Unknown if the
+// search does not end. When opt.Complete is set the queue must end empty.
+// When the history is not linearizable and opt.HTML is set, porcupine's
 // visualization of the failing windows is written there.
 //
-// Cost: linear in the history outside the search; the search is exponential
-// in the number of overlapping operations of one window, bounded by
-// opt.Budget. Safe for concurrent use: it shares nothing.
+// Cost: linear in the history outside the searches; a search is exponential
+// in the overlapping operations of its window, bounded by opt.Budget. Safe
+// for concurrent use: it shares nothing.
 func CheckLinQueue(name string, ops []LinQueueOp, opt LinOptions) (LinCheck, error) {
 	deadline := time.Now().Add(opt.budget())
 	ws, err := linQueueWindows(ops, opt.Complete)
@@ -444,21 +446,29 @@ func CheckLinQueue(name string, ops []LinQueueOp, opt LinOptions) (LinCheck, err
 	}, linFIFODecide)
 	if c.Verdict == Violated && opt.HTML != "" {
 		if err := writeLinHTML(c, opt.HTML, nil); err != nil {
-			return c, err
+			c.HTMLError = err.Error()
+		} else {
+			c.HTML = opt.HTML
 		}
-		c.HTML = opt.HTML
 	}
 	return c, nil
 }
 
 func describeWindow(name string, ops []porcupine.Operation) string {
-	lo, hi := int64(linInf), int64(0)
+	lo, hi := uint64(1<<63), uint64(0)
+	n := 0
 	for _, op := range ops {
-		if in, ok := op.Input.(linQueueIn); ok && (in.load != nil || in.end) {
+		in, ok := op.Input.(linQueueIn)
+		if !ok || in.load != nil || in.end {
 			continue
 		}
-		lo = min(lo, op.Call)
-		hi = max(hi, op.Call)
+		n++
+		if in.seq != 0 {
+			lo, hi = min(lo, in.seq), max(hi, in.seq)
+		}
 	}
-	return fmt.Sprintf("%s between ticks %d and %d (%d operations)", name, lo, hi, len(ops))
+	if hi == 0 {
+		return fmt.Sprintf("%s (a window of %d operations)", name, n)
+	}
+	return fmt.Sprintf("%s from event %d to event %d (%d operations)", name, lo, hi, n)
 }

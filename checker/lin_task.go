@@ -235,6 +235,13 @@ func linTaskStep(pol linPolicy, s linTaskState, in linTaskIn) (bool, linTaskStat
 		return false, s
 	}
 	queued := ms.Task[0] == model.Queued
+	if st.Failed && queued && !in.requeued {
+		// The policy's retries are a most: a task may have fewer (one
+		// spawned without a way to make it afresh has none), and then its
+		// failure ends it.
+		pol.scratch.Put(ms)
+		return true, linTaskState{st: model.Done}
+	}
 	if !in.open && queued != in.requeued {
 		pol.scratch.Put(ms)
 		return false, s // re-queued when the model did not, or the wake was lost
@@ -341,7 +348,7 @@ func linTaskModel(pol linPolicy) porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return linTaskState{} },
 		Step: func(st, in, _ any) (bool, any) {
-			return linTaskStep(pol, st.(linTaskState), in.(linTaskIn))
+			return linTaskStep(pol, st.(linTaskState), *in.(*linTaskIn))
 		},
 		Hash: func(st any) uint64 {
 			s := st.(linTaskState)
@@ -351,7 +358,7 @@ func linTaskModel(pol linPolicy) porcupine.Model {
 			}
 			return h
 		},
-		DescribeOperation: func(in, _ any) string { return in.(linTaskIn).String() },
+		DescribeOperation: func(in, _ any) string { return in.(*linTaskIn).String() },
 		DescribeState:     func(st any) string { return st.(linTaskState).String() },
 	}
 }

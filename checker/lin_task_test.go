@@ -46,6 +46,7 @@ func TestLinTaskLifecycle(t *testing.T) {
 		{"wake enqueues twice", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, P), wake(traces.OutcomeScheduled), wake(traces.OutcomeScheduled)}, Violated},
 		{"wake before spawn", "fifo", nil, []traces.Event{wake(traces.OutcomeScheduled), spawn}, Violated},
 		{"retry: a failed task re-run", "retry", map[string]int{"retries": 1}, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0), take(0), begin(0), end(0, R)}, Holds},
+		{"retry: a task with fewer retries fails for good", "retry", map[string]int{"retries": 2}, []traces.Event{spawn, take(0), begin(0), end(0, X)}, Holds},
 		{"retry: re-run past its retries", "retry", map[string]int{"retries": 1}, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0), take(0), begin(0), end(0, X), requeue(0)}, Violated},
 		{"no retry policy: a failed task is DONE", "fifo", nil, []traces.Event{spawn, take(0), begin(0), end(0, X), requeue(0)}, Violated},
 		{"time slice: woken, re-polled at once", "timeslice", map[string]int{"slice": 1}, []traces.Event{spawn, take(0), begin(0), wake(traces.OutcomeNotified), end(0, P), begin(0), end(0, R)}, Holds},
@@ -98,5 +99,55 @@ func TestLinBudgetUnknown(t *testing.T) {
 	}
 	if c.Verdict != Unknown || c.Skipped != 1 {
 		t.Fatalf("%s (%d skipped), want unknown", c.Verdict, c.Skipped)
+	}
+}
+
+// Steal-half, followed over two hops: worker 1 steals task 1 from worker 0
+// with 2, 3 and 4; worker 2 steals 2 from worker 1 with 3. Nothing records
+// the moves; they are inferred from where 3 and 4 are taken.
+func TestLinStealHalfTwoHops(t *testing.T) {
+	var ev []traces.Event
+	add := func(e traces.Event) {
+		e.Seq = uint64(len(ev) + 1)
+		if e.Kind != traces.KindTake || e.Source != traces.SourceSteal {
+			e.Victim = -1
+		}
+		ev = append(ev, e)
+	}
+	run := func(task int64, w int32, src traces.Source, victim int32) {
+		add(traces.Event{Kind: traces.KindTake, Task: task, Worker: w, Source: src, Victim: victim})
+		add(traces.Event{Kind: traces.KindPollBegin, Task: task, Worker: w})
+		add(traces.Event{Kind: traces.KindPollEnd, Task: task, Worker: w, Result: traces.ResultReady})
+	}
+	for task := int64(1); task <= 8; task++ {
+		add(traces.Event{Kind: traces.KindSpawn, Task: task, Worker: 0, Queue: traces.LocalQueue(0)})
+	}
+	h := traces.Header{Workers: 3, Policy: "worksteal", Config: map[string]int{"steal-half": 1, "local-cap": 8}}
+	legal := func(steal2 int64) []traces.Event {
+		ev = ev[:8]
+		run(1, 1, traces.SourceSteal, 0)      // moves 2, 3, 4 to worker 1
+		run(steal2, 2, traces.SourceSteal, 1) // takes the head of [2 3 4], moves 3 to worker 2
+		run(3, 2, traces.SourceLocal, -1)
+		run(4, 1, traces.SourceLocal, -1)
+		for task := int64(8); task >= 5; task-- {
+			run(task, 0, traces.SourceLocal, -1)
+		}
+		return ev
+	}
+	res, err := CheckLinearizability(h, legal(2), LinOptions{Complete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != Holds {
+		t.Fatalf("%s", res.Summary())
+	}
+	// The second thief taking 4 (not the head, 2) is a violation; so is 2
+	// never being taken.
+	res, err = CheckLinearizability(h, legal(4), LinOptions{Complete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != Violated {
+		t.Fatalf("%s", res.Summary())
 	}
 }

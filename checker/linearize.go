@@ -43,8 +43,11 @@ type LinOptions struct {
 	// trace header's "owner-lifo" setting (0 means FIFO).
 	OwnerFIFO bool
 	// HTML, when not empty, is where porcupine's visualization of the
-	// first violated specification is written (annotated with steals,
-	// parks and wakes). Nothing is written when nothing is violated.
+	// first violated specification is written: its failing parts (a queue
+	// window with the windows just before it), one row per client (row 0
+	// is outside any worker, row w+1 is worker w), and rows of annotations
+	// for steals, parks and wakes. Nothing is written when nothing is
+	// violated.
 	HTML string
 }
 
@@ -54,6 +57,9 @@ const (
 	LinDefaultMaxWindow  = 200
 	LinDefaultLongBudget = time.Second
 	LinDefaultMaxWhole   = 64
+	// LinWholeBudget is the most the whole-executor search may take of the
+	// budget; past it that specification is Unknown.
+	LinWholeBudget = 2 * time.Second
 )
 
 func (o LinOptions) budget() time.Duration {
@@ -89,7 +95,8 @@ func (o LinOptions) maxWhole() int {
 
 // LinCheck is the outcome of one sequential specification against its part
 // of a history: one partition per task, per window of a queue, or the whole
-// history.
+// history. A value: the zero LinCheck is an Unknown verdict on nothing; safe
+// to copy and to read from several goroutines.
 type LinCheck struct {
 	Spec       string        // "task", "global", "local[w]", "executor", or a caller's name
 	Verdict    Verdict       // Holds, Violated, or Unknown (budget spent or window too long)
@@ -98,6 +105,7 @@ type LinCheck struct {
 	Skipped    int           // long parts not searched (no budget left, or LongBudget < 0)
 	Detail     string        // what failed, or why the verdict is Unknown
 	HTML       string        // the visualization written for a violation, if any
+	HTMLError  string        // why the visualization was not written, if it was asked for and not written
 	Elapsed    time.Duration // time spent
 	failing    [][]porcupine.Operation
 	model      porcupine.Model
@@ -105,13 +113,18 @@ type LinCheck struct {
 
 // LinResult is the outcome of CheckLinearizability: one LinCheck per
 // specification, and the verdict over them (Violated if any is violated;
-// else Unknown if any is unknown; else Holds).
+// else Unknown if any is unknown; else Holds). The zero LinResult is
+// Unknown. A value, safe to copy.
 type LinResult struct {
 	Verdict Verdict
 	Checks  []LinCheck
 	Ops     int    // operations taken from the trace
 	HTML    string // the visualization written for the first violation, if any
-	Elapsed time.Duration
+	// HTMLError says why the visualization was asked for and not written
+	// (a file that cannot be created, a re-check out of time). The verdict
+	// stands either way.
+	HTMLError string
+	Elapsed   time.Duration
 }
 
 // Summary is a few lines a person reads: the verdict and each check.
@@ -131,6 +144,9 @@ func (r LinResult) Summary() string {
 	if r.HTML != "" {
 		fmt.Fprintf(&b, "visualization: %s\n", r.HTML)
 	}
+	if r.HTMLError != "" {
+		fmt.Fprintf(&b, "visualization not written: %s\n", r.HTMLError)
+	}
 	return b.String()
 }
 
@@ -149,8 +165,10 @@ func combineVerdicts(checks []LinCheck) Verdict {
 
 // linRun checks parts against model within the deadline.
 //
-// decide, when not nil, is tried first on every part: a polynomial decision
-// that returns Unknown when it does not apply. The other parts of at most
+// Each part is first replayed in the order of its events' sequence numbers
+// (linWitness): when that order is a legal run, the part holds at once.
+// decide, when not nil, is tried next: a polynomial decision that returns
+// Unknown when it does not apply. The other parts of at most
 // maxPart operations are searched together (in parallel, by porcupine);
 // each longer one is then searched on its own with at most longBudget (not
 // at all if longBudget < 0), and is Unknown if its search does not end. On
@@ -167,6 +185,9 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 	var searchIdx, long []int
 	for i, p := range parts {
 		c.Ops += len(p)
+		if linWitness(model, p) {
+			continue
+		}
 		if decide != nil && len(failing) < 3 {
 			switch v, d := decide(p); v {
 			case Holds:
@@ -237,7 +258,7 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 		c.Verdict = Violated
 		for _, i := range failing {
 			if i >= 0 && len(parts[i]) <= max(maxPart, LinDefaultMaxWindow) {
-				c.failing = append(c.failing, parts[i])
+				c.failing = append(c.failing, linContext(parts, i))
 			}
 		}
 		c.Detail = "no linearization of " + strings.Join(why, "; ")
@@ -255,7 +276,7 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 
 // writeLinHTML writes porcupine's visualization of c's failing parts to
 // path, with annotations.
-func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
+func writeLinHTML(c LinCheck, path string, notes []linNote) error {
 	if len(c.failing) == 0 {
 		return errors.New("no failing part to show")
 	}
@@ -266,8 +287,10 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 	if res != porcupine.Illegal {
 		return fmt.Errorf("re-check of the failing parts gave %s", res)
 	}
-	// Keep only the notes inside the shown time range.
+	// Keep the notes inside the shown time range, and of those about
+	// tasks, the ones about the tasks shown.
 	lo, hi := int64(linInf), int64(0)
+	shown := map[int64]bool{}
 	for _, p := range parts {
 		for _, op := range p {
 			lo = min(lo, op.Call)
@@ -275,12 +298,23 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 				hi = max(hi, op.Return)
 			}
 			hi = max(hi, op.Call)
+			switch in := op.Input.(type) {
+			case *linTaskIn:
+				shown[in.task] = true
+			case linQueueIn:
+				shown[in.value] = true
+				for _, v := range append(in.load, in.moved...) {
+					shown[v] = true
+				}
+			case linWholeIn:
+				shown[in.op.task] = true
+			}
 		}
 	}
 	var keep []porcupine.Annotation
 	for _, n := range notes {
-		if n.Start >= lo && n.Start <= hi {
-			keep = append(keep, n)
+		if n.Start >= lo && n.Start <= hi && (n.task == 0 || shown[n.task]) {
+			keep = append(keep, n.Annotation)
 		}
 	}
 	sort.SliceStable(keep, func(i, j int) bool { return keep[i].Start < keep[j].Start })
@@ -308,10 +342,25 @@ func writeLinHTML(c LinCheck, path string, notes []porcupine.Annotation) error {
 //     opt.MaxWhole operations (skipped, and so not part of the verdict,
 //     beyond).
 //
-// An operation that never returned is kept and may take effect anywhere
-// after its call. Events without Call/Return ticks are taken as instants at
-// their Seq. Bad events (no clock, an unknown kind, a task id below 1) are
-// an error naming the event; nothing is checked then.
+// Vocabulary. An operation is one event (or a poll end with its re-queue)
+// as an interval [Call, Return] on the trace's logical clock; events
+// without Call/Return ticks are instants at their Seq. An operation that
+// never returned (Return 0) is kept and may take effect anywhere after its
+// call. A worker is one goroutine, so its operations are ordered by their
+// Seq even when their recorded intervals overlap. A window is a stretch of
+// one queue's history that starts at a determined quiescent point (see
+// CheckLinQueue) and is checked on its own.
+//
+// What the trace's header changes: "owner-lifo" 0 makes owners take from
+// the head; "lifo-slot" gives each local queue a one-task slot that spawns
+// and wakes fill when it is empty and POLL-LOCAL through the slot empties;
+// "steal-half" lets a steal move more tasks, which are inferred from where
+// they are taken later (up to two hops); the "priority" policy checks the global
+// queue as a bag, since the trace does not carry priorities; "timeslice"
+// and "retry" follow the model's re-poll and re-run rules.
+//
+// Bad events (no clock, an unknown kind, a task id below 1) are an error
+// naming the event; nothing is checked then.
 //
 // Cost: linear in the trace outside the searches; each search is bounded by
 // opt.Budget, after which the verdict is Unknown. Safe for concurrent use.
@@ -325,15 +374,23 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	res := LinResult{Ops: len(hist.ops)}
 
 	// Per task.
-	byTask := map[int64][]porcupine.Operation{}
-	var taskOrder []int64
+	count := map[int64]int{}
 	for _, o := range hist.ops {
+		count[o.task.task]++
+	}
+	byTask := make(map[int64][]porcupine.Operation, len(count))
+	taskOrder := make([]int64, 0, len(count))
+	for t, n := range count {
+		taskOrder = append(taskOrder, t)
+		byTask[t] = make([]porcupine.Operation, 0, n+1)
+	}
+	for k := range hist.ops {
+		// Inputs are pointers into hist.ops: boxing a pointer allocates
+		// nothing, boxing the value would, once per operation.
+		o := &hist.ops[k]
 		t := o.task.task
-		if _, ok := byTask[t]; !ok {
-			taskOrder = append(taskOrder, t)
-		}
 		byTask[t] = append(byTask[t], porcupine.Operation{
-			ClientId: o.client, Input: o.task, Call: o.call, Return: o.ret, Metadata: o.event,
+			ClientId: o.client, Input: &o.task, Call: o.call, Return: o.ret, Metadata: o.event,
 		})
 	}
 	sort.Slice(taskOrder, func(i, j int) bool { return taskOrder[i] < taskOrder[j] })
@@ -342,7 +399,7 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 		p := byTask[t]
 		if opt.Complete {
 			p = append(p, porcupine.Operation{
-				Input: linTaskIn{kind: linEnd, task: t}, Call: hist.maxTick + 1, Return: linInf, Metadata: -1,
+				Input: &linTaskIn{kind: linEnd, task: t}, Call: hist.maxTick + 1, Return: linInf, Metadata: -1,
 			})
 		}
 		parts[i] = p
@@ -378,20 +435,23 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	// The whole executor, on small histories.
 	if mw := opt.maxWhole(); mw > 0 && len(hist.ops) <= mw {
 		ops, nt, nq := linWholeOps(hist, opt.Complete)
-		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), 0, deadline, func(int) string {
+		res.Checks = append(res.Checks, linRun("executor", linWholeModel(hist.pol, nt, nq), [][]porcupine.Operation{ops}, int(^uint(0)>>1), 0, linEarlier(deadline, time.Now().Add(LinWholeBudget)), func(int) string {
 			return "the whole history"
 		}, nil))
 	}
 
 	res.Verdict = combineVerdicts(res.Checks)
 	if res.Verdict == Violated && opt.HTML != "" {
+		res.HTMLError = "no violated part small enough to show"
 		for i, c := range res.Checks {
 			if c.Verdict != Violated || len(c.failing) == 0 {
 				continue
 			}
+			res.HTMLError = ""
 			if err := writeLinHTML(c, opt.HTML, hist.notes); err != nil {
-				res.Elapsed = time.Since(start)
-				return res, err
+				res.HTMLError = err.Error()
+				res.Checks[i].HTMLError = res.HTMLError
+				break
 			}
 			res.Checks[i].HTML = opt.HTML
 			res.HTML = opt.HTML
@@ -400,4 +460,114 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+func linEarlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// linContext is part i with, for a queue window, the windows just before it
+// (up to 60 operations in all), so that the visualization shows how the
+// queue came to hold what the failing window starts from. Windows joined
+// end to end are checked exactly as they were apart: each later window's
+// load is dropped, its content being what the earlier ones leave.
+func linContext(parts [][]porcupine.Operation, i int) []porcupine.Operation {
+	isLoad := func(op porcupine.Operation) bool {
+		in, ok := op.Input.(linQueueIn)
+		return ok && in.load != nil
+	}
+	isEnd := func(op porcupine.Operation) bool {
+		in, ok := op.Input.(linQueueIn)
+		return ok && in.end
+	}
+	if len(parts[i]) == 0 || !isLoad(parts[i][0]) {
+		return parts[i]
+	}
+	j, n := i, len(parts[i])
+	for j > 0 && n+len(parts[j-1]) <= 60 && len(parts[j-1]) > 0 && !isEnd(parts[j-1][len(parts[j-1])-1]) {
+		j--
+		n += len(parts[j])
+		if len(parts[j]) > 0 && !isLoad(parts[j][0]) {
+			break // an empty queue before it: far enough
+		}
+	}
+	out := make([]porcupine.Operation, 0, n)
+	for k := j; k <= i; k++ {
+		for m, op := range parts[k] {
+			if m == 0 && k > j && isLoad(op) {
+				continue
+			}
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// linPoint returns where an operation took effect by the trace's own
+// account: twice its event's Seq (ticks are doubled), or, for the synthetic
+// load and end operations, their call. ok is false when the operation has
+// no Seq.
+func linPoint(op porcupine.Operation) (int64, bool) {
+	var seq uint64
+	switch in := op.Input.(type) {
+	case *linTaskIn:
+		if in.kind == linEnd {
+			return op.Call, true
+		}
+		seq = in.seq
+	case linQueueIn:
+		if in.load != nil || in.end {
+			return op.Call, true
+		}
+		seq = in.seq
+	case linWholeIn:
+		if in.op.kind == linEnd {
+			return op.Call, true
+		}
+		seq = in.op.seq
+	}
+	if seq == 0 || seq >= 1<<61 {
+		return 0, false
+	}
+	return 2 * int64(seq), true
+}
+
+// linWitness reports whether replaying part in the order of its events'
+// Seq is a legal run of model, each operation taking effect at its Seq
+// inside its [Call, Return]. That order then respects real time, so it is a
+// linearization, and the part holds without a search. Executors draw Seq
+// where the operation takes effect, so for a correct executor the first
+// order tried is the answer; when it is not, porcupine searches the others.
+// Cost: O(n log n) and one model step per operation.
+func linWitness(model porcupine.Model, part []porcupine.Operation) bool {
+	type pt struct {
+		at int64
+		k  int
+	}
+	pts := make([]pt, len(part))
+	for k, op := range part {
+		at, ok := linPoint(op)
+		if !ok || at < op.Call || at > op.Return {
+			return false
+		}
+		pts[k] = pt{at, k}
+	}
+	sort.Slice(pts, func(a, b int) bool {
+		if pts[a].at != pts[b].at {
+			return pts[a].at < pts[b].at
+		}
+		return pts[a].k < pts[b].k
+	})
+	st := model.Init()
+	for _, p := range pts {
+		ok, next := model.Step(st, part[p.k].Input, part[p.k].Output)
+		if !ok {
+			return false
+		}
+		st = next
+	}
+	return true
 }

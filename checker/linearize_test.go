@@ -179,3 +179,28 @@ func TestLinearizabilityBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A visualization that cannot be written does not lose the verdict.
+func TestLinearizabilityHTMLUnwritable(t *testing.T) {
+	for seed := range uint64(60) {
+		sim := newLinSim(seed, 3, 8, 2, bugStealOwner)
+		sim.spread = 5
+		events := sim.run(10000)
+		if !sim.injected {
+			continue
+		}
+		path := filepath.Join(t.TempDir(), "no", "such", "dir", "x.html")
+		res, err := CheckLinearizability(linHeader, events, LinOptions{Complete: true, HTML: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != Violated || res.HTML != "" || res.HTMLError == "" {
+			t.Fatalf("verdict %s, html %q, error %q", res.Verdict, res.HTML, res.HTMLError)
+		}
+		if !strings.Contains(res.Summary(), "visualization not written") {
+			t.Fatalf("summary does not say so:\n%s", res.Summary())
+		}
+		return
+	}
+	t.Fatal("no run had the bug")
+}

@@ -16,6 +16,19 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(sampleJSON[:len(sampleJSON)-7]))
 	f.Add([]byte(`{"format":"execspec-trace","version":1,"workers":3}` + "\n" + `{"seq":1,"kind":"wake","task":2,"worker":-1,"detail":"\ud800\u00e9"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The fast decoder decides a line only as the general one would.
+		var d decoder
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var fast, general Event
+			if decodeFast(line, &fast) {
+				if err := d.decodeGeneral(line, &general); err != nil {
+					t.Fatalf("fast decoder accepts %q, general rejects it: %v", line, err)
+				}
+				if fast != general {
+					t.Fatalf("%q: fast %+v, general %+v", line, fast, general)
+				}
+			}
+		}
 		r, err := NewReaderSize(bytes.NewReader(data), "fuzz", 4096)
 		if err != nil {
 			var te *Error

@@ -135,3 +135,26 @@ func TestReadGoTraceBadInput(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadGoTrace: a corrupt Go trace is an error, never a panic, and what
+// is read maps onto events that Validate accepts.
+func FuzzReadGoTrace(f *testing.F) {
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err == nil {
+		goWorkload()
+		trace.Stop()
+		f.Add(buf.Bytes())
+	}
+	f.Add([]byte("go 1.26 trace\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		gt, err := ReadGoTrace(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for i, e := range gt.Events {
+			if err := Validate(gt.Header, e); err != nil {
+				t.Fatalf("event %d %s: %v", i, FormatEvent(e), err)
+			}
+		}
+	})
+}

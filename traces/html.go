@@ -14,6 +14,9 @@ type Mark struct {
 	Index   int    // into the events, from 0 (the page counts from 1); -1 when no one event is at fault
 	Rule    string // the rule that failed, e.g. "WORKER-STEAL"; may be ""
 	Message string
+	// Label heads the message: "violation" when empty; "unknown" for a
+	// trace whose verdict is unknown (tasks not DONE at its end).
+	Label string
 }
 
 // MaxHTMLEvents bounds the events drawn in one page; a longer trace is
@@ -239,7 +242,7 @@ ev.forEach(function (e) {
 if (mark) {
   var v = document.getElementById("violation");
   v.hidden = false;
-  var s = document.createElement("span"); s.className = "rule"; s.textContent = "violation" + (mark.Rule ? " of " + mark.Rule : "") + ": ";
+  var s = document.createElement("span"); s.className = "rule"; s.textContent = (mark.Label || "violation") + (mark.Rule ? " of " + mark.Rule : "") + ": ";
   var m = document.createElement("span"); m.className = "msg"; m.textContent = mark.Message;
   v.appendChild(s); v.appendChild(m);
   if (markI >= 0) {

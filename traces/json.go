@@ -369,6 +369,14 @@ func (d *decoder) unsigned(field string) (uint64, error) {
 // checks the syntax and the field values, not the event's consistency: that
 // is Validate's job.
 func (d *decoder) decodeEvent(line []byte, e *Event) error {
+	if decodeFast(line, e) {
+		return nil
+	}
+	return d.decodeGeneral(line, e)
+}
+
+// decodeGeneral is decodeEvent for any spelling of the object.
+func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 	*e = Event{Worker: -1, Victim: -1}
 	d.b, d.i = line, 0
 	d.ws()

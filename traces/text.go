@@ -171,50 +171,104 @@ func appendWord(b []byte, s string) []byte {
 // ParseText reads a trace in the text form. Errors are *Error values with the
 // line number, like the Reader's.
 func ParseText(r io.Reader) (Header, []Event, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), DefaultMaxLine)
-	var (
-		h      Header
-		events []Event
-		line   int
-		gotHdr bool
-	)
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
+	tr, err := NewTextReader(r, "")
+	if err != nil {
+		return Header{}, nil, err
+	}
+	var events []Event
+	for {
+		e, err := tr.Next()
+		if err == io.EOF {
+			return tr.Header(), events, nil
+		}
+		if err != nil {
+			return tr.Header(), events, err
+		}
+		events = append(events, e)
+	}
+}
+
+// TextReader reads a trace in the text form one event at a time, like
+// Reader for the JSON form: bounded memory, errors naming the file and
+// line. It is not safe for concurrent use.
+type TextReader struct {
+	sc   *bufio.Scanner
+	name string
+	line int
+	hdr  Header
+	err  error
+}
+
+// NewTextReader reads the header of the text-form trace in r; name is
+// used in error messages ("" if none).
+func NewTextReader(r io.Reader, name string) (*TextReader, error) {
+	tr := &TextReader{sc: bufio.NewScanner(r), name: name}
+	tr.sc.Buffer(make([]byte, 4096), DefaultMaxLine)
+	toks, err := tr.nextLine()
+	if err == io.EOF {
+		return nil, &Error{File: name, Err: errf(ErrMissingHeader, "empty trace: missing header (want a first line like \"execspec-trace v1 executor=NAME workers=N policy=NAME\")")}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if tr.hdr, err = parseTextHeader(toks); err != nil {
+		return nil, &Error{File: name, Line: tr.line, Err: err}
+	}
+	return tr, nil
+}
+
+// Header returns the trace's header.
+func (tr *TextReader) Header() Header { return tr.hdr }
+
+// Line returns the number of the last line read.
+func (tr *TextReader) Line() int { return tr.line }
+
+// Next returns the next event, io.EOF after the last one, or an *Error;
+// after an error it returns the same error again.
+func (tr *TextReader) Next() (Event, error) {
+	if tr.err != nil {
+		return Event{}, tr.err
+	}
+	toks, err := tr.nextLine()
+	if err != nil {
+		return Event{}, err
+	}
+	e, err := parseTextEvent(toks)
+	if err == nil {
+		err = Validate(tr.hdr, e)
+	}
+	if err != nil {
+		tr.err = &Error{File: tr.name, Line: tr.line, Err: err}
+		return Event{}, tr.err
+	}
+	return e, nil
+}
+
+// nextLine returns the tokens of the next line that is not blank or a
+// comment.
+func (tr *TextReader) nextLine() ([]string, error) {
+	for tr.sc.Scan() {
+		tr.line++
+		s := strings.TrimSpace(tr.sc.Text())
 		if s == "" || strings.HasPrefix(s, "//") {
 			continue
 		}
 		toks, err := tokenize(s)
 		if err != nil {
-			return h, events, &Error{Line: line, Err: err}
+			tr.err = &Error{File: tr.name, Line: tr.line, Err: err}
+			return nil, tr.err
 		}
-		if !gotHdr {
-			if h, err = parseTextHeader(toks); err != nil {
-				return h, events, &Error{Line: line, Err: err}
-			}
-			gotHdr = true
-			continue
-		}
-		e, err := parseTextEvent(toks)
-		if err == nil {
-			err = Validate(h, e)
-		}
-		if err != nil {
-			return h, events, &Error{Line: line, Err: err}
-		}
-		events = append(events, e)
+		return toks, nil
 	}
-	if err := sc.Err(); err != nil {
+	if err := tr.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			err = errf(ErrLineTooLong, fmt.Sprintf("line longer than %d bytes", DefaultMaxLine))
 		}
-		return h, events, &Error{Line: line + 1, Err: err}
+		tr.err = &Error{File: tr.name, Line: tr.line + 1, Err: err}
+		return nil, tr.err
 	}
-	if !gotHdr {
-		return h, nil, &Error{Err: errf(ErrMissingHeader, "empty trace: missing header (want a first line like \"execspec-trace v1 executor=NAME workers=N policy=NAME\")")}
-	}
-	return h, events, nil
+	tr.err = io.EOF
+	return nil, io.EOF
 }
 
 // tokenize splits a line at spaces; a token may hold a Go-quoted string

@@ -380,3 +380,48 @@ func TestEnumText(t *testing.T) {
 		t.Error("Source far: no error")
 	}
 }
+
+// TestFastPathTaken: what the writer writes is read by the fast decoder;
+// other spellings fall to the general one.
+func TestFastPathTaken(t *testing.T) {
+	for _, line := range strings.Split(strings.TrimSpace(sampleJSON), "\n")[1:] {
+		var e Event
+		if strings.Contains(line, `\`) {
+			continue // escapes in detail are left to the general decoder
+		}
+		if !decodeFast([]byte(line), &e) {
+			t.Errorf("fast decoder declines the writer's line %s", line)
+		}
+	}
+	for _, line := range []string{
+		`{"seq":1, "kind":"park","worker":0}`,
+		`{"kind":"park","seq":1,"worker":0}`,
+		`{"seq":1,"kind":"park","worker":0,"worker":0}`,
+		`{"seq":1,"kind":"panic","task":1,"worker":0,"detail":"a\nb"}`,
+		`{"seq":01,"kind":"park","worker":0}`,
+		`{"seq":1,"kind":"take","task":1,"worker":0,"source":"local","victim":0}`,
+	} {
+		var e Event
+		if decodeFast([]byte(line), &e) {
+			t.Errorf("fast decoder accepts %s", line)
+		}
+	}
+}
+
+func TestTextReaderNamesFileAndLine(t *testing.T) {
+	in := "// comment\nexecspec-trace v1 executor=x workers=1 policy=fifo\n#1 out spawn t1 -> global\n\n#2 w0 take t1 gobal\n"
+	tr, err := NewTextReader(strings.NewReader(in), "run.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Next(); err != nil || tr.Line() != 3 {
+		t.Fatalf("first event: %v at line %d", err, tr.Line())
+	}
+	_, err = tr.Next()
+	if err == nil || !strings.HasPrefix(err.Error(), `run.txt:5: "gobal": want`) {
+		t.Errorf("error %v, want it at run.txt:5", err)
+	}
+	if _, err2 := tr.Next(); err2 != err {
+		t.Errorf("error not sticky: %v", err2)
+	}
+}

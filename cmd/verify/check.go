@@ -156,7 +156,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if rep.Verdict == checker.Violated && rep.Err != nil {
 			cerr = rep.Err // a violation found at the end (an invariant)
 		} else if rep.Verdict != checker.Holds {
-			mark = &traces.Mark{Index: -1, Message: finishSummary(rep)}
+			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: rep.Verdict.String()}
 		}
 		if cerr != nil {
 			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: cerr.Rule.String(), Message: cerr.Error()}
@@ -234,6 +234,16 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
+// shortEvent is the text form of e with a long detail cut, for listings
+// (the trace file keeps it whole).
+func shortEvent(e traces.Event) string {
+	const maxDetail = 60
+	if r := []rune(e.Detail); len(r) > maxDetail {
+		e.Detail = string(r[:maxDetail]) + "…"
+	}
+	return traces.FormatEvent(e)
+}
+
 func nonEmpty(s, def string) string {
 	if s == "" {
 		return def
@@ -266,7 +276,7 @@ func printViolation(w io.Writer, cerr *checker.ConformanceError, recent *ring, a
 		if i == at {
 			prefix = "-> "
 		}
-		fmt.Fprintf(w, "  %s%6d  %s\n", prefix, i+1, traces.FormatEvent(e))
+		fmt.Fprintf(w, "  %s%6d  %s\n", prefix, i+1, shortEvent(e))
 	})
 }
 
@@ -393,9 +403,7 @@ type traceSource interface {
 }
 
 // openTrace reads the header of a trace in either form: JSON lines when
-// the first non-blank byte is '{', the text form otherwise. The JSON form
-// streams; the text form is read whole (it is for short, hand-written
-// traces).
+// the first non-blank byte is '{', the text form otherwise. Both stream.
 func openTrace(r io.Reader, name string) (traceSource, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
@@ -415,31 +423,7 @@ func openTrace(r io.Reader, name string) (traceSource, error) {
 		}
 		break
 	}
-	h, events, err := traces.ParseText(br)
-	if err != nil {
-		var te *traces.Error
-		if errors.As(err, &te) && te.File == "" {
-			te.File = name
-		}
-		return nil, err
-	}
-	return &sliceSource{h: h, events: events}, nil
-}
-
-type sliceSource struct {
-	h      traces.Header
-	events []traces.Event
-	i      int
-}
-
-func (s *sliceSource) Header() traces.Header { return s.h }
-func (s *sliceSource) Line() int             { return 0 }
-func (s *sliceSource) Next() (traces.Event, error) {
-	if s.i == len(s.events) {
-		return traces.Event{}, io.EOF
-	}
-	s.i++
-	return s.events[s.i-1], nil
+	return traces.NewTextReader(br, name)
 }
 
 // openInput opens file, or standard input for "-".

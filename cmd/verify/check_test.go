@@ -30,6 +30,7 @@ func TestCheckAndReplay(t *testing.T) {
 		{[]string{"check", td("conforms.jsonl")}, exitHolds,
 			[]string{"16 events", "verdict: holds", "fairness"}, nil},
 		{[]string{"check", td("conforms.txt")}, exitHolds, []string{"verdict: holds"}, nil},
+		{[]string{"check", td("steal_with_local_work.txt")}, exitViolated, []string{"VIOLATION at event 10 (line 13)", "WORKER-STEAL"}, nil},
 		{[]string{"check", "--linearizability", td("conforms.jsonl")}, exitHolds, []string{"verdict: holds", "linearizability: holds"}, nil},
 		{[]string{"check", td("steal_with_local_work.jsonl")}, exitViolated,
 			[]string{"VIOLATION at event 10 (line 11)", "WORKER-STEAL", "premise:", "state before the event:", "-> ", "#10 w1 take t3 steal from w0", "#8 w1 spawn t4 -> local:1", "verify replay"}, nil},
@@ -198,6 +199,13 @@ func TestDocExample(t *testing.T) {
 		t.Fatalf("docs/trace-format.md lacks %q", cmdLine)
 	}
 	want, _, _ := strings.Cut(rest, "```")
+	trace, err := os.ReadFile(td("steal_with_local_work.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```json\n"+string(trace)+"```") {
+		t.Error("the trace shown in docs/trace-format.md is not testdata/check/steal_with_local_work.jsonl")
+	}
 	_, got, _ := run(t, "check", td("steal_with_local_work.jsonl"))
 	got = strings.ReplaceAll(got, "testdata/check/", "cmd/verify/testdata/check/")
 	if got != want {
@@ -217,5 +225,20 @@ func TestReplayHTMLAndFrom(t *testing.T) {
 	b, err := os.ReadFile(page)
 	if err != nil || !strings.Contains(string(b), `"Rule":"WORKER-STEAL"`) || !strings.Contains(out, "timeline: "+page) {
 		t.Errorf("replay --html: %v; output:\n%s", err, out)
+	}
+}
+
+func TestCheckStdin(t *testing.T) {
+	f, err := os.Open(td("steal_with_local_work.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = old }()
+	code, out, errs := run(t, "check", "-")
+	if code != exitViolated || !strings.Contains(out, "-: VIOLATION at event 10 (line 13)") || strings.Contains(out, "see it:") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
 }

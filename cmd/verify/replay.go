@@ -94,7 +94,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return replayBad(stderr, file, fmt.Errorf("%s:%d: %w", file, src.Line(), err))
 		}
 		if cerr != nil {
-			fmt.Fprintf(w, "%6d  %s\n", n+1, traces.FormatEvent(e))
+			fmt.Fprintf(w, "%6d  %s\n", n+1, shortEvent(e))
 			fmt.Fprintf(w, "        VIOLATION of %s: %s\n", cerr.Rule, cerr.Error())
 			if cerr.Premise != "" {
 				fmt.Fprintf(w, "        premise: %s fails\n", strings.TrimSuffix(cerr.Premise, " fails"))
@@ -106,7 +106,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			break
 		}
 		if n+1 >= *from {
-			fmt.Fprintf(w, "%6d  %s\n", n+1, traces.FormatEvent(e))
+			fmt.Fprintf(w, "%6d  %s\n", n+1, shortEvent(e))
 			printStateLanes(w, conf.Lanes())
 		}
 	}
@@ -129,7 +129,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			}
 		case checker.Unknown:
 			code = exitUnknown
-			mark = &traces.Mark{Index: -1, Message: finishSummary(rep)}
+			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: "unknown"}
 		}
 	}
 	if *html != "" {

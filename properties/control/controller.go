@@ -60,8 +60,10 @@ var errAbortValue = &abortSignal{}
 
 // IsAbort reports whether v, a value recovered from a panic, is the
 // Controller's signal that the run was stopped. An executor that recovers
-// panics (from the futures it polls) must re-panic such a value, so that
-// its goroutine unwinds:
+// panics (from the futures it polls) should re-panic such a value, so that
+// its goroutine unwinds at once (if it does not, every later yield point of
+// the goroutine panics again, so it unwinds at the next one outside the
+// recover):
 //
 //	if r := recover(); r != nil {
 //		if control.IsAbort(r) {

@@ -41,6 +41,27 @@
 // it (IsAbort). No goroutine is leaked, except after a *StallError (a
 // goroutine blocked outside the Controller).
 //
+// An executor under control, in a rapid property: the schedule is drawn
+// from the test case, so it shrinks with the workload, and the executor's
+// events go into the checksum:
+//
+//	rapid.Check(t, func(rt *rapid.T) {
+//		c := control.New(control.RapidChooser(rt))
+//		err := c.Run(func() {
+//			ex := newExecutor()
+//			ex.(executor.Controllable).SetScheduler(c)
+//			ex.(executor.Reporter).SetRecorder(c.Recorder(nil))
+//			// spawn the workload drawn from rt, ex.Wait(), ex.Close()
+//		})
+//		if err != nil { // or a property of the run failed
+//			_ = c.Schedule().Save(control.TestdataPath(t.Name()))
+//			rt.Fatal(err)
+//		}
+//	})
+//
+// and later, c.Replay(program, schedule) reruns it exactly, or says how it
+// diverged.
+//
 // Example, a lost update found by random schedules:
 //
 //	c := control.New(control.Random(1))

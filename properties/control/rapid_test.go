@@ -1,6 +1,7 @@
 package control
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -135,4 +136,42 @@ func TestRapidLockedHolds(t *testing.T) {
 			rt.Fatalf("%d of %d tasks ran", *ran, tasks)
 		}
 	})
+}
+
+// The schedule and the workload shrink together: the mini pool with a
+// condition variable that loses a broadcast deadlocks; rapid finds it with
+// drawn sizes (up to 3 workers and 5 tasks) and a drawn schedule, and
+// shrinks both: to at most three workers and tasks together. (The least is
+// one worker, no task and two preemptions: Close runs while the only
+// worker is between its check and its wait. Rapid's shrinking is a
+// heuristic; it reaches that in most runs, not all.)
+func TestRapidShrinksWorkloadAndSchedule(t *testing.T) {
+	noLeak(t)
+	noFailFile(t)
+	ftb := &fakeTB{TB: t}
+	var last Schedule
+	var lastWorkers, lastTasks int
+	rapid.Check(ftb, func(rt *rapid.T) {
+		workers := rapid.IntRange(1, 3).Draw(rt, "workers")
+		tasks := rapid.IntRange(0, 5).Draw(rt, "tasks")
+		c := New(RapidChooser(rt))
+		prog, ran := poolProgram(c, workers, tasks, true)
+		err := c.Run(prog)
+		if err == nil && *ran == tasks {
+			return
+		}
+		last, lastWorkers, lastTasks = c.Schedule(), workers, tasks
+		var d *DeadlockError
+		if errors.As(err, &d) {
+			rt.Fatal("deadlock")
+		}
+		rt.Fatalf("%v, %d of %d tasks ran", err, *ran, tasks)
+	})
+	if !ftb.failed {
+		t.Fatal("rapid did not find the lost wakeup")
+	}
+	if lastWorkers+lastTasks > 3 || last.Preemptions() < 2 {
+		t.Errorf("shrunk to %d workers, %d tasks, %d preemptions (%+v); want at most 3 workers and tasks together, and the 2 preemptions the bug needs", lastWorkers, lastTasks, last.Preemptions(), last.Choices)
+	}
+	t.Logf("shrunk: %d workers, %d tasks, schedule %+v", lastWorkers, lastTasks, last.Choices)
 }

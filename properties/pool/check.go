@@ -104,7 +104,15 @@ const (
 	unsubmitted int32 = iota
 	accepted
 	refused
+	panicked // Submit panicked: accepted or not, nobody knows
 )
+
+// panicked records a panic of the pool (in newPool, Submit or Close).
+func (tr *tracker) panicked(where string, v any) {
+	tr.panicMu.Lock()
+	defer tr.panicMu.Unlock()
+	tr.panics = append(tr.panics, fmt.Sprintf("%s panicked: %v", where, v))
+}
 
 // tracker observes one case: every task counts its runs and the tasks
 // running at once; submitters record what Submit answered.
@@ -124,6 +132,9 @@ type tracker struct {
 	inClose    atomic.Bool
 	closed     atomic.Bool // Close has returned
 	lateStarts atomic.Int32
+
+	panicMu sync.Mutex
+	panics  []string
 }
 
 func newTracker(w Workload, cfg Config) *tracker {
@@ -180,6 +191,13 @@ func (tr *tracker) task(id int, t Task, top int) func() {
 // (a submitter, or the last slot for nested submits).
 func (tr *tracker) submit(slot, id int, f func()) {
 	tr.inSubmit[slot].Store(int32(id + 1))
+	defer func() {
+		if r := recover(); r != nil {
+			tr.inSubmit[slot].Store(0)
+			tr.verdict[id].Store(panicked)
+			tr.panicked(fmt.Sprintf("Submit of task %d", id), r)
+		}
+	}()
 	err := tr.p.Submit(f)
 	tr.inSubmit[slot].Store(0)
 	if err != nil {
@@ -209,7 +227,13 @@ func RunWorkload(newPool func() Pool, w Workload, cfg Config) error {
 	return tr.verify(closeErr)
 }
 
-func (tr *tracker) run(newPool func() Pool) error {
+func (tr *tracker) run(newPool func() Pool) (closeErr error) {
+	defer func() {
+		if r := recover(); r != nil {
+			tr.panicked("newPool", r)
+			closeErr = errPoolPanicked
+		}
+	}()
 	tr.p = newPool()
 	w := tr.w
 	parties := w.Submitters
@@ -221,6 +245,14 @@ func (tr *tracker) run(newPool func() Pool) error {
 	closeDone := make(chan error, 1)
 	closePool := func() {
 		tr.inClose.Store(true)
+		defer func() {
+			if r := recover(); r != nil {
+				tr.panicked("Close", r)
+				tr.closed.Store(true)
+				tr.inClose.Store(false)
+				closeDone <- errPoolPanicked
+			}
+		}()
 		err := tr.p.Close()
 		tr.closed.Store(true)
 		tr.inClose.Store(false)
@@ -260,9 +292,22 @@ func (tr *tracker) run(newPool func() Pool) error {
 	return <-closeDone
 }
 
+// errPoolPanicked stands for the result of a Close (or a newPool) that
+// panicked; the panic itself is a finding.
+var errPoolPanicked = errors.New("the pool panicked")
+
 // verify checks the properties once Close has returned closeErr.
 func (tr *tracker) verify(closeErr error) error {
 	var errs []error
+	tr.panicMu.Lock()
+	panics := slices.Clone(tr.panics)
+	tr.panicMu.Unlock()
+	if len(panics) > 0 {
+		errs = append(errs, finding(NoPanic, "%s", strings.Join(panics, "; ")))
+	}
+	if errors.Is(closeErr, errPoolPanicked) && tr.p == nil {
+		return errors.Join(errs...)
+	}
 	n := len(tr.runs)
 	// What had finished when Close returned; give late tasks a grace period.
 	unfinished := tr.unfinishedAccepted()
@@ -299,7 +344,7 @@ func (tr *tracker) verify(closeErr error) error {
 	if len(refusedRan) > 0 {
 		errs = append(errs, finding(RefusedNotRun, "%d tasks ran although Submit refused them (%s: %v)", len(refusedRan), ids(refusedRan), tr.submitEr[refusedRan[0]]))
 	}
-	if !tr.w.CloseEarly {
+	if !tr.w.CloseEarly && !tr.cfg.MayRefuse {
 		// Without a race with Close, a healthy pool accepts every task.
 		var refusedIDs []int
 		for id := range n {

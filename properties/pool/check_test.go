@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -44,6 +45,23 @@ func TestCorrectPoolPasses(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+	// A pool that refuses when full passes when it says it may.
+	full := func() Pool {
+		p := newFixed(2, nil)
+		var n atomic.Int64
+		return Func(func(f func()) error {
+			if n.Add(1)%4 == 0 {
+				return errors.New("overloaded")
+			}
+			return p.Submit(f)
+		}, p.Close)
+	}
+	if err := Run(full, Config{Cases: 20, MayRefuse: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(full, Config{Cases: 20}); !findings(err)[SubmitSucceeds] {
+		t.Fatalf("refusals while open not reported: %v", err)
 	}
 	if err := Run(func() Pool { return &fixedCap{checkThenAct{cap: 2}} }, Config{Capacity: 2, Cases: 30, MaxSubmitters: 8}); err != nil {
 		t.Fatal(err)
@@ -87,6 +105,26 @@ func TestBrokenPoolsAreCaught(t *testing.T) {
 		}, Config{Timeout: 300 * time.Millisecond}, NoHang},
 		{"a Goexit kills a worker for good", func() Pool { return newFixed(2, func(p *fixed) { p.noRespawn = true }) }, Config{Goexit: true}, NoneLost},
 		{"Close waits for a count that Goexit skips", func() Pool { return newFixed(2, func(p *fixed) { p.activeCount = true }) }, Config{Goexit: true, Timeout: 300 * time.Millisecond}, NoHang},
+		{"Submit panics", func() Pool {
+			p := newFixed(2, nil)
+			n := 0
+			var mu sync.Mutex
+			return Func(func(f func()) error {
+				mu.Lock()
+				n++
+				k := n
+				mu.Unlock()
+				if k == 3 {
+					panic("submit: send on closed channel")
+				}
+				return p.Submit(f)
+			}, p.Close)
+		}, Config{}, NoPanic},
+		{"Close panics", func() Pool {
+			p := newFixed(2, nil)
+			return Func(p.Submit, func() error { _ = p.Close(); panic("close of closed channel") })
+		}, Config{}, NoPanic},
+		{"newPool panics", func() Pool { panic("no pool today") }, Config{}, NoPanic},
 		{"ignores its capacity", func() Pool { return &goPerTask{} }, Config{Capacity: 4}, CapacityBound},
 		{"check-then-act on its capacity", func() Pool { return &checkThenAct{cap: 2} }, Config{Capacity: 2, MaxSubmitters: 8, Cases: 200}, CapacityBound},
 		{"check-then-act, pinned submitters", func() Pool { return &checkThenAct{cap: 2} }, Config{Capacity: 2, MaxSubmitters: 4, Cases: 200, Pin: true}, CapacityBound},

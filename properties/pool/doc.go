@@ -4,10 +4,14 @@
 //
 //   - exactly once: no task runs twice;
 //   - none lost: every task whose Submit succeeded runs;
-//   - rejected means not run: a task whose Submit failed never runs;
+//   - refused means not run: a task whose Submit failed never runs;
+//   - open means accepting: before Close, Submit does not refuse (unless
+//     Config.MayRefuse says the pool may, as non-blocking pools do when
+//     full);
 //   - capacity: no more tasks run at once than the pool's stated capacity;
 //   - shutdown: Close returns only after every accepted task has finished,
 //     or reports (with an error) that some did not;
+//   - no panic: the pool's own operations (Submit, Close) do not panic;
 //   - no hang: Submit and Close return within a time limit; otherwise the
 //     report names the tasks that never ran and where the test was stuck.
 //

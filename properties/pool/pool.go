@@ -81,6 +81,10 @@ type Config struct {
 	// expectation). The pool must survive it: the other tasks still run
 	// and Close still returns.
 	Goexit bool
+	// MayRefuse says the pool may refuse tasks while it is open (a
+	// non-blocking pool at capacity); otherwise a refusal before Close is
+	// a finding (submit-succeeds).
+	MayRefuse bool
 	// Pin runs each submitter on an OS thread pinned to a CPU, round robin
 	// over the CPUs the process may use (see package stress), so that
 	// submitters really run at the same time. Where pinning is not
@@ -136,14 +140,14 @@ func (c Config) withDefaults() Config {
 
 // Property names, as they appear in Findings.
 const (
-	ExactlyOnce     = "exactly-once"
-	NoneLost        = "none-lost"
-	RefusedNotRun   = "refused-not-run"
-	CapacityBound   = "capacity"
-	ShutdownWaits   = "shutdown-waits"
-	NoHang          = "no-hang"
-	SubmitSucceeds  = "submit-succeeds"
-	NestedSubmitted = "nested-submit"
+	ExactlyOnce    = "exactly-once"
+	NoneLost       = "none-lost"
+	RefusedNotRun  = "refused-not-run"
+	CapacityBound  = "capacity"
+	ShutdownWaits  = "shutdown-waits"
+	NoHang         = "no-hang"
+	SubmitSucceeds = "submit-succeeds"
+	NoPanic        = "no-panic"
 )
 
 // Finding is one property that failed in one case.

@@ -1,0 +1,109 @@
+package checker
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/execspec/execspec/model"
+)
+
+// walk returns a random run of the closed model of c, of at most n steps,
+// as a counterexample (a path from the initial state).
+func walk(t *testing.T, c model.Config, n int, seed uint64) *Counterexample {
+	m, err := model.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	s := m.Init()
+	cx := &Counterexample{Init: s.Clone(), Loop: -1}
+	next := m.Init()
+	for range n {
+		var steps []model.Step
+		var states []*model.State
+		m.Next(s, next, func(st model.Step, ns *model.State, err error) bool {
+			if err == nil {
+				steps = append(steps, st)
+				states = append(states, ns.Clone())
+			}
+			return true
+		})
+		if len(steps) == 0 {
+			break
+		}
+		k := rng.IntN(len(steps))
+		s = states[k]
+		cx.Steps = append(cx.Steps, CexStep{Step: steps[k], State: s})
+	}
+	return cx
+}
+
+// Random runs of the correct model, written as traces the way the model
+// checker writes its counterexamples, conform: the checker and the model
+// agree on every policy.
+func TestConformanceModelRuns(t *testing.T) {
+	configs := []model.Config{
+		{Policy: model.FIFO, Workers: 2, Tasks: 4, Pendings: 2},
+		{Policy: model.WorkSteal, Workers: 2, Tasks: 4, Pendings: 1},
+		{Policy: model.WorkSteal, Workers: 3, Tasks: 5, Pendings: 2, LocalCap: 1},
+		{Policy: model.WorkSteal, Workers: 3, Tasks: 5, Pendings: 1, OwnerFIFO: true, StealHalf: true, LocalCap: 3},
+		{Policy: model.WorkSteal, Workers: 2, Tasks: 4, Pendings: 2, GlobalInterval: 2},
+		{Policy: model.Priority, Workers: 2, Tasks: 4, Pendings: 1},
+		{Policy: model.TimeSlice, Workers: 2, Tasks: 3, Pendings: 3, Slice: 2},
+		{Policy: model.Retry, Workers: 2, Tasks: 3, Pendings: 1, Retries: 2, Failures: 1},
+		{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Endless: true},
+	}
+	for _, c := range configs {
+		for seed := range uint64(20) {
+			cx := walk(t, c, 200, seed)
+			h := HeaderOf(c)
+			events := cx.Events()
+			r := checkEvents(t, h, events)
+			if r.Verdict == Violated {
+				t.Fatalf("%s seed %d: a run of the model does not conform: %s\nstate:\n%s", c, seed, r.Err.Msg, r.Err.State)
+			}
+			last := cx.Steps[len(cx.Steps)-1].State
+			if last.AllDone() != (r.Verdict == Holds) {
+				t.Fatalf("%s seed %d: verdict %s, but the run ends with every task DONE = %v\n%s", c, seed, r.Verdict, last.AllDone(), r.Summary())
+			}
+		}
+	}
+}
+
+// The counterexamples of the broken variants of the model, written as the
+// traces an executor with the bug would record, do not conform to the
+// correct model: the checker finds the broken step, or the tasks a lost
+// wakeup leaves behind.
+func TestConformanceVariantCounterexamples(t *testing.T) {
+	ws := model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1}
+	none := []string{}
+	for _, tc := range []struct {
+		variant model.Variant
+		inv     []string // invariants the model checker checks (none: the run goes on to the symptom)
+		rule    model.Rule
+	}{
+		{model.LostWakeup, none, model.WAKE},               // a second wake during the poll reported notified again
+		{model.DuplicateEnqueue, none, model.GLOBAL_STEAL}, // the duplicate is taken again
+		{model.EnqueueWhileRunning, none, model.GLOBAL_STEAL},
+		{model.StealOwnerEnd, nil, model.POLL_LOCAL},  // the owner takes the task the thief took
+		{model.OverflowDrop, nil, model.TASK_SUSPEND}, // re-queued onto a full local queue
+	} {
+		t.Run(string(tc.variant), func(t *testing.T) {
+			c := ws
+			c.Variant = tc.variant
+			r, err := Explore(context.Background(), c, Options{Property: Safety, Invariants: tc.inv})
+			if err != nil || r.Verdict != Violated {
+				t.Fatalf("explore: %v %v", err, r.Verdict)
+			}
+			rep := checkEvents(t, HeaderOf(c), r.Counterexample.Events())
+			if rep.Verdict != Violated {
+				t.Fatalf("verdict %s, want violated\n%s", rep.Verdict, rep.Summary())
+			}
+			if rep.Err.Rule != tc.rule {
+				t.Errorf("violation of %s, want %s: %s", rep.Err.Rule, tc.rule, rep.Err.Msg)
+			}
+			t.Log(rep.Err.Msg)
+		})
+	}
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A trace whose events, in Seq order, are a legal run, but whose call and
+// return ticks say that task 2 was taken from the FIFO global queue, and
+// the take returned, before task 1 (pushed first) was taken: conformance
+// holds, linearizability is violated, and porcupine's visualization is
+// written next to the trace.
+func TestCheckLinearizabilityViolation(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "lin", "fifo_out_of_order.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "run.jsonl")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "check", "--linearizability", file)
+	if code != exitViolated {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitViolated, out, errs)
+	}
+	page := filepath.Join(dir, "run.lin.html")
+	for _, w := range []string{"verdict: holds", "linearizability: violated", "global", "visualization: " + page} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "take-head") {
+		t.Error("the visualization does not show the takes")
+	}
+	// Without the flag, the same trace conforms.
+	if code, out, _ := run(t, "check", file); code != exitHolds {
+		t.Fatalf("without --linearizability: exit %d\n%s", code, out)
+	}
+}

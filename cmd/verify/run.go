@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/broken"
+	"github.com/execspec/execspec/traces"
+)
+
+func init() {
+	register(command{
+		name:    "run",
+		summary: "run the property suite on a built-in executor",
+		run:     runRun,
+	})
+}
+
+type runFlags struct {
+	executor     string
+	seed         uint64
+	checks       int
+	only, skip   string
+	cases        string
+	out          string
+	uncontrolled bool
+	pct          int
+	list         bool
+	shrink       time.Duration
+	all          bool
+}
+
+func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("verify run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.executor, "executor", "worksteal", "the executor: a built-in ("+strings.Join(executor.BuiltinNames(), ", ")+") or broken/NAME from the catalogue of broken executors (see --list)")
+	fs.Uint64Var(&f.seed, "seed", 0, "rapid's base seed (0: a random one); a failure prints the seed that draws it again")
+	fs.IntVar(&f.checks, "checks", 200, "cases per property")
+	fs.StringVar(&f.only, "property", "", "run only these properties (comma-separated names, see --list)")
+	fs.StringVar(&f.skip, "skip", "", "leave out these properties (comma-separated)")
+	fs.StringVar(&f.cases, "cases", "", "draw only the cases of these properties, still checking every property on them (comma-separated)")
+	fs.StringVar(&f.out, "out", ".", "directory for the trace and HTML timeline of a failure")
+	fs.BoolVar(&f.uncontrolled, "uncontrolled", false, "run a controllable executor as a black box (no controlled interleavings)")
+	fs.IntVar(&f.pct, "pct", 0, "draw controlled schedules with PCT of this depth (0: a rapid choice at every decision)")
+	fs.BoolVar(&f.list, "list", false, "list the properties and the executors, and exit")
+	fs.DurationVar(&f.shrink, "shrink-time", 5*time.Second, "time limit for shrinking one failure")
+	fs.BoolVar(&f.all, "all", false, "run every property even after one failed (by default the run stops at the first failure)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: verify run [flags]")
+		fmt.Fprintln(stderr, "\nRuns every property of the suite on fresh instances of an executor, with")
+		fmt.Fprintln(stderr, "workloads that rapid draws and shrinks. A controllable executor runs one")
+		fmt.Fprintln(stderr, "goroutine at a time with schedules drawn from rapid, so a failure replays")
+		fmt.Fprintln(stderr, "exactly. On a failure it writes the executor's trace and an HTML timeline")
+		fmt.Fprintln(stderr, "and prints the command that replays the failing case. Ctrl-C stops the run")
+		fmt.Fprintln(stderr, "and prints what was found so far.")
+		fmt.Fprintln(stderr, "\nExamples:")
+		fmt.Fprintln(stderr, "  verify run --executor worksteal --checks 1000")
+		fmt.Fprintln(stderr, "  verify run --executor broken/lost-wakeup")
+		fmt.Fprintln(stderr, "  verify run --executor fifo --property fairness --seed 42 --checks 1")
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nExit codes: 0 every property holds, 1 violated, 2 usage, 3 unknown (interrupted).")
+	}
+	return fs
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f runFlags
+	fs := runFlagSet(stderr, &f)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitHolds
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "verify run: unexpected argument %q (see verify run -h)\n", fs.Arg(0))
+		return exitUsage
+	}
+	if f.list {
+		printRunList(stdout)
+		return exitHolds
+	}
+	newEx, err := lookupExecutor(f.executor)
+	if err != nil {
+		fmt.Fprintf(stderr, "verify run: %v\n", err)
+		return exitUsage
+	}
+	if f.checks < 1 {
+		fmt.Fprintln(stderr, "verify run: --checks must be at least 1")
+		return exitUsage
+	}
+	cfg := properties.Config{
+		Checks: f.checks, Seed: f.seed, Only: splitList(f.only), Skip: splitList(f.skip), Cases: splitList(f.cases),
+		ShrinkTime: f.shrink, Context: ctx, Uncontrolled: f.uncontrolled, PCTDepth: f.pct,
+		StopAtFirst: !f.all,
+	}
+	for _, n := range append(append(append([]string(nil), cfg.Only...), cfg.Skip...), cfg.Cases...) {
+		if _, err := properties.Lookup(n); err != nil {
+			fmt.Fprintf(stderr, "verify run: %v\n", err)
+			return exitUsage
+		}
+	}
+	cfg.Progress = progressLine(stderr)
+	start := time.Now()
+	fmt.Fprintf(stderr, "verify run: %s, %d cases per property\n", f.executor, f.checks)
+	rep := properties.Check(newEx, cfg)
+	fmt.Fprint(stderr, "\r\033[K")
+
+	interrupted := ctx.Err() != nil
+	for _, r := range rep.Results {
+		switch {
+		case r.Skipped != "":
+			fmt.Fprintf(stdout, "%-22s skipped: %s\n", r.Property.Name, r.Skipped)
+		case r.Verdict == checker.Violated:
+			fmt.Fprintf(stdout, "%-22s VIOLATED after %d cases (%v)\n", r.Property.Name, r.Cases, r.Duration.Round(time.Millisecond))
+		case r.Verdict == checker.Unknown && r.Runs == 0 && !interrupted:
+			fmt.Fprintf(stdout, "%-22s not run (stopped at the first failure; --all runs every property)\n", r.Property.Name)
+		case r.Verdict == checker.Holds:
+			fmt.Fprintf(stdout, "%-22s holds (%d cases, %v)\n", r.Property.Name, r.Runs, r.Duration.Round(time.Millisecond))
+		default:
+			fmt.Fprintf(stdout, "%-22s unknown (interrupted)\n", r.Property.Name)
+		}
+	}
+	code := exitHolds
+	for _, r := range rep.Results {
+		if r.Verdict == checker.Violated {
+			code = exitViolated
+			printRunFailure(stdout, stderr, &f, r)
+		}
+	}
+	v := rep.Verdict()
+	if code == exitHolds && (v == checker.Unknown || interrupted) {
+		code = exitUnknown
+	}
+	what := v.String()
+	if interrupted {
+		what += " (interrupted: the properties not run are unknown)"
+	}
+	fmt.Fprintf(stdout, "\n%s: %s in %v\n", f.executor, what, time.Since(start).Round(time.Millisecond))
+	if code == exitHolds {
+		fmt.Fprintf(stdout, "Try more cases with --checks %d, or another executor (--list).\n", f.checks*10)
+	}
+	return code
+}
+
+// lookupExecutor finds a built-in executor or a catalogue entry.
+func lookupExecutor(name string) (func() executor.Executor, error) {
+	if n, ok := strings.CutPrefix(name, "broken/"); ok {
+		for _, b := range broken.Catalogue() {
+			if b.Name == n {
+				return b.New, nil
+			}
+		}
+		for _, b := range broken.Bases() {
+			if b.Name == n {
+				return b.New, nil
+			}
+		}
+		return nil, fmt.Errorf("no broken executor %q (see verify run --list)", n)
+	}
+	if f, ok := executor.Builtin(name); ok {
+		return f, nil
+	}
+	return nil, fmt.Errorf("unknown executor %q (want one of %s, or broken/NAME)", name, strings.Join(executor.BuiltinNames(), ", "))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// progressLine returns a Progress callback that rewrites one status line on
+// w at most every 200ms, and notes each failure as it is found.
+func progressLine(w io.Writer) func(properties.Progress) {
+	var mu sync.Mutex
+	var last time.Time
+	failed := map[string]bool{}
+	return func(p properties.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Failed && !failed[p.Property] {
+			failed[p.Property] = true
+			fmt.Fprintf(w, "\r\033[K%s: failing case found after %d cases (%v); shrinking\n", p.Property, p.Case, p.Elapsed.Round(time.Millisecond))
+		}
+		if time.Since(last) < 200*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(w, "\r\033[K%s: case %d of %d (%v)", p.Property, p.Case, p.Checks, p.Elapsed.Round(time.Second))
+	}
+}
+
+func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result) {
+	p, _ := properties.Lookup(r.Caught)
+	protects := r.Caught
+	if p != nil {
+		protects = p.Protects()
+	}
+	fmt.Fprintf(stdout, "\n%s (%s) violated: %s\n", r.Caught, protects, r.Message)
+	fmt.Fprintf(stdout, "  found by the %s cases after %d cases, %v into the run\n", r.Property.Name, r.Cases, r.ToFailure.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "  shrunk workload (size %d):\n", r.Counterexample.Size())
+	for _, l := range strings.Split(strings.TrimSpace(r.Counterexample.String()), "\n") {
+		fmt.Fprintf(stdout, "    %s\n", l)
+	}
+	fmt.Fprintln(stdout, "  what happened:")
+	for _, l := range strings.Split(strings.TrimSpace(r.Detail), "\n") {
+		fmt.Fprintf(stdout, "    %s\n", l)
+	}
+	if h, events, ok := r.Observation.Trace(); ok && len(events) > 0 {
+		base := filepath.Join(f.out, fmt.Sprintf("run-%s-%s", strings.ReplaceAll(f.executor, "/", "-"), r.Property.Name))
+		jsonl, html := base+".jsonl", base+".html"
+		if err := traces.WriteFile(jsonl, h, events); err != nil {
+			fmt.Fprintf(stderr, "verify run: writing the trace: %v\n", err)
+		} else {
+			fmt.Fprintf(stdout, "  trace: %s (%d events; verify check %s, verify replay %s)\n", jsonl, len(events), jsonl, jsonl)
+		}
+		mark := &traces.Mark{Index: -1, Message: r.Caught + ": " + firstLine(r.Detail)}
+		if err := writeFile(html, func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) }); err != nil {
+			fmt.Fprintf(stderr, "verify run: writing the timeline: %v\n", err)
+		} else {
+			fmt.Fprintf(stdout, "  timeline: %s\n", html)
+		}
+	} else {
+		fmt.Fprintln(stdout, "  (the executor reports no events: no trace to write)")
+	}
+	if r.Seed != 0 {
+		how := "the same workload; the interleaving is the Go scheduler's, so a race may need a few tries"
+		if r.Observation != nil && r.Observation.Controlled {
+			how = "the same workload and schedule, exactly"
+		}
+		fmt.Fprintf(stdout, "  replay it (%s):\n    %s run --executor %s%s --cases %s --seed %d --checks 1\n", how, selfCommand(), f.executor, selectFlags(f), r.Property.Name, r.Seed)
+	}
+}
+
+// selectFlags repeats the property selection of a run, for its replay
+// command: the same checks must run on the replayed case.
+func selectFlags(f *runFlags) string {
+	s := ""
+	if f.only != "" {
+		s += " --property " + f.only
+	}
+	if f.skip != "" {
+		s += " --skip " + f.skip
+	}
+	if f.uncontrolled {
+		s += " --uncontrolled"
+	}
+	if f.pct > 0 {
+		s += fmt.Sprintf(" --pct %d", f.pct)
+	}
+	return s
+}
+
+func printRunList(w io.Writer) {
+	fmt.Fprintln(w, "Properties:")
+	for _, p := range properties.Properties() {
+		fmt.Fprintf(w, "  %-20s %-28s %s\n", p.Name, p.Protects(), p.Doc)
+	}
+	fmt.Fprintln(w, "\nBuilt-in executors:")
+	for _, n := range executor.BuiltinNames() {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+	fmt.Fprintln(w, "\nBroken executors (each must fail):")
+	for _, b := range broken.Catalogue() {
+		fmt.Fprintf(w, "  broken/%-22s %s\n", b.Name, b.Bug)
+	}
+	fmt.Fprintln(w, "\nTheir correct bases (each must hold):")
+	for _, b := range broken.Bases() {
+		fmt.Fprintf(w, "  broken/%-22s %s\n", b.Name, b.Base)
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

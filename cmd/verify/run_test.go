@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/traces"
+)
+
+// TestRun runs verify run: a correct executor holds, a broken one is
+// violated with a replay command, bad flags are usage errors.
+func TestRun(t *testing.T) {
+	cases := []struct {
+		args   []string
+		code   int
+		stdout []string
+	}{
+		{[]string{"run", "--executor", "fifo", "--checks", "5", "--property", "exactly-once,waker-during-poll"}, exitHolds,
+			[]string{"exactly-once", "holds (5 cases", "fifo: holds"}},
+		{[]string{"run", "--executor", "broken/double-enqueue", "--checks", "50", "--shrink-time", "200ms"}, exitViolated,
+			[]string{"no-poll-after-ready (TASK-COMPLETE) violated", "shrunk workload", "replay it", "run --executor broken/double-enqueue --cases exactly-once --seed "}},
+		{[]string{"run", "--list"}, exitHolds, []string{"no-lost-wakeup", "broken/lost-wakeup", "worksteal"}},
+		{[]string{"run", "--executor", "nosuch"}, exitUsage, nil},
+		{[]string{"run", "--property", "nosuch"}, exitUsage, nil},
+		{[]string{"run", "--checks", "0"}, exitUsage, nil},
+		{[]string{"run", "extra"}, exitUsage, nil},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			t.Chdir(t.TempDir())
+			code := dispatch(context.Background(), c.args, &out, &errb)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out.String(), errb.String())
+			}
+			for _, s := range c.stdout {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestRunReplay: the command a failure prints draws the same failure again.
+func TestRunReplay(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	if code := dispatch(context.Background(), []string{"run", "--executor", "broken/repoll-after-ready", "--checks", "50", "--shrink-time", "200ms"}, &out, &errb); code != exitViolated {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitViolated, out.String())
+	}
+	i := strings.Index(out.String(), " run --executor ")
+	if i < 0 {
+		t.Fatalf("no replay command:\n%s", out.String())
+	}
+	line := out.String()[i+1:]
+	line = line[:strings.IndexByte(line, '\n')]
+	out.Reset()
+	if code := dispatch(context.Background(), strings.Fields(line), &out, &errb); code != exitViolated {
+		t.Fatalf("replay %q: exit %d, want %d:\n%s", line, code, exitViolated, out.String())
+	}
+	if !strings.Contains(out.String(), "no-poll-after-ready (TASK-COMPLETE) violated") {
+		t.Fatalf("replay %q found another failure:\n%s", line, out.String())
+	}
+}
+
+// TestRunInterrupted: a cancelled run reports what it found so far, with
+// the unknown exit code.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	if code := dispatch(ctx, []string{"run", "--executor", "fifo", "--checks", "5"}, &out, &errb); code != exitUnknown {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitUnknown, out.String())
+	}
+	if !strings.Contains(out.String(), "interrupted") {
+		t.Fatalf("output does not say it was interrupted:\n%s", out.String())
+	}
+}
+
+// lyingExecutor reports its events through tamper.
+type lyingExecutor struct {
+	executor.Executor
+	tamper func(e traces.Event, r executor.Recorder)
+}
+
+func (l *lyingExecutor) SetRecorder(r executor.Recorder) {
+	l.Executor.(executor.Reporter).SetRecorder(recorderFunc(func(e traces.Event) { l.tamper(e, r) }))
+}
+
+func (l *lyingExecutor) Describe() traces.Header { return l.Executor.(executor.Describer).Describe() }
+
+type recorderFunc func(traces.Event)
+
+func (f recorderFunc) Record(e traces.Event) { f(e) }
+
+// TestRunFailureWritesTrace: a failure of an executor that reports events
+// writes its trace, which verify check reads, and an HTML timeline.
+func TestRunFailureWritesTrace(t *testing.T) {
+	dir := t.TempDir()
+	newWS, _ := executor.Builtin("worksteal")
+	newEx := func() executor.Executor {
+		return &lyingExecutor{newWS(), func(e traces.Event, r executor.Recorder) {
+			if e.Kind != traces.KindSpawn || e.Task != 2 {
+				r.Record(e)
+			}
+		}}
+	}
+	rep := properties.Check(newEx, properties.Config{Only: []string{"linearizability"}, Checks: 30, ShrinkTime: 200 * time.Millisecond})
+	if rep.Verdict() != checker.Violated {
+		t.Fatalf("the lie was not caught: %v", rep.Verdict())
+	}
+	var out, errb bytes.Buffer
+	f := &runFlags{executor: "lying", out: dir}
+	printRunFailure(&out, &errb, f, rep.Results[0])
+	jsonl := filepath.Join(dir, "run-lying-linearizability.jsonl")
+	for _, name := range []string{jsonl, filepath.Join(dir, "run-lying-linearizability.html")} {
+		if st, err := os.Stat(name); err != nil || st.Size() == 0 {
+			t.Fatalf("%s not written (%v):\n%s\n%s", name, err, out.String(), errb.String())
+		}
+	}
+	if !strings.Contains(out.String(), "trace: "+jsonl) || !strings.Contains(out.String(), "replay it") {
+		t.Fatalf("output does not name the trace and the replay:\n%s", out.String())
+	}
+	out.Reset()
+	if code := dispatch(context.Background(), []string{"check", jsonl}, &out, &errb); code == exitUsage {
+		t.Fatalf("verify check cannot read the written trace:\n%s\n%s", out.String(), errb.String())
+	}
+}

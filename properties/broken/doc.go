@@ -1,0 +1,29 @@
+// Package broken is a catalogue of small executors with one bug each, bugs
+// that real executors have had, to show that the property suite catches
+// them; and the two correct executors they vary, to show that it raises no
+// false alarm.
+//
+// The bases:
+//   - queue: one shared queue (FIFO, or by priority with aging) under one
+//     mutex, a few workers that park through a parker;
+//   - steal: workers with bounded local queues (a ring of atomic slots,
+//     taken with a CAS), a global queue, a global check every few polls, an
+//     optional LIFO slot for the task the running task woke, steals from the
+//     other workers, overflow of a full local queue to the global queue.
+//
+// Both keep each task's state in one atomic word (QUEUED, RUNNING, WAITING,
+// NOTIFIED, DONE), so that exactly one party queues a task after each poll,
+// and park idle workers with an announce, re-check, wait protocol. Every
+// shared word is an atomic or under a mutex: the bugs are logical races,
+// not data races, so the suite runs them under -race.
+//
+// Example:
+//
+//	for _, b := range broken.Catalogue() {
+//		rep := properties.Check(b.New, properties.Config{StopAtFirst: true})
+//		fmt.Println(b.Name, rep.Verdict()) // violated, for every one
+//	}
+//
+// The executors are for tests: a wake costs a goroutine-id lookup in the
+// work-stealing base, and Wait from inside a task is not detected.
+package broken

@@ -1,0 +1,206 @@
+package broken
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/execspec/execspec/executor"
+)
+
+// Task states, as in the model.
+const (
+	queued uint32 = iota + 1
+	running
+	waiting
+	notified
+	done
+)
+
+// sched is what a task needs of its executor: where a wake puts it.
+type sched interface {
+	wake(t *task)
+	finished(t *task)
+	bugs() bug
+}
+
+// task is one spawned future. Its state word is the only synchronization
+// between wakers and the worker polling it: Wake moves WAITING → QUEUED
+// (and pushes) or RUNNING → NOTIFIED with one CAS, so exactly one party
+// enqueues the task after each poll.
+type task struct {
+	id       int64
+	f        executor.Future
+	ex       sched
+	state    atomic.Uint32
+	prio     int
+	enqueued int64 // pop count when it was last queued, for aging
+
+	mu      sync.Mutex // guards the fields below
+	isDone  bool
+	value   any
+	err     error
+	waiters []executor.Waker
+	doneC   chan struct{}
+}
+
+func newTask(id int64, f executor.Future, ex sched) *task {
+	t := &task{id: id, f: f, ex: ex, doneC: make(chan struct{})}
+	t.state.Store(queued)
+	return t
+}
+
+// Wake implements executor.RawWaker: the WAKE rule. Safe from any
+// goroutine.
+func (t *task) Wake() {
+	for {
+		switch s := t.state.Load(); s {
+		case waiting:
+			if t.state.CompareAndSwap(waiting, queued) {
+				t.ex.wake(t)
+				return
+			}
+		case running:
+			if t.state.CompareAndSwap(running, notified) {
+				return
+			}
+		case queued:
+			if t.ex.bugs()&bugDoubleEnqueue != 0 {
+				// The bug: a wake of a queued task pushes it again.
+				t.ex.wake(t)
+			}
+			return
+		default: // notified, done: nothing to do
+			return
+		}
+	}
+}
+
+// Clone implements executor.RawWaker.
+func (t *task) Clone() executor.RawWaker {
+	if t.ex.bugs()&bugCloneNoop != 0 {
+		return noopWaker{}
+	}
+	return t
+}
+
+type noopWaker struct{}
+
+func (noopWaker) Wake()                    {}
+func (noopWaker) Clone() executor.RawWaker { return noopWaker{} }
+
+// poll polls the task's future once and returns whether it must be queued
+// again because it was NOTIFIED during the poll (TASK-SUSPEND); the caller
+// queues it. A panic fails the task, or, with the re-poll bug, is retried by
+// polling the same (finished) future again.
+func (t *task) poll(cx *executor.Context) (requeue bool) {
+	t.state.Store(running)
+	v, ready, perr := t.pollOnce(cx)
+	if perr != nil && t.ex.bugs()&bugRepollAfterReady != 0 {
+		// The bug: a retry that re-polls the failed future instead of
+		// starting a fresh one.
+		v, ready, perr = t.pollOnce(cx)
+	}
+	if perr != nil {
+		t.complete(nil, perr)
+		return false
+	}
+	if ready {
+		t.complete(v, nil)
+		return false
+	}
+	if t.ex.bugs()&bugLostWakeup != 0 {
+		// The bug: the NOTIFIED flag is cleared before it is checked, so a
+		// wake during the poll is lost.
+		t.state.Store(waiting)
+		return false
+	}
+	if t.state.CompareAndSwap(running, waiting) {
+		return false
+	}
+	// NOTIFIED during the poll: queue it again (TASK-SUSPEND).
+	t.state.Store(queued)
+	return true
+}
+
+func (t *task) pollOnce(cx *executor.Context) (v any, ready bool, perr error) {
+	defer func() {
+		if x := recover(); x != nil {
+			perr = &executor.PanicError{Task: t.id, Value: x, Stack: debug.Stack()}
+		}
+	}()
+	v, ready = t.f.Poll(cx)
+	return v, ready, nil
+}
+
+func (t *task) complete(v any, err error) {
+	t.state.Store(done)
+	t.mu.Lock()
+	t.isDone, t.value, t.err = true, v, err
+	ws := t.waiters
+	t.waiters = nil
+	close(t.doneC)
+	t.mu.Unlock()
+	for _, w := range ws {
+		w.Wake()
+	}
+	t.ex.finished(t)
+}
+
+// Poll makes a task's handle a Future: Ready with the task's value once it
+// is done.
+func (t *task) Poll(cx *executor.Context) (any, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.isDone {
+		return t.value, true
+	}
+	t.waiters = append(t.waiters, cx.Waker())
+	return nil, false
+}
+
+// Join blocks until the task is done.
+func (t *task) Join() (any, error) {
+	<-t.doneC
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.value, t.err
+}
+
+// live counts unfinished tasks, for Wait and Close.
+type live struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	n    int
+}
+
+func (l *live) add() {
+	l.mu.Lock()
+	l.n++
+	l.mu.Unlock()
+}
+
+func (l *live) done() {
+	l.mu.Lock()
+	l.n--
+	if l.n == 0 {
+		l.cond.Broadcast()
+	}
+	l.mu.Unlock()
+}
+
+func (l *live) wait() {
+	l.mu.Lock()
+	if l.cond.L == nil {
+		l.cond.L = &l.mu
+	}
+	for l.n > 0 {
+		l.cond.Wait()
+	}
+	l.mu.Unlock()
+}
+
+func (l *live) init() { l.cond.L = &l.mu }
+
+func errf(format string, args ...any) error { return fmt.Errorf("broken: "+format, args...) }

@@ -1,0 +1,90 @@
+package properties_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/broken"
+)
+
+var (
+	catalogueOut  = flag.String("properties.catalogue", "", "write the catalogue's detection table (markdown) to this file")
+	catalogueIdle = flag.Duration("properties.catalogue-idle", 200*time.Millisecond, "Config.Idle of the catalogue runs: how long without progress is a hang")
+)
+
+// TestBasesHold: the correct executors the catalogue varies pass the whole
+// suite: no false alarm.
+func TestBasesHold(t *testing.T) {
+	for _, b := range broken.Bases() {
+		t.Run(b.Name, func(t *testing.T) {
+			n := 100
+			if raceEnabled {
+				n = 40
+			}
+			properties.Run(t, b.New, properties.Checks(n))
+		})
+	}
+}
+
+// TestCatalogueCaught: the suite catches every broken executor of the
+// catalogue. For each it logs the property that caught it, the cases and
+// the time (from the start of the suite) to the first failing case, and the
+// size of the shrunk counterexample.
+func TestCatalogueCaught(t *testing.T) {
+	type row struct {
+		name, bug, caught, in string
+		cases                 int
+		first                 time.Duration
+		size                  int
+	}
+	var rows []row
+	for _, b := range broken.Catalogue() {
+		t.Run(b.Name, func(t *testing.T) {
+			rep := properties.Check(b.New, properties.Config{StopAtFirst: true, ShrinkTime: 500 * time.Millisecond, Idle: *catalogueIdle})
+			if rep.Verdict() != checker.Violated {
+				t.Fatalf("%s (%s) was not caught", b.Name, b.Bug)
+			}
+			for _, r := range rep.Results {
+				if r.Verdict != checker.Violated {
+					continue
+				}
+				if r.Counterexample == nil {
+					t.Fatalf("%s: a failure without a counterexample: %s", b.Name, r.Output)
+				}
+				rows = append(rows, row{b.Name, b.Bug, r.Caught, r.Property.Name, r.Cases, r.ToFailure, r.Counterexample.Size()})
+				t.Logf("caught by %s in the %s cases: case %d, %v from the start of the suite, shrunk to size %d: %s\n%s",
+					r.Caught, r.Property.Name, r.Cases, r.ToFailure.Round(time.Microsecond), r.Counterexample.Size(), r.Detail, r.Counterexample)
+			}
+		})
+	}
+	if len(rows) == 0 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintln(&b, "| broken executor | bug | caught by | in the cases of | cases to first failure | time to first failure | shrunk size |")
+	fmt.Fprintln(&b, "|---|---|---|---|---:|---:|---:|")
+	times := make([]time.Duration, len(rows))
+	for i, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %v | %d |\n", r.name, r.bug, r.caught, r.in, r.cases, r.first.Round(time.Millisecond), r.size)
+		times[i] = r.first
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	med := times[len(times)/2]
+	if len(times)%2 == 0 {
+		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	}
+	fmt.Fprintf(&b, "\n%d of %d caught; median time to first failure %v.\n", len(rows), len(broken.Catalogue()), med.Round(time.Millisecond))
+	t.Log("\n" + b.String())
+	if *catalogueOut != "" {
+		if err := os.WriteFile(*catalogueOut, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/traces"
+)
+
+// reports says whether ex reports its events and describes its policy, so
+// that its trace can be checked against the model.
+func reports(ex executor.Executor) bool {
+	_, rep := ex.(executor.Reporter)
+	_, desc := ex.(executor.Describer)
+	return rep && desc
+}
+
+// complete says whether o's trace is whole: the case ended by Wait and
+// Close, or by Close, so every event was recorded. A trace cut by a hang or
+// a violation may lack an event another one follows, and is not checked.
+func (o *Observation) complete() bool {
+	return (o.End == EndWait || o.End == EndClose) && o.Header != nil
+}
+
+// checkConform replays the recorded trace through the model of the
+// executor's policy.
+func checkConform(o *Observation) error {
+	if !o.complete() {
+		return nil
+	}
+	c, err := checker.NewConformance(*o.Header)
+	if err != nil {
+		// The executor describes a policy the model does not know: nothing
+		// to check against, which is the executor's statement to fix.
+		return fmt.Errorf("the executor's header cannot be checked: %w", err)
+	}
+	for _, e := range o.Events {
+		if err := c.Step(e); err != nil {
+			break
+		}
+	}
+	r := c.Finish()
+	if r.Verdict == checker.Violated && r.Err != nil {
+		return fmt.Errorf("%s\n%s", r.Err.Msg, r.Err.State)
+	}
+	return nil
+}
+
+// linBudget bounds the linearizability check of one case.
+const linBudget = 2 * time.Second
+
+// checkLinear checks the recorded history for linearizability against the
+// sequential specifications of the model. A budget spent is not a failure.
+func checkLinear(o *Observation) error {
+	if !o.complete() {
+		return nil
+	}
+	res, err := checker.CheckLinearizability(*o.Header, o.Events, checker.LinOptions{Budget: linBudget, Complete: o.End == EndWait})
+	if err != nil {
+		return fmt.Errorf("the history cannot be checked: %w", err)
+	}
+	if res.Verdict != checker.Violated {
+		return nil
+	}
+	var errs []error
+	for _, c := range res.Checks {
+		if c.Verdict == checker.Violated {
+			errs = append(errs, fmt.Errorf("%s: %s", c.Spec, c.Detail))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Trace returns the header and events of the case o observed, for writing
+// with traces.WriteFile, or false when the executor reports no events.
+func (o *Observation) Trace() (traces.Header, []traces.Event, bool) {
+	if o.Header == nil {
+		return traces.Header{}, nil, false
+	}
+	return *o.Header, o.Events, true
+}
