@@ -20,24 +20,47 @@ var (
 )
 
 // TestBasesHold: the correct executors the catalogue varies pass the whole
-// suite: no false alarm.
+// suite, under the controller and as black boxes: no false alarm.
 func TestBasesHold(t *testing.T) {
+	n := 100
+	if raceEnabled {
+		n = 25
+	}
 	for _, b := range broken.Bases() {
-		t.Run(b.Name, func(t *testing.T) {
-			n := 100
-			if raceEnabled {
-				n = 40
-			}
+		t.Run(b.Name+"/controlled", func(t *testing.T) {
 			properties.Run(t, b.New, properties.Checks(n))
+		})
+		t.Run(b.Name+"/black-box", func(t *testing.T) {
+			properties.Run(t, b.New, properties.Checks(n), properties.BlackBox())
 		})
 	}
 }
 
 // TestCatalogueCaught: the suite catches every broken executor of the
-// catalogue. For each it logs the property that caught it, the cases and
-// the time (from the start of the suite) to the first failing case, and the
-// size of the shrunk counterexample.
+// catalogue, under the controller (schedules drawn from rapid) and as a
+// black box (on the Go scheduler). For each it logs the property that caught
+// it, the cases and the time (from the start of the suite) to the first
+// failing case, and the size of the shrunk counterexample.
 func TestCatalogueCaught(t *testing.T) {
+	var tables strings.Builder
+	for _, mode := range []struct {
+		name     string
+		blackBox bool
+	}{{"controlled", false}, {"black-box", true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			table := catalogueTable(t, mode.blackBox)
+			fmt.Fprintf(&tables, "### %s\n\n%s\n", mode.name, table)
+		})
+	}
+	t.Log("\n" + tables.String())
+	if *catalogueOut != "" {
+		if err := os.WriteFile(*catalogueOut, []byte(tables.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func catalogueTable(t *testing.T, blackBox bool) string {
 	type row struct {
 		name, bug, caught, in string
 		cases                 int
@@ -47,7 +70,7 @@ func TestCatalogueCaught(t *testing.T) {
 	var rows []row
 	for _, b := range broken.Catalogue() {
 		t.Run(b.Name, func(t *testing.T) {
-			rep := properties.Check(b.New, properties.Config{StopAtFirst: true, ShrinkTime: 500 * time.Millisecond, Idle: *catalogueIdle})
+			rep := properties.Check(b.New, properties.Config{StopAtFirst: true, ShrinkTime: 500 * time.Millisecond, Idle: *catalogueIdle, Uncontrolled: blackBox})
 			if rep.Verdict() != checker.Violated {
 				t.Fatalf("%s (%s) was not caught", b.Name, b.Bug)
 			}
@@ -65,7 +88,7 @@ func TestCatalogueCaught(t *testing.T) {
 		})
 	}
 	if len(rows) == 0 {
-		return
+		return ""
 	}
 	var b strings.Builder
 	fmt.Fprintln(&b, "| broken executor | bug | caught by | in the cases of | cases to first failure | time to first failure | shrunk size |")
@@ -81,10 +104,5 @@ func TestCatalogueCaught(t *testing.T) {
 		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
 	}
 	fmt.Fprintf(&b, "\n%d of %d caught; median time to first failure %v.\n", len(rows), len(broken.Catalogue()), med.Round(time.Millisecond))
-	t.Log("\n" + b.String())
-	if *catalogueOut != "" {
-		if err := os.WriteFile(*catalogueOut, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return b.String()
 }

@@ -130,6 +130,10 @@ func Only(names ...string) Option { return func(c *Config) { c.Only = append(c.O
 // Skip leaves out the named properties.
 func Skip(names ...string) Option { return func(c *Config) { c.Skip = append(c.Skip, names...) } }
 
+// BlackBox runs an executor.Controllable executor as a black box too, on
+// the Go scheduler (Config.Uncontrolled).
+func BlackBox() Option { return func(c *Config) { c.Uncontrolled = true } }
+
 // Progress reports one finished case.
 type Progress struct {
 	Property string

@@ -1,8 +1,9 @@
 package broken
 
 import (
-	"runtime"
 	"sync/atomic"
+
+	"github.com/execspec/execspec/executor"
 )
 
 // deque is a worker's bounded local queue: a ring of atomic slots. The
@@ -53,7 +54,7 @@ func (d *deque) take() *task {
 // steal is take for a thief. A thief yields between reading the element and
 // claiming it, as a thief that copies a batch does work there: the claim
 // must be right whatever the owner does meanwhile. With the CAS it is.
-func (d *deque) steal() *task {
+func (d *deque) steal(c *ctl) *task {
 	for {
 		t := d.top.Load()
 		b := d.bottom.Load()
@@ -61,7 +62,7 @@ func (d *deque) steal() *task {
 			return nil
 		}
 		x := d.buf[t%int64(len(d.buf))].Load()
-		runtime.Gosched()
+		c.yield(executor.PointSteal)
 		if d.top.CompareAndSwap(t, t+1) {
 			return x
 		}
@@ -70,14 +71,14 @@ func (d *deque) steal() *task {
 
 // stealOwnerEnd is the bug: a thief takes the bottom element with a load
 // and a store, no CAS, yielding in between as steal does.
-func (d *deque) stealOwnerEnd() *task {
+func (d *deque) stealOwnerEnd(c *ctl) *task {
 	b := d.bottom.Load()
 	t := d.top.Load()
 	if t >= b {
 		return nil
 	}
 	x := d.buf[(b-1)%int64(len(d.buf))].Load()
-	runtime.Gosched()
+	c.yield(executor.PointSteal)
 	d.bottom.Store(b - 1)
 	return x
 }

@@ -24,6 +24,13 @@
 //		fmt.Println(b.Name, rep.Verdict()) // violated, for every one
 //	}
 //
+// Both bases are executor.Controllable: under a Scheduler their goroutines,
+// locks, parking and waits go through it (yield points at push, pop, steal,
+// wake, park, the end of a poll), so the suite explores their interleavings
+// one goroutine at a time and a failure replays exactly. Without one they
+// run on the Go scheduler, yielding only where real executors do work (an
+// idle worker before it parks, a thief between reading and claiming).
+//
 // The executors are for tests: a wake costs a goroutine-id lookup in the
 // work-stealing base, and Wait from inside a task is not detected.
 package broken

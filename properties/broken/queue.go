@@ -17,7 +17,10 @@ type QueueConfig struct {
 // queueExec is the single-queue base executor. One mutex guards the queue;
 // workers park through a parker. It is correct unless bug is set.
 type queueExec struct {
+	ctl
 	bug     bug
+	n       int
+	started sync.Once
 	mu      sync.Mutex // guards q, pops, closed
 	q       []*task
 	pops    int64
@@ -28,20 +31,16 @@ type queueExec struct {
 	park    parker
 	workers sync.WaitGroup
 	down    atomic.Bool
+	exited  atomic.Int32
 }
 
 // NewQueue returns a correct single-queue executor.
 func NewQueue(cfg QueueConfig) executor.Executor { return newQueue(cfg, 0) }
 
 func newQueue(cfg QueueConfig, b bug) executor.Executor {
-	ex := &queueExec{bug: b, prio: cfg.Priority}
-	ex.live.init()
-	ex.park.init(b)
-	n := max(cfg.Workers, 1)
-	for w := 0; w < n; w++ {
-		ex.workers.Add(1)
-		go ex.work(w)
-	}
+	ex := &queueExec{bug: b, prio: cfg.Priority, n: max(cfg.Workers, 1)}
+	ex.live.init(&ex.ctl)
+	ex.park.init(&ex.ctl, b)
 	if cfg.Priority {
 		return &prioQueue{ex}
 	}
@@ -58,6 +57,17 @@ func (p *prioQueue) SpawnPriority(f executor.Future, priority int) (executor.Han
 
 func (ex *queueExec) bugs() bug { return ex.bug }
 
+// start starts the workers, once, at the first Spawn (so that SetScheduler
+// comes first).
+func (ex *queueExec) start() {
+	ex.started.Do(func() {
+		for w := 0; w < ex.n; w++ {
+			ex.workers.Add(1)
+			ex.goWorker(func() { ex.work(w) })
+		}
+	})
+}
+
 // Spawn implements executor.Executor (SPAWN).
 func (ex *queueExec) Spawn(f executor.Future) (executor.Handle, error) { return ex.spawn(f, 0) }
 
@@ -65,8 +75,10 @@ func (ex *queueExec) spawn(f executor.Future, prio int) (executor.Handle, error)
 	if f == nil {
 		return nil, executor.ErrNilFuture
 	}
+	ex.start()
 	t := newTask(ex.nextID.Add(1), f, ex)
 	t.prio = prio
+	ex.yield(executor.PointSpawn)
 	ex.mu.Lock()
 	if ex.closed {
 		ex.mu.Unlock()
@@ -86,6 +98,7 @@ func (ex *queueExec) pushLocked(t *task) {
 
 // wake queues a woken or re-queued task. Any goroutine.
 func (ex *queueExec) wake(t *task) {
+	ex.yield(executor.PointPush)
 	ex.mu.Lock()
 	ex.pushLocked(t)
 	ex.mu.Unlock()
@@ -98,6 +111,7 @@ func (ex *queueExec) finished(*task) { ex.live.done() }
 // highest priority plus age (pops it has waited); without aging (the bug)
 // the highest priority alone.
 func (ex *queueExec) pop() *task {
+	ex.yield(executor.PointPop)
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	if len(ex.q) == 0 {
@@ -130,6 +144,7 @@ func (ex *queueExec) hasWork() bool {
 }
 
 func (ex *queueExec) work(w int) {
+	defer ex.exited.Add(1)
 	defer ex.workers.Done()
 	cx := executor.NewContext(executor.Waker{}, w)
 	for {
@@ -167,14 +182,22 @@ func (ex *queueExec) Close() error {
 	}
 	ex.closed = true
 	ex.mu.Unlock()
-	if ex.bug&bugShutdownDrops != 0 {
+	ex.start() // so that there are workers to stop
+	if ex.bug&bugShutdownDrops == 0 {
+		ex.live.wait()
+	} else {
 		ex.down.Store(true)
-		ex.park.close()
-		ex.workers.Wait()
-		return nil
 	}
-	ex.live.wait()
 	ex.park.close()
-	ex.workers.Wait()
+	ex.waitWorkers()
 	return nil
+}
+
+// waitWorkers waits for the workers to exit: a Block under a Scheduler.
+func (ex *queueExec) waitWorkers() {
+	if s := ex.sched; s != nil {
+		s.Block(executor.PointNone, func() bool { return ex.exited.Load() == int32(ex.n) })
+		return
+	}
+	ex.workers.Wait()
 }

@@ -25,7 +25,10 @@ const maxLIFOPolls = 3
 
 // stealExec is the work-stealing base. It is correct unless bug is set.
 type stealExec struct {
+	ctl
 	bug     bug
+	started sync.Once
+	exited  atomic.Int32
 	cfg     StealConfig
 	gmu     sync.Mutex // guards global, closed
 	global  []*task
@@ -62,16 +65,23 @@ func newSteal(cfg StealConfig, b bug) executor.Executor {
 		cfg.GlobalInterval = 4
 	}
 	ex := &stealExec{bug: b, cfg: cfg}
-	ex.live.init()
-	ex.park.init(b)
+	ex.live.init(&ex.ctl)
+	ex.park.init(&ex.ctl, b)
 	for w := 0; w < cfg.Workers; w++ {
 		ex.workers = append(ex.workers, &worker{id: w, dq: newDeque(cfg.LocalCap)})
 	}
-	for _, wk := range ex.workers {
-		ex.wg.Add(1)
-		go ex.work(wk)
-	}
 	return ex
+}
+
+// start starts the workers, once, at the first Spawn (so that SetScheduler
+// comes first).
+func (ex *stealExec) start() {
+	ex.started.Do(func() {
+		for _, wk := range ex.workers {
+			ex.wg.Add(1)
+			ex.goWorker(func() { ex.work(wk) })
+		}
+	})
 }
 
 func (ex *stealExec) bugs() bug { return ex.bug }
@@ -106,6 +116,8 @@ func (ex *stealExec) Spawn(f executor.Future) (executor.Handle, error) {
 	if f == nil {
 		return nil, executor.ErrNilFuture
 	}
+	ex.start()
+	ex.yield(executor.PointSpawn)
 	ex.gmu.Lock()
 	closed := ex.closed
 	if !closed {
@@ -126,6 +138,7 @@ func (ex *stealExec) Spawn(f executor.Future) (executor.Handle, error) {
 }
 
 func (ex *stealExec) pushGlobal(t *task) {
+	ex.yield(executor.PointPush)
 	ex.gmu.Lock()
 	ex.global = append(ex.global, t)
 	ex.gCount.Store(int64(len(ex.global)))
@@ -150,6 +163,7 @@ func (ex *stealExec) popGlobal() *task {
 // pushLocal queues t on wk's local queue; a full queue overflows to the
 // global queue (with the bug, the task is dropped). Owner only.
 func (ex *stealExec) pushLocal(wk *worker, t *task) {
+	ex.yield(executor.PointPush)
 	if wk.dq.push(t) {
 		return
 	}
@@ -190,6 +204,7 @@ func (ex *stealExec) finished(*task) { ex.live.done() }
 // then the LIFO slot (at most maxLIFOPolls in a row), the local queue, the
 // global queue, and the other workers' queues.
 func (ex *stealExec) next(wk *worker) *task {
+	ex.yield(executor.PointPop)
 	wk.ticks++
 	localWork := !wk.dq.empty() || wk.lifo.Load() != nil
 	if wk.ticks%ex.cfg.GlobalInterval == 0 && !(ex.bug&bugGlobalStarved != 0 && localWork) {
@@ -217,9 +232,9 @@ func (ex *stealExec) next(wk *worker) *task {
 		v := ex.workers[(wk.id+i)%len(ex.workers)]
 		var t *task
 		if ex.bug&bugStealOwnerEnd != 0 {
-			t = v.dq.stealOwnerEnd()
+			t = v.dq.stealOwnerEnd(&ex.ctl)
 		} else {
-			t = v.dq.steal()
+			t = v.dq.steal(&ex.ctl)
 		}
 		if t != nil {
 			return t
@@ -241,6 +256,7 @@ func (ex *stealExec) hasWork() bool {
 }
 
 func (ex *stealExec) work(wk *worker) {
+	defer ex.exited.Add(1)
 	defer ex.wg.Done()
 	wk.gid.Store(goid())
 	cx := executor.NewContext(executor.Waker{}, wk.id)
@@ -278,14 +294,17 @@ func (ex *stealExec) Close() error {
 	}
 	ex.closed = true
 	ex.gmu.Unlock()
-	if ex.bug&bugShutdownDrops != 0 {
+	ex.start() // so that there are workers to stop
+	if ex.bug&bugShutdownDrops == 0 {
+		ex.live.wait()
+	} else {
 		ex.down.Store(true)
-		ex.park.close()
-		ex.wg.Wait()
-		return nil
 	}
-	ex.live.wait()
 	ex.park.close()
-	ex.wg.Wait()
+	if s := ex.sched; s != nil {
+		s.Block(executor.PointNone, func() bool { return ex.exited.Load() == int32(len(ex.workers)) })
+	} else {
+		ex.wg.Wait()
+	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/control"
 )
 
 // Task states, as in the model.
@@ -23,6 +24,7 @@ type sched interface {
 	wake(t *task)
 	finished(t *task)
 	bugs() bug
+	scheduler() executor.Scheduler
 }
 
 // task is one spawned future. Its state word is the only synchronization
@@ -54,6 +56,9 @@ func newTask(id int64, f executor.Future, ex sched) *task {
 // Wake implements executor.RawWaker: the WAKE rule. Safe from any
 // goroutine.
 func (t *task) Wake() {
+	if s := t.ex.scheduler(); s != nil {
+		s.Yield(executor.PointWake)
+	}
 	for {
 		switch s := t.state.Load(); s {
 		case waiting:
@@ -97,6 +102,11 @@ func (noopWaker) Clone() executor.RawWaker { return noopWaker{} }
 func (t *task) poll(cx *executor.Context) (requeue bool) {
 	t.state.Store(running)
 	v, ready, perr := t.pollOnce(cx)
+	if s := t.ex.scheduler(); s != nil {
+		// Between the poll's return and the state change: where a wake
+		// from another goroutine meets RUNNING or WAITING.
+		s.Yield(executor.PointPoll)
+	}
 	if perr != nil && t.ex.bugs()&bugRepollAfterReady != 0 {
 		// The bug: a retry that re-polls the failed future instead of
 		// starting a fresh one.
@@ -127,6 +137,9 @@ func (t *task) poll(cx *executor.Context) (requeue bool) {
 func (t *task) pollOnce(cx *executor.Context) (v any, ready bool, perr error) {
 	defer func() {
 		if x := recover(); x != nil {
+			if control.IsAbort(x) {
+				panic(x) // a controlled run being stopped: unwind
+			}
 			perr = &executor.PanicError{Task: t.id, Value: x, Stack: debug.Stack()}
 		}
 	}()
@@ -160,8 +173,11 @@ func (t *task) Poll(cx *executor.Context) (any, bool) {
 	return nil, false
 }
 
-// Join blocks until the task is done.
+// Join blocks until the task is done: a Block under a Scheduler.
 func (t *task) Join() (any, error) {
+	if s := t.ex.scheduler(); s != nil {
+		s.Block(executor.PointNone, func() bool { return t.isDone })
+	}
 	<-t.doneC
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -170,6 +186,7 @@ func (t *task) Join() (any, error) {
 
 // live counts unfinished tasks, for Wait and Close.
 type live struct {
+	c    *ctl
 	mu   sync.Mutex
 	cond sync.Cond
 	n    int
@@ -190,17 +207,20 @@ func (l *live) done() {
 	l.mu.Unlock()
 }
 
+// wait blocks until no task is unfinished: a Block under a Scheduler (whose
+// ready runs while no controlled goroutine does, so it may read n).
 func (l *live) wait() {
-	l.mu.Lock()
-	if l.cond.L == nil {
-		l.cond.L = &l.mu
+	if s := l.c.sched; s != nil {
+		s.Block(executor.PointNone, func() bool { return l.n == 0 })
+		return
 	}
+	l.mu.Lock()
 	for l.n > 0 {
 		l.cond.Wait()
 	}
 	l.mu.Unlock()
 }
 
-func (l *live) init() { l.cond.L = &l.mu }
+func (l *live) init(c *ctl) { l.c, l.cond.L = c, &l.mu }
 
 func errf(format string, args ...any) error { return fmt.Errorf("broken: "+format, args...) }
