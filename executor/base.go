@@ -185,6 +185,9 @@ func (b *base) admit(f Future) error {
 	if f == nil {
 		return ErrNilFuture
 	}
+	if ff, ok := f.(FutureFunc); ok && ff == nil {
+		return ErrNilFuture
+	}
 	b.pending.Add(1)
 	if b.closed.Load() {
 		b.taskDone()

@@ -26,6 +26,9 @@ func TestNilFuture(t *testing.T) {
 		if _, err := ex.Spawn(nil); !errors.Is(err, ErrNilFuture) {
 			t.Fatalf("Spawn(nil) = %v, want ErrNilFuture", err)
 		}
+		if _, err := ex.Spawn(FutureFunc(nil)); !errors.Is(err, ErrNilFuture) {
+			t.Fatalf("Spawn(FutureFunc(nil)) = %v, want ErrNilFuture", err)
+		}
 		if err := ex.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -313,4 +316,47 @@ func TestGoexitInPoll(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// funcWaker is a RawWaker that is not comparable (it holds a func).
+type funcWaker struct{ f func() }
+
+func (w funcWaker) Wake()           { w.f() }
+func (w funcWaker) Clone() RawWaker { return w }
+
+// TestHandlePollForeignWaker: a handle awaited from outside the executor,
+// with a foreign, non-comparable waker, polled repeatedly, wakes it once
+// the task is DONE.
+func TestHandlePollForeignWaker(t *testing.T) {
+	ex := NewWorkSteal(WorkStealConfig{})
+	var rel atomic.Bool
+	var tw atomic.Value
+	h, _ := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
+		if rel.Load() {
+			return 9, true
+		}
+		tw.Store(cx.Waker())
+		return nil, false
+	}))
+	woken := make(chan struct{}, 4)
+	cx := NewContext(NewWaker(funcWaker{func() { woken <- struct{}{} }}), -1)
+	for range 3 {
+		if _, ok := h.Poll(cx); ok {
+			t.Fatal("ready too early")
+		}
+	}
+	for tw.Load() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	rel.Store(true)
+	tw.Load().(Waker).Wake()
+	select {
+	case <-woken:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the foreign waker was never woken")
+	}
+	if v, ok := h.Poll(cx); !ok || v != 9 {
+		t.Fatalf("Poll after completion = %v, %v", v, ok)
+	}
+	ex.Close()
 }
