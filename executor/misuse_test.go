@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -359,4 +360,53 @@ func TestHandlePollForeignWaker(t *testing.T) {
 		t.Fatalf("Poll after completion = %v, %v", v, ok)
 	}
 	ex.Close()
+}
+
+// TestSpawnRacingClose: spawns from several goroutines race with Close;
+// each is either refused with ErrClosed or runs to completion before Close
+// returns.
+func TestSpawnRacingClose(t *testing.T) {
+	forEachBuiltin(t, func(t *testing.T, newEx func() Executor) {
+		for range 20 {
+			ex := newEx()
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var hs []Handle
+			var ran atomic.Int64
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 50 {
+						h, err := ex.Spawn(FutureFunc(func(*Context) (any, bool) { ran.Add(1); return 1, true }))
+						if errors.Is(err, ErrClosed) {
+							return
+						}
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						mu.Lock()
+						hs = append(hs, h)
+						mu.Unlock()
+					}
+				}()
+			}
+			if err := ex.Close(); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			n, r := len(hs), ran.Load()
+			mu.Unlock()
+			if int64(n) > r {
+				t.Fatalf("Close returned with %d tasks admitted but only %d run", n, r)
+			}
+			wg.Wait()
+			for _, h := range hs {
+				if v, err := h.Join(); v != 1 || err != nil {
+					t.Fatalf("Join = %v, %v", v, err)
+				}
+			}
+		}
+	})
 }
