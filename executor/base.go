@@ -211,7 +211,10 @@ func (b *base) taskDone() {
 	}
 }
 
-// Wait implements Executor.Wait.
+// Wait implements Executor.Wait: it returns once every task spawned so far
+// is DONE. A task that is never woken again keeps it waiting; a caller that
+// cannot rule that out should wait with its own timeout. From inside one of
+// the executor's tasks it returns ErrWaitInTask at once.
 func (b *base) Wait() error {
 	if b.inWorker() >= 0 {
 		return ErrWaitInTask
@@ -220,8 +223,11 @@ func (b *base) Wait() error {
 	return nil
 }
 
-// Close implements Executor.Close: no new tasks, wait for the spawned ones,
-// stop the workers.
+// Close implements Executor.Close: from now on Spawn returns ErrClosed (also
+// from inside tasks), then Close waits for the spawned tasks, as Wait does,
+// and stops the workers. A second Close returns ErrClosed at once; Close
+// from inside one of the executor's tasks returns ErrWaitInTask and closes
+// nothing.
 func (b *base) Close() error {
 	if b.inWorker() >= 0 {
 		return ErrWaitInTask
