@@ -54,11 +54,22 @@ func (b *base) init(workers int) {
 
 func (b *base) joinCtl() *base { return b }
 
-// SetRecorder implements Reporter. Call it before the first Spawn.
-func (b *base) SetRecorder(r Recorder) { b.rec = r }
+// SetRecorder implements Reporter. Call it before the first Spawn; once the
+// workers run it does nothing (changing the recorder under them would be a
+// data race, and a trace that starts midway could not be checked).
+func (b *base) SetRecorder(r Recorder) {
+	if !b.started.Load() {
+		b.rec = r
+	}
+}
 
-// SetScheduler implements Controllable. Call it before the first Spawn.
-func (b *base) SetScheduler(s Scheduler) { b.sched = s }
+// SetScheduler implements Controllable. Call it before the first Spawn;
+// once the workers run it does nothing (they were not started under it).
+func (b *base) SetScheduler(s Scheduler) {
+	if !b.started.Load() {
+		b.sched = s
+	}
+}
 
 // LateWakes returns how many wakes found their task already DONE (ignored).
 func (b *base) LateWakes() int64 { return b.late.Load() }

@@ -410,3 +410,22 @@ func TestSpawnRacingClose(t *testing.T) {
 		}
 	})
 }
+
+// TestSetAfterStart: SetRecorder and SetScheduler after the first Spawn do
+// nothing (no race with the running workers, no half-recorded trace).
+func TestSetAfterStart(t *testing.T) {
+	ex := NewWorkSteal(WorkStealConfig{})
+	h, _ := ex.Spawn(ready(1))
+	h.Join()
+	rec := &sliceRecorder{}
+	ex.SetRecorder(rec)
+	ex.SetScheduler(newTestSched(1))
+	h, _ = ex.Spawn(ready(2))
+	if v, err := h.Join(); v != 2 || err != nil {
+		t.Fatal(v, err)
+	}
+	ex.Close()
+	if n := len(rec.events()); n != 0 {
+		t.Fatalf("%d events recorded by a recorder set after the start", n)
+	}
+}
