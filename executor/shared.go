@@ -69,8 +69,11 @@ func (e *shared) initShared(workers int, q runq) {
 	e.ready = func() bool { return e.size.Load() > 0 || e.lot.stop.Load() }
 }
 
-// spawn is SPAWN onto the shared queue. prio and factory are for the
-// priority and retry executors.
+// spawn is SPAWN onto the shared queue. Any goroutine may call it. The
+// push happens under the queue lock, which orders it with every other push
+// and pop; then an idle worker, if any, is unparked (after the push, so
+// that the worker's re-check finds the task: see lot). prio and factory are
+// for the priority and retry executors.
 func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (Handle, error) {
 	e.yield(PointSpawn)
 	if err := e.admit(f); err != nil {
@@ -109,6 +112,12 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 }
 
 // wake is the WAKE rule. Any goroutine may call it, any number of times.
+// A wake that finds the task RUNNING, QUEUED, NOTIFIED or DONE is one CAS
+// on the task's state word and touches no queue; only WAITING → QUEUED
+// takes the queue lock, and does its CAS inside it. The CAS synchronizes
+// with the worker's CAS at the end of the poll: exactly one of them sees
+// the other, so the wake is either NOTIFIED (and the worker re-queues) or
+// schedules the task itself; it is never lost.
 func (e *shared) wake(t *task) {
 	e.yield(PointWake)
 	w := -1
@@ -154,7 +163,9 @@ func (e *shared) wake(t *task) {
 }
 
 // take pops the next task (GLOBAL-STEAL) and makes it RUNNING on worker w.
-// Only workers call it.
+// Only worker w calls it. The pop and the QUEUED → RUNNING CAS happen under
+// the queue lock, which orders the take after the push that queued the
+// task (so the poll sees everything done before the spawn or wake).
 func (e *shared) take(w int) *task {
 	if e.size.Load() == 0 {
 		return nil
@@ -181,7 +192,10 @@ func (e *shared) take(w int) *task {
 
 // requeue puts t, which worker w was running, back on the queue at the end
 // of its poll: TASK-SUSPEND of a NOTIFIED task (res Pending), or a retry
-// with a fresh future (res Panic). It records the poll's end and the
+// with a fresh future (res Panic). Only the worker running t calls it; the
+// CAS to QUEUED and the push happen under the queue lock, like a spawn's.
+// Wakes meanwhile only bump the version (NOTIFIED and QUEUED coalesce),
+// which the CAS loop absorbs. It records the poll's end and the
 // re-queue.
 func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.yield(PointPush)
@@ -216,7 +230,8 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 
 // repoll moves a task NOTIFIED during its poll straight back to RUNNING on
 // the same worker (the time-slice policy), recording the poll's end and the
-// next poll's beginning.
+// next poll's beginning. Only the worker running t calls it; no queue is
+// touched.
 func (e *shared) repoll(t *task, w int) {
 	var s1, s2 uint64
 	for {
@@ -237,7 +252,8 @@ func (e *shared) repoll(t *task, w int) {
 	}
 }
 
-// work is the loop of worker w.
+// work is the loop of worker w: take, poll, repeat; park when there is
+// nothing to take; return once the executor shuts down with nothing left.
 func (e *shared) work(w int) {
 	cx := NewContext(Waker{}, w)
 	for {

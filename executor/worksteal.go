@@ -58,8 +58,9 @@ type WorkStealConfig struct {
 // WORKER-STEAL only when its premise held. The locks are ordered: global
 // before local, locals by index.
 //
-// Create it with NewWorkSteal. Safe for concurrent use. Cost per task: one
-// allocation (the task); a poll after that allocates nothing.
+// Create it with NewWorkSteal; the zero WorkSteal is not usable. Safe for
+// concurrent use. Cost per task: one allocation (the task); a poll after
+// that allocates nothing. Memory: LocalCap pointers per worker.
 type WorkSteal struct {
 	base
 	cfg     WorkStealConfig
@@ -323,7 +324,8 @@ func (b *base) running(t *task) uint64 {
 }
 
 // takeLocal is POLL-LOCAL: from the slot, or from the owner end of w's
-// local queue (the tail, or the head with OwnerFIFO). Owner only.
+// local queue (the tail, or the head with OwnerFIFO). Owner only; under w's
+// local lock, which it shares with thieves taking from the other end.
 func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 	l := &e.locals[w]
 	e.yield(PointPop)
@@ -361,7 +363,9 @@ func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 	return t
 }
 
-// takeGlobal is GLOBAL-STEAL: the head of the global queue.
+// takeGlobal is GLOBAL-STEAL: the head of the global queue. Only worker w
+// calls it; the pop and the CAS to RUNNING happen under the global lock,
+// which orders them after the push that queued the task.
 func (e *WorkSteal) takeGlobal(w int) *task {
 	e.yield(PointPop)
 	var call uint64
@@ -473,7 +477,8 @@ func (e *WorkSteal) steal(w int) *task {
 	return nil
 }
 
-// work is the loop of worker w.
+// work is the loop of worker w: take, poll, repeat; park when there is
+// nothing to take; return once the executor shuts down with nothing left.
 func (e *WorkSteal) work(w int) {
 	cx := NewContext(Waker{}, w)
 	for {
@@ -490,7 +495,9 @@ func (e *WorkSteal) work(w int) {
 	}
 }
 
-// run polls t once and applies the poll's outcome.
+// run polls t once and applies the poll's outcome: DONE, WAITING, or a
+// re-queue on w's local queue if it was NOTIFIED meanwhile. Only worker w
+// calls it, for a task it took.
 func (e *WorkSteal) run(t *task, w int, cx *Context) {
 	if e.rec != nil {
 		e.recordTakeAndBegin(t, w)
