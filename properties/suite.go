@@ -176,6 +176,10 @@ type Result struct {
 	// First is the detail and workload of the first failing case, before
 	// shrinking (which may not reproduce a failure that depends on timing).
 	First string
+	// FirstChecksum is the schedule checksum of the first failing case,
+	// when it ran under the controller: the replay by Seed reproduces it
+	// (shrinking, bounded by time, may end elsewhere).
+	FirstChecksum uint64
 	// Output is rapid's own report of the failure, for Check (Run writes it
 	// to the test log).
 	Output string
@@ -368,6 +372,7 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 				failed = true
 				res.ToFailure = time.Since(start)
 				res.First = fmt.Sprintf("%s: %v\n%s", q.Name, err, w)
+				res.FirstChecksum = o.Checksum
 			}
 			res.Caught, res.Message, res.Detail = q.Name, q.Fails, err.Error()
 			res.Counterexample, res.Observation = w, o

@@ -246,10 +246,10 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 	if r.Seed != 0 {
 		how := "the same workload; the interleaving is the Go scheduler's, so a race may need a few tries"
 		if r.Observation != nil && r.Observation.Controlled {
-			how = "the same workload and schedule, exactly"
+			how = "the first failing case, workload and schedule, exactly; then the same shrinking, within --shrink-time"
 		}
 		if o := r.Observation; o != nil && o.Controlled {
-			fmt.Fprintf(stdout, "  schedule: %d decisions, checksum %016x\n", o.Decisions, o.Checksum)
+			fmt.Fprintf(stdout, "  schedule: %d decisions, checksum %016x (first failing case, before shrinking: checksum %016x)\n", o.Decisions, o.Checksum, r.FirstChecksum)
 		}
 		fmt.Fprintf(stdout, "  replay it (%s):\n    %s run --executor %s%s --cases %s --seed %d --checks 1\n", how, selfCommand(), f.executor, selectFlags(f), r.Property.Name, r.Seed)
 	}

@@ -74,7 +74,7 @@ func TestRunReplay(t *testing.T) {
 }
 
 // TestRunReplayExact: under the controller, the replay of a failure found
-// in a race reproduces the same schedule: the same checksum.
+// in a race reproduces the first failing case's schedule: the same checksum.
 func TestRunReplayExact(t *testing.T) {
 	t.Chdir(t.TempDir())
 	var out, errb bytes.Buffer
@@ -83,7 +83,7 @@ func TestRunReplayExact(t *testing.T) {
 		t.Fatalf("exit %d, want %d:\n%s", code, exitViolated, out.String())
 	}
 	first := out.String()
-	sum := regexp.MustCompile(`checksum ([0-9a-f]{16})`).FindStringSubmatch(first)
+	sum := regexp.MustCompile(`before shrinking: checksum ([0-9a-f]{16})`).FindStringSubmatch(first)
 	cmd := regexp.MustCompile(`run --executor \S+ --cases \S+ --seed \d+ --checks 1`).FindString(first)
 	if sum == nil || cmd == "" {
 		t.Fatalf("no checksum or replay command:\n%s", first)
@@ -93,7 +93,7 @@ func TestRunReplayExact(t *testing.T) {
 		if code := dispatch(context.Background(), strings.Fields(cmd), &out, &errb); code != exitViolated {
 			t.Fatalf("replay %q: exit %d:\n%s", cmd, code, out.String())
 		}
-		if !strings.Contains(out.String(), "checksum "+sum[1]) {
+		if !strings.Contains(out.String(), "before shrinking: checksum "+sum[1]) {
 			t.Fatalf("replay %q: another schedule (want checksum %s):\nfirst:\n%s\nreplay:\n%s", cmd, sum[1], first, out.String())
 		}
 	}
