@@ -54,11 +54,22 @@ func (b *base) init(workers int) {
 
 func (b *base) joinCtl() *base { return b }
 
-// SetRecorder implements Reporter. Call it before the first Spawn.
-func (b *base) SetRecorder(r Recorder) { b.rec = r }
+// SetRecorder implements Reporter. Call it before the first Spawn; once the
+// workers run it does nothing (changing the recorder under them would be a
+// data race, and a trace that starts midway could not be checked).
+func (b *base) SetRecorder(r Recorder) {
+	if !b.started.Load() {
+		b.rec = r
+	}
+}
 
-// SetScheduler implements Controllable. Call it before the first Spawn.
-func (b *base) SetScheduler(s Scheduler) { b.sched = s }
+// SetScheduler implements Controllable. Call it before the first Spawn;
+// once the workers run it does nothing (they were not started under it).
+func (b *base) SetScheduler(s Scheduler) {
+	if !b.started.Load() {
+		b.sched = s
+	}
+}
 
 // LateWakes returns how many wakes found their task already DONE (ignored).
 func (b *base) LateWakes() int64 { return b.late.Load() }
@@ -185,6 +196,9 @@ func (b *base) admit(f Future) error {
 	if f == nil {
 		return ErrNilFuture
 	}
+	if ff, ok := f.(FutureFunc); ok && ff == nil {
+		return ErrNilFuture
+	}
 	b.pending.Add(1)
 	if b.closed.Load() {
 		b.taskDone()
@@ -208,7 +222,10 @@ func (b *base) taskDone() {
 	}
 }
 
-// Wait implements Executor.Wait.
+// Wait implements Executor.Wait: it returns once every task spawned so far
+// is DONE. A task that is never woken again keeps it waiting; a caller that
+// cannot rule that out should wait with its own timeout. From inside one of
+// the executor's tasks it returns ErrWaitInTask at once.
 func (b *base) Wait() error {
 	if b.inWorker() >= 0 {
 		return ErrWaitInTask
@@ -217,8 +234,11 @@ func (b *base) Wait() error {
 	return nil
 }
 
-// Close implements Executor.Close: no new tasks, wait for the spawned ones,
-// stop the workers.
+// Close implements Executor.Close: from now on Spawn returns ErrClosed (also
+// from inside tasks), then Close waits for the spawned tasks, as Wait does,
+// and stops the workers. A second Close returns ErrClosed at once; Close
+// from inside one of the executor's tasks returns ErrWaitInTask and closes
+// nothing.
 func (b *base) Close() error {
 	if b.inWorker() >= 0 {
 		return ErrWaitInTask

@@ -16,34 +16,52 @@ var (
 	benchRounds = flag.Int("rounds", 10000, "round trips per iteration of BenchmarkPingPong")
 )
 
-// ringRecorder is the cheapest useful recorder: it stores every event in a
-// preallocated ring (overwriting the oldest), one ring per worker and one
-// for events from outside. An event with Worker w ≥ 0 is recorded by worker
-// w's own goroutine (the built-in executors guarantee it), so its ring
-// needs no atomic; the outside ring, written by any goroutine, takes one
-// atomic add. It allocates nothing.
+// ringRecorder is the cheapest useful recorder: it stores every event's
+// fields in a preallocated ring (overwriting the oldest), one ring per
+// worker and one for events from outside. An event with Worker w ≥ 0 is
+// recorded by worker w's own goroutine (the built-in executors guarantee
+// it), so its ring needs no atomic; the outside ring, written by any
+// goroutine, takes one atomic add. It keeps every field but Detail (the
+// text of a panic), so that a slot holds no pointer and a store needs no
+// write barrier. It allocates nothing.
 type ringRecorder struct {
 	outside ringShard
 	workers [8]ringShard
+}
+
+// slimEvent is a traces.Event without its Detail.
+type slimEvent struct {
+	seq, call, ret uint64
+	task           int64
+	worker, victim int32
+	queue          traces.Queue
+	kind           traces.Kind
+	source         traces.Source
+	result         traces.Result
+	outcome        traces.Outcome
 }
 
 type ringShard struct {
 	n    atomic.Uint64 // the outside ring's index
 	i    uint64        // a worker ring's index, written by its worker only
 	_    [48]byte
-	buf  [1 << 8]traces.Event
+	buf  [1 << 8]slimEvent
 	_pad [64]byte
+}
+
+func slim(e *traces.Event) slimEvent {
+	return slimEvent{e.Seq, e.Call, e.Return, e.Task, e.Worker, e.Victim, e.Queue, e.Kind, e.Source, e.Result, e.Outcome}
 }
 
 func (r *ringRecorder) Record(e traces.Event) {
 	if e.Worker < 0 {
 		i := r.outside.n.Add(1)
-		r.outside.buf[i&(uint64(len(r.outside.buf))-1)] = e
+		r.outside.buf[i&(uint64(len(r.outside.buf))-1)] = slim(&e)
 		return
 	}
 	s := &r.workers[int(e.Worker)%len(r.workers)]
 	s.i++
-	s.buf[s.i&(uint64(len(s.buf))-1)] = e
+	s.buf[s.i&(uint64(len(s.buf))-1)] = slim(&e)
 }
 
 type benchExec struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,6 +26,9 @@ func TestNilFuture(t *testing.T) {
 		ex := newEx()
 		if _, err := ex.Spawn(nil); !errors.Is(err, ErrNilFuture) {
 			t.Fatalf("Spawn(nil) = %v, want ErrNilFuture", err)
+		}
+		if _, err := ex.Spawn(FutureFunc(nil)); !errors.Is(err, ErrNilFuture) {
+			t.Fatalf("Spawn(FutureFunc(nil)) = %v, want ErrNilFuture", err)
 		}
 		if err := ex.Close(); err != nil {
 			t.Fatal(err)
@@ -313,4 +317,115 @@ func TestGoexitInPoll(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// funcWaker is a RawWaker that is not comparable (it holds a func).
+type funcWaker struct{ f func() }
+
+func (w funcWaker) Wake()           { w.f() }
+func (w funcWaker) Clone() RawWaker { return w }
+
+// TestHandlePollForeignWaker: a handle awaited from outside the executor,
+// with a foreign, non-comparable waker, polled repeatedly, wakes it once
+// the task is DONE.
+func TestHandlePollForeignWaker(t *testing.T) {
+	ex := NewWorkSteal(WorkStealConfig{})
+	var rel atomic.Bool
+	var tw atomic.Value
+	h, _ := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
+		if rel.Load() {
+			return 9, true
+		}
+		tw.Store(cx.Waker())
+		return nil, false
+	}))
+	woken := make(chan struct{}, 4)
+	cx := NewContext(NewWaker(funcWaker{func() { woken <- struct{}{} }}), -1)
+	for range 3 {
+		if _, ok := h.Poll(cx); ok {
+			t.Fatal("ready too early")
+		}
+	}
+	for tw.Load() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	rel.Store(true)
+	tw.Load().(Waker).Wake()
+	select {
+	case <-woken:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the foreign waker was never woken")
+	}
+	if v, ok := h.Poll(cx); !ok || v != 9 {
+		t.Fatalf("Poll after completion = %v, %v", v, ok)
+	}
+	ex.Close()
+}
+
+// TestSpawnRacingClose: spawns from several goroutines race with Close;
+// each is either refused with ErrClosed or runs to completion before Close
+// returns.
+func TestSpawnRacingClose(t *testing.T) {
+	forEachBuiltin(t, func(t *testing.T, newEx func() Executor) {
+		for range 20 {
+			ex := newEx()
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var hs []Handle
+			var ran atomic.Int64
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 50 {
+						h, err := ex.Spawn(FutureFunc(func(*Context) (any, bool) { ran.Add(1); return 1, true }))
+						if errors.Is(err, ErrClosed) {
+							return
+						}
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						mu.Lock()
+						hs = append(hs, h)
+						mu.Unlock()
+					}
+				}()
+			}
+			if err := ex.Close(); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			n, r := len(hs), ran.Load()
+			mu.Unlock()
+			if int64(n) > r {
+				t.Fatalf("Close returned with %d tasks admitted but only %d run", n, r)
+			}
+			wg.Wait()
+			for _, h := range hs {
+				if v, err := h.Join(); v != 1 || err != nil {
+					t.Fatalf("Join = %v, %v", v, err)
+				}
+			}
+		}
+	})
+}
+
+// TestSetAfterStart: SetRecorder and SetScheduler after the first Spawn do
+// nothing (no race with the running workers, no half-recorded trace).
+func TestSetAfterStart(t *testing.T) {
+	ex := NewWorkSteal(WorkStealConfig{})
+	h, _ := ex.Spawn(ready(1))
+	h.Join()
+	rec := &sliceRecorder{}
+	ex.SetRecorder(rec)
+	ex.SetScheduler(newTestSched(1))
+	h, _ = ex.Spawn(ready(2))
+	if v, err := h.Join(); v != 2 || err != nil {
+		t.Fatal(v, err)
+	}
+	ex.Close()
+	if n := len(rec.events()); n != 0 {
+		t.Fatalf("%d events recorded by a recorder set after the start", n)
+	}
 }

@@ -80,7 +80,7 @@ func (c *counted) Poll(cx *Context) (v any, ready bool) {
 
 // Spawn implements Executor, counting the task.
 func (m *Monitored) Spawn(f Future) (Handle, error) {
-	if f == nil {
+	if ff, ok := f.(FutureFunc); f == nil || ok && ff == nil {
 		return nil, ErrNilFuture
 	}
 	h, err := m.inner.Spawn(&counted{f: f, m: m})

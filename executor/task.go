@@ -118,10 +118,15 @@ func (h *JoinHandle) Poll(cx *Context) (any, bool) {
 		return t.value, true
 	}
 	w := cx.Waker()
-	for _, a := range t.awaiters {
-		if a.raw == w.raw {
-			t.amu.Unlock()
-			return nil, false
+	// A task that polls this handle again while waiting is registered
+	// once. Only our own wakers are compared: another executor's RawWaker
+	// may not be comparable.
+	if wt, ok := w.raw.(*task); ok {
+		for _, a := range t.awaiters {
+			if at, ok := a.raw.(*task); ok && at == wt {
+				t.amu.Unlock()
+				return nil, false
+			}
 		}
 	}
 	t.awaiters = append(t.awaiters, w.Clone())

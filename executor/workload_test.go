@@ -3,7 +3,6 @@ package executor
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -382,6 +381,3 @@ var workloads = []workload{
 		return n, joinAll(hs, func(i int) any { return i })
 	}},
 }
-
-// gosched lets other goroutines run; a helper for tests that spin.
-func gosched() { runtime.Gosched() }

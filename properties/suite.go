@@ -69,7 +69,7 @@ type Config struct {
 }
 
 // controlSteps bounds the yield points of one controlled case.
-const controlSteps = 2_000_000
+const controlSteps = 500_000
 
 func (c *Config) timeout() time.Duration { return orDefault(c.Timeout, 10*time.Second) }
 func (c *Config) idle() time.Duration    { return orDefault(c.Idle, 500*time.Millisecond) }
@@ -154,6 +154,9 @@ type Result struct {
 	// (all of them when none failed); Runs counts every case, shrinking
 	// included.
 	Cases, Runs int
+	// NoVerdict counts the controlled cases stopped by a budget before
+	// they could show anything (see EndBudget); they pass.
+	NoVerdict int
 	// ToFailure is the time from the start of the suite to the end of the
 	// first failing case; Duration is the property's whole time.
 	ToFailure, Duration time.Duration
@@ -352,6 +355,9 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 		res.Runs++
 		if !failed {
 			res.Cases++
+		}
+		if o.End == EndBudget {
+			res.NoVerdict++
 		}
 		for _, q := range usable {
 			err := q.Check(o)
