@@ -61,6 +61,13 @@
 // overlapping. Seq numbers are unique but not dense. Task ids count from 1
 // per executor, in spawn order; Worker is -1 outside the workers.
 //
+// A goroutine records an event just after the operation took effect, so a
+// trace is complete once every call into the executor has returned: after
+// Close returns, and after every goroutine that may still be inside Wake
+// (a waker running outside the executor) has been joined. A snapshot taken
+// while a Wake is in flight can lack that wake's event although its effect
+// (the task re-queued, or NOTIFIED) is already visible.
+//
 // Recording costs one clock draw per event and no allocation. The clock's
 // cache line is shared by every goroutine that records, which is what
 // recording costs on several cores.
