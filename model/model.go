@@ -446,6 +446,40 @@ func (m *Model) push(s *State, dest int, t int32) {
 	s.Global = append(s.Global, t)
 }
 
+// copyState copies src to dst like CopyFrom, but skips the fields this
+// configuration never sets: they are zero in every state, and dst (a
+// scratch state from Init, only ever overwritten by copyState) keeps them
+// zero.
+func (m *Model) copyState(dst, src *State) {
+	c := &m.cfg
+	dst.Task = append(dst.Task[:0], src.Task...)
+	dst.Pend = append(dst.Pend[:0], src.Pend...)
+	dst.Wakes = append(dst.Wakes[:0], src.Wakes...)
+	dst.Polled = append(dst.Polled[:0], src.Polled...)
+	if c.Policy == Priority {
+		dst.Age = append(dst.Age[:0], src.Age...)
+	}
+	if c.Policy == Retry {
+		dst.Tries = append(dst.Tries[:0], src.Tries...)
+	}
+	dst.Cur = append(dst.Cur[:0], src.Cur...)
+	if c.GlobalInterval > 0 {
+		dst.Tick = append(dst.Tick[:0], src.Tick...)
+	}
+	if c.Slice > 0 {
+		dst.Slice = append(dst.Slice[:0], src.Slice...)
+	}
+	if c.Variant == StealOwnerEnd {
+		dst.Steal = append(dst.Steal[:0], src.Steal...)
+		dst.Victim = append(dst.Victim[:0], src.Victim...)
+	}
+	dst.Global = append(dst.Global[:0], src.Global...)
+	for w := range src.Local {
+		dst.Local[w] = append(dst.Local[w][:0], src.Local[w]...)
+	}
+	dst.Spawned = src.Spawned
+}
+
 // Next calls yield for every enabled rule instance of s, in a fixed order,
 // with the successor state in next (overwritten for each instance: copy it to
 // keep it). If a step reaches a state the semantics forbids outright, such
@@ -457,7 +491,7 @@ func (m *Model) Next(s, next *State, yield func(st Step, next *State, err error)
 		if err := m.check(s, st); err != nil {
 			return yield(st, nil, fmt.Errorf("%s: %w", st, err))
 		}
-		next.CopyFrom(s)
+		m.copyState(next, s)
 		m.apply(next, st)
 		return yield(st, next, nil)
 	}

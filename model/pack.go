@@ -96,7 +96,9 @@ func (b *bitWriter) put(v uint64, n uint) {
 	if n == 0 {
 		return
 	}
-	v &= 1<<n - 1
+	if n < 64 {
+		v &= 1<<n - 1
+	}
 	b.dst[b.w] |= v << b.off
 	if b.off+n > 64 {
 		b.dst[b.w+1] |= v >> (64 - b.off)
@@ -106,6 +108,32 @@ func (b *bitWriter) put(v uint64, n uint) {
 		b.off -= 64
 		b.w++
 	}
+}
+
+// putQueue writes a queue as its length and then cap slots of tid bits,
+// the used ones first: in one write when it fits in a word.
+func (b *bitWriter) putQueue(q []int32, lenBits, tid, cap uint) {
+	if n := lenBits + cap*tid; n <= 64 {
+		v := uint64(len(q))
+		at := lenBits
+		for _, t := range q {
+			v |= uint64(t) << at
+			at += tid
+		}
+		b.put(v, n)
+		return
+	}
+	b.put(uint64(len(q)), lenBits)
+	for _, t := range q {
+		b.put(uint64(t), tid)
+	}
+	b.skip((cap - uint(len(q))) * tid)
+}
+
+func (b *bitWriter) skip(n uint) {
+	b.off += n
+	b.w += int(b.off / 64)
+	b.off %= 64
 }
 
 type bitReader struct {
@@ -161,24 +189,12 @@ func (l *Layout) Pack(s *State, dst []uint64) bool {
 	if uint(len(s.Global)) > l.gcap {
 		return false
 	}
-	b.put(uint64(len(s.Global)), l.glen)
-	for _, t := range s.Global {
-		b.put(uint64(t), l.tid)
-	}
-	b.off += (l.gcap - uint(len(s.Global))) * l.tid
-	b.w += int(b.off / 64)
-	b.off %= 64
+	b.putQueue(s.Global, l.glen, l.tid, l.gcap)
 	for _, q := range s.Local {
 		if uint(len(q)) > l.lcap {
 			return false
 		}
-		b.put(uint64(len(q)), l.llen)
-		for _, t := range q {
-			b.put(uint64(t), l.tid)
-		}
-		b.off += (l.lcap - uint(len(q))) * l.tid
-		b.w += int(b.off / 64)
-		b.off %= 64
+		b.putQueue(q, l.llen, l.tid, l.lcap)
 	}
 	b.put(uint64(s.Spawned), l.spawned)
 	return true

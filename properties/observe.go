@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"sort"
 	"strings"
@@ -85,7 +86,8 @@ type probe struct {
 	hasWaker    bool
 	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
 	readySince  time.Time
-	readyAtEnd  bool // woken during the current poll: ready when it returns
+	readyAtEnd  bool     // woken during the current poll: ready when it returns
+	readyShares [8]int64 // caseRun.workerPolls when it became ready
 	handle      executor.Handle
 	spawnErr    error
 }
@@ -122,7 +124,6 @@ func (p *probe) wake(w executor.Waker, kind wakeKind, clone bool) {
 // wake, not from when the waker was called, so a waking goroutine that is
 // descheduled mid-call is not blamed on the executor.
 func (p *probe) markReady(seq uint64) {
-	r := p.r
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.finished || p.readyAt >= 0 {
@@ -138,8 +139,17 @@ func (p *probe) markReady(seq uint64) {
 		p.readyAtEnd = true
 		return
 	}
+	p.setReady()
+}
+
+// setReady marks p ready now. Called with p.mu held.
+func (p *probe) setReady() {
+	r := p.r
 	p.readyAt = r.pollCount.Load()
 	p.readySince = time.Now()
+	for w := range p.readyShares {
+		p.readyShares[w] = r.workerPolls[w].Load()
+	}
 }
 
 // Poll runs the next step of the task's program.
@@ -164,6 +174,9 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	if w := cx.Worker(); w >= 0 && w < len(r.workerLast) {
 		r.workerLast[w].Store(n)
 		r.workerSeen.Or(1 << w)
+		if w < len(r.workerPolls) {
+			r.workerPolls[w].Add(1)
+		}
 	}
 	if p.readyAt >= 0 {
 		delay := n - 1 - p.readyAt
@@ -177,7 +190,7 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 		// The same holds for the executor's work after the poll returns,
 		// before a NOTIFIED task is queued again: twice the workers.
 		slack := 2 * int64(max(r.workers, 1))
-		if r.bound >= 0 && delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || time.Since(p.readySince) > starveTime) && r.allWorkersPolledSince(p.readyAt)) {
+		if r.bound >= 0 && delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || time.Since(p.readySince) > starveTime) && r.allWorkersPolledSince(p)) {
 			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll; the executor states a bound of %d for %d tasks (%d allowed for polls begun after takes that came before it was ready)", p.id, delay, r.bound, len(r.probes), slack)
 		}
 		p.readyAt = -1
@@ -238,8 +251,7 @@ func (p *probe) endPoll() {
 	p.mu.Lock()
 	p.polls[len(p.polls)-1].end = end
 	if p.readyAtEnd && !p.finished {
-		p.readyAt = p.r.pollCount.Load()
-		p.readySince = time.Now()
+		p.setReady()
 	}
 	p.readyAtEnd = false
 	p.mu.Unlock()
@@ -263,12 +275,20 @@ func (p *probe) pollEndless(cx *executor.Context, k int) (any, bool) {
 	if k+1 == r.minPolls && r.reached.Add(1) == int64(len(r.probes)) {
 		r.stop.Store(true)
 	}
+	if r.ctl != nil && !r.stop.Load() && r.pollCount.Load() > 20*r.budget {
+		// Under control a schedule may starve a worker (PCT runs the
+		// lowest-priority goroutine only when nothing else can run), so a
+		// task it holds is never polled while the others go on. That is
+		// the schedule's doing, not the executor's: stop without a verdict.
+		r.outOfBudget.Store(true)
+		r.stop.Store(true)
+	}
 	if !r.stop.Load() {
 		now := r.pollCount.Load()
 		var starved []string
 		for _, q := range r.probes {
 			q.mu.Lock()
-			if q.readyAt >= 0 && now-q.readyAt > r.budget && (r.ctl != nil || time.Since(q.readySince) > starveTime) && r.allWorkersPolledSince(q.readyAt) {
+			if q.readyAt >= 0 && now-q.readyAt > r.budget && (r.ctl != nil || time.Since(q.readySince) > starveTime) && r.allWorkersPolledSince(q) {
 				starved = append(starved, fmt.Sprintf("task %d (ready since poll %d, polled %d times)", q.id, q.readyAt, len(q.polls)))
 			}
 			q.mu.Unlock()
@@ -344,13 +364,29 @@ const starveLimit = 1000
 const starveLimitControlled = 300
 
 // allWorkersPolledSince reports whether every worker seen so far has begun
-// a poll since poll number n. A ready task passed over while some worker
-// polled nothing may be held by that worker, descheduled between its take
-// and its poll; only when every worker kept polling others is it starved.
-func (r *caseRun) allWorkersPolledSince(n int64) bool {
+// polls since p became ready: at least one each, on the Go scheduler; under
+// a controller, a fair share of the starvation limit each. A ready task
+// passed over while some worker polled little or nothing may be held by
+// that worker, descheduled (by the operating system, or by a schedule such
+// as PCT's that runs a goroutine only when nothing else can) between its
+// take and its poll; only when every worker kept polling others is it
+// starved. Called with p.mu held.
+func (r *caseRun) allWorkersPolledSince(p *probe) bool {
 	seen := r.workerSeen.Load()
+	workers := int64(bits.OnesCount64(seen))
+	need := int64(1)
+	if r.ctl != nil && workers > 0 {
+		need = max(1, r.budget/(4*workers))
+	}
 	for w := range r.workerLast {
-		if seen&(1<<w) != 0 && r.workerLast[w].Load() <= n {
+		if seen&(1<<w) == 0 {
+			continue
+		}
+		if w < len(r.workerPolls) {
+			if r.workerPolls[w].Load()-p.readyShares[w] < need {
+				return false
+			}
+		} else if r.workerLast[w].Load() <= p.readyAt {
 			return false
 		}
 	}
@@ -384,10 +420,12 @@ type caseRun struct {
 	pending       atomic.Int64 // wake goroutines not yet done
 	reached       atomic.Int64 // endless tasks polled minPolls times
 	stop          atomic.Bool  // endless tasks finish at their next poll
+	outOfBudget   atomic.Bool  // a controlled fairness case was stopped without a verdict
 	bound         int          // stated fairness bound, -1 if none (fairness cases only)
 	workers       int          // from the executor's Describe, 0 if unknown
 	workerLast    [64]atomic.Int64
-	workerSeen    atomic.Uint64 // bit w: worker w has polled
+	workerSeen    atomic.Uint64   // bit w: worker w has polled
+	workerPolls   [8]atomic.Int64 // polls begun by each of the first workers
 	minPolls      int
 	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
 
@@ -625,8 +663,13 @@ type Observation struct {
 	Header     *traces.Header
 	Events     []traces.Event
 	// Controlled says the case ran under a control.Controller: its
-	// interleaving was chosen, and replays exactly.
+	// interleaving was chosen, and replays exactly. Checksum is then the
+	// controller's checksum of the run (its steps, and the events the
+	// executor reported), equal on an exact replay, and Decisions the
+	// number of scheduling choices made.
 	Controlled bool
+	Checksum   uint64
+	Decisions  int
 	// Control is the controller's error for a controlled case that did not
 	// end cleanly: a deadlock (every goroutine blocked), a panic that
 	// escaped the executor, a stall, or the step budget.
@@ -695,6 +738,11 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 		if len(r.viols) > 0 && o.End != EndHang {
 			o.End = EndViolation
 		}
+		if r.outOfBudget.Load() && len(r.viols) == 0 {
+			o.End = EndBudget
+		}
+		sch := ctl.Schedule()
+		o.Checksum, o.Decisions = sch.Checksum, len(sch.Choices)
 		return r.observe(o, start)
 	}
 	go r.drive()

@@ -69,7 +69,7 @@ type Config struct {
 }
 
 // controlSteps bounds the yield points of one controlled case.
-const controlSteps = 2_000_000
+const controlSteps = 500_000
 
 func (c *Config) timeout() time.Duration { return orDefault(c.Timeout, 10*time.Second) }
 func (c *Config) idle() time.Duration    { return orDefault(c.Idle, 500*time.Millisecond) }
@@ -154,6 +154,9 @@ type Result struct {
 	// (all of them when none failed); Runs counts every case, shrinking
 	// included.
 	Cases, Runs int
+	// NoVerdict counts the controlled cases stopped by a budget before
+	// they could show anything (see EndBudget); they pass.
+	NoVerdict int
 	// ToFailure is the time from the start of the suite to the end of the
 	// first failing case; Duration is the property's whole time.
 	ToFailure, Duration time.Duration
@@ -173,6 +176,10 @@ type Result struct {
 	// First is the detail and workload of the first failing case, before
 	// shrinking (which may not reproduce a failure that depends on timing).
 	First string
+	// FirstChecksum is the schedule checksum of the first failing case,
+	// when it ran under the controller: the replay by Seed reproduces it
+	// (shrinking, bounded by time, may end elsewhere).
+	FirstChecksum uint64
 	// Output is rapid's own report of the failure, for Check (Run writes it
 	// to the test log).
 	Output string
@@ -353,6 +360,9 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 		if !failed {
 			res.Cases++
 		}
+		if o.End == EndBudget {
+			res.NoVerdict++
+		}
 		for _, q := range usable {
 			err := q.Check(o)
 			if err == nil {
@@ -362,6 +372,7 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 				failed = true
 				res.ToFailure = time.Since(start)
 				res.First = fmt.Sprintf("%s: %v\n%s", q.Name, err, w)
+				res.FirstChecksum = o.Checksum
 			}
 			res.Caught, res.Message, res.Detail = q.Name, q.Fails, err.Error()
 			res.Counterexample, res.Observation = w, o

@@ -127,7 +127,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case r.Verdict == checker.Unknown && r.Runs == 0 && !interrupted:
 			fmt.Fprintf(stdout, "%-22s not run (stopped at the first failure; --all runs every property)\n", r.Property.Name)
 		case r.Verdict == checker.Holds:
-			fmt.Fprintf(stdout, "%-22s holds (%d cases, %v)\n", r.Property.Name, r.Runs, r.Duration.Round(time.Millisecond))
+			extra := ""
+			if r.NoVerdict > 0 {
+				extra = fmt.Sprintf("; %d stopped by a budget without a verdict", r.NoVerdict)
+			}
+			fmt.Fprintf(stdout, "%-22s holds (%d cases, %v%s)\n", r.Property.Name, r.Runs, r.Duration.Round(time.Millisecond), extra)
 		default:
 			fmt.Fprintf(stdout, "%-22s unknown (interrupted)\n", r.Property.Name)
 		}
@@ -242,7 +246,10 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 	if r.Seed != 0 {
 		how := "the same workload; the interleaving is the Go scheduler's, so a race may need a few tries"
 		if r.Observation != nil && r.Observation.Controlled {
-			how = "the same workload and schedule, exactly"
+			how = "the first failing case, workload and schedule, exactly; then the same shrinking, within --shrink-time"
+		}
+		if o := r.Observation; o != nil && o.Controlled {
+			fmt.Fprintf(stdout, "  schedule: %d decisions, checksum %016x (first failing case, before shrinking: checksum %016x)\n", o.Decisions, o.Checksum, r.FirstChecksum)
 		}
 		fmt.Fprintf(stdout, "  replay it (%s):\n    %s run --executor %s%s --cases %s --seed %d --checks 1\n", how, selfCommand(), f.executor, selectFlags(f), r.Property.Name, r.Seed)
 	}

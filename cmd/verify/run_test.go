@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +70,32 @@ func TestRunReplay(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "no-poll-after-ready (TASK-COMPLETE) violated") {
 		t.Fatalf("replay %q found another failure:\n%s", line, out.String())
+	}
+}
+
+// TestRunReplayExact: under the controller, the replay of a failure found
+// in a race reproduces the first failing case's schedule: the same checksum.
+func TestRunReplayExact(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	args := []string{"run", "--executor", "broken/lost-wake-check-park", "--checks", "200", "--shrink-time", "300ms"}
+	if code := dispatch(context.Background(), args, &out, &errb); code != exitViolated {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitViolated, out.String())
+	}
+	first := out.String()
+	sum := regexp.MustCompile(`before shrinking: checksum ([0-9a-f]{16})`).FindStringSubmatch(first)
+	cmd := regexp.MustCompile(`run --executor \S+ --cases \S+ --seed \d+ --checks 1`).FindString(first)
+	if sum == nil || cmd == "" {
+		t.Fatalf("no checksum or replay command:\n%s", first)
+	}
+	for range 2 {
+		out.Reset()
+		if code := dispatch(context.Background(), strings.Fields(cmd), &out, &errb); code != exitViolated {
+			t.Fatalf("replay %q: exit %d:\n%s", cmd, code, out.String())
+		}
+		if !strings.Contains(out.String(), "before shrinking: checksum "+sum[1]) {
+			t.Fatalf("replay %q: another schedule (want checksum %s):\nfirst:\n%s\nreplay:\n%s", cmd, sum[1], first, out.String())
+		}
 	}
 }
 
