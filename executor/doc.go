@@ -34,6 +34,14 @@
 // per point when off), Describer (the model policy and parameters its trace
 // is checked against), and Bounded or Prioritized where they apply.
 //
+// Under a Scheduler, every goroutine that calls into the executor (Spawn,
+// Wake, Wait, Join, Close) must itself be controlled (started through the
+// Scheduler's Go, or the one it runs first): the executor's blocking waits
+// become Scheduler.Block calls, which only controlled goroutines may make.
+// Yield points: PointSpawn, PointPush, PointPop, PointSteal, PointWake,
+// PointPark, PointPoll, and PointLock before every queue lock; no yield
+// point lies inside a critical section.
+//
 // # Task state machine
 //
 // Each task has one atomic state word: the state in the low bits, a
