@@ -34,6 +34,14 @@
 // per point when off), Describer (the model policy and parameters its trace
 // is checked against), and Bounded or Prioritized where they apply.
 //
+// Under a Scheduler, every goroutine that calls into the executor (Spawn,
+// Wake, Wait, Join, Close) must itself be controlled (started through the
+// Scheduler's Go, or the one it runs first): the executor's blocking waits
+// become Scheduler.Block calls, which only controlled goroutines may make.
+// Yield points: PointSpawn, PointPush, PointPop, PointSteal, PointWake,
+// PointPark, PointPoll, and PointLock before every queue lock; no yield
+// point lies inside a critical section.
+//
 // # Task state machine
 //
 // Each task has one atomic state word: the state in the low bits, a
@@ -60,6 +68,13 @@
 // across events; a linearizability checker treats equal ticks as
 // overlapping. Seq numbers are unique but not dense. Task ids count from 1
 // per executor, in spawn order; Worker is -1 outside the workers.
+//
+// A goroutine records an event just after the operation took effect, so a
+// trace is complete once every call into the executor has returned: after
+// Close returns, and after every goroutine that may still be inside Wake
+// (a waker running outside the executor) has been joined. A snapshot taken
+// while a Wake is in flight can lack that wake's event although its effect
+// (the task re-queued, or NOTIFIED) is already visible.
 //
 // Recording costs one clock draw per event and no allocation. The clock's
 // cache line is shared by every goroutine that records, which is what

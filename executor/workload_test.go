@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // env is how a workload starts helper goroutines and lets them wait: plain
@@ -27,11 +28,15 @@ type mailbox struct {
 	mu     sync.Mutex
 	ws     []Waker
 	closed bool
+	over   bool // serve has returned
 	note   chan struct{}
 	env    env
 }
 
 func newMailbox(e env) *mailbox { return &mailbox{note: make(chan struct{}, 1), env: e} }
+
+// start runs serve on a helper goroutine.
+func (m *mailbox) start(wakes int) { m.env.gofn(func() { m.serve(wakes) }) }
 
 func (m *mailbox) put(w Waker) {
 	m.mu.Lock()
@@ -43,6 +48,10 @@ func (m *mailbox) put(w Waker) {
 	}
 }
 
+// close stops the helper and waits until it has returned, so that every
+// Wake it made has returned too: only then is a recorded trace complete (a
+// wake records its event after its effect, which another goroutine may
+// already have acted on).
 func (m *mailbox) close() {
 	m.mu.Lock()
 	m.closed = true
@@ -50,6 +59,19 @@ func (m *mailbox) close() {
 	select {
 	case m.note <- struct{}{}:
 	default:
+	}
+	for {
+		m.mu.Lock()
+		over := m.over
+		m.mu.Unlock()
+		if over {
+			return
+		}
+		if m.env.sched != nil {
+			m.env.sched.Yield(PointNone)
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
 	}
 }
 
@@ -70,6 +92,9 @@ func (m *mailbox) serve(wakes int) {
 			continue
 		}
 		if closed {
+			m.mu.Lock()
+			m.over = true
+			m.mu.Unlock()
 			return
 		}
 		if m.env.sched != nil {
@@ -168,7 +193,7 @@ var workloads = []workload{
 		n := e.n(600)
 		var bad atomic.Int64
 		mb := newMailbox(e)
-		e.gofn(func() { mb.serve(2) })
+		mb.start(2)
 		hs, err := spawnAll(ex, n, func(i int) Future {
 			return &pendingK{k: 3, v: i, wake: mb.put, bad: &bad}
 		})
@@ -322,7 +347,7 @@ var workloads = []workload{
 		n := e.n(700)
 		var bad atomic.Int64
 		mb := newMailbox(e)
-		e.gofn(func() { mb.serve(1) })
+		mb.start(1)
 		hs, err := spawnAll(ex, n, func(i int) Future {
 			p := &pendingK{k: i % 2, v: i, wake: mb.put, bad: &bad}
 			return FutureFunc(func(cx *Context) (any, bool) {
