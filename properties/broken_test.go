@@ -70,7 +70,11 @@ func catalogueTable(t *testing.T, blackBox bool) string {
 	var rows []row
 	for _, b := range broken.Catalogue() {
 		t.Run(b.Name, func(t *testing.T) {
-			rep := properties.Check(b.New, properties.Config{StopAtFirst: true, ShrinkTime: 500 * time.Millisecond, Idle: *catalogueIdle, Uncontrolled: blackBox})
+			shrink := 500 * time.Millisecond
+			if raceEnabled {
+				shrink = 200 * time.Millisecond
+			}
+			rep := properties.Check(b.New, properties.Config{StopAtFirst: true, ShrinkTime: shrink, Idle: *catalogueIdle, Uncontrolled: blackBox})
 			if rep.Verdict() != checker.Violated {
 				t.Fatalf("%s (%s) was not caught", b.Name, b.Bug)
 			}

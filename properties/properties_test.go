@@ -16,7 +16,7 @@ func TestBuiltins(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var opts []properties.Option
 			if raceEnabled {
-				opts = append(opts, properties.Checks(60))
+				opts = append(opts, properties.Checks(40))
 			}
 			properties.Run(t, newExecutor, opts...)
 		})
