@@ -3,6 +3,8 @@ package properties
 import (
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
 )
@@ -73,3 +75,36 @@ func BenchmarkControlledCase(b *testing.B) { benchCases(b, true) }
 // BenchmarkBlackBoxCase: the same case run by the Go scheduler, for
 // comparison.
 func BenchmarkBlackBoxCase(b *testing.B) { benchCases(b, false) }
+
+// BenchmarkControlledCaseRapid: the controlled case as the suite runs it,
+// every scheduling choice drawn from rapid (control.RapidChooser), 100
+// cases per rapid.Check; runs counts cases.
+func BenchmarkControlledCaseRapid(b *testing.B) {
+	newWS, _ := executor.Builtin("worksteal")
+	w := benchWorkload()
+	cfg := &Config{}
+	decisions, runs := 0, 0
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		rapid.Check(b, func(t *rapid.T) {
+			ctl := control.NewWith(control.RapidChooser(t), control.Config{MaxSteps: controlSteps})
+			o := runCase(newWS(), w, cfg, ctl)
+			for _, p := range suite {
+				if !p.Costly {
+					if err := p.Check(o); err != nil {
+						t.Fatalf("%s: %v", p.Name, err)
+					}
+				}
+			}
+			decisions += o.Decisions
+			runs++
+		})
+	}
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(decisions)/float64(runs), "decisions/run")
+	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(runs)/cpu.Seconds(), "runs/cpu-s")
+	}
+}
