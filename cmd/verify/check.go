@@ -69,11 +69,8 @@ func checkFlagSet(stderr io.Writer, f *checkFlags) *flag.FlagSet {
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f checkFlags
 	fs := checkFlagSet(stderr, &f)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitHolds
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "verify check: want one trace FILE (see verify check -h)")

@@ -14,6 +14,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -110,4 +112,17 @@ func selfCommand() string {
 		return arg0
 	}
 	return "verify"
+}
+
+// parseFlags parses a subcommand's arguments. When it reports !ok the
+// subcommand returns code at once: 0 after -h (the usage was printed), 2
+// after a bad flag (the flag package printed why).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitHolds, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
 }

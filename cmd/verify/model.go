@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -89,11 +88,8 @@ func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
 func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f modelFlags
 	fs := modelFlagSet(stderr, &f)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitHolds
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "verify model: unexpected argument %q\n", fs.Arg(0))

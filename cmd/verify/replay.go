@@ -35,11 +35,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "\nExit codes: 0 conforms, 1 violation, 2 bad input or usage, 3 unknown (tasks not DONE at the end).")
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitHolds
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "verify replay: want one trace FILE (see verify replay -h)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -77,11 +76,8 @@ func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	fs := runFlagSet(stderr, &f)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitHolds
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "verify run: unexpected argument %q (see verify run -h)\n", fs.Arg(0))
