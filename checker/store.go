@@ -38,7 +38,7 @@ const (
 
 func newStore(words int) *store {
 	s := &store{words: words}
-	s.setTable(make([]uint32, 1<<12))
+	s.setTable(make([]uint32, 1<<8))
 	return s
 }
 
