@@ -122,6 +122,9 @@ type Counterexample struct {
 	Init  *model.State
 	Steps []CexStep
 	Loop  int
+	// Incomplete is empty, or says why the steps stop short of the state
+	// that breaks the property (a checker bug, reported rather than hidden).
+	Incomplete string
 }
 
 // CexStep is one step of a counterexample.

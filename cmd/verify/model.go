@@ -317,6 +317,9 @@ func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
 		kind = "counterexample (a lasso: a path, then a cycle that repeats forever)"
 	}
 	fmt.Fprintf(w, "  %s, %d steps:\n", kind, len(cx.Steps))
+	if cx.Incomplete != "" {
+		fmt.Fprintf(w, "  (%s)\n", cx.Incomplete)
+	}
 	printLanes(w, r.Config.Normalized().Workers, cx)
 	last := cx.Init
 	if n := len(cx.Steps); n > 0 && cx.Steps[n-1].State != nil {
