@@ -126,3 +126,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	}
 	return 0, true
 }
+
+// isTerminal reports whether w is a terminal, where a progress line may be
+// rewritten in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

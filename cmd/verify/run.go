@@ -111,7 +111,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	fmt.Fprintf(stderr, "verify run: %s, %d cases per property\n", f.executor, f.checks)
 	rep := properties.Check(newEx, cfg)
-	fmt.Fprint(stderr, "\r\033[K")
+	if isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
 
 	interrupted := ctx.Err() != nil
 	for _, r := range rep.Results {
@@ -187,22 +189,28 @@ func splitList(s string) []string {
 
 // progressLine returns a Progress callback that rewrites one status line on
 // w at most every 200ms, and notes each failure as it is found.
+// On a terminal; elsewhere (a log, a pipe) it prints a plain line at most
+// every second.
 func progressLine(w io.Writer) func(properties.Progress) {
 	var mu sync.Mutex
 	var last time.Time
 	failed := map[string]bool{}
+	clear, every, end := "\r\033[K", 200*time.Millisecond, ""
+	if !isTerminal(w) {
+		clear, every, end = "", time.Second, "\n"
+	}
 	return func(p properties.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		if p.Failed && !failed[p.Property] {
 			failed[p.Property] = true
-			fmt.Fprintf(w, "\r\033[K%s: failing case found after %d cases (%v); shrinking\n", p.Property, p.Case, p.Elapsed.Round(time.Millisecond))
+			fmt.Fprintf(w, "%s%s: failing case found after %d cases (%v); shrinking\n", clear, p.Property, p.Case, p.Elapsed.Round(time.Millisecond))
 		}
-		if time.Since(last) < 200*time.Millisecond {
+		if time.Since(last) < every {
 			return
 		}
 		last = time.Now()
-		fmt.Fprintf(w, "\r\033[K%s: case %d of %d (%v)", p.Property, p.Case, p.Checks, p.Elapsed.Round(time.Second))
+		fmt.Fprintf(w, "%s%s: case %d of %d (%v)%s", clear, p.Property, p.Case, p.Checks, p.Elapsed.Round(time.Second), end)
 	}
 }
 
