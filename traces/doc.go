@@ -6,6 +6,9 @@
 //   - An Event is one observation (spawn, take, poll-begin, poll-end, wake,
 //     requeue, park, unpark, panic) or one model step. Seq orders the events
 //     of a run on one logical clock.
+//   - A Packed is an executor's Event in 32 bytes without pointers: what the
+//     built-in executors write while they run, and what a Log keeps of
+//     them (Pack and Packed.Event convert).
 //   - A Header is the first line of a trace: the format name and version,
 //     the executor, the number of workers, and the model policy (with its
 //     parameters) the trace is checked under.
@@ -20,7 +23,8 @@
 // understand with an *Error naming the file, the line and what was
 // expected. A Writer validates each event (Validate) so that it never
 // writes what its Reader would reject. A Log is the Recorder an executor
-// writes into during a run.
+// writes into during a run; it takes the built-in executors' events in
+// batches of Packed (RecordPacked) and keeps them packed.
 //
 // Pictures: WriteHTML draws one self-contained page (a lane per worker,
 // polls as blocks, steals and wakes as arrows, a violation marked);

@@ -1,0 +1,135 @@
+package traces
+
+// Packed is an executor's event in 32 bytes with no pointers: the form in
+// which the built-in executors write their events while they run, and in
+// which a BatchRecorder such as Log keeps them. It holds every field of an
+// Event except Rule and Detail (model steps and panic texts, which are not
+// packed), as long as Worker, Victim and Queue lie in [-1, MaxPackedWorker]
+// and Return is 0, Seq or Seq+1 (a push takes effect at its own Seq, a take
+// at the Seq after it, the beginning of its poll). Pack says whether an
+// Event fits; Event turns a Packed back into the Event it came from.
+//
+// Packing halves what a recorder writes per event compared with an Event,
+// and a slice of Packed holds no pointer, so the garbage collector never
+// scans it.
+type Packed struct {
+	Seq  uint64
+	Call uint64
+	Task int64
+	x    uint64 // see the layout below
+}
+
+// MaxPackedWorker is the largest worker index (and victim, and local queue's
+// worker) a Packed can hold.
+const MaxPackedWorker = 1<<14 - 3
+
+// The layout of Packed.x, from the lowest bit: kind 8 bits, source 4,
+// result 4, outcome 4, return 2 (0: none, 1: Seq, 2: Seq+1), then worker,
+// victim and queue in 14 bits each: worker and victim plus one (so that
+// zero bits are -1, none), the queue as its Queue value (zero bits are
+// QueueNone, w+1 is worker w's queue) but for the global queue, all ones.
+const (
+	pkSource  = 8
+	pkResult  = 12
+	pkOutcome = 16
+	pkReturn  = 20
+	pkWorker  = 22
+	pkVictim  = 36
+	pkQueue   = 50
+	pkMask14  = 1<<14 - 1
+)
+
+// PackedEvent returns the packed form of an event with the fields every
+// event has: its kind, Seq, task (0 for none) and worker (-1 outside any
+// worker). Victim is -1 and the other fields are zero; the With methods set
+// them. Worker must lie in [-1, MaxPackedWorker]; an executor with more
+// workers records Events instead. Built for an executor's hot path: it
+// inlines to a few instructions.
+func PackedEvent(k Kind, seq uint64, task int64, worker int32) Packed {
+	return Packed{Seq: seq, Task: task, x: uint64(k) | uint64(uint32(worker+1)&pkMask14)<<pkWorker}
+}
+
+// WithQueueOp returns p as a queue operation on q, called at tick call and
+// taking effect at p's Seq (so its Return tick is Seq). q must be a Queue
+// whose worker lies in [-1, MaxPackedWorker].
+func (p Packed) WithQueueOp(q Queue, call uint64) Packed {
+	p.Call = call
+	p.x |= 1<<pkReturn | uint64(uint32(q)&pkMask14)<<pkQueue
+	return p
+}
+
+// WithTake returns p as a take from source s (robbing victim for
+// SourceSteal, else -1), called at tick call, whose Return tick is Seq+1
+// (the beginning of the poll that follows it).
+func (p Packed) WithTake(s Source, victim int32, call uint64) Packed {
+	p.Call = call
+	p.x |= uint64(s&0xf)<<pkSource | 2<<pkReturn | uint64(uint32(victim+1)&pkMask14)<<pkVictim
+	return p
+}
+
+// WithResult returns p with Result r.
+func (p Packed) WithResult(r Result) Packed {
+	p.x |= uint64(r&0xf) << pkResult
+	return p
+}
+
+// WithOutcome returns p with Outcome o.
+func (p Packed) WithOutcome(o Outcome) Packed {
+	p.x |= uint64(o&0xf) << pkOutcome
+	return p
+}
+
+// Pack returns the packed form of e, and false (with a zero Packed) if e
+// does not fit: a Rule or Detail, a field out of its range, or a Return
+// tick other than 0, Seq and Seq+1.
+func Pack(e Event) (Packed, bool) {
+	in := func(v int32) bool { return v >= -1 && v <= MaxPackedWorker }
+	if e.Rule != 0 || e.Detail != "" || !in(e.Worker) || !in(e.Victim) ||
+		e.Queue < QueueGlobal || e.Queue > MaxPackedWorker+1 ||
+		e.Source > 0xf || e.Result > 0xf || e.Outcome > 0xf {
+		return Packed{}, false
+	}
+	var ret uint64
+	switch {
+	case e.Return == 0:
+	case e.Return == e.Seq:
+		ret = 1
+	case e.Seq != ^uint64(0) && e.Return == e.Seq+1:
+		ret = 2
+	default:
+		return Packed{}, false
+	}
+	p := Packed{Seq: e.Seq, Call: e.Call, Task: e.Task}
+	p.x = uint64(e.Kind) | uint64(e.Source)<<pkSource | uint64(e.Result)<<pkResult |
+		uint64(e.Outcome)<<pkOutcome | ret<<pkReturn |
+		uint64(e.Worker+1)<<pkWorker | uint64(e.Victim+1)<<pkVictim | uint64(uint32(e.Queue)&pkMask14)<<pkQueue
+	return p, true
+}
+
+// Event returns the Event that p packs.
+func (p Packed) Event() Event {
+	e := Event{
+		Seq: p.Seq, Call: p.Call, Task: p.Task,
+		Kind:    Kind(p.x),
+		Source:  Source(p.x >> pkSource & 0xf),
+		Result:  Result(p.x >> pkResult & 0xf),
+		Outcome: Outcome(p.x >> pkOutcome & 0xf),
+		Worker:  int32(p.x>>pkWorker&pkMask14) - 1,
+		Victim:  int32(p.x>>pkVictim&pkMask14) - 1,
+		Queue:   Queue(p.x >> pkQueue & pkMask14),
+	}
+	if e.Queue == pkMask14 {
+		e.Queue = QueueGlobal
+	}
+	switch p.x >> pkReturn & 3 {
+	case 1:
+		e.Return = p.Seq
+	case 2:
+		e.Return = p.Seq + 1
+	}
+	return e
+}
+
+// Worker returns p's worker, as Event().Worker would, without unpacking
+// the rest.
+func (p Packed) Worker() int32 { return int32(p.x>>pkWorker&pkMask14) - 1 }
