@@ -126,6 +126,23 @@ type Recorder interface {
 	Record(e traces.Event)
 }
 
+// BatchRecorder is a Recorder that also takes events in batches, packed
+// (traces.Log is one). The built-in executors hand such a recorder their
+// events in batches of up to a few hundred, which costs far less per event
+// than a call per event: each worker fills its own batch without locks, and
+// hands it over when it is full, before the worker parks, and before Wait
+// returns. So the events of a run are all in the recorder when Wait or
+// Close returns, not necessarily before. Under a Scheduler they go one by
+// one, through Record, as they would to any Recorder.
+//
+// RecordPacked may be called from several goroutines at once. batch is
+// valid only during the call; the recorder must copy what it keeps. Events
+// with a Detail (panics) still come through Record.
+type BatchRecorder interface {
+	Recorder
+	RecordPacked(batch []traces.Packed)
+}
+
 // Optional abilities, found by type assertion.
 
 // Reporter is an executor that reports its events. SetRecorder must be called

@@ -14,31 +14,39 @@ import (
 // recorder and its logical clock, task ids, the count of unfinished tasks,
 // the identities of the worker goroutines, the parking lot and shutdown.
 type base struct {
+	// Read on every operation, written once (or, flushReq, once per Wait):
+	// these share cache lines with nothing that is written often.
 	ctl
-	rec   Recorder
-	clock atomic.Uint64 // the one logical clock of this executor's events
-
-	ids     atomic.Int64 // last task id handed out
-	pending atomic.Int64 // spawned and not DONE
-	closed  atomic.Bool
-	started atomic.Bool
-	late    atomic.Int64 // wakes that found their task DONE
-
+	rec      Recorder
+	batch    BatchRecorder // rec, when it takes batches and no Scheduler is set
+	flushReq atomic.Uint64 // Wait's requests for the workers' buffers (flushAll)
+	closed   atomic.Bool
+	started  atomic.Bool
 	nworkers int
 	gs       []atomic.Uintptr // worker goroutine identities (curg), 0 before start
 	wk       []workerLocal    // wk[w] is touched only by worker w
-	lot      lot
-	workers  group
+	quiet    func() bool
+
+	_     [64]byte
+	clock atomic.Uint64 // the one logical clock of this executor's events
+	_     [56]byte
+
+	out   outBuf      // events of goroutines outside the workers
+	qbufs []*queueBuf // and those they make under a queue's lock
+
+	ids     atomic.Int64 // last task id handed out
+	pending atomic.Int64 // spawned and not DONE
+	late    atomic.Int64 // wakes that found their task DONE
+
+	lot     lot
+	workers group
 
 	qmu   sync.Mutex // with qcond, wakes Wait when pending drops to zero
 	qcond sync.Cond
-	quiet func() bool
 }
 
 func (b *base) init(workers int) {
-	if workers < 1 {
-		workers = 1
-	}
+	workers = min(max(workers, 1), MaxWorkers)
 	b.nworkers = workers
 	b.gs = make([]atomic.Uintptr, workers)
 	b.wk = make([]workerLocal, workers)
@@ -59,15 +67,20 @@ func (b *base) joinCtl() *base { return b }
 // data race, and a trace that starts midway could not be checked).
 func (b *base) SetRecorder(r Recorder) {
 	if !b.started.Load() {
-		b.rec = r
+		b.setRecorder(r)
 	}
 }
+
+// MaxWorkers is the most workers a built-in executor runs; a larger count
+// asks for this many. It is the largest worker a traces.Packed can hold.
+const MaxWorkers = traces.MaxPackedWorker
 
 // SetScheduler implements Controllable. Call it before the first Spawn;
 // once the workers run it does nothing (they were not started under it).
 func (b *base) SetScheduler(s Scheduler) {
 	if !b.started.Load() {
 		b.sched = s
+		b.setRecorder(b.rec) // batches or not, see record.go
 	}
 }
 
@@ -78,59 +91,60 @@ func (b *base) LateWakes() int64 { return b.late.Load() }
 // Seq, unique. Only called when recording.
 func (b *base) tick() uint64 { return b.clock.Add(1) }
 
-// callTick returns the Call tick of a queue operation: the clock's value
-// read just before the operation begins. A read, not a draw: Call < Seq holds since
-// the operation's Seq is drawn later, and Return(A) < Call(B) still means
-// A took effect before B began, since the clock never goes back. An earlier
-// value (say, the last number the worker drew) would be as sound but
-// widen the interval, and wide intervals on one queue make a
-// linearizability search exponential.
+// The Call and Return ticks of a queue operation. Every queue operation
+// runs under its queue's lock and draws its numbers from the clock inside
+// that critical section; that is where it takes effect. Its Call tick is
+// the clock's value just before its own draw (its first number minus one),
+// and its Return tick is its Seq for a push and, for a take, the number
+// drawn with it for the poll's beginning. [Call, Return] thus contains the
+// instant the operation took effect, which is all a linearizability check
+// needs, and it is as narrow as it can be: the check is as strict as it
+// can be, and its search has the fewest orders to try.
 //
-// The Return tick of a queue operation is the clock's value where it took
-// effect, inside the queue's critical section: its Seq for pushes, and for
-// a take the number drawn with it for the poll's beginning. A lock-based
-// operation takes effect at that instant, so [Call, Return] contains its
-// linearization point, which is all a linearizability check needs.
-//
-// Why so frugal: every worker and every spawning goroutine writes the
-// clock's cache line, and each access costs a transfer between cores.
-func (b *base) callTick() uint64 { return b.clock.Load() }
+// Why not read the clock when the operation begins, before taking the
+// lock: every worker and every spawning goroutine writes the clock's cache
+// line, and each access costs a transfer between cores. A read before the
+// lock was a third of what recording cost.
 
 // workerLocal is the state only worker w touches, padded so that workers
 // do not share cache lines.
 type workerLocal struct {
 	cur *task // the task being polled, for a Goexit in its poll
 
-	// The take just made, recorded with the poll's beginning. Scalars
-	// only: copying a whole Event (it holds a string) into the heap would
-	// cost a write barrier whenever the collector runs.
-	tkSeq, tkCall uint64
-	tkVictim      int32
-	tkSrc         traces.Source
+	// The take just made, recorded with the poll's beginning.
+	tkSeq    uint64
+	tkVictim int32
+	tkSrc    traces.Source
+
+	rb     recBuf // w's events not yet handed to the Recorder
+	acked  uint64 // the last flushReq served; under lot.mu
+	parked bool   // w sleeps in park; under lot.mu
+	gone   bool   // w's goroutine has returned for good; under lot.mu
 
 	_ [64]byte
 }
 
 // stashTake keeps the take event of worker w until recordTakeAndBegin.
-func (b *base) stashTake(w int, src traces.Source, victim int, seq, call uint64) {
+func (b *base) stashTake(w int, src traces.Source, victim int, seq uint64) {
 	l := &b.wk[w]
-	l.tkSeq, l.tkCall, l.tkVictim, l.tkSrc = seq, call, int32(victim), src
+	l.tkSeq, l.tkVictim, l.tkSrc = seq, int32(victim), src
 }
 
 // recordTakeAndBegin records worker w's stashed take of t and the beginning
-// of its poll, whose number r was drawn with the take's (see running): the
-// take is r-1, its Return tick r.
+// of its poll, whose numbers were drawn together (see running): r-1 for the
+// take and r for the poll's beginning, which is also the take's Return
+// tick; its Call tick is r-2.
 func (b *base) recordTakeAndBegin(t *task, w int) {
 	l := &b.wk[w]
 	r := l.tkSeq
-	b.rec.Record(traces.Event{Seq: r - 1, Call: l.tkCall, Return: r, Task: t.id, Worker: int32(w),
-		Victim: l.tkVictim, Kind: traces.KindTake, Source: l.tkSrc})
-	b.rec.Record(traces.Event{Seq: r, Task: t.id, Worker: int32(w), Victim: -1, Kind: traces.KindPollBegin})
+	b.emit(w, traces.PackedEvent(traces.KindTake, r-1, t.id, int32(w)).WithTake(l.tkSrc, l.tkVictim, r-2))
+	b.emit(w, traces.PackedEvent(traces.KindPollBegin, r, t.id, int32(w)))
+	b.sync(w)
 }
 
-// ev returns an event with the fields every event has.
-func ev(k traces.Kind, seq uint64, t *task, w int) traces.Event {
-	return traces.Event{Seq: seq, Kind: k, Task: t.id, Worker: int32(w), Victim: -1}
+// ev returns the packed event with the fields every event has.
+func ev(k traces.Kind, seq uint64, t *task, w int) traces.Packed {
+	return traces.PackedEvent(k, seq, t.id, int32(w))
 }
 
 // inWorker returns the index of the worker the caller runs on, or -1. It
@@ -186,6 +200,13 @@ func (b *base) startWorker(w int, run func(w int)) {
 		b.gs[w].Store(curg())
 		run(w)
 		normal = true
+		if b.rec != nil {
+			b.deliver(&b.wk[w].rb)
+			b.lot.mu.Lock()
+			b.wk[w].gone = true
+			b.lot.flushed.Broadcast()
+			b.lot.mu.Unlock()
+		}
 	})
 }
 
@@ -231,6 +252,9 @@ func (b *base) Wait() error {
 		return ErrWaitInTask
 	}
 	b.block(PointNone, &b.qmu, &b.qcond, b.quiet)
+	if b.batching() {
+		b.flushAll()
+	}
 	return nil
 }
 
@@ -249,6 +273,12 @@ func (b *base) Close() error {
 	b.block(PointNone, &b.qmu, &b.qcond, b.quiet)
 	b.lot.shutdown()
 	b.workers.wait(&b.ctl)
+	if b.rec != nil {
+		b.out.mu.Lock()
+		b.deliver(&b.out.recBuf)
+		b.out.mu.Unlock()
+		b.deliverQueueBufs()
+	}
 	return nil
 }
 
@@ -292,7 +322,7 @@ func (b *base) recordFailure(t *task, w int, err error) {
 	default:
 		d = err.Error()
 	}
-	e := ev(traces.KindPanic, b.tick(), t, w)
+	e := ev(traces.KindPanic, b.tick(), t, w).Event()
 	e.Detail = d
 	b.rec.Record(e)
 }
@@ -333,9 +363,8 @@ func (b *base) complete(t *task, w int, v any, err error) {
 		}
 	}
 	if b.rec != nil {
-		e := ev(traces.KindPollEnd, seq, t, w)
-		e.Result = res
-		b.rec.Record(e)
+		b.emit(w, ev(traces.KindPollEnd, seq, t, w).WithResult(res))
+		b.sync(w)
 	}
 	t.finish(v, err)
 	b.taskDone()
@@ -356,9 +385,8 @@ func (b *base) suspend(t *task, w int) bool {
 		}
 		if t.state.CompareAndSwap(old, to(old, stWaiting)) {
 			if b.rec != nil {
-				e := ev(traces.KindPollEnd, seq, t, w)
-				e.Result = traces.ResultPending
-				b.rec.Record(e)
+				b.emit(w, ev(traces.KindPollEnd, seq, t, w).WithResult(traces.ResultPending))
+				b.sync(w)
 			}
 			return true
 		}
@@ -371,7 +399,24 @@ func (b *base) suspend(t *task, w int) bool {
 // before it happens before the next poll), DONE → late. It returns false if
 // the task is WAITING: then the caller must schedule it under its queue's
 // lock.
+//
+// A wake from outside the workers, when events go to the Recorder in
+// batches, holds the outside buffer's mutex from its draw until its event is
+// written: the task may finish, and Wait return, the moment the CAS is done,
+// and Wait collects the outside buffer under that mutex.
 func (b *base) wakeNoPush(t *task, w int) bool {
+	if w >= 0 || !b.batching() {
+		return b.wakeState(t, w, false)
+	}
+	b.out.mu.Lock()
+	done := b.wakeState(t, w, true)
+	b.out.mu.Unlock()
+	b.sync(-1)
+	return done
+}
+
+// wakeState is wakeNoPush; outLocked says the caller holds b.out.mu.
+func (b *base) wakeState(t *task, w int, outLocked bool) bool {
 	for {
 		old := t.state.Load()
 		s := old & stMask
@@ -386,12 +431,7 @@ func (b *base) wakeNoPush(t *task, w int) bool {
 		switch s {
 		case stDone:
 			b.late.Add(1)
-			if b.rec != nil {
-				e := ev(traces.KindWake, seq, t, w)
-				e.Outcome = traces.OutcomeLate
-				b.rec.Record(e)
-			}
-			return true
+			out = traces.OutcomeLate
 		case stRunning:
 			if !t.state.CompareAndSwap(old, to(old, stNotified)) {
 				continue
@@ -403,9 +443,16 @@ func (b *base) wakeNoPush(t *task, w int) bool {
 			}
 		}
 		if b.rec != nil {
-			e := ev(traces.KindWake, seq, t, w)
-			e.Outcome = out
-			b.rec.Record(e)
+			if testHookWoke != nil {
+				testHookWoke()
+			}
+			p := ev(traces.KindWake, seq, t, w).WithOutcome(out)
+			if outLocked {
+				b.emitOutLocked(p)
+			} else {
+				b.emit(w, p)
+				b.sync(w)
+			}
 		}
 		return true
 	}
@@ -431,6 +478,12 @@ func (b *base) park(w int, hasWork, ready func() bool) {
 		b.recordPark(traces.KindUnpark, w)
 		return
 	}
+	if b.batching() {
+		if testHookIdle != nil {
+			testHookIdle()
+		}
+		b.deliverIdle(w)
+	}
 	l.mu.Lock()
 	l.idle++
 	l.nidle.Store(int32(l.idle))
@@ -441,9 +494,15 @@ func (b *base) park(w int, hasWork, ready func() bool) {
 		return
 	}
 	b.recordPark(traces.KindPark, w)
+	x := &b.wk[w]
+	x.parked = true
+	if b.batching() && b.flushReq.Load() != x.acked {
+		l.flushed.Broadcast() // a flushAll waits for w: now it can take w's buffer
+	}
 	for l.tokens == 0 && !l.stop.Load() {
 		l.cond.Wait()
 	}
+	x.parked = false
 	if l.tokens > 0 {
 		l.tokens--
 	}
@@ -455,6 +514,7 @@ func (b *base) park(w int, hasWork, ready func() bool) {
 
 func (b *base) recordPark(k traces.Kind, w int) {
 	if b.rec != nil {
-		b.rec.Record(traces.Event{Seq: b.tick(), Kind: k, Worker: int32(w), Victim: -1})
+		b.emit(w, traces.PackedEvent(k, b.tick(), 0, int32(w)))
+		b.sync(w)
 	}
 }

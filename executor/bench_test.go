@@ -16,69 +16,74 @@ var (
 	benchRounds = flag.Int("rounds", 10000, "round trips per iteration of BenchmarkPingPong")
 )
 
-// ringRecorder is the cheapest useful recorder: it stores every event's
-// fields in a preallocated ring (overwriting the oldest), one ring per
-// worker and one for events from outside. An event with Worker w ≥ 0 is
-// recorded by worker w's own goroutine (the built-in executors guarantee
-// it), so its ring needs no atomic; the outside ring, written by any
-// goroutine, takes one atomic add. It keeps every field but Detail (the
-// text of a panic), so that a slot holds no pointer and a store needs no
-// write barrier. It allocates nothing.
+// ringRecorder is the cheapest useful recorder, a flight recorder: a
+// BatchRecorder that copies every batch into a preallocated ring of packed
+// events (overwriting the oldest), one ring per worker and one for events
+// from outside, each under a mutex taken once per batch (a batch is one
+// worker's, or from outside). It allocates nothing.
 type ringRecorder struct {
-	outside ringShard
-	workers [8]ringShard
+	rings [9]ring
 }
 
-// slimEvent is a traces.Event without its Detail.
-type slimEvent struct {
-	seq, call, ret uint64
-	task           int64
-	worker, victim int32
-	queue          traces.Queue
-	kind           traces.Kind
-	source         traces.Source
-	result         traces.Result
-	outcome        traces.Outcome
+type ring struct {
+	mu  sync.Mutex
+	n   int
+	buf [1 << 12]traces.Packed
+	_   [64]byte
 }
 
-type ringShard struct {
-	n    atomic.Uint64 // the outside ring's index
-	i    uint64        // a worker ring's index, written by its worker only
-	_    [48]byte
-	buf  [1 << 8]slimEvent
-	_pad [64]byte
-}
-
-func slim(e *traces.Event) slimEvent {
-	return slimEvent{e.Seq, e.Call, e.Return, e.Task, e.Worker, e.Victim, e.Queue, e.Kind, e.Source, e.Result, e.Outcome}
+func (r *ringRecorder) RecordPacked(batch []traces.Packed) {
+	if len(batch) == 0 {
+		return
+	}
+	g := &r.rings[int(batch[0].Worker()+1)%len(r.rings)]
+	g.mu.Lock()
+	for len(batch) > 0 {
+		k := copy(g.buf[g.n%len(g.buf):], batch)
+		g.n += k
+		batch = batch[k:]
+	}
+	g.mu.Unlock()
 }
 
 func (r *ringRecorder) Record(e traces.Event) {
-	if e.Worker < 0 {
-		i := r.outside.n.Add(1)
-		r.outside.buf[i&(uint64(len(r.outside.buf))-1)] = slim(&e)
-		return
+	p, _ := traces.Pack(e)
+	r.RecordPacked([]traces.Packed{p})
+}
+
+// emptyLog empties r if it is a traces.Log, after a batch of tasks, so
+// that a long benchmark does not keep every event it ever made.
+func emptyLog(r Recorder) {
+	if l, ok := r.(*traces.Log); ok {
+		l.Reset()
 	}
-	s := &r.workers[int(e.Worker)%len(r.workers)]
-	s.i++
-	s.buf[s.i&(uint64(len(s.buf))-1)] = slim(&e)
 }
 
 type benchExec struct {
 	name string
 	new  func() Executor
+	rec  func() Recorder // nil: not recorded
+}
+
+// make returns a new executor and its recorder, if any.
+func (be benchExec) make() (Executor, Recorder) {
+	ex := be.new()
+	if be.rec == nil {
+		return ex, nil
+	}
+	r := be.rec()
+	ex.(Reporter).SetRecorder(r)
+	return ex, r
 }
 
 func benchExecs() []benchExec {
+	ws := func() Executor { return NewWorkSteal(WorkStealConfig{}) }
 	return []benchExec{
-		{"worksteal", func() Executor { return NewWorkSteal(WorkStealConfig{}) }},
-		{"worksteal_recorded", func() Executor {
-			e := NewWorkSteal(WorkStealConfig{})
-			e.SetRecorder(&ringRecorder{})
-			return e
-		}},
-		{"fifo", func() Executor { return NewFIFO() }},
-		{"wakeable", func() Executor { return NewWakeable(2) }},
+		{"worksteal", ws, nil},
+		{"worksteal_recorded", ws, func() Recorder { return &ringRecorder{} }},
+		{"worksteal_log", ws, func() Recorder { return new(traces.Log) }},
+		{"fifo", func() Executor { return NewFIFO() }, nil},
+		{"wakeable", func() Executor { return NewWakeable(2) }, nil},
 	}
 }
 
@@ -91,7 +96,7 @@ func BenchmarkSpawn(b *testing.B) {
 	n := *benchTasks
 	for _, be := range benchExecs() {
 		b.Run(be.name, func(b *testing.B) {
-			ex := be.new()
+			ex, rec := be.make()
 			defer ex.Close()
 			b.ReportAllocs()
 			start := time.Now()
@@ -105,6 +110,7 @@ func BenchmarkSpawn(b *testing.B) {
 				if err := ex.Wait(); err != nil {
 					b.Fatal(err)
 				}
+				emptyLog(rec)
 				iters++
 			}
 			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*n), "ns/task")
@@ -171,7 +177,7 @@ func BenchmarkPingPong(b *testing.B) {
 	r := *benchRounds
 	for _, be := range benchExecs() {
 		b.Run(be.name, func(b *testing.B) {
-			ex := be.new()
+			ex, rec := be.make()
 			defer ex.Close()
 			b.ReportAllocs()
 			start := time.Now()
@@ -183,6 +189,7 @@ func BenchmarkPingPong(b *testing.B) {
 				if err := ex.Wait(); err != nil {
 					b.Fatal(err)
 				}
+				emptyLog(rec)
 				iters++
 			}
 			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*r), "ns/round")
@@ -261,21 +268,23 @@ func TestPollAllocs(t *testing.T) {
 }
 
 // BenchmarkSideBySide runs, in every iteration, one batch of -tasks trivial
-// tasks on plain goroutines, on WorkSteal, on WorkSteal with the ring
-// recorder and on WorkSteal with a recorder that discards events, in an
-// order that rotates, so that all see the same machine load; it reports
-// each one's median ns/task and the median ratios the goals are stated in:
-// worksteal/goroutines (goal ≤ 2) and recorded/worksteal (goal ≤ 1.3).
+// tasks on plain goroutines, on WorkSteal, on WorkSteal recording into the
+// ring recorder and on WorkSteal recording into a traces.Log (emptied after
+// each batch), in an order that rotates, so that all see the same machine
+// load; it reports each one's median ns/task and the median ratios the
+// goals are stated in: worksteal/goroutines (goal ≤ 2) and recorded/worksteal
+// (goal ≤ 1.3).
 func BenchmarkSideBySide(b *testing.B) {
 	n := *benchTasks
 	plain := NewWorkSteal(WorkStealConfig{})
-	recd := NewWorkSteal(WorkStealConfig{})
-	recd.SetRecorder(&ringRecorder{})
-	nop := NewWorkSteal(WorkStealConfig{})
-	nop.SetRecorder(nopRecorder{})
+	ring := NewWorkSteal(WorkStealConfig{})
+	ring.SetRecorder(&ringRecorder{})
+	log := new(traces.Log)
+	logged := NewWorkSteal(WorkStealConfig{})
+	logged.SetRecorder(log)
 	defer plain.Close()
-	defer recd.Close()
-	defer nop.Close()
+	defer ring.Close()
+	defer logged.Close()
 	batch := func(ex Executor) time.Duration {
 		start := time.Now()
 		for range n {
@@ -285,6 +294,12 @@ func BenchmarkSideBySide(b *testing.B) {
 		}
 		if err := ex.Wait(); err != nil {
 			b.Fatal(err)
+		}
+		if ex == logged {
+			if log.Len() < 4*n { // 4 per task, and parks
+				b.Fatalf("the log holds %d events, want at least %d", log.Len(), 4*n)
+			}
+			log.Reset()
 		}
 		return time.Since(start)
 	}
@@ -304,7 +319,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	}
 	// Medians over the iterations, not sums: a burst of load from other
 	// processes hits one batch, and a median ignores it.
-	var tg, tw, tr, rg, rr, rn []float64
+	var tg, tw, tr, tl, rg, rr, rl []float64
 	i := 0
 	for b.Loop() {
 		// Rotate the order, so that no variant always runs after another
@@ -317,30 +332,27 @@ func BenchmarkSideBySide(b *testing.B) {
 			case 1:
 				d[j] = batch(plain)
 			case 2:
-				d[j] = batch(recd)
+				d[j] = batch(ring)
 			case 3:
-				d[j] = batch(nop)
+				d[j] = batch(logged)
 			}
 		}
 		i++
-		g, w, r, z := d[0], d[1], d[2], d[3]
-		tg, tw, tr = append(tg, float64(g)), append(tw, float64(w)), append(tr, float64(r))
-		rg, rr, rn = append(rg, float64(w)/float64(g)), append(rr, float64(r)/float64(w)), append(rn, float64(z)/float64(w))
+		g, w, r, l := float64(d[0]), float64(d[1]), float64(d[2]), float64(d[3])
+		tg, tw, tr, tl = append(tg, g), append(tw, w), append(tr, r), append(tl, l)
+		rg, rr, rl = append(rg, w/g), append(rr, r/w), append(rl, l/w)
 	}
 	per := func(d float64) float64 { return d / float64(n) }
 	b.ReportMetric(per(median(tg)), "go-ns/task")
 	b.ReportMetric(per(median(tw)), "ws-ns/task")
 	b.ReportMetric(per(median(tr)), "rec-ns/task")
+	b.ReportMetric(per(median(tl)), "log-ns/task")
 	b.ReportMetric(median(rg), "ws/go")
 	b.ReportMetric(median(rr), "rec/ws")
-	b.ReportMetric(median(rn), "nop/ws")
+	b.ReportMetric(median(rl), "log/ws")
+	b.ReportMetric(slices.Min(tr)/slices.Min(tw), "minrec/minws")
+	b.ReportMetric(slices.Min(tl)/slices.Min(tw), "minlog/minws")
 }
-
-// nopRecorder discards events: what recording costs the executor itself,
-// without the recorder's own work.
-type nopRecorder struct{}
-
-func (nopRecorder) Record(traces.Event) {}
 
 func median(xs []float64) float64 {
 	if len(xs) == 0 {

@@ -30,6 +30,7 @@ func (r *sliceRecorder) events() []traces.Event {
 // checkEvents checks the lifecycle of every task in a recorded run, replayed
 // in Seq order:
 //   - sequence numbers are unique, Call ≤ Seq ≤ Return for queue operations;
+//   - pushes, and only pushes, name a queue;
 //   - every task is spawned once, and ends (PollEnd Ready or Panic without a
 //     re-queue) exactly once, if done is true for the run;
 //   - a task is taken only from the queue it is in (by membership; the
@@ -100,6 +101,9 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 			(e.Kind == traces.KindWake && e.Outcome == traces.OutcomeScheduled)
 		if queueOp && (e.Call == 0 || e.Return == 0) {
 			fail("seq %d: queue operation %v of task %d without call and return ticks", e.Seq, e.Kind, e.Task)
+		}
+		if isPush := queueOp && e.Kind != traces.KindTake; isPush != (e.Queue != traces.QueueNone) {
+			fail("seq %d: %v of task %d names queue %v", e.Seq, e.Kind, e.Task, e.Queue)
 		}
 		if e.Task == 0 {
 			continue // park, unpark

@@ -60,25 +60,45 @@
 // therefore gives an order in which every transition and every queue
 // operation is legal. Queue operations (SPAWN's push, takes, a WAKE's push,
 // re-queues) also carry Call and Return ticks on the same clock, such that
-// Call < Seq ≤ Return: Call is a value the clock had before the operation
-// began, Return its value where the operation took effect (inside the
-// critical section; for a take, the Seq of the poll-begin drawn with it).
-// So [Call, Return] contains the operation's linearization point, and
-// Return(A) < Call(B) means A took effect before B began. Ticks may repeat
-// across events; a linearizability checker treats equal ticks as
-// overlapping. Seq numbers are unique but not dense. Task ids count from 1
-// per executor, in spawn order; Worker is -1 outside the workers.
+// Call < Seq ≤ Return: Call is the clock's value just before the
+// operation's own draw, inside its critical section, and Return its value
+// where the operation took effect (its Seq; for a take, the Seq of the
+// poll-begin drawn with it). So [Call, Return] contains the operation's
+// linearization point, and Return(A) < Call(B) means A took effect before
+// B. Seq numbers are unique but not dense. Task ids count from 1 per
+// executor, in spawn order; Worker is -1 outside the workers. At most
+// MaxWorkers workers run.
 //
-// A goroutine records an event just after the operation took effect, so a
-// trace is complete once every call into the executor has returned: after
-// Close returns, and after every goroutine that may still be inside Wake
-// (a waker running outside the executor) has been joined. A snapshot taken
-// while a Wake is in flight can lack that wake's event although its effect
-// (the task re-queued, or NOTIFIED) is already visible.
+// # Recording
 //
-// Recording costs one clock draw per event and no allocation. The clock's
-// cache line is shared by every goroutine that records, which is what
-// recording costs on several cores.
+// An event is written, as a 32-byte traces.Packed, into a buffer where its
+// operation takes effect: into the worker's own buffer (no lock, no
+// atomic), or for goroutines outside the workers into a buffer under the
+// lock the operation holds anyway. Events reach the Recorder from these
+// buffers at points where the executor holds no lock of its own:
+//
+//   - A BatchRecorder (traces.Log is one) gets them in batches of up to a
+//     few hundred (RecordPacked): when a buffer fills, when a worker runs
+//     out of work (so an idle or hung executor has handed over everything
+//     it did), when a worker stops, and before Wait returns. Every event
+//     of the tasks Wait waited for is in the recorder when Wait returns,
+//     including wakes from goroutines outside the executor: a wake's event
+//     is written before its effect can let a task finish, and Wait
+//     collects the workers' buffers (each worker hands its own over at its
+//     next step, or Wait takes it while the worker sleeps).
+//   - Any other Recorder, and any recorder under a Scheduler, gets each
+//     event through Record just after the operation that made it, in the
+//     order a controlled run makes them. A snapshot taken while a Wake from
+//     outside is in flight can then lack that wake's event although its
+//     effect is already visible; the trace is complete once every call
+//     into the executor has returned.
+//
+// Events with a Detail (panics) always go through Record. Monitored, a
+// Recorder itself, gets its inner executor's events one by one.
+//
+// Recording costs one clock draw per event and no allocation; the clock's
+// cache line is shared by every goroutine that records, which is most of
+// what recording costs on several cores. See BENCHMARKS.md.
 //
 // # Bad use
 //

@@ -21,8 +21,13 @@ func describe(ex Executor) traces.Header {
 // closes it, and checks the recorded events. A hang is an error naming the
 // lifecycle problems the events show so far.
 func runRecorded(newEx func() Executor, w workload, e env, timeout time.Duration) error {
-	ex := newEx()
 	rec := &sliceRecorder{}
+	return runWith(newEx, rec, rec.events, w, e, timeout)
+}
+
+// runWith is runRecorded with recorder rec, whose events are events().
+func runWith(newEx func() Executor, rec Recorder, events func() []traces.Event, w workload, e env, timeout time.Duration) error {
+	ex := newEx()
 	r, ok := ex.(Reporter)
 	if !ok {
 		return errors.New("not a Reporter")
@@ -46,9 +51,9 @@ func runRecorded(newEx func() Executor, w workload, e env, timeout time.Duration
 		if res.err != nil {
 			n = -1
 		}
-		return errors.Join(res.err, checkEvents(describe(ex), rec.events(), n, res.err == nil))
+		return errors.Join(res.err, checkEvents(describe(ex), events(), n, res.err == nil))
 	case <-time.After(timeout):
-		return fmt.Errorf("hang after %v: %w", timeout, checkEvents(describe(ex), rec.events(), -1, false))
+		return fmt.Errorf("hang after %v: %w", timeout, checkEvents(describe(ex), events(), -1, false))
 	}
 }
 

@@ -53,8 +53,9 @@ func (q *fifoq) pop() *task {
 // are drawn inside it.
 type shared struct {
 	base
-	mu    mutex // guards q
+	mu    mutex // guards q and qb
 	q     runq
+	qb    queueBuf     // events of pushes from outside the workers
 	size  atomic.Int64 // len(q), readable without the lock (park checks)
 	slice int          // re-polls allowed to a task NOTIFIED during its poll
 
@@ -64,6 +65,7 @@ type shared struct {
 
 func (e *shared) initShared(workers int, q runq) {
 	e.init(workers)
+	e.addQueueBuf(&e.qb, &e.mu)
 	e.q = q
 	e.hasWork = func() bool { return e.size.Load() > 0 }
 	e.ready = func() bool { return e.size.Load() > 0 || e.lot.stop.Load() }
@@ -90,22 +92,17 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 		w = e.inWorker()
 	}
 	e.yield(PointPush)
-	var call, seq uint64
-	if e.rec != nil {
-		call = e.callTick()
-	}
 	e.mu.lock(&e.ctl)
 	t.state.Store(stQueued)
 	e.q.push(t)
 	e.size.Add(1)
 	if e.rec != nil {
-		seq = e.tick()
+		seq := e.tick()
+		e.emitLocked(&e.qb, w, ev(traces.KindSpawn, seq, t, w).WithQueueOp(traces.QueueGlobal, seq-1))
 	}
 	e.mu.unlock()
 	if e.rec != nil {
-		x := ev(traces.KindSpawn, seq, t, w)
-		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, x.Seq
-		e.rec.Record(x)
+		e.syncLocked(&e.qb, w)
 	}
 	e.lot.notify()
 	return (*JoinHandle)(t), nil
@@ -132,10 +129,7 @@ func (e *shared) wake(t *task) {
 		// queue lock, so the wake's sequence number orders it both among
 		// the task's transitions and among the queue's operations.
 		e.yield(PointPush)
-		var call, seq uint64
-		if e.rec != nil {
-			call = e.callTick()
-		}
+		var seq uint64
 		e.mu.lock(&e.ctl)
 		old := t.state.Load()
 		if old&stMask != stWaiting {
@@ -151,11 +145,12 @@ func (e *shared) wake(t *task) {
 		}
 		e.q.push(t)
 		e.size.Add(1)
+		if e.rec != nil {
+			e.emitLocked(&e.qb, w, ev(traces.KindWake, seq, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(traces.QueueGlobal, seq-1))
+		}
 		e.mu.unlock()
 		if e.rec != nil {
-			x := ev(traces.KindWake, seq, t, w)
-			x.Outcome, x.Queue, x.Call, x.Return = traces.OutcomeScheduled, traces.QueueGlobal, call, x.Seq
-			e.rec.Record(x)
+			e.syncLocked(&e.qb, w)
 		}
 		e.lot.notify()
 		return
@@ -171,10 +166,6 @@ func (e *shared) take(w int) *task {
 		return nil
 	}
 	e.yield(PointPop)
-	var call, seq uint64
-	if e.rec != nil {
-		call = e.callTick()
-	}
 	e.mu.lock(&e.ctl)
 	t := e.q.pop()
 	if t == nil {
@@ -182,10 +173,10 @@ func (e *shared) take(w int) *task {
 		return nil
 	}
 	e.size.Add(-1)
-	seq = e.running(t)
+	seq := e.running(t)
 	e.mu.unlock()
 	if e.rec != nil {
-		e.stashTake(w, traces.SourceGlobal, -1, seq, call)
+		e.stashTake(w, traces.SourceGlobal, -1, seq)
 	}
 	return t
 }
@@ -199,10 +190,7 @@ func (e *shared) take(w int) *task {
 // re-queue.
 func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.yield(PointPush)
-	var call, s1, s2 uint64
-	if e.rec != nil {
-		call = e.callTick()
-	}
+	var s1, s2 uint64
 	e.mu.lock(&e.ctl)
 	for {
 		old := t.state.Load()
@@ -216,14 +204,13 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 	}
 	e.q.push(t)
 	e.size.Add(1)
+	if e.rec != nil {
+		e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(res))
+		e.emit(w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(traces.QueueGlobal, s1-1))
+	}
 	e.mu.unlock()
 	if e.rec != nil {
-		x := ev(traces.KindPollEnd, s1, t, w)
-		x.Result = res
-		e.rec.Record(x)
-		x = ev(traces.KindRequeue, s2, t, w)
-		x.Queue, x.Call, x.Return = traces.QueueGlobal, call, x.Seq
-		e.rec.Record(x)
+		e.sync(w)
 	}
 	e.lot.notify()
 }
@@ -245,10 +232,9 @@ func (e *shared) repoll(t *task, w int) {
 		}
 	}
 	if e.rec != nil {
-		x := ev(traces.KindPollEnd, s1, t, w)
-		x.Result = traces.ResultPending
-		e.rec.Record(x)
-		e.rec.Record(ev(traces.KindPollBegin, s2, t, w))
+		e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(traces.ResultPending))
+		e.emit(w, ev(traces.KindPollBegin, s2, t, w))
+		e.sync(w)
 	}
 }
 
@@ -257,6 +243,9 @@ func (e *shared) repoll(t *task, w int) {
 func (e *shared) work(w int) {
 	cx := NewContext(Waker{}, w)
 	for {
+		if e.batch != nil {
+			e.serveFlush(w)
+		}
 		t := e.take(w)
 		if t == nil {
 			if e.lot.stop.Load() {

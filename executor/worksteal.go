@@ -64,10 +64,12 @@ type WorkStealConfig struct {
 type WorkSteal struct {
 	base
 	cfg     WorkStealConfig
-	global  globalq
 	locals  []localq
 	hasWork []func() bool
 	ready   []func() bool
+	_       [64]byte // the global queue's lock and ends are written often:
+	global  globalq  // keep them off the lines of the fields read on every take
+	_       [64]byte
 }
 
 // NewWorkSteal returns a WorkSteal executor. Its workers start at the first
@@ -87,6 +89,7 @@ func NewWorkSteal(c WorkStealConfig) *WorkSteal {
 	}
 	e := &WorkSteal{cfg: c}
 	e.init(c.Workers)
+	e.addQueueBuf(&e.global.rb, &e.global.mu)
 	e.locals = make([]localq, c.Workers)
 	e.hasWork = make([]func() bool, c.Workers)
 	e.ready = make([]func() bool, c.Workers)
@@ -176,10 +179,7 @@ const (
 func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 	e.yield(PointPush)
 	rec := e.rec != nil
-	var call, s1, s2 uint64
-	if rec {
-		call = e.callTick()
-	}
+	var s1, s2 uint64
 	var l *localq
 	q := traces.QueueGlobal
 	toSlot, holdGlobal := false, true
@@ -249,23 +249,22 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 	default:
 		l.pushTail(t)
 	}
-	unlock()
 	if rec {
-		var x traces.Event
+		// Written before the unlock: once the task is in the queue, it may
+		// run and finish, and Wait return, at any moment.
 		switch op {
 		case opSpawn:
-			x = ev(traces.KindSpawn, s1, t, w)
+			e.emitLocked(&e.global.rb, w, ev(traces.KindSpawn, s1, t, w).WithQueueOp(q, s1-1))
 		case opWake:
-			x = ev(traces.KindWake, s1, t, w)
-			x.Outcome = traces.OutcomeScheduled
+			e.emitLocked(&e.global.rb, w, ev(traces.KindWake, s1, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(q, s1-1))
 		case opRequeue:
-			end := ev(traces.KindPollEnd, s1, t, w)
-			end.Result = res
-			e.rec.Record(end)
-			x = ev(traces.KindRequeue, s2, t, w)
+			e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(res))
+			e.emit(w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(q, s1-1))
 		}
-		x.Queue, x.Call, x.Return = q, call, x.Seq
-		e.rec.Record(x)
+	}
+	unlock()
+	if rec {
+		e.syncLocked(&e.global.rb, w)
 	}
 	if !toSlot {
 		e.lot.notify()
@@ -329,10 +328,6 @@ func (b *base) running(t *task) uint64 {
 func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 	l := &e.locals[w]
 	e.yield(PointPop)
-	var call uint64
-	if e.rec != nil {
-		call = e.callTick()
-	}
 	l.mu.lock(&e.ctl)
 	var t *task
 	src := traces.SourceLocal
@@ -358,7 +353,7 @@ func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 		l.lifoRun = 0
 	}
 	if e.rec != nil {
-		e.stashTake(w, src, -1, seq, call)
+		e.stashTake(w, src, -1, seq)
 	}
 	return t
 }
@@ -368,10 +363,6 @@ func (e *WorkSteal) takeLocal(w int, slot bool) *task {
 // which orders them after the push that queued the task.
 func (e *WorkSteal) takeGlobal(w int) *task {
 	e.yield(PointPop)
-	var call uint64
-	if e.rec != nil {
-		call = e.callTick()
-	}
 	e.global.mu.lock(&e.ctl)
 	t := e.global.pop()
 	if t == nil {
@@ -384,7 +375,7 @@ func (e *WorkSteal) takeGlobal(w int) *task {
 	l.takes++
 	l.lifoRun = 0
 	if e.rec != nil {
-		e.stashTake(w, traces.SourceGlobal, -1, seq, call)
+		e.stashTake(w, traces.SourceGlobal, -1, seq)
 	}
 	return t
 }
@@ -408,11 +399,7 @@ func (e *WorkSteal) steal(w int) *task {
 		return nil
 	}
 	e.yield(PointSteal)
-	var call uint64
 	rec := e.rec != nil
-	if rec {
-		call = e.callTick()
-	}
 	e.global.mu.lock(&e.ctl)
 	if t := e.global.pop(); t != nil {
 		seq := e.running(t)
@@ -420,7 +407,7 @@ func (e *WorkSteal) steal(w int) *task {
 		l.takes++
 		l.lifoRun = 0
 		if rec {
-			e.stashTake(w, traces.SourceGlobal, -1, seq, call)
+			e.stashTake(w, traces.SourceGlobal, -1, seq)
 		}
 		return t
 	}
@@ -466,7 +453,7 @@ func (e *WorkSteal) steal(w int) *task {
 		l.takes++
 		l.lifoRun = 0
 		if rec {
-			e.stashTake(w, traces.SourceSteal, v, seq, call)
+			e.stashTake(w, traces.SourceSteal, v, seq)
 		}
 		if moved > 0 {
 			e.lot.notify()
@@ -482,6 +469,9 @@ func (e *WorkSteal) steal(w int) *task {
 func (e *WorkSteal) work(w int) {
 	cx := NewContext(Waker{}, w)
 	for {
+		if e.batch != nil {
+			e.serveFlush(w)
+		}
 		t := e.take(w)
 		if t == nil {
 			if e.lot.stop.Load() {
