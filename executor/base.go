@@ -137,7 +137,7 @@ func (b *base) stashTake(w int, src traces.Source, victim int, seq uint64) {
 func (b *base) recordTakeAndBegin(t *task, w int) {
 	l := &b.wk[w]
 	r := l.tkSeq
-	b.emit(w, traces.PackedEvent(traces.KindTake, r-1, t.id, int32(w)).WithTake(l.tkSrc, l.tkVictim, r-2))
+	b.emit(w, traces.PackedEvent(traces.KindTake, r-1, t.id, int32(w)).WithTake(l.tkSrc, l.tkVictim))
 	b.emit(w, traces.PackedEvent(traces.KindPollBegin, r, t.id, int32(w)))
 	b.sync(w)
 }

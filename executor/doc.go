@@ -71,7 +71,7 @@
 //
 // # Recording
 //
-// An event is written, as a 32-byte traces.Packed, into a buffer where its
+// An event is written, as a 24-byte traces.Packed, into a buffer where its
 // operation takes effect: into the worker's own buffer (no lock, no
 // atomic), or for goroutines outside the workers into a buffer under the
 // lock the operation holds anyway. Events reach the Recorder from these

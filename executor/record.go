@@ -9,7 +9,7 @@ import (
 
 // How the built-in executors record.
 //
-// An event is written where its operation takes effect, as a 32-byte
+// An event is written where its operation takes effect, as a 24-byte
 // traces.Packed, into a buffer: worker w's own buffer (wk[w], written only
 // by w's goroutine, so without atomics or locks) or, for events of
 // goroutines outside the workers, one buffer under its own mutex. Buffers

@@ -6,7 +6,7 @@
 //   - An Event is one observation (spawn, take, poll-begin, poll-end, wake,
 //     requeue, park, unpark, panic) or one model step. Seq orders the events
 //     of a run on one logical clock.
-//   - A Packed is an executor's Event in 32 bytes without pointers: what the
+//   - A Packed is an executor's Event in 24 bytes without pointers: what the
 //     built-in executors write while they run, and what a Log keeps of
 //     them (Pack and Packed.Event convert).
 //   - A Header is the first line of a trace: the format name and version,

@@ -13,7 +13,7 @@ const logShards = 16
 // Events returns the events ordered by Seq.
 //
 // The built-in executors hand a Log their events in batches of Packed
-// (RecordPacked: one lock and one copy per batch, 32 bytes per event);
+// (RecordPacked: one lock and one copy per batch, 24 bytes per event);
 // other executors call Record, one event at a time.
 //
 // Cost of Record: one uncontended mutex acquisition and one append per event

@@ -1,20 +1,20 @@
 package traces
 
-// Packed is an executor's event in 32 bytes with no pointers: the form in
+// Packed is an executor's event in 24 bytes with no pointers: the form in
 // which the built-in executors write their events while they run, and in
 // which a BatchRecorder such as Log keeps them. It holds every field of an
 // Event except Rule and Detail (model steps and panic texts, which are not
-// packed), as long as Worker, Victim and Queue lie in [-1, MaxPackedWorker]
-// and Return is 0, Seq or Seq+1 (a push takes effect at its own Seq, a take
-// at the Seq after it, the beginning of its poll). Pack says whether an
-// Event fits; Event turns a Packed back into the Event it came from.
+// packed), as long as the Kind is below 16, Worker, Victim and Queue lie in
+// [-1, MaxPackedWorker], Return is 0, Seq or Seq+1 (a push takes effect at
+// its own Seq, a take at the Seq after it, the beginning of its poll) and
+// Call is 0, Seq-1 or Seq-2 (the clock's value just before the operation's
+// own draw). Pack says whether an Event fits; Event turns a Packed back into
+// the Event it came from.
 //
-// Packing halves what a recorder writes per event compared with an Event,
-// and a slice of Packed holds no pointer, so the garbage collector never
-// scans it.
+// A Packed is a third of an Event, and a slice of Packed holds no pointer,
+// so the garbage collector never scans it.
 type Packed struct {
 	Seq  uint64
-	Call uint64
 	Task int64
 	x    uint64 // see the layout below
 }
@@ -23,19 +23,21 @@ type Packed struct {
 // worker) a Packed can hold.
 const MaxPackedWorker = 1<<14 - 3
 
-// The layout of Packed.x, from the lowest bit: kind 8 bits, source 4,
-// result 4, outcome 4, return 2 (0: none, 1: Seq, 2: Seq+1), then worker,
-// victim and queue in 14 bits each: worker and victim plus one (so that
-// zero bits are -1, none), the queue as its Queue value (zero bits are
-// QueueNone, w+1 is worker w's queue) but for the global queue, all ones.
+// The layout of Packed.x, from the lowest bit: kind 4 bits, source 4,
+// result 4, outcome 4, return 2 (0: none, 1: Seq, 2: Seq+1), call 2 (0:
+// none, 1: Seq-1, 2: Seq-2), then worker, victim and queue in 14 bits each:
+// worker and victim plus one (so that zero bits are -1, none), the queue as
+// its Queue value (zero bits are QueueNone, w+1 is worker w's queue) but for
+// the global queue, all ones.
 const (
-	pkSource  = 8
-	pkResult  = 12
-	pkOutcome = 16
-	pkReturn  = 20
-	pkWorker  = 22
-	pkVictim  = 36
-	pkQueue   = 50
+	pkSource  = 4
+	pkResult  = 8
+	pkOutcome = 12
+	pkReturn  = 16
+	pkCall    = 18
+	pkWorker  = 20
+	pkVictim  = 34
+	pkQueue   = 48
 	pkMask14  = 1<<14 - 1
 )
 
@@ -51,19 +53,17 @@ func PackedEvent(k Kind, seq uint64, task int64, worker int32) Packed {
 
 // WithQueueOp returns p as a queue operation on q, called at tick call and
 // taking effect at p's Seq (so its Return tick is Seq). q must be a Queue
-// whose worker lies in [-1, MaxPackedWorker].
+// whose worker lies in [-1, MaxPackedWorker], and call Seq-1 or Seq-2.
 func (p Packed) WithQueueOp(q Queue, call uint64) Packed {
-	p.Call = call
-	p.x |= 1<<pkReturn | uint64(uint32(q)&pkMask14)<<pkQueue
+	p.x |= ((p.Seq-call)&3)<<pkCall | 1<<pkReturn | uint64(uint32(q)&pkMask14)<<pkQueue
 	return p
 }
 
 // WithTake returns p as a take from source s (robbing victim for
-// SourceSteal, else -1), called at tick call, whose Return tick is Seq+1
+// SourceSteal, else -1), called at tick Seq-1, whose Return tick is Seq+1
 // (the beginning of the poll that follows it).
-func (p Packed) WithTake(s Source, victim int32, call uint64) Packed {
-	p.Call = call
-	p.x |= uint64(s&0xf)<<pkSource | 2<<pkReturn | uint64(uint32(victim+1)&pkMask14)<<pkVictim
+func (p Packed) WithTake(s Source, victim int32) Packed {
+	p.x |= uint64(s&0xf)<<pkSource | 1<<pkCall | 2<<pkReturn | uint64(uint32(victim+1)&pkMask14)<<pkVictim
 	return p
 }
 
@@ -84,12 +84,12 @@ func (p Packed) WithOutcome(o Outcome) Packed {
 // tick other than 0, Seq and Seq+1.
 func Pack(e Event) (Packed, bool) {
 	in := func(v int32) bool { return v >= -1 && v <= MaxPackedWorker }
-	if e.Rule != 0 || e.Detail != "" || !in(e.Worker) || !in(e.Victim) ||
+	if e.Rule != 0 || e.Detail != "" || e.Kind > 0xf || !in(e.Worker) || !in(e.Victim) ||
 		e.Queue < QueueGlobal || e.Queue > MaxPackedWorker+1 ||
 		e.Source > 0xf || e.Result > 0xf || e.Outcome > 0xf {
 		return Packed{}, false
 	}
-	var ret uint64
+	var ret, call uint64
 	switch {
 	case e.Return == 0:
 	case e.Return == e.Seq:
@@ -99,9 +99,18 @@ func Pack(e Event) (Packed, bool) {
 	default:
 		return Packed{}, false
 	}
-	p := Packed{Seq: e.Seq, Call: e.Call, Task: e.Task}
+	switch {
+	case e.Call == 0:
+	case e.Seq >= 1 && e.Call == e.Seq-1:
+		call = 1
+	case e.Seq >= 2 && e.Call == e.Seq-2:
+		call = 2
+	default:
+		return Packed{}, false
+	}
+	p := Packed{Seq: e.Seq, Task: e.Task}
 	p.x = uint64(e.Kind) | uint64(e.Source)<<pkSource | uint64(e.Result)<<pkResult |
-		uint64(e.Outcome)<<pkOutcome | ret<<pkReturn |
+		uint64(e.Outcome)<<pkOutcome | ret<<pkReturn | call<<pkCall |
 		uint64(e.Worker+1)<<pkWorker | uint64(e.Victim+1)<<pkVictim | uint64(uint32(e.Queue)&pkMask14)<<pkQueue
 	return p, true
 }
@@ -109,8 +118,8 @@ func Pack(e Event) (Packed, bool) {
 // Event returns the Event that p packs.
 func (p Packed) Event() Event {
 	e := Event{
-		Seq: p.Seq, Call: p.Call, Task: p.Task,
-		Kind:    Kind(p.x),
+		Seq: p.Seq, Task: p.Task,
+		Kind:    Kind(p.x & 0xf),
 		Source:  Source(p.x >> pkSource & 0xf),
 		Result:  Result(p.x >> pkResult & 0xf),
 		Outcome: Outcome(p.x >> pkOutcome & 0xf),
@@ -126,6 +135,9 @@ func (p Packed) Event() Event {
 		e.Return = p.Seq
 	case 2:
 		e.Return = p.Seq + 1
+	}
+	if d := p.x >> pkCall & 3; d != 0 {
+		e.Call = p.Seq - d
 	}
 	return e
 }

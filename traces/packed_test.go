@@ -9,18 +9,21 @@ import (
 
 // packable draws an Event that Pack must accept.
 func packable(t *rapid.T) Event {
-	seq := rapid.Uint64Range(0, 1<<62).Draw(t, "seq")
+	seq := rapid.Uint64Range(2, 1<<62).Draw(t, "seq")
 	e := Event{
 		Seq:     seq,
-		Call:    rapid.Uint64().Draw(t, "call"),
+		Call:    seq - uint64(rapid.IntRange(0, 2).Draw(t, "call")),
 		Task:    rapid.Int64().Draw(t, "task"),
 		Worker:  rapid.Int32Range(-1, MaxPackedWorker).Draw(t, "worker"),
 		Victim:  rapid.Int32Range(-1, MaxPackedWorker).Draw(t, "victim"),
 		Queue:   Queue(rapid.Int32Range(-1, MaxPackedWorker+1).Draw(t, "queue")),
-		Kind:    Kind(rapid.Uint8().Draw(t, "kind")),
+		Kind:    Kind(rapid.Uint8Range(0, 15).Draw(t, "kind")),
 		Source:  Source(rapid.Uint8Range(0, 15).Draw(t, "source")),
 		Result:  Result(rapid.Uint8Range(0, 15).Draw(t, "result")),
 		Outcome: Outcome(rapid.Uint8Range(0, 15).Draw(t, "outcome")),
+	}
+	if e.Call == seq {
+		e.Call = 0
 	}
 	switch rapid.IntRange(0, 2).Draw(t, "return") {
 	case 1:
@@ -54,6 +57,9 @@ func TestPackRefuses(t *testing.T) {
 	}
 	for name, change := range map[string]func(e *Event){
 		"rule":         func(e *Event) { e.Rule = 1 },
+		"kind":         func(e *Event) { e.Kind = 16 },
+		"call far":     func(e *Event) { e.Call = e.Seq - 3 },
+		"call late":    func(e *Event) { e.Call = e.Seq },
 		"detail":       func(e *Event) { e.Detail = "panic: x" },
 		"worker high":  func(e *Event) { e.Worker = MaxPackedWorker + 1 },
 		"worker low":   func(e *Event) { e.Worker = -2 },
@@ -100,7 +106,11 @@ func TestPackedBuilders(t *testing.T) {
 		v := rapid.Int32Range(-1, MaxPackedWorker).Draw(t, "victim")
 		take := base
 		take.Kind, take.Source, take.Victim, take.Call, take.Return = KindTake, SourceSteal, v, seq-1, seq+1
-		check("take", PackedEvent(KindTake, seq, task, w).WithTake(SourceSteal, v, seq-1), take)
+		check("take", PackedEvent(KindTake, seq, task, w).WithTake(SourceSteal, v), take)
+
+		requeue := spawn
+		requeue.Kind, requeue.Call = KindRequeue, seq-2
+		check("requeue", PackedEvent(KindRequeue, seq, task, w).WithQueueOp(q, seq-2), requeue)
 
 		end := base
 		end.Kind, end.Result = KindPollEnd, ResultPending
@@ -109,8 +119,8 @@ func TestPackedBuilders(t *testing.T) {
 }
 
 func TestPackedSize(t *testing.T) {
-	if s := unsafe.Sizeof(Packed{}); s != 32 {
-		t.Errorf("Packed is %d bytes, want 32", s)
+	if s := unsafe.Sizeof(Packed{}); s != 24 {
+		t.Errorf("Packed is %d bytes, want 24", s)
 	}
 }
 
