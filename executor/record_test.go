@@ -26,6 +26,25 @@ func (r *logRecorder) Record(e traces.Event) {
 	r.Log.Record(e)
 }
 
+// batchedBuiltins runs test for every built-in executor that hands its
+// events over in batches (all but Monitored, a Recorder itself), on a fresh
+// one recording into a logRecorder. The executor is closed afterwards.
+func batchedBuiltins(t *testing.T, test func(t *testing.T, ex Executor, rec *logRecorder)) {
+	for _, name := range BuiltinNames() {
+		if name == "monitored" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			newEx, _ := Builtin(name)
+			ex := newEx()
+			defer ex.Close()
+			rec := &logRecorder{}
+			ex.(Reporter).SetRecorder(rec)
+			test(t, ex, rec)
+		})
+	}
+}
+
 // TestWorkloadsBatched runs the shared table of workloads on every built-in
 // executor recording into a BatchRecorder, so that events reach it in
 // batches, and checks the events as TestWorkloads does.
@@ -49,35 +68,25 @@ func TestWorkloadsBatched(t *testing.T) {
 // batches, not one call per event, and gets every one of them by the time
 // Wait returns.
 func TestBatchesAreBatches(t *testing.T) {
-	for _, name := range BuiltinNames() {
-		if name == "monitored" { // a Recorder itself: one event at a time
-			continue
+	batchedBuiltins(t, func(t *testing.T, ex Executor, rec *logRecorder) {
+		const n = 5000
+		for range n {
+			if _, err := ex.Spawn(trivial); err != nil {
+				t.Fatal(err)
+			}
 		}
-		t.Run(name, func(t *testing.T) {
-			newEx, _ := Builtin(name)
-			ex := newEx()
-			defer ex.Close()
-			rec := &logRecorder{}
-			ex.(Reporter).SetRecorder(rec)
-			const n = 5000
-			for range n {
-				if _, err := ex.Spawn(trivial); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := ex.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			if err := checkEvents(describe(ex), rec.Events(), n, true); err != nil {
-				t.Fatal(err)
-			}
-			b, in := rec.batches.Load(), rec.inBatches.Load()
-			if rec.singles.Load() != 0 || in < 4*n || b > in/8 {
-				t.Fatalf("%d events in %d batches and %d one by one; want at least %d, in batches of 8 or more on average",
-					in, b, rec.singles.Load(), 4*n)
-			}
-		})
-	}
+		if err := ex.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if err := checkEvents(describe(ex), rec.Events(), n, true); err != nil {
+			t.Fatal(err)
+		}
+		b, in := rec.batches.Load(), rec.inBatches.Load()
+		if rec.singles.Load() != 0 || in < 4*n || b > in/8 {
+			t.Fatalf("%d events in %d batches and %d one by one; want at least %d, in batches of 8 or more on average",
+				in, b, rec.singles.Load(), 4*n)
+		}
+	})
 }
 
 // TestBatchedCompleteAtWait: when Wait returns, every event of the tasks it
@@ -101,77 +110,67 @@ func TestBatchedCompleteAtWait(t *testing.T) {
 		inWake.Store(false)
 	}
 	defer func() { testHookIdle, testHookWoke = nil, nil }()
-	for _, name := range BuiltinNames() {
-		if name == "monitored" {
-			continue
-		}
-		t.Run(name, func(t *testing.T) {
-			newEx, _ := Builtin(name)
-			ex := newEx()
-			defer ex.Close()
-			rec := &logRecorder{}
-			ex.(Reporter).SetRecorder(rec)
-			total := 0
-			for round := range rounds {
-				// The task registers its waker and returns Pending once,
-				// after a goroutine outside has woken it: the wake finds
-				// it RUNNING (NOTIFIED), and the task runs again and
-				// finishes while the wake is still in the hook. One task
-				// per round, so that inWake is about it.
-				const n = 1
-				wakers := make(chan Waker, n)
-				var wg sync.WaitGroup
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range n {
-						w := <-wakers
-						w.Wake()
-						w.Wake() // coalesced or late: recorded too
-					}
-				}()
+	batchedBuiltins(t, func(t *testing.T, ex Executor, rec *logRecorder) {
+		total := 0
+		for round := range rounds {
+			// The task registers its waker and returns Pending once,
+			// after a goroutine outside has woken it: the wake finds
+			// it RUNNING (NOTIFIED), and the task runs again and
+			// finishes while the wake is still in the hook. One task
+			// per round, so that inWake is about it.
+			const n = 1
+			wakers := make(chan Waker, n)
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				for range n {
-					polled := false
-					_, err := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
-						if polled {
-							return nil, true
-						}
-						polled = true
-						wakers <- cx.Waker()
-						for end := time.Now().Add(50 * time.Millisecond); !inWake.Load() && time.Now().Before(end); {
-							time.Sleep(10 * time.Microsecond)
-						}
-						return nil, false
-					}))
-					if err != nil {
-						t.Fatal(err)
-					}
+					w := <-wakers
+					w.Wake()
+					w.Wake() // coalesced or late: recorded too
 				}
-				if err := ex.Wait(); err != nil {
+			}()
+			for range n {
+				polled := false
+				_, err := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
+					if polled {
+						return nil, true
+					}
+					polled = true
+					wakers <- cx.Waker()
+					for end := time.Now().Add(50 * time.Millisecond); !inWake.Load() && time.Now().Before(end); {
+						time.Sleep(10 * time.Microsecond)
+					}
+					return nil, false
+				}))
+				if err != nil {
 					t.Fatal(err)
 				}
-				total += n
-				// The trace is checked before the waking goroutine is
-				// known to be done: only the second wakes may be missing.
-				evs := rec.Events()
-				if err := checkEvents(describe(ex), evs, total, true); err != nil {
-					t.Fatalf("round %d: %v", round, err)
-				}
-				// Each task finished because of its first wake: that wake
-				// is in the trace, before the task's end.
-				woken := map[int64]bool{}
-				for _, e := range evs {
-					switch {
-					case e.Kind == traces.KindWake:
-						woken[e.Task] = true
-					case e.Kind == traces.KindPollEnd && e.Result == traces.ResultReady && !woken[e.Task]:
-						t.Fatalf("round %d: task %d ended at seq %d, and the trace shows no wake before", round, e.Task, e.Seq)
-					}
-				}
-				wg.Wait()
 			}
-		})
-	}
+			if err := ex.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			total += n
+			// The trace is checked before the waking goroutine is
+			// known to be done: only the second wakes may be missing.
+			evs := rec.Events()
+			if err := checkEvents(describe(ex), evs, total, true); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			// Each task finished because of its first wake: that wake
+			// is in the trace, before the task's end.
+			woken := map[int64]bool{}
+			for _, e := range evs {
+				switch {
+				case e.Kind == traces.KindWake:
+					woken[e.Task] = true
+				case e.Kind == traces.KindPollEnd && e.Result == traces.ResultReady && !woken[e.Task]:
+					t.Fatalf("round %d: task %d ended at seq %d, and the trace shows no wake before", round, e.Task, e.Seq)
+				}
+			}
+			wg.Wait()
+		}
+	})
 }
 
 // TestBatchedDeliveredWhenIdle: events reach a BatchRecorder when the
