@@ -128,12 +128,13 @@ type Recorder interface {
 
 // BatchRecorder is a Recorder that also takes events in batches, packed
 // (traces.Log is one). The built-in executors hand such a recorder their
-// events in batches of up to a few hundred, which costs far less per event
-// than a call per event: each worker fills its own batch without locks, and
-// hands it over when it is full, before the worker parks, and before Wait
-// returns. So the events of a run are all in the recorder when Wait or
-// Close returns, not necessarily before. Under a Scheduler they go one by
-// one, through Record, as they would to any Recorder.
+// events in batches of a few hundred, which costs far less per event than a
+// call per event: each worker fills its own batch without locks, and hands
+// it over when it is full and when the worker runs out of work; Wait and
+// Close collect the rest before they return. So the events of the tasks
+// Wait waited for are all in the recorder when it returns, not necessarily
+// before. Under a Scheduler they go one by one, through Record, as they
+// would to any Recorder.
 //
 // RecordPacked may be called from several goroutines at once. batch is
 // valid only during the call; the recorder must copy what it keeps. Events

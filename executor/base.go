@@ -19,7 +19,7 @@ type base struct {
 	ctl
 	rec      Recorder
 	batch    BatchRecorder // rec, when it takes batches and no Scheduler is set
-	flushReq atomic.Uint64 // Wait's requests for the workers' buffers (flushAll)
+	ended    atomic.Bool   // Close has handed every buffer over: from now on, at once
 	closed   atomic.Bool
 	started  atomic.Bool
 	nworkers int
@@ -31,8 +31,9 @@ type base struct {
 	clock atomic.Uint64 // the one logical clock of this executor's events
 	_     [56]byte
 
-	out   outBuf      // events of goroutines outside the workers
-	qbufs []*queueBuf // and those they make under a queue's lock
+	outMu  sync.Mutex
+	out    sharedBuf    // events of goroutines outside the workers, under outMu
+	shared []*sharedBuf // out, and the queues' buffers of pushes from outside
 
 	ids     atomic.Int64 // last task id handed out
 	pending atomic.Int64 // spawned and not DONE
@@ -116,10 +117,7 @@ type workerLocal struct {
 	tkVictim int32
 	tkSrc    traces.Source
 
-	rb     recBuf // w's events not yet handed to the Recorder
-	acked  uint64 // the last flushReq served; under lot.mu
-	parked bool   // w sleeps in park; under lot.mu
-	gone   bool   // w's goroutine has returned for good; under lot.mu
+	rb workerBuf // w's events not yet handed to the Recorder
 
 	_ [64]byte
 }
@@ -201,11 +199,7 @@ func (b *base) startWorker(w int, run func(w int)) {
 		run(w)
 		normal = true
 		if b.rec != nil {
-			b.deliver(&b.wk[w].rb)
-			b.lot.mu.Lock()
-			b.wk[w].gone = true
-			b.lot.flushed.Broadcast()
-			b.lot.mu.Unlock()
+			b.deliverOwn(&b.wk[w].rb)
 		}
 	})
 }
@@ -253,6 +247,9 @@ func (b *base) Wait() error {
 	}
 	b.block(PointNone, &b.qmu, &b.qcond, b.quiet)
 	if b.batching() {
+		if testHookWaited != nil {
+			testHookWaited()
+		}
 		b.flushAll()
 	}
 	return nil
@@ -274,10 +271,8 @@ func (b *base) Close() error {
 	b.lot.shutdown()
 	b.workers.wait(&b.ctl)
 	if b.rec != nil {
-		b.out.mu.Lock()
-		b.deliver(&b.out.recBuf)
-		b.out.mu.Unlock()
-		b.deliverQueueBufs()
+		b.ended.Store(true) // a wake after this is handed over at once
+		b.deliverShared()
 	}
 	return nil
 }
@@ -364,6 +359,7 @@ func (b *base) complete(t *task, w int, v any, err error) {
 	}
 	if b.rec != nil {
 		b.emit(w, ev(traces.KindPollEnd, seq, t, w).WithResult(res))
+		b.publish(w) // before anyone can learn that t is DONE
 		b.sync(w)
 	}
 	t.finish(v, err)
@@ -373,7 +369,28 @@ func (b *base) complete(t *task, w int, v any, err error) {
 // suspend tries the first case of TASK-SUSPEND: RUNNING → WAITING. It
 // returns false if the task was NOTIFIED during the poll; then the caller
 // re-queues it (the wake is not lost). Only the worker running t calls it.
+//
+// When batching, the CAS and the writing of its event happen under w's
+// buffer mutex: a wake may act on WAITING at once, and the task finish,
+// and Wait return, before the event would otherwise be published.
 func (b *base) suspend(t *task, w int) bool {
+	var r *workerBuf
+	if b.batching() {
+		r = &b.wk[w].rb
+		r.mu.Lock()
+	}
+	ok := b.suspendCAS(t, w)
+	if r != nil {
+		r.pub.Store(int32(r.n))
+		r.mu.Unlock()
+	}
+	if ok && b.rec != nil {
+		b.sync(w)
+	}
+	return ok
+}
+
+func (b *base) suspendCAS(t *task, w int) bool {
 	for {
 		old := t.state.Load()
 		if old&stMask != stRunning {
@@ -385,11 +402,20 @@ func (b *base) suspend(t *task, w int) bool {
 		}
 		if t.state.CompareAndSwap(old, to(old, stWaiting)) {
 			if b.rec != nil {
-				b.emit(w, ev(traces.KindPollEnd, seq, t, w).WithResult(traces.ResultPending))
-				b.sync(w)
+				b.emitHere(w, ev(traces.KindPollEnd, seq, t, w).WithResult(traces.ResultPending))
 			}
 			return true
 		}
+	}
+}
+
+// emitHere writes p into w's buffer, or into the outside buffer whose mutex
+// the caller holds.
+func (b *base) emitHere(w int, p traces.Packed) {
+	if w >= 0 {
+		b.wk[w].rb.put(p)
+	} else {
+		b.out.put(p)
 	}
 }
 
@@ -400,23 +426,39 @@ func (b *base) suspend(t *task, w int) bool {
 // the task is WAITING: then the caller must schedule it under its queue's
 // lock.
 //
-// A wake from outside the workers, when events go to the Recorder in
-// batches, holds the outside buffer's mutex from its draw until its event is
-// written: the task may finish, and Wait return, the moment the CAS is done,
-// and Wait collects the outside buffer under that mutex.
+// The wake holds its buffer's mutex from its draw until its event is
+// written (and, for a worker's buffer, published): the task may finish, and
+// Wait return, the moment the CAS is done, and Wait collects the buffers
+// under their mutexes. Without batching only the outside buffer needs it,
+// as several goroutines write it.
 func (b *base) wakeNoPush(t *task, w int) bool {
-	if w >= 0 || !b.batching() {
-		return b.wakeState(t, w, false)
+	if b.rec == nil {
+		return b.wakeState(t, w)
 	}
-	b.out.mu.Lock()
-	done := b.wakeState(t, w, true)
-	b.out.mu.Unlock()
-	b.sync(-1)
+	var l sync.Locker
+	switch {
+	case w < 0:
+		l = &b.outMu
+	case b.batching():
+		l = &b.wk[w].rb.mu
+	}
+	if l != nil {
+		l.Lock()
+	}
+	done := b.wakeState(t, w)
+	b.publish(w)
+	if l != nil {
+		l.Unlock()
+	}
+	if done {
+		b.sync(w)
+	}
 	return done
 }
 
-// wakeState is wakeNoPush; outLocked says the caller holds b.out.mu.
-func (b *base) wakeState(t *task, w int, outLocked bool) bool {
+// wakeState is wakeNoPush; the caller holds the outside buffer's mutex
+// when w is -1.
+func (b *base) wakeState(t *task, w int) bool {
 	for {
 		old := t.state.Load()
 		s := old & stMask
@@ -446,13 +488,7 @@ func (b *base) wakeState(t *task, w int, outLocked bool) bool {
 			if testHookWoke != nil {
 				testHookWoke()
 			}
-			p := ev(traces.KindWake, seq, t, w).WithOutcome(out)
-			if outLocked {
-				b.emitOutLocked(p)
-			} else {
-				b.emit(w, p)
-				b.sync(w)
-			}
+			b.emitHere(w, ev(traces.KindWake, seq, t, w).WithOutcome(out))
 		}
 		return true
 	}
@@ -494,15 +530,9 @@ func (b *base) park(w int, hasWork, ready func() bool) {
 		return
 	}
 	b.recordPark(traces.KindPark, w)
-	x := &b.wk[w]
-	x.parked = true
-	if b.batching() && b.flushReq.Load() != x.acked {
-		l.flushed.Broadcast() // a flushAll waits for w: now it can take w's buffer
-	}
 	for l.tokens == 0 && !l.stop.Load() {
 		l.cond.Wait()
 	}
-	x.parked = false
 	if l.tokens > 0 {
 		l.tokens--
 	}
@@ -515,6 +545,7 @@ func (b *base) park(w int, hasWork, ready func() bool) {
 func (b *base) recordPark(k traces.Kind, w int) {
 	if b.rec != nil {
 		b.emit(w, traces.PackedEvent(k, b.tick(), 0, int32(w)))
+		b.publish(w)
 		b.sync(w)
 	}
 }

@@ -76,7 +76,7 @@ type globalq struct {
 	mu   mutex
 	q    fifoq
 	size atomic.Int64
-	rb   queueBuf // events of pushes from outside the workers, under mu
+	rb   sharedBuf // events of pushes from outside the workers, under mu
 }
 
 func (g *globalq) push(t *task) {

@@ -73,19 +73,22 @@
 //
 // An event is written, as a 24-byte traces.Packed, into a buffer where its
 // operation takes effect: into the worker's own buffer (no lock, no
-// atomic), or for goroutines outside the workers into a buffer under the
-// lock the operation holds anyway. Events reach the Recorder from these
-// buffers at points where the executor holds no lock of its own:
+// atomic), or, for goroutines outside the workers, into a buffer under the
+// queue lock the operation holds anyway, or under a mutex of its own.
+// Events reach the Recorder from these buffers while the executor holds
+// none of its queue locks (only the mutex of the buffer being handed
+// over):
 //
-//   - A BatchRecorder (traces.Log is one) gets them in batches of up to a
-//     few hundred (RecordPacked): when a buffer fills, when a worker runs
-//     out of work (so an idle or hung executor has handed over everything
-//     it did), when a worker stops, and before Wait returns. Every event
-//     of the tasks Wait waited for is in the recorder when Wait returns,
-//     including wakes from goroutines outside the executor: a wake's event
-//     is written before its effect can let a task finish, and Wait
-//     collects the workers' buffers (each worker hands its own over at its
-//     next step, or Wait takes it while the worker sleeps).
+//   - A BatchRecorder (traces.Log is one) gets them in batches of a few
+//     hundred (RecordPacked): when a buffer fills, when a worker runs out
+//     of work (so an idle or hung executor has handed over everything it
+//     did), when a worker stops, and before Wait and Close return. Every
+//     event of the tasks Wait waited for is in the recorder when Wait
+//     returns, including wakes from goroutines outside the executor:
+//     an event is written, and made visible to Wait, before its effect can
+//     let a task finish, and Wait collects every buffer (it never waits for
+//     a worker to get anywhere: tasks spawned while Wait runs do not hold
+//     it up). After Close, a late wake's event goes to the recorder at once.
 //   - Any other Recorder, and any recorder under a Scheduler, gets each
 //     event through Record just after the operation that made it, in the
 //     order a controlled run makes them. A snapshot taken while a Wake from
@@ -96,9 +99,11 @@
 // Events with a Detail (panics) always go through Record. Monitored, a
 // Recorder itself, gets its inner executor's events one by one.
 //
-// Recording costs one clock draw per event and no allocation; the clock's
-// cache line is shared by every goroutine that records, which is most of
-// what recording costs on several cores. See BENCHMARKS.md.
+// Recording costs one clock draw per event, an atomic store per task (the
+// worker publishes its buffer before a task's end is made known), and no
+// allocation; the clock's cache line is shared by every goroutine that
+// records, which is most of what recording costs on several cores. See
+// BENCHMARKS.md.
 //
 // # Bad use
 //

@@ -10,40 +10,65 @@ import (
 // How the built-in executors record.
 //
 // An event is written where its operation takes effect, as a 24-byte
-// traces.Packed, into a buffer: worker w's own buffer (wk[w], written only
-// by w's goroutine, so without atomics or locks) or, for events of
-// goroutines outside the workers, one buffer under its own mutex. Buffers
-// go to the Recorder at points where the executor holds no lock:
+// traces.Packed, into a buffer:
+//
+//   - worker w's own buffer (wk[w].rb), written only by w's goroutine,
+//     without locks or atomics;
+//   - for a goroutine outside the workers that pushes on a queue, the
+//     queue's buffer, under the queue's lock it holds anyway;
+//   - for the other events of goroutines outside the workers (wakes that
+//     push nothing), the outside buffer, under its own mutex.
+//
+// Buffers go to the Recorder while the executor holds none of its queue
+// locks (only the lock of the buffer being handed over):
 //
 //   - in batches, when the Recorder is a BatchRecorder and no Scheduler is
-//     set: when a buffer is full, before a worker parks, when a worker
-//     stops, and before Wait returns;
+//     set ("batching"): when a buffer is full, when a worker runs out of
+//     work or stops, and before Wait and Close return;
 //   - otherwise after each operation, one or two events at a time, as
-//     Record(Event) calls (under a Scheduler this keeps the order in which
+//     Record(Event) calls. Under a Scheduler this keeps the order in which
 //     events reach the Recorder, and so a replay's checksum, a function of
-//     the schedule alone).
+//     the schedule alone.
 //
 // Before Wait returns, every event of every task it waited for is in the
-// Recorder: the events are written before the effects other goroutines act
-// on (inside the queue's critical section for a push, before the worker's
-// next operation for the rest), and Wait collects the buffers under the
-// flush protocol of flushAll.
+// Recorder (when batching). The argument: Wait returns after it saw the
+// last of those tasks DONE, so every event that could lead to that is
+// ordered before it, and then flushAll takes every buffer:
+//
+//   - a shared buffer is taken under its lock; an event written into it is
+//     written under that same lock, before its effect (a push, under the
+//     queue's lock; a wake from outside holds the outside buffer's mutex
+//     from its draw to its write);
+//   - a worker's buffer is read up to its published count (pub, an atomic
+//     the worker stores after writing events and before any effect another
+//     goroutine could act on: inside a push's critical section, before a
+//     task's end is made known, and, for a CAS another goroutine could act
+//     on at once (the end of a poll in WAITING, a wake), under the buffer's
+//     mutex together with the CAS, so that flushAll waits for it).
+//
+// flushAll never waits for a worker to reach any point: a worker busy with
+// a task spawned meanwhile does not hold Wait up.
 
 // recCap is the number of events a buffer holds before it is handed to the
-// Recorder; recSlack is room for the events written between two points
-// where a buffer can be handed over (at most two per operation).
+// Recorder; recSlack is room for the events a worker writes between two
+// points where it can hand its buffer over (at most two per operation).
 const (
 	recCap   = 256
 	recSlack = 8
 )
 
-// recBuf is a buffer of packed events.
-type recBuf struct {
-	n   int
-	buf *[recCap + recSlack]traces.Packed
+// workerBuf is worker w's buffer. n and the events are written by w alone;
+// pub is what flushAll may read of them, under mu; done is what flushAll
+// has handed over already.
+type workerBuf struct {
+	n    int
+	buf  *[recCap + recSlack]traces.Packed
+	pub  atomic.Int32
+	mu   sync.Mutex // held while events leave buf, and by w around a CAS and its event
+	done int        // under mu
 }
 
-func (r *recBuf) put(p traces.Packed) {
+func (r *workerBuf) put(p traces.Packed) {
 	if r.buf == nil {
 		r.buf = new([recCap + recSlack]traces.Packed)
 	}
@@ -51,78 +76,58 @@ func (r *recBuf) put(p traces.Packed) {
 	r.n++
 }
 
-// outBuf is the buffer of events from goroutines outside the workers.
-type outBuf struct {
-	mu sync.Mutex
-	recBuf
-	full atomic.Bool // n ≥ recCap: sync has work to do
+// sharedBuf is a buffer that several goroutines write into, under l. Many
+// goroutines writing at once can make it grow past recCap; then whoever
+// syncs next hands it over. It is handed over after l is released: under
+// l, it is swapped for the spare and dmu is taken, so that flushAll, which
+// also takes l and then dmu, waits for a batch on its way to the Recorder.
+type sharedBuf struct {
+	l     sync.Locker
+	buf   []traces.Packed
+	full  atomic.Bool // len(buf) ≥ recCap: sync has work to do
+	dmu   sync.Mutex
+	spare []traces.Packed // under dmu
 }
 
-// queueBuf is the buffer of events that goroutines outside the workers
-// make while they hold a queue's lock mu (pushes on the global queue, when
-// batching): written under mu, it needs no lock of its own. full says,
-// without mu, that it is due.
-type queueBuf struct {
-	mu *mutex
-	recBuf
-	full  atomic.Bool
-	spare atomic.Pointer[[recCap + recSlack]traces.Packed] // an empty buffer, or nil
-}
-
-// addQueueBuf makes q the buffer of pushes from outside under mu.
-func (b *base) addQueueBuf(q *queueBuf, mu *mutex) {
-	q.mu = mu
-	b.qbufs = append(b.qbufs, q)
-}
-
-// emitLocked writes p, an event of worker w, made under the lock of the
-// queue whose buffer is q.
-func (b *base) emitLocked(q *queueBuf, w int, p traces.Packed) {
-	if w >= 0 || !b.batching() {
-		b.emit(w, p)
-		return
+// put writes p; the caller holds s.l.
+func (s *sharedBuf) put(p traces.Packed) {
+	if s.buf == nil {
+		s.buf = make([]traces.Packed, 0, recCap+recSlack)
 	}
-	if q.n == recCap+recSlack {
-		b.deliver(&q.recBuf) // not reached: the pusher syncs when full
-	}
-	q.put(p)
-	if q.n == recCap {
-		q.full.Store(true)
+	s.buf = append(s.buf, p)
+	if len(s.buf) == recCap {
+		s.full.Store(true)
 	}
 }
 
-// syncLocked is sync after emitLocked, once q's lock is released. A full
-// buffer is swapped for an empty one under the lock and handed over after
-// it: the queue's lock is never held while the Recorder works.
-func (b *base) syncLocked(q *queueBuf, w int) {
-	if w >= 0 || !b.batching() {
-		b.sync(w)
-		return
+// handOver hands s's events to the Recorder. The caller holds s.l, which
+// handOver releases.
+func (b *base) handOver(s *sharedBuf) {
+	batch := s.buf
+	s.dmu.Lock()
+	s.buf, s.spare = s.spare, nil
+	s.full.Store(false)
+	s.l.Unlock()
+	if testHookHandOver != nil {
+		testHookHandOver(len(batch))
 	}
-	if !q.full.Load() {
-		return
-	}
-	q.mu.lockNested()
-	if q.n < recCap { // another pusher got here first
-		q.mu.unlock()
-		return
-	}
-	full := q.recBuf
-	q.recBuf = recBuf{buf: q.spare.Swap(nil)}
-	q.full.Store(false)
-	q.mu.unlock()
-	b.deliver(&full)
-	q.spare.Store(full.buf)
+	b.deliver(batch)
+	s.spare = batch[:0]
+	s.dmu.Unlock()
 }
 
-// deliverQueueBufs hands over every queue's buffer.
-func (b *base) deliverQueueBufs() {
-	for _, q := range b.qbufs {
-		q.mu.lockNested()
-		b.deliver(&q.recBuf)
-		q.full.Store(false)
-		q.mu.unlock()
-	}
+// nested makes an executor mutex a sync.Locker without yield points (a
+// buffer is handed over where no yield point may be).
+type nested struct{ m *mutex }
+
+func (n nested) Lock()   { n.m.lockNested() }
+func (n nested) Unlock() { n.m.unlock() }
+
+// addQueueBuf makes s the buffer of pushes from outside onto the queue
+// guarded by mu.
+func (b *base) addQueueBuf(s *sharedBuf, mu *mutex) {
+	s.l = nested{mu}
+	b.shared = append(b.shared, s)
 }
 
 // batching reports whether events go to the Recorder in batches.
@@ -135,37 +140,48 @@ func (b *base) setRecorder(r Recorder) {
 	if br, ok := r.(BatchRecorder); ok && b.sched == nil {
 		b.batch = br
 	}
+	if b.out.l == nil {
+		b.out.l = &b.outMu
+		b.shared = append(b.shared, &b.out)
+	}
 }
 
 // emit writes p, an event of worker w (-1 outside any worker), into its
-// buffer. It may be called under a queue's lock: it never calls the
-// Recorder, except when an outside buffer is full, which only many
-// goroutines outside the workers emitting at once can make it.
+// buffer. It never calls the Recorder.
 func (b *base) emit(w int, p traces.Packed) {
 	if w >= 0 {
-		r := &b.wk[w].rb
-		if r.n == recCap+recSlack {
-			b.deliver(r) // not reached: see recSlack
-		}
-		r.put(p)
+		b.wk[w].rb.put(p)
 		return
 	}
-	o := &b.out
-	o.mu.Lock()
-	b.emitOutLocked(p)
-	o.mu.Unlock()
+	b.outMu.Lock()
+	b.out.put(p)
+	b.outMu.Unlock()
 }
 
-// emitOutLocked writes p into the outside buffer; the caller holds its
-// mutex.
-func (b *base) emitOutLocked(p traces.Packed) {
-	o := &b.out
-	if o.n == recCap+recSlack {
-		b.deliver(&o.recBuf)
+// emitPush writes p, the event of a push by w that holds the lock of the
+// queue whose buffer is s, and publishes it: once the lock is released,
+// the task may run and finish, and Wait return, at any moment.
+func (b *base) emitPush(s *sharedBuf, w int, p traces.Packed) {
+	switch {
+	case w >= 0:
+		r := &b.wk[w].rb
+		r.put(p)
+		if b.batching() {
+			r.pub.Store(int32(r.n))
+		}
+	case b.batching():
+		s.put(p) // under s.l, the queue's lock, held by the caller
+	default:
+		b.emit(w, p)
 	}
-	o.put(p)
-	if o.n == recCap {
-		o.full.Store(true)
+}
+
+// publish makes worker w's events so far visible to flushAll. Called
+// before w makes known the end of a task.
+func (b *base) publish(w int) {
+	if w >= 0 && b.batching() {
+		r := &b.wk[w].rb
+		r.pub.Store(int32(r.n))
 	}
 }
 
@@ -176,36 +192,57 @@ func (b *base) sync(w int) {
 	if w >= 0 {
 		r := &b.wk[w].rb
 		if r.n >= recCap || (r.n > 0 && !b.batching()) {
-			b.deliver(r)
+			b.deliverOwn(r)
 		}
 		return
 	}
-	o := &b.out
-	if b.batching() && !o.full.Load() {
-		return // the common case: one load, no lock
-	}
-	o.mu.Lock()
-	if o.n >= recCap || (o.n > 0 && !b.batching()) {
-		b.deliver(&o.recBuf)
-	}
-	o.mu.Unlock()
+	b.syncShared(&b.out)
 }
 
-// deliver hands the events of r to the Recorder and empties r.
-func (b *base) deliver(r *recBuf) {
-	if r.n == 0 {
+// syncPush is sync after emitPush, once the queue's lock is released.
+func (b *base) syncPush(s *sharedBuf, w int) {
+	if w >= 0 || !b.batching() {
+		b.sync(w)
+		return
+	}
+	b.syncShared(s)
+}
+
+// syncShared hands s over if it is due.
+func (b *base) syncShared(s *sharedBuf) {
+	if b.batching() && !s.full.Load() && !b.ended.Load() {
+		return // the common case: one load, no lock
+	}
+	s.l.Lock()
+	if len(s.buf) == 0 || (b.batching() && len(s.buf) < recCap && !b.ended.Load()) {
+		s.l.Unlock()
+		return
+	}
+	b.handOver(s)
+}
+
+// deliverOwn hands worker buffer r over; only its worker calls it.
+func (b *base) deliverOwn(r *workerBuf) {
+	r.mu.Lock()
+	if r.n > r.done {
+		b.deliver(r.buf[r.done:r.n])
+	}
+	r.n, r.done = 0, 0
+	r.pub.Store(0)
+	r.mu.Unlock()
+}
+
+// deliver hands batch to the Recorder.
+func (b *base) deliver(batch []traces.Packed) {
+	if len(batch) == 0 {
 		return
 	}
 	if b.batch != nil {
-		b.batch.RecordPacked(r.buf[:r.n])
-	} else {
-		for i := range r.n {
-			b.rec.Record(r.buf[i].Event())
-		}
+		b.batch.RecordPacked(batch)
+		return
 	}
-	r.n = 0
-	if r == &b.out.recBuf && b.out.full.Load() {
-		b.out.full.Store(false)
+	for _, p := range batch {
+		b.rec.Record(p.Event())
 	}
 }
 
@@ -215,74 +252,45 @@ func (b *base) deliver(r *recBuf) {
 var testHookIdle func()
 
 // testHookWoke, likewise, runs between a wake's effect on its task and the
-// writing of its event.
-var testHookWoke func()
+// writing of its event; testHookHandOver between taking a shared buffer's
+// events and handing them to the Recorder; testHookWaited in Wait, between
+// seeing every task DONE and collecting the buffers.
+var (
+	testHookWoke, testHookWaited func()
+	testHookHandOver             func(events int)
+)
 
-// deliverIdle hands over, as worker w goes to sleep, its own buffer and
-// those of goroutines outside the workers: when every worker sleeps, every
-// event made so far is in the Recorder, even if Wait never returns (a task
-// that is never woken again, say).
+// deliverIdle hands over, as worker w goes to sleep, its own buffer and the
+// shared ones: when every worker sleeps, every event made so far is in the
+// Recorder, even if Wait never returns (a task that is never woken again,
+// say).
 func (b *base) deliverIdle(w int) {
-	b.deliver(&b.wk[w].rb)
-	o := &b.out
-	o.mu.Lock()
-	b.deliver(&o.recBuf)
-	o.mu.Unlock()
-	b.deliverQueueBufs()
+	b.deliverOwn(&b.wk[w].rb)
+	b.deliverShared()
 }
 
-// serveFlush is called by worker w between operations: if Wait asked for
-// the buffers since w last looked, w hands its buffer over and says so.
-func (b *base) serveFlush(w int) {
-	l := &b.wk[w]
-	req := b.flushReq.Load()
-	if req == l.acked {
-		return
+// deliverShared hands every shared buffer over, waiting for any batch of
+// theirs already on its way.
+func (b *base) deliverShared() {
+	for _, s := range b.shared {
+		s.l.Lock()
+		b.handOver(s)
 	}
-	b.deliver(&l.rb)
-	b.lot.mu.Lock()
-	l.acked = req
-	b.lot.flushed.Broadcast()
-	b.lot.mu.Unlock()
 }
 
 // flushAll hands every buffer to the Recorder; Wait calls it (when
-// batching) after the last task it waits for is DONE. Worker buffers are
-// written without synchronization, so only their owner may hand them over,
-// or someone who knows the owner is blocked: flushAll asks every worker
-// (flushReq) and waits until each has answered (serveFlush, at its next
-// operation) or is parked. A parked worker sleeps on the lot's condition
-// variable, so while flushAll holds the lot's mutex it cannot wake up, and
-// flushAll hands over its buffer itself.
+// batching) after the last task it waits for is DONE. A worker's buffer is
+// read up to what the worker published, under the buffer's mutex; the
+// worker goes on meanwhile, writing past it.
 func (b *base) flushAll() {
-	o := &b.out
-	o.mu.Lock()
-	b.deliver(&o.recBuf)
-	o.mu.Unlock()
-	b.deliverQueueBufs()
-	if !b.started.Load() {
-		return
-	}
-	req := b.flushReq.Add(1)
-	l := &b.lot
-	l.mu.Lock()
-	for {
-		waiting := false
-		for w := range b.wk {
-			x := &b.wk[w]
-			switch {
-			case x.acked >= req:
-			case x.parked || x.gone:
-				b.deliver(&x.rb)
-				x.acked = req
-			default:
-				waiting = true
-			}
+	b.deliverShared()
+	for w := range b.wk {
+		r := &b.wk[w].rb
+		r.mu.Lock()
+		if p := int(r.pub.Load()); p > r.done {
+			b.deliver(r.buf[r.done:p])
+			r.done = p
 		}
-		if !waiting {
-			break
-		}
-		l.flushed.Wait()
+		r.mu.Unlock()
 	}
-	l.mu.Unlock()
 }

@@ -246,3 +246,147 @@ func TestPackedRoundTripOfRecordedEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitIgnoresNewTasks: Wait does not wait for a task spawned after it
+// saw every earlier task DONE, not even to collect events: here that task's
+// poll waits for Wait to return.
+func TestWaitIgnoresNewTasks(t *testing.T) {
+	batchedBuiltins(t, func(t *testing.T, ex Executor, rec *logRecorder) {
+		if _, err := ex.Spawn(trivial); err != nil {
+			t.Fatal(err)
+		}
+		returned := make(chan struct{})
+		begun := make(chan struct{})
+		testHookWaited = func() {
+			testHookWaited = nil // once: the hook runs in this goroutine only
+			_, err := ex.Spawn(FutureFunc(func(*Context) (any, bool) {
+				close(begun)
+				<-returned
+				return nil, true
+			}))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			<-begun
+		}
+		defer func() { testHookWaited = nil }()
+		done := make(chan error, 1)
+		go func() { done <- ex.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			close(returned)
+			t.Fatal("Wait waited for a task spawned after it saw every task DONE")
+		}
+		close(returned)
+	})
+}
+
+// TestWaitWaitsForBatchInTransit: a batch of pushes from outside that is on
+// its way to the recorder when Wait looks is in the recorder when Wait
+// returns.
+func TestWaitWaitsForBatchInTransit(t *testing.T) {
+	batchedBuiltins(t, func(t *testing.T, ex Executor, rec *logRecorder) {
+		// Keep every worker busy, so that none goes idle (and hands the
+		// queue's buffer over) while the buffer fills.
+		workers := describe(ex).Workers
+		release := make(chan struct{})
+		var released sync.Once
+		free := func() { released.Do(func() { close(release) }) }
+		var begun sync.WaitGroup
+		begun.Add(workers)
+		for range workers {
+			_, err := ex.Spawn(FutureFunc(func(*Context) (any, bool) {
+				begun.Done()
+				<-release
+				return nil, true
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		begun.Wait()
+		inTransit, waited := make(chan struct{}), make(chan struct{})
+		var first atomic.Bool
+		testHookHandOver = func(events int) {
+			if events > 0 && first.CompareAndSwap(false, true) {
+				close(inTransit)
+				<-waited // until Wait is about to collect the buffers
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		testHookWaited = func() { close(waited) }
+		defer func() {
+			// The workers read the hooks: stop them first.
+			free()
+			ex.Close()
+			testHookHandOver, testHookWaited = nil, nil
+		}()
+		spawned := make(chan int, 1)
+		go func() {
+			n := workers
+			defer func() { spawned <- n }()
+			for n < 2*recCap { // the push that fills the buffer hands it over
+				if _, err := ex.Spawn(trivial); err != nil {
+					t.Error(err)
+					return
+				}
+				n++
+				select {
+				case <-inTransit:
+					return
+				default:
+				}
+			}
+		}()
+		select {
+		case <-inTransit:
+		case n := <-spawned:
+			t.Fatalf("no batch handed over after %d spawns", n)
+		}
+		free()
+		if err := ex.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for _, e := range rec.Events() {
+			if e.Kind == traces.KindSpawn {
+				got++
+			}
+		}
+		if n := <-spawned; got != n {
+			t.Fatalf("%d spawns in the trace when Wait returned, want %d", got, n)
+		}
+	})
+}
+
+// TestLateWakeAfterClose: a wake of a finished task after Close is in the
+// recorder when Wake returns (nothing else would hand it over).
+func TestLateWakeAfterClose(t *testing.T) {
+	batchedBuiltins(t, func(t *testing.T, ex Executor, rec *logRecorder) {
+		var wk Waker
+		if _, err := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
+			wk = cx.Waker()
+			return nil, true
+		})); err != nil {
+			t.Fatal(err)
+		}
+		if err := ex.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wk.Wake()
+		late := 0
+		for _, e := range rec.Events() {
+			if e.Kind == traces.KindWake && e.Outcome == traces.OutcomeLate {
+				late++
+			}
+		}
+		if late != 1 {
+			t.Fatalf("%d late wakes in the trace, want 1", late)
+		}
+	})
+}

@@ -55,7 +55,7 @@ type shared struct {
 	base
 	mu    mutex // guards q and qb
 	q     runq
-	qb    queueBuf     // events of pushes from outside the workers
+	qb    sharedBuf    // events of pushes from outside the workers
 	size  atomic.Int64 // len(q), readable without the lock (park checks)
 	slice int          // re-polls allowed to a task NOTIFIED during its poll
 
@@ -98,11 +98,11 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	e.size.Add(1)
 	if e.rec != nil {
 		seq := e.tick()
-		e.emitLocked(&e.qb, w, ev(traces.KindSpawn, seq, t, w).WithQueueOp(traces.QueueGlobal, seq-1))
+		e.emitPush(&e.qb, w, ev(traces.KindSpawn, seq, t, w).WithQueueOp(traces.QueueGlobal, seq-1))
 	}
 	e.mu.unlock()
 	if e.rec != nil {
-		e.syncLocked(&e.qb, w)
+		e.syncPush(&e.qb, w)
 	}
 	e.lot.notify()
 	return (*JoinHandle)(t), nil
@@ -146,11 +146,11 @@ func (e *shared) wake(t *task) {
 		e.q.push(t)
 		e.size.Add(1)
 		if e.rec != nil {
-			e.emitLocked(&e.qb, w, ev(traces.KindWake, seq, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(traces.QueueGlobal, seq-1))
+			e.emitPush(&e.qb, w, ev(traces.KindWake, seq, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(traces.QueueGlobal, seq-1))
 		}
 		e.mu.unlock()
 		if e.rec != nil {
-			e.syncLocked(&e.qb, w)
+			e.syncPush(&e.qb, w)
 		}
 		e.lot.notify()
 		return
@@ -206,7 +206,7 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.size.Add(1)
 	if e.rec != nil {
 		e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(res))
-		e.emit(w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(traces.QueueGlobal, s1-1))
+		e.emitPush(&e.qb, w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(traces.QueueGlobal, s1-1))
 	}
 	e.mu.unlock()
 	if e.rec != nil {
@@ -243,9 +243,6 @@ func (e *shared) repoll(t *task, w int) {
 func (e *shared) work(w int) {
 	cx := NewContext(Waker{}, w)
 	for {
-		if e.batch != nil {
-			e.serveFlush(w)
-		}
 		t := e.take(w)
 		if t == nil {
 			if e.lot.stop.Load() {

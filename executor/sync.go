@@ -93,11 +93,9 @@ type lot struct {
 	tokens int // unparks not yet consumed; guarded by mu
 	nidle  atomic.Int32
 	stop   atomic.Bool
-
-	flushed sync.Cond // a worker served a flush request, parked or stopped (flushAll)
 }
 
-func (l *lot) init() { l.cond.L, l.flushed.L = &l.mu, &l.mu }
+func (l *lot) init() { l.cond.L = &l.mu }
 
 // notify unparks one idle worker, if there is one. Any goroutine may call
 // it, after publishing the work that the worker should find. It costs one

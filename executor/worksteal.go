@@ -254,17 +254,17 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 		// run and finish, and Wait return, at any moment.
 		switch op {
 		case opSpawn:
-			e.emitLocked(&e.global.rb, w, ev(traces.KindSpawn, s1, t, w).WithQueueOp(q, s1-1))
+			e.emitPush(&e.global.rb, w, ev(traces.KindSpawn, s1, t, w).WithQueueOp(q, s1-1))
 		case opWake:
-			e.emitLocked(&e.global.rb, w, ev(traces.KindWake, s1, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(q, s1-1))
+			e.emitPush(&e.global.rb, w, ev(traces.KindWake, s1, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(q, s1-1))
 		case opRequeue:
 			e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(res))
-			e.emit(w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(q, s1-1))
+			e.emitPush(&e.global.rb, w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(q, s1-1))
 		}
 	}
 	unlock()
 	if rec {
-		e.syncLocked(&e.global.rb, w)
+		e.syncPush(&e.global.rb, w)
 	}
 	if !toSlot {
 		e.lot.notify()
@@ -469,9 +469,6 @@ func (e *WorkSteal) steal(w int) *task {
 func (e *WorkSteal) work(w int) {
 	cx := NewContext(Waker{}, w)
 	for {
-		if e.batch != nil {
-			e.serveFlush(w)
-		}
 		t := e.take(w)
 		if t == nil {
 			if e.lot.stop.Load() {
