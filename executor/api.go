@@ -132,8 +132,8 @@ type Recorder interface {
 // call per event: each worker fills its own batch without locks, and hands
 // it over when it is full and when the worker runs out of work; Wait and
 // Close collect the rest before they return. So the events of the tasks
-// Wait waited for are all in the recorder when it returns, not necessarily
-// before. Under a Scheduler they go one by one, through Record, as they
+// Wait waited for, up to their ends, are all in the recorder when it
+// returns, not necessarily before. Under a Scheduler they go one by one, through Record, as they
 // would to any Recorder.
 //
 // RecordPacked may be called from several goroutines at once. batch is

@@ -198,6 +198,9 @@ func (b *base) startWorker(w int, run func(w int)) {
 		b.gs[w].Store(curg())
 		run(w)
 		normal = true
+		// The runtime reuses a goroutine's descriptor once it exits: a
+		// goroutine started later must not pass for worker w.
+		b.gs[w].Store(0)
 		if b.rec != nil {
 			b.deliverOwn(&b.wk[w].rb)
 		}

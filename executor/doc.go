@@ -83,8 +83,9 @@
 //     hundred (RecordPacked): when a buffer fills, when a worker runs out
 //     of work (so an idle or hung executor has handed over everything it
 //     did), when a worker stops, and before Wait and Close return. Every
-//     event of the tasks Wait waited for is in the recorder when Wait
-//     returns, including wakes from goroutines outside the executor:
+//     event of the tasks Wait waited for, up to their ends, is in the
+//     recorder when Wait returns, including wakes from goroutines outside
+//     the executor (a late wake of a task already DONE may come after):
 //     an event is written, and made visible to Wait, before its effect can
 //     let a task finish, and Wait collects every buffer (it never waits for
 //     a worker to get anywhere: tasks spawned while Wait runs do not hold

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -427,5 +428,50 @@ func TestSetAfterStart(t *testing.T) {
 	ex.Close()
 	if n := len(rec.events()); n != 0 {
 		t.Fatalf("%d events recorded by a recorder set after the start", n)
+	}
+}
+
+// TestNoWorkerAfterClose: once Close has stopped the workers, goroutines
+// started afterwards (which the runtime may give a stopped worker's
+// goroutine descriptor) are not taken for workers: Join returns the result,
+// not ErrWaitInTask, and a late wake is recorded as one from outside.
+func TestNoWorkerAfterClose(t *testing.T) {
+	for _, name := range BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			newEx, _ := Builtin(name)
+			ex := newEx()
+			rec := &sliceRecorder{}
+			ex.(Reporter).SetRecorder(rec)
+			var wk Waker
+			h, err := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
+				wk = cx.Waker()
+				return 7, true
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ex.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 200 {
+				errc := make(chan error, 1)
+				go func() {
+					wk.Wake()
+					v, err := h.Join()
+					if err == nil && v != 7 {
+						err = fmt.Errorf("Join returned %v", v)
+					}
+					errc <- err
+				}()
+				if err := <-errc; err != nil {
+					t.Fatalf("goroutine %d after Close: %v", i, err)
+				}
+			}
+			for _, e := range rec.events() {
+				if e.Kind == traces.KindWake && e.Worker != -1 {
+					t.Fatalf("a wake after Close recorded as worker %d's", e.Worker)
+				}
+			}
+		})
 	}
 }

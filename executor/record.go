@@ -30,8 +30,9 @@ import (
 //     events reach the Recorder, and so a replay's checksum, a function of
 //     the schedule alone.
 //
-// Before Wait returns, every event of every task it waited for is in the
-// Recorder (when batching). The argument: Wait returns after it saw the
+// Before Wait returns, every event of every task it waited for, up to the
+// task's end, is in the Recorder (when batching; a late wake of a task
+// already DONE may come after). The argument: Wait returns after it saw the
 // last of those tasks DONE, so every event that could lead to that is
 // ordered before it, and then flushAll takes every buffer:
 //
