@@ -66,6 +66,49 @@ func ExampleReporter() {
 	// fifo
 }
 
+// batchCounter is a BatchRecorder: the built-in executors hand it their
+// events in batches, packed.
+type batchCounter struct {
+	countKinds
+	singles int
+}
+
+func (c *batchCounter) Record(e traces.Event) { // panics only, here none
+	c.countKinds.Record(e)
+	c.mu.Lock()
+	c.singles++
+	c.mu.Unlock()
+}
+
+func (c *batchCounter) RecordPacked(batch []traces.Packed) {
+	c.mu.Lock()
+	for _, p := range batch {
+		c.n[p.Event().Kind]++
+	}
+	c.mu.Unlock()
+}
+
+// Recording into a BatchRecorder (traces.Log is one): the events come in
+// batches, and every event of the tasks Wait waited for is there when Wait
+// returns.
+func ExampleBatchRecorder() {
+	ex := executor.NewWorkSteal(executor.WorkStealConfig{})
+	c := &batchCounter{countKinds: countKinds{n: map[traces.Kind]int{}}}
+	ex.SetRecorder(c)
+	for range 1000 {
+		ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) { return nil, true }))
+	}
+	ex.Wait()
+	c.mu.Lock()
+	fmt.Println("spawns", c.n[traces.KindSpawn], "takes", c.n[traces.KindTake], "ends", c.n[traces.KindPollEnd])
+	fmt.Println("one by one:", c.singles)
+	c.mu.Unlock()
+	ex.Close()
+	// Output:
+	// spawns 1000 takes 1000 ends 1000
+	// one by one: 0
+}
+
 // A task that panics fails alone; its Join returns the panic with the
 // stack, and the executor keeps running.
 func ExamplePanicError() {
