@@ -384,7 +384,7 @@ func (b *base) suspend(t *task, w int) bool {
 	}
 	ok := b.suspendCAS(t, w)
 	if r != nil {
-		r.pub.Store(int32(r.n))
+		b.publish(w)
 		r.mu.Unlock()
 	}
 	if ok && b.rec != nil {
