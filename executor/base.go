@@ -14,7 +14,7 @@ import (
 // recorder and its logical clock, task ids, the count of unfinished tasks,
 // the identities of the worker goroutines, the parking lot and shutdown.
 type base struct {
-	// Read on every operation, written once (or, flushReq, once per Wait):
+	// Read on every operation, written once (ended: at the end of Close):
 	// these share cache lines with nothing that is written often.
 	ctl
 	rec      Recorder
