@@ -98,30 +98,15 @@ func BenchmarkSpawn(b *testing.B) {
 		b.Run(be.name, func(b *testing.B) {
 			ex, rec := be.make()
 			defer ex.Close()
-			b.ReportAllocs()
-			start := time.Now()
-			iters := 0
-			for b.Loop() {
-				for range n {
-					if _, err := ex.Spawn(trivial); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := ex.Wait(); err != nil {
-					b.Fatal(err)
-				}
+			perUnit(b, n, "ns/task", func() {
+				spawnBatch(b, ex, n)
 				emptyLog(rec)
-				iters++
-			}
-			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*n), "ns/task")
+			})
 		})
 	}
 	b.Run("goroutines", func(b *testing.B) {
-		b.ReportAllocs()
 		var sink atomic.Int64
-		start := time.Now()
-		iters := 0
-		for b.Loop() {
+		perUnit(b, n, "ns/task", func() {
 			var wg sync.WaitGroup
 			for range n {
 				wg.Add(1)
@@ -131,10 +116,33 @@ func BenchmarkSpawn(b *testing.B) {
 				}()
 			}
 			wg.Wait()
-			iters++
-		}
-		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*n), "ns/task")
+		})
 	})
+}
+
+// perUnit runs body in b's loop and reports the time per unit of work,
+// body doing units of it per call.
+func perUnit(b *testing.B, units int, metric string, body func()) {
+	b.ReportAllocs()
+	start := time.Now()
+	iters := 0
+	for b.Loop() {
+		body()
+		iters++
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*units), metric)
+}
+
+// spawnBatch spawns n trivial tasks on ex from outside and waits for them.
+func spawnBatch(b *testing.B, ex Executor, n int) {
+	for range n {
+		if _, err := ex.Spawn(trivial); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := ex.Wait(); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // pingPong is two tasks that take turns, each waking the other, for a
@@ -179,10 +187,7 @@ func BenchmarkPingPong(b *testing.B) {
 		b.Run(be.name, func(b *testing.B) {
 			ex, rec := be.make()
 			defer ex.Close()
-			b.ReportAllocs()
-			start := time.Now()
-			iters := 0
-			for b.Loop() {
+			perUnit(b, r, "ns/round", func() {
 				p := &pingPong{rounds: int64(r)}
 				ex.Spawn(p.task(0))
 				ex.Spawn(p.task(1))
@@ -190,16 +195,11 @@ func BenchmarkPingPong(b *testing.B) {
 					b.Fatal(err)
 				}
 				emptyLog(rec)
-				iters++
-			}
-			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*r), "ns/round")
+			})
 		})
 	}
 	b.Run("goroutines", func(b *testing.B) {
-		b.ReportAllocs()
-		start := time.Now()
-		iters := 0
-		for b.Loop() {
+		perUnit(b, r, "ns/round", func() {
 			ping, pong := make(chan struct{}), make(chan struct{})
 			done := make(chan struct{})
 			go func() {
@@ -214,9 +214,7 @@ func BenchmarkPingPong(b *testing.B) {
 				<-pong
 			}
 			<-done
-			iters++
-		}
-		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(iters*r), "ns/round")
+		})
 	})
 }
 
@@ -287,14 +285,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	defer logged.Close()
 	batch := func(ex Executor) time.Duration {
 		start := time.Now()
-		for range n {
-			if _, err := ex.Spawn(trivial); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := ex.Wait(); err != nil {
-			b.Fatal(err)
-		}
+		spawnBatch(b, ex, n)
 		if ex == logged {
 			if log.Len() < 4*n { // 4 per task, and parks
 				b.Fatalf("the log holds %d events, want at least %d", log.Len(), 4*n)
