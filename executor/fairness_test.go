@@ -2,6 +2,7 @@ package executor
 
 import (
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/execspec/execspec/traces"
@@ -96,17 +97,24 @@ func TestFairnessCheckCatchesStarvation(t *testing.T) {
 	ex := NewPriority(PriorityConfig{Aging: 1 << 20, MaxPriority: 7})
 	rec := &sliceRecorder{}
 	ex.SetRecorder(rec)
+	// The high-priority tasks wake themselves and count their polls only
+	// once the low one is queued, so that it is overtaken 600 times
+	// whatever the schedule (with one worker, a high task is always queued).
 	var high [3]int
-	low, _ := ex.SpawnPriority(ready(0), 0)
+	var lowQueued atomic.Bool
 	for i := range high {
 		ex.SpawnPriority(FutureFunc(func(cx *Context) (any, bool) {
-			if high[i]++; high[i] == 200 {
-				return nil, true
+			if lowQueued.Load() {
+				if high[i]++; high[i] == 200 {
+					return nil, true
+				}
 			}
 			cx.Waker().Wake()
 			return nil, false
 		}), 7)
 	}
+	low, _ := ex.SpawnPriority(ready(0), 0)
+	lowQueued.Store(true)
 	low.Join()
 	ex.Close()
 	worst, task := maxOvertakes(rec.events())
