@@ -2,21 +2,68 @@ package traces
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"strconv"
 )
 
 // WriteChromeTrace writes the trace in the Chrome trace-event format (JSON),
 // which Perfetto (ui.perfetto.dev) and chrome://tracing open, so that traces
-// too long for WriteHTML can be browsed. Time is logical: one Seq is one
-// microsecond. Each worker is a thread (tid = worker + 1; tid 0 is
-// "outside"); each poll is a complete ("X") event from its take to its
-// poll-end; spawns, wakes, parks and panics are instant events; wakes
-// (waker → the task's next take) and steals (victim → thief) are flow
-// events. Memory: one entry per task that is being polled or has a pending
-// wake, not per event.
+// too long for WriteHTML can be browsed. It is NewChromeWriter, Write for
+// each event, then Close: see ChromeWriter for the format and the memory.
 func WriteChromeTrace(w io.Writer, h Header, events []Event) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
+	cw, err := NewChromeWriter(w, h)
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		if err := cw.Write(e); err != nil {
+			return err
+		}
+	}
+	return cw.Close()
+}
+
+// ChromeWriter streams a trace in the Chrome trace-event format, one event
+// at a time, so that a trace of any length is converted as it is read.
+// Time is logical: one Seq is one microsecond. Each worker is a thread
+// (tid = worker + 1; tid 0 is "outside"); each poll is a complete ("X")
+// event from its take to its poll-end; spawns, wakes, parks and panics are
+// instant events; wakes (waker → the task's next take) and steals (victim →
+// thief) are flow events.
+//
+// Memory: a 64 KiB buffer and one entry per task that is being polled or has
+// a pending wake, never one per event; the header is checked with
+// CheckHeader first, so the worker table is at most MaxWorkers lines.
+// A ChromeWriter is not safe for concurrent use.
+type ChromeWriter struct {
+	bw      *bufio.Writer
+	b       []byte
+	running map[int64]chromeStart
+	wakes   map[int64]uint64
+	flow    uint64
+	err     error
+}
+
+type chromeStart struct {
+	seq    uint64
+	source Source
+	victim int32
+}
+
+// NewChromeWriter checks h and writes the beginning of the page to w.
+func NewChromeWriter(w io.Writer, h Header) (*ChromeWriter, error) {
+	if h.Format == "" {
+		h.Format = Format
+	}
+	if h.Version == 0 {
+		h.Version = Version
+	}
+	if err := CheckHeader(h); err != nil {
+		return nil, fmt.Errorf("traces: chrome trace: %w", err)
+	}
+	cw := &ChromeWriter{bw: bufio.NewWriterSize(w, 64<<10), running: map[int64]chromeStart{}, wakes: map[int64]uint64{}}
+	bw := cw.bw
 	bw.WriteString(`{"displayTimeUnit":"ns","otherData":{"format":"execspec-trace","executor":`)
 	b := appendString(nil, h.Executor)
 	bw.Write(b)
@@ -33,79 +80,90 @@ func WriteChromeTrace(w io.Writer, h Header, events []Event) error {
 		b = append(b, `,"args":{"name":"worker `...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, `"}}`...)
+		if len(b) >= 32<<10 {
+			if _, err := bw.Write(b); err != nil {
+				return nil, err
+			}
+			b = b[:0]
+		}
 	}
-	bw.Write(b)
+	if _, err := bw.Write(b); err != nil {
+		return nil, err
+	}
+	cw.b = b[:0]
+	return cw, nil
+}
 
-	type start struct {
-		seq    uint64
-		source Source
-		victim int32
+// Write writes one event. After a write error, Write returns it again.
+func (cw *ChromeWriter) Write(e Event) error {
+	if cw.err != nil {
+		return cw.err
 	}
-	type wake struct {
-		id uint64
-	}
-	running := map[int64]start{}
-	wakes := map[int64]wake{}
-	var flow uint64
-	for _, e := range events {
-		b = b[:0]
-		tid := int64(e.Worker) + 1
-		switch e.Kind {
-		case KindTake, KindPollBegin:
-			if _, ok := running[e.Task]; !ok || e.Kind == KindTake {
-				running[e.Task] = start{e.Seq, e.Source, e.Victim}
-			}
-			if e.Kind != KindTake {
-				break
-			}
-			if wk, ok := wakes[e.Task]; ok {
-				b = appendFlow(b, "f", "wake", wk.id, e.Seq, tid)
-				delete(wakes, e.Task)
-			}
-			if e.Source == SourceSteal {
-				flow++
-				b = appendFlow(b, "s", "steal", flow, e.Seq, int64(e.Victim)+1)
-				b = appendFlow(b, "f", "steal", flow, e.Seq, tid)
-			}
-		case KindPollEnd:
-			s, ok := running[e.Task]
-			if !ok {
-				s = start{seq: e.Seq}
-			}
-			delete(running, e.Task)
-			b = append(b, ",\n"+`{"name":"t`...)
-			b = strconv.AppendInt(b, e.Task, 10)
-			b = append(b, `","cat":"poll","ph":"X","pid":1,"tid":`...)
-			b = strconv.AppendInt(b, tid, 10)
-			b = append(b, `,"ts":`...)
-			b = strconv.AppendUint(b, s.seq, 10)
-			b = append(b, `,"dur":`...)
-			b = strconv.AppendUint(b, max(e.Seq-min(e.Seq, s.seq), 1), 10)
-			b = append(b, `,"args":{"task":`...)
-			b = strconv.AppendInt(b, e.Task, 10)
-			b = append(b, `,"result":"`...)
-			b = append(b, e.Result.String()...)
-			b = append(b, `","source":"`...)
-			b = append(b, s.source.String()...)
-			b = append(b, `"}}`...)
-		case KindWake:
-			if e.Outcome == OutcomeScheduled || e.Outcome == OutcomeNone {
-				flow++
-				wakes[e.Task] = wake{flow}
-				b = appendInstant(b, e, tid)
-				b = appendFlow(b, "s", "wake", flow, e.Seq, tid)
-			} else {
-				b = appendInstant(b, e, tid)
-			}
-		default:
-			b = appendInstant(b, e, tid)
+	b := cw.b[:0]
+	tid := int64(e.Worker) + 1
+	switch e.Kind {
+	case KindTake, KindPollBegin:
+		if _, ok := cw.running[e.Task]; !ok || e.Kind == KindTake {
+			cw.running[e.Task] = chromeStart{e.Seq, e.Source, e.Victim}
 		}
-		if _, err := bw.Write(b); err != nil {
-			return err
+		if e.Kind != KindTake {
+			break
 		}
+		if id, ok := cw.wakes[e.Task]; ok {
+			b = appendFlow(b, "f", "wake", id, e.Seq, tid)
+			delete(cw.wakes, e.Task)
+		}
+		if e.Source == SourceSteal {
+			cw.flow++
+			b = appendFlow(b, "s", "steal", cw.flow, e.Seq, int64(e.Victim)+1)
+			b = appendFlow(b, "f", "steal", cw.flow, e.Seq, tid)
+		}
+	case KindPollEnd:
+		s, ok := cw.running[e.Task]
+		if !ok {
+			s = chromeStart{seq: e.Seq}
+		}
+		delete(cw.running, e.Task)
+		b = append(b, ",\n"+`{"name":"t`...)
+		b = strconv.AppendInt(b, e.Task, 10)
+		b = append(b, `","cat":"poll","ph":"X","pid":1,"tid":`...)
+		b = strconv.AppendInt(b, tid, 10)
+		b = append(b, `,"ts":`...)
+		b = strconv.AppendUint(b, s.seq, 10)
+		b = append(b, `,"dur":`...)
+		b = strconv.AppendUint(b, max(e.Seq-min(e.Seq, s.seq), 1), 10)
+		b = append(b, `,"args":{"task":`...)
+		b = strconv.AppendInt(b, e.Task, 10)
+		b = append(b, `,"result":"`...)
+		b = append(b, e.Result.String()...)
+		b = append(b, `","source":"`...)
+		b = append(b, s.source.String()...)
+		b = append(b, `"}}`...)
+	case KindWake:
+		b = appendInstant(b, e, tid)
+		if e.Outcome == OutcomeScheduled || e.Outcome == OutcomeNone {
+			cw.flow++
+			cw.wakes[e.Task] = cw.flow
+			b = appendFlow(b, "s", "wake", cw.flow, e.Seq, tid)
+		}
+	default:
+		b = appendInstant(b, e, tid)
 	}
-	bw.WriteString("\n]}\n")
-	return bw.Flush()
+	cw.b = b
+	if _, err := cw.bw.Write(b); err != nil {
+		cw.err = err
+	}
+	return cw.err
+}
+
+// Close ends the page and flushes it; it does not close the io.Writer.
+func (cw *ChromeWriter) Close() error {
+	if cw.err != nil {
+		return cw.err
+	}
+	cw.bw.WriteString("\n]}\n")
+	cw.err = cw.bw.Flush()
+	return cw.err
 }
 
 func appendInstant(b []byte, e Event, tid int64) []byte {

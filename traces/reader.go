@@ -196,6 +196,9 @@ func parseHeader(line []byte, last bool) (Header, error) {
 		}
 		return Header{}, errf(ErrSyntax, "bad JSON in the header: "+err.Error())
 	}
+	if err := checkHeaderSyntax(line); err != nil {
+		return Header{}, err
+	}
 	if _, ok := probe["format"]; !ok {
 		if _, isEvent := probe["kind"]; isEvent {
 			return Header{}, errf(ErrMissingHeader, `missing header: the first line is an event; a trace starts with {"format":"execspec-trace","version":1,...}`)

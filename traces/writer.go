@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 )
 
 // Writer writes a trace: the header line, then one line per event. It
@@ -16,12 +15,12 @@ import (
 // Write allocates nothing. A Writer is not safe for concurrent use: record
 // into a Log and write its events afterwards.
 type Writer struct {
-	bw     *bufio.Writer
-	h      Header
-	buf    []byte
-	n      int
-	err    error
-	closer io.Closer
+	bw  *bufio.Writer
+	h   Header
+	buf []byte
+	n   int
+	err error
+	out *OutputFile // from Create: committed by Close
 }
 
 // NewWriter writes h as the header of a trace on w. An empty Format and a
@@ -48,19 +47,21 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	return tw, nil
 }
 
-// Create creates the file name and returns a Writer on it; Close flushes
-// and closes it.
-func Create(name string, h Header) (*Writer, error) {
-	f, err := os.Create(name)
+// Create starts writing the file name and returns a Writer on it; Close
+// flushes and commits it. The file is written as CreateOutput writes one:
+// never through a symbolic link, never onto one of inputs, and it appears
+// whole or not at all (a failed write leaves the path as it was).
+func Create(name string, h Header, inputs ...string) (*Writer, error) {
+	o, err := CreateOutput(name, inputs...)
 	if err != nil {
 		return nil, err
 	}
-	w, err := NewWriter(f, h)
+	w, err := NewWriter(o, h)
 	if err != nil {
-		f.Close()
+		o.Abort()
 		return nil, err
 	}
-	w.closer = f
+	w.out = o
 	return w, nil
 }
 
@@ -97,21 +98,24 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
-// Close flushes, and closes the file that Create created.
+// Close flushes, and commits the file that Create started (after an
+// error, it removes it instead).
 func (w *Writer) Close() error {
 	err := w.Flush()
-	if w.closer != nil {
-		if cerr := w.closer.Close(); err == nil {
-			err = cerr
+	if w.out != nil {
+		if err != nil {
+			w.out.Abort()
+		} else {
+			err = w.out.Commit()
 		}
-		w.closer = nil
+		w.out = nil
 	}
 	return err
 }
 
-// WriteFile writes a whole trace to the file name.
-func WriteFile(name string, h Header, events []Event) error {
-	w, err := Create(name, h)
+// WriteFile writes a whole trace to the file name, through Create.
+func WriteFile(name string, h Header, events []Event, inputs ...string) error {
+	w, err := Create(name, h, inputs...)
 	if err != nil {
 		return err
 	}
