@@ -196,6 +196,11 @@ type ConformanceError struct {
 	State   string       // the model state (lanes) when the premise was evaluated
 	Before  []traces.Event
 	Msg     string // the whole message, as Error returns it
+	// Limit, when not empty, names a capacity limit of the checker that
+	// the event exceeds (such as MaxConformTask): the checker cannot say
+	// whether the event is an enabled rule, so the verdict is Unknown, not
+	// Violated. The executor is not at fault.
+	Limit string
 }
 
 // Error returns e.g. "event 1832 (seq 4410): WORKER-STEAL by worker 2 of
@@ -483,7 +488,7 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 		return c.fail(idx, e, confRule(e), "a well-formed event", err.Error())
 	}
 	if e.Task > MaxConformTask {
-		return c.fail(idx, e, confRule(e), fmt.Sprintf("task id ≤ %d", MaxConformTask), fmt.Sprintf("task id %d is beyond what the checker tables", e.Task))
+		return c.limit(idx, e, fmt.Sprintf("task ids up to %d (checker.MaxConformTask)", MaxConformTask), fmt.Sprintf("task id %d", e.Task))
 	}
 	t := int(e.Task)
 	if e.Kind != traces.KindSpawn && t != 0 && (t > len(c.s.Task) || c.s.Task[t-1] == model.Idle) {
@@ -573,6 +578,16 @@ func (c *Conformance) fail(idx int, e *traces.Event, r model.Rule, premise, reas
 		State: c.Lanes(), Before: before,
 	}
 	ce.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, r), reason, premise)
+	c.err = ce
+	return ce
+}
+
+// limit records an event beyond a capacity limit of the checker: the
+// check stops with an Unknown verdict. Neither the state nor the events
+// before it are kept: at a limit they are as large as the limit.
+func (c *Conformance) limit(idx int, e *traces.Event, limit, what string) error {
+	ce := &ConformanceError{Index: idx, Event: *e, Rule: confRule(e), Limit: limit}
+	ce.Msg = fmt.Sprintf("event %d (seq %d): %s is beyond a limit of the checker, %s: no verdict", idx+1, e.Seq, what, limit)
 	c.err = ce
 	return ce
 }
@@ -1158,6 +1173,8 @@ func (c *Conformance) Finish() *ConformanceReport {
 	}
 	sort.SliceStable(r.Warnings, func(i, j int) bool { return r.Warnings[i].Index < r.Warnings[j].Index })
 	switch {
+	case r.Err != nil && r.Err.Limit != "":
+		r.Verdict = Unknown
 	case r.Err != nil:
 		r.Verdict = Violated
 	case len(r.NeverCompleted) > 0:

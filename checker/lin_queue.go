@@ -445,7 +445,7 @@ func CheckLinQueue(name string, ops []LinQueueOp, opt LinOptions) (LinCheck, err
 		return describeWindow(name, parts[i])
 	}, linFIFODecide)
 	if c.Verdict == Violated && opt.HTML != "" {
-		if err := writeLinHTML(c, opt.HTML, nil); err != nil {
+		if err := writeLinHTML(c, opt.HTML, nil, max(time.Until(deadline), time.Second), opt.Inputs); err != nil {
 			c.HTMLError = err.Error()
 		} else {
 			c.HTML = opt.HTML

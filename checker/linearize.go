@@ -49,6 +49,16 @@ type LinOptions struct {
 	// for steals, parks and wakes. Nothing is written when nothing is
 	// violated.
 	HTML string
+	// MaxEvents is the longest trace checked, in events: the history costs
+	// memory in proportion to the trace (about 300 bytes per event at the
+	// peak), so a longer trace gets an Unknown verdict that names the limit
+	// instead of an unbounded allocation. Zero means LinDefaultMaxEvents;
+	// negative means no bound.
+	MaxEvents int
+	// Inputs are files the HTML file must never replace (the trace):
+	// the HTML is written through traces.CreateOutput, which also never
+	// follows a symbolic link.
+	Inputs []string
 }
 
 // Defaults of LinOptions, chosen from measurements (see the benchmarks).
@@ -60,7 +70,30 @@ const (
 	// LinWholeBudget is the most the whole-executor search may take of the
 	// budget; past it that specification is Unknown.
 	LinWholeBudget = 2 * time.Second
+	// LinDefaultMaxEvents is the default of LinOptions.MaxEvents.
+	LinDefaultMaxEvents = 1 << 21
 )
+
+func (o LinOptions) maxEvents() int {
+	switch {
+	case o.MaxEvents == 0:
+		return LinDefaultMaxEvents
+	case o.MaxEvents < 0:
+		return int(^uint(0) >> 1)
+	}
+	return o.MaxEvents
+}
+
+// LinTooLong is the result of a linearizability check of a trace of n
+// events, more than limit: Unknown, naming the limit. A caller that reads a
+// trace as a stream uses it to stop keeping events once the limit is
+// passed.
+func LinTooLong(n, limit int) LinResult {
+	return LinResult{Verdict: Unknown, Checks: []LinCheck{{
+		Spec: "history", Verdict: Unknown,
+		Detail: fmt.Sprintf("not checked: the trace has %d events, more than the limit of %d events of the linearizability check (its memory grows with the trace)", n, limit),
+	}}}
+}
 
 func (o LinOptions) budget() time.Duration {
 	if o.Budget <= 0 {
@@ -183,8 +216,16 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 	var why []string  // and what the decision said
 	var search [][]porcupine.Operation
 	var searchIdx, long []int
+	late := 0 // parts not looked at: the budget ran out first
 	for i, p := range parts {
 		c.Ops += len(p)
+		if i%64 == 0 && time.Now().After(deadline) {
+			late = len(parts) - i
+			for _, q := range parts[i+1:] {
+				c.Ops += len(q)
+			}
+			break
+		}
 		if linWitness(model, p) {
 			continue
 		}
@@ -264,6 +305,10 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 		c.Detail = "no linearization of " + strings.Join(why, "; ")
 	case unknown != "":
 		c.Verdict, c.Detail = Unknown, unknown
+	case late > 0:
+		c.Verdict = Unknown
+		c.Skipped += late
+		c.Detail = fmt.Sprintf("time budget spent: %d of %d parts not checked", late, len(parts))
 	case undecided > 0:
 		c.Verdict = Unknown
 		c.Detail = fmt.Sprintf("%d part(s) longer than %d operations undecided within their budget", undecided, maxPart)
@@ -276,14 +321,14 @@ func linRun(spec string, model porcupine.Model, parts [][]porcupine.Operation, m
 
 // writeLinHTML writes porcupine's visualization of c's failing parts to
 // path, with annotations.
-func writeLinHTML(c LinCheck, path string, notes []linNote) error {
+func writeLinHTML(c LinCheck, path string, notes []linNote, budget time.Duration, inputs []string) error {
 	if len(c.failing) == 0 {
 		return errors.New("no failing part to show")
 	}
 	m := c.model
 	parts := c.failing
 	m.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return parts }
-	res, info := porcupine.CheckOperationsVerbose(m, nil, 10*time.Second)
+	res, info := porcupine.CheckOperationsVerbose(m, nil, budget)
 	if res != porcupine.Illegal {
 		return fmt.Errorf("re-check of the failing parts gave %s", res)
 	}
@@ -322,7 +367,8 @@ func writeLinHTML(c LinCheck, path string, notes []linNote) error {
 		keep = keep[:500]
 	}
 	info.AddAnnotations(keep)
-	if err := porcupine.VisualizePath(m, info, path); err != nil {
+	err := traces.WriteOutput(path, func(o *traces.OutputFile) error { return porcupine.Visualize(m, info, o) }, inputs...)
+	if err != nil {
 		return fmt.Errorf("writing linearizability visualization: %w", err)
 	}
 	return nil
@@ -367,6 +413,9 @@ func writeLinHTML(c LinCheck, path string, notes []linNote) error {
 func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions) (LinResult, error) {
 	start := time.Now()
 	deadline := start.Add(opt.budget())
+	if limit := opt.maxEvents(); len(events) > limit {
+		return LinTooLong(len(events), limit), nil
+	}
 	hist, err := linBuildHistory(h, events, opt.OwnerFIFO, opt.Complete)
 	if err != nil {
 		return LinResult{Verdict: Unknown}, fmt.Errorf("linearizability: %w", err)
@@ -448,7 +497,7 @@ func CheckLinearizability(h traces.Header, events []traces.Event, opt LinOptions
 				continue
 			}
 			res.HTMLError = ""
-			if err := writeLinHTML(c, opt.HTML, hist.notes); err != nil {
+			if err := writeLinHTML(c, opt.HTML, hist.notes, max(time.Until(deadline), time.Second), opt.Inputs); err != nil {
 				res.HTMLError = err.Error()
 				res.Checks[i].HTMLError = res.HTMLError
 				break
