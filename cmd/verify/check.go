@@ -2,17 +2,16 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/traces"
@@ -33,6 +32,7 @@ type checkFlags struct {
 	last         int
 	lin          bool
 	linBudget    time.Duration
+	linHTML      string
 	stuckAfter   time.Duration
 }
 
@@ -40,12 +40,13 @@ func checkFlagSet(stderr io.Writer, f *checkFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("verify check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.html, "html", "", "write an HTML timeline of the trace, with the violation marked, to `FILE`")
-	fs.StringVar(&f.chrome, "chrome", "", "write the trace in the Chrome trace-event format (Perfetto, chrome://tracing) to `FILE`")
+	fs.StringVar(&f.chrome, "chrome", "", "write the trace in the Chrome trace-event format (Perfetto, chrome://tracing) to `FILE`, streamed as it is read")
 	fs.BoolVar(&f.goTrace, "go-trace", false, "FILE is a Go runtime execution trace (runtime/trace), not an execspec trace")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
-	fs.IntVar(&f.last, "last", 10, "how many events before the violation to print")
-	fs.BoolVar(&f.lin, "linearizability", false, "also check the linearizability of the trace's queue operations (call/ret ticks)")
-	fs.DurationVar(&f.linBudget, "lin-budget", checker.LinDefaultBudget, "time budget of the linearizability check (then unknown)")
+	fs.IntVar(&f.last, "last", 10, fmt.Sprintf("how many events before the violation to print (0 to %d)", maxLast))
+	fs.BoolVar(&f.lin, "linearizability", false, fmt.Sprintf("also check the linearizability of the trace's queue operations (call/ret ticks); traces of more than %d events are unknown", checker.LinDefaultMaxEvents))
+	fs.DurationVar(&f.linBudget, "lin-budget", checker.LinDefaultBudget, "time limit of the linearizability check, at least 1ms; when it is spent the check stops (within a second) and its verdict is unknown")
+	fs.StringVar(&f.linHTML, "lin-html", "", "with --linearizability: write porcupine's visualization of a violation to `FILE`")
 	fs.DurationVar(&f.stuckAfter, "stuck-after", time.Second, "with --go-trace: a goroutine runnable this long at the end of the trace, never run, is a finding")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify check [flags] FILE")
@@ -54,14 +55,18 @@ func checkFlagSet(stderr io.Writer, f *checkFlags) *flag.FlagSet {
 		fmt.Fprintln(stderr, "reported with the rule, the premise that failed, the state of every queue and")
 		fmt.Fprintln(stderr, "worker, and the events before it. At the end: lost wakeups, tasks never")
 		fmt.Fprintln(stderr, "completed, and the fairness figures. FILE is JSON lines (docs/trace-format.md)")
-		fmt.Fprintln(stderr, "or the text form; - reads standard input.")
+		fmt.Fprintln(stderr, "or the text form; - reads standard input. Output files are written whole or")
+		fmt.Fprintln(stderr, "not at all, never through a symbolic link and never onto FILE.")
 		fmt.Fprintln(stderr, "\nExamples:")
 		fmt.Fprintln(stderr, "  verify check run.jsonl")
 		fmt.Fprintln(stderr, "  verify check --html run.html run.jsonl")
 		fmt.Fprintln(stderr, "  verify check --go-trace trace.out")
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExit codes: 0 conforms, 1 violation, 2 bad input or usage, 3 unknown.")
+		fmt.Fprintln(stderr, "\nExit codes: 0 conforms, 1 violation, 2 bad input, usage, or an output file not")
+		fmt.Fprintln(stderr, "written (the verdict is printed first), 3 unknown: tasks not DONE at the end, a")
+		fmt.Fprintln(stderr, "limit of the checker reached (named), or SIGINT/SIGTERM (the events read so far")
+		fmt.Fprintln(stderr, "are reported; a violation already found is still exit 1).")
 	}
 	return fs
 }
@@ -72,21 +77,34 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if err := validateFlags(fs, checkFlagSpecs(&f)); err != nil {
+		return flagError(stderr, "check", err)
+	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "verify check: want one trace FILE (see verify check -h)")
 		return exitUsage
 	}
 	file := fs.Arg(0)
-	if f.goTrace {
-		return checkGoTrace(file, &f, stdout, stderr)
+	if err := distinctOutputs(map[string]string{"--html": f.html, "--chrome": f.chrome, "--lin-html": f.linHTML}); err != nil {
+		fmt.Fprintf(stderr, "verify check: %v\n", err)
+		return exitUsage
 	}
-	in, closeIn, err := openInput(file)
+	if f.goTrace {
+		return checkGoTrace(ctx, file, &f, stdout, stderr)
+	}
+	in, closeIn, err := openInputCtx(ctx, file)
 	if err != nil {
+		if isInterrupted(err) {
+			return checkInterrupted(stdout, stderr, &f, file, nil, 0)
+		}
 		return badInput(stdout, stderr, f.json, file, err)
 	}
 	defer closeIn()
 	src, err := openTrace(in, file)
 	if err != nil {
+		if isInterrupted(err) {
+			return checkInterrupted(stdout, stderr, &f, file, nil, 0)
+		}
 		return badInput(stdout, stderr, f.json, file, err)
 	}
 	h := src.Header()
@@ -94,28 +112,74 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
-	keepAll := f.html != "" || f.chrome != "" || f.lin
+	// The Chrome page is written as the trace is read, in memory
+	// independent of its length; its file is created first, so that a
+	// name that cannot be written is refused before any work.
 	var (
-		all    []traces.Event
-		recent = newRing(max(f.last, 0) + 1)
-		n      int
-		cerr   *checker.ConformanceError
-		line   int
+		chrome    *traces.ChromeWriter
+		chromeOut *traces.OutputFile
+		outErrs   []error // output files not written; the verdict stands
 	)
+	if f.chrome != "" {
+		chromeOut, err = traces.CreateOutput(f.chrome, file)
+		if err != nil {
+			fmt.Fprintf(stderr, "verify check: --chrome: %s\n", traces.Printable(err.Error()))
+			return exitUsage
+		}
+		defer chromeOut.Abort()
+		if chrome, err = traces.NewChromeWriter(chromeOut, h); err != nil {
+			outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
+			chrome = nil
+		}
+	}
+	linLimit := checker.LinDefaultMaxEvents
+	var (
+		all         []traces.Event // for the HTML timeline
+		linEvents   []traces.Event // for the linearizability check, up to linLimit
+		recent      = newRing(f.last + 1)
+		n, total    int // events that conform; events read
+		cerr        *checker.ConformanceError
+		line        int
+		interrupted bool
+	)
+	done := ctx.Done()
 	for {
-		if n%4096 == 0 && ctx.Err() != nil {
-			fmt.Fprintf(stderr, "verify check: interrupted after %d events; no verdict\n", n)
-			return exitUnknown
+		if total%256 == 0 {
+			select {
+			case <-done:
+				interrupted = true
+			default:
+			}
+			if interrupted {
+				break
+			}
 		}
 		e, err := src.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			if isInterrupted(err) {
+				interrupted = true
+				break
+			}
 			return badInput(stdout, stderr, f.json, file, err)
 		}
-		if keepAll {
+		total++
+		if f.html != "" {
 			all = append(all, e)
+		}
+		if f.lin && len(linEvents) <= linLimit {
+			linEvents = append(linEvents, e)
+		}
+		if chrome != nil {
+			if err := chrome.Write(e); err != nil {
+				outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
+				chrome = nil
+			}
+		}
+		if cerr != nil {
+			continue // reading on for the pictures and the linearizability check
 		}
 		recent.push(n, e)
 		if err := conf.Step(e); err != nil {
@@ -123,32 +187,31 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:%d: %w", file, src.Line(), err))
 			}
 			line = src.Line()
-			break
+			if f.html == "" && f.chrome == "" && !f.lin {
+				break
+			}
+			continue
 		}
 		n++
 	}
-	if cerr != nil && (f.lin || f.html != "" || f.chrome != "") {
-		// The pictures and the linearizability check see the whole trace,
-		// not only the events up to the violation.
-		for {
-			e, err := src.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return badInput(stdout, stderr, f.json, file, err)
-			}
-			all = append(all, e)
-		}
+	if interrupted && (cerr == nil || cerr.Limit != "") {
+		return checkInterrupted(stdout, stderr, &f, file, &h, n)
 	}
 	var (
 		rep   *checker.ConformanceReport
 		files = map[string]string{}
 		mark  *traces.Mark
+		limit string // a limit of the checker that stopped it
 	)
-	if cerr != nil {
+	switch {
+	case cerr != nil && cerr.Limit != "":
+		limit = cerr.Error()
+		rep = conf.Finish()
+		mark = &traces.Mark{Index: -1, Message: limit, Label: checker.Unknown.String()}
+		cerr = nil
+	case cerr != nil:
 		mark = &traces.Mark{Index: n, Rule: cerr.Rule.String(), Message: cerr.Error()}
-	} else {
+	default:
 		rep = conf.Finish()
 		if rep.Verdict == checker.Violated && rep.Err != nil {
 			cerr = rep.Err // a violation found at the end (an invariant)
@@ -159,31 +222,44 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: cerr.Rule.String(), Message: cerr.Error()}
 		}
 	}
-	if f.html != "" {
-		if err := writeFile(f.html, func(w io.Writer) error { return traces.WriteHTML(w, h, all, mark) }); err != nil {
-			fmt.Fprintf(stderr, "verify check: %v\n", err)
-			return exitUsage
+	if interrupted {
+		outErrs = append(outErrs, errors.New("interrupted while reading the rest of the trace: no output file written, no linearizability check"))
+	} else {
+		if chromeOut != nil && chrome != nil {
+			err := chrome.Close()
+			if err == nil {
+				err = chromeOut.Commit()
+			}
+			if err != nil {
+				outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
+			} else {
+				files["chrome"] = f.chrome
+			}
 		}
-		files["html"] = f.html
-	}
-	if f.chrome != "" {
-		if err := writeFile(f.chrome, func(w io.Writer) error { return traces.WriteChromeTrace(w, h, all) }); err != nil {
-			fmt.Fprintf(stderr, "verify check: %v\n", err)
-			return exitUsage
+		if f.html != "" {
+			if err := traces.WriteOutput(f.html, func(o *traces.OutputFile) error { return traces.WriteHTML(o, h, all, mark) }, file); err != nil {
+				outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
+			} else {
+				files["html"] = f.html
+			}
 		}
-		files["chrome"] = f.chrome
 	}
+	all = nil
 	var lin *checker.LinResult
-	if f.lin {
-		opt := checker.LinOptions{Budget: f.linBudget, Complete: cerr == nil && rep != nil && len(rep.NeverCompleted) == 0}
-		if file != "-" {
-			opt.HTML = strings.TrimSuffix(file, filepath.Ext(file)) + ".lin.html"
+	if f.lin && !interrupted {
+		if len(linEvents) > linLimit {
+			r := checker.LinTooLong(total, linLimit)
+			lin = &r
+		} else {
+			opt := checker.LinOptions{Budget: f.linBudget, Complete: cerr == nil && limit == "" && rep != nil && len(rep.NeverCompleted) == 0,
+				HTML: f.linHTML, Inputs: []string{file}}
+			r, err := runLinearizability(ctx, h, linEvents, opt)
+			if err != nil {
+				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: linearizability: %w", file, err))
+			}
+			lin = &r
 		}
-		r, err := checker.CheckLinearizability(h, all, opt)
-		if err != nil {
-			return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: linearizability: %w", file, err))
-		}
-		lin = &r
+		linEvents = nil
 	}
 	code := exitHolds
 	switch {
@@ -200,35 +276,150 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			code = exitUnknown
 		}
 	}
+	if len(outErrs) > 0 && code != exitViolated || interrupted && code != exitViolated {
+		// An output not written is reported after the verdict, with exit 2
+		// (a violation keeps exit 1: it is the more important news).
+		if !interrupted {
+			code = exitUsage
+		}
+	}
+	defer func() {
+		for _, err := range outErrs {
+			fmt.Fprintf(stderr, "verify check: %s\n", clipLine(traces.Printable(err.Error())))
+		}
+	}()
 	if f.json {
-		printCheckJSON(stdout, file, h, n, line, cerr, rep, recent, lin, files)
+		printCheckJSON(stdout, file, h, n, line, cerr, rep, recent, lin, files, limit, outErrs)
 		return code
 	}
 	bw := bufio.NewWriter(stdout)
 	defer bw.Flush()
-	if cerr != nil {
+	who := fmt.Sprintf("%s (%d workers, policy %s)", term(nonEmpty(h.Executor, "an unnamed executor")), h.Workers, term(nonEmpty(h.Policy, "worksteal")))
+	switch {
+	case cerr != nil:
 		where := fmt.Sprintf("event %d", n+1)
 		if line > 0 {
 			where += fmt.Sprintf(" (line %d)", line)
 		}
-		fmt.Fprintf(bw, "%s: VIOLATION at %s, in a trace of %s (%d workers, policy %s)\n", file, where, nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
+		fmt.Fprintf(bw, "%s: VIOLATION at %s, in a trace of %s\n", term(file), where, who)
 		printViolation(bw, cerr, recent, n)
-	} else {
-		fmt.Fprintf(bw, "%s: %d events of %s (%d workers, policy %s): every event is an enabled rule of the model\n", file, rep.Events, nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
+	case limit != "":
+		fmt.Fprintf(bw, "%s: the first %d events of %s are enabled rules of the model; then the checker stopped at one of its limits\n", term(file), n, who)
+		fmt.Fprintf(bw, "verdict: unknown (%s)\n", term(limit))
+	default:
+		fmt.Fprintf(bw, "%s: %d events of %s: every event is an enabled rule of the model\n", term(file), rep.Events, who)
 		printFinish(bw, rep)
 	}
+	if interrupted {
+		fmt.Fprintf(bw, "interrupted after %d events\n", total)
+	}
 	if lin != nil {
-		bw.WriteString(lin.Summary())
+		for _, l := range strings.Split(strings.TrimRight(lin.Summary(), "\n"), "\n") {
+			fmt.Fprintln(bw, term(l))
+		}
 	}
 	for _, k := range []string{"html", "chrome"} {
 		if files[k] != "" {
-			fmt.Fprintf(bw, "%s: %s\n", map[string]string{"html": "timeline", "chrome": "Chrome trace (open in ui.perfetto.dev)"}[k], files[k])
+			fmt.Fprintf(bw, "%s: %s\n", map[string]string{"html": "timeline", "chrome": "Chrome trace (open in ui.perfetto.dev)"}[k], term(files[k]))
 		}
 	}
 	if cerr != nil && files["html"] == "" && file != "-" {
-		fmt.Fprintf(bw, "see it: verify check --html %s.html %s; step through it: verify replay %s\n", strings.TrimSuffix(file, filepath.Ext(file)), file, file)
+		fmt.Fprintf(bw, "see it: verify check --html %s %s; step through it: verify replay %s\n",
+			traces.ShellQuote(strings.TrimSuffix(file, filepath.Ext(file))+".html"), traces.ShellQuote(file), traces.ShellQuote(file))
 	}
 	return code
+}
+
+// checkInterrupted reports a check stopped by SIGINT or SIGTERM before a
+// verdict: how far it got, and exit 3.
+func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *traces.Header, n int) int {
+	fmt.Fprintf(stderr, "verify check: interrupted after %d events; no verdict\n", n)
+	if f.json {
+		out := checkJSON{File: file, Verdict: checker.Unknown.String(), Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Interrupted: true}
+		if h != nil {
+			out.Executor, out.Policy, out.Workers = h.Executor, h.Policy, h.Workers
+		}
+		json.NewEncoder(stdout).Encode(out)
+		return exitUnknown
+	}
+	if h == nil {
+		fmt.Fprintf(stdout, "%s: interrupted before the header was read\nverdict: unknown (interrupted)\n", term(file))
+		return exitUnknown
+	}
+	fmt.Fprintf(stdout, "%s: interrupted after %d events of %s (%d workers, policy %s): every event read so far is an enabled rule of the model\nverdict: unknown (interrupted)\n",
+		term(file), n, term(nonEmpty(h.Executor, "an unnamed executor")), h.Workers, term(nonEmpty(h.Policy, "worksteal")))
+	return exitUnknown
+}
+
+// runLinearizability runs the linearizability check so that neither its
+// budget nor an interrupt can be overrun: the check stops itself at the
+// budget, and if it has not returned a second later (or at once, on
+// SIGINT/SIGTERM) the command goes on with an Unknown verdict without it.
+func runLinearizability(ctx context.Context, h traces.Header, events []traces.Event, opt checker.LinOptions) (checker.LinResult, error) {
+	type result struct {
+		r   checker.LinResult
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		r, err := checker.CheckLinearizability(h, events, opt)
+		ch <- result{r, err}
+	}()
+	budget := opt.Budget
+	if budget <= 0 {
+		budget = checker.LinDefaultBudget
+	}
+	t := time.NewTimer(budget + time.Second)
+	defer t.Stop()
+	unknown := func(why string) checker.LinResult {
+		return checker.LinResult{Verdict: checker.Unknown, Checks: []checker.LinCheck{{Spec: "history", Verdict: checker.Unknown, Detail: why}}}
+	}
+	select {
+	case r := <-ch:
+		return r.r, r.err
+	case <-ctx.Done():
+		return unknown("interrupted"), nil
+	case <-t.C:
+		return unknown(fmt.Sprintf("the time limit of %v (--lin-budget) was spent; the check was stopped", budget)), nil
+	}
+}
+
+// distinctOutputs refuses two output flags naming the same file.
+func distinctOutputs(outs map[string]string) error {
+	seen := map[string]string{}
+	for _, flag := range []string{"--html", "--chrome", "--lin-html", "--out"} {
+		name := outs[flag]
+		if name == "" {
+			continue
+		}
+		abs, _ := filepath.Abs(name)
+		if other, dup := seen[abs]; dup {
+			return fmt.Errorf("%s and %s name the same file %s", other, flag, term(name))
+		}
+		seen[abs] = flag
+	}
+	return nil
+}
+
+// term is s as it may be printed on a terminal: escaped by
+// traces.Printable, and cut to a bounded length.
+func term(s string) string { return clipLine(traces.Printable(s)) }
+
+// maxLineBytes bounds one printed line built from a trace's data (a state
+// with millions of queued tasks, a long detail).
+const maxLineBytes = 2000
+
+// clipLine cuts s to maxLineBytes, at a rune boundary, saying how much was
+// left out.
+func clipLine(s string) string {
+	if len(s) <= maxLineBytes {
+		return s
+	}
+	cut := maxLineBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
 }
 
 // shortEvent is the text form of e with a long detail cut, for listings
@@ -254,17 +445,22 @@ func printViolation(w io.Writer, cerr *checker.ConformanceError, recent *ring, a
 	if cerr.Rule != 0 {
 		fmt.Fprintf(w, "  rule:    %s\n", cerr.Rule)
 	}
-	fmt.Fprintf(w, "  what:    %s\n", cerr.Error())
+	fmt.Fprintf(w, "  what:    %s\n", term(cerr.Error()))
 	if cerr.Premise != "" {
-		fmt.Fprintf(w, "  premise: %s fails\n", strings.TrimSuffix(cerr.Premise, " fails"))
+		fmt.Fprintf(w, "  premise: %s fails\n", term(strings.TrimSuffix(cerr.Premise, " fails")))
 	}
 	if cerr.Reason != "" {
-		fmt.Fprintf(w, "  instead: %s\n", cerr.Reason)
+		fmt.Fprintf(w, "  instead: %s\n", term(cerr.Reason))
 	}
 	if cerr.State != "" {
 		fmt.Fprintln(w, "state before the event:")
-		for _, l := range strings.Split(strings.TrimRight(cerr.State, "\n"), "\n") {
-			fmt.Fprintf(w, "  %s\n", l)
+		lines := strings.Split(strings.TrimRight(cerr.State, "\n"), "\n")
+		for i, l := range lines {
+			if i == 200 {
+				fmt.Fprintf(w, "  … (%d more lines)\n", len(lines)-i)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", term(l))
 		}
 	}
 	fmt.Fprintln(w, "events before it:")
@@ -273,7 +469,7 @@ func printViolation(w io.Writer, cerr *checker.ConformanceError, recent *ring, a
 		if i == at {
 			prefix = "-> "
 		}
-		fmt.Fprintf(w, "  %s%6d  %s\n", prefix, i+1, shortEvent(e))
+		fmt.Fprintf(w, "  %s%6d  %s\n", prefix, i+1, term(shortEvent(e)))
 	})
 }
 
@@ -298,7 +494,7 @@ func printFinish(w io.Writer, rep *checker.ConformanceReport) {
 	}
 	fmt.Fprintln(w)
 	for _, l := range strings.Split(rep.Summary(), "\n") {
-		fmt.Fprintf(w, "  %s\n", l)
+		fmt.Fprintf(w, "  %s\n", term(l))
 	}
 }
 
@@ -335,6 +531,9 @@ type checkJSON struct {
 	Linearizable   string            `json:"linearizability,omitempty"`
 	Files          map[string]string `json:"files,omitempty"`
 	Error          string            `json:"error,omitempty"`
+	Limit          string            `json:"limit,omitempty"`       // a limit of the checker that stopped it (verdict unknown)
+	Interrupted    bool              `json:"interrupted,omitempty"` // SIGINT or SIGTERM stopped it
+	OutputErrors   []string          `json:"output_errors,omitempty"`
 }
 
 type violationJSON struct {
@@ -350,8 +549,11 @@ type violationJSON struct {
 	Before  []string `json:"before"`
 }
 
-func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr *checker.ConformanceError, rep *checker.ConformanceReport, recent *ring, lin *checker.LinResult, files map[string]string) {
-	out := checkJSON{File: file, Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files}
+func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr *checker.ConformanceError, rep *checker.ConformanceReport, recent *ring, lin *checker.LinResult, files map[string]string, limit string, outErrs []error) {
+	out := checkJSON{File: file, Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files, Limit: limit}
+	for _, err := range outErrs {
+		out.OutputErrors = append(out.OutputErrors, err.Error())
+	}
 	if cerr != nil {
 		out.Verdict = checker.Violated.String()
 		v := &violationJSON{Index: n, Number: n + 1, Line: line, Rule: cerr.Rule.String(), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
@@ -361,6 +563,8 @@ func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr
 			}
 		})
 		out.Violation = v
+	} else if limit != "" {
+		out.Verdict = checker.Unknown.String()
 	} else {
 		out.Verdict = rep.Verdict.String()
 		out.Events = rep.Events
@@ -385,7 +589,7 @@ func badInput(stdout, stderr io.Writer, asJSON bool, file string, err error) int
 	if !strings.Contains(msg, file) {
 		msg = file + ": " + msg
 	}
-	fmt.Fprintf(stderr, "verify check: bad input: %s\n", msg)
+	fmt.Fprintf(stderr, "verify check: bad input: %s\n", term(msg))
 	if asJSON {
 		json.NewEncoder(stdout).Encode(checkJSON{File: file, Verdict: "bad-input", Error: msg})
 	}
@@ -423,39 +627,27 @@ func openTrace(r io.Reader, name string) (traceSource, error) {
 	return traces.NewTextReader(br, name)
 }
 
-// openInput opens file, or standard input for "-".
-func openInput(file string) (io.Reader, func(), error) {
-	if file == "-" {
-		return os.Stdin, func() {}, nil
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
-}
-
-func writeFile(name string, write func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	return os.WriteFile(name, buf.Bytes(), 0o644)
-}
-
-// ring keeps the last events with their indexes.
+// ring keeps the last events with their indexes. It grows with the
+// events pushed, up to its size, so that a large size asked for costs
+// nothing on a short trace.
 type ring struct {
 	idx    []int
 	events []traces.Event
+	size   int
 	n      int
 }
 
 func newRing(size int) *ring {
-	return &ring{idx: make([]int, size), events: make([]traces.Event, size)}
+	return &ring{size: max(size, 1)}
 }
 
 func (r *ring) push(i int, e traces.Event) {
-	k := r.n % len(r.events)
+	if len(r.events) < r.size {
+		r.idx, r.events = append(r.idx, i), append(r.events, e)
+		r.n++
+		return
+	}
+	k := r.n % r.size
 	r.idx[k], r.events[k] = i, e
 	r.n++
 }
@@ -463,24 +655,31 @@ func (r *ring) push(i int, e traces.Event) {
 func (r *ring) each(f func(int, traces.Event)) {
 	start := max(0, r.n-len(r.events))
 	for j := start; j < r.n; j++ {
-		k := j % len(r.events)
+		k := j % r.size
 		f(r.idx[k], r.events[k])
 	}
 }
 
 // checkGoTrace is verify check --go-trace.
-func checkGoTrace(file string, f *checkFlags, stdout, stderr io.Writer) int {
-	in, closeIn, err := openInput(file)
+func checkGoTrace(ctx context.Context, file string, f *checkFlags, stdout, stderr io.Writer) int {
+	in, closeIn, err := openInputCtx(ctx, file)
 	if err != nil {
+		if isInterrupted(err) {
+			return checkInterrupted(stdout, stderr, f, file, nil, 0)
+		}
 		return badInput(stdout, stderr, f.json, file, err)
 	}
 	defer closeIn()
 	gt, err := traces.ReadGoTrace(in)
 	if err != nil {
+		if isInterrupted(err) || ctx.Err() != nil {
+			return checkInterrupted(stdout, stderr, f, file, nil, 0)
+		}
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: %w", file, err))
 	}
 	rep := checker.CheckGoTrace(gt, checker.GoTraceOptions{StuckAfter: f.stuckAfter})
 	files := map[string]string{}
+	var outErrs []error
 	if f.html != "" {
 		var mark *traces.Mark
 		if len(rep.Violations) > 0 {
@@ -488,22 +687,30 @@ func checkGoTrace(file string, f *checkFlags, stdout, stderr io.Writer) int {
 			mark = &traces.Mark{Index: v.Index, Message: v.Msg}
 		}
 		if err := writeFile(f.html, func(w io.Writer) error { return traces.WriteHTML(w, gt.Header, gt.Events, mark) }); err != nil {
-			fmt.Fprintf(stderr, "verify check: %v\n", err)
-			return exitUsage
+			outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
+		} else {
+			files["html"] = f.html
 		}
-		files["html"] = f.html
 	}
 	if f.chrome != "" {
 		if err := writeFile(f.chrome, func(w io.Writer) error { return traces.WriteChromeTrace(w, gt.Header, gt.Events) }); err != nil {
-			fmt.Fprintf(stderr, "verify check: %v\n", err)
-			return exitUsage
+			outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
+		} else {
+			files["chrome"] = f.chrome
 		}
-		files["chrome"] = f.chrome
 	}
 	code := exitHolds
 	if rep.Verdict == checker.Violated {
 		code = exitViolated
 	}
+	if len(outErrs) > 0 && code != exitViolated {
+		code = exitUsage
+	}
+	defer func() {
+		for _, err := range outErrs {
+			fmt.Fprintf(stderr, "verify check: %s\n", term(err.Error()))
+		}
+	}()
 	if f.json {
 		type delayJSON struct {
 			Goroutine    int64  `json:"goroutine"`
@@ -535,13 +742,19 @@ func checkGoTrace(file string, f *checkFlags, stdout, stderr io.Writer) int {
 		})
 		return code
 	}
-	fmt.Fprintf(stdout, "%s: ", file)
-	rep.WriteText(stdout)
+	fmt.Fprintf(stdout, "%s: ", term(file))
+	var text strings.Builder
+	rep.WriteText(&text)
+	for _, l := range strings.SplitAfter(text.String(), "\n") {
+		if l != "" {
+			fmt.Fprint(stdout, term(strings.TrimSuffix(l, "\n"))+"\n")
+		}
+	}
 	if files["html"] != "" {
-		fmt.Fprintf(stdout, "timeline: %s\n", files["html"])
+		fmt.Fprintf(stdout, "timeline: %s\n", term(files["html"]))
 	}
 	if files["chrome"] != "" {
-		fmt.Fprintf(stdout, "Chrome trace (open in ui.perfetto.dev): %s\n", files["chrome"])
+		fmt.Fprintf(stdout, "Chrome trace (open in ui.perfetto.dev): %s\n", term(files["chrome"]))
 	}
 	return code
 }

@@ -11,7 +11,7 @@ import (
 // return ticks say that task 2 was taken from the FIFO global queue, and
 // the take returned, before task 1 (pushed first) was taken: conformance
 // holds, linearizability is violated, and porcupine's visualization is
-// written next to the trace.
+// written where --lin-html says (and nowhere without it).
 func TestCheckLinearizabilityViolation(t *testing.T) {
 	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join("testdata", "lin", "fifo_out_of_order.jsonl"))
@@ -22,11 +22,17 @@ func TestCheckLinearizabilityViolation(t *testing.T) {
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := run(t, "check", "--linearizability", file)
+	page := filepath.Join(dir, "run.lin.html")
+	if code, _, _ := run(t, "check", "--linearizability", file); code != exitViolated {
+		t.Fatalf("exit %d, want %d", code, exitViolated)
+	}
+	if _, err := os.Stat(page); err == nil {
+		t.Fatal("a page was written beside the input without --lin-html")
+	}
+	code, out, errs := run(t, "check", "--linearizability", "--lin-html", page, file)
 	if code != exitViolated {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitViolated, out, errs)
 	}
-	page := filepath.Join(dir, "run.lin.html")
 	for _, w := range []string{"verdict: holds", "linearizability: violated", "global", "visualization: " + page} {
 		if !strings.Contains(out, w) {
 			t.Errorf("stdout lacks %q:\n%s", w, out)

@@ -8,8 +8,9 @@
 //	verify replay FILE     step through a trace with the state of every queue
 //	verify run [flags]     run the property suite on a built-in executor
 //
-// Exit codes: 0 holds, 1 violated, 2 usage or input error, 3 unknown (a
-// budget was spent before a verdict).
+// Exit codes: 0 holds, 1 violated, 2 usage or input error (or an output
+// that could not be written), 3 unknown (a budget was spent before a
+// verdict, or SIGINT/SIGTERM stopped it: what was found so far is printed).
 package main
 
 import (
@@ -23,6 +24,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Exit codes, shared by every subcommand.
@@ -39,8 +41,10 @@ const (
 type command struct {
 	name    string
 	summary string
-	// run parses args and does the work. ctx is cancelled on Ctrl-C: a run
-	// stops cleanly and prints what it found so far. It returns the exit code.
+	// run parses args and does the work. ctx is cancelled on SIGINT or
+	// SIGTERM: every long phase (reading, checking, writing, exploring,
+	// shrinking) observes it within 100ms, and the run stops cleanly and
+	// prints what it found so far. It returns the exit code.
 	run func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
@@ -53,11 +57,40 @@ func register(c command) {
 	commands[c.name] = c
 }
 
+// main is the one signal path: SIGINT and SIGTERM cancel the same context,
+// which every subcommand and every input it reads (openInput) observes. A
+// write error on standard output (a full disk, /dev/full) is not lost:
+// the command ends with exit 2 and says so on stderr.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	inputCtx = ctx
+	out := &checkedWriter{w: os.Stdout}
+	code := dispatch(ctx, os.Args[1:], out, os.Stderr)
 	stop()
+	if out.err != nil {
+		fmt.Fprintf(os.Stderr, "verify: writing standard output: %v\n", out.err)
+		code = exitUsage
+	}
 	os.Exit(code)
+}
+
+// checkedWriter remembers the first write error of w, so that output
+// written with fmt.Fprint (whose errors are easy to drop) is still checked
+// once at the end.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -97,7 +130,9 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'verify COMMAND -h' for a command's flags.")
-	fmt.Fprintln(w, "Exit codes: 0 holds, 1 violated, 2 usage or input error, 3 unknown (budget spent).")
+	fmt.Fprintln(w, "Exit codes: 0 holds, 1 violated, 2 usage, input or output error, 3 unknown (budget spent,")
+	fmt.Fprintln(w, "or SIGINT/SIGTERM: what was found so far is printed). Under go run, 2 and 3 arrive as 1:")
+	fmt.Fprintln(w, "go install ./cmd/verify to see them.")
 }
 
 // selfCommand returns how the user can run this command again: the binary's

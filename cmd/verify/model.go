@@ -95,6 +95,9 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "verify model: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
+	if err := checkModelFlags(fs, &f); err != nil {
+		return flagError(stderr, "model", err)
+	}
 	if f.list {
 		printModelList(stdout)
 		return exitHolds
@@ -277,19 +280,11 @@ func writeCounterexample(dir string, r *checker.Result) (map[string]string, erro
 	if err := traces.WriteFile(files["trace"], h, events); err != nil {
 		return nil, err
 	}
-	hf, err := os.Create(files["timeline"])
-	if err != nil {
-		return nil, err
-	}
 	mark := &traces.Mark{Index: len(events) - 1, Message: r.Property + ": " + r.Message}
 	if n := len(r.Counterexample.Steps); n > 0 {
 		mark.Rule = r.Counterexample.Steps[n-1].Step.Rule.String()
 	}
-	if err := traces.WriteHTML(hf, h, events, mark); err != nil {
-		hf.Close()
-		return nil, err
-	}
-	return files, hf.Close()
+	return files, writeFile(files["timeline"], func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) })
 }
 
 func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
@@ -332,7 +327,7 @@ func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
 		fmt.Fprintf(w, "    %s\n", line)
 	}
 	if len(files) > 0 {
-		fmt.Fprintf(w, "\n  trace:    %s\n  timeline: %s\n  replay:   %s replay %s\n", files["trace"], files["timeline"], selfCommand(), files["trace"])
+		fmt.Fprintf(w, "\n  trace:    %s\n  timeline: %s\n  replay:   %s replay %s\n", term(files["trace"]), term(files["timeline"]), selfCommand(), traces.ShellQuote(files["trace"]))
 	}
 }
 

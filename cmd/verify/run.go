@@ -44,13 +44,13 @@ func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.executor, "executor", "worksteal", "the executor: a built-in ("+strings.Join(executor.BuiltinNames(), ", ")+") or broken/NAME from the catalogue of broken executors (see --list)")
 	fs.Uint64Var(&f.seed, "seed", 0, "rapid's base seed (0: a random one); a failure prints the seed that draws it again")
-	fs.IntVar(&f.checks, "checks", 200, "cases per property")
+	fs.IntVar(&f.checks, "checks", 200, fmt.Sprintf("cases per property (1 to %d)", maxChecks))
 	fs.StringVar(&f.only, "property", "", "run only these properties (comma-separated names, see --list)")
 	fs.StringVar(&f.skip, "skip", "", "leave out these properties (comma-separated)")
 	fs.StringVar(&f.cases, "cases", "", "draw only the cases of these properties, still checking every property on them (comma-separated)")
 	fs.StringVar(&f.out, "out", ".", "directory for the trace and HTML timeline of a failure")
 	fs.BoolVar(&f.uncontrolled, "uncontrolled", false, "run a controllable executor as a black box (no controlled interleavings)")
-	fs.IntVar(&f.pct, "pct", 0, "draw controlled schedules with PCT of this depth (0: a rapid choice at every decision)")
+	fs.IntVar(&f.pct, "pct", 0, fmt.Sprintf("draw controlled schedules with PCT of this depth, 1 to %d (0: a rapid choice at every decision)", maxPCTDepth))
 	fs.BoolVar(&f.list, "list", false, "list the properties and the executors, and exit")
 	fs.DurationVar(&f.shrink, "shrink-time", 5*time.Second, "time limit for shrinking one failure")
 	fs.BoolVar(&f.all, "all", false, "run every property even after one failed (by default the run stops at the first failure)")
@@ -92,9 +92,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "verify run: %v\n", err)
 		return exitUsage
 	}
-	if f.checks < 1 {
-		fmt.Fprintln(stderr, "verify run: --checks must be at least 1")
-		return exitUsage
+	if err := validateFlags(fs, runFlagSpecs(&f)); err != nil {
+		return flagError(stderr, "run", err)
 	}
 	cfg := properties.Config{
 		Checks: f.checks, Seed: f.seed, Only: splitList(f.only), Skip: splitList(f.skip), Cases: splitList(f.cases),
@@ -151,7 +150,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\n%s: %s in %v\n", f.executor, what, time.Since(start).Round(time.Millisecond))
 	if code == exitHolds {
-		fmt.Fprintf(stdout, "Try more cases with --checks %d, or another executor (--list).\n", f.checks*10)
+		fmt.Fprintf(stdout, "Try more cases with --checks %d, or another executor (--list).\n", min(f.checks*10, maxChecks))
 	}
 	return code
 }
@@ -234,15 +233,16 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 		base := filepath.Join(f.out, fmt.Sprintf("run-%s-%s", strings.ReplaceAll(f.executor, "/", "-"), r.Property.Name))
 		jsonl, html := base+".jsonl", base+".html"
 		if err := traces.WriteFile(jsonl, h, events); err != nil {
-			fmt.Fprintf(stderr, "verify run: writing the trace: %v\n", err)
+			fmt.Fprintf(stderr, "verify run: writing the trace: %s\n", term(err.Error()))
 		} else {
-			fmt.Fprintf(stdout, "  trace: %s (%d events; verify check %s, verify replay %s)\n", jsonl, len(events), jsonl, jsonl)
+			q := traces.ShellQuote(jsonl)
+			fmt.Fprintf(stdout, "  trace: %s (%d events; verify check %s, verify replay %s)\n", term(jsonl), len(events), q, q)
 		}
 		mark := &traces.Mark{Index: -1, Message: r.Caught + ": " + firstLine(r.Detail)}
 		if err := writeFile(html, func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) }); err != nil {
-			fmt.Fprintf(stderr, "verify run: writing the timeline: %v\n", err)
+			fmt.Fprintf(stderr, "verify run: writing the timeline: %s\n", term(err.Error()))
 		} else {
-			fmt.Fprintf(stdout, "  timeline: %s\n", html)
+			fmt.Fprintf(stdout, "  timeline: %s\n", term(html))
 		}
 	} else {
 		fmt.Fprintln(stdout, "  (the executor reports no events: no trace to write)")
@@ -255,7 +255,7 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 		if o := r.Observation; o != nil && o.Controlled {
 			fmt.Fprintf(stdout, "  schedule: %d decisions, checksum %016x (first failing case, before shrinking: checksum %016x)\n", o.Decisions, o.Checksum, r.FirstChecksum)
 		}
-		fmt.Fprintf(stdout, "  replay it (%s):\n    %s run --executor %s%s --cases %s --seed %d --checks 1\n", how, selfCommand(), f.executor, selectFlags(f), r.Property.Name, r.Seed)
+		fmt.Fprintf(stdout, "  replay it (%s):\n    %s run --executor %s%s --cases %s --seed %d --checks 1\n", how, selfCommand(), traces.ShellQuote(f.executor), selectFlags(f), traces.ShellQuote(r.Property.Name), r.Seed)
 	}
 }
 
@@ -264,10 +264,10 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 func selectFlags(f *runFlags) string {
 	s := ""
 	if f.only != "" {
-		s += " --property " + f.only
+		s += " --property " + traces.ShellQuote(f.only)
 	}
 	if f.skip != "" {
-		s += " --skip " + f.skip
+		s += " --skip " + traces.ShellQuote(f.skip)
 	}
 	if f.uncontrolled {
 		s += " --uncontrolled"
