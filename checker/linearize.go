@@ -50,10 +50,11 @@ type LinOptions struct {
 	// violated.
 	HTML string
 	// MaxEvents is the longest trace checked, in events: the history costs
-	// memory in proportion to the trace (about 300 bytes per event at the
-	// peak), so a longer trace gets an Unknown verdict that names the limit
-	// instead of an unbounded allocation. Zero means LinDefaultMaxEvents;
-	// negative means no bound.
+	// memory in proportion to the trace (measured: 300 to 1,300 bytes per
+	// event at the peak, the more the longer each task's history), so a
+	// longer trace gets an Unknown verdict that names the limit instead of
+	// an unbounded allocation. Zero means LinDefaultMaxEvents; negative
+	// means no bound.
 	MaxEvents int
 	// Inputs are files the HTML file must never replace (the trace):
 	// the HTML is written through traces.CreateOutput, which also never
@@ -71,7 +72,7 @@ const (
 	// budget; past it that specification is Unknown.
 	LinWholeBudget = 2 * time.Second
 	// LinDefaultMaxEvents is the default of LinOptions.MaxEvents.
-	LinDefaultMaxEvents = 1 << 21
+	LinDefaultMaxEvents = 1 << 19
 )
 
 func (o LinOptions) maxEvents() int {

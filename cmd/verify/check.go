@@ -141,6 +141,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		cerr        *checker.ConformanceError
 		line        int
 		interrupted bool
+		linTooLong  bool
 	)
 	done := ctx.Done()
 	for {
@@ -169,8 +170,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if f.html != "" {
 			all = append(all, e)
 		}
-		if f.lin && len(linEvents) <= linLimit {
-			linEvents = append(linEvents, e)
+		if f.lin && !linTooLong {
+			if linEvents = append(linEvents, e); len(linEvents) > linLimit {
+				linEvents, linTooLong = nil, true // Unknown, naming the limit: free them now
+			}
 		}
 		if chrome != nil {
 			if err := chrome.Write(e); err != nil {
@@ -247,7 +250,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	all = nil
 	var lin *checker.LinResult
 	if f.lin && !interrupted {
-		if len(linEvents) > linLimit {
+		if linTooLong {
 			r := checker.LinTooLong(total, linLimit)
 			lin = &r
 		} else {
