@@ -343,7 +343,12 @@ func caseFunc(newExecutor func() executor.Executor, p *Property, sel []*Property
 	failed := false
 	return func(t *rapid.T) {
 		if cfg.Context != nil && cfg.Context.Err() != nil {
-			return
+			// Interrupted: end rapid's loop now rather than after its
+			// remaining cases (ten million return in seconds, not at
+			// once). Rapid reports the panic through the quietTB, whose
+			// FailNow ends Check's call; Check then sees the context
+			// and says Unknown, not Violated (res.Caught stays empty).
+			panic(errInterrupted)
 		}
 		w := p.Shape.Draw(t)
 		ex := newExecutor()
@@ -482,6 +487,9 @@ type quietTB struct {
 }
 
 var errFailNow = errors.New("properties: rapid stopped the check")
+
+// errInterrupted ends rapid's loop once Config.Context is done.
+var errInterrupted = errors.New("properties: interrupted")
 
 func (tb *quietTB) Helper()      {}
 func (tb *quietTB) Name() string { return tb.name }

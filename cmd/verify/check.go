@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -79,6 +82,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if err := validateFlags(fs, checkFlagSpecs(&f)); err != nil {
 		return flagError(stderr, "check", err)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The check streams: its live heap is the checker's tables (about
+		// 30 bytes per task) and, with --html or --linearizability, the
+		// events kept. A soft limit makes the collector run before garbage
+		// doubles that, rather than after.
+		debug.SetMemoryLimit(checkSoftMemory)
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "verify check: want one trace FILE (see verify check -h)")
@@ -208,8 +218,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	)
 	switch {
 	case cerr != nil && cerr.Limit != "":
+		// No Finish: its lists (tasks never completed) are as long as the
+		// limit, and say nothing a limit has not already said.
 		limit = cerr.Error()
-		rep = conf.Finish()
 		mark = &traces.Mark{Index: -1, Message: limit, Label: checker.Unknown.String()}
 		cerr = nil
 	case cerr != nil:
@@ -268,7 +279,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	switch {
 	case cerr != nil || (rep != nil && rep.Verdict == checker.Violated):
 		code = exitViolated
-	case rep.Verdict == checker.Unknown:
+	case limit != "" || rep.Verdict == checker.Unknown:
 		code = exitUnknown
 	}
 	if lin != nil {
@@ -297,7 +308,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	bw := bufio.NewWriter(stdout)
 	defer bw.Flush()
-	who := fmt.Sprintf("%s (%d workers, policy %s)", term(nonEmpty(h.Executor, "an unnamed executor")), h.Workers, term(nonEmpty(h.Policy, "worksteal")))
+	who := fmt.Sprintf("%s (%d workers, policy %s)", nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
 	switch {
 	case cerr != nil:
 		where := fmt.Sprintf("event %d", n+1)
@@ -333,6 +344,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
+// checkSoftMemory is the soft memory limit of verify check (see
+// runtime/debug.SetMemoryLimit); GOMEMLIMIT overrides it.
+const checkSoftMemory = 64 << 20
+
 // checkInterrupted reports a check stopped by SIGINT or SIGTERM before a
 // verdict: how far it got, and exit 3.
 func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *traces.Header, n int) int {
@@ -350,7 +365,7 @@ func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *t
 		return exitUnknown
 	}
 	fmt.Fprintf(stdout, "%s: interrupted after %d events of %s (%d workers, policy %s): every event read so far is an enabled rule of the model\nverdict: unknown (interrupted)\n",
-		term(file), n, term(nonEmpty(h.Executor, "an unnamed executor")), h.Workers, term(nonEmpty(h.Policy, "worksteal")))
+		term(file), n, nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
 	return exitUnknown
 }
 
@@ -426,20 +441,23 @@ func clipLine(s string) string {
 }
 
 // shortEvent is the text form of e with a long detail cut, for listings
-// (the trace file keeps it whole).
+// on a terminal (the trace file keeps it whole): its text passes through
+// term.
 func shortEvent(e traces.Event) string {
 	const maxDetail = 60
 	if r := []rune(e.Detail); len(r) > maxDetail {
 		e.Detail = string(r[:maxDetail]) + "…"
 	}
-	return traces.FormatEvent(e)
+	return term(traces.FormatEvent(e))
 }
 
+// nonEmpty is s, or def when s is empty, for a terminal: a trace's string
+// (an executor's name, a policy) passes through term.
 func nonEmpty(s, def string) string {
 	if s == "" {
 		return def
 	}
-	return s
+	return term(s)
 }
 
 // printViolation prints the violation, the state before it as lanes, and
@@ -472,7 +490,7 @@ func printViolation(w io.Writer, cerr *checker.ConformanceError, recent *ring, a
 		if i == at {
 			prefix = "-> "
 		}
-		fmt.Fprintf(w, "  %s%6d  %s\n", prefix, i+1, term(shortEvent(e)))
+		fmt.Fprintf(w, "  %s%6d  %s\n", prefix, i+1, shortEvent(e))
 	})
 }
 
@@ -726,7 +744,7 @@ func checkGoTrace(ctx context.Context, file string, f *checkFlags, stdout, stder
 		conv := func(ds []checker.GoDelay) []delayJSON {
 			out := []delayJSON{}
 			for _, d := range ds {
-				out = append(out, delayJSON{d.Goroutine, d.Waits, int64(d.MaxDelay), int64(d.MeanDelay), d.MaxOtherRuns, nonEmpty(d.Where, d.Start)})
+				out = append(out, delayJSON{d.Goroutine, d.Waits, int64(d.MaxDelay), int64(d.MeanDelay), d.MaxOtherRuns, cmp.Or(d.Where, d.Start)})
 			}
 			return out
 		}
