@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/execspec/execspec/traces"
 )
 
@@ -416,6 +418,24 @@ func TestHostileLarge(t *testing.T) {
 	}
 }
 
+// drained waits until the reader of the pipe whose read end is pr has taken
+// everything written to it (a loaded machine may start the child late).
+func drained(t *testing.T, pr *os.File) {
+	t.Helper()
+	for start := time.Now(); time.Since(start) < hostileWait; time.Sleep(20 * time.Millisecond) {
+		n, err := unix.IoctlGetInt(int(pr.Fd()), unix.TIOCINQ) // FIONREAD
+		if err != nil {
+			t.Logf("TIOCINQ: %v; waiting a second instead", err)
+			time.Sleep(time.Second)
+			return
+		}
+		if n == 0 {
+			return
+		}
+	}
+	t.Fatal("the child never read its input")
+}
+
 // TestHostileSignals: SIGINT and SIGTERM end every long phase — a read
 // blocked on a silent pipe, a pipe of endless blank lines, the open of a
 // named pipe nobody writes, model checking, a property run — with what was
@@ -457,7 +477,8 @@ func TestHostileSignals(t *testing.T) {
 			defer pw.Close()
 			r := startVerify(t, wd, pr, nil, "check", "-")
 			io.WriteString(pw, head) // then nothing, and the pipe stays open
-			signalRun(t, r, sig, 500*time.Millisecond, hostileRSS)
+			drained(t, pr)
+			signalRun(t, r, sig, 200*time.Millisecond, hostileRSS)
 			if !strings.Contains(r.stdout, "interrupted after 4 events") || !strings.Contains(r.stdout, "verdict: unknown") {
 				t.Errorf("no partial result:\n%s", r.stdout)
 			}
