@@ -5,7 +5,9 @@
 //
 // Every engine returns a three-valued Verdict: Holds, Violated (with a
 // counterexample), or Unknown when a budget was spent first or the run was
-// interrupted. Unknown is never reported as Holds.
+// interrupted. Unknown is never reported as Holds, and a limit of a checker
+// (a task id beyond MaxConformTask, a history longer than
+// LinOptions.MaxEvents) is Unknown with the limit named, never Violated.
 //
 // # Model checking
 //

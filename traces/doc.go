@@ -29,7 +29,13 @@
 // Pictures: WriteHTML draws one self-contained page (a lane per worker,
 // polls as blocks, steals and wakes as arrows, a violation marked);
 // WriteChromeTrace writes the Chrome trace-event format for Perfetto, for
-// traces too long for one page.
+// traces too long for one page; ChromeWriter streams it one event at a
+// time, in memory independent of the trace's length.
+//
+// Untrusted text: a trace's strings reach a terminal only through
+// Printable; ShellQuote quotes a path in a suggested command; CreateOutput
+// and WriteOutput write an output file whole or not at all, never through a
+// symbolic link and never onto an input.
 //
 // Go runtime traces: ReadGoTrace maps an execution trace written by
 // runtime/trace onto events (goroutines are tasks, Ps are workers), so that
