@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,15 @@ func TestOutputFileMode(t *testing.T) {
 	}
 	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o644 {
 		t.Errorf("mode = %v, %v; want 0644", st.Mode(), err)
+	}
+}
+
+// WriteChromeTrace checks the header first: a hostile worker count is an
+// error, not a table of sixteen million threads.
+func TestChromeHeaderChecked(t *testing.T) {
+	var b strings.Builder
+	err := WriteChromeTrace(&b, Header{Format: Format, Version: Version, Workers: 1 << 24}, nil)
+	if err == nil || b.Len() > 0 {
+		t.Fatalf("err %v, %d bytes written", err, b.Len())
 	}
 }
