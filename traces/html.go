@@ -15,8 +15,18 @@ type Mark struct {
 	Rule    string // the rule that failed, e.g. "WORKER-STEAL"; may be ""
 	Message string
 	// Label heads the message: "violation" when empty; "unknown" for a
-	// trace whose verdict is unknown (tasks not DONE at its end).
+	// trace whose verdict is unknown (tasks not DONE at its end); "root
+	// cause" for the culprit of a counterexample whose Symptom is noted.
 	Label string
+	// Symptom, when not nil, is where the run's bug was caught (an
+	// invariant or property), after the marked root cause.
+	Symptom *Symptom `json:",omitempty"`
+}
+
+// Symptom is where a checker caught a bug whose root cause a Mark points at.
+type Symptom struct {
+	Index   int // into the events, from 0; -1 at the end of the run
+	Message string
 }
 
 // MaxHTMLEvents bounds the events drawn in one page; a longer trace is
