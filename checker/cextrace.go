@@ -107,8 +107,11 @@ func (cx *Counterexample) StepEvents() ([]traces.Event, []int) {
 			emit(base, cs.State, note)
 		case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
 			if st.Read {
+				// A look at the victim's queue, not a take: the step's
+				// queue says so (Conformance applies no rule).
 				base.Kind = traces.KindStep
 				base.Victim = int32(st.Victim)
+				base.Queue = traces.LocalQueue(st.Victim)
 				emit(base, cs.State, joinNote(note, fmt.Sprintf("w%d reads t%d at the owner end of w%d", st.Worker, st.Task, st.Victim)))
 				break
 			}
