@@ -269,7 +269,6 @@ func WriteHTML(w io.Writer, h Header, events []Event, mark *Mark) error {
 	return tl.WriteHTML(w, mark)
 }
 
-
 const htmlHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
