@@ -504,12 +504,12 @@ ev.forEach(function (e, k) {
     var lab = oc === "dropped" ? "✗ dropped" : (oc === "coalesced" || oc === "late" ? "= " + oc : oc);
     var ly = to ? to.y - 4 : y1 - 4;
     el("text", {x: x(k) + 2, y: ly, "class": oc === "dropped" ? "drop-mark" : "", fill: oc === "dropped" ? "#c62828" : "#1565c0"}, gFront, lab.slice(0, Math.max(3, Math.floor(DX / 6))));
-    if (oc === "dropped" && to && states[k].t[e.task] === "RUNNING" && !(k > 0 && ghosted[e.task] === k - 1 + "")) {
+    if (oc === "dropped" && to && states[k].t[e.task] === "RUNNING" && !(ghosted[e.task] >= k)) {
       // What the rules say this wake does: RUNNING → NOTIFIED, until the
       // poll ends (and re-queues the task instead of leaving it WAITING).
       var b = k;
       while (b + 1 < n && states[b + 1].t[e.task] === "RUNNING") b++;
-      for (var g2 = k; g2 <= b; g2++) ghosted[e.task] = g2 + "";
+      ghosted[e.task] = b;
       var gx = x(k) + 2, gw = Math.max(20, x(b) + DX / 2 - 3 - gx);
       title(el("rect", {x: gx, y: to.y + 1, width: gw, height: to.h - 2, rx: 3, fill: "none", stroke: "#e65100", "stroke-width": 1.5, "stroke-dasharray": "5 3", "class": "ghost", "data-task": e.task}, gFront),
         "the rules say: a wake while t" + e.task + " is RUNNING marks it NOTIFIED, so that it is queued again when its poll returns Pending; this wake was dropped");
