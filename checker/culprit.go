@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 
+	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -85,3 +86,8 @@ func (d *Diagnosis) Mark() *traces.Mark {
 		Symptom: &traces.Symptom{Index: d.Symptom, Message: d.SymptomMsg},
 	}
 }
+
+// EventRule returns the rule of the model an event reports (the mapping of
+// Conformance's table), or 0 for an event that is no rule (poll-begin,
+// requeue, park, unpark, panic).
+func EventRule(e traces.Event) model.Rule { return confRule(&e) }
