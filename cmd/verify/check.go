@@ -94,7 +94,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
-	keepAll := f.html != "" || f.chrome != "" || f.lin
+	keepAll := f.chrome != "" || f.lin
+	tl := newCheckTimeline(f.html, h)
 	var (
 		all    []traces.Event
 		recent = newRing(max(f.last, 0) + 1)
@@ -117,6 +118,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if keepAll {
 			all = append(all, e)
 		}
+		tl.add(e)
 		recent.push(n, e)
 		if err := conf.Step(e); err != nil {
 			if !errors.As(err, &cerr) {
@@ -128,6 +130,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		n++
 	}
 	if cerr != nil && (f.lin || f.html != "" || f.chrome != "") {
+		tl.holdAfter(n)
 		// The pictures and the linearizability check see the whole trace,
 		// not only the events up to the violation.
 		for {
@@ -138,7 +141,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			if err != nil {
 				return badInput(stdout, stderr, f.json, file, err)
 			}
-			all = append(all, e)
+			if keepAll {
+				all = append(all, e)
+			}
+			tl.add(e)
 		}
 	}
 	var (
@@ -160,7 +166,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	if f.html != "" {
-		if err := writeFile(f.html, func(w io.Writer) error { return traces.WriteHTML(w, h, all, mark) }); err != nil {
+		if err := tl.write(f.html, file, mark); err != nil {
 			fmt.Fprintf(stderr, "verify check: %v\n", err)
 			return exitUsage
 		}
