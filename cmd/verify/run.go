@@ -238,7 +238,7 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 		} else {
 			fmt.Fprintf(stdout, "  trace: %s (%d events; verify check %s, verify replay %s)\n", jsonl, len(events), jsonl, jsonl)
 		}
-		mark := &traces.Mark{Index: -1, Message: r.Caught + ": " + firstLine(r.Detail)}
+		mark := runMark(stdout, h, events, r.Caught+": "+firstLine(r.Detail))
 		if err := writeFile(html, func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) }); err != nil {
 			fmt.Fprintf(stderr, "verify run: writing the timeline: %v\n", err)
 		} else {
