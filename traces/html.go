@@ -380,7 +380,9 @@ var MAXT = 24, tasks = order.slice(0, MAXT), rowOf = {};
 // events need more than it.
 var box = div("timeline-box"), svg = div("timeline");
 var LEFT = 86, TOP = 56, LANE = 34, BAND = 24, TROW = 22;
-var avail = Math.max(600, box.clientWidth - 2);
+// (Room is left for the page's vertical scrollbar, which appears only
+// once the page is drawn.)
+var avail = Math.max(600, box.clientWidth - 24);
 var DX = Math.max(30, (avail - LEFT - 8) / Math.max(1, n));
 function x(k) { return LEFT + (k + 0.5) * DX; }
 var y = TOP, rows = [];
@@ -593,7 +595,7 @@ function select(k, scroll) {
   colRects[k].setAttribute("class", "col sel"); trs[k].classList.add("sel");
   div("state").textContent = stateText(k);
   document.body.setAttribute("data-selected", ev[k].i + 1);
-  if (scroll) box.scrollLeft = Math.max(0, x(k) - box.clientWidth / 2);
+  if (scroll && width > box.clientWidth) box.scrollLeft = Math.max(0, x(k) - box.clientWidth / 2);
 }
 colRects.forEach(function (r, k) { r.addEventListener("click", function () { select(k, false); }); });
 div("prev").addEventListener("click", function () { select(sel - 1, true); });
@@ -608,6 +610,6 @@ var startAt = pos[markI] !== undefined ? pos[markI] : 0;
 var hm = /^#event-(\d+)$/.exec(location.hash);
 if (hm && pos[+hm[1] - 1] !== undefined) startAt = pos[+hm[1] - 1];
 select(startAt, true);
-if (markI >= 0 && pos[markI] !== undefined) box.scrollLeft = Math.max(0, x(pos[markI]) - box.clientWidth / 3);
+if (markI >= 0 && pos[markI] !== undefined && width > box.clientWidth) box.scrollLeft = Math.max(0, x(pos[markI]) - box.clientWidth / 3);
 })();
 `
