@@ -190,6 +190,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: linearizability: %w", file, err))
 		}
 		lin = &r
+		if err := tl.linkLin(f.html, file, mark, r.HTML); err != nil {
+			fmt.Fprintf(stderr, "verify check: %v\n", err)
+		}
 	}
 	code := exitHolds
 	switch {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"net/url"
+	"path/filepath"
+
 	"github.com/execspec/execspec/traces"
 )
 
@@ -40,4 +43,23 @@ func (c *checkTimeline) holdAfter(i int) {
 	if c != nil {
 		c.tl.HoldFrom(i + 50)
 	}
+}
+
+// linkLin writes the page again with a link to porcupine's page about the
+// same trace (lin, written on a linearizability violation), so that one
+// reaches it from the other. Nothing to do without both pages.
+func (c *checkTimeline) linkLin(name, input string, mark *traces.Mark, lin string) error {
+	if c == nil || lin == "" {
+		return nil
+	}
+	m := traces.Mark{Index: -1, Message: "the history is not linearizable"}
+	if mark != nil {
+		m = *mark
+	}
+	rel, err := filepath.Rel(filepath.Dir(name), lin)
+	if err != nil {
+		rel = lin
+	}
+	m.Links = map[string]string{"linearizability: porcupine's page for this trace": (&url.URL{Path: filepath.ToSlash(rel)}).String()}
+	return c.write(name, input, &m)
 }
