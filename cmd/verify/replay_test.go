@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,15 +145,23 @@ func TestReplayInTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	slave.Close()
-	var screen bytes.Buffer
-	read := make(chan struct{})
+	var (
+		mu     sync.Mutex
+		screen bytes.Buffer
+	)
+	shown := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return screen.String()
+	}
 	go func() {
 		buf := make([]byte, 4096)
 		for {
 			n, err := master.Read(buf)
+			mu.Lock()
 			screen.Write(buf[:n])
+			mu.Unlock()
 			if err != nil {
-				close(read)
 				return
 			}
 		}
@@ -164,12 +172,12 @@ func TestReplayInTerminal(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
 		for time.Now().Before(deadline) {
-			if strings.Contains(screen.String(), s) {
+			if strings.Contains(shown(), s) {
 				return
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		t.Fatalf("the terminal never showed %q:\n%s", s, screen.String())
+		t.Fatalf("the terminal never showed %q:\n%s", s, shown())
 	}
 	waitFor("before event 1")
 	for _, k := range []struct{ key, want string }{
@@ -177,9 +185,13 @@ func TestReplayInTerminal(t *testing.T) {
 	} {
 		master.Write([]byte(k.key))
 		if k.want == "screen-3" {
-			time.Sleep(200 * time.Millisecond)
-			if n := strings.Count(screen.String(), "event 1 of 4"); n < 2 {
-				t.Fatalf("← did not go back to event 1:\n%s", screen.String())
+			// Back at event 1: its screen shows a second time.
+			deadline := time.Now().Add(20 * time.Second)
+			for strings.Count(shown(), "event 1 of 4") < 2 {
+				if time.Now().After(deadline) {
+					t.Fatalf("← did not go back to event 1:\n%s", shown())
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
 			continue
 		}
@@ -197,5 +209,4 @@ func TestReplayInTerminal(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("q did not quit")
 	}
-	_ = os.Stdout
 }
