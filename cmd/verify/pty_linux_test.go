@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"testing"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,4 +31,14 @@ func openPTY() (master, slave *os.File, err error) {
 		return nil, nil, err
 	}
 	return m, s, nil
+}
+
+// rawMode reports whether the terminal f has canonical input off.
+func rawMode(t *testing.T, f *os.File) bool {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tio.Lflag&unix.ICANON == 0
 }

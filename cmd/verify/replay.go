@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/traces"
@@ -214,8 +216,17 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "verify replay: %v (use --print)\n", err)
 			return exitUsage
 		}
-		st.run(os.Stdin, stdout, -1)
+		// The terminal is raw until restored: restore it on SIGTERM and
+		// SIGHUP too (Ctrl-C arrives as a key).
+		sctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
+		st.run(sctx, os.Stdin, stdout, -1)
+		interrupted := sctx.Err() != nil // before stop, which cancels sctx
+		stop()
 		restore()
+		if interrupted {
+			fmt.Fprintln(stderr, "verify replay: interrupted")
+			return exitUnknown
+		}
 		if *html != "" {
 			fmt.Fprintf(stdout, "timeline: %s\n", traces.Printable(*html))
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -175,9 +176,26 @@ func readKey(r *bufio.Reader) key {
 }
 
 // run shows the screen at start and moves with the keys read from in
-// until q or the end of in; it returns the positions shown, in order.
-func (s *stepper) run(in io.Reader, out io.Writer, start int) []int {
-	r := bufio.NewReader(in)
+// until q, the end of in, or ctx's end; it returns the positions shown, in
+// order.
+func (s *stepper) run(ctx context.Context, in io.Reader, out io.Writer, start int) []int {
+	keys := make(chan key)
+	go func() {
+		// Reads until a quit key or the end of in; left blocked on a read
+		// when ctx ends first (the command is about to exit).
+		r := bufio.NewReader(in)
+		for {
+			k := readKey(r)
+			select {
+			case keys <- k:
+			case <-ctx.Done():
+				return
+			}
+			if k == keyQuit {
+				return
+			}
+		}
+	}()
 	last := len(s.frames) - 1
 	if s.end != nil {
 		last++
@@ -188,8 +206,13 @@ func (s *stepper) run(in io.Reader, out io.Writer, start int) []int {
 		shown = append(shown, p)
 		// Clear the screen and home the cursor; a raw terminal needs \r\n.
 		io.WriteString(out, "\x1b[H\x1b[2J"+strings.Join(s.screen(p), "\r\n")+"\r\n")
-		for {
-			k := readKey(r)
+		for moved := false; !moved; {
+			var k key
+			select {
+			case k = <-keys:
+			case <-ctx.Done():
+				return shown
+			}
 			np := p
 			switch k {
 			case keyNext:
@@ -203,10 +226,8 @@ func (s *stepper) run(in io.Reader, out io.Writer, start int) []int {
 			case keyQuit:
 				return shown
 			}
-			if np != p {
-				p = np
-				break
-			}
+			moved = np != p
+			p = np
 		}
 	}
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,7 +48,7 @@ func TestReplayStepsBothWays(t *testing.T) {
 	s := loadFrames(t, filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
 	var out bytes.Buffer
 	keys := "\x1b[C\x1b[C \x1b[D" + "G" + "h" + "\x1b[H" + "q"
-	shown := s.run(strings.NewReader(keys), &out, -1)
+	shown := s.run(context.Background(), strings.NewReader(keys), &out, -1)
 	want := []int{-1, 0, 1, 2, 1, 3, 2, -1}
 	if !equalInts(shown, want) {
 		t.Fatalf("positions shown %v, want %v", shown, want)
@@ -208,5 +210,76 @@ func TestReplayInTerminal(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("q did not quit")
+	}
+}
+
+// SIGTERM during stepping restores the terminal and exits 3.
+func TestReplayInTerminalSIGTERM(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pseudo-terminals are opened the Linux way here")
+	}
+	bin := filepath.Join(t.TempDir(), "verify")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	master, slave, err := openPTY()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer master.Close()
+	defer slave.Close()
+	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
+	cmd := exec.Command(bin, "replay", trace)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu     sync.Mutex
+		screen bytes.Buffer
+	)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		up := strings.Contains(screen.String(), "before event 1")
+		mu.Unlock()
+		if up {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the first screen never came")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !rawMode(t, slave) {
+		t.Fatal("the terminal is not in raw mode while stepping")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("SIGTERM did not end the replay")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitUnknown {
+		t.Errorf("exit %d after SIGTERM, want 3", code)
+	}
+	if rawMode(t, slave) {
+		t.Error("the terminal was left in raw mode")
 	}
 }
