@@ -350,6 +350,7 @@ func brokenRule(r *checker.Result) string {
 }
 
 type jsonStep struct {
+	Event int    `json:"event"` // the step's event in the trace, from 1
 	Rule  string `json:"rule"`
 	Step  string `json:"step"`
 	State string `json:"state,omitempty"`
@@ -379,8 +380,9 @@ func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
 	}
 	out.RootCause, out.Symptom = diagnosisJSON(checker.Diagnose(r))
 	if cx := r.Counterexample; cx != nil {
-		for _, cs := range cx.Steps {
-			js := jsonStep{Rule: cs.Step.Rule.String(), Step: cs.Step.String()}
+		_, at := cx.StepEvents()
+		for k, cs := range cx.Steps {
+			js := jsonStep{Event: at[k] + 1, Rule: cs.Step.Rule.String(), Step: cs.Step.String()}
 			if cs.State != nil {
 				js.State = strings.ReplaceAll(cs.State.String(), "\n", " | ")
 			}
