@@ -131,10 +131,7 @@ func TestReplayInTerminal(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("pseudo-terminals are opened the Linux way here")
 	}
-	bin := filepath.Join(t.TempDir(), "verify")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildVerify(t)
 	master, slave, err := openPTY()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
@@ -218,10 +215,7 @@ func TestReplayInTerminalSIGTERM(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("pseudo-terminals are opened the Linux way here")
 	}
-	bin := filepath.Join(t.TempDir(), "verify")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildVerify(t)
 	master, slave, err := openPTY()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
@@ -282,4 +276,15 @@ func TestReplayInTerminalSIGTERM(t *testing.T) {
 	if rawMode(t, slave) {
 		t.Error("the terminal was left in raw mode")
 	}
+}
+
+// buildVerify builds the command for the tests that run it in a
+// pseudo-terminal (the go command's cache makes the second build a link).
+func buildVerify(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "verify")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
