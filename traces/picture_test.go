@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 // lostWake is a trace with a violation to show: task 1 is woken while
@@ -284,4 +286,35 @@ func pageData(t *testing.T, page string) htmlData {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// Any events, well-formed or not, make a page: the timeline never panics
+// and never keeps more than MaxHTMLEvents of them.
+func TestTimelineAnyEvents(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := genHeader().Draw(t, "header")
+		events := rapid.SliceOfN(genEvent(h), 0, 60).Draw(t, "events")
+		for i := range events {
+			// Out of range on purpose, sometimes.
+			if rapid.IntRange(0, 9).Draw(t, "odd") == 0 {
+				events[i].Worker = int32(rapid.IntRange(-3, h.Workers+3).Draw(t, "worker"))
+				events[i].Queue = Queue(rapid.IntRange(-3, h.Workers+3).Draw(t, "queue"))
+			}
+		}
+		var buf bytes.Buffer
+		mark := &Mark{Index: rapid.IntRange(-1, len(events)+2).Draw(t, "mark"), Message: "m", Symptom: &Symptom{Index: -1, Message: "s"}}
+		if err := WriteHTML(&buf, h, events, mark); err != nil {
+			t.Fatal(err)
+		}
+		page := buf.String()
+		i := strings.Index(page, `id="trace-data">`)
+		j := strings.Index(page[i:], "</script>")
+		var d htmlData
+		if err := json.Unmarshal([]byte(page[i+len(`id="trace-data">`):i+j]), &d); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Events) != len(events) {
+			t.Fatalf("%d events drawn of %d", len(d.Events), len(events))
+		}
+	})
 }
