@@ -58,12 +58,27 @@ func HeaderOf(c model.Config) traces.Header {
 	return h
 }
 
-// Events returns the counterexample as trace events, one or two per step
-// (a take is followed by its poll-begin; a re-queue after a poll by its
-// requeue), each naming its rule and carrying the state after it in Detail.
-// The loop of a lasso is marked in the Detail of its first event.
+// Events returns the counterexample as trace events, one per step, each
+// naming its rule and carrying the state after it in Detail, so that step k
+// of the counterexample is event k of its trace in every view (the model's
+// table, check, replay, the timeline) — except after a TASK-SUSPEND of a
+// NOTIFIED task, which is written as its poll-end and a second event that
+// says how the poll ended: the requeue (with its queue), or under a time
+// slice the poll-begin of the re-poll. StepEvents maps steps to events. A broken
+// variant's step is written as what the broken rule did (model.WakeEffect:
+// a lost wake is "dropped"), so its trace departs from the rules where the
+// variant does. The loop of a lasso is marked in the Detail of its first
+// event.
 func (cx *Counterexample) Events() []traces.Event {
+	ev, _ := cx.StepEvents()
+	return ev
+}
+
+// StepEvents returns Events and, for each step k, the index in them of the
+// step's event.
+func (cx *Counterexample) StepEvents() ([]traces.Event, []int) {
 	var out []traces.Event
+	at := make([]int, len(cx.Steps))
 	seq := uint64(0)
 	emit := func(e traces.Event, s *model.State, note string) {
 		seq++
@@ -79,6 +94,7 @@ func (cx *Counterexample) Events() []traces.Event {
 	prev := cx.Init
 	for k, cs := range cx.Steps {
 		st := cs.Step
+		at[k] = len(out)
 		note := ""
 		if k == cx.Loop {
 			note = "loop: the steps from here repeat forever"
@@ -91,8 +107,11 @@ func (cx *Counterexample) Events() []traces.Event {
 			emit(base, cs.State, note)
 		case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
 			if st.Read {
+				// A look at the victim's queue, not a take: the step's
+				// queue says so (Conformance applies no rule).
 				base.Kind = traces.KindStep
 				base.Victim = int32(st.Victim)
+				base.Queue = traces.LocalQueue(st.Victim)
 				emit(base, cs.State, joinNote(note, fmt.Sprintf("w%d reads t%d at the owner end of w%d", st.Worker, st.Task, st.Victim)))
 				break
 			}
@@ -106,8 +125,9 @@ func (cx *Counterexample) Events() []traces.Event {
 				base.Source = traces.SourceSteal
 				base.Victim = int32(st.Victim)
 			}
+			// The take starts the poll: no poll-begin, so that one step is
+			// one event.
 			emit(base, cs.State, note)
-			emit(traces.Event{Kind: traces.KindPollBegin, Task: base.Task, Worker: base.Worker, Victim: -1}, nil, "")
 		case model.POLL_PENDING:
 			base.Kind = traces.KindStep
 			emit(base, cs.State, note)
@@ -115,6 +135,9 @@ func (cx *Counterexample) Events() []traces.Event {
 			base.Kind = traces.KindPollEnd
 			base.Result = traces.ResultPending
 			emit(base, cs.State, note)
+			// The end of a NOTIFIED task's poll is said by a second event:
+			// where it was re-queued, or, under a time slice, the
+			// poll-begin of its re-poll.
 			switch {
 			case st.Repoll:
 				emit(traces.Event{Kind: traces.KindPollBegin, Task: base.Task, Worker: base.Worker, Victim: -1}, nil, "")
@@ -137,7 +160,7 @@ func (cx *Counterexample) Events() []traces.Event {
 			base.Kind = traces.KindWake
 			base.Worker = -1
 			if prev != nil {
-				switch model.WakeOutcome(prev, st.Task) {
+				switch model.WakeEffect(prev, cs.State, st.Task) {
 				case "scheduled":
 					base.Outcome = traces.OutcomeScheduled
 					base.Queue = placedQueue(cs.State, st.Task, st.Dest)
@@ -147,6 +170,8 @@ func (cx *Counterexample) Events() []traces.Event {
 					base.Outcome = traces.OutcomeCoalesced
 				case "late":
 					base.Outcome = traces.OutcomeLate
+				case "dropped":
+					base.Outcome = traces.OutcomeDropped
 				}
 			}
 			if st.Dest >= 0 {
@@ -158,7 +183,7 @@ func (cx *Counterexample) Events() []traces.Event {
 			prev = cs.State
 		}
 	}
-	return out
+	return out, at
 }
 
 func joinNote(a, b string) string {

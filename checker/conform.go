@@ -37,7 +37,10 @@ import (
 //	requeue              no rule: the TASK-SUSPEND (NOTIFIED) or retry just
 //	                     applied must have put the task where e.Queue says
 //	park, unpark, panic  no rule: findings (see ConformanceReport)
-//	step                 the rule e.Rule, as a model checker writes it
+//	step                 the rule e.Rule, as a model checker writes it; a
+//	                     WORKER-STEAL step with a queue is only a look at
+//	                     that queue (the first half of a two-step steal):
+//	                     no rule
 //
 // Three choices the mapping makes. A wake during a poll is WAKE (RUNNING →
 // NOTIFIED) without a POLL-PENDING before it: a future may be woken during
@@ -1061,6 +1064,9 @@ func (c *Conformance) park(idx int, e *traces.Event) {
 // modelStep applies a step event: a rule named by the event, as in a
 // model checker's counterexample.
 func (c *Conformance) modelStep(idx int, e *traces.Event) error {
+	if e.Rule == model.WORKER_STEAL && e.Queue != traces.QueueNone {
+		return nil // a look at a queue, not a take
+	}
 	st := model.Step{Rule: e.Rule, Worker: int(e.Worker), Task: int(e.Task), Victim: -1, Dest: -1}
 	switch e.Rule {
 	case model.SPAWN, model.WAKE:

@@ -83,11 +83,11 @@ func TestConformanceVariantCounterexamples(t *testing.T) {
 		inv     []string // invariants the model checker checks (none: the run goes on to the symptom)
 		rule    model.Rule
 	}{
-		{model.LostWakeup, none, model.WAKE},               // a second wake during the poll reported notified again
-		{model.DuplicateEnqueue, none, model.GLOBAL_STEAL}, // the duplicate is taken again
-		{model.EnqueueWhileRunning, none, model.GLOBAL_STEAL},
-		{model.StealOwnerEnd, nil, model.POLL_LOCAL},  // the owner takes the task the thief took
-		{model.OverflowDrop, nil, model.TASK_SUSPEND}, // re-queued onto a full local queue
+		{model.LostWakeup, none, model.WAKE},           // the wake during the poll is recorded dropped
+		{model.DuplicateEnqueue, none, model.WAKE},     // the wake of a QUEUED task is recorded scheduled
+		{model.EnqueueWhileRunning, none, model.WAKE},  // the wake of a RUNNING task is recorded scheduled
+		{model.StealOwnerEnd, nil, model.WORKER_STEAL}, // the thief takes the task the owner took
+		{model.OverflowDrop, nil, model.TASK_SUSPEND},  // re-queued onto a full local queue
 	} {
 		t.Run(string(tc.variant), func(t *testing.T) {
 			c := ws

@@ -358,7 +358,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 		case traces.KindWake:
 			in.kind = linWake
 			in.outcome = e.Outcome
-			if e.Outcome > traces.OutcomeLate {
+			if e.Outcome > traces.OutcomeDropped {
 				bad(x.i, e, "unknown wake outcome %d", e.Outcome)
 				continue
 			}

@@ -324,6 +324,8 @@ func linOutcomeName(o traces.Outcome) string {
 		return "coalesced"
 	case traces.OutcomeLate:
 		return "late"
+	case traces.OutcomeDropped:
+		return "dropped"
 	}
 	return "none"
 }

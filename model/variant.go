@@ -74,3 +74,48 @@ func (v Variant) String() string {
 	}
 	return string(v)
 }
+
+// WakeEffect returns what a WAKE of task t did, from the state before it
+// to the state after it, in the words an executor reports it with
+// (traces' outcomes): "scheduled" when t was pushed onto a queue, "dropped"
+// when the wake of a RUNNING or WAITING task did nothing, else what
+// WakeOutcome says of before. Under the correct model it equals
+// WakeOutcome(before, t); under a broken variant it is what the broken
+// rule did — a lost wake is "dropped", a push of a RUNNING or QUEUED task
+// "scheduled" — so that a counterexample written as a trace departs from
+// the rules at the very event where the variant does.
+func WakeEffect(before, after *State, t int) string {
+	if before == nil || after == nil || t < 1 || t > len(before.Task) || t > len(after.Task) {
+		return "none"
+	}
+	b, a := before.Task[t-1], after.Task[t-1]
+	switch {
+	case after.queued(int32(t)) > before.queued(int32(t)):
+		return "scheduled"
+	case b == Running && a == Running, b == Waiting && a == Waiting:
+		return "dropped"
+	case b == Waiting && a == Queued:
+		// WAITING → QUEUED onto no queue: the overflow-drop variant lost
+		// the push, not the wake; the event says where it was meant to go.
+		return "scheduled"
+	}
+	return WakeOutcome(before, t)
+}
+
+// queued counts the copies of t in the queues of s.
+func (s *State) queued(t int32) int {
+	n := 0
+	for _, u := range s.Global {
+		if u == t {
+			n++
+		}
+	}
+	for _, q := range s.Local {
+		for _, u := range q {
+			if u == t {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -26,10 +26,15 @@
 // writes into during a run; it takes the built-in executors' events in
 // batches of Packed (RecordPacked) and keeps them packed.
 //
-// Pictures: WriteHTML draws one self-contained page (a lane per worker,
-// polls as blocks, steals and wakes as arrows, a violation marked);
+// Pictures: WriteHTML draws one self-contained page that shows the
+// mechanism of a run: a lane per worker with its polls, the queues as bands
+// whose contents change, each task's state on its row, wakes and steals as
+// arrows (a dropped or coalesced wake marked so), the root cause and the
+// symptom marked, and every state a click or a ← → away. Timeline builds
+// the same page while a trace streams, in bounded memory (a long trace is
+// drawn as a window, from the state the events before it left);
 // WriteChromeTrace writes the Chrome trace-event format for Perfetto, for
-// traces too long for one page; ChromeWriter streams it one event at a
+// a whole long trace; ChromeWriter streams it one event at a
 // time, in memory independent of the trace's length.
 //
 // Untrusted text: a trace's strings reach a terminal only through

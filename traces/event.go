@@ -71,6 +71,11 @@ const (
 	OutcomeNotified          // RUNNING → NOTIFIED
 	OutcomeCoalesced         // already QUEUED or NOTIFIED: nothing to do
 	OutcomeLate              // the task is DONE: ignored
+	// OutcomeDropped: the waker did nothing although the rules say it
+	// must (a RUNNING task not marked NOTIFIED, a WAITING task not
+	// queued). Never enabled: an executor that reports it, or a broken
+	// model variant that does it, departs from WAKE at this event.
+	OutcomeDropped
 )
 
 // Queue names where a task was pushed: the global queue or a worker's local

@@ -51,7 +51,7 @@ func genEvent(h Header) *rapid.Generator[Event] {
 		case KindPollEnd:
 			e.Result = Result(rapid.IntRange(1, int(ResultPanic)).Draw(t, "result"))
 		case KindWake:
-			e.Outcome = Outcome(rapid.IntRange(0, int(OutcomeLate)).Draw(t, "outcome"))
+			e.Outcome = Outcome(rapid.IntRange(0, int(OutcomeDropped)).Draw(t, "outcome"))
 		case KindStep:
 			e.Rule = rapid.SampledFrom(model.Rules).Draw(t, "rule")
 		}

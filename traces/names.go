@@ -13,7 +13,7 @@ var (
 	kindNames    = [...]string{"", "spawn", "take", "poll-begin", "poll-end", "wake", "requeue", "park", "unpark", "panic", "step"}
 	sourceNames  = [...]string{"none", "local", "global", "steal", "lifo"}
 	resultNames  = [...]string{"none", "pending", "ready", "panic"}
-	outcomeNames = [...]string{"none", "scheduled", "notified", "coalesced", "late"}
+	outcomeNames = [...]string{"none", "scheduled", "notified", "coalesced", "late", "dropped"}
 )
 
 // String returns the kind's name in the trace format, e.g. "poll-end".
@@ -306,6 +306,8 @@ func lookupOutcome(b []byte) (Outcome, bool) {
 		o = OutcomeCoalesced
 	case 'l':
 		o = OutcomeLate
+	case 'd':
+		o = OutcomeDropped
 	default:
 		return 0, false
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 // lostWake is a trace with a violation to show: task 1 is woken while
@@ -88,11 +91,14 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("the rendered page does not show the violation %q in #violation:\n%s", lostWakeMark.Message, dom)
 	}
 	for _, want := range []string{
-		`<tr id="ev-6" class="bad">`,        // the offending event is highlighted in the table
-		`id="violation-mark"`,               // and in the timeline
-		`class="poll"`,                      // polls are drawn as blocks
-		`class="steal"`,                     // the steal of t2 is an arrow
-		`class="wake lost"`,                 // the wake that is never followed by a take
+		`<tr id="ev-6" class="bad`,                     // the offending event is highlighted in the table
+		`id="violation-mark"`,                          // and in the timeline
+		`class="poll"`,                                 // polls are drawn as blocks
+		`data-result="pending"`, `data-result="panic"`, // coloured by outcome
+		`class="steal"`,                               // the steal of t2 is an arrow
+		`class="wake scheduled"`,                      // the wake of t1 is an arrow to its row
+		`data-state="WAITING"`, `data-state="QUEUED"`, // t1's states on its row
+		`data-queue="0"`,                    // w0's deque holds t2 for a while
 		`worker 1</text>`, `outside</text>`, // lanes
 	} {
 		if !strings.Contains(dom, want) {
@@ -189,4 +195,126 @@ func TestChromeTrace(t *testing.T) {
 	if pairs != 1 || open != 1 {
 		t.Errorf("%d flow pairs and %d open flows, want 1 and 1", pairs, open)
 	}
+}
+
+// The state the timeline rebuilds from the sample's events: where each
+// task is after each event.
+func TestTimelineState(t *testing.T) {
+	s := newTLState(hdr2)
+	want := []string{
+		"g[1] l0[] l1[] cur[0 0] t1:QUEUED",
+		"g[] l0[] l1[] cur[1 0] t1:RUNNING",
+		"g[] l0[] l1[] cur[1 0] t1:RUNNING",
+		"g[] l0[2] l1[] cur[1 0] t1:RUNNING t2:QUEUED",
+		"g[] l0[2] l1[] cur[0 0] t1:WAITING t2:QUEUED",
+		"g[] l0[] l1[] cur[0 2] t1:WAITING t2:RUNNING",
+		"g[] l0[] l1[1] cur[0 2] t1:QUEUED t2:RUNNING",
+		"g[] l0[] l1[1] cur[0 2] t1:QUEUED t2:RUNNING",
+		"g[] l0[] l1[1] cur[0 2] t1:QUEUED t2:RUNNING",
+		"g[] l0[] l1[1] cur[0 0] t1:QUEUED t2:DONE",
+		"g[] l0[] l1[1] cur[0 0] t1:QUEUED t2:DONE",
+	}
+	for i, e := range sample {
+		s.apply(&e)
+		got := fmt.Sprintf("g%v l0%v l1%v cur%v", s.global, s.locals[0], s.locals[1], s.cur)
+		for _, id := range []int64{1, 2} {
+			if st, ok := s.task[id]; ok {
+				got += fmt.Sprintf(" t%d:%s", id, st)
+			}
+		}
+		if got != want[i] {
+			t.Errorf("after event %d (%s): %s, want %s", i+1, FormatEvent(e), got, want[i])
+		}
+	}
+}
+
+// A dropped wake of a RUNNING task leaves it RUNNING; the page marks it.
+func TestTimelineDroppedWake(t *testing.T) {
+	s := newTLState(hdr2)
+	for _, e := range []Event{
+		{Seq: 1, Kind: KindSpawn, Task: 1, Worker: -1, Queue: QueueGlobal},
+		{Seq: 2, Kind: KindTake, Task: 1, Worker: 0, Source: SourceGlobal},
+		{Seq: 3, Kind: KindWake, Task: 1, Worker: -1, Outcome: OutcomeDropped},
+		{Seq: 4, Kind: KindPollEnd, Task: 1, Worker: 0, Result: ResultPending},
+	} {
+		s.apply(&e)
+		if e.Seq == 3 && (s.task[1] != "RUNNING" || len(s.global) != 0) {
+			t.Fatalf("a dropped wake changed the state: t1 %s, global %v", s.task[1], s.global)
+		}
+	}
+	if s.task[1] != "WAITING" {
+		t.Errorf("t1 is %s after its poll returned Pending with the wake dropped, want WAITING", s.task[1])
+	}
+}
+
+// A long trace is drawn as a window, in bounded memory, starting from the
+// state the events before it left, and the page says what it left out.
+func TestTimelineWindowStartsFromState(t *testing.T) {
+	h := Header{Format: Format, Version: 1, Workers: 1, Policy: "fifo"}
+	tl := NewTimeline(h)
+	const n = 3 * MaxHTMLEvents
+	// Task k is spawned at event 2k and taken at 2k+1, except task 1,
+	// which stays queued for ever.
+	for k := 1; k <= n/2; k++ {
+		tl.Add(Event{Seq: uint64(2 * k), Kind: KindSpawn, Task: int64(k), Worker: -1, Queue: QueueGlobal})
+		if k != 1 {
+			tl.Add(Event{Seq: uint64(2*k + 1), Kind: KindTake, Task: int64(k), Worker: 0, Source: SourceGlobal})
+		}
+	}
+	if len(tl.ring) != MaxHTMLEvents {
+		t.Fatalf("the timeline keeps %d events, want at most %d", len(tl.ring), MaxHTMLEvents)
+	}
+	var buf bytes.Buffer
+	if err := tl.WriteHTML(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := pageData(t, buf.String())
+	if d.Start.Global.N != 1 || d.Start.Global.H[0] != 1 {
+		t.Errorf("the window starts with global %+v, want [t1] (spawned before the window, never taken)", d.Start.Global)
+	}
+	if d.Before["spawn"] == 0 || d.Before["take"] == 0 || d.Offset+len(d.Events) != d.Total {
+		t.Errorf("the page does not say what it left out: before %v, offset %d, %d events of %d", d.Before, d.Offset, len(d.Events), d.Total)
+	}
+}
+
+func pageData(t *testing.T, page string) htmlData {
+	t.Helper()
+	i := strings.Index(page, `id="trace-data">`)
+	j := strings.Index(page[i:], "</script>")
+	var d htmlData
+	if err := json.Unmarshal([]byte(page[i+len(`id="trace-data">`):i+j]), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Any events, well-formed or not, make a page: the timeline never panics
+// and never keeps more than MaxHTMLEvents of them.
+func TestTimelineAnyEvents(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := genHeader().Draw(t, "header")
+		events := rapid.SliceOfN(genEvent(h), 0, 60).Draw(t, "events")
+		for i := range events {
+			// Out of range on purpose, sometimes.
+			if rapid.IntRange(0, 9).Draw(t, "odd") == 0 {
+				events[i].Worker = int32(rapid.IntRange(-3, h.Workers+3).Draw(t, "worker"))
+				events[i].Queue = Queue(rapid.IntRange(-3, h.Workers+3).Draw(t, "queue"))
+			}
+		}
+		var buf bytes.Buffer
+		mark := &Mark{Index: rapid.IntRange(-1, len(events)+2).Draw(t, "mark"), Message: "m", Symptom: &Symptom{Index: -1, Message: "s"}}
+		if err := WriteHTML(&buf, h, events, mark); err != nil {
+			t.Fatal(err)
+		}
+		page := buf.String()
+		i := strings.Index(page, `id="trace-data">`)
+		j := strings.Index(page[i:], "</script>")
+		var d htmlData
+		if err := json.Unmarshal([]byte(page[i+len(`id="trace-data">`):i+j]), &d); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Events) != len(events) {
+			t.Fatalf("%d events drawn of %d", len(d.Events), len(events))
+		}
+	})
 }

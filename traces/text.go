@@ -483,7 +483,7 @@ func parseTextEvent(toks []string) (Event, error) {
 			} else if o, ok := lookupOutcome([]byte(t)); ok && o != OutcomeNone {
 				f, e.Outcome = fOutcome, o
 			} else {
-				return e, errf(ErrUnknown, fmt.Sprintf("%q: want tN, a source (local, global, steal, lifo), from wN, -> QUEUE, a result (pending, ready, panic), an outcome (scheduled, notified, coalesced, late), or rule=, call=, ret=, detail=", t))
+				return e, errf(ErrUnknown, fmt.Sprintf("%q: want tN, a source (local, global, steal, lifo), from wN, -> QUEUE, a result (pending, ready, panic), an outcome (scheduled, notified, coalesced, late, dropped), or rule=, call=, ret=, detail=", t))
 			}
 		}
 		if err := once(f, t); err != nil {

@@ -368,7 +368,7 @@ func TestEnumText(t *testing.T) {
 			t.Errorf("Result %v: %v %v", r, r2, err)
 		}
 	}
-	for o := OutcomeNone; o <= OutcomeLate; o++ {
+	for o := OutcomeNone; o <= OutcomeDropped; o++ {
 		var o2 Outcome
 		b, _ := o.MarshalText()
 		if err := o2.UnmarshalText(b); err != nil || o2 != o {

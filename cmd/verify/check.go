@@ -125,6 +125,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// The Chrome page is written as the trace is read, in memory
 	// independent of its length; its file is created first, so that a
 	// name that cannot be written is refused before any work.
+	tl := newCheckTimeline(f.html, h)
 	var (
 		chrome    *traces.ChromeWriter
 		chromeOut *traces.OutputFile
@@ -144,7 +145,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	linLimit := checker.LinDefaultMaxEvents
 	var (
-		all         []traces.Event // for the HTML timeline
 		linEvents   []traces.Event // for the linearizability check, up to linLimit
 		recent      = newRing(f.last + 1)
 		n, total    int // events that conform; events read
@@ -177,9 +177,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return badInput(stdout, stderr, f.json, file, err)
 		}
 		total++
-		if f.html != "" {
-			all = append(all, e)
-		}
 		if f.lin && !linTooLong {
 			if linEvents = append(linEvents, e); len(linEvents) > linLimit {
 				linEvents, linTooLong = nil, true // Unknown, naming the limit: free them now
@@ -191,6 +188,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				chrome = nil
 			}
 		}
+		tl.add(e)
 		if cerr != nil {
 			continue // reading on for the pictures and the linearizability check
 		}
@@ -203,6 +201,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			if f.html == "" && f.chrome == "" && !f.lin {
 				break
 			}
+			tl.holdAfter(n)
 			continue
 		}
 		n++
@@ -251,14 +250,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 		}
 		if f.html != "" {
-			if err := traces.WriteOutput(f.html, func(o *traces.OutputFile) error { return traces.WriteHTML(o, h, all, mark) }, file); err != nil {
+			if err := tl.write(f.html, file, mark); err != nil {
 				outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
 			} else {
 				files["html"] = f.html
 			}
 		}
 	}
-	all = nil
 	var lin *checker.LinResult
 	if f.lin && !interrupted {
 		if linTooLong {
@@ -274,6 +272,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			lin = &r
 		}
 		linEvents = nil
+		if files["html"] != "" {
+			if err := tl.linkLin(f.html, file, mark, lin.HTML); err != nil {
+				outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
+			}
+		}
 	}
 	code := exitHolds
 	switch {

@@ -140,7 +140,7 @@ func TestCheckHTML(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	if !strings.Contains(html.UnescapeString(string(dom)), `<span class="msg">`+m[1]+`</span>`) || !strings.Contains(string(dom), `<tr id="ev-9" class="bad">`) {
+	if !strings.Contains(html.UnescapeString(string(dom)), `<span class="msg">`+m[1]+`</span>`) || !strings.Contains(string(dom), `<tr id="ev-9" class="bad`) {
 		t.Errorf("the drawn page does not show the violation %q at event 9", m[1])
 	}
 }

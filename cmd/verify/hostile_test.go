@@ -180,10 +180,6 @@ func TestHostileCorpus(t *testing.T) {
 		"task_beyond_limit.jsonl": exitUnknown, "task_max_int.jsonl": exitUnknown, "text_escape.txt": exitViolated,
 		"text_huge_workers.txt": exitUsage, "truncated.jsonl": exitUsage, "violation.jsonl": exitViolated,
 	}
-	// replay stops at a checker limit as at a violation (exit 1), not as
-	// unknown: cmd/verify/replay.go is being rewritten on its own, so
-	// here only its safety (no panic, no injection, memory) is asserted.
-	replayDiffers := map[string]bool{"task_beyond_limit.jsonl": true, "task_max_int.jsonl": true}
 	files, err := filepath.Glob(filepath.Join("testdata", "hostile", "*"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
@@ -199,7 +195,7 @@ func TestHostileCorpus(t *testing.T) {
 			t.Run(sub+"/"+name, func(t *testing.T) {
 				r := runVerify(t, wd, sub, f)
 				r.clean(t, hostileRSS)
-				if r.code != code && !(sub == "replay" && replayDiffers[name]) {
+				if r.code != code {
 					t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, clipForLog(r.stdout), r.stderr)
 				}
 				if code == exitUsage && !strings.Contains(r.stderr, name) {

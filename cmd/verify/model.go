@@ -280,10 +280,7 @@ func writeCounterexample(dir string, r *checker.Result) (map[string]string, erro
 	if err := traces.WriteFile(files["trace"], h, events); err != nil {
 		return nil, err
 	}
-	mark := &traces.Mark{Index: len(events) - 1, Message: r.Property + ": " + r.Message}
-	if n := len(r.Counterexample.Steps); n > 0 {
-		mark.Rule = r.Counterexample.Steps[n-1].Step.Rule.String()
-	}
+	mark := checker.Diagnose(r).Mark()
 	return files, writeFile(files["timeline"], func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) })
 }
 
@@ -299,6 +296,8 @@ func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
 		return
 	}
 	fmt.Fprintf(w, "VIOLATED  %s: %s\n", r.Property, r.Message)
+	d := checker.Diagnose(r)
+	printDiagnosis(w, d)
 	if rule := brokenRule(r); rule != "" {
 		fmt.Fprintf(w, "  rule: %s\n", rule)
 	}
@@ -315,7 +314,7 @@ func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
 	if cx.Incomplete != "" {
 		fmt.Fprintf(w, "  (%s)\n", cx.Incomplete)
 	}
-	printLanes(w, r.Config.Normalized().Workers, cx)
+	printSteps(w, r.Config.Normalized().Workers, cx, d)
 	last := cx.Init
 	if n := len(cx.Steps); n > 0 && cx.Steps[n-1].State != nil {
 		last = cx.Steps[n-1].State
@@ -345,42 +344,8 @@ func brokenRule(r *checker.Result) string {
 	return ""
 }
 
-// printLanes prints the steps as a numbered list with a column per worker
-// showing the task it holds after the step.
-func printLanes(w io.Writer, workers int, cx *checker.Counterexample) {
-	fmt.Fprintf(w, "    %4s  %-14s", "#", "rule")
-	for k := 0; k < workers; k++ {
-		fmt.Fprintf(w, " %-5s", fmt.Sprintf("w%d", k))
-	}
-	fmt.Fprintf(w, " %-14s %s\n", "global", "step")
-	for k, cs := range cx.Steps {
-		mark := " "
-		if k == cx.Loop {
-			mark = "↻"
-		}
-		fmt.Fprintf(w, "  %s %4d  %-14s", mark, k+1, cs.Step.Rule)
-		s := cs.State
-		for v := 0; v < workers; v++ {
-			lane := "·"
-			if s != nil && s.Cur[v] != 0 {
-				lane = fmt.Sprintf("t%d", s.Cur[v])
-			}
-			fmt.Fprintf(w, " %-5s", lane)
-		}
-		g := ""
-		if s != nil {
-			g = fmt.Sprint(s.Global)
-		}
-		fmt.Fprintf(w, " %-14s %s\n", g, cs.Step)
-	}
-	if cx.Loop >= 0 && cx.Loop < len(cx.Steps) {
-		fmt.Fprintf(w, "    ↻ steps %d..%d repeat forever\n", cx.Loop+1, len(cx.Steps))
-	} else if cx.Loop == len(cx.Steps) {
-		fmt.Fprintln(w, "    the run stops here: no rule is enabled")
-	}
-}
-
 type jsonStep struct {
+	Event int    `json:"event"` // the step's event in the trace, from 1
 	Rule  string `json:"rule"`
 	Step  string `json:"step"`
 	State string `json:"state,omitempty"`
@@ -388,27 +353,31 @@ type jsonStep struct {
 
 func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
 	out := struct {
-		Verdict     string     `json:"verdict"`
-		Property    string     `json:"property"`
-		Message     string     `json:"message,omitempty"`
-		Model       string     `json:"model"`
-		States      int64      `json:"states"`
-		Transitions int64      `json:"transitions"`
-		Depth       int        `json:"depth"`
-		Seconds     float64    `json:"seconds"`
-		BytesState  float64    `json:"bytes_per_state"`
-		Path        []jsonStep `json:"path,omitempty"`
-		Loop        *int       `json:"loop,omitempty"`
-		Trace       string     `json:"trace,omitempty"`
-		Timeline    string     `json:"timeline,omitempty"`
+		Verdict     string       `json:"verdict"`
+		Property    string       `json:"property"`
+		Message     string       `json:"message,omitempty"`
+		Model       string       `json:"model"`
+		States      int64        `json:"states"`
+		Transitions int64        `json:"transitions"`
+		Depth       int          `json:"depth"`
+		Seconds     float64      `json:"seconds"`
+		BytesState  float64      `json:"bytes_per_state"`
+		Path        []jsonStep   `json:"path,omitempty"`
+		Loop        *int         `json:"loop,omitempty"`
+		Trace       string       `json:"trace,omitempty"`
+		Timeline    string       `json:"timeline,omitempty"`
+		RootCause   *culpritJSON `json:"root_cause,omitempty"`
+		Symptom     *culpritJSON `json:"symptom,omitempty"`
 	}{
 		Verdict: r.Verdict.String(), Property: r.Property, Message: r.Message, Model: r.Config.String(),
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Seconds: r.Elapsed.Seconds(),
 		BytesState: r.BytesPerState(), Trace: files["trace"], Timeline: files["timeline"],
 	}
+	out.RootCause, out.Symptom = diagnosisJSON(checker.Diagnose(r))
 	if cx := r.Counterexample; cx != nil {
-		for _, cs := range cx.Steps {
-			js := jsonStep{Rule: cs.Step.Rule.String(), Step: cs.Step.String()}
+		_, at := cx.StepEvents()
+		for k, cs := range cx.Steps {
+			js := jsonStep{Event: at[k] + 1, Rule: cs.Step.Rule.String(), Step: cs.Step.String()}
 			if cs.State != nil {
 				js.State = strings.ReplaceAll(cs.State.String(), "\n", " | ")
 			}

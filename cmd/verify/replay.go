@@ -7,7 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/traces"
@@ -16,21 +19,34 @@ import (
 func init() {
 	register(command{
 		name:    "replay",
-		summary: "step through a trace against the model, with the state of every queue and worker",
+		summary: "step through a trace against the model, forward and back, with the state of every queue, worker and task",
 		run:     runReplay,
 	})
 }
 
+// replayMaxFrames bounds the events kept for stepping back and forth in a
+// terminal; a longer trace is stepped from --from on. replayShown bounds
+// the tasks shown per queue and in the tasks line.
+const (
+	replayMaxFrames = 1 << 15
+	replayShown     = 24
+)
+
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	html := fs.String("html", "", "also write an HTML timeline, with the violation marked, to `FILE`")
-	from := fs.Int("from", 1, "print the state only from event `N` on, counting from 1 (the events before are still replayed)")
+	html := fs.String("html", "", "also write an HTML timeline to `FILE`, stepped in the browser with ← →, opened at the violation")
+	from := fs.Int("from", 1, "show events only from event `N` on, counting from 1 (the events before are still replayed)")
+	printOnly := fs.Bool("print", false, "print the replay instead of stepping through it, even in a terminal")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify replay [flags] FILE")
-		fmt.Fprintln(stderr, "\nReplays the trace in FILE through the model, printing each event and then the")
-		fmt.Fprintln(stderr, "state after it: the global queue, and for each worker what it runs and its local")
-		fmt.Fprintln(stderr, "queue (worker lanes). Stops at the first event that is not an enabled rule.")
+		fmt.Fprintln(stderr, "\nReplays the trace in FILE through the model and stops at the first event that")
+		fmt.Fprintln(stderr, "is not an enabled rule. In a terminal it steps a key at a time: → or space for")
+		fmt.Fprintln(stderr, "the next event, ← for the one before, Home and End, q to quit; each screen shows")
+		fmt.Fprintln(stderr, "the event, the rule it reports with its premise and conclusion, and the state")
+		fmt.Fprintln(stderr, "after it (the global queue, each worker with what it polls and its local queue,")
+		fmt.Fprintln(stderr, "every task's state). Piped (or with --print) it prints each event and what it")
+		fmt.Fprintln(stderr, "changed, and the whole state at the start and at the violation.")
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "\nExit codes: 0 conforms, 1 violation, 2 bad input or usage, 3 unknown (tasks not DONE at the end).")
@@ -43,6 +59,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	file := fs.Arg(0)
+	interactive := !*printOnly && file != "-" && isTerminal(stdout) && isTerminal(os.Stdin)
 	in, closeIn, err := openInput(file)
 	if err != nil {
 		return replayBad(stderr, file, err)
@@ -59,19 +76,31 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	fmt.Fprintf(w, "replaying %s: %s, %d workers, policy %s\n", file, nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
-	if *from <= 1 {
-		fmt.Fprintln(w, "initial state:")
-		printStateLanes(w, conf.Lanes())
-	}
+	title := fmt.Sprintf("replaying %s: %s, %d workers, policy %s", traces.Printable(file), traces.Printable(nonEmpty(h.Executor, "an unnamed executor")), h.Workers, traces.Printable(nonEmpty(h.Policy, "worksteal")))
 	var (
-		all  []traces.Event
-		cerr *checker.ConformanceError
-		n    int
+		tl     *traces.Timeline
+		cerr   *checker.ConformanceError
+		n      int
+		frames []replayFrame
+		// taskShown is the state last printed of each task.
+		taskShown = map[int64]string{}
+		lanes     = conf.BoundedLanes(replayShown)
+		initial   = lanes
 	)
+	if *html != "" {
+		tl = traces.NewTimeline(h)
+	}
+	if !interactive {
+		fmt.Fprintln(w, title)
+		if *from <= 1 {
+			fmt.Fprintln(w, "initial state:")
+			printLanesBounded(w, lanes)
+		}
+	}
 	for ; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
-			fmt.Fprintf(w, "interrupted after %d events\n", n)
+			w.Flush()
+			fmt.Fprintf(stderr, "verify replay: interrupted after %d events\n", n)
 			return exitUnknown
 		}
 		e, err := src.Next()
@@ -80,10 +109,14 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		if err != nil {
 			w.Flush()
+			if isInterrupted(err) {
+				fmt.Fprintf(stderr, "verify replay: interrupted after %d events; no verdict\n", n)
+				return exitUnknown
+			}
 			return replayBad(stderr, file, err)
 		}
-		if *html != "" {
-			all = append(all, e)
+		if tl != nil {
+			tl.Add(e)
 		}
 		err = conf.Step(e)
 		if err != nil && !errors.As(err, &cerr) {
@@ -91,31 +124,65 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return replayBad(stderr, file, fmt.Errorf("%s:%d: %w", file, src.Line(), err))
 		}
 		if cerr != nil {
-			fmt.Fprintf(w, "%6d  %s\n", n+1, shortEvent(e))
-			fmt.Fprintf(w, "        VIOLATION of %s: %s\n", cerr.Rule, cerr.Error())
-			if cerr.Premise != "" {
-				fmt.Fprintf(w, "        premise: %s fails\n", strings.TrimSuffix(cerr.Premise, " fails"))
+			if interactive {
+				frames = append(frames, replayFrame{i: n, e: e, lanes: conf.BoundedLanes(replayShown), err: cerr})
+			} else {
+				fmt.Fprintf(w, "%6d  %s\n", n+1, traces.Printable(shortEvent(e)))
+				printViolationLines(w, cerr)
+				fmt.Fprintln(w, "        state before the event, unchanged:")
+				printLanesBounded(w, conf.BoundedLanes(replayShown))
 			}
-			if cerr.Reason != "" {
-				fmt.Fprintf(w, "        instead: %s\n", cerr.Reason)
+			if tl != nil {
+				tl.HoldFrom(n + 50)
+				for {
+					if e, err := src.Next(); err != nil {
+						break
+					} else {
+						tl.Add(e)
+					}
+				}
 			}
-			fmt.Fprintln(w, "        (state before the event, unchanged)")
 			break
 		}
 		if n+1 >= *from {
-			fmt.Fprintf(w, "%6d  %s\n", n+1, shortEvent(e))
-			printStateLanes(w, conf.Lanes())
+			if interactive {
+				if len(frames) < replayMaxFrames {
+					lanes = conf.BoundedLanes(replayShown)
+					frames = append(frames, replayFrame{i: n, e: e, lanes: lanes})
+				}
+			} else {
+				// What the event changed: the queue and worker lines that
+				// differ, and its task's state. O(W + replayShown).
+				fmt.Fprintf(w, "%6d  %s\n", n+1, traces.Printable(shortEvent(e)))
+				next := conf.BoundedLanes(replayShown)
+				task := conf.TaskLane(int(e.Task))
+				if taskShown[e.Task] == task {
+					task = ""
+				} else {
+					taskShown[e.Task] = task
+				}
+				printLanesChanged(w, lanes, next, task)
+				lanes = next
+			}
+		} else if interactive {
+			lanes = conf.BoundedLanes(replayShown)
 		}
 	}
 	var mark *traces.Mark
 	code := exitHolds
+	var end []string
 	if cerr != nil {
 		mark = &traces.Mark{Index: n, Rule: cerr.Rule.String(), Message: cerr.Error()}
 		code = exitViolated
+		if cerr.Limit != "" {
+			code = exitUnknown // a limit of the checker, not the executor's fault
+		}
 	} else {
 		rep := conf.Finish()
-		fmt.Fprintf(w, "end of trace after %d events\n", n)
-		printFinish(w, rep)
+		var b strings.Builder
+		fmt.Fprintf(&b, "end of trace after %d events\n", n)
+		printFinish(&b, rep)
+		end = strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 		switch rep.Verdict {
 		case checker.Violated:
 			code = exitViolated
@@ -128,20 +195,93 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			code = exitUnknown
 			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: "unknown"}
 		}
+		if !interactive {
+			for _, l := range end {
+				fmt.Fprintln(w, traces.Printable(l))
+			}
+		}
 	}
-	if *html != "" {
-		if err := writeFile(*html, func(out io.Writer) error { return traces.WriteHTML(out, h, all, mark) }); err != nil {
+	if tl != nil {
+		err := traces.WriteOutput(*html, func(o *traces.OutputFile) error { return tl.WriteHTML(o, mark) }, file)
+		if err != nil {
 			fmt.Fprintf(stderr, "verify replay: %v\n", err)
 			return exitUsage
 		}
-		fmt.Fprintf(w, "timeline: %s\n", *html)
+		if !interactive {
+			fmt.Fprintf(w, "timeline: %s\n", traces.Printable(*html))
+		}
+	}
+	if interactive {
+		w.Flush()
+		total := n
+		if cerr != nil {
+			total++ // the violating event, replayed last
+		}
+		st := &stepper{title: title, init: initial, frames: frames, end: end, total: total, dropped: total - len(frames)}
+		restore, err := rawTerminal(os.Stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "verify replay: %v (use --print)\n", err)
+			return exitUsage
+		}
+		// The terminal is raw until restored: restore it on SIGTERM and
+		// SIGHUP too (Ctrl-C arrives as a key).
+		sctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
+		st.run(sctx, os.Stdin, stdout, -1)
+		interrupted := sctx.Err() != nil // before stop, which cancels sctx
+		stop()
+		restore()
+		if interrupted {
+			fmt.Fprintln(stderr, "verify replay: interrupted")
+			return exitUnknown
+		}
+		if *html != "" {
+			fmt.Fprintf(stdout, "timeline: %s\n", traces.Printable(*html))
+		}
 	}
 	return code
 }
 
-func printStateLanes(w io.Writer, lanes string) {
+func printViolationLines(w io.Writer, cerr *checker.ConformanceError) {
+	fmt.Fprintf(w, "        VIOLATION of %s: %s\n", cerr.Rule, traces.Printable(cerr.Error()))
+	if cerr.Premise != "" {
+		fmt.Fprintf(w, "        premise: %s fails\n", traces.Printable(strings.TrimSuffix(cerr.Premise, " fails")))
+	}
+	if cerr.Reason != "" {
+		fmt.Fprintf(w, "        instead: %s\n", traces.Printable(cerr.Reason))
+	}
+}
+
+// replayLineMax bounds one printed line of state (a long queue, many
+// tasks): the rest is counted.
+const replayLineMax = 160
+
+func bounded(l string) string {
+	l = traces.Printable(l)
+	if r := []rune(l); len(r) > replayLineMax {
+		return string(r[:replayLineMax]) + fmt.Sprintf(" … (%d more characters)", len(r)-replayLineMax)
+	}
+	return l
+}
+
+func printLanesBounded(w io.Writer, lanes string) {
 	for _, l := range strings.Split(strings.TrimRight(lanes, "\n"), "\n") {
-		fmt.Fprintf(w, "        | %s\n", l)
+		fmt.Fprintf(w, "        | %s\n", bounded(l))
+	}
+}
+
+// printLanesChanged prints the queue and worker lines of the state that
+// differ between before and after (each of BoundedLanes' lines, the tasks
+// line left out), and the event's task as it is now.
+func printLanesChanged(w io.Writer, before, after, task string) {
+	b := strings.Split(before, "\n")
+	for i, l := range strings.Split(after, "\n") {
+		if strings.HasPrefix(l, "tasks") || (i < len(b) && b[i] == l) {
+			continue
+		}
+		fmt.Fprintf(w, "        | %s\n", bounded(l))
+	}
+	if task != "" {
+		fmt.Fprintf(w, "        | %s\n", bounded(task))
 	}
 }
 
@@ -150,6 +290,6 @@ func replayBad(stderr io.Writer, file string, err error) int {
 	if !strings.Contains(msg, file) {
 		msg = file + ": " + msg
 	}
-	fmt.Fprintf(stderr, "verify replay: bad input: %s\n", msg)
+	fmt.Fprintf(stderr, "verify replay: bad input: %s\n", traces.Printable(msg))
 	return exitUsage
 }

@@ -59,7 +59,7 @@ func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
 		fmt.Fprintln(stderr, "\nRuns every property of the suite on fresh instances of an executor, with")
 		fmt.Fprintln(stderr, "workloads that rapid draws and shrinks. A controllable executor runs one")
 		fmt.Fprintln(stderr, "goroutine at a time with schedules drawn from rapid, so a failure replays")
-		fmt.Fprintln(stderr, "exactly. On a failure it writes the executor's trace and an HTML timeline")
+		fmt.Fprintln(stderr, "exactly. On a failure of an executor that reports its events (executor.Reporter)\nit writes the trace and an HTML timeline with the root cause marked,")
 		fmt.Fprintln(stderr, "and prints the command that replays the failing case. Ctrl-C stops the run")
 		fmt.Fprintln(stderr, "and prints what was found so far.")
 		fmt.Fprintln(stderr, "\nExamples:")
@@ -238,7 +238,7 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 			q := traces.ShellQuote(jsonl)
 			fmt.Fprintf(stdout, "  trace: %s (%d events; verify check %s, verify replay %s)\n", term(jsonl), len(events), q, q)
 		}
-		mark := &traces.Mark{Index: -1, Message: r.Caught + ": " + firstLine(r.Detail)}
+		mark := runMark(stdout, h, events, r.Caught+": "+firstLine(r.Detail))
 		if err := writeFile(html, func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) }); err != nil {
 			fmt.Fprintf(stderr, "verify run: writing the timeline: %s\n", term(err.Error()))
 		} else {

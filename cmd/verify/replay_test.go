@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/traces"
+)
+
+// loadFrames replays a trace file the way the interactive replay does.
+func loadFrames(t *testing.T, file string) *stepper {
+	t.Helper()
+	h, events, err := traces.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := checker.NewConformance(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &stepper{title: "replaying " + file, init: conf.Lanes()}
+	for i, e := range events {
+		before := conf.Lanes()
+		if err := conf.Step(e); err != nil {
+			s.frames = append(s.frames, replayFrame{i: i, e: e, lanes: before, err: conf.Err()})
+			break
+		}
+		s.frames = append(s.frames, replayFrame{i: i, e: e, lanes: conf.Lanes()})
+	}
+	s.total = len(s.frames)
+	return s
+}
+
+// Stepping through a replay with keys read from an io.Reader: forward,
+// back, to the end (the violation), to the start, and quit; each screen
+// shows the event, its rule with the premise, and the state.
+func TestReplayStepsBothWays(t *testing.T) {
+	s := loadFrames(t, filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
+	var out bytes.Buffer
+	keys := "\x1b[C\x1b[C \x1b[D" + "G" + "h" + "\x1b[H" + "q"
+	shown := s.run(context.Background(), strings.NewReader(keys), &out, -1)
+	want := []int{-1, 0, 1, 2, 1, 3, 2, -1}
+	if !equalInts(shown, want) {
+		t.Fatalf("positions shown %v, want %v", shown, want)
+	}
+	screens := strings.Split(out.String(), "\x1b[H\x1b[2J")[1:]
+	if len(screens) != len(want) {
+		t.Fatalf("%d screens, want %d", len(screens), len(want))
+	}
+	for _, c := range []struct {
+		screen int
+		want   []string
+	}{
+		{0, []string{"before event 1", "initial state:", "global []"}},
+		{1, []string{"event 1 of 4: #1 out spawn t1 -> global", "rule SPAWN — premise: a task not yet spawned", "global [t1]"}},
+		{3, []string{"event 3 of 4", "rule POLL-PENDING", "w0 polls t1"}},
+		{5, []string{"event 4 of 4", "rule WAKE — premise: the task's waker is called; conclusion: WAITING → QUEUED; RUNNING → NOTIFIED", "VIOLATION of WAKE", "reported dropped, but t1 was RUNNING", "state before the event, unchanged:"}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(screens[c.screen], w) {
+				t.Errorf("screen %d lacks %q:\n%s", c.screen, w, screens[c.screen])
+			}
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Piped, replay prints each event with only what it changed: a long
+// trace's output grows with its events, not with its events times its
+// tasks.
+func TestReplayPipedPrintsChanges(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "many.jsonl")
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Executor: "fifo", Workers: 1, Policy: "fifo"}
+	var events []traces.Event
+	const tasks = 2000
+	seq := uint64(0)
+	ev := func(e traces.Event) {
+		seq++
+		e.Seq = seq
+		events = append(events, e)
+	}
+	for k := int64(1); k <= tasks; k++ {
+		ev(traces.Event{Kind: traces.KindSpawn, Task: k, Worker: -1, Victim: -1, Queue: traces.QueueGlobal})
+	}
+	for k := int64(1); k <= tasks; k++ {
+		ev(traces.Event{Kind: traces.KindTake, Task: k, Worker: 0, Victim: -1, Source: traces.SourceGlobal})
+		ev(traces.Event{Kind: traces.KindPollEnd, Task: k, Worker: 0, Victim: -1, Result: traces.ResultReady})
+	}
+	if err := traces.WriteFile(file, h, events); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "replay", file)
+	if code != exitHolds {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Each event: its line and at most the lines of the state it changed,
+	// each bounded.
+	if perEvent := len(out) / len(events); perEvent > 400 {
+		t.Errorf("%d bytes for %d events (%d per event): the output does not stay bounded", len(out), len(events), perEvent)
+	}
+	if !regexp.MustCompile(`(?m)^\s+\| t7:DONE$`).MatchString(out) {
+		t.Error("the completion of t7 does not print the one task it changed")
+	}
+}
+
+// In a real terminal (a pseudo-terminal), verify replay steps through the
+// trace with the arrow keys and quits on q.
+func TestReplayInTerminal(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pseudo-terminals are opened the Linux way here")
+	}
+	bin := buildVerify(t)
+	master, slave, err := openPTY()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer master.Close()
+	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
+	cmd := exec.Command(bin, "replay", trace)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	var (
+		mu     sync.Mutex
+		screen bytes.Buffer
+	)
+	shown := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return screen.String()
+	}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// Wait for each screen before the next key, so that the keys reach the
+	// terminal after raw mode is on.
+	waitFor := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if strings.Contains(shown(), s) {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("the terminal never showed %q:\n%s", s, shown())
+	}
+	waitFor("before event 1")
+	for _, k := range []struct{ key, want string }{
+		{"\x1b[C", "event 1 of 4"}, {"\x1b[C", "event 2 of 4"}, {"\x1b[D", "screen-3"}, {"\x1b[F", "VIOLATION of WAKE"},
+	} {
+		master.Write([]byte(k.key))
+		if k.want == "screen-3" {
+			// Back at event 1: its screen shows a second time.
+			deadline := time.Now().Add(20 * time.Second)
+			for strings.Count(shown(), "event 1 of 4") < 2 {
+				if time.Now().After(deadline) {
+					t.Fatalf("← did not go back to event 1:\n%s", shown())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			continue
+		}
+		waitFor(k.want)
+	}
+	master.Write([]byte("q"))
+	done := make(chan error)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if code := cmd.ProcessState.ExitCode(); code != exitViolated {
+			t.Errorf("exit %d (%v), want 1 (the trace has a violation)", code, err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("q did not quit")
+	}
+}
+
+// SIGTERM during stepping restores the terminal and exits 3.
+func TestReplayInTerminalSIGTERM(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pseudo-terminals are opened the Linux way here")
+	}
+	bin := buildVerify(t)
+	master, slave, err := openPTY()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer master.Close()
+	defer slave.Close()
+	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
+	cmd := exec.Command(bin, "replay", trace)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu     sync.Mutex
+		screen bytes.Buffer
+	)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		up := strings.Contains(screen.String(), "before event 1")
+		mu.Unlock()
+		if up {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the first screen never came")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !rawMode(t, slave) {
+		t.Fatal("the terminal is not in raw mode while stepping")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("SIGTERM did not end the replay")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitUnknown {
+		t.Errorf("exit %d after SIGTERM, want 3", code)
+	}
+	if rawMode(t, slave) {
+		t.Error("the terminal was left in raw mode")
+	}
+}
+
+// buildVerify builds the command for the tests that run it in a
+// pseudo-terminal (the go command's cache makes the second build a link).
+func buildVerify(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "verify")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
