@@ -20,7 +20,7 @@ func TestCheckTimelineLinksLinearizabilityPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := filepath.Join(dir, "run.html")
-	if code, out, errs := run(t, "check", "--linearizability", "--html", page, file); code != exitViolated {
+	if code, out, errs := run(t, "check", "--linearizability", "--lin-html", filepath.Join(dir, "run.lin.html"), "--html", page, file); code != exitViolated {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 	b, err := os.ReadFile(page)

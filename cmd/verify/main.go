@@ -165,6 +165,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 // isTerminal reports whether w is a terminal, where a progress line may be
 // rewritten in place.
 func isTerminal(w io.Writer) bool {
+	if c, ok := w.(*checkedWriter); ok {
+		w = c.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
