@@ -39,7 +39,7 @@
 // Scheduler's Go, or the one it runs first): the executor's blocking waits
 // become Scheduler.Block calls, which only controlled goroutines may make.
 // Yield points: PointSpawn, PointPush, PointPop, PointSteal, PointWake,
-// PointPark, PointPoll, and PointLock before every queue lock; no yield
+// PointPark, PointPoll, PointRegister (Context.Register), and PointLock before every queue lock; no yield
 // point lies inside a critical section.
 //
 // # Task state machine
