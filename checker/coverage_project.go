@@ -333,3 +333,29 @@ func (p *projector) leftConfig(e *traces.Event) string {
 	}
 	return ""
 }
+
+// ClosedConfig returns the closed configuration of the policy a trace
+// header h describes, with the workload (Tasks, Pendings, Endless, Wakes)
+// of w: the configuration onto which that executor's runs of that
+// workload project. It fails for a header whose runs cannot be projected
+// (the priority policy, a LIFO slot).
+func ClosedConfig(h traces.Header, w model.Config) (model.Config, error) {
+	cfg, c, err := confConfig(h)
+	if err != nil {
+		return cfg, fmt.Errorf("coverage: header: %w", err)
+	}
+	switch {
+	case c.priority:
+		return cfg, fmt.Errorf("coverage: a priority executor's trace does not say the tasks' priorities: its runs cannot be projected")
+	case c.slotOn:
+		return cfg, fmt.Errorf("coverage: the model has no LIFO slot (lifo-slot=1): its runs cannot be projected")
+	}
+	cfg.Tasks, cfg.Pendings, cfg.Endless, cfg.Wakes = w.Tasks, w.Pendings, w.Endless, w.Wakes
+	if cfg.Policy == model.Retry && cfg.Retries == 0 {
+		cfg.Retries = 1
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("coverage: %w", err)
+	}
+	return cfg.Normalized(), nil
+}

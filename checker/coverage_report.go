@@ -225,8 +225,22 @@ type CoverageReport struct {
 	LeftWhy map[string]int `json:"left_reasons,omitempty"`
 
 	Exclusions []ExcludedCount  `json:"exclusions"`
+	Rules      []VariantCount   `json:"rules"` // per rule: its variants summed (Variant is the rule's name)
 	Variants   []VariantCount   `json:"variants"`
 	Unvisited  []UnvisitedClass `json:"unvisited_classes"`
+}
+
+// AllVariantsFired reports whether every rule variant the executor can
+// take (some transition of it not excluded) fired at least once, and names
+// those that did not.
+func (r *CoverageReport) AllVariantsFired() (bool, []string) {
+	var missing []string
+	for _, v := range r.Variants {
+		if v.Transitions > v.Excluded && v.Fired == 0 {
+			missing = append(missing, v.Variant)
+		}
+	}
+	return len(missing) == 0, missing
 }
 
 // StatePercent and TransitionPercent are the visited share of what the
@@ -296,6 +310,16 @@ func (cv *Coverage) Report(maxClasses int) *CoverageReport {
 		}
 	}
 	sort.SliceStable(r.Variants, func(a, b int) bool { return r.Variants[a].Rule < r.Variants[b].Rule })
+	for _, v := range r.Variants {
+		if n := len(r.Rules); n == 0 || r.Rules[n-1].Rule != v.Rule {
+			r.Rules = append(r.Rules, VariantCount{Variant: v.Rule.String(), Rule: v.Rule})
+		}
+		x := &r.Rules[len(r.Rules)-1]
+		x.Transitions += v.Transitions
+		x.Excluded += v.Excluded
+		x.Visited += v.Visited
+		x.Fired += v.Fired
+	}
 	r.Unvisited = cv.classes(maxClasses)
 	return r
 }
