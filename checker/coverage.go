@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -83,6 +84,7 @@ type CoverageSpace struct {
 
 	variants   []string // variant names, sorted
 	excluded   []bool   // per state
+	via        []int32  // per state: the edge that first reached it in the breadth-first search without excluded steps; -1
 	exclReason []int8   // per state: the exclusion that cut it off (index), -1
 	exclusions []Exclusion
 
@@ -236,6 +238,10 @@ func (sp *CoverageSpace) exclude() {
 	sp.exclReason = make([]int8, n)
 	reach := make([]bool, n)
 	reach[0] = true
+	sp.via = make([]int32, n)
+	for i := range sp.via {
+		sp.via[i] = -1
+	}
 	queue := []int32{0}
 	s := sp.m.Init()
 	cutBy := make([]int8, n)
@@ -257,6 +263,7 @@ func (sp *CoverageSpace) exclude() {
 			}
 			if !reach[ed.dst] {
 				reach[ed.dst] = true
+				sp.via[ed.dst] = e
 				queue = append(queue, ed.dst)
 			}
 		}
@@ -319,6 +326,35 @@ func (sp *CoverageSpace) ExcludedTransitions() int { return sp.nExclEdges }
 
 // Variants returns the names of the rule variants the space has, sorted.
 func (sp *CoverageSpace) Variants() []string { return append([]string(nil), sp.variants...) }
+
+// Path returns a shortest run of the model from the initial state to state
+// id that takes no excluded step, or nil for an excluded state (or the
+// initial state).
+func (sp *CoverageSpace) Path(id int) []model.Step {
+	if sp.excluded[id] {
+		return nil
+	}
+	var rev []model.Step
+	for cur := int32(id); cur != 0; {
+		e := sp.via[cur]
+		rev = append(rev, keyStep(sp.edges[e].key))
+		cur = sp.src(e)
+	}
+	slices.Reverse(rev)
+	return rev
+}
+
+// src returns the state edge e leaves.
+func (sp *CoverageSpace) src(e int32) int32 {
+	i, _ := slices.BinarySearch(sp.first, e+1)
+	return int32(i - 1)
+}
+
+// Excluded reports whether state id is excluded.
+func (sp *CoverageSpace) Excluded(id int) bool { return sp.excluded[id] }
+
+// Depth returns the length of a shortest run of the model to state id.
+func (sp *CoverageSpace) Depth(id int) int { return int(sp.depth[id]) }
 
 // State returns state id, unpacked.
 func (sp *CoverageSpace) State(id int) *model.State {

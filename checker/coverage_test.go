@@ -282,3 +282,31 @@ func TestCoverageConformanceViolation(t *testing.T) {
 		t.Fatalf("want TASK-COMPLETE's violation, got %v", res.Err)
 	}
 }
+
+// Path leads to its state, through no excluded step, in Depth steps or
+// more (the breadth-first search without excluded steps may be longer).
+func TestCoveragePath(t *testing.T) {
+	sp := covSpace(t, model.Config{Workers: 2, Tasks: 3, Pendings: 1, Wakes: 1})
+	buf := make([]uint64, sp.words)
+	for id := 1; id < sp.States(); id++ {
+		p := sp.Path(id)
+		if sp.Excluded(id) {
+			if p != nil {
+				t.Fatalf("state %d is excluded and has a path", id)
+			}
+			continue
+		}
+		s := sp.m.Init()
+		for _, st := range p {
+			if sp.excludedBy(s, st) >= 0 {
+				t.Fatalf("path to %d takes the excluded %s", id, st)
+			}
+			if err := sp.m.Apply(s, st); err != nil {
+				t.Fatalf("path to %d: %v", id, err)
+			}
+		}
+		if got, ok := sp.lookup(s, buf); !ok || int(got) != id || len(p) < sp.Depth(id) {
+			t.Fatalf("path to %d ends in %d after %d steps (depth %d)", id, got, len(p), sp.Depth(id))
+		}
+	}
+}

@@ -83,26 +83,40 @@ type CoverResult struct {
 	FirstFailure error
 	FailureAfter time.Duration
 	FailureRun   int
+	// Guided: for the guided strategy, the paths of the model aimed at,
+	// how many of them a run followed to their end, and the runs that
+	// mutated a schedule of the corpus.
+	Guided *GuidedStats
+}
+
+// GuidedStats are the figures of the guided strategy.
+type GuidedStats struct {
+	Paths     int `json:"paths"`
+	Realized  int `json:"realized"`
+	Mutations int `json:"mutations"`
+	Corpus    int `json:"corpus"`
 }
 
 // CoverStrategies lists the strategies Cover knows.
-var CoverStrategies = []string{"random", "pct"}
+var CoverStrategies = []string{"random", "pct", "guided"}
 
 // CoverResultJSON is a CoverResult as `verify cover --json` prints it.
 type CoverResultJSON struct {
 	*checker.CoverageReport
-	StatePercent        float64 `json:"state_percent"`
-	TransitionPercent   float64 `json:"transition_percent"`
-	AllVariantsFired    bool    `json:"all_variants_fired"`
-	FirstFailure        string  `json:"first_failure,omitempty"`
-	FirstFailureSeconds float64 `json:"first_failure_seconds,omitempty"`
-	FirstFailureRun     int     `json:"first_failure_run,omitempty"`
+	StatePercent        float64      `json:"state_percent"`
+	TransitionPercent   float64      `json:"transition_percent"`
+	AllVariantsFired    bool         `json:"all_variants_fired"`
+	FirstFailure        string       `json:"first_failure,omitempty"`
+	FirstFailureSeconds float64      `json:"first_failure_seconds,omitempty"`
+	FirstFailureRun     int          `json:"first_failure_run,omitempty"`
+	Guided              *GuidedStats `json:"guided,omitempty"`
 }
 
 // JSON returns r for JSON output.
 func (r *CoverResult) JSON() *CoverResultJSON {
 	j := &CoverResultJSON{CoverageReport: r.Report, StatePercent: r.Report.StatePercent(), TransitionPercent: r.Report.TransitionPercent()}
 	j.AllVariantsFired, _ = r.Report.AllVariantsFired()
+	j.Guided = r.Guided
 	if r.FirstFailure != nil {
 		j.FirstFailure = r.FirstFailure.Error()
 		j.FirstFailureSeconds = r.FailureAfter.Seconds()
@@ -216,6 +230,7 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		cfg.Strategy = "random"
 	}
 	var strat control.Strategy
+	var gd *guided
 	switch cfg.Strategy {
 	case "random":
 		strat = control.Random(seed)
@@ -225,8 +240,10 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 			d = 3
 		}
 		strat = control.NewPCT(d, 200, seed)
+	case "guided":
+		gd = newGuided(sp, cv, seed)
 	default:
-		return nil, fmt.Errorf("cover: unknown strategy %q (want random or pct)", cfg.Strategy)
+		return nil, fmt.Errorf("cover: unknown strategy %q (want one of %v)", cfg.Strategy, CoverStrategies)
 	}
 	budget := cfg.Time
 	if budget == 0 && cfg.Runs == 0 {
@@ -251,7 +268,12 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		if res.Stopped != "" {
 			break
 		}
-		h, evs, err := coverRun(mk, mc, strat, rng)
+		wl := drawWorkload(mc, rng)
+		var g *guide
+		if gd != nil {
+			strat, g, wl = gd.next(wl)
+		}
+		h, evs, sched, err := coverRun(mk, mc, strat, wl, g)
 		if err != nil {
 			return nil, err
 		}
@@ -265,6 +287,9 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		if gd != nil {
+			gd.done(g, wl, sched, pr)
+		}
 		if pr.Err != nil && res.FirstFailure == nil {
 			res.FirstFailure, res.FailureAfter, res.FailureRun = pr.Err, time.Since(start), run
 		}
@@ -275,6 +300,9 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 	}
 	res.Elapsed = time.Since(start)
 	res.Report = cv.Report(10)
+	if gd != nil {
+		res.Guided = &GuidedStats{Paths: gd.Paths, Realized: gd.Realized, Mutations: gd.Mutations, Corpus: len(gd.corpus)}
+	}
 	return res, nil
 }
 
@@ -285,23 +313,58 @@ type coverReg struct {
 	left  int
 }
 
-// coverRun runs the workload once under strat and returns the trace.
-func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strategy, rng *rand.Rand) (traces.Header, []traces.Event, error) {
+// coverWorkload is the workload's own draws, fixed before a run so that
+// the run depends on them and on the strategy's choices alone: for each
+// poll of each task, whether it wakes the armed registrations of the other
+// tasks from its worker: pollWakes[i][2p] at the start of its poll p,
+// [2p+1] after its registration.
+type coverWorkload struct {
+	pollWakes [][]bool
+}
+
+func drawWorkload(mc model.Config, rng *rand.Rand) *coverWorkload {
+	w := &coverWorkload{pollWakes: make([][]bool, mc.Tasks)}
+	for i := range w.pollWakes {
+		w.pollWakes[i] = make([]bool, 2*(mc.Pendings+1))
+		for k := range w.pollWakes[i] {
+			w.pollWakes[i][k] = rng.IntN(2) == 0
+		}
+	}
+	return w
+}
+
+// coverRun runs the workload once under strat and returns the trace and
+// the schedule. g, if not nil, is the guide: it sees every event as it is
+// recorded, and tells the futures which wakes to make from their worker.
+func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strategy, wl *coverWorkload, g *guide) (traces.Header, []traces.Event, control.Schedule, error) {
 	ctl := control.NewWith(strat, control.Config{MaxSteps: 20000, Stall: 10 * time.Second})
 	var h traces.Header
 	var evs []traces.Event
-	rec := recorderFunc(func(e traces.Event) { evs = append(evs, e) })
+	rec := recorderFunc(func(e traces.Event) {
+		evs = append(evs, e)
+		if g != nil {
+			g.observe(e)
+		}
+	})
 	T := mc.Tasks
 	regs := make([]coverReg, T)
 	done := make([]bool, T)
-	// Workload draws, fixed before the run so that the run depends on the
-	// strategy's choices and on them alone: for each poll of each task,
-	// whether it wakes the armed registrations of other tasks.
-	pollWakes := make([][]bool, T)
-	for i := range pollWakes {
-		pollWakes[i] = make([]bool, mc.Pendings+1)
-		for k := range pollWakes[i] {
-			pollWakes[i][k] = rng.IntN(2) == 0
+	wakeOthers := func(i, k, worker int) {
+		if g != nil && g.active() {
+			// Only the wake the guide's path asks of this worker.
+			if j := g.wakeRequest(worker); j > 0 && j-1 != i && regs[j-1].left > 0 {
+				regs[j-1].left--
+				regs[j-1].waker.Wake()
+			}
+			return
+		}
+		if k < len(wl.pollWakes[i]) && wl.pollWakes[i][k] {
+			for j := range T {
+				if j != i && regs[j].left > 0 {
+					regs[j].left--
+					regs[j].waker.Wake()
+				}
+			}
 		}
 	}
 	err := ctl.Run(func() {
@@ -314,20 +377,13 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 			fut := executor.FutureFunc(func(cx *executor.Context) (any, bool) {
 				p := polls
 				polls++
-				if p < len(pollWakes[i]) && pollWakes[i][p] {
-					// Wake the others' armed registrations from this worker.
-					for j := range T {
-						if j != i && regs[j].left > 0 {
-							regs[j].left--
-							regs[j].waker.Wake()
-						}
-					}
-				}
+				wakeOthers(i, 2*p, cx.Worker())
 				if p < mc.Pendings {
 					// Armed before Register yields, so that a wake can
 					// land between the registration and the Pending.
 					regs[i] = coverReg{waker: cx.Waker(), left: mc.Wakes}
 					cx.Register()
+					wakeOthers(i, 2*p+1, cx.Worker())
 					return nil, false
 				}
 				done[i] = true
@@ -350,8 +406,9 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 		_ = ex.Wait()
 		_ = ex.Close()
 	})
+	sched := ctl.Schedule()
 	if err != nil && !errors.Is(err, control.ErrBudget) {
-		return h, nil, fmt.Errorf("cover: a controlled run failed: %w", err)
+		return h, nil, sched, fmt.Errorf("cover: a controlled run failed: %w", err)
 	}
 	slices.SortStableFunc(evs, func(a, b traces.Event) int {
 		switch {
@@ -362,7 +419,7 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 		}
 		return 0
 	})
-	return h, evs, nil
+	return h, evs, sched, nil
 }
 
 type recorderFunc func(traces.Event)

@@ -142,6 +142,9 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(stdout, "executor %s, strategy %s, seed %d: %d runs in %v (stopped: %s)\n", f.executor, res.Strategy, f.seed, r.Runs, res.Elapsed.Round(time.Millisecond), res.Stopped)
+		if g := res.Guided; g != nil {
+			fmt.Fprintf(stdout, "guided: %d paths of the model aimed at, %d followed to their end; %d runs mutated schedules of a corpus of %d\n", g.Paths, g.Realized, g.Mutations, g.Corpus)
+		}
 		fmt.Fprint(stdout, r.String())
 		if res.FirstFailure != nil {
 			fmt.Fprintf(stdout, "\nfirst failure, run %d, %v into the runs:\n  %v\n", res.FailureRun+1, res.FailureAfter.Round(time.Millisecond), res.FirstFailure)
