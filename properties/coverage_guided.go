@@ -46,7 +46,7 @@ type guided struct {
 	cv       *checker.Coverage
 	rng      *rand.Rand
 	targets  []int32 // states to aim at, in random order
-	pos    int
+	pos      int
 	attempts map[int32]int
 	corpus   []corpusEntry
 
