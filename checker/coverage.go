@@ -344,6 +344,18 @@ func (sp *CoverageSpace) Path(id int) []model.Step {
 	return rev
 }
 
+// TransitionPath returns a run of the model that ends with transition e
+// (Path to the state it leaves, then e), or nil for an excluded one.
+func (sp *CoverageSpace) TransitionPath(e int) []model.Step {
+	if sp.edges[e].excl {
+		return nil
+	}
+	return append(sp.Path(int(sp.src(int32(e)))), keyStep(sp.edges[e].key))
+}
+
+// ExcludedTransition reports whether transition e is excluded.
+func (sp *CoverageSpace) ExcludedTransition(e int) bool { return sp.edges[e].excl }
+
 // src returns the state edge e leaves.
 func (sp *CoverageSpace) src(e int32) int32 {
 	i, _ := slices.BinarySearch(sp.first, e+1)

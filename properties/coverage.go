@@ -351,12 +351,15 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 	done := make([]bool, T)
 	wakeOthers := func(i, k, worker int) {
 		if g != nil && g.active() {
-			// Only the wake the guide's path asks of this worker.
-			if j := g.wakeRequest(worker); j > 0 && j-1 != i && regs[j-1].left > 0 {
+			// Only the wakes the guide's path asks of this worker.
+			for {
+				j := g.wakeRequest(worker)
+				if j == 0 || j-1 == i || regs[j-1].left == 0 {
+					return
+				}
 				regs[j-1].left--
 				regs[j-1].waker.Wake()
 			}
-			return
 		}
 		if k < len(wl.pollWakes[i]) && wl.pollWakes[i][k] {
 			for j := range T {

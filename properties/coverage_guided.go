@@ -34,8 +34,10 @@ import (
 // such as another victim); from there, and after the path's end, the
 // choices are random.
 //
-// When a target is not reached in two attempts it is set aside, and when
-// no target is left the runs are coverage-guided: the schedules (and
+// When a target is not reached in two attempts it is set aside. Once every
+// state was aimed at, each transition not yet taken is, once (the path to
+// the state it leaves, then the transition). When no target is left the
+// runs are coverage-guided: the schedules (and
 // workload draws) of runs that visited new states are kept in a corpus,
 // and a run replays a random prefix of one of them, then chooses at
 // random, like a fuzzer's mutation of a seed input.
@@ -47,6 +49,8 @@ type guided struct {
 	rng      *rand.Rand
 	targets  []int32 // states to aim at, in random order
 	pos      int
+	edges    []int32 // then transitions, in random order
+	epos     int
 	attempts map[int32]int
 	corpus   []corpusEntry
 
@@ -67,6 +71,12 @@ func newGuided(sp *checker.CoverageSpace, cv *checker.Coverage, seed uint64) *gu
 		}
 	}
 	g.rng.Shuffle(len(g.targets), func(i, j int) { g.targets[i], g.targets[j] = g.targets[j], g.targets[i] })
+	for e := range sp.Transitions() {
+		if !sp.ExcludedTransition(e) {
+			g.edges = append(g.edges, int32(e))
+		}
+	}
+	g.rng.Shuffle(len(g.edges), func(i, j int) { g.edges[i], g.edges[j] = g.edges[j], g.edges[i] })
 	return g
 }
 
@@ -82,6 +92,16 @@ func (gd *guided) next(wl *coverWorkload) (control.Strategy, *guide, *coverWorkl
 		gd.attempts[t]++
 		gd.Paths++
 		g := newGuide(gd.sp.Config(), gd.sp.Path(int(t)), gd.rng.Uint64())
+		return g, g, wl
+	}
+	for gd.epos < len(gd.edges) {
+		e := gd.edges[gd.epos]
+		gd.epos++
+		if gd.cv.VisitedEdge(int(e)) {
+			continue
+		}
+		gd.Paths++
+		g := newGuide(gd.sp.Config(), gd.sp.TransitionPath(int(e)), gd.rng.Uint64())
 		return g, g, wl
 	}
 	if len(gd.corpus) > 0 {
@@ -154,8 +174,10 @@ func (g *guide) active() bool { return !g.diverged && g.k < len(g.path) }
 func (g *guide) observe(e traces.Event) { g.pend = append(g.pend, e) }
 
 // wakeRequest returns the task (from 1) that the future polled on worker
-// should wake now, or 0.
+// should wake now, or 0. The future calls it again after each wake, so
+// that several wakes of the path in a row happen in one poll.
 func (g *guide) wakeRequest(worker int) int {
+	g.advance(-1)
 	if !g.active() {
 		return 0
 	}
@@ -239,11 +261,12 @@ func (g *guide) matches(st model.Step, e traces.Event) bool {
 	return false
 }
 
-// Choose implements control.Strategy.
-func (g *guide) Choose(d control.Decision) int {
+// advance follows the path with the events recorded since the last call;
+// cur is the goroutine that recorded them, or -1 if unknown.
+func (g *guide) advance(cur int) {
 	for _, e := range g.pend {
-		if p := g.eventProcess(e); p >= 0 {
-			g.gid[p] = d.Current
+		if p := g.eventProcess(e); p >= 0 && cur >= 0 {
+			g.gid[p] = cur
 		}
 		if !g.active() || !ruleEvent(e) {
 			continue
@@ -255,6 +278,11 @@ func (g *guide) Choose(d control.Decision) int {
 		}
 	}
 	g.pend = g.pend[:0]
+}
+
+// Choose implements control.Strategy.
+func (g *guide) Choose(d control.Decision) int {
+	g.advance(d.Current)
 	if g.active() {
 		want := g.gid[g.process(g.path[g.k])]
 		for i, r := range d.Runnable {
