@@ -49,8 +49,8 @@ func (cx *Context) Waker() Waker { return cx.waker }
 // wake may land between the registration and the Pending return. Call it
 // at most once per poll, and only in a poll that returns Pending.
 func (cx *Context) Register() Waker {
-	if r, ok := cx.waker.raw.(registrar); ok {
-		r.register(cx.worker)
+	if r, ok := cx.waker.raw.(Registrar); ok {
+		r.Register(cx.worker)
 	}
 	return cx.waker
 }

@@ -6,18 +6,21 @@ import "github.com/execspec/execspec/traces"
 // (Context.Register), before the poll returns Pending.
 const PointRegister = PointSpawn + 1
 
-// registrar is a RawWaker that records a poll's registration of its waker
-// (Context.Register). The built-in executors' tasks are.
-type registrar interface {
-	register(worker int)
+// Registrar is a RawWaker that records a poll's registration of its waker:
+// Context.Register calls Register with the polling worker. An executor
+// that reports events records a register event (traces.KindRegister) there,
+// and, under a Scheduler, yields (PointRegister). The built-in executors'
+// tasks are Registrars.
+type Registrar interface {
+	Register(worker int)
 }
 
-// register records POLL-PENDING for t on worker w, and yields: under a
+// Register implements Registrar: it records POLL-PENDING for t on worker w, and yields: under a
 // Scheduler another goroutine (a waker) may run between the registration
 // and the poll's Pending return. The register event draws its Seq before
 // the future hands the waker anywhere, so every wake of this registration
 // comes after it in the trace.
-func (t *task) register(w int) {
+func (t *task) Register(w int) {
 	b := t.owner.joinCtl()
 	if w < 0 || w >= len(b.wk) {
 		return // not inside a poll of this executor

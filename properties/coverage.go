@@ -57,6 +57,8 @@ type CoverConfig struct {
 	Runs int
 	Time time.Duration
 	Goal float64
+	// StopAtFailure stops at the first failing run.
+	StopAtFailure bool
 
 	// Progress, if set, is called about once a second.
 	Progress func(CoverProgress)
@@ -83,6 +85,9 @@ type CoverResult struct {
 	FirstFailure error
 	FailureAfter time.Duration
 	FailureRun   int
+	// RunFailures counts the runs that deadlocked, panicked or stalled
+	// (conformance failures are in Report.Outside).
+	RunFailures int
 	// Guided: for the guided strategy, the paths of the model aimed at,
 	// how many of them a run followed to their end, and the runs that
 	// mutated a schedule of the corpus.
@@ -109,6 +114,7 @@ type CoverResultJSON struct {
 	FirstFailure        string       `json:"first_failure,omitempty"`
 	FirstFailureSeconds float64      `json:"first_failure_seconds,omitempty"`
 	FirstFailureRun     int          `json:"first_failure_run,omitempty"`
+	RunFailures         int          `json:"run_failures"`
 	Guided              *GuidedStats `json:"guided,omitempty"`
 }
 
@@ -117,6 +123,7 @@ func (r *CoverResult) JSON() *CoverResultJSON {
 	j := &CoverResultJSON{CoverageReport: r.Report, StatePercent: r.Report.StatePercent(), TransitionPercent: r.Report.TransitionPercent()}
 	j.AllVariantsFired, _ = r.Report.AllVariantsFired()
 	j.Guided = r.Guided
+	j.RunFailures = r.RunFailures
 	if r.FirstFailure != nil {
 		j.FirstFailure = r.FirstFailure.Error()
 		j.FirstFailureSeconds = r.FailureAfter.Seconds()
@@ -264,6 +271,8 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 			res.Stopped = "time"
 		case cfg.Goal > 0 && float64(cv.Report(1).VisitedStates) >= cfg.Goal*float64(can)/100:
 			res.Stopped = "goal"
+		case cfg.StopAtFailure && res.FirstFailure != nil:
+			res.Stopped = "failure"
 		}
 		if res.Stopped != "" {
 			break
@@ -273,10 +282,7 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		if gd != nil {
 			strat, g, wl = gd.next(wl)
 		}
-		h, evs, sched, err := coverRun(mk, mc, strat, wl, g)
-		if err != nil {
-			return nil, err
-		}
+		h, evs, sched, runErr := coverRun(mk, mc, strat, wl, g)
 		pr, err := cv.Add(h, func(yield func(traces.Event, error) bool) {
 			for _, e := range evs {
 				if !yield(e, nil) {
@@ -289,6 +295,12 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		}
 		if gd != nil {
 			gd.done(g, wl, sched, pr)
+		}
+		if pr.Err == nil {
+			pr.Err = runErr
+		}
+		if runErr != nil {
+			res.RunFailures++
 		}
 		if pr.Err != nil && res.FirstFailure == nil {
 			res.FirstFailure, res.FailureAfter, res.FailureRun = pr.Err, time.Since(start), run
@@ -411,7 +423,11 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 	})
 	sched := ctl.Schedule()
 	if err != nil && !errors.Is(err, control.ErrBudget) {
-		return h, nil, sched, fmt.Errorf("cover: a controlled run failed: %w", err)
+		// A deadlock, a panic, a stall: the run failed; its trace so far
+		// is still projected.
+		err = fmt.Errorf("the run failed: %w", err)
+	} else {
+		err = nil
 	}
 	slices.SortStableFunc(evs, func(a, b traces.Event) int {
 		switch {
@@ -422,7 +438,7 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 		}
 		return 0
 	})
-	return h, evs, sched, nil
+	return h, evs, sched, err
 }
 
 type recorderFunc func(traces.Event)

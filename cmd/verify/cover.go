@@ -9,9 +9,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/broken"
 )
+
+func deepNames() string {
+	var s []string
+	for _, m := range broken.DeepCatalogue() {
+		s = append(s, m.Name)
+	}
+	return strings.Join(s, ", ")
+}
 
 func init() {
 	register(command{
@@ -37,12 +47,13 @@ type coverFlags struct {
 	json     bool
 	html     string
 	quiet    bool
+	stop     bool
 }
 
 func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("verify cover", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.executor, "executor", "worksteal", "the executor: "+strings.Join(properties.CoverExecutors, ", "))
+	fs.StringVar(&f.executor, "executor", "worksteal", "the executor: "+strings.Join(properties.CoverExecutors, ", ")+", deep (the base of the deep-state mutants) or deep/NAME ("+deepNames()+")")
 	fs.IntVar(&f.workers, "workers", 2, "workers (fifo has one)")
 	fs.IntVar(&f.tasks, "tasks", 3, "tasks of the workload")
 	fs.IntVar(&f.pendings, "pendings", 1, "Pending results of each task before Ready")
@@ -57,6 +68,7 @@ func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
 	fs.StringVar(&f.html, "html", "", "also write the report as an HTML page to this file")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
+	fs.BoolVar(&f.stop, "stop-at-failure", false, "stop at the first run that fails")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify cover [flags]")
 		fmt.Fprintln(stderr, "\nRuns an executor under controlled interleavings on the workload of a closed")
@@ -109,6 +121,27 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		Runs:     f.runs,
 		Time:     f.dur,
 		Goal:     f.goal,
+
+		StopAtFailure: f.stop,
+	}
+	if name, ok := strings.CutPrefix(f.executor, "deep"); ok {
+		// The base of the deep-state mutants ("deep"), or one of them
+		// ("deep/NAME").
+		cfg.New = func() executor.Executor {
+			return broken.NewDeep(broken.DeepConfig{Workers: f.workers, LocalCap: f.localCap})
+		}
+		if name != "" {
+			cfg.New = nil
+			for _, m := range broken.DeepCatalogue() {
+				if "/"+m.Name == name {
+					cfg.New = m.New
+				}
+			}
+			if cfg.New == nil {
+				fmt.Fprintf(stderr, "verify cover: no deep-state mutant %q\n", strings.TrimPrefix(name, "/"))
+				return exitUsage
+			}
+		}
 	}
 	if !f.quiet {
 		cfg.Progress = coverProgress(stderr)

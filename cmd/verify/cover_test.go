@@ -87,3 +87,12 @@ func TestCoverHTMLAndUsage(t *testing.T) {
 		}
 	}
 }
+
+// A deep-state mutant is caught: exit 1, with the failing event.
+func TestCoverDeepMutant(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch(context.Background(), []string{"cover", "--executor", "deep/requeue-overfill", "--pendings", "2", "--strategy", "guided", "--time", "20s", "--stop-at-failure", "-q"}, &out, &errb)
+	if code != exitViolated || !strings.Contains(out.String(), "first failure") || !strings.Contains(out.String(), "overflows to the global queue") {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+}
