@@ -76,6 +76,7 @@ type CoverageSpace struct {
 	packed []uint64         // state i is packed[i*words : (i+1)*words]
 	index  map[string]int32 // packed bytes → state id
 	depth  []int32          // BFS depth of each state
+	vhash  []uint64         // visibleHash of each state
 
 	// Transitions of state i: edges[first[i]:first[i+1]], in the order
 	// model.Next gives them.
@@ -206,6 +207,11 @@ func NewCoverageSpace(ctx context.Context, c model.Config, opts CoverageOptions)
 		}
 	}
 	sp.first = append(sp.first, int32(len(sp.edges)))
+	sp.vhash = make([]uint64, len(sp.depth))
+	for i := range sp.vhash {
+		sp.unpack(int32(i), cur)
+		sp.vhash[i] = sp.visibleHash(cur)
+	}
 	sp.sortVariants(variantNames)
 	sp.exclude()
 	return sp, nil

@@ -121,19 +121,23 @@ type projector struct {
 	id   int32 // the id of cur
 
 	scratch *model.State
-	buf     []uint64
 
-	// scratch for the search: per depth, the successors' states and steps
-	lvl [3][]covCand
+	// scratch for the search: per depth, the candidates
+	lvl  [4][]covCand // lvl[0] holds the start
+	path [3]int32     // the transitions step returns
 }
 
+// covCand is a run of one to three transitions of the space (edge ids)
+// from the projector's state.
 type covCand struct {
-	s    *model.State
-	path [3]model.Step
+	path [3]int32
 	n    int
+	dst  int32
 }
 
-func (sp *CoverageSpace) newProjector(h traces.Header) (*projector, error) {
+// newProjector returns a projector for a run with header h, reusing the
+// scratch of old (nil for none).
+func (sp *CoverageSpace) newProjector(h traces.Header, old *projector) (*projector, error) {
 	if err := sp.headerFits(h); err != nil {
 		return nil, fmt.Errorf("coverage: %w", err)
 	}
@@ -141,7 +145,59 @@ func (sp *CoverageSpace) newProjector(h traces.Header) (*projector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &projector{sp: sp, conf: conf, cur: sp.m.Init(), scratch: sp.m.Init(), buf: make([]uint64, sp.words)}, nil
+	// The model's invariants hold in every state of the space (the model
+	// checker checks them), and every state the projection reaches is in
+	// it: the open model's invariant checks would be redundant.
+	conf.invEvery = 1 << 30
+	if old != nil {
+		old.conf, old.id = conf, 0
+		sp.unpack(0, old.cur)
+		return old, nil
+	}
+	return &projector{sp: sp, conf: conf, cur: sp.m.Init(), scratch: sp.m.Init()}, nil
+}
+
+// visibleHash hashes the part of s that visible compares, the same for a
+// closed state and an open one that shows it. It only speeds up the
+// comparison (visible decides).
+func (sp *CoverageSpace) visibleHash(s *model.State) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
+	for i := range sp.cfg.Tasks {
+		if i >= len(s.Task) {
+			mix(0)
+			continue
+		}
+		v := uint64(s.Task[i])
+		if s.Task[i] != model.Notified && s.Polled[i] {
+			v |= 8 // the registration, except of a NOTIFIED task (see visible)
+		}
+		if sp.cfg.Policy == model.Retry {
+			v |= uint64(s.Tries[i]) << 4
+		}
+		mix(v)
+	}
+	mix(uint64(s.Spawned))
+	for w, c := range s.Cur {
+		mix(uint64(c))
+		if sp.cfg.GlobalInterval > 0 {
+			mix(uint64(s.Tick[w]))
+		}
+		if sp.cfg.Slice > 0 {
+			mix(uint64(s.Slice[w]))
+		}
+	}
+	mix(uint64(len(s.Global)))
+	for _, t := range s.Global {
+		mix(uint64(t))
+	}
+	for _, q := range s.Local {
+		mix(uint64(len(q)) | 1<<32)
+		for _, t := range q {
+			mix(uint64(t))
+		}
+	}
+	return h
 }
 
 // visible reports whether the closed state c shows what the open state o
@@ -246,54 +302,64 @@ func needsRule(e *traces.Event) bool {
 // step projects event e (already accepted by the Conformance). It returns
 // the instances it stands for, or a reason the run left the
 // configuration, or an outside error.
-func (p *projector) step(idx int, e *traces.Event) (path []model.Step, left string, err error) {
+func (p *projector) step(idx int, e *traces.Event) (path []int32, left string, err error) {
 	o := p.conf.s
 	if ok, beyond := p.sp.visible(p.cur, o); ok && !needsRule(e) {
 		return nil, "", nil
 	} else if beyond > 0 {
 		return nil, fmt.Sprintf("task %d is beyond the configuration's %d tasks", beyond, p.sp.cfg.Tasks), nil
 	}
-	// Breadth-first over at most three instances.
-	var best *covCand
-	frontier := []covCand{{s: p.cur}}
-	for d := 0; d < len(p.lvl) && best == nil; d++ {
+	// Breadth-first over at most three transitions of the space, read
+	// from its edges (no state is built: each target is unpacked into one
+	// scratch state to be compared).
+	sp := p.sp
+	oh := sp.visibleHash(o)
+	var best covCand
+	found := false
+	frontier := append(p.lvl[0][:0], covCand{dst: p.id})
+	for d := 1; d <= len(p.lvl)-1 && !found; d++ {
 		next := p.lvl[d][:0]
-		for fi := range frontier {
-			f := &frontier[fi]
-			p.sp.m.Next(f.s, p.scratch, func(st model.Step, n *model.State, err error) bool {
-				if err != nil {
-					return true
-				}
-				c := covCand{s: n.Clone(), path: f.path, n: d + 1}
-				c.path[d] = st
+		for _, f := range frontier {
+			for ed := sp.first[f.dst]; ed < sp.first[f.dst+1]; ed++ {
+				c := f
+				c.path[c.n] = ed
+				c.n++
+				c.dst = sp.edges[ed].dst
 				next = append(next, c)
-				return true
-			})
-		}
-		p.lvl[d] = next
-		for ci := range next {
-			c := &next[ci]
-			if ok, _ := p.sp.visible(c.s, o); !ok {
-				continue
+				if sp.vhash[c.dst] != oh {
+					continue
+				}
+				sp.unpack(c.dst, p.scratch)
+				if ok, _ := sp.visible(p.scratch, o); !ok {
+					continue
+				}
+				if p.matches(keyStep(sp.edges[ed].key), e) {
+					best, found = c, true
+					break
+				}
+				if best.n == 0 {
+					best = c
+				}
 			}
-			if p.matches(c.path[c.n-1], e) {
-				best = c
+			if found {
 				break
 			}
-			if best == nil {
-				best = c
-			}
 		}
+		p.lvl[d] = next
 		frontier = next
+		if best.n > 0 {
+			found = true
+		}
 	}
-	if best == nil {
+	if !found {
 		if why := p.leftConfig(e); why != "" {
 			return nil, why, nil
 		}
 		return nil, "", &CoverageOutsideError{Index: idx, Event: *e, From: p.cur.String(), State: p.conf.Lanes()}
 	}
-	p.cur.CopyFrom(best.s)
-	return best.path[:best.n], "", nil
+	sp.unpack(best.dst, p.cur)
+	p.path = best.path
+	return p.path[:best.n], "", nil
 }
 
 // leftConfig says how event e departs from the configuration's workload,
