@@ -64,12 +64,9 @@ func TestCoverBenchmarks(t *testing.T) {
 			fmt.Fprintf(&b, "| %s | %d | %d / %d (%.1f %%) | %d / %d (%.1f %%) | %s | %s | %d |\n", s, r.Runs,
 				r.VisitedStates, r.ModelStates-r.ExcludedStates, r.StatePercent(),
 				r.VisitedTransitions, r.ModelTransitions-r.ExcludedTransitions, r.TransitionPercent(), reach, fired, r.Outside)
-			if s == strategies[0] {
-				fmt.Fprintf(&b, "\n<!-- %s -->\n", strings.ReplaceAll(r.Config, "--", ""))
-			}
 		}
-		fmt.Fprintf(&b, "\nmodel: %s; excluded by design: ", cc.Model)
 		res, _ := Cover(context.Background(), CoverConfig{Executor: cc.Executor, New: cc.New, Model: cc.Model, Runs: 1})
+		fmt.Fprintf(&b, "\nmodel: %s; excluded by design: ", res.Report.Config)
 		for _, x := range res.Report.Exclusions {
 			fmt.Fprintf(&b, "%d states (%s: %s)", x.States, x.Name, x.Reason)
 		}
@@ -82,7 +79,6 @@ func TestCoverBenchmarks(t *testing.T) {
 	for _, ex := range []string{"fifo", "wakeable", "timeslice"} {
 		table(ex+" T3 K1 (W1 for fifo, W2 else)", CoverConfig{Executor: ex, Model: model.Config{Tasks: 3, Pendings: 1}}, all, long/6)
 	}
-	table("deep (the base of the deep mutants) W2 T3 K2", CoverConfig{New: broken.DeepCatalogue()[0].New, Model: model.Config{Pendings: 2}}, nil, 0)
 
 	// The deep mutants: time to the first failure, median of 5 seeds,
 	// 10 s budget per attempt.
