@@ -304,16 +304,18 @@ func needsRule(e *traces.Event) bool {
 // configuration, or an outside error.
 func (p *projector) step(idx int, e *traces.Event) (path []int32, left string, err error) {
 	o := p.conf.s
-	if ok, beyond := p.sp.visible(p.cur, o); ok && !needsRule(e) {
-		return nil, "", nil
-	} else if beyond > 0 {
-		return nil, fmt.Sprintf("task %d is beyond the configuration's %d tasks", beyond, p.sp.cfg.Tasks), nil
+	sp := p.sp
+	oh := sp.visibleHash(o)
+	if len(o.Task) > sp.cfg.Tasks || (oh == sp.vhash[p.id] && !needsRule(e)) {
+		if ok, beyond := sp.visible(p.cur, o); ok && !needsRule(e) {
+			return nil, "", nil
+		} else if beyond > 0 {
+			return nil, fmt.Sprintf("task %d is beyond the configuration's %d tasks", beyond, sp.cfg.Tasks), nil
+		}
 	}
 	// Breadth-first over at most three transitions of the space, read
 	// from its edges (no state is built: each target is unpacked into one
 	// scratch state to be compared).
-	sp := p.sp
-	oh := sp.visibleHash(o)
 	var best covCand
 	found := false
 	frontier := append(p.lvl[0][:0], covCand{dst: p.id})

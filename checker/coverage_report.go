@@ -56,6 +56,9 @@ func (cv *Coverage) markState(id int32) bool {
 	return true
 }
 
+// VisitedStates returns how many states were visited so far (O(1)).
+func (cv *Coverage) VisitedStates() int { return cv.visitedStates }
+
 // Visited reports whether state id was visited.
 func (cv *Coverage) Visited(id int) bool { return cv.state[id] }
 

@@ -269,7 +269,7 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 			res.Stopped = "runs"
 		case budget > 0 && time.Since(start) >= budget:
 			res.Stopped = "time"
-		case cfg.Goal > 0 && float64(cv.Report(1).VisitedStates) >= cfg.Goal*float64(can)/100:
+		case cfg.Goal > 0 && float64(cv.VisitedStates()) >= cfg.Goal*float64(can)/100:
 			res.Stopped = "goal"
 		case cfg.StopAtFailure && res.FirstFailure != nil:
 			res.Stopped = "failure"
@@ -307,7 +307,7 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		}
 		if cfg.Progress != nil && time.Since(lastProgress) >= time.Second {
 			lastProgress = time.Now()
-			cfg.Progress(CoverProgress{Runs: run + 1, VisitedStates: cv.Report(1).VisitedStates, States: can, Elapsed: time.Since(start)})
+			cfg.Progress(CoverProgress{Runs: run + 1, VisitedStates: cv.VisitedStates(), States: can, Elapsed: time.Since(start)})
 		}
 	}
 	res.Elapsed = time.Since(start)
