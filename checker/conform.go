@@ -25,6 +25,7 @@ import (
 //	take                 POLL-LOCAL (source local or lifo), GLOBAL-STEAL
 //	                     (global), WORKER-STEAL (steal, from e.Victim)
 //	poll-begin           no rule: the worker must be RUNNING the task
+//	register             POLL-PENDING (conform_register.go)
 //	poll-end pending     POLL-PENDING (the future registered its waker),
 //	                     then TASK-SUSPEND; with the time-slice policy a
 //	                     poll-begin of the same task on the same worker with
@@ -537,6 +538,8 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 		}
 	case traces.KindStep:
 		return c.modelStep(idx, e)
+	case traces.KindRegister:
+		return c.register(idx, e)
 	}
 	return nil
 }
@@ -566,6 +569,8 @@ func confRule(e *traces.Event) model.Rule {
 		return model.WAKE
 	case traces.KindStep:
 		return e.Rule
+	case traces.KindRegister:
+		return model.POLL_PENDING
 	}
 	return 0
 }

@@ -27,6 +27,25 @@
 // reduction (Options.Symmetry) stores one state per class of states equal up
 // to a permutation of the workers and of tasks with identical programs.
 //
+// # Spec coverage
+//
+// A CoverageSpace is the reachable state space of one closed configuration,
+// with every transition, its rule variant ("WAKE scheduled onto local",
+// "TASK-SUSPEND NOTIFIED, re-queued onto global (local full)", ...) and the
+// states an executor cannot reach by design, computed from declared
+// Exclusions. A Coverage projects recorded runs onto it (coverage_project.go
+// states the mapping) and reports visited / reachable states and
+// transitions, the firings of each variant, and the unvisited states in
+// classes ("a task NOTIFIED, a local queue full"). A conforming event after
+// which no closed run is in the run's state is a CoverageOutsideError, a
+// conformance failure. Path gives the model checker's shortest run to a
+// state, which `verify cover --strategy guided` realizes on a real executor.
+//
+//	sp, _ := checker.NewCoverageSpace(ctx, model.Config{Workers: 2, Tasks: 3, Pendings: 1, Wakes: 1}, checker.CoverageOptions{})
+//	cv := checker.NewCoverage(sp)
+//	res, _ := cv.Add(header, events) // res.Err: a conformance failure
+//	fmt.Print(cv.Report(10))
+//
 // Example:
 //
 //	r, err := checker.Explore(ctx, model.Config{Workers: 3, Tasks: 4, Pendings: 2},

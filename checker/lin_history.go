@@ -126,7 +126,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				bad(i, e, "task %d (task ids start from 1)", e.Task)
 				continue
 			}
-		case traces.KindPark, traces.KindUnpark, traces.KindPanic, traces.KindStep:
+		case traces.KindPark, traces.KindUnpark, traces.KindPanic, traces.KindStep, traces.KindRegister:
 		default:
 			bad(i, e, "unknown event kind")
 			continue
@@ -261,7 +261,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				Details:     fmt.Sprintf("worker %d: %s [event %d]", e.Worker, name, e.Seq),
 			}})
 			continue
-		case traces.KindPanic, traces.KindStep:
+		case traces.KindPanic, traces.KindStep, traces.KindRegister:
 			continue
 		case traces.KindSpawn:
 			in.kind = linSpawn

@@ -43,6 +43,18 @@ func (cx *Context) Reset(w Waker, worker int) { cx.waker, cx.worker = w, worker 
 // Waker returns the waker of the task being polled.
 func (cx *Context) Waker() Waker { return cx.waker }
 
+// Register returns the waker of the task being polled, as Waker does, and
+// declares that this poll will return Pending (POLL-PENDING): a built-in
+// executor records a register event and yields (PointRegister), so that a
+// wake may land between the registration and the Pending return. Call it
+// at most once per poll, and only in a poll that returns Pending.
+func (cx *Context) Register() Waker {
+	if r, ok := cx.waker.raw.(Registrar); ok {
+		r.Register(cx.worker)
+	}
+	return cx.waker
+}
+
 // Worker returns the index of the worker running the poll, or -1.
 func (cx *Context) Worker() int { return cx.worker }
 

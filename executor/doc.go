@@ -32,14 +32,16 @@
 // events go to a Recorder: one nil check per event when off), Controllable
 // (its goroutines pass their yield points through a Scheduler: one nil check
 // per point when off), Describer (the model policy and parameters its trace
-// is checked against), and Bounded or Prioritized where they apply.
+// is checked against), and Bounded or Prioritized where they apply. Their
+// wakers are Registrars: a future that calls Context.Register records the
+// registration of its waker (POLL-PENDING) in the trace.
 //
 // Under a Scheduler, every goroutine that calls into the executor (Spawn,
 // Wake, Wait, Join, Close) must itself be controlled (started through the
 // Scheduler's Go, or the one it runs first): the executor's blocking waits
 // become Scheduler.Block calls, which only controlled goroutines may make.
 // Yield points: PointSpawn, PointPush, PointPop, PointSteal, PointWake,
-// PointPark, PointPoll, and PointLock before every queue lock; no yield
+// PointPark, PointPoll, PointRegister (Context.Register), and PointLock before every queue lock; no yield
 // point lies inside a critical section.
 //
 // # Task state machine

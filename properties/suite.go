@@ -66,6 +66,11 @@ type Config struct {
 	// (priorities and change points from rapid) instead of a choice from
 	// rapid at every decision.
 	PCTDepth int
+
+	// Coverage, when set, also measures the executor's spec coverage
+	// (Cover; its New is the suite's constructor) and fails below its Goal
+	// or on a visited state outside the model (coverage.go).
+	Coverage *CoverConfig
 }
 
 // controlSteps bounds the yield points of one controlled case.
@@ -205,6 +210,8 @@ type Report struct {
 	Results  []*Result
 	Duration time.Duration
 	Checks   int
+
+	Coverage *CoverResult // when Config.Coverage was set
 }
 
 // Err joins the failures of every property, or returns nil.
@@ -309,6 +316,7 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) {
 			}
 		}
 	})
+	runCoverage(t, newExecutor, &cfg)
 }
 
 func subtestName(p *Property) string {
@@ -458,6 +466,7 @@ func Check(newExecutor func() executor.Executor, cfg Config) *Report {
 			}
 		}
 	})
+	checkCoverage(newExecutor, &cfg, rep)
 	rep.Duration = time.Since(start)
 	return rep
 }

@@ -36,6 +36,10 @@ const (
 	// KindStep: a model-checker step that is not an executor observation
 	// (POLL-PENDING in a counterexample). Rule names it.
 	KindStep
+	// KindRegister: POLL-PENDING. Worker's poll of Task registered the
+	// task's waker and will return Pending; a wake may come before the
+	// poll-end. Optional: a poll-end pending without it implies it.
+	KindRegister
 )
 
 // Source is where a take found its task.

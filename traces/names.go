@@ -10,7 +10,7 @@ import (
 // spells them. Index 0 is the zero value ("" for an invalid Kind, "none" for
 // the others); the format omits zero values.
 var (
-	kindNames    = [...]string{"", "spawn", "take", "poll-begin", "poll-end", "wake", "requeue", "park", "unpark", "panic", "step"}
+	kindNames    = [...]string{"", "spawn", "take", "poll-begin", "poll-end", "wake", "requeue", "park", "unpark", "panic", "step", "register"}
 	sourceNames  = [...]string{"none", "local", "global", "steal", "lifo"}
 	resultNames  = [...]string{"none", "pending", "ready", "panic"}
 	outcomeNames = [...]string{"none", "scheduled", "notified", "coalesced", "late", "dropped"}
@@ -237,6 +237,9 @@ func lookupKind(b []byte) (Kind, bool) {
 		k = KindWake
 	case 'r':
 		k = KindRequeue
+		if b[2] == 'g' {
+			k = KindRegister
+		}
 	case 'u':
 		k = KindUnpark
 	default:

@@ -28,9 +28,9 @@ func CheckHeader(h Header) error {
 // needsTask and needsWorker say, per Kind, whether an event of that kind is
 // about a task, and whether it happens on a worker.
 var (
-	needsTask   = [KindStep + 1]bool{KindSpawn: true, KindTake: true, KindPollBegin: true, KindPollEnd: true, KindWake: true, KindRequeue: true, KindPanic: true}
-	needsWorker = [KindStep + 1]bool{KindTake: true, KindPollBegin: true, KindPollEnd: true, KindPark: true, KindUnpark: true}
-	noTask      = [KindStep + 1]bool{KindPark: true, KindUnpark: true}
+	needsTask   = [KindRegister + 1]bool{KindSpawn: true, KindTake: true, KindPollBegin: true, KindPollEnd: true, KindWake: true, KindRequeue: true, KindPanic: true, KindRegister: true}
+	needsWorker = [KindRegister + 1]bool{KindTake: true, KindPollBegin: true, KindPollEnd: true, KindPark: true, KindUnpark: true, KindRegister: true}
+	noTask      = [KindRegister + 1]bool{KindPark: true, KindUnpark: true}
 )
 
 // Validate reports whether e is a well-formed event of a trace with header

@@ -11,6 +11,13 @@
 //     optional LIFO slot for the task the running task woke, steals from the
 //     other workers, overflow of a full local queue to the global queue.
 //
+// A third base, deep (deep.go), is a work-stealing executor that reports
+// every step, registrations included, so that its runs project onto the
+// closed model; DeepCatalogue varies it with six bugs that show only in
+// deep states (a full deque robbed while its owner's task is registered, a
+// NOTIFIED task re-queued onto a full deque, ...), for `verify cover`'s
+// guided exploration to find.
+//
 // Both keep each task's state in one atomic word (QUEUED, RUNNING, WAITING,
 // NOTIFIED, DONE), so that exactly one party queues a task after each poll,
 // and park idle workers with an announce, re-check, wait protocol. Every

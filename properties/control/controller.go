@@ -232,6 +232,8 @@ func PointName(p executor.Point) string {
 		return "lock"
 	case executor.PointSpawn:
 		return "spawn"
+	case executor.PointRegister:
+		return "register"
 	}
 	return fmt.Sprintf("point(%d)", p)
 }

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/broken"
+)
+
+func deepNames() string {
+	var s []string
+	for _, m := range broken.DeepCatalogue() {
+		s = append(s, m.Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+func init() {
+	register(command{
+		name:    "cover",
+		summary: "measure how much of the model's state space an executor's runs reach",
+		run:     runCover,
+	})
+}
+
+type coverFlags struct {
+	executor string
+	workers  int
+	tasks    int
+	pendings int
+	wakes    int
+	localCap int
+	strategy string
+	pctDepth int
+	dur      time.Duration
+	runs     int
+	goal     float64
+	seed     uint64
+	json     bool
+	html     string
+	quiet    bool
+	stop     bool
+}
+
+func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("verify cover", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.executor, "executor", "worksteal", "the executor: "+strings.Join(properties.CoverExecutors, ", ")+", deep (the base of the deep-state mutants) or deep/NAME ("+deepNames()+")")
+	fs.IntVar(&f.workers, "workers", 2, "workers (fifo has one)")
+	fs.IntVar(&f.tasks, "tasks", 3, "tasks of the workload")
+	fs.IntVar(&f.pendings, "pendings", 1, "Pending results of each task before Ready")
+	fs.IntVar(&f.wakes, "wakes", 1, "wakes of each registered waker")
+	fs.IntVar(&f.localCap, "local-cap", 2, "capacity of each local queue (worksteal)")
+	fs.StringVar(&f.strategy, "strategy", "random", "how schedules are chosen: "+strings.Join(properties.CoverStrategies, ", "))
+	fs.IntVar(&f.pctDepth, "pct-depth", 3, "PCT's bug depth (--strategy pct)")
+	fs.DurationVar(&f.dur, "time", 0, "stop after this long (default 10s when --runs is not given)")
+	fs.IntVar(&f.runs, "runs", 0, "stop after this many runs")
+	fs.Float64Var(&f.goal, "goal", 0, "stop once this percentage of the reachable states is visited")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the schedules and the workload's draws")
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
+	fs.StringVar(&f.html, "html", "", "also write the report as an HTML page to this file")
+	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
+	fs.BoolVar(&f.stop, "stop-at-failure", false, "stop at the first run that fails")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: verify cover [flags]")
+		fmt.Fprintln(stderr, "\nRuns an executor under controlled interleavings on the workload of a closed")
+		fmt.Fprintln(stderr, "model configuration, projects every run's trace onto the model, and reports")
+		fmt.Fprintln(stderr, "how many of the model's reachable states and transitions the runs visited,")
+		fmt.Fprintln(stderr, "per rule variant, and which classes of states they never reached. A visited")
+		fmt.Fprintln(stderr, "state outside the model is a conformance failure. Ctrl-C stops the runs and")
+		fmt.Fprintln(stderr, "prints what was reached so far.")
+		fmt.Fprintln(stderr, "\nExamples:")
+		fmt.Fprintln(stderr, "  verify cover --executor worksteal --workers 2 --tasks 3 --pendings 1 --local-cap 2 --strategy guided --time 120s")
+		fmt.Fprintln(stderr, "  verify cover --executor timeslice --runs 2000 --json")
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nExit codes: 0 no run left the model (and the goal, if any, was met), 1 a run left")
+		fmt.Fprintln(stderr, "the model or the goal was missed, 2 usage, 3 interrupted.")
+	}
+	return fs
+}
+
+// coverJSON is the --json output: the report and how the runs went.
+type coverJSON struct {
+	Executor string  `json:"executor"`
+	Strategy string  `json:"strategy"`
+	Seed     uint64  `json:"seed"`
+	Elapsed  float64 `json:"elapsed_seconds"`
+	Stopped  string  `json:"stopped"`
+	*properties.CoverResultJSON
+}
+
+func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f coverFlags
+	fs := coverFlagSet(stderr, &f)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "verify cover: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if f.runs < 0 || f.dur < 0 || f.goal < 0 || f.goal > 100 {
+		fmt.Fprintln(stderr, "verify cover: --runs and --time must be ≥ 0, --goal from 0 to 100")
+		return exitUsage
+	}
+	cfg := properties.CoverConfig{
+		Executor: f.executor,
+		Model:    model.Config{Workers: f.workers, Tasks: f.tasks, Pendings: f.pendings, Wakes: f.wakes, LocalCap: f.localCap},
+		Strategy: f.strategy,
+		PCTDepth: f.pctDepth,
+		Seed:     f.seed,
+		Runs:     f.runs,
+		Time:     f.dur,
+		Goal:     f.goal,
+
+		StopAtFailure: f.stop,
+	}
+	if name, ok := strings.CutPrefix(f.executor, "deep"); ok {
+		// The base of the deep-state mutants ("deep"), or one of them
+		// ("deep/NAME").
+		cfg.New = func() executor.Executor {
+			return broken.NewDeep(broken.DeepConfig{Workers: f.workers, LocalCap: f.localCap})
+		}
+		if name != "" {
+			cfg.New = nil
+			for _, m := range broken.DeepCatalogue() {
+				if "/"+m.Name == name {
+					cfg.New = m.New
+				}
+			}
+			if cfg.New == nil {
+				fmt.Fprintf(stderr, "verify cover: no deep-state mutant %q\n", strings.TrimPrefix(name, "/"))
+				return exitUsage
+			}
+		}
+	}
+	if !f.quiet {
+		cfg.Progress = coverProgress(stderr)
+	}
+	res, err := properties.Cover(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "verify cover: interrupted while building the model's state space")
+			return exitUnknown
+		}
+		fmt.Fprintf(stderr, "verify cover: %v\n", err)
+		return exitUsage
+	}
+	if !f.quiet && !f.json && isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	r := res.Report
+	if f.html != "" {
+		if err := writeCoverHTML(f.html, &f, res); err != nil {
+			fmt.Fprintf(stderr, "verify cover: %v\n", err)
+			return exitUsage
+		}
+	}
+	if f.json {
+		out := coverJSON{Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, CoverResultJSON: res.JSON()}
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			fmt.Fprintf(stderr, "verify cover: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		fmt.Fprintf(stdout, "executor %s, strategy %s, seed %d: %d runs in %v (stopped: %s)\n", f.executor, res.Strategy, f.seed, r.Runs, res.Elapsed.Round(time.Millisecond), res.Stopped)
+		if g := res.Guided; g != nil {
+			fmt.Fprintf(stdout, "guided: %d paths of the model aimed at, %d followed to their end; %d runs mutated schedules of a corpus of %d\n", g.Paths, g.Realized, g.Mutations, g.Corpus)
+		}
+		fmt.Fprint(stdout, r.String())
+		if res.FirstFailure != nil {
+			fmt.Fprintf(stdout, "\nfirst failure, run %d, %v into the runs:\n  %v\n", res.FailureRun+1, res.FailureAfter.Round(time.Millisecond), res.FirstFailure)
+		}
+		if f.html != "" {
+			fmt.Fprintf(stdout, "\ncoverage page: %s\n", f.html)
+		}
+	}
+	switch {
+	case res.FirstFailure != nil:
+		return exitViolated
+	case res.Stopped == "interrupted":
+		return exitUnknown
+	case f.goal > 0 && r.StatePercent() < f.goal:
+		return exitViolated
+	}
+	return exitHolds
+}
+
+// coverProgress prints the visited share as the runs go: one rewritten
+// line on a terminal, a plain line every second elsewhere.
+func coverProgress(w io.Writer) func(properties.CoverProgress) {
+	clear, end := "\r\033[K", ""
+	if !isTerminal(w) {
+		clear, end = "", "\n"
+	}
+	return func(p properties.CoverProgress) {
+		pc := 0.0
+		if p.States > 0 {
+			pc = 100 * float64(p.VisitedStates) / float64(p.States)
+		}
+		fmt.Fprintf(w, "%scover: %d runs, %d of %d states (%.1f%%), %v%s", clear, p.Runs, p.VisitedStates, p.States, pc, p.Elapsed.Round(time.Second), end)
+	}
+}

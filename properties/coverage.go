@@ -1,0 +1,514 @@
+package properties
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/traces"
+)
+
+// Spec coverage of a controllable executor: runs of the workload of a
+// closed model configuration under controlled interleavings, each run's
+// trace projected onto the closed model (checker.Coverage).
+//
+// The workload is the configuration's: Tasks tasks spawned in order from
+// outside; each future returns Pending Pendings times, then Ready; each
+// Pending poll registers its waker with Context.Register (the executor
+// records the register event and yields, so a wake can land before the
+// Pending return), and the registration is woken Wakes times. Who wakes a
+// registration is part of the run: the task's own event source (a
+// controlled goroutine outside the workers: a wake onto the global queue)
+// or another task's poll on a worker (a wake onto that worker's local
+// queue), as the workload's draws decide.
+
+// CoverConfig configures Cover. The zero value covers the work-stealing
+// executor on the reference configuration (2 workers, 3 tasks, one Pending
+// each, one wake per registration, local capacity 2) with random schedules
+// for 10 seconds.
+type CoverConfig struct {
+	// Executor names a built-in executor (CoverExecutors); "" means
+	// worksteal. New, when set, is used instead: any executor that is
+	// executor.Controllable, executor.Reporter and executor.Describer; its
+	// header says the policy and its parameters.
+	Executor string
+	New      func() executor.Executor
+	// Model is the closed configuration: for a built-in executor its
+	// workers and local capacity; for every executor the workload (Tasks,
+	// Pendings, Wakes). Zero fields take the defaults above.
+	Model model.Config
+	// Strategy: "random" (default) or "pct".
+	Strategy string
+	PCTDepth int    // for pct; 0 means 3
+	Seed     uint64 // 0 means 1
+
+	// Budgets: stop after Runs runs or after Time, whichever first; 0
+	// means none (Time defaults to 10 s when both are 0). Cancelling the
+	// context stops too. Goal stops once the visited share of the states
+	// the executor can reach is at least Goal percent (0: none).
+	Runs int
+	Time time.Duration
+	Goal float64
+	// StopAtFailure stops at the first failing run.
+	StopAtFailure bool
+
+	// Progress, if set, is called about once a second.
+	Progress func(CoverProgress)
+}
+
+// CoverProgress is a snapshot of a running Cover.
+type CoverProgress struct {
+	Runs          int
+	VisitedStates int
+	States        int // the states the executor can reach
+	Elapsed       time.Duration
+}
+
+// CoverResult is what Cover found.
+type CoverResult struct {
+	Report   *checker.CoverageReport
+	Strategy string
+	Elapsed  time.Duration
+	// Stopped says why the runs stopped: "runs", "time", "goal",
+	// "interrupted".
+	Stopped string
+	// FirstFailure is the first conformance failure (nil if none), and
+	// FailureAfter when it came.
+	FirstFailure error
+	FailureAfter time.Duration
+	FailureRun   int
+	// RunFailures counts the runs that deadlocked, panicked or stalled
+	// (conformance failures are in Report.Outside).
+	RunFailures int
+	// Guided: for the guided strategy, the paths of the model aimed at,
+	// how many of them a run followed to their end, and the runs that
+	// mutated a schedule of the corpus.
+	Guided *GuidedStats
+}
+
+// GuidedStats are the figures of the guided strategy.
+type GuidedStats struct {
+	Paths     int `json:"paths"`
+	Realized  int `json:"realized"`
+	Mutations int `json:"mutations"`
+	Corpus    int `json:"corpus"`
+}
+
+// CoverStrategies lists the strategies Cover knows.
+var CoverStrategies = []string{"random", "pct", "guided"}
+
+// CoverResultJSON is a CoverResult as `verify cover --json` prints it.
+type CoverResultJSON struct {
+	*checker.CoverageReport
+	StatePercent        float64      `json:"state_percent"`
+	TransitionPercent   float64      `json:"transition_percent"`
+	AllVariantsFired    bool         `json:"all_variants_fired"`
+	FirstFailure        string       `json:"first_failure,omitempty"`
+	FirstFailureSeconds float64      `json:"first_failure_seconds,omitempty"`
+	FirstFailureRun     int          `json:"first_failure_run,omitempty"`
+	RunFailures         int          `json:"run_failures"`
+	Guided              *GuidedStats `json:"guided,omitempty"`
+}
+
+// JSON returns r for JSON output.
+func (r *CoverResult) JSON() *CoverResultJSON {
+	j := &CoverResultJSON{CoverageReport: r.Report, StatePercent: r.Report.StatePercent(), TransitionPercent: r.Report.TransitionPercent()}
+	j.AllVariantsFired, _ = r.Report.AllVariantsFired()
+	j.Guided = r.Guided
+	j.RunFailures = r.RunFailures
+	if r.FirstFailure != nil {
+		j.FirstFailure = r.FirstFailure.Error()
+		j.FirstFailureSeconds = r.FailureAfter.Seconds()
+		j.FirstFailureRun = r.FailureRun + 1
+	}
+	return j
+}
+
+// CoverExecutors lists the executors Cover knows.
+// (retry is not among them: its closed model fails each task's first
+// attempts, a workload Cover does not draw yet.)
+var CoverExecutors = []string{"worksteal", "fifo", "wakeable", "timeslice"}
+
+// CoverModel returns the closed configuration that the built-in executor
+// name follows, for the given workers, local capacity (worksteal) and
+// workload, and a constructor of that executor.
+func CoverModel(name string, c model.Config) (model.Config, func() executor.Executor, error) {
+	if c.Workers == 0 {
+		c.Workers = 2
+	}
+	if c.Tasks == 0 {
+		c.Tasks = 3
+	}
+	if c.Pendings == 0 && !c.Endless {
+		c.Pendings = 1
+	}
+	if c.Wakes == 0 {
+		c.Wakes = 1
+	}
+	w := c.Workers
+	var mk func() executor.Executor
+	switch name {
+	case "", "worksteal":
+		c.Policy = model.WorkSteal
+		if c.LocalCap == 0 {
+			c.LocalCap = 2
+		}
+		lc := c.LocalCap
+		mk = func() executor.Executor {
+			return executor.NewWorkSteal(executor.WorkStealConfig{Workers: w, LocalCap: lc, GlobalInterval: -1})
+		}
+	case "fifo":
+		c.Policy, c.Workers, c.LocalCap = model.FIFO, 1, 0
+		mk = func() executor.Executor { return executor.NewFIFO() }
+	case "wakeable":
+		c.Policy, c.LocalCap = model.FIFO, 0
+		mk = func() executor.Executor { return executor.NewWakeable(w) }
+	case "timeslice":
+		c.Policy, c.LocalCap = model.TimeSlice, 0
+		if c.Slice == 0 {
+			c.Slice = 1
+		}
+		sl := c.Slice
+		mk = func() executor.Executor {
+			return executor.NewTimeslice(executor.TimesliceConfig{Workers: w, Slice: sl})
+		}
+	default:
+		return c, nil, fmt.Errorf("cover: unknown executor %q (want one of %v)", name, CoverExecutors)
+	}
+	if err := c.Validate(); err != nil {
+		return c, nil, fmt.Errorf("cover: %w", err)
+	}
+	return c, mk, nil
+}
+
+// resolve returns the closed configuration and the executor's constructor.
+func (cfg *CoverConfig) resolve() (model.Config, func() executor.Executor, error) {
+	if cfg.New == nil {
+		return CoverModel(cfg.Executor, cfg.Model)
+	}
+	w := cfg.Model
+	if w.Tasks == 0 {
+		w.Tasks = 3
+	}
+	if w.Pendings == 0 && !w.Endless {
+		w.Pendings = 1
+	}
+	if w.Wakes == 0 {
+		w.Wakes = 1
+	}
+	ex := cfg.New()
+	defer ex.Close()
+	_, ctl := ex.(executor.Controllable)
+	_, rep := ex.(executor.Reporter)
+	d, desc := ex.(executor.Describer)
+	if !ctl || !rep || !desc {
+		return w, nil, fmt.Errorf("cover: %T must be executor.Controllable, executor.Reporter and executor.Describer", ex)
+	}
+	mc, err := checker.ClosedConfig(d.Describe(), w)
+	return mc, cfg.New, err
+}
+
+// Cover runs the executor under cfg's strategy and measures the spec
+// coverage of its runs. It returns an error for a bad configuration; the
+// conformance failures the runs show are in the result.
+func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
+	mc, mk, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := checker.NewCoverageSpace(ctx, mc, checker.CoverageOptions{})
+	if err != nil {
+		return nil, err
+	}
+	cv := checker.NewCoverage(sp)
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	if cfg.Strategy == "" {
+		cfg.Strategy = "random"
+	}
+	var strat control.Strategy
+	var gd *guided
+	switch cfg.Strategy {
+	case "random":
+		strat = control.Random(seed)
+	case "pct":
+		d := cfg.PCTDepth
+		if d == 0 {
+			d = 3
+		}
+		strat = control.NewPCT(d, 200, seed)
+	case "guided":
+		gd = newGuided(sp, cv, seed)
+	default:
+		return nil, fmt.Errorf("cover: unknown strategy %q (want one of %v)", cfg.Strategy, CoverStrategies)
+	}
+	budget := cfg.Time
+	if budget == 0 && cfg.Runs == 0 {
+		budget = 10 * time.Second
+	}
+	res := &CoverResult{Strategy: cfg.Strategy}
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	start := time.Now()
+	lastProgress := start
+	can := sp.States() - sp.ExcludedStates()
+	for run := 0; ; run++ {
+		switch {
+		case ctx.Err() != nil:
+			res.Stopped = "interrupted"
+		case cfg.Runs > 0 && run >= cfg.Runs:
+			res.Stopped = "runs"
+		case budget > 0 && time.Since(start) >= budget:
+			res.Stopped = "time"
+		case cfg.Goal > 0 && float64(cv.VisitedStates()) >= cfg.Goal*float64(can)/100:
+			res.Stopped = "goal"
+		case cfg.StopAtFailure && res.FirstFailure != nil:
+			res.Stopped = "failure"
+		}
+		if res.Stopped != "" {
+			break
+		}
+		wl := drawWorkload(mc, rng)
+		var g *guide
+		if gd != nil {
+			strat, g, wl = gd.next(wl)
+		}
+		h, evs, sched, runErr := coverRun(mk, mc, strat, wl, g)
+		pr, err := cv.Add(h, func(yield func(traces.Event, error) bool) {
+			for _, e := range evs {
+				if !yield(e, nil) {
+					return
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if gd != nil {
+			gd.done(g, wl, sched, pr)
+		}
+		if pr.Err == nil {
+			pr.Err = runErr
+		}
+		if runErr != nil {
+			res.RunFailures++
+		}
+		if pr.Err != nil && res.FirstFailure == nil {
+			res.FirstFailure, res.FailureAfter, res.FailureRun = pr.Err, time.Since(start), run
+		}
+		if cfg.Progress != nil && time.Since(lastProgress) >= time.Second {
+			lastProgress = time.Now()
+			cfg.Progress(CoverProgress{Runs: run + 1, VisitedStates: cv.VisitedStates(), States: can, Elapsed: time.Since(start)})
+		}
+	}
+	res.Elapsed = time.Since(start)
+	res.Report = cv.Report(10)
+	if gd != nil {
+		res.Guided = &GuidedStats{Paths: gd.Paths, Realized: gd.Realized, Mutations: gd.Mutations, Corpus: len(gd.corpus)}
+	}
+	return res, nil
+}
+
+// coverReg is one task's registration: its waker and the wakes it may
+// still get.
+type coverReg struct {
+	waker executor.Waker
+	left  int
+}
+
+// coverWorkload is the workload's own draws, fixed before a run so that
+// the run depends on them and on the strategy's choices alone: for each
+// poll of each task, whether it wakes the armed registrations of the other
+// tasks from its worker: pollWakes[i][2p] at the start of its poll p,
+// [2p+1] after its registration.
+type coverWorkload struct {
+	pollWakes [][]bool
+}
+
+func drawWorkload(mc model.Config, rng *rand.Rand) *coverWorkload {
+	w := &coverWorkload{pollWakes: make([][]bool, mc.Tasks)}
+	for i := range w.pollWakes {
+		w.pollWakes[i] = make([]bool, 2*(mc.Pendings+1))
+		for k := range w.pollWakes[i] {
+			w.pollWakes[i][k] = rng.IntN(2) == 0
+		}
+	}
+	return w
+}
+
+// coverRun runs the workload once under strat and returns the trace and
+// the schedule. g, if not nil, is the guide: it sees every event as it is
+// recorded, and tells the futures which wakes to make from their worker.
+func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strategy, wl *coverWorkload, g *guide) (traces.Header, []traces.Event, control.Schedule, error) {
+	ctl := control.NewWith(strat, control.Config{MaxSteps: 20000, Stall: 10 * time.Second})
+	var h traces.Header
+	var evs []traces.Event
+	rec := recorderFunc(func(e traces.Event) {
+		evs = append(evs, e)
+		if g != nil {
+			g.observe(e)
+		}
+	})
+	T := mc.Tasks
+	regs := make([]coverReg, T)
+	done := make([]bool, T)
+	wakeOthers := func(i, k, worker int) {
+		if g != nil && g.active() {
+			// Only the wakes the guide's path asks of this worker.
+			for {
+				j := g.wakeRequest(worker)
+				if j == 0 || j-1 == i || regs[j-1].left == 0 {
+					return
+				}
+				regs[j-1].left--
+				regs[j-1].waker.Wake()
+			}
+		}
+		if k < len(wl.pollWakes[i]) && wl.pollWakes[i][k] {
+			for j := range T {
+				if j != i && regs[j].left > 0 {
+					regs[j].left--
+					regs[j].waker.Wake()
+				}
+			}
+		}
+	}
+	err := ctl.Run(func() {
+		ex := mk()
+		ex.(executor.Controllable).SetScheduler(ctl)
+		ex.(executor.Reporter).SetRecorder(ctl.Recorder(rec))
+		h = ex.(executor.Describer).Describe()
+		for i := range T {
+			polls := 0
+			fut := executor.FutureFunc(func(cx *executor.Context) (any, bool) {
+				p := polls
+				polls++
+				wakeOthers(i, 2*p, cx.Worker())
+				if p < mc.Pendings {
+					// Armed before Register yields, so that a wake can
+					// land between the registration and the Pending.
+					regs[i] = coverReg{waker: cx.Waker(), left: mc.Wakes}
+					cx.Register()
+					wakeOthers(i, 2*p+1, cx.Worker())
+					return nil, false
+				}
+				done[i] = true
+				return nil, true
+			})
+			if _, err := ex.Spawn(fut); err != nil {
+				panic(err)
+			}
+			ctl.Go(func() { // the task's event source: wakes from outside
+				for {
+					ctl.Block(executor.PointNone, func() bool { return regs[i].left > 0 || done[i] })
+					if regs[i].left == 0 {
+						return
+					}
+					regs[i].left--
+					regs[i].waker.Wake()
+				}
+			})
+		}
+		_ = ex.Wait()
+		_ = ex.Close()
+	})
+	sched := ctl.Schedule()
+	if err != nil && !errors.Is(err, control.ErrBudget) {
+		// A deadlock, a panic, a stall: the run failed; its trace so far
+		// is still projected.
+		err = fmt.Errorf("the run failed: %w", err)
+	} else {
+		err = nil
+	}
+	slices.SortStableFunc(evs, func(a, b traces.Event) int {
+		switch {
+		case a.Seq < b.Seq:
+			return -1
+		case a.Seq > b.Seq:
+			return 1
+		}
+		return 0
+	})
+	return h, evs, sched, err
+}
+
+type recorderFunc func(traces.Event)
+
+func (f recorderFunc) Record(e traces.Event) { f(e) }
+
+// coverageProperty names the spec-coverage result in a Report.
+var coverageProperty = &Property{Name: "spec-coverage", Doc: "the runs reach the configured share of the model's states, and none outside it"}
+
+// coverage runs cfg.Coverage on newExecutor and returns the result and
+// the failure ("" if none): a visited state outside the model, or a share
+// below the goal.
+func coverage(newExecutor func() executor.Executor, cfg *Config) (*CoverResult, string, error) {
+	cc := *cfg.Coverage
+	cc.New = newExecutor
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := Cover(ctx, cc)
+	if err != nil {
+		return nil, "", err
+	}
+	r := res.Report
+	switch {
+	case res.FirstFailure != nil:
+		return res, fmt.Sprintf("a run left the model: %v", res.FirstFailure), nil
+	case cc.Goal > 0 && r.StatePercent() < cc.Goal:
+		return res, fmt.Sprintf("spec coverage %.1f%% of states is below the goal %.1f%%", r.StatePercent(), cc.Goal), nil
+	}
+	return res, "", nil
+}
+
+// runCoverage is the spec-coverage subtest of Run.
+func runCoverage(t *testing.T, newExecutor func() executor.Executor, cfg *Config) {
+	if cfg.Coverage == nil {
+		return
+	}
+	t.Run(coverageProperty.Name, func(t *testing.T) {
+		res, fail, err := coverage(newExecutor, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("spec coverage after %d runs (%v):\n%s", res.Report.Runs, res.Elapsed.Round(time.Millisecond), res.Report)
+		if fail != "" {
+			t.Fatal(fail)
+		}
+	})
+}
+
+// checkCoverage adds the spec-coverage result to a Report of Check.
+func checkCoverage(newExecutor func() executor.Executor, cfg *Config, rep *Report) {
+	if cfg.Coverage == nil {
+		return
+	}
+	res := &Result{Property: coverageProperty}
+	rep.Results = append(rep.Results, res)
+	cr, fail, err := coverage(newExecutor, cfg)
+	rep.Coverage = cr
+	switch {
+	case err != nil:
+		res.Verdict, res.Caught, res.Message = checker.Violated, coverageProperty.Name, err.Error()
+	case fail != "":
+		res.Verdict, res.Caught, res.Message = checker.Violated, coverageProperty.Name, fail
+	case cr.Stopped == "interrupted":
+		res.Verdict = checker.Unknown
+	default:
+		res.Verdict = checker.Holds
+	}
+	if cr != nil {
+		res.Runs, res.Cases, res.Duration = cr.Report.Runs, cr.Report.Runs, cr.Elapsed
+	}
+}
