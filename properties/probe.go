@@ -1,0 +1,349 @@
+package properties
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/execspec/execspec/executor"
+)
+
+// wakeKind classifies a wake of a generated task by where it came from.
+type wakeKind uint8
+
+const (
+	wakeDuring  wakeKind = iota // from inside the task's own poll
+	wakeOutside                 // from a goroutine of the workload, outside any poll
+	wakePoke                    // from another task's poll
+	wakeRing                    // from the predecessor in a ring of endless tasks
+)
+
+var wakeKindNames = [...]string{"during its poll", "from another goroutine", "from another task", "from its ring"}
+
+func (k wakeKind) String() string { return wakeKindNames[k] }
+
+// wakeRec is one wake of a task: the logical times of the call to Wake and
+// of its return (0 while it has not returned). The wake took effect
+// somewhere in between.
+type wakeRec struct {
+	seq   uint64
+	ret   uint64
+	kind  wakeKind
+	clone bool
+}
+
+// returned is the return time of w, or the largest time if it has not
+// returned.
+func (w wakeRec) returned() uint64 {
+	if w.ret == 0 {
+		return ^uint64(0)
+	}
+	return w.ret
+}
+
+func (w wakeRec) String() string {
+	s := fmt.Sprintf("wake @%d-%d %s", w.seq, w.ret, w.kind)
+	if w.clone {
+		s += " through a clone"
+	}
+	return s
+}
+
+type pollRec struct {
+	begin, end uint64
+	worker     int
+}
+
+// probe is the future of one generated task. It observes every poll and
+// every wake of its task, so an executor that reports nothing can be checked.
+// Its bookkeeping is guarded by mu because a broken executor may poll it from
+// two goroutines at once; the violation is recorded, not suffered.
+type probe struct {
+	r       *caseRun
+	id      int // from 1
+	spec    *TaskSpec
+	endless int // index in Workload.Endless, or -1
+	outside bool
+
+	spawned atomic.Bool
+	inPoll  atomic.Int32
+
+	mu          sync.Mutex
+	next        int // next step
+	finished    bool
+	completions int
+	polls       []pollRec
+	wakes       []wakeRec
+	waker       executor.Waker // latest, for pokes and ring wakes
+	hasWaker    bool
+	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
+	readySince  time.Time
+	readyAtEnd  bool     // woken during the current poll: ready when it returns
+	readyShares [8]int64 // caseRun.workerPolls when it became ready
+	handle      executor.Handle
+	spawnErr    error
+}
+
+type taskPanic struct{ task int }
+
+func (p taskPanic) String() string { return fmt.Sprintf("generated panic of task %d", p.task) }
+
+// noteWake records a wake of p before it is made, so that any poll it causes
+// has a later sequence number.
+func (p *probe) noteWake(kind wakeKind, clone bool) (seq uint64, i int) {
+	seq = p.r.tick()
+	p.mu.Lock()
+	p.wakes = append(p.wakes, wakeRec{seq: seq, kind: kind, clone: clone})
+	i = len(p.wakes) - 1
+	p.mu.Unlock()
+	return seq, i
+}
+
+// wake records a wake of p, makes it through w, and then marks p ready.
+func (p *probe) wake(w executor.Waker, kind wakeKind, clone bool) {
+	seq, i := p.noteWake(kind, clone)
+	w.Wake()
+	ret := p.r.tick()
+	p.mu.Lock()
+	p.wakes[i].ret = ret
+	p.mu.Unlock()
+	p.markReady(seq)
+}
+
+// markReady notes that p is ready since now, after a wake or spawn that
+// began at seq, unless p was polled since then (the wake was served) or is
+// ready already. Readiness counts from the moment the executor accepted the
+// wake, not from when the waker was called, so a waking goroutine that is
+// descheduled mid-call is not blamed on the executor.
+func (p *probe) markReady(seq uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished || p.readyAt >= 0 {
+		return
+	}
+	n := len(p.polls)
+	if n > 0 && p.polls[n-1].begin > seq {
+		return
+	}
+	if n > 0 && p.polls[n-1].end == 0 {
+		// Woken during its own poll (NOTIFIED): it is ready again only
+		// once the poll has returned.
+		p.readyAtEnd = true
+		return
+	}
+	p.setReady()
+}
+
+// setReady marks p ready now. Called with p.mu held.
+func (p *probe) setReady() {
+	r := p.r
+	p.readyAt = r.pollCount.Load()
+	p.readySince = time.Now()
+	for w := range p.readyShares {
+		p.readyShares[w] = r.workerPolls[w].Load()
+	}
+}
+
+// Poll runs the next step of the task's program.
+func (p *probe) Poll(cx *executor.Context) (any, bool) {
+	r := p.r
+	begin := r.tick()
+	if !p.inPoll.CompareAndSwap(0, 1) {
+		r.violate(checkConcurrentPoll, "task %d: a poll began on worker %d while another poll of it was running", p.id, cx.Worker())
+		return nil, false
+	}
+	p.mu.Lock()
+	if p.finished {
+		n := len(p.polls) + 1
+		p.mu.Unlock()
+		p.inPoll.Store(0)
+		r.violate(checkPollAfterReady, "task %d: poll %d on worker %d came after the task had finished", p.id, n, cx.Worker())
+		return nil, false
+	}
+	p.polls = append(p.polls, pollRec{begin: begin, worker: cx.Worker()})
+	p.waker, p.hasWaker = cx.Waker(), true
+	n := r.pollCount.Add(1)
+	if w := cx.Worker(); w >= 0 && w < len(r.workerLast) {
+		r.workerLast[w].Store(n)
+		r.workerSeen.Or(1 << w)
+		if w < len(r.workerPolls) {
+			r.workerPolls[w].Add(1)
+		}
+	}
+	if p.readyAt >= 0 {
+		delay := n - 1 - p.readyAt
+		if delay > r.maxDelay.Load() {
+			r.maxDelay.Store(delay)
+		}
+		// From outside, a take is not seen: each worker may have taken a
+		// task before this one became ready and begun its poll after, so
+		// the measured delay may exceed the executor's figure by the number
+		// of workers.
+		// The same holds for the executor's work after the poll returns,
+		// before a NOTIFIED task is queued again: twice the workers.
+		slack := 2 * int64(max(r.workers, 1))
+		if r.bound >= 0 && delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || time.Since(p.readySince) > starveTime) && r.allWorkersPolledSince(p)) {
+			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll; the executor states a bound of %d for %d tasks (%d allowed for polls begun after takes that came before it was ready)", p.id, delay, r.bound, len(r.probes), slack)
+		}
+		p.readyAt = -1
+	}
+	k := p.next
+	p.next++
+	p.mu.Unlock()
+
+	if p.endless >= 0 {
+		return p.pollEndless(cx, k)
+	}
+	if k < len(p.spec.Steps) {
+		st := &p.spec.Steps[k]
+		for i := range st.Spawn {
+			r.spawnChild(p, k, i)
+		}
+		if st.Poke > 0 && len(r.probes) > 1 {
+			if q := r.probes[(st.Poke-1)%len(r.probes)]; q != p {
+				q.poke(wakePoke)
+			}
+		}
+		w := cx.Waker()
+		if st.Clone {
+			w = w.Clone()
+		}
+		switch st.Wake {
+		case WakeSelf:
+			for range st.Wakes {
+				p.wake(w, wakeDuring, st.Clone)
+			}
+		case WakeAsync:
+			r.goWake(p, w, st)
+		}
+		p.endPoll()
+		if st.Wake == WakeAfter {
+			r.goWake(p, w, st)
+		}
+		return nil, false
+	}
+	p.finish()
+	if p.spec.Panic {
+		panic(taskPanic{p.id})
+	}
+	return p.id, true
+}
+
+func (p *probe) finish() {
+	p.mu.Lock()
+	p.finished = true
+	p.completions++
+	p.mu.Unlock()
+	p.endPoll()
+	p.r.finishedCount.Add(1)
+}
+
+func (p *probe) endPoll() {
+	end := p.r.tick()
+	p.mu.Lock()
+	p.polls[len(p.polls)-1].end = end
+	if p.readyAtEnd && !p.finished {
+		p.setReady()
+	}
+	p.readyAtEnd = false
+	p.mu.Unlock()
+	p.inPoll.Store(0)
+}
+
+// poke wakes p with its latest waker, if it has been polled.
+func (p *probe) poke(kind wakeKind) {
+	p.mu.Lock()
+	w, ok := p.waker, p.hasWaker
+	p.mu.Unlock()
+	if ok {
+		p.wake(w, kind, false)
+	}
+}
+
+// pollEndless is one poll of an endless task of a fairness workload.
+func (p *probe) pollEndless(cx *executor.Context, k int) (any, bool) {
+	r := p.r
+	e := r.w.Endless[p.endless]
+	if k+1 == r.minPolls && r.reached.Add(1) == int64(len(r.probes)) {
+		r.stop.Store(true)
+	}
+	if r.ctl != nil && !r.stop.Load() && r.pollCount.Load() > 20*r.budget {
+		// Under control a schedule may starve a worker (PCT runs the
+		// lowest-priority goroutine only when nothing else can run), so a
+		// task it holds is never polled while the others go on. That is
+		// the schedule's doing, not the executor's: stop without a verdict.
+		r.outOfBudget.Store(true)
+		r.stop.Store(true)
+	}
+	if !r.stop.Load() {
+		now := r.pollCount.Load()
+		var starved []string
+		for _, q := range r.probes {
+			q.mu.Lock()
+			if q.readyAt >= 0 && now-q.readyAt > r.budget && (r.ctl != nil || time.Since(q.readySince) > starveTime) && r.allWorkersPolledSince(q) {
+				starved = append(starved, fmt.Sprintf("task %d (ready since poll %d, polled %d times)", q.id, q.readyAt, len(q.polls)))
+			}
+			q.mu.Unlock()
+		}
+		if len(starved) > 0 {
+			r.violate(checkFairness, "at poll %d, %s: more than %d polls of other tasks while it was ready", now, strings.Join(starved, ", "), r.budget)
+			r.stop.Store(true)
+		}
+	}
+	stop := r.stop.Load()
+	switch {
+	case e.Next == p.endless:
+		if !stop {
+			p.wake(cx.Waker(), wakeDuring, false)
+		}
+	case e.Next >= 0:
+		// Wake the successor even when stopping: it may be waiting for
+		// this very wake, and it has to see the stop too.
+		r.probes[len(r.probes)-len(r.w.Endless)+e.Next].poke(wakeRing)
+	}
+	if stop {
+		p.finish()
+		return p.id, true
+	}
+	w := cx.Waker()
+	p.endPoll()
+	if e.Next < 0 {
+		r.goWake(p, w, &Step{Wakes: 1})
+	}
+	return nil, false
+}
+
+// goWake wakes p from a new goroutine, as step st says.
+func (r *caseRun) goWake(p *probe, w executor.Waker, st *Step) {
+	r.pending.Add(1)
+	r.gofn(func() {
+		defer r.pending.Add(-1)
+		for range st.Yields {
+			r.yield()
+		}
+		for range st.Wakes {
+			p.wake(w, wakeOutside, st.Clone)
+		}
+	})
+}
+
+// gofn starts fn on a new goroutine: a controlled one under a Controller.
+func (r *caseRun) gofn(fn func()) {
+	if r.ctl != nil {
+		r.ctl.Go(fn)
+		return
+	}
+	go fn()
+}
+
+// yield lets other goroutines run: a yield point under a Controller.
+func (r *caseRun) yield() {
+	if r.ctl != nil {
+		r.ctl.Yield(executor.PointWake)
+		return
+	}
+	runtime.Gosched()
+}
