@@ -45,6 +45,16 @@ type caseRun struct {
 	mu    sync.Mutex
 	viols []violation
 	violC chan struct{} // closed at the first violation
+	// extraViols counts the violations past maxViolations, kept as a
+	// number only, so that an executor that repeats a violation in a loop
+	// cannot grow the case's memory.
+	extraViols int
+
+	// over is set once the case is over for the observer (a violation or a
+	// hang): from then on a poll of a probe is cut off (cutOff) instead of
+	// being recorded.
+	over atomic.Bool
+	cut  chan struct{} // never closed: what a cut-off black-box poll waits on
 
 	done     chan struct{}
 	waitErr  error
@@ -57,19 +67,69 @@ type caseRun struct {
 
 func (r *caseRun) tick() uint64 { return r.clock.Add(1) }
 
+// maxViolations bounds the violations one case keeps with their detail.
+const maxViolations = 32
+
 func (r *caseRun) violate(check string, format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.viols) >= maxViolations {
+		r.extraViols++
+		return
+	}
 	r.viols = append(r.viols, violation{check: check, detail: fmt.Sprintf(format, args...)})
 	if len(r.viols) == 1 {
 		close(r.violC)
+		if r.ctl != nil {
+			// Under control the case stops at its first violation: every
+			// poll from now on blocks (cutOff), and the Controller unwinds
+			// the run once nothing else can move.
+			r.over.Store(true)
+		}
+	}
+}
+
+// cutOff is what a poll of a probe does once the case is over: it never
+// returns, so that an executor that goes on polling after a failure (a
+// runaway, re-polling a finished future in a loop) is stopped at its next
+// poll instead of spinning and recording for ever. Under a Controller the
+// poll blocks on a predicate that never holds: once every controlled
+// goroutine is blocked, the Controller reports a deadlock and unwinds them
+// all, so nothing leaks. On the Go scheduler the polling goroutine waits on
+// a channel that is never closed: it leaks, parked, costing no CPU.
+func (r *caseRun) cutOff() {
+	if r.ctl != nil {
+		r.ctl.Block(executor.PointPoll, func() bool { return false })
+	}
+	<-r.cut
+}
+
+// closeGrace is how long a failed black-box case waits for the executor's
+// Close before abandoning it.
+const closeGrace = 10 * time.Millisecond
+
+// stopAfterFailure closes ex after a failed black-box case, waiting at most
+// closeGrace: a merely slow executor releases its workers; a stuck or
+// runaway one is abandoned, its polls already cut off.
+func stopAfterFailure(ex executor.Executor) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { _ = recover() }() // a broken Close must not take the suite down
+		_ = ex.Close()
+	}()
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
 	}
 }
 
 // newCase builds the probes of w. Tasks are numbered in the order
 // Workload.String prints them.
 func newCase(w *Workload) *caseRun {
-	r := &caseRun{w: w, violC: make(chan struct{}), done: make(chan struct{}), bound: -1}
+	r := &caseRun{w: w, violC: make(chan struct{}), cut: make(chan struct{}), done: make(chan struct{}), bound: -1}
 	var walk func(ts []TaskSpec, outside bool)
 	walk = func(ts []TaskSpec, outside bool) {
 		for i := range ts {
@@ -265,7 +325,8 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 				o.Control = err
 			}
 		}
-		if len(r.viols) > 0 && o.End != EndHang {
+		if len(r.viols) > 0 && (o.End != EndHang || r.over.Load()) {
+			// A deadlock after a violation is the cut-off's doing.
 			o.End = EndViolation
 		}
 		if r.outOfBudget.Load() && len(r.viols) == 0 {
@@ -316,10 +377,11 @@ wait:
 	}
 	r.stop.Store(true)
 	o = r.observe(o, start)
-	if o.End == EndHang {
-		// The executor is stuck; close it in the background so that a
-		// merely slow one can still release its workers.
-		go ex.Close()
+	// Nothing may poll a probe after the case: a correct executor has
+	// finished every task, and a broken one that goes on is cut off.
+	r.over.Store(true)
+	if o.End == EndViolation || o.End == EndHang || len(o.Violations) > 0 {
+		stopAfterFailure(ex)
 	}
 	return o
 }
@@ -330,6 +392,7 @@ func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 	o.MaxDelay = r.maxDelay.Load()
 	r.mu.Lock()
 	o.Violations = append(o.Violations, r.viols...)
+	o.MoreViolations = r.extraViols
 	r.mu.Unlock()
 	if o.End == EndWait || o.End == EndClose {
 		o.WaitErr, o.CloseErr, o.JoinErrs = r.waitErr, r.closeErr, r.joinErrs
@@ -338,9 +401,10 @@ func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 		p.mu.Lock()
 		t := TaskObservation{
 			ID: p.id, Spawned: p.spawned.Load(), Finished: p.finished, Completions: p.completions,
-			Panics: p.spec.Panic && p.endless < 0,
-			Polls:  append([]pollRec(nil), p.polls...),
-			Wakes:  append([]wakeRec(nil), p.wakes...),
+			Panics:  p.spec.Panic && p.endless < 0,
+			Polls:   append([]pollRec(nil), p.polls...),
+			Wakes:   append([]wakeRec(nil), p.wakes...),
+			Dropped: p.dropped,
 		}
 		p.mu.Unlock()
 		sort.Slice(t.Wakes, func(i, j int) bool { return t.Wakes[i].seq < t.Wakes[j].seq })

@@ -43,6 +43,10 @@ type TaskObservation struct {
 	Panics      bool
 	Polls       []pollRec
 	Wakes       []wakeRec
+	// Dropped counts the polls and wakes past the record limit of a task
+	// (16,384 of each in one case) that replaced the latest record instead
+	// of being kept.
+	Dropped int
 }
 
 // lostWakes returns the wakes after the task's last poll began, if it is
@@ -68,13 +72,16 @@ type Observation struct {
 	Elapsed    time.Duration
 	Tasks      []TaskObservation
 	Violations []violation
-	WaitErr    error
-	CloseErr   error
-	JoinErrs   []string
-	MaxDelay   int64 // the most polls of other tasks between a task becoming ready and its poll
-	Bound      int   // the executor's stated fairness bound for this case, -1 if none
-	Header     *traces.Header
-	Events     []traces.Event
+	// MoreViolations counts the violations past the 32 a case keeps
+	// (Violations), counted but not kept.
+	MoreViolations int
+	WaitErr        error
+	CloseErr       error
+	JoinErrs       []string
+	MaxDelay       int64 // the most polls of other tasks between a task becoming ready and its poll
+	Bound          int   // the executor's stated fairness bound for this case, -1 if none
+	Header         *traces.Header
+	Events         []traces.Event
 	// Controlled says the case ran under a control.Controller: its
 	// interleaving was chosen, and replays exactly. Checksum is then the
 	// controller's checksum of the run (its steps, and the events the

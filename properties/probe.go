@@ -85,6 +85,24 @@ type probe struct {
 	readyShares [8]int64 // caseRun.workerPolls when it became ready
 	handle      executor.Handle
 	spawnErr    error
+	dropped     int // polls and wakes past maxRecords, see appendCapped
+}
+
+// maxRecords bounds the polls and the wakes one task keeps a record of in
+// one case, so that an executor that polls in a loop (spuriously, or
+// without end) cannot grow the case's memory: about 400 KB per task.
+const maxRecords = 1 << 14
+
+// appendCapped appends x to xs, unless xs holds maxRecords already: then x
+// replaces the last record (the latest poll or wake is what the checks of a
+// hang look at) and *dropped counts the one it replaced.
+func appendCapped[T any](xs []T, x T, dropped *int) []T {
+	if len(xs) < maxRecords {
+		return append(xs, x)
+	}
+	xs[len(xs)-1] = x
+	*dropped++
+	return xs
 }
 
 type taskPanic struct{ task int }
@@ -96,7 +114,7 @@ func (p taskPanic) String() string { return fmt.Sprintf("generated panic of task
 func (p *probe) noteWake(kind wakeKind, clone bool) (seq uint64, i int) {
 	seq = p.r.tick()
 	p.mu.Lock()
-	p.wakes = append(p.wakes, wakeRec{seq: seq, kind: kind, clone: clone})
+	p.wakes = appendCapped(p.wakes, wakeRec{seq: seq, kind: kind, clone: clone}, &p.dropped)
 	i = len(p.wakes) - 1
 	p.mu.Unlock()
 	return seq, i
@@ -150,6 +168,9 @@ func (p *probe) setReady() {
 // Poll runs the next step of the task's program.
 func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	r := p.r
+	if r.over.Load() {
+		r.cutOff()
+	}
 	begin := r.tick()
 	if !p.inPoll.CompareAndSwap(0, 1) {
 		r.violate(checkConcurrentPoll, "task %d: a poll began on worker %d while another poll of it was running", p.id, cx.Worker())
@@ -163,7 +184,7 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 		r.violate(checkPollAfterReady, "task %d: poll %d on worker %d came after the task had finished", p.id, n, cx.Worker())
 		return nil, false
 	}
-	p.polls = append(p.polls, pollRec{begin: begin, worker: cx.Worker()})
+	p.polls = appendCapped(p.polls, pollRec{begin: begin, worker: cx.Worker()}, &p.dropped)
 	p.waker, p.hasWaker = cx.Waker(), true
 	n := r.pollCount.Add(1)
 	if w := cx.Worker(); w >= 0 && w < len(r.workerLast) {

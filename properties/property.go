@@ -58,6 +58,11 @@ type Property struct {
 	// Costly properties are checked only on their own cases, not on every
 	// case of the suite: their Check costs far more than a case.
 	Costly bool
+	// ConsequenceOf names the checks whose defects can also show as a
+	// failure of this one (a lost wake starves an endless task): once one
+	// of them is reported, a case that fails this check first is taken
+	// for the same defect, not reported again.
+	ConsequenceOf []string
 }
 
 // Protects names what p protects: the rule as DESIGN.md spells it, or the
@@ -116,12 +121,13 @@ var suite = []*Property{
 		Check: violations(checkPollAfterReady),
 	},
 	{
-		Name:     checkFairness,
-		Doc:      "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled), within the executor's stated bound if it states one",
-		Contract: "fairness",
-		Fails:    "a ready task was starved",
-		Shape:    Shape{Endless: true, Priorities: true},
-		Check:    violations(checkFairness),
+		Name:          checkFairness,
+		Doc:           "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled), within the executor's stated bound if it states one",
+		Contract:      "fairness",
+		Fails:         "a ready task was starved",
+		Shape:         Shape{Endless: true, Priorities: true},
+		Check:         violations(checkFairness),
+		ConsequenceOf: []string{checkLostWakeup, checkLiveness},
 	},
 	{
 		Name:     checkCloseWaits,
@@ -132,28 +138,31 @@ var suite = []*Property{
 		Check:    checkClose,
 	},
 	{
-		Name:  checkDuringPoll,
-		Doc:   "a wake that arrives while the task is being polled leads to another poll (NOTIFIED)",
-		Rule:  model.TASK_SUSPEND,
-		Fails: "a wake during a poll was lost",
-		Shape: Shape{Modes: []WakeMode{WakeSelf}, Clone: 1},
-		Check: lost(func(w wakeRec) bool { return w.kind == wakeDuring && !w.clone }),
+		Name:          checkDuringPoll,
+		Doc:           "a wake that arrives while the task is being polled leads to another poll (NOTIFIED)",
+		Rule:          model.TASK_SUSPEND,
+		Fails:         "a wake during a poll was lost",
+		Shape:         Shape{Modes: []WakeMode{WakeSelf}, Clone: 1},
+		Check:         lost(func(w wakeRec) bool { return w.kind == wakeDuring && !w.clone }),
+		ConsequenceOf: []string{checkLostWakeup},
 	},
 	{
-		Name:  checkAnyGoroutine,
-		Doc:   "a wake from another goroutine, before, during or after a poll, leads to a poll",
-		Rule:  model.WAKE,
-		Fails: "a wake from another goroutine was lost",
-		Shape: Shape{Modes: []WakeMode{WakeAsync, WakeAfter}, Clone: 1},
-		Check: lost(func(w wakeRec) bool { return w.kind == wakeOutside && !w.clone }),
+		Name:          checkAnyGoroutine,
+		Doc:           "a wake from another goroutine, before, during or after a poll, leads to a poll",
+		Rule:          model.WAKE,
+		Fails:         "a wake from another goroutine was lost",
+		Shape:         Shape{Modes: []WakeMode{WakeAsync, WakeAfter}, Clone: 1},
+		Check:         lost(func(w wakeRec) bool { return w.kind == wakeOutside && !w.clone }),
+		ConsequenceOf: []string{checkLostWakeup},
 	},
 	{
-		Name:     checkClone,
-		Doc:      "a clone of a waker wakes the same task as the waker",
-		Contract: "waker contract: clone equivalence",
-		Fails:    "a wake through a cloned waker was lost",
-		Shape:    Shape{Clone: 2},
-		Check:    lost(func(w wakeRec) bool { return w.clone }),
+		Name:          checkClone,
+		Doc:           "a clone of a waker wakes the same task as the waker",
+		Contract:      "waker contract: clone equivalence",
+		Fails:         "a wake through a cloned waker was lost",
+		Shape:         Shape{Clone: 2},
+		Check:         lost(func(w wakeRec) bool { return w.clone }),
+		ConsequenceOf: []string{checkLostWakeup},
 	},
 	{
 		Name:  checkLostWakeup,

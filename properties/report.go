@@ -1,0 +1,205 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/execspec/execspec/checker"
+)
+
+// Progress reports one finished case.
+type Progress struct {
+	Property string
+	Case     int // cases of this property so far, shrinking included
+	Checks   int // cases asked for
+	Failed   bool
+	Elapsed  time.Duration // since the suite started
+}
+
+// Result is the outcome of one property.
+type Result struct {
+	Property *Property
+	// Verdict is Holds when every case passed, Violated on a failure, and
+	// Unknown when the property was skipped or the run was interrupted.
+	Verdict checker.Verdict
+	Skipped string // why the property did not apply, if it did not
+	// Cases counts the cases run up to and including the first failing one
+	// (all of them when none failed); Runs counts every case, shrinking
+	// included.
+	Cases, Runs int
+	// NoVerdict counts the controlled cases stopped by a budget before
+	// they could show anything (see EndBudget); they pass.
+	NoVerdict int
+	// ToFailure is the time from the start of the suite to the end of the
+	// first failing case; Duration is the property's whole time.
+	ToFailure, Duration time.Duration
+	// For a failure: the check that failed (which may be another property
+	// than the one whose workloads found it), its stable message, the
+	// volatile detail of the shrunk case, the shrunk workload and what the
+	// executor did on it.
+	Caught         string
+	Message        string
+	Detail         string
+	Counterexample *Workload
+	Observation    *Observation
+	// Seed is the rapid seed that reproduces the failure, when known:
+	// Check with this Seed, Checks 1 and Cases naming Property draws the
+	// failing case again.
+	Seed uint64
+	// First is the detail and workload of the first failing case, before
+	// shrinking (which may not reproduce a failure that depends on timing).
+	First string
+	// FirstChecksum is the schedule checksum of the first failing case,
+	// when it ran under the controller: the replay by Seed reproduces it
+	// (shrinking, bounded by time, may end elsewhere).
+	FirstChecksum uint64
+	// Output is rapid's own report of the failure: the draws of the
+	// shrunk case, its log, the failfile. Run writes it to DetailFile
+	// instead of the test log.
+	Output string
+
+	// Consequences are the other checks that failed on the shrunk case:
+	// "name: first line of its detail". They are reported under Caught,
+	// not as failures of their own.
+	Consequences []string
+	// Masked counts the cases that failed only in ways an earlier
+	// property had already reported (the same defect seen again): they
+	// are not counted as failures of this property, which goes on with
+	// fresh cases so that an independent defect is still found.
+	Masked int
+	// DetailFile is where Run wrote the full detail of the failure (beside
+	// rapid's failfile), and Replay the one command that replays it. Empty
+	// for Check, which writes no files.
+	DetailFile, Replay string
+}
+
+// Err is the failure of r as an error, or nil.
+func (r *Result) Err() error {
+	if r.Verdict != checker.Violated {
+		return nil
+	}
+	return fmt.Errorf("%s: %s (%s): %s", r.Property.Name, r.Caught, protects(r.Caught), r.Message)
+}
+
+func protects(name string) string {
+	if p, err := Lookup(name); err == nil {
+		return p.Protects()
+	}
+	return "?"
+}
+
+// Report is the outcome of a whole suite run.
+type Report struct {
+	Results  []*Result
+	Duration time.Duration
+	Checks   int
+}
+
+// Err joins the failures of every property, or returns nil.
+func (r *Report) Err() error {
+	var errs []error
+	for _, x := range r.Results {
+		errs = append(errs, x.Err())
+	}
+	return errors.Join(errs...)
+}
+
+// Verdict is Violated if any property failed, Holds if every selected
+// property held, and Unknown otherwise (skipped or interrupted).
+func (r *Report) Verdict() checker.Verdict {
+	v := checker.Holds
+	for _, x := range r.Results {
+		switch x.Verdict {
+		case checker.Violated:
+			return checker.Violated
+		case checker.Unknown:
+			if x.Skipped == "" {
+				v = checker.Unknown
+			}
+		}
+	}
+	return v
+}
+
+// Summary formats a failure for a person: the check that failed and its
+// rule, where it was found, the shrunk workload, the detail, the checks that
+// failed with it on the same case, where the full detail is and how to
+// replay it. With maxLines > 0 the workload, the detail and the list of
+// consequences are clipped so that the whole fits in maxLines lines (each
+// line at most 200 characters); the full text is in DetailFile. It is ""
+// for a result that is not a failure.
+func (r *Result) Summary(maxLines int) string {
+	if r.Verdict != checker.Violated {
+		return ""
+	}
+	lim := func(n int) int {
+		if maxLines <= 0 {
+			return 1 << 30
+		}
+		return n
+	}
+	width := 200
+	if maxLines <= 0 {
+		width = 1 << 30
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): %s\n", r.Caught, protects(r.Caught), r.Message)
+	where := fmt.Sprintf("  found by the cases of %s: case %d, %v into the run", r.Property.Name, r.Cases, r.ToFailure.Round(time.Millisecond))
+	if r.Counterexample != nil {
+		where += fmt.Sprintf("; shrunk to size %d", r.Counterexample.Size())
+	}
+	b.WriteString(where + "\n")
+	if r.Counterexample != nil {
+		b.WriteString("  workload:\n")
+		b.WriteString(indent(clip(strings.TrimRight(r.Counterexample.String(), "\n"), lim(20), width), "    "))
+	}
+	if r.Detail != "" {
+		b.WriteString("  detail:\n")
+		b.WriteString(indent(clip(r.Detail, lim(12), width), "    "))
+	}
+	if len(r.Consequences) > 0 {
+		b.WriteString("  also failed on this case, as consequences:\n")
+		b.WriteString(indent(clip(strings.Join(r.Consequences, "\n"), lim(8), width), "    - "))
+	}
+	if r.DetailFile != "" {
+		fmt.Fprintf(&b, "  full detail: %s\n", r.DetailFile)
+	}
+	if r.Replay != "" {
+		fmt.Fprintf(&b, "  replay: %s\n", r.Replay)
+	} else if r.Seed != 0 {
+		fmt.Fprintf(&b, "  replay: Config{Seed: %d, Checks: 1, Cases: []string{%q}}\n", r.Seed, r.Property.Name)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// clip keeps the first maxLines lines of s, each cut to width characters,
+// and says how much it left out.
+func clip(s string, maxLines, width int) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	for i, l := range lines {
+		if i == maxLines {
+			out = append(out, fmt.Sprintf("… %d more lines", len(lines)-maxLines))
+			break
+		}
+		if len(l) > width {
+			cut := width
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			l = l[:cut] + fmt.Sprintf("… (%d more characters)", len(l)-cut)
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+func indent(s, prefix string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+}
