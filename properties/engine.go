@@ -82,6 +82,7 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 		rapid.Check(tb, rn.caseFunc(p, res))
 	}()
 	res.Duration = time.Since(t0)
+	res.Done = time.Since(rn.start)
 	res.Output = tb.output()
 	switch {
 	case res.Caught != "":

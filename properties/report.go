@@ -34,8 +34,10 @@ type Result struct {
 	// they could show anything (see EndBudget); they pass.
 	NoVerdict int
 	// ToFailure is the time from the start of the suite to the end of the
-	// first failing case; Duration is the property's whole time.
-	ToFailure, Duration time.Duration
+	// first failing case; Duration is the property's whole time; Done is
+	// the time from the start of the suite to the end of this property
+	// (for a failure: to its shrunk counterexample).
+	ToFailure, Duration, Done time.Duration
 	// For a failure: the check that failed (which may be another property
 	// than the one whose workloads found it), its stable message, the
 	// volatile detail of the shrunk case, the shrunk workload and what the
