@@ -30,11 +30,16 @@ type caseRun struct {
 	pollCount     atomic.Int64
 	finishedCount atomic.Int64
 	maxDelay      atomic.Int64
-	pending       atomic.Int64 // wake goroutines not yet done
-	reached       atomic.Int64 // endless tasks polled minPolls times
-	stop          atomic.Bool  // endless tasks finish at their next poll
-	outOfBudget   atomic.Bool  // a controlled fairness case was stopped without a verdict
-	bound         int          // stated fairness bound, -1 if none (fairness cases only)
+	pending       atomic.Int64  // wake goroutines not yet done
+	reached       atomic.Int64  // endless tasks polled minPolls times
+	stop          atomic.Bool   // endless tasks finish at their next poll
+	outOfBudget   atomic.Bool   // a controlled fairness case was stopped without a verdict
+	bound         int           // stated fairness bound in polls, -1 if none (fairness cases only)
+	wait          time.Duration // stated fairness bound in time, 0 if none
+	mode          fairMode
+	maxWait       atomic.Int64 // the longest a ready task waited for its poll, in nanoseconds
+	starved       string       // a seemingly starved task, when no bound is stated (guarded by mu)
+	wakeDriven    bool         // the executor states it never polls spuriously
 	workers       int          // from the executor's Describe, 0 if unknown
 	workerLast    [64]atomic.Int64
 	workerSeen    atomic.Uint64   // bit w: worker w has polled
@@ -287,22 +292,13 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 	}
 	if len(w.Endless) > 0 {
 		r.minPolls = 3
-		n := len(w.Endless)
-		r.budget = starveLimit
-		if ctl != nil {
-			// Under control no operating system intervenes: a smaller
-			// limit, still far above any fair policy's delay.
-			r.budget = starveLimitControlled
-		}
-		if b, ok := ex.(executor.Bounded); ok {
-			r.bound = b.FairnessBound(n)
-		}
-		if d, ok := ex.(executor.Describer); ok {
-			r.workers = d.Describe().Workers
-		}
+		r.setFairness(ex, len(w.Endless), cfg)
+	}
+	if s, ok := ex.(executor.SpuriousPoller); ok && !s.PollsSpuriously() {
+		r.wakeDriven = true
 	}
 	start := time.Now()
-	o := &Observation{Workload: w, Bound: r.bound, Controlled: ctl != nil}
+	o := &Observation{Workload: w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl != nil, WakeDriven: r.wakeDriven}
 	if ctl != nil {
 		ex.(executor.Controllable).SetScheduler(ctl)
 		o.End = EndWait
@@ -390,9 +386,12 @@ wait:
 func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 	o.Elapsed = time.Since(start)
 	o.MaxDelay = r.maxDelay.Load()
+	o.MaxWait = time.Duration(r.maxWait.Load())
+	o.FairnessStated = r.mode.String()
 	r.mu.Lock()
 	o.Violations = append(o.Violations, r.viols...)
 	o.MoreViolations = r.extraViols
+	o.Starved = r.starved
 	r.mu.Unlock()
 	if o.End == EndWait || o.End == EndClose {
 		o.WaitErr, o.CloseErr, o.JoinErrs = r.waitErr, r.closeErr, r.joinErrs
@@ -408,6 +407,10 @@ func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 		}
 		p.mu.Unlock()
 		sort.Slice(t.Wakes, func(i, j int) bool { return t.Wakes[i].seq < t.Wakes[j].seq })
+		if n, _ := spuriousPolls(&t); n > 0 {
+			o.Spurious += n
+			o.SpuriousTasks++
+		}
 		o.Tasks = append(o.Tasks, t)
 	}
 	if r.rec != nil {

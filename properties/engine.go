@@ -139,6 +139,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 		if o.End == EndBudget {
 			res.NoVerdict++
 		}
+		res.Figures.add(o)
 		fails := failures(usable, o)
 		progress := func() {
 			if cfg.Progress != nil {
@@ -251,6 +252,9 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 				rn.property(tb, p, res)
 				if res.Masked > 0 {
 					t.Logf("%d cases failed only as already reported (%s): not counted again", res.Masked, strings.Join(rn.caughtNames(), ", "))
+				}
+				if f := res.Figures.String(); f != "" {
+					t.Log(f)
 				}
 				if res.Verdict != checker.Violated {
 					t.Logf("%s: %d cases in %v", res.Verdict, res.Cases, res.Duration.Round(time.Millisecond))

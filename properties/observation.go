@@ -80,8 +80,26 @@ type Observation struct {
 	JoinErrs       []string
 	MaxDelay       int64 // the most polls of other tasks between a task becoming ready and its poll
 	Bound          int   // the executor's stated fairness bound for this case, -1 if none
-	Header         *traces.Header
-	Events         []traces.Event
+	// BoundWait is the fairness bound in time the executor states (or
+	// Config.FairnessWait), 0 if none; MaxWait the longest a ready task
+	// waited for its poll, by the clock; FairnessStated what the check held
+	// the executor to ("polls", "time", or "none stated"); Starved, when no
+	// bound is stated, describes a task that seemed starved (information:
+	// the case then stopped without a verdict).
+	BoundWait      time.Duration
+	MaxWait        time.Duration
+	FairnessStated string
+	Starved        string
+	// WakeDriven says the executor states that it never polls a task
+	// spuriously (executor.SpuriousPoller): then a spurious poll fails
+	// waker-idempotence; otherwise spurious polls are counted (Spurious)
+	// and reported as information.
+	WakeDriven bool
+	// Spurious counts the polls that no wake accounts for (see
+	// waker-idempotence), and SpuriousTasks the tasks that had any.
+	Spurious, SpuriousTasks int
+	Header                  *traces.Header
+	Events                  []traces.Event
 	// Controlled says the case ran under a control.Controller: its
 	// interleaving was chosen, and replays exactly. Checksum is then the
 	// controller's checksum of the run (its steps, and the events the

@@ -3,7 +3,6 @@ package properties
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,20 +194,7 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 		}
 	}
 	if p.readyAt >= 0 {
-		delay := n - 1 - p.readyAt
-		if delay > r.maxDelay.Load() {
-			r.maxDelay.Store(delay)
-		}
-		// From outside, a take is not seen: each worker may have taken a
-		// task before this one became ready and begun its poll after, so
-		// the measured delay may exceed the executor's figure by the number
-		// of workers.
-		// The same holds for the executor's work after the poll returns,
-		// before a NOTIFIED task is queued again: twice the workers.
-		slack := 2 * int64(max(r.workers, 1))
-		if r.bound >= 0 && delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || time.Since(p.readySince) > starveTime) && r.allWorkersPolledSince(p)) {
-			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll; the executor states a bound of %d for %d tasks (%d allowed for polls begun after takes that came before it was ready)", p.id, delay, r.bound, len(r.probes), slack)
-		}
+		r.polledReady(p, n)
 		p.readyAt = -1
 	}
 	k := p.next
@@ -300,19 +286,7 @@ func (p *probe) pollEndless(cx *executor.Context, k int) (any, bool) {
 		r.stop.Store(true)
 	}
 	if !r.stop.Load() {
-		now := r.pollCount.Load()
-		var starved []string
-		for _, q := range r.probes {
-			q.mu.Lock()
-			if q.readyAt >= 0 && now-q.readyAt > r.budget && (r.ctl != nil || time.Since(q.readySince) > starveTime) && r.allWorkersPolledSince(q) {
-				starved = append(starved, fmt.Sprintf("task %d (ready since poll %d, polled %d times)", q.id, q.readyAt, len(q.polls)))
-			}
-			q.mu.Unlock()
-		}
-		if len(starved) > 0 {
-			r.violate(checkFairness, "at poll %d, %s: more than %d polls of other tasks while it was ready", now, strings.Join(starved, ", "), r.budget)
-			r.stop.Store(true)
-		}
+		r.checkStarving()
 	}
 	stop := r.stop.Load()
 	switch {

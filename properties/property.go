@@ -295,23 +295,23 @@ func wakeList(ws []wakeRec) string {
 }
 
 func checkIdempotent(o *Observation) error {
-	if o.Header != nil && o.Header.Policy == "timeslice" {
-		// A time-slice policy re-polls a task within its slice without a
-		// wake; that is its stated behaviour, not a duplicate.
+	if !o.WakeDriven {
+		// Spurious polls are allowed by the waker contract: counted
+		// (Observation.Spurious) and reported, not failed.
 		return nil
 	}
 	var errs []error
 	for _, t := range o.Tasks {
-		if i := unjustifiedPoll(&t); i > 0 {
-			errs = append(errs, fmt.Errorf("task %d: poll %d (@%d) cannot be matched to a wake of its own since poll %d began (@%d); polls: %v; wakes: %s",
+		if n, i := spuriousPolls(&t); n > 0 {
+			errs = append(errs, fmt.Errorf("task %d: poll %d (@%d) cannot be matched to a wake of its own since poll %d began (@%d), and the executor states it never polls spuriously; polls: %v; wakes: %s",
 				t.ID, i+1, t.Polls[i].begin, i, t.Polls[i-1].begin, t.Polls, wakeList(t.Wakes)))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// unjustifiedPoll returns the index of the first poll of t that no wake
-// accounts for, or 0. Each wake accounts for one poll at most. From outside,
+// spuriousPolls returns how many polls of t no wake accounts for (spurious
+// polls), and the index of the first. Each wake accounts for one poll at most. From outside,
 // a take is not seen, only the poll that follows it, and a wake that lands
 // between the take of poll i-1 and its Poll call rightly makes the task
 // NOTIFIED and earns poll i. So poll i needs a wake of its own whose call
@@ -320,7 +320,7 @@ func checkIdempotent(o *Observation) error {
 // poll order, taking the eligible wake that returned first, which is
 // optimal for these interval constraints. Duplicates that the window
 // allows are caught as a poll after Ready or a concurrent poll instead.
-func unjustifiedPoll(t *TaskObservation) int {
+func spuriousPolls(t *TaskObservation) (n, first int) {
 	// Wakes are sorted by call time; a sweep over the polls adds the wakes
 	// called before each poll to a heap ordered by return time, drops the
 	// ones that returned too early (the bound only grows), and takes the
@@ -341,11 +341,17 @@ func unjustifiedPoll(t *TaskObservation) int {
 			heap.Pop(&h)
 		}
 		if h.Len() == 0 {
-			return i
+			// Unmatched: spurious. It takes no wake, and the polls after
+			// it are matched as before.
+			if n == 0 {
+				first = i
+			}
+			n++
+			continue
 		}
 		heap.Pop(&h)
 	}
-	return 0
+	return n, first
 }
 
 type retHeap []uint64

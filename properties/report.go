@@ -72,6 +72,9 @@ type Result struct {
 	// are not counted as failures of this property, which goes on with
 	// fresh cases so that an independent defect is still found.
 	Masked int
+	// Figures are what the cases measured, reported whether or not the
+	// property failed.
+	Figures Figures
 	// DetailFile is where Run wrote the full detail of the failure (beside
 	// rapid's failfile), and Replay the one command that replays it. Empty
 	// for Check, which writes no files.
@@ -204,4 +207,62 @@ func indent(s, prefix string) string {
 		return ""
 	}
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+}
+
+// Figures are measurements over the cases of one property: information
+// for the person reading the report, failures only where the executor
+// stated a bound (see Observation).
+type Figures struct {
+	// Spurious counts the polls no wake accounted for, over all cases;
+	// SpuriousCases the cases with any; SpuriousExample names one.
+	Spurious, SpuriousCases int
+	SpuriousExample         string
+	// MaxDelay is the most polls of other tasks between a task becoming
+	// ready and its poll, and MaxWait the longest wait by the clock, over
+	// the fairness cases; Fairness what the executor was held to ("polls",
+	// "time", "none stated"); Starved, when no bound was stated, the first
+	// task that seemed starved (the case stopped without a verdict).
+	MaxDelay int64
+	MaxWait  time.Duration
+	Fairness string
+	Starved  string
+}
+
+// add accumulates the figures of one case.
+func (f *Figures) add(o *Observation) {
+	if o.Spurious > 0 {
+		f.Spurious += o.Spurious
+		f.SpuriousCases++
+		if f.SpuriousExample == "" {
+			for _, t := range o.Tasks {
+				if n, i := spuriousPolls(&t); n > 0 {
+					f.SpuriousExample = fmt.Sprintf("task %d polled %d times without a wake of its own (first: poll %d of %d) in a case of %d tasks", t.ID, n, i+1, len(t.Polls), len(o.Tasks))
+					break
+				}
+			}
+		}
+	}
+	if o.FairnessStated != "" && len(o.Workload.Endless) > 0 {
+		f.Fairness = o.FairnessStated
+		f.MaxDelay = max(f.MaxDelay, o.MaxDelay)
+		f.MaxWait = max(f.MaxWait, o.MaxWait)
+		if f.Starved == "" {
+			f.Starved = o.Starved
+		}
+	}
+}
+
+// String is one line per figure that has something to say, or "".
+func (f *Figures) String() string {
+	var b strings.Builder
+	if f.Spurious > 0 {
+		fmt.Fprintf(&b, "spurious polls: %d in %d cases (%s)\n", f.Spurious, f.SpuriousCases, f.SpuriousExample)
+	}
+	if f.Fairness != "" {
+		fmt.Fprintf(&b, "fairness (bound: %s): at most %d polls of other tasks between ready and poll; longest wait %v\n", f.Fairness, f.MaxDelay, f.MaxWait.Round(time.Microsecond))
+	}
+	if f.Starved != "" {
+		fmt.Fprintf(&b, "seemingly starved, no bound stated: %s\n", f.Starved)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

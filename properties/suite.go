@@ -57,6 +57,13 @@ type Config struct {
 	// shrinks with the workload and a failure replays exactly), a hang
 	// found at once as a deadlock.
 	Uncontrolled bool
+	// FairnessBound, when above 0, is the fairness bound in polls of other
+	// tasks (as executor.Bounded states it) to hold an executor to that
+	// states none of its own.
+	FairnessBound int
+	// FairnessWait, when above 0, is a fairness bound in time (as
+	// executor.BoundedWait states it) for an executor that states none.
+	FairnessWait time.Duration
 	// PCTDepth, when above 0, draws schedules with PCT of that depth
 	// (priorities and change points from rapid) instead of a choice from
 	// rapid at every decision.
