@@ -122,7 +122,7 @@ func TestCatalogueDefaults(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintln(&b, "| broken executor | first failure | caught by | time to first shrunk failure | whole run | failures reported | cases masked |")
 	fmt.Fprintln(&b, "|---|---|---|---:|---:|---:|---:|")
-	for _, e := range broken.Catalogue() {
+	for _, e := range append(broken.Catalogue(), broken.Outcomes()...) {
 		rep := properties.Check(e.New, properties.Config{})
 		var first *properties.Result
 		n, masked := 0, 0
@@ -171,6 +171,27 @@ func TestSecondDefectFound(t *testing.T) {
 		t.Logf("%s: failures %v, %d cases masked", e.Name, got, masked)
 		if !got["fairness"] || len(got) < 2 {
 			t.Errorf("%s: want the starvation (fairness) and the duplicate enqueue reported separately, got %v", e.Name, got)
+		}
+	}
+}
+
+// TestOutcomesCaught: the broken executors of the outcome classes are
+// caught, each by the check its bug breaks.
+func TestOutcomesCaught(t *testing.T) {
+	want := map[string]string{"retry-repolls-failed": "no-poll-after-ready"}
+	for _, e := range broken.Outcomes() {
+		rep := properties.Check(e.New, properties.Config{Checks: 100, StopAtFirst: true, ShrinkTime: 300 * time.Millisecond})
+		if rep.Verdict() != checker.Violated {
+			t.Errorf("%s (%s) was not caught", e.Name, e.Bug)
+			continue
+		}
+		for _, r := range rep.Results {
+			if r.Verdict == checker.Violated {
+				t.Logf("%s: %s", e.Name, r.Summary(20))
+				if r.Caught != want[e.Name] {
+					t.Errorf("%s caught by %s, want %s", e.Name, r.Caught, want[e.Name])
+				}
+			}
 		}
 	}
 }

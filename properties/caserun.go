@@ -260,6 +260,14 @@ func (r *caseRun) drive() {
 			if !errors.As(err, &pe) {
 				r.joinErrs = append(r.joinErrs, fmt.Sprintf("task %d panicked but Join returned (%v, %v), want a *executor.PanicError", p.id, v, err))
 			}
+		case p.spec.Fail && p.endless < 0:
+			// The error reaches Join as an error wrapping it, or, from an
+			// executor that does not know executor.Failed, as the value.
+			var te *taskError
+			f, isFailed := v.(executor.Failed)
+			if !errors.As(err, &te) && !(err == nil && isFailed && errors.As(f.Err, &te)) {
+				r.joinErrs = append(r.joinErrs, fmt.Sprintf("task %d finished with an error but Join returned (%v, %v), want the error", p.id, v, err))
+			}
 		case err != nil:
 			r.joinErrs = append(r.joinErrs, fmt.Sprintf("task %d returned Ready but Join returned error %v", p.id, err))
 		case v != p.id:

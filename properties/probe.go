@@ -108,6 +108,12 @@ type taskPanic struct{ task int }
 
 func (p taskPanic) String() string { return fmt.Sprintf("generated panic of task %d", p.task) }
 
+// taskError is the error of a generated task that finishes with
+// executor.Failed.
+type taskError struct{ task int }
+
+func (e *taskError) Error() string { return fmt.Sprintf("generated error of task %d", e.task) }
+
 // noteWake records a wake of p before it is made, so that any poll it causes
 // has a later sequence number.
 func (p *probe) noteWake(kind wakeKind, clone bool) (seq uint64, i int) {
@@ -235,6 +241,9 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	p.finish()
 	if p.spec.Panic {
 		panic(taskPanic{p.id})
+	}
+	if p.spec.Fail {
+		return executor.Failed{Err: &taskError{p.id}}, true
 	}
 	return p.id, true
 }
