@@ -1,6 +1,4 @@
-// Package customexec is an executor written on executor.Kit: a FIFO queue
-// shared by a few workers. The Kit holds the tasks and their states, the
-// handles, Wait and Close; the executor holds only its queue and its loop.
+// Package customexec is a FIFO executor written on executor.Kit.
 package customexec
 
 import (
