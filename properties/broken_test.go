@@ -168,7 +168,10 @@ func TestSecondDefectFound(t *testing.T) {
 			}
 			masked += r.Masked
 		}
-		t.Logf("%s: failures %v, %d cases masked", e.Name, got, masked)
+		t.Logf("%s: failures %v, %d cases masked\n%s", e.Name, got, masked, rep)
+		if s := rep.String(); !strings.Contains(s, "fairness (fairness): a ready task was starved") || !strings.Contains(s, "violated") {
+			t.Errorf("the report does not show the starvation:\n%s", s)
+		}
 		if !got["fairness"] || len(got) < 2 {
 			t.Errorf("%s: want the starvation (fairness) and the duplicate enqueue reported separately, got %v", e.Name, got)
 		}

@@ -266,3 +266,30 @@ func (f *Figures) String() string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// String formats the report for a person: one line per property (verdict,
+// cases, time, and the failure's check and rule, or why it was skipped),
+// its figures indented under it, and a last line with the totals.
+func (r *Report) String() string {
+	var b strings.Builder
+	for _, x := range r.Results {
+		name := x.Property.Name
+		switch {
+		case x.Skipped != "":
+			fmt.Fprintf(&b, "%-22s skipped: %s\n", name, x.Skipped)
+			continue
+		case x.Verdict == checker.Violated:
+			fmt.Fprintf(&b, "%-22s %-8s %d cases, %v: %s (%s): %s\n", name, x.Verdict, x.Cases, x.Duration.Round(time.Millisecond), x.Caught, protects(x.Caught), x.Message)
+		default:
+			fmt.Fprintf(&b, "%-22s %-8s %d cases, %v\n", name, x.Verdict, x.Cases, x.Duration.Round(time.Millisecond))
+		}
+		if x.Masked > 0 {
+			fmt.Fprintf(&b, "  %d cases showed a defect already reported\n", x.Masked)
+		}
+		if f := x.Figures.String(); f != "" {
+			b.WriteString(indent(f, "  "))
+		}
+	}
+	fmt.Fprintf(&b, "%s: %d properties, %v", r.Verdict(), len(r.Results), r.Duration.Round(time.Millisecond))
+	return b.String()
+}
