@@ -84,7 +84,7 @@ func waitLimit(d time.Duration) time.Duration { return 2*d + 250*time.Millisecon
 // polledReady is the poll (the n-th of the case) of p, which was ready:
 // it measures the delay and the wait and checks them against the stated
 // bound. Called with p.mu held.
-func (r *caseRun) polledReady(p *probe, n int64) {
+func (r *caseRun) polledReady(p *probe, n int64, cur int) {
 	delay := n - 1 - p.readyAt
 	if delay > r.maxDelay.Load() {
 		r.maxDelay.Store(delay)
@@ -96,11 +96,11 @@ func (r *caseRun) polledReady(p *probe, n int64) {
 	switch r.mode {
 	case fairPolls:
 		slack := r.slack()
-		if delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || wait > starveTime) && r.allWorkersPolledSince(p)) {
+		if delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || wait > starveTime) && r.allWorkersPolledSince(p, cur)) {
 			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll; the executor states a bound of %d for %d tasks (%d allowed for polls begun after takes that came before it was ready)", p.id, delay, r.bound, len(r.probes), slack)
 		}
 	case fairTime:
-		if r.ctl == nil && wait > waitLimit(r.wait) && r.allWorkersPolledSince(p) {
+		if r.ctl == nil && wait > waitLimit(r.wait) && r.allWorkersPolledSince(p, cur) {
 			r.violate(checkFairness, "task %d waited %v between becoming ready and its poll; the executor states a bound of %v for %d tasks (%v allowed)", p.id, wait.Round(time.Microsecond), r.wait, len(r.probes), waitLimit(r.wait))
 		}
 	}
@@ -115,7 +115,7 @@ func (r *caseRun) checkStarving() {
 	var starved []string
 	for _, q := range r.probes {
 		q.mu.Lock()
-		if q.readyAt >= 0 && r.allWorkersPolledSince(q) {
+		if q.readyAt >= 0 && r.allWorkersPolledSince(q, -1) {
 			waited := time.Since(q.readySince)
 			switch {
 			case r.mode == fairTime:
@@ -162,8 +162,10 @@ const starveLimitControlled = 300
 // that worker, descheduled (by the operating system, or by a schedule such
 // as PCT's that runs a goroutine only when nothing else can) between its
 // take and its poll; only when every worker kept polling others is it
-// starved. Called with p.mu held.
-func (r *caseRun) allWorkersPolledSince(p *probe) bool {
+// starved. cur is the worker whose poll of p is being counted (-1 if
+// none): that poll is p's own, not one of another task. Called with p.mu
+// held.
+func (r *caseRun) allWorkersPolledSince(p *probe, cur int) bool {
 	seen := r.workerSeen.Load()
 	workers := int64(bits.OnesCount64(seen))
 	need := int64(1)
@@ -174,11 +176,15 @@ func (r *caseRun) allWorkersPolledSince(p *probe) bool {
 		if seen&(1<<w) == 0 {
 			continue
 		}
+		own := int64(0)
+		if w == cur {
+			own = 1
+		}
 		if w < len(r.workerPolls) {
-			if r.workerPolls[w].Load()-p.readyShares[w] < need {
+			if r.workerPolls[w].Load()-p.readyShares[w]-own < need {
 				return false
 			}
-		} else if r.workerLast[w].Load() <= p.readyAt {
+		} else if r.workerLast[w].Load() <= p.readyAt || w == cur {
 			return false
 		}
 	}

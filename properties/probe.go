@@ -200,7 +200,7 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 		}
 	}
 	if p.readyAt >= 0 {
-		r.polledReady(p, n)
+		r.polledReady(p, n, cx.Worker())
 		p.readyAt = -1
 	}
 	k := p.next
