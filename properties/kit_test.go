@@ -1,6 +1,8 @@
 package properties_test
 
 import (
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -111,6 +113,14 @@ func TestTimeSliceNoFalseAlarm(t *testing.T) {
 	} {
 		t.Run(c.slice.String(), func(t *testing.T) {
 			n := c.checks
+			if v, err := strconv.Atoi(os.Getenv("PROPERTIES_CHECKS")); err == nil && v > 0 {
+				// A long run: as many cases as asked, a tenth of them at
+				// the 20ms slice, whose cases last a tenth of a second.
+				n = v
+				if c.slice >= 20*time.Millisecond {
+					n = max(v/10, 1)
+				}
+			}
 			if raceEnabled {
 				n = max(n/4, 5)
 			}
