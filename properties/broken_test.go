@@ -156,7 +156,11 @@ func TestCatalogueDefaults(t *testing.T) {
 // first defect again are masked, not reported again.
 func TestSecondDefectFound(t *testing.T) {
 	for _, e := range broken.TwoDefects() {
-		rep := properties.Check(e.New, properties.Config{Checks: 100, ShrinkTime: 300 * time.Millisecond})
+		n := 100
+		if raceEnabled {
+			n = 40
+		}
+		rep := properties.Check(e.New, properties.Config{Checks: n, ShrinkTime: 300 * time.Millisecond})
 		got := map[string]bool{}
 		masked := 0
 		for _, r := range rep.Results {
