@@ -43,7 +43,7 @@ type caseRun struct {
 	workers       int          // from the executor's Describe, 0 if unknown
 	workerLast    [64]atomic.Int64
 	workerSeen    atomic.Uint64   // bit w: worker w has polled
-	workerPolls   [8]atomic.Int64 // polls begun by each of the first workers
+	workerPolls   [8]atomic.Int64 // polls ended by each of the first workers
 	minPolls      int
 	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
 

@@ -156,16 +156,18 @@ const starveLimit = 1000
 // starveLimitControlled is starveLimit for controlled cases.
 const starveLimitControlled = 300
 
-// allWorkersPolledSince reports whether every worker seen so far has begun
+// allWorkersPolledSince reports whether every worker seen so far has ended
 // polls since p became ready: at least one each, on the Go scheduler; under
 // a controller, a fair share of the starvation limit each. A ready task
 // passed over while some worker polled little or nothing may be held by
 // that worker, descheduled (by the operating system, or by a schedule such
 // as PCT's that runs a goroutine only when nothing else can) between its
 // take and its poll; only when every worker kept polling others is it
-// starved. cur is the worker whose poll of p is being counted (-1 if
-// none): that poll is p's own, not one of another task. Called with p.mu
-// held.
+// starved. Polls count when they end: a worker inside a long poll of
+// another task (descheduled there, or the future is slow) holds its local
+// queue without the executor's fault, and the poll of p itself, which has
+// not ended, does not count. cur is the worker polling p (-1 if none).
+// Called with p.mu held.
 func (r *caseRun) allWorkersPolledSince(p *probe, cur int) bool {
 	seen := r.workerSeen.Load()
 	workers := int64(bits.OnesCount64(seen))
@@ -177,12 +179,8 @@ func (r *caseRun) allWorkersPolledSince(p *probe, cur int) bool {
 		if seen&(1<<w) == 0 {
 			continue
 		}
-		own := int64(0)
-		if w == cur {
-			own = 1
-		}
 		if w < len(r.workerPolls) {
-			if r.workerPolls[w].Load()-p.readyShares[w]-own < need {
+			if r.workerPolls[w].Load()-p.readyShares[w] < need {
 				return false
 			}
 		} else if r.workerLast[w].Load() <= p.readyAt || w == cur {

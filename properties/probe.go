@@ -81,7 +81,7 @@ type probe struct {
 	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
 	readySince  time.Time
 	readyAtEnd  bool     // woken during the current poll: ready when it returns
-	readyShares [8]int64 // caseRun.workerPolls when it became ready
+	readyShares [8]int64 // caseRun.workerPolls (polls ended) when it became ready
 	handle      executor.Handle
 	spawnErr    error
 	dropped     int // polls and wakes past maxRecords, see appendCapped
@@ -195,9 +195,7 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	if w := cx.Worker(); w >= 0 && w < len(r.workerLast) {
 		r.workerLast[w].Store(n)
 		r.workerSeen.Or(1 << w)
-		if w < len(r.workerPolls) {
-			r.workerPolls[w].Add(1)
-		}
+
 	}
 	if p.readyAt >= 0 {
 		r.polledReady(p, n, cx.Worker())
@@ -260,7 +258,11 @@ func (p *probe) finish() {
 func (p *probe) endPoll() {
 	end := p.r.tick()
 	p.mu.Lock()
-	p.polls[len(p.polls)-1].end = end
+	last := &p.polls[len(p.polls)-1]
+	last.end = end
+	if w := last.worker; w >= 0 && w < len(p.r.workerPolls) {
+		p.r.workerPolls[w].Add(1)
+	}
 	if p.readyAtEnd && !p.finished {
 		p.setReady()
 	}

@@ -42,7 +42,8 @@ type Config struct {
 	// Timeout bounds one case (default 10s); Idle is how long a case may
 	// show no poll, wake or spawn before it counts as hung (default 500ms).
 	Timeout, Idle time.Duration
-	// ShrinkTime bounds the shrinking of one failure (default 5s).
+	// ShrinkTime bounds the shrinking of one failure (default 3s, so that
+	// the first shrunk failure comes within seconds).
 	ShrinkTime time.Duration
 	// StopAtFirst stops the suite at the first failing property.
 	StopAtFirst bool
@@ -76,7 +77,7 @@ const controlSteps = 500_000
 func (c *Config) timeout() time.Duration { return orDefault(c.Timeout, 10*time.Second) }
 func (c *Config) idle() time.Duration    { return orDefault(c.Idle, 500*time.Millisecond) }
 func (c *Config) shrinkTime() time.Duration {
-	return orDefault(c.ShrinkTime, 5*time.Second)
+	return orDefault(c.ShrinkTime, 3*time.Second)
 }
 func (c *Config) checks() int {
 	if c.Checks > 0 {

@@ -9,7 +9,7 @@ package broken
 // needs and far below what a starving one reaches.
 
 // fairnessBound is the bound the bases state, in polls of other tasks.
-const fairnessBound = 1000
+const fairnessBound = 300
 
 // FairnessBound implements executor.Bounded.
 func (e *queueExec) FairnessBound(n int) int { return fairnessBound }
