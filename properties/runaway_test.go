@@ -18,7 +18,11 @@ func TestRunawayStopped(t *testing.T) {
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	g0 := runtime.NumGoroutine()
-	rep := properties.Check(broken.Runaway, properties.Config{Checks: 30, ShrinkTime: time.Second, Idle: 200 * time.Millisecond, Only: []string{"exactly-once", "no-poll-after-ready", "liveness"}})
+	n := 30
+	if raceEnabled {
+		n = 10
+	}
+	rep := properties.Check(broken.Runaway, properties.Config{Checks: n, ShrinkTime: time.Second, Idle: 200 * time.Millisecond, Only: []string{"exactly-once", "no-poll-after-ready", "liveness"}})
 	if rep.Verdict() != checker.Violated {
 		t.Fatalf("the runaway executor was not caught: %v", rep.Err())
 	}
