@@ -10,7 +10,10 @@ import (
 // Future is a computation an executor drives by polling. Poll either
 // finishes, returning (value, true) — Ready — or returns (nil, false) —
 // Pending — after it has arranged for cx.Waker() to be woken when it can make
-// progress (POLL-PENDING). An executor never polls a future again after it
+// progress (POLL-PENDING). A future finishes in one of three ways: Ready with
+// a value, Ready with an error (a Failed value), or a panic; the last two
+// fail the task, and a retrying executor runs it again from a fresh future
+// (Retryable), never by polling the finished one. An executor never polls a future again after it
 // returned Ready (TASK-COMPLETE), never polls it from two goroutines at once,
 // and polls it again after every wake that came after its last poll began
 // (WAKE, TASK-SUSPEND).
@@ -95,8 +98,9 @@ func (w Waker) Raw() RawWaker { return w.raw }
 
 // Executor runs futures. Implementations are safe for concurrent use.
 type Executor interface {
-	// Spawn queues f as a new task (SPAWN). It fails with ErrClosed after
-	// Close, and with ErrNilFuture for a nil f.
+	// Spawn queues f as a new task (SPAWN) and returns its Handle. It
+	// fails with ErrClosed after Close, and with ErrNilFuture for a nil f.
+	// Kit implements Spawn, Wait and Close for an executor of your own.
 	Spawn(f Future) (Handle, error)
 	// Wait blocks until every task spawned so far is DONE. Called from
 	// inside one of the executor's own tasks it returns ErrWaitInTask

@@ -28,6 +28,22 @@
 //
 // Builtin and BuiltinNames give them by name, with default sizes.
 //
+// # Writing an executor
+//
+// Kit is the machinery of the built-in executors, exported: the tasks with
+// their state word and the transitions of the rules, their Handle
+// (JoinHandle), Wait and Close, the identity of the worker goroutines
+// (ErrWaitInTask), failures (a panic, or a Ready Failed value), a Goexit in
+// a future, parking. An executor on a Kit holds its queue and its loop
+// (Kit.Run for wake-driven polling, Kit.PollOnce for round robin or busy
+// polling); examples/customexec is one in sixty lines. TaskState is the
+// state word alone, for an executor with its own task type.
+//
+// What an executor states about itself it is held to, and nothing more:
+// Bounded (a fairness bound in polls), BoundedWait (in time),
+// SpuriousPoller (whether it may poll a task that was not woken). A
+// Retryable future is run again from fresh futures by Retry.
+//
 // Every built-in executor implements the optional abilities: Reporter (its
 // events go to a Recorder: one nil check per event when off), Controllable
 // (its goroutines pass their yield points through a Scheduler: one nil check

@@ -17,8 +17,9 @@ type RetryConfig struct {
 // a retry is a Panic event, a PollEnd(Panic) and a Requeue of the same task
 // to the global queue. It follows the model's "retry" policy.
 //
-// Tasks spawned with Spawn have no factory and are not retried. Create it
-// with NewRetry; the zero Retry is not usable. Safe for concurrent use.
+// A task spawned with Spawn is retried when its future is Retryable (it
+// makes the fresh futures); any other is run once. Create it with
+// NewRetry; the zero Retry is not usable. Safe for concurrent use.
 // Cost per task: one allocation, plus one future per attempt.
 type Retry struct {
 	shared
@@ -35,9 +36,23 @@ func NewRetry(c RetryConfig) *Retry {
 	return e
 }
 
-// Spawn implements Executor; the task is not retried (there is no way to
-// make it afresh).
-func (e *Retry) Spawn(f Future) (Handle, error) { return e.spawn(f, 0, nil, 0) }
+// Retryable is a future that can make a fresh future of the same
+// computation, from its start: what a retrying executor runs again when the
+// future failed (panicked, or returned Failed). A finished future is never
+// polled again; each attempt polls a fresh one.
+type Retryable interface {
+	Future
+	Fresh() Future
+}
+
+// Spawn implements Executor. A Retryable f is retried from f.Fresh() when
+// it fails, at most Retries times; any other future runs once.
+func (e *Retry) Spawn(f Future) (Handle, error) {
+	if r, ok := f.(Retryable); ok && r != nil {
+		return e.spawn(f, 0, r.Fresh, e.retries)
+	}
+	return e.spawn(f, 0, nil, 0)
+}
 
 // SpawnRetry spawns factory() as a task that, when it fails, is run again
 // from a new factory() at most n times (n < 0, or more than the executor's

@@ -110,3 +110,95 @@ func catalogueTable(t *testing.T, blackBox bool) string {
 	fmt.Fprintf(&b, "\n%d of %d caught; median time to first failure %v.\n", len(rows), len(broken.Catalogue()), med.Round(time.Millisecond))
 	return b.String()
 }
+
+// TestCatalogueDefaults measures what a user sees under plain `go test`:
+// the suite with the zero Config on every broken executor, the time to the
+// first shrunk failure and to the end of the run. Set EXECSPEC_LONG=1 to
+// run it (about a minute); -properties.catalogue writes the table.
+func TestCatalogueDefaults(t *testing.T) {
+	if os.Getenv("EXECSPEC_LONG") == "" {
+		t.Skip("set EXECSPEC_LONG=1")
+	}
+	var b strings.Builder
+	fmt.Fprintln(&b, "| broken executor | first failure | caught by | time to first shrunk failure | whole run | failures reported | cases masked |")
+	fmt.Fprintln(&b, "|---|---|---|---:|---:|---:|---:|")
+	for _, e := range append(broken.Catalogue(), broken.Outcomes()...) {
+		rep := properties.Check(e.New, properties.Config{})
+		var first *properties.Result
+		n, masked := 0, 0
+		var names []string
+		for _, r := range rep.Results {
+			masked += r.Masked
+			if r.Verdict == checker.Violated {
+				n++
+				names = append(names, r.Caught)
+				if first == nil {
+					first = r
+				}
+			}
+		}
+		if first == nil {
+			t.Errorf("%s was not caught", e.Name)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %v | %v | %d (%s) | %d |\n", e.Name, first.Caught, first.Property.Name, first.Done.Round(10*time.Millisecond), rep.Duration.Round(10*time.Millisecond), n, strings.Join(names, ", "), masked)
+	}
+	t.Log("\n" + b.String())
+	if *catalogueOut != "" {
+		if err := os.WriteFile(*catalogueOut, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSecondDefectFound: an executor with two independent defects gets two
+// failures in one run, each under its own check; the cases that show the
+// first defect again are masked, not reported again.
+func TestSecondDefectFound(t *testing.T) {
+	for _, e := range broken.TwoDefects() {
+		n := 100
+		if raceEnabled {
+			n = 40
+		}
+		rep := properties.Check(e.New, properties.Config{Checks: n, ShrinkTime: 300 * time.Millisecond})
+		got := map[string]bool{}
+		masked := 0
+		for _, r := range rep.Results {
+			if r.Verdict == checker.Violated {
+				if got[r.Caught] {
+					t.Errorf("%s: %s reported twice", e.Name, r.Caught)
+				}
+				got[r.Caught] = true
+			}
+			masked += r.Masked
+		}
+		t.Logf("%s: failures %v, %d cases masked\n%s", e.Name, got, masked, rep)
+		if s := rep.String(); !strings.Contains(s, "fairness (fairness): a ready task was starved") || !strings.Contains(s, "violated") {
+			t.Errorf("the report does not show the starvation:\n%s", s)
+		}
+		if !got["fairness"] || len(got) < 2 {
+			t.Errorf("%s: want the starvation (fairness) and the duplicate enqueue reported separately, got %v", e.Name, got)
+		}
+	}
+}
+
+// TestOutcomesCaught: the broken executors of the outcome classes are
+// caught, each by the check its bug breaks.
+func TestOutcomesCaught(t *testing.T) {
+	want := map[string]string{"retry-repolls-failed": "no-poll-after-ready"}
+	for _, e := range broken.Outcomes() {
+		rep := properties.Check(e.New, properties.Config{Checks: 100, StopAtFirst: true, ShrinkTime: 300 * time.Millisecond})
+		if rep.Verdict() != checker.Violated {
+			t.Errorf("%s (%s) was not caught", e.Name, e.Bug)
+			continue
+		}
+		for _, r := range rep.Results {
+			if r.Verdict == checker.Violated {
+				t.Logf("%s: %s", e.Name, r.Summary(20))
+				if r.Caught != want[e.Name] {
+					t.Errorf("%s caught by %s, want %s", e.Name, r.Caught, want[e.Name])
+				}
+			}
+		}
+	}
+}

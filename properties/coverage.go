@@ -473,12 +473,13 @@ func coverage(newExecutor func() executor.Executor, cfg *Config) (*CoverResult, 
 }
 
 // runCoverage is the spec-coverage subtest of Run.
-func runCoverage(t *testing.T, newExecutor func() executor.Executor, cfg *Config) {
+func runCoverage(t *testing.T, newExecutor func() executor.Executor, cfg *Config, rep *Report) {
 	if cfg.Coverage == nil {
 		return
 	}
 	t.Run(coverageProperty.Name, func(t *testing.T) {
 		res, fail, err := coverage(newExecutor, cfg)
+		rep.Coverage = res
 		if err != nil {
 			t.Fatal(err)
 		}

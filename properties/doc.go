@@ -32,7 +32,7 @@
 //     wakes, the violations seen while it ran, and the executor's trace when
 //     it reports one.
 //
-// The properties: exactly-once completion; no concurrent poll; no poll
+// The properties: exactly-once completion (and Join's value or error); no concurrent poll; no poll
 // after Ready; fairness (□◇ready ⇒ □◇polled, and the executor's stated bound
 // when it is executor.Bounded); Close waits for every task; the waker
 // contract (a wake during a poll, from any goroutine, through a clone; no
@@ -46,6 +46,36 @@
 // on their own cases, for their cost), so a workload drawn for one can fail
 // another; the report names the check that failed and the property whose
 // cases found it.
+//
+// One defect, one failure. On a failing case the check that failed first
+// (the earliest violation seen, else the first in list order) is the
+// failure, and the other checks that failed on the case are listed as its
+// Consequences. A later property's case that fails first in a check
+// already reported (or in one it can follow from, Property.ConsequenceOf)
+// is Masked: not reported again, while the property goes on with fresh
+// cases, so a second, independent defect is still found. Run prints each
+// failure in at most 60 lines, writes the full detail beside rapid's
+// failfile, and gives the one command that replays it; Run and Check return
+// a Report (per property: verdict, cases, time, failure, Figures).
+//
+// Outcomes. A generated task finishes with its value, with an error (a
+// Ready executor.Failed), or with a panic; Join must return the value or
+// the error. A retrying executor must run a failed task from a fresh
+// future: polling the finished one again fails no-poll-after-ready.
+//
+// What the executor states. Fairness is checked against the bound the
+// executor states, in polls (executor.Bounded) or in time
+// (executor.BoundedWait), or that Config sets; with none, the figures (the
+// most polls of others between ready and poll, the longest wait) are
+// information. Spurious polls (a poll no wake accounts for) are counted;
+// they fail waker-idempotence only for an executor that states it never
+// polls spuriously (executor.SpuriousPoller).
+//
+// No runaway. Once a case is over, a poll of one of its futures never
+// returns (under a controller, the run stops at the first violation), the
+// executor is closed with a deadline, and each case keeps at most 32
+// violations and 16,384 polls and wakes per task: an executor that goes on
+// polling after a failure is stopped instead of filling memory.
 //
 // Timing. Black-box cases see what the Go scheduler makes happen. A hang is
 // declared only when nothing happened for Config.Idle while the watcher

@@ -52,3 +52,20 @@ func ExampleRun() {
 	newExecutor, _ := executor.Builtin("fifo")
 	_ = newExecutor // properties.Run(t, newExecutor) in a test
 }
+
+// Run and Check return a Report: per property its verdict, cases, time,
+// failure and figures (Report.String prints them all). Here the built-in
+// FIFO executor: what held, on how many cases, and whether fairness
+// figures were measured.
+func ExampleReport() {
+	newExecutor, _ := executor.Builtin("fifo")
+	rep := properties.Check(newExecutor, properties.Config{Checks: 20, Only: []string{"fairness", "waker-idempotence"}})
+	for _, r := range rep.Results {
+		fmt.Println(r.Property.Name, r.Verdict, r.Cases, r.Figures.Fairness != "")
+	}
+	fmt.Println(rep.Verdict())
+	// Output:
+	// fairness holds 20 true
+	// waker-idempotence holds 20 false
+	// holds
+}

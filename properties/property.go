@@ -58,6 +58,11 @@ type Property struct {
 	// Costly properties are checked only on their own cases, not on every
 	// case of the suite: their Check costs far more than a case.
 	Costly bool
+	// ConsequenceOf names the checks whose defects can also show as a
+	// failure of this one (a lost wake starves an endless task): once one
+	// of them is reported, a case that fails this check first is taken
+	// for the same defect, not reported again.
+	ConsequenceOf []string
 }
 
 // Protects names what p protects: the rule as DESIGN.md spells it, or the
@@ -92,12 +97,13 @@ func Lookup(name string) (*Property, error) {
 
 var suite = []*Property{
 	{
-		Name:  checkExactlyOnce,
-		Doc:   "every spawned task completes exactly once, Wait returns only then, and Join returns its result",
-		Rule:  model.TASK_COMPLETE,
-		Fails: "a spawned task did not complete exactly once",
-		Shape: Shape{Repeat: true, Spawn: true, Panics: true, Priorities: true, Clone: 1},
-		Check: checkOnce,
+		Name:          checkExactlyOnce,
+		Doc:           "every spawned task completes exactly once, Wait returns only then, and Join returns its result",
+		Rule:          model.TASK_COMPLETE,
+		Fails:         "a spawned task did not complete exactly once",
+		Shape:         Shape{Repeat: true, Spawn: true, Panics: true, Priorities: true, Clone: 1},
+		Check:         checkOnce,
+		ConsequenceOf: []string{checkPollAfterReady, checkConcurrentPoll, checkLostWakeup, checkLiveness},
 	},
 	{
 		Name:  checkConcurrentPoll,
@@ -116,12 +122,13 @@ var suite = []*Property{
 		Check: violations(checkPollAfterReady),
 	},
 	{
-		Name:     checkFairness,
-		Doc:      "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled), within the executor's stated bound if it states one",
-		Contract: "fairness",
-		Fails:    "a ready task was starved",
-		Shape:    Shape{Endless: true, Priorities: true},
-		Check:    violations(checkFairness),
+		Name:          checkFairness,
+		Doc:           "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled), within the executor's stated bound if it states one",
+		Contract:      "fairness",
+		Fails:         "a ready task was starved",
+		Shape:         Shape{Endless: true, Priorities: true},
+		Check:         violations(checkFairness),
+		ConsequenceOf: []string{checkLostWakeup, checkLiveness},
 	},
 	{
 		Name:     checkCloseWaits,
@@ -132,44 +139,49 @@ var suite = []*Property{
 		Check:    checkClose,
 	},
 	{
-		Name:  checkDuringPoll,
-		Doc:   "a wake that arrives while the task is being polled leads to another poll (NOTIFIED)",
-		Rule:  model.TASK_SUSPEND,
-		Fails: "a wake during a poll was lost",
-		Shape: Shape{Modes: []WakeMode{WakeSelf}, Clone: 1},
-		Check: lost(func(w wakeRec) bool { return w.kind == wakeDuring && !w.clone }),
+		Name:          checkDuringPoll,
+		Doc:           "a wake that arrives while the task is being polled leads to another poll (NOTIFIED)",
+		Rule:          model.TASK_SUSPEND,
+		Fails:         "a wake during a poll was lost",
+		Shape:         Shape{Modes: []WakeMode{WakeSelf}, Clone: 1},
+		Check:         lost(func(w wakeRec) bool { return w.kind == wakeDuring && !w.clone }),
+		ConsequenceOf: []string{checkLostWakeup, checkLiveness},
 	},
 	{
-		Name:  checkAnyGoroutine,
-		Doc:   "a wake from another goroutine, before, during or after a poll, leads to a poll",
-		Rule:  model.WAKE,
-		Fails: "a wake from another goroutine was lost",
-		Shape: Shape{Modes: []WakeMode{WakeAsync, WakeAfter}, Clone: 1},
-		Check: lost(func(w wakeRec) bool { return w.kind == wakeOutside && !w.clone }),
+		Name:          checkAnyGoroutine,
+		Doc:           "a wake from another goroutine, before, during or after a poll, leads to a poll",
+		Rule:          model.WAKE,
+		Fails:         "a wake from another goroutine was lost",
+		Shape:         Shape{Modes: []WakeMode{WakeAsync, WakeAfter}, Clone: 1},
+		Check:         lost(func(w wakeRec) bool { return w.kind == wakeOutside && !w.clone }),
+		ConsequenceOf: []string{checkLostWakeup, checkLiveness},
 	},
 	{
-		Name:     checkClone,
-		Doc:      "a clone of a waker wakes the same task as the waker",
-		Contract: "waker contract: clone equivalence",
-		Fails:    "a wake through a cloned waker was lost",
-		Shape:    Shape{Clone: 2},
-		Check:    lost(func(w wakeRec) bool { return w.clone }),
+		Name:          checkClone,
+		Doc:           "a clone of a waker wakes the same task as the waker",
+		Contract:      "waker contract: clone equivalence",
+		Fails:         "a wake through a cloned waker was lost",
+		Shape:         Shape{Clone: 2},
+		Check:         lost(func(w wakeRec) bool { return w.clone }),
+		ConsequenceOf: []string{checkLostWakeup, checkLiveness},
 	},
 	{
-		Name:  checkLostWakeup,
-		Doc:   "a woken task that is not done is polled again",
-		Rule:  model.WAKE,
-		Fails: "a woken task was never polled again",
-		Shape: Shape{Repeat: true, Spawn: true},
-		Check: lost(func(wakeRec) bool { return true }),
+		Name:          checkLostWakeup,
+		Doc:           "a woken task that is not done is polled again",
+		Rule:          model.WAKE,
+		Fails:         "a woken task was never polled again",
+		Shape:         Shape{Repeat: true, Spawn: true},
+		Check:         lost(func(wakeRec) bool { return true }),
+		ConsequenceOf: []string{checkLiveness},
 	},
 	{
-		Name:     checkIdempotence,
-		Doc:      "many wakes before a poll lead to one poll: every poll after the first is owed to a wake of its own",
-		Contract: "waker contract: idempotence",
-		Fails:    "a task was polled again without a wake since its previous poll",
-		Shape:    Shape{Repeat: true, MaxTasks: 8},
-		Check:    checkIdempotent,
+		Name:          checkIdempotence,
+		Doc:           "many wakes before a poll lead to one poll: every poll after the first is owed to a wake of its own",
+		Contract:      "waker contract: idempotence",
+		Fails:         "a task was polled again without a wake since its previous poll",
+		Shape:         Shape{Repeat: true, MaxTasks: 8},
+		Check:         checkIdempotent,
+		ConsequenceOf: []string{checkPollAfterReady, checkConcurrentPoll},
 	},
 	{
 		Name:     checkLiveness,
@@ -283,23 +295,23 @@ func wakeList(ws []wakeRec) string {
 }
 
 func checkIdempotent(o *Observation) error {
-	if o.Header != nil && o.Header.Policy == "timeslice" {
-		// A time-slice policy re-polls a task within its slice without a
-		// wake; that is its stated behaviour, not a duplicate.
+	if !o.WakeDriven {
+		// Spurious polls are allowed by the waker contract: counted
+		// (Observation.Spurious) and reported, not failed.
 		return nil
 	}
 	var errs []error
 	for _, t := range o.Tasks {
-		if i := unjustifiedPoll(&t); i > 0 {
-			errs = append(errs, fmt.Errorf("task %d: poll %d (@%d) cannot be matched to a wake of its own since poll %d began (@%d); polls: %v; wakes: %s",
+		if n, i := spuriousPolls(&t); n > 0 {
+			errs = append(errs, fmt.Errorf("task %d: poll %d (@%d) cannot be matched to a wake of its own since poll %d began (@%d), and the executor states it never polls spuriously; polls: %v; wakes: %s",
 				t.ID, i+1, t.Polls[i].begin, i, t.Polls[i-1].begin, t.Polls, wakeList(t.Wakes)))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// unjustifiedPoll returns the index of the first poll of t that no wake
-// accounts for, or 0. Each wake accounts for one poll at most. From outside,
+// spuriousPolls returns how many polls of t no wake accounts for (spurious
+// polls), and the index of the first. Each wake accounts for one poll at most. From outside,
 // a take is not seen, only the poll that follows it, and a wake that lands
 // between the take of poll i-1 and its Poll call rightly makes the task
 // NOTIFIED and earns poll i. So poll i needs a wake of its own whose call
@@ -308,7 +320,7 @@ func checkIdempotent(o *Observation) error {
 // poll order, taking the eligible wake that returned first, which is
 // optimal for these interval constraints. Duplicates that the window
 // allows are caught as a poll after Ready or a concurrent poll instead.
-func unjustifiedPoll(t *TaskObservation) int {
+func spuriousPolls(t *TaskObservation) (n, first int) {
 	// Wakes are sorted by call time; a sweep over the polls adds the wakes
 	// called before each poll to a heap ordered by return time, drops the
 	// ones that returned too early (the bound only grows), and takes the
@@ -329,11 +341,17 @@ func unjustifiedPoll(t *TaskObservation) int {
 			heap.Pop(&h)
 		}
 		if h.Len() == 0 {
-			return i
+			// Unmatched: spurious. It takes no wake, and the polls after
+			// it are matched as before.
+			if n == 0 {
+				first = i
+			}
+			n++
+			continue
 		}
 		heap.Pop(&h)
 	}
-	return 0
+	return n, first
 }
 
 type retHeap []uint64

@@ -51,6 +51,7 @@ type Step struct {
 type TaskSpec struct {
 	Steps    []Step
 	Panic    bool // the last poll panics instead of returning Ready
+	Fail     bool // the last poll returns Ready with an executor.Failed error instead of its value
 	Priority int  // used when the executor is executor.Prioritized
 }
 
@@ -133,6 +134,8 @@ func (w *Workload) String() string {
 			}
 			if t.Panic {
 				b.WriteString(" panic\n")
+			} else if t.Fail {
+				b.WriteString(" error\n")
 			} else {
 				b.WriteString(" ready\n")
 			}
@@ -168,7 +171,7 @@ type Shape struct {
 	Clone      int        // 0: sometimes wake through a clone; 1: never; 2: always
 	Repeat     bool       // repeated wakes, and wakes of other tasks (pokes)
 	Spawn      bool       // tasks spawn tasks
-	Panics     bool       // some tasks panic
+	Panics     bool       // some tasks panic, and some finish with an error (executor.Failed)
 	Shutdown   bool       // end with Close instead of Wait
 	Endless    bool       // a fairness workload of endless tasks
 	Priorities bool       // tasks draw priorities 0..3
@@ -234,6 +237,9 @@ func (s Shape) drawTask(t *rapid.T, label string, total *int, top bool) TaskSpec
 	}
 	if s.Panics {
 		ts.Panic = rapid.IntRange(0, 3).Draw(t, label+".panic") == 0
+		if !ts.Panic {
+			ts.Fail = rapid.IntRange(0, 3).Draw(t, label+".error") == 0
+		}
 	}
 	if s.Priorities {
 		ts.Priority = rapid.IntRange(0, 3).Draw(t, label+".priority")

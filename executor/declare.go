@@ -1,0 +1,57 @@
+package executor
+
+import "time"
+
+// What an executor states about itself, so that a check holds it to what it
+// promises and no more. Each is an optional ability, found by type
+// assertion; an executor that states nothing is checked for what every
+// executor owes, and the figures of the rest are reported as information.
+
+// BoundedWait is an executor that states its fairness bound in time: the
+// longest a task that became ready waits before its next poll begins, for n
+// tasks that keep becoming ready (time-sliced designs, whose polls of
+// other tasks within a slice cannot be counted). It returns 0 if it states
+// none. An executor may state a bound in polls (Bounded), in time, or
+// neither.
+type BoundedWait interface {
+	FairnessWait(n int) time.Duration
+}
+
+// SpuriousPoller is an executor that states whether it may poll a task
+// that was not woken since its previous poll. The waker contract allows
+// such spurious polls (a future must cope with them), so they are counted
+// and reported, not failed; an executor that states false here is wake
+// driven and is held to it: every poll after the first must be owed to a
+// wake of its own.
+type SpuriousPoller interface {
+	PollsSpuriously() bool
+}
+
+// PollsSpuriously implements SpuriousPoller: the executors with one shared
+// queue poll a task only after its spawn or a wake.
+func (e *shared) PollsSpuriously() bool { return false }
+
+// PollsSpuriously implements SpuriousPoller: a Timeslice executor re-polls
+// a task within its slice; it states no more than the contract.
+func (e *Timeslice) PollsSpuriously() bool { return true }
+
+// PollsSpuriously implements SpuriousPoller: a WorkSteal executor polls a
+// task only after its spawn or a wake.
+func (e *WorkSteal) PollsSpuriously() bool { return false }
+
+// PollsSpuriously implements SpuriousPoller with the inner executor's
+// statement; an inner executor that states nothing may poll spuriously.
+func (m *Monitored) PollsSpuriously() bool {
+	if s, ok := m.inner.(SpuriousPoller); ok {
+		return s.PollsSpuriously()
+	}
+	return true
+}
+
+// FairnessWait implements BoundedWait with the inner executor's bound, or 0.
+func (m *Monitored) FairnessWait(n int) time.Duration {
+	if b, ok := m.inner.(BoundedWait); ok {
+		return b.FairnessWait(n)
+	}
+	return 0
+}

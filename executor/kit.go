@@ -1,0 +1,171 @@
+package executor
+
+// KitConfig says what a Kit runs. Workers is the number of worker
+// goroutines (0 means 1). Schedule puts a task that became QUEUED on the
+// executor's queue: after a spawn, after a wake of a WAITING task, after a
+// poll during which the task was woken; the Kit calls it exactly once per
+// time the task becomes QUEUED, from any goroutine. Work is the loop of
+// worker w; it returns when Park says the executor shuts down.
+type KitConfig struct {
+	Workers  int
+	Schedule func(t *JoinHandle)
+	Work     func(w int)
+}
+
+// Kit is the machinery of the built-in executors, exported so that an
+// executor of your own needs only its queue and its loop: the tasks with
+// the model's state word (QUEUED, RUNNING, WAITING, NOTIFIED, DONE) and the
+// transitions of SPAWN, WAKE, TASK-SUSPEND and TASK-COMPLETE; their Handle
+// (Join, and Poll to await one task from another); the accounting of Wait
+// and Close; the identity of the worker goroutines (so that Wait, Close
+// and Join from inside a task return ErrWaitInTask instead of
+// deadlocking); panics and Failed values turned into the task's error, a
+// Goexit into a failure and a new worker; and parking of idle workers.
+//
+// A correct executor on a Kit, with a FIFO queue (examples/customexec has
+// it whole, checked with properties.Run):
+//
+//	func (e *Exec) Spawn(f executor.Future) (executor.Handle, error) { return e.kit.Spawn(f) }
+//	func (e *Exec) work(w int) {
+//		for {
+//			if t := e.pop(); t != nil {
+//				e.kit.Run(t, w)
+//			} else if !e.kit.Park(w, e.hasWork) {
+//				return
+//			}
+//		}
+//	}
+//	func (e *Exec) Wait() error  { return e.kit.Wait() }
+//	func (e *Exec) Close() error { return e.kit.Close() }
+//
+// Create it with NewKit; the zero Kit is not usable. Safe for concurrent
+// use. Cost per task: one allocation, as for the built-in executors.
+type Kit struct {
+	b        base
+	schedule func(t *JoinHandle)
+	work     func(w int)
+}
+
+// NewKit returns a Kit. Its workers start at the first Spawn.
+func NewKit(c KitConfig) *Kit {
+	k := &Kit{schedule: c.Schedule, work: c.Work}
+	k.b.init(c.Workers)
+	return k
+}
+
+// Spawn is SPAWN: it counts a new task, makes it QUEUED and hands it to
+// Schedule. It fails with ErrNilFuture for a nil f and ErrClosed after
+// Close.
+func (k *Kit) Spawn(f Future) (Handle, error) {
+	if err := k.b.admit(f); err != nil {
+		return nil, err
+	}
+	if !k.b.started.Load() {
+		k.b.start(k.work)
+	}
+	t := k.b.newTask(f, k)
+	t.state.Store(stQueued)
+	k.schedule((*JoinHandle)(t))
+	return (*JoinHandle)(t), nil
+}
+
+// wake implements owner: the WAKE rule. A wake that finds the task WAITING
+// makes it QUEUED and schedules it; any other wake is one CAS (NOTIFIED, or
+// coalesced, or late).
+func (k *Kit) wake(t *task) {
+	for !k.b.wakeNoPush(t, -1) {
+		old := t.state.Load()
+		if old&stMask == stWaiting && t.state.CompareAndSwap(old, to(old, stQueued)) {
+			k.schedule((*JoinHandle)(t))
+			return
+		}
+	}
+}
+
+func (k *Kit) joinCtl() *base { return &k.b }
+
+// Run polls t, which Schedule queued and the caller took from its queue,
+// once on worker w: RUNNING, then DONE (its future returned Ready, or
+// Failed, or panicked: Join returns the value or the error), or WAITING
+// (Pending), or, if it was woken during the poll, QUEUED again through
+// Schedule. Only worker w calls it, for a task it took.
+func (k *Kit) Run(t *JoinHandle, w int) {
+	tk := (*task)(t)
+	k.b.running(tk)
+	cx := NewContext(tk.waker(), w)
+	k.b.wk[w].cur = tk
+	v, ready, perr := k.b.poll(tk, cx)
+	k.b.wk[w].cur = nil
+	if err := failure(tk, v, ready, perr); err != nil {
+		k.b.complete(tk, w, nil, err)
+		return
+	}
+	if ready {
+		k.b.complete(tk, w, v, nil)
+		return
+	}
+	if k.b.suspend(tk, w) {
+		return
+	}
+	// NOTIFIED during the poll: queue it again (TASK-SUSPEND).
+	for {
+		old := tk.state.Load()
+		if tk.state.CompareAndSwap(old, to(old, stQueued)) {
+			break
+		}
+	}
+	k.schedule(t)
+}
+
+// Park blocks idle worker w until Notify, unless hasWork (called after w
+// announced itself idle, so a Notify after it is not lost) finds work. It
+// returns false once the executor shuts down: the worker's loop returns.
+func (k *Kit) Park(w int, hasWork func() bool) bool {
+	if k.b.lot.stop.Load() {
+		return false
+	}
+	k.b.park(w, hasWork, func() bool { return hasWork() || k.b.lot.stop.Load() })
+	return !k.b.lot.stop.Load() || hasWork()
+}
+
+// Notify wakes one parked worker, if any: call it after each push.
+func (k *Kit) Notify() { k.b.lot.notify() }
+
+// Wait implements Executor.Wait: it blocks until every task spawned so far
+// is DONE (ErrWaitInTask from inside a task).
+func (k *Kit) Wait() error { return k.b.Wait() }
+
+// Close implements Executor.Close: no new tasks, wait for the spawned
+// ones, stop the workers (their Park returns false).
+func (k *Kit) Close() error { return k.b.Close() }
+
+// InWorker returns the index of the worker the caller runs on, or -1.
+func (k *Kit) InWorker() int { return k.b.inWorker() }
+
+// PollOnce polls t once on worker w, for executors that poll without
+// waiting for wakes (round robin, busy polling in time slices): the task
+// becomes RUNNING at its first poll and stays so between polls, so a wake
+// only marks it NOTIFIED and never calls Schedule; the executor keeps the
+// task in its own rotation until PollOnce returns true: the task is DONE
+// (Ready, Failed or a panic, as for Run). Such an executor polls
+// spuriously, which the waker contract allows (executor.SpuriousPoller).
+// Only one worker at a time may poll t.
+func (k *Kit) PollOnce(t *JoinHandle, w int) (done bool) {
+	tk := (*task)(t)
+	if tk.state.Load()&stMask == stQueued {
+		k.b.running(tk)
+	}
+	cx := NewContext(tk.waker(), w)
+	k.b.wk[w].cur = tk
+	v, ready, perr := k.b.poll(tk, cx)
+	k.b.wk[w].cur = nil
+	if err := failure(tk, v, ready, perr); err != nil {
+		k.b.complete(tk, w, nil, err)
+		return true
+	}
+	if ready {
+		k.b.complete(tk, w, v, nil)
+		return true
+	}
+	return false
+}

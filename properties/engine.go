@@ -1,0 +1,405 @@
+package properties
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/control"
+)
+
+// A run of the suite goes through the selected properties in order; each
+// is one rapid check of its own cases. Every case is checked by every
+// usable property, so one defect can fail many checks on one case, and be
+// found again by the cases of every later property. The runner reports a
+// defect once:
+//
+//   - on a failing case, the check that failed first (the earliest
+//     violation seen while the case ran; else the first failing check in
+//     list order) is the failure, and the others are its Consequences;
+//   - a later property's case whose first failing check was already
+//     reported is Masked: it passes, and the property goes on with fresh
+//     cases, so a second, independent defect is still found and reported
+//     as a failure of its own.
+type runner struct {
+	newExecutor func() executor.Executor
+	sel         []*Property
+	cfg         *Config
+	start       time.Time
+
+	mu     sync.Mutex
+	caught map[string]bool // checks reported as failures by earlier properties
+}
+
+func newRunner(newExecutor func() executor.Executor, sel []*Property, cfg *Config) *runner {
+	return &runner{newExecutor: newExecutor, sel: sel, cfg: cfg, start: time.Now(), caught: map[string]bool{}}
+}
+
+// masked reports whether a case whose first failing check is q shows a
+// defect already reported: q itself, or a check q can be a consequence of.
+func (rn *runner) masked(q *Property) bool {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	if rn.caught[q.Name] {
+		return true
+	}
+	for _, c := range q.ConsequenceOf {
+		if rn.caught[c] {
+			return true
+		}
+	}
+	return false
+}
+
+func (rn *runner) markCaught(check string) {
+	rn.mu.Lock()
+	rn.caught[check] = true
+	rn.mu.Unlock()
+}
+
+// property runs the rapid check of p on tb and fills res. It returns
+// once rapid has finished (shrinking included).
+func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
+	t0 := time.Now()
+	func() {
+		defer func() {
+			if x := recover(); x != nil && x != errFailNow {
+				panic(x)
+			}
+		}()
+		rapid.Check(tb, rn.caseFunc(p, res))
+	}()
+	res.Duration = time.Since(t0)
+	res.Done = time.Since(rn.start)
+	res.Output = tb.output()
+	switch {
+	case res.Caught != "":
+		res.Verdict = checker.Violated
+		if m := seedRE.FindStringSubmatch(res.Output); m != nil {
+			res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
+		}
+		rn.markCaught(res.Caught)
+		for _, c := range res.Consequences {
+			rn.markCaught(c[:strings.IndexByte(c, ':')])
+		}
+	case rn.cfg.Context != nil && rn.cfg.Context.Err() != nil:
+		res.Verdict = checker.Unknown
+	case tb.Failed():
+		// rapid failed without a case failing: report it as is.
+		res.Verdict, res.Caught, res.Message = checker.Violated, p.Name, firstLine(res.Output)
+	default:
+		res.Verdict = checker.Holds
+	}
+}
+
+// caseFunc is one rapid case of property p: draw a workload, run it on a
+// fresh executor, check every usable property.
+func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
+	cfg := rn.cfg
+	var usable []*Property
+	ex0 := rn.newExecutor()
+	for _, q := range rn.sel {
+		if (q.Applies == nil || q.Applies(ex0)) && (!q.Costly || q == p) {
+			usable = append(usable, q)
+		}
+	}
+	ex0.Close()
+	failed := false
+	return func(t *rapid.T) {
+		if cfg.Context != nil && cfg.Context.Err() != nil {
+			// Interrupted: end rapid's loop now rather than after its
+			// remaining cases (ten million return in seconds, not at
+			// once). Rapid reports the panic through the quietTB, whose
+			// FailNow ends the property; property then sees the context
+			// and says Unknown, not Violated (res.Caught stays empty).
+			panic(errInterrupted)
+		}
+		w := p.Shape.Draw(t)
+		ex := rn.newExecutor()
+		var ctl *control.Controller
+		if _, ok := ex.(executor.Controllable); ok && !cfg.Uncontrolled {
+			var s control.Strategy = control.RapidChooser(t)
+			if cfg.PCTDepth > 0 {
+				s = control.RapidPCT(t, cfg.PCTDepth, 200)
+			}
+			ctl = control.NewWith(s, control.Config{MaxSteps: controlSteps, Stall: cfg.timeout()})
+		}
+		o := runCase(ex, w, cfg, ctl)
+		res.Runs++
+		if !failed {
+			res.Cases++
+		}
+		if o.End == EndBudget {
+			res.NoVerdict++
+		}
+		res.Figures.add(o)
+		fails := failures(usable, o)
+		progress := func() {
+			if cfg.Progress != nil {
+				cfg.Progress(Progress{Property: p.Name, Case: res.Runs, Checks: cfg.checks(), Failed: failed, Elapsed: time.Since(rn.start)})
+			}
+		}
+		if len(fails) == 0 {
+			progress()
+			return
+		}
+		first := fails[0]
+		if rn.masked(first.check) {
+			res.Masked++
+			progress()
+			return
+		}
+		if !failed {
+			failed = true
+			res.ToFailure = time.Since(rn.start)
+			res.First = fmt.Sprintf("%s: %s\n%s", first.check.Name, clip(first.err.Error(), 20, 200), w)
+			res.FirstChecksum = o.Checksum
+		}
+		q := first.check
+		res.Caught, res.Message, res.Detail = q.Name, q.Fails, first.err.Error()
+		res.Counterexample, res.Observation = w, o
+		res.Consequences = res.Consequences[:0]
+		for _, f := range fails[1:] {
+			res.Consequences = append(res.Consequences, f.check.Name+": "+clip(firstLine(f.err.Error()), 1, 160))
+		}
+		progress()
+		t.Logf("workload (%d tasks, size %d; %s after %v):\n%s", len(o.Tasks), w.Size(), o.End, o.Elapsed.Round(time.Microsecond), w)
+		t.Logf("%s: %v", q.Name, first.err)
+		t.Fatalf("%s (%s): %s", q.Name, q.Protects(), q.Fails)
+	}
+}
+
+// failure is one check that failed on a case.
+type failure struct {
+	check *Property
+	err   error
+}
+
+// failures runs every usable check on o and returns the failing ones, the
+// first failure first: the check of the earliest violation seen while the
+// case ran, if it failed, else the first failing check in list order.
+func failures(usable []*Property, o *Observation) []failure {
+	var out []failure
+	for _, q := range usable {
+		if err := q.Check(o); err != nil {
+			out = append(out, failure{q, err})
+		}
+	}
+	if len(out) > 1 && len(o.Violations) > 0 {
+		for i, f := range out {
+			if f.check.Name == o.Violations[0].check {
+				out[0], out[i] = out[i], out[0]
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Run runs the suite on the executors newExecutor makes, one subtest per
+// property named "name[RULE]", each a rapid check whose failures shrink.
+// Every case gets a fresh executor. It is the function to call from a test:
+//
+//	func TestMyExecutor(t *testing.T) {
+//		properties.Run(t, func() executor.Executor { return myexec.New(4) })
+//	}
+//
+// A failure is reported once, in at most about 60 lines: the check that
+// failed and its rule, the shrunk workload, the detail, the other checks
+// that failed on the same case, where the full detail was written (a file
+// beside rapid's failfile, under testdata/rapid) and the one command that
+// replays it. Later properties go on looking for other defects. Run
+// returns the Report, for a test that wants to look at it.
+//
+// Run sets rapid's -rapid.checks (from Config.Checks or -properties.checks)
+// and -rapid.shrinktime for its duration; do not run it in parallel with
+// other rapid checks.
+func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Report {
+	t.Helper()
+	var cfg Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rep := &Report{Checks: cfg.checks()}
+	sel, err := cfg.selected()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rn := newRunner(newExecutor, sel, &cfg)
+	withRapid(&cfg, false, func() {
+		for _, p := range sel {
+			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
+				continue
+			}
+			res := &Result{Property: p}
+			rep.Results = append(rep.Results, res)
+			ok := t.Run(subtestName(p), func(t *testing.T) {
+				if why := applies(p, newExecutor); why != "" {
+					res.Skipped = why
+					t.Skip(why)
+				}
+				if cfg.Context != nil && cfg.Context.Err() != nil {
+					t.Skip("interrupted")
+				}
+				tb := &quietTB{name: t.Name()}
+				rn.property(tb, p, res)
+				if res.Masked > 0 {
+					t.Logf("%d cases failed only as already reported (%s): not counted again", res.Masked, strings.Join(rn.caughtNames(), ", "))
+				}
+				if f := res.Figures.String(); f != "" {
+					t.Log(f)
+				}
+				if res.Verdict != checker.Violated {
+					t.Logf("%s: %d cases in %v", res.Verdict, res.Cases, res.Duration.Round(time.Millisecond))
+					return
+				}
+				res.DetailFile, res.Replay = writeDetail(t.Name(), res)
+				t.Error(res.Summary(maxSummaryLines))
+			})
+			if !ok && cfg.StopAtFirst {
+				break
+			}
+		}
+	})
+	runCoverage(t, newExecutor, &cfg, rep)
+	rep.Duration = time.Since(rn.start)
+	return rep
+}
+
+func (rn *runner) caughtNames() []string {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	var out []string
+	for _, p := range suite {
+		if rn.caught[p.Name] {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// maxSummaryLines bounds what Run prints for one failure.
+const maxSummaryLines = 60
+
+var failfileRE = regexp.MustCompile(`-rapid\.failfile="([^"]+)"`)
+
+// writeDetail writes the full detail of a failure beside rapid's failfile
+// and returns its path and the command that replays the failure. Without a
+// failfile (rapid could not write one, or -rapid.nofailfile) the replay is
+// by seed and the detail goes to a temporary file.
+func writeDetail(testName string, res *Result) (path, replay string) {
+	run := "^" + strings.ReplaceAll(regexp.QuoteMeta(testName), "/", "$/^") + "$"
+	var dir, base string
+	if m := failfileRE.FindStringSubmatch(res.Output); m != nil {
+		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, m[1])
+		dir, base = filepath.Dir(m[1]), strings.TrimSuffix(filepath.Base(m[1]), ".fail")+".txt"
+	} else {
+		replay = fmt.Sprintf("go test -run '%s' -rapid.seed=%d", run, res.Seed)
+		dir, base = os.TempDir(), "execspec-"+kindaSafe(testName)+"-"+strconv.Itoa(os.Getpid())+".txt"
+	}
+	path = filepath.Join(dir, base)
+	var b strings.Builder
+	b.WriteString(res.Summary(0))
+	fmt.Fprintf(&b, "\nfull detail of the shrunk case:\n%s\n", res.Detail)
+	if res.First != "" {
+		fmt.Fprintf(&b, "\nfirst failing case, before shrinking:\n%s\n", res.First)
+	}
+	if o := res.Observation; o != nil {
+		b.WriteString("\nwhat each task saw:\n")
+		for _, t := range o.Tasks {
+			fmt.Fprintf(&b, "task %d: spawned=%v finished=%v completions=%d polls=%v wakes=%s\n", t.ID, t.Spawned, t.Finished, t.Completions, t.Polls, wakeList(t.Wakes))
+		}
+	}
+	fmt.Fprintf(&b, "\nrapid's report:\n%s", res.Output)
+	if err := writeNew(path, b.String()); err != nil {
+		return "", replay
+	}
+	return path, replay
+}
+
+// writeNew writes a fresh file at path, never through a symlink.
+func writeNew(path, s string) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s exists and is not a regular file", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscallNoFollow, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(s)
+	return errors.Join(err, f.Close())
+}
+
+func kindaSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// Check runs the suite outside a test and returns what it found. It is what
+// `verify run` calls. Rapid still draws and shrinks the cases; its fail
+// files are not written.
+func Check(newExecutor func() executor.Executor, cfg Config) *Report {
+	// Rapid asks testing.Short, which needs the testing flags registered
+	// and parsed. Outside a test binary nothing parses the process's
+	// command-line flag set, so an empty parse marks it parsed; in a test
+	// binary it already is.
+	testing.Init()
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil)
+	}
+	sel, err := cfg.selected()
+	rep := &Report{Checks: cfg.checks()}
+	if err != nil {
+		rep.Results = append(rep.Results, &Result{Property: &Property{Name: "config"}, Verdict: checker.Violated, Caught: "config", Message: err.Error()})
+		return rep
+	}
+	rn := newRunner(newExecutor, sel, &cfg)
+	withRapid(&cfg, true, func() {
+		for _, p := range sel {
+			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
+				continue
+			}
+			res := &Result{Property: p}
+			rep.Results = append(rep.Results, res)
+			if why := applies(p, newExecutor); why != "" {
+				res.Skipped = why
+				continue
+			}
+			if cfg.Context != nil && cfg.Context.Err() != nil {
+				continue
+			}
+			rn.property(&quietTB{name: p.Name}, p, res)
+			if res.Verdict == checker.Violated && cfg.StopAtFirst {
+				break
+			}
+		}
+	})
+	checkCoverage(newExecutor, &cfg, rep)
+	rep.Duration = time.Since(rn.start)
+	return rep
+}
+
+// CheckErr runs the suite outside a test and returns its failures joined, or
+// nil when every property held.
+func CheckErr(newExecutor func() executor.Executor, cfg Config) error {
+	return Check(newExecutor, cfg).Err()
+}

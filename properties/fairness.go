@@ -1,0 +1,199 @@
+package properties
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+	"time"
+
+	"github.com/execspec/execspec/executor"
+)
+
+// Fairness that fits the executor. An executor states its bound in polls
+// (executor.Bounded), in time (executor.BoundedWait), or not at all; the
+// user may set one for it (Config.FairnessBound, Config.FairnessWait), which
+// the executor's own statement overrides. The check holds it to what is
+// stated:
+//
+//	stated       a ready task fails the check when
+//	polls b      b + 2W polls of other tasks began between its becoming ready and its poll (W workers: takes before it was ready are not seen from outside), or more than max(b+2W, starveLimit) while it is still waiting
+//	time d       it waited longer than waitLimit(d) by the clock (black-box cases only: under a controller time means nothing)
+//	nothing      never: the figures (the most polls of others between ready and poll, the longest wait, a task seemingly starved) are reported as information
+//
+// In every case a task counts against the executor only when every worker
+// polled other tasks meanwhile (allWorkersPolledSince): a worker that the
+// operating system (or a schedule) descheduled between its take and its
+// poll holds its task without the executor's fault.
+type fairMode uint8
+
+const (
+	fairNone  fairMode = iota // nothing stated: figures only
+	fairPolls                 // a bound in polls of other tasks
+	fairTime                  // a bound in time
+)
+
+func (m fairMode) String() string {
+	return [...]string{"none stated", "polls", "time"}[m]
+}
+
+// setFairness reads what ex states for n endless tasks, and what cfg sets.
+func (r *caseRun) setFairness(ex executor.Executor, n int, cfg *Config) {
+	r.budget = starveLimit
+	if r.ctl != nil {
+		// Under control no operating system intervenes: a smaller
+		// limit, still far above any fair policy's delay.
+		r.budget = starveLimitControlled
+	}
+	if cfg.FairnessBound > 0 {
+		r.mode, r.bound = fairPolls, cfg.FairnessBound
+	}
+	if cfg.FairnessWait > 0 {
+		r.mode, r.wait = fairTime, cfg.FairnessWait
+	}
+	if b, ok := ex.(executor.Bounded); ok {
+		if x := b.FairnessBound(n); x >= 0 {
+			r.mode, r.bound = fairPolls, x
+		}
+	}
+	if b, ok := ex.(executor.BoundedWait); ok {
+		if d := b.FairnessWait(n); d > 0 {
+			r.mode, r.wait = fairTime, d
+		}
+	}
+	if d, ok := ex.(executor.Describer); ok {
+		r.workers = d.Describe().Workers
+	}
+	if r.mode == fairPolls {
+		r.budget = max(r.budget, int64(r.bound)+r.slack())
+	}
+}
+
+// slack is the polls of other tasks a ready task may see begin beyond the
+// executor's figure: from outside, a take is not seen, so each worker may
+// have taken a task before this one became ready and begun its poll after;
+// the same holds for the executor's work after a poll returns, before a
+// NOTIFIED task is queued again: twice the workers.
+func (r *caseRun) slack() int64 { return 2 * int64(max(r.workers, 1)) }
+
+// waitLimit is how long past its stated wait a ready task may wait before
+// it counts as starved: three times the bound and half a second, for the
+// clock's and the operating system's share. A loaded machine deschedules
+// for tens of milliseconds; under the race detector, with a load of 12 on
+// 2 cores, a fair executor with 20ms slices kept 5 tasks waiting 454ms.
+func waitLimit(d time.Duration) time.Duration { return 3*d + 500*time.Millisecond }
+
+// polledReady is the poll (the n-th of the case) of p, which was ready:
+// it measures the delay and the wait and checks them against the stated
+// bound. Called with p.mu held.
+func (r *caseRun) polledReady(p *probe, n int64, cur int) {
+	delay := n - 1 - p.readyAt
+	if delay > r.maxDelay.Load() {
+		r.maxDelay.Store(delay)
+	}
+	wait := time.Since(p.readySince)
+	if int64(wait) > r.maxWait.Load() {
+		r.maxWait.Store(int64(wait))
+	}
+	switch r.mode {
+	case fairPolls:
+		slack := r.slack()
+		if delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || wait > starveTime) && r.allWorkersPolledSince(p, cur)) {
+			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll; the executor states a bound of %d for %d tasks (%d allowed for polls begun after takes that came before it was ready)", p.id, delay, r.bound, len(r.probes), slack)
+		}
+	case fairTime:
+		if r.ctl == nil && wait > waitLimit(r.wait) && r.allWorkersPolledSince(p, cur) {
+			r.violate(checkFairness, "task %d waited %v between becoming ready and its poll; the executor states a bound of %v for %d tasks (%v allowed)", p.id, wait.Round(time.Microsecond), r.wait, len(r.probes), waitLimit(r.wait))
+		}
+	}
+}
+
+// checkStarving looks, at a poll of an endless task, for ready tasks that
+// have waited past the limit and are still not polled. With a stated bound
+// that is a failure; with none, a note for the report, and the case stops
+// without a verdict.
+func (r *caseRun) checkStarving() {
+	now := r.pollCount.Load()
+	var starved []string
+	for _, q := range r.probes {
+		q.mu.Lock()
+		if q.readyAt >= 0 && r.allWorkersPolledSince(q, -1) {
+			waited := time.Since(q.readySince)
+			switch {
+			case r.mode == fairTime:
+				if r.ctl == nil && waited > waitLimit(r.wait) {
+					starved = append(starved, fmt.Sprintf("task %d (ready for %v, polled %d times)", q.id, waited.Round(time.Millisecond), len(q.polls)))
+				}
+			case now-q.readyAt > r.budget && (r.ctl != nil || waited > starveTime):
+				starved = append(starved, fmt.Sprintf("task %d (ready since poll %d, polled %d times)", q.id, q.readyAt, len(q.polls)))
+			}
+		}
+		q.mu.Unlock()
+	}
+	if len(starved) == 0 {
+		return
+	}
+	switch r.mode {
+	case fairPolls:
+		r.violate(checkFairness, "at poll %d, %s: more than %d polls of other tasks while it was ready", now, strings.Join(starved, ", "), r.budget)
+	case fairTime:
+		r.violate(checkFairness, "at poll %d, %s: more than %v while it was ready", now, strings.Join(starved, ", "), waitLimit(r.wait))
+	default:
+		r.mu.Lock()
+		r.starved = fmt.Sprintf("at poll %d, %s: more than %d polls of other tasks while it was ready (no bound stated)", now, strings.Join(starved, ", "), r.budget)
+		r.mu.Unlock()
+		r.outOfBudget.Store(true)
+	}
+	r.stop.Store(true)
+}
+
+// starveLimit is how many polls of other tasks a ready endless task may
+// wait before the fairness check calls it starved, when the executor states
+// no bound of its own: far above any fair policy's delay for the few tasks
+// of a fairness case (a global-queue check every 61 polls included), and
+// reached in well under a millisecond by an unfair one.
+const starveLimit = 1000
+
+// starveLimitControlled is starveLimit for controlled cases.
+const starveLimitControlled = 300
+
+// allWorkersPolledSince reports whether every worker seen so far has ended
+// polls since p became ready: at least one each, on the Go scheduler; under
+// a controller, a fair share of the starvation limit each. A ready task
+// passed over while some worker polled little or nothing may be held by
+// that worker, descheduled (by the operating system, or by a schedule such
+// as PCT's that runs a goroutine only when nothing else can) between its
+// take and its poll; only when every worker kept polling others is it
+// starved. Polls count when they end: a worker inside a long poll of
+// another task (descheduled there, or the future is slow) holds its local
+// queue without the executor's fault, and the poll of p itself, which has
+// not ended, does not count. cur is the worker polling p (-1 if none).
+// Called with p.mu held.
+func (r *caseRun) allWorkersPolledSince(p *probe, cur int) bool {
+	seen := r.workerSeen.Load()
+	workers := int64(bits.OnesCount64(seen))
+	need := int64(1)
+	if r.ctl != nil && workers > 0 {
+		need = max(1, r.budget/(4*workers))
+	}
+	for w := range r.workerLast {
+		if seen&(1<<w) == 0 {
+			continue
+		}
+		if w < len(r.workerPolls) {
+			if r.workerPolls[w].Load()-p.readyShares[w] < need {
+				return false
+			}
+		} else if r.workerLast[w].Load() <= p.readyAt || w == cur {
+			return false
+		}
+	}
+	return true
+}
+
+// starveTime is how long a ready task must also have waited, by the clock,
+// before a poll count counts against the executor (black-box cases only): a
+// small margin on top of the rule that every worker must have polled other
+// tasks meanwhile (allWorkersPolledSince), which is what tells a starved
+// task from one held by a worker the operating system descheduled between
+// its take and its poll.
+const starveTime = 10 * time.Millisecond

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package properties
+
+const syscallNoFollow = 0

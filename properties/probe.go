@@ -1,0 +1,355 @@
+package properties
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/execspec/execspec/executor"
+)
+
+// wakeKind classifies a wake of a generated task by where it came from.
+type wakeKind uint8
+
+const (
+	wakeDuring  wakeKind = iota // from inside the task's own poll
+	wakeOutside                 // from a goroutine of the workload, outside any poll
+	wakePoke                    // from another task's poll
+	wakeRing                    // from the predecessor in a ring of endless tasks
+)
+
+var wakeKindNames = [...]string{"during its poll", "from another goroutine", "from another task", "from its ring"}
+
+func (k wakeKind) String() string { return wakeKindNames[k] }
+
+// wakeRec is one wake of a task: the logical times of the call to Wake and
+// of its return (0 while it has not returned). The wake took effect
+// somewhere in between.
+type wakeRec struct {
+	seq   uint64
+	ret   uint64
+	kind  wakeKind
+	clone bool
+}
+
+// returned is the return time of w, or the largest time if it has not
+// returned.
+func (w wakeRec) returned() uint64 {
+	if w.ret == 0 {
+		return ^uint64(0)
+	}
+	return w.ret
+}
+
+func (w wakeRec) String() string {
+	s := fmt.Sprintf("wake @%d-%d %s", w.seq, w.ret, w.kind)
+	if w.clone {
+		s += " through a clone"
+	}
+	return s
+}
+
+type pollRec struct {
+	begin, end uint64
+	worker     int
+}
+
+// probe is the future of one generated task. It observes every poll and
+// every wake of its task, so an executor that reports nothing can be checked.
+// Its bookkeeping is guarded by mu because a broken executor may poll it from
+// two goroutines at once; the violation is recorded, not suffered.
+type probe struct {
+	r       *caseRun
+	id      int // from 1
+	spec    *TaskSpec
+	endless int // index in Workload.Endless, or -1
+	outside bool
+
+	spawned atomic.Bool
+	inPoll  atomic.Int32
+
+	mu          sync.Mutex
+	next        int // next step
+	finished    bool
+	completions int
+	polls       []pollRec
+	wakes       []wakeRec
+	waker       executor.Waker // latest, for pokes and ring wakes
+	hasWaker    bool
+	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
+	readySince  time.Time
+	readyAtEnd  bool     // woken during the current poll: ready when it returns
+	readyShares [8]int64 // caseRun.workerPolls (polls ended) when it became ready
+	handle      executor.Handle
+	spawnErr    error
+	dropped     int // polls and wakes past maxRecords, see appendCapped
+}
+
+// maxRecords bounds the polls and the wakes one task keeps a record of in
+// one case, so that an executor that polls in a loop (spuriously, or
+// without end) cannot grow the case's memory: about 400 KB per task.
+const maxRecords = 1 << 14
+
+// appendCapped appends x to xs, unless xs holds maxRecords already: then x
+// replaces the last record (the latest poll or wake is what the checks of a
+// hang look at) and *dropped counts the one it replaced.
+func appendCapped[T any](xs []T, x T, dropped *int) []T {
+	if len(xs) < maxRecords {
+		return append(xs, x)
+	}
+	xs[len(xs)-1] = x
+	*dropped++
+	return xs
+}
+
+type taskPanic struct{ task int }
+
+func (p taskPanic) String() string { return fmt.Sprintf("generated panic of task %d", p.task) }
+
+// taskError is the error of a generated task that finishes with
+// executor.Failed.
+type taskError struct{ task int }
+
+func (e *taskError) Error() string { return fmt.Sprintf("generated error of task %d", e.task) }
+
+// noteWake records a wake of p before it is made, so that any poll it causes
+// has a later sequence number.
+func (p *probe) noteWake(kind wakeKind, clone bool) (seq uint64, i int) {
+	seq = p.r.tick()
+	p.mu.Lock()
+	p.wakes = appendCapped(p.wakes, wakeRec{seq: seq, kind: kind, clone: clone}, &p.dropped)
+	i = len(p.wakes) - 1
+	p.mu.Unlock()
+	return seq, i
+}
+
+// wake records a wake of p, makes it through w, and then marks p ready.
+func (p *probe) wake(w executor.Waker, kind wakeKind, clone bool) {
+	seq, i := p.noteWake(kind, clone)
+	w.Wake()
+	ret := p.r.tick()
+	p.mu.Lock()
+	p.wakes[i].ret = ret
+	p.mu.Unlock()
+	p.markReady(seq)
+}
+
+// markReady notes that p is ready since now, after a wake or spawn that
+// began at seq, unless p was polled since then (the wake was served) or is
+// ready already. Readiness counts from the moment the executor accepted the
+// wake, not from when the waker was called, so a waking goroutine that is
+// descheduled mid-call is not blamed on the executor.
+func (p *probe) markReady(seq uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished || p.readyAt >= 0 {
+		return
+	}
+	n := len(p.polls)
+	if n > 0 && p.polls[n-1].begin > seq {
+		return
+	}
+	if n > 0 && p.polls[n-1].end == 0 {
+		// Woken during its own poll (NOTIFIED): it is ready again only
+		// once the poll has returned.
+		p.readyAtEnd = true
+		return
+	}
+	p.setReady()
+}
+
+// setReady marks p ready now. Called with p.mu held.
+func (p *probe) setReady() {
+	r := p.r
+	p.readyAt = r.pollCount.Load()
+	p.readySince = time.Now()
+	for w := range p.readyShares {
+		p.readyShares[w] = r.workerPolls[w].Load()
+	}
+}
+
+// Poll runs the next step of the task's program.
+func (p *probe) Poll(cx *executor.Context) (any, bool) {
+	r := p.r
+	if r.over.Load() {
+		r.cutOff()
+	}
+	begin := r.tick()
+	if !p.inPoll.CompareAndSwap(0, 1) {
+		r.violate(checkConcurrentPoll, "task %d: a poll began on worker %d while another poll of it was running", p.id, cx.Worker())
+		return nil, false
+	}
+	p.mu.Lock()
+	if p.finished {
+		n := len(p.polls) + 1
+		p.mu.Unlock()
+		p.inPoll.Store(0)
+		r.violate(checkPollAfterReady, "task %d: poll %d on worker %d came after the task had finished", p.id, n, cx.Worker())
+		return nil, false
+	}
+	p.polls = appendCapped(p.polls, pollRec{begin: begin, worker: cx.Worker()}, &p.dropped)
+	p.waker, p.hasWaker = cx.Waker(), true
+	n := r.pollCount.Add(1)
+	if w := cx.Worker(); w >= 0 && w < len(r.workerLast) {
+		r.workerLast[w].Store(n)
+		r.workerSeen.Or(1 << w)
+
+	}
+	if p.readyAt >= 0 {
+		r.polledReady(p, n, cx.Worker())
+		p.readyAt = -1
+	}
+	k := p.next
+	p.next++
+	p.mu.Unlock()
+
+	if p.endless >= 0 {
+		return p.pollEndless(cx, k)
+	}
+	if k < len(p.spec.Steps) {
+		st := &p.spec.Steps[k]
+		for i := range st.Spawn {
+			r.spawnChild(p, k, i)
+		}
+		if st.Poke > 0 && len(r.probes) > 1 {
+			if q := r.probes[(st.Poke-1)%len(r.probes)]; q != p {
+				q.poke(wakePoke)
+			}
+		}
+		w := cx.Waker()
+		if st.Clone {
+			w = w.Clone()
+		}
+		switch st.Wake {
+		case WakeSelf:
+			for range st.Wakes {
+				p.wake(w, wakeDuring, st.Clone)
+			}
+		case WakeAsync:
+			r.goWake(p, w, st)
+		}
+		p.endPoll()
+		if st.Wake == WakeAfter {
+			r.goWake(p, w, st)
+		}
+		return nil, false
+	}
+	p.finish()
+	if p.spec.Panic {
+		panic(taskPanic{p.id})
+	}
+	if p.spec.Fail {
+		return executor.Failed{Err: &taskError{p.id}}, true
+	}
+	return p.id, true
+}
+
+func (p *probe) finish() {
+	p.mu.Lock()
+	p.finished = true
+	p.completions++
+	p.mu.Unlock()
+	p.endPoll()
+	p.r.finishedCount.Add(1)
+}
+
+func (p *probe) endPoll() {
+	end := p.r.tick()
+	p.mu.Lock()
+	last := &p.polls[len(p.polls)-1]
+	last.end = end
+	if w := last.worker; w >= 0 && w < len(p.r.workerPolls) {
+		p.r.workerPolls[w].Add(1)
+	}
+	if p.readyAtEnd && !p.finished {
+		p.setReady()
+	}
+	p.readyAtEnd = false
+	p.mu.Unlock()
+	p.inPoll.Store(0)
+}
+
+// poke wakes p with its latest waker, if it has been polled.
+func (p *probe) poke(kind wakeKind) {
+	p.mu.Lock()
+	w, ok := p.waker, p.hasWaker
+	p.mu.Unlock()
+	if ok {
+		p.wake(w, kind, false)
+	}
+}
+
+// pollEndless is one poll of an endless task of a fairness workload.
+func (p *probe) pollEndless(cx *executor.Context, k int) (any, bool) {
+	r := p.r
+	e := r.w.Endless[p.endless]
+	if k+1 == r.minPolls && r.reached.Add(1) == int64(len(r.probes)) {
+		r.stop.Store(true)
+	}
+	if r.ctl != nil && !r.stop.Load() && r.pollCount.Load() > 20*r.budget {
+		// Under control a schedule may starve a worker (PCT runs the
+		// lowest-priority goroutine only when nothing else can run), so a
+		// task it holds is never polled while the others go on. That is
+		// the schedule's doing, not the executor's: stop without a verdict.
+		r.outOfBudget.Store(true)
+		r.stop.Store(true)
+	}
+	if !r.stop.Load() {
+		r.checkStarving()
+	}
+	stop := r.stop.Load()
+	switch {
+	case e.Next == p.endless:
+		if !stop {
+			p.wake(cx.Waker(), wakeDuring, false)
+		}
+	case e.Next >= 0:
+		// Wake the successor even when stopping: it may be waiting for
+		// this very wake, and it has to see the stop too.
+		r.probes[len(r.probes)-len(r.w.Endless)+e.Next].poke(wakeRing)
+	}
+	if stop {
+		p.finish()
+		return p.id, true
+	}
+	w := cx.Waker()
+	p.endPoll()
+	if e.Next < 0 {
+		r.goWake(p, w, &Step{Wakes: 1})
+	}
+	return nil, false
+}
+
+// goWake wakes p from a new goroutine, as step st says.
+func (r *caseRun) goWake(p *probe, w executor.Waker, st *Step) {
+	r.pending.Add(1)
+	r.gofn(func() {
+		defer r.pending.Add(-1)
+		for range st.Yields {
+			r.yield()
+		}
+		for range st.Wakes {
+			p.wake(w, wakeOutside, st.Clone)
+		}
+	})
+}
+
+// gofn starts fn on a new goroutine: a controlled one under a Controller.
+func (r *caseRun) gofn(fn func()) {
+	if r.ctl != nil {
+		r.ctl.Go(fn)
+		return
+	}
+	go fn()
+}
+
+// yield lets other goroutines run: a yield point under a Controller.
+func (r *caseRun) yield() {
+	if r.ctl != nil {
+		r.ctl.Yield(executor.PointWake)
+		return
+	}
+	runtime.Gosched()
+}
