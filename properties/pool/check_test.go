@@ -44,7 +44,7 @@ func fast(c Config) Config {
 		c.Retries = 3
 	}
 	if c.ShrinkTime == 0 {
-		c.ShrinkTime = time.Second
+		c.ShrinkTime = 500 * time.Millisecond
 	}
 	if c.MaxTasks == 0 {
 		c.MaxTasks = 32
@@ -182,11 +182,11 @@ func TestBrokenPoolsAreCaught(t *testing.T) {
 		}), Config{}, NoPanic + "/Close"},
 		{"newPool panics", plain(func() Pool { panic("no pool today") }), Config{}, NoPanic + "/newPool"},
 		{"ignores its capacity", plain(func() Pool { return &goPerTask{} }), Config{Capacity: 4}, CapacityBound + "/Submit"},
-		{"check-then-act on its capacity", plain(func() Pool { return &checkThenAct{cap: 2} }), Config{Capacity: 2, MaxSubmitters: 8, Cases: 100}, CapacityBound},
-		{"check-then-act, pinned submitters", plain(func() Pool { return &checkThenAct{cap: 2} }), Config{Capacity: 2, Cases: 100, Pin: true}, CapacityBound},
+		{"check-then-act on its capacity", plain(func() Pool { return &checkThenAct{cap: 2} }), Config{Capacity: 2, MaxSubmitters: 8, Cases: 60, MaxTasks: 16}, CapacityBound},
+		{"check-then-act, pinned submitters", plain(func() Pool { return &checkThenAct{cap: 2} }), Config{Capacity: 2, Cases: 60, MaxTasks: 16, Pin: true}, CapacityBound},
 
 		// The abilities.
-		{"a grow wakes no blocked submitter", sem(func(p *semPool) { p.resizeNoWake = true }, "resize"), Config{Capacity: 1, Cases: 60, MaxSubmitters: 4}, Progress + "/Resize"},
+		{"a grow wakes no blocked submitter", sem(func(p *semPool) { p.resizeNoWake = true }, "resize"), Config{Capacity: 1, Cases: 60, MaxTasks: 16}, Progress + "/Resize"},
 		{"a shrink is ignored", sem(func(p *semPool) { p.shrinkIgnored = true }, "resize"), Config{Capacity: 3, Cases: 60}, CapacityBound + "/Resize"},
 		{"weights are ignored", sem(func(p *semPool) { p.weightIgnored = true }, "weighted"), Config{Capacity: 3}, CapacityBound},
 		{"a cancelled head waiter wakes nobody", sem(func(p *semPool) { p.cancelNoNotify = true }, "weighted"), Config{Capacity: 4, Cases: 150, MaxTasks: 16, Timeout: short, MaxHangs: 10}, "cancelled submit"},

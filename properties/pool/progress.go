@@ -63,7 +63,6 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		case sp.sub == 0:
 		case sp.start != 0:
 			sp.pend = sp.start
-			delays = append(delays, sp.start-sp.sub)
 		case t.verdict.Load() == refused || t.verdict.Load() == panicked:
 			sp.pend = t.returnAt.Load()
 		case ongoing:
@@ -130,6 +129,31 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	}
 	if best == nil {
 		return nil
+	}
+	// The pool's own start delay: over the tasks that found room and no
+	// task waiting when they were submitted (all tasks, if none did), so
+	// that queueing behind a busy pool does not inflate the bound.
+	var all []int64
+	for id, sp := range spans {
+		if sp.sub == 0 || sp.start == 0 {
+			continue
+		}
+		d := sp.start - sp.sub
+		all = append(all, d)
+		var running int64
+		queued := false
+		for j, o := range spans {
+			if o.start != 0 && o.start <= sp.sub && sp.sub < o.end {
+				running += int64(tr.tasks[j].weight)
+			}
+			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
+		}
+		if c := capAt(sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
+			delays = append(delays, d)
+		}
+	}
+	if len(delays) == 0 {
+		delays = all
 	}
 	slices.Sort(delays)
 	var median int64

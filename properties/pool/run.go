@@ -688,11 +688,12 @@ func (tr *tracker) verify() []*Finding {
 }
 
 // capacityAcrossResize checks the capacity when the pool was resized. At
-// each task's start, the tasks (weight) running must not exceed the
-// largest capacity in effect since the earliest submit among them: a task
-// submitted before a shrink may have been dispatched under the old
-// capacity, and a grow counts from the call of Resize, a shrink from its
-// return.
+// each task's start, the tasks (weight) running, itself included, must
+// not exceed the largest capacity in effect since it was submitted: the
+// pool may have dispatched it under an older, larger capacity just before
+// a shrink. A grow counts from the call of Resize, a shrink from its
+// return; tasks already running when a shrink returns are not stopped,
+// but no task submitted after it may start until they fit.
 func (tr *tracker) capacityAcrossResize() *Finding {
 	tr.resizeMu.Lock()
 	log := slices.Clone(tr.capLog)
@@ -724,22 +725,19 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	}
 	for id := range tr.tasks {
 		t0 := tr.tasks[id].startAt.Load()
-		if t0 == 0 {
+		sub := tr.tasks[id].submitAt.Load()
+		if t0 == 0 || sub == 0 {
 			continue
 		}
 		var n int64
-		earliest := t0
 		for j := range tr.tasks {
 			s, e := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load()
 			if s != 0 && s <= t0 && (e == 0 || e > t0) {
 				n += int64(tr.tasks[j].weight)
-				if sub := tr.tasks[j].submitAt.Load(); sub != 0 {
-					earliest = min(earliest, sub)
-				}
 			}
 		}
-		if b := maxCap(earliest, t0); n > int64(b) {
-			return finding(CapacityBound, "Resize", "%d %s at once when task %d started; the capacity in effect since the first of them was submitted was at most %d", n, tr.unit(), id, b)
+		if b := maxCap(sub, t0); n > int64(b) {
+			return finding(CapacityBound, "Resize", "%d %s at once when task %d started; the capacity in effect since it was submitted was at most %d", n, tr.unit(), id, b)
 		}
 	}
 	return nil

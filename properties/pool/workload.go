@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -264,6 +265,15 @@ func generate(r *rand.Rand, cfg Config, ab abilities) Workload {
 			}
 			op.Task = drawTask(r, cfg, ab, &holds)
 			round.Ops = append(round.Ops, op)
+		}
+		// Lost wakeups need submitters blocked behind a busy pool when
+		// the capacity grows or a waiter gives up: a third of the rounds
+		// of a pool with such abilities begin with a holding task.
+		if ab.resize != nil || ab.ctx != nil || ab.weighted != nil || ab.cancel != nil {
+			if i := slices.IndexFunc(round.Ops, func(o Op) bool { return o.Kind == OpSubmit || o.Kind == OpSubmitContext }); i >= 0 && r.IntN(3) == 0 {
+				round.Ops[i].Task.Work, round.Ops[i].Task.Amount = WorkHold, 60+r.IntN(61)
+				round.Ops[i].CancelAfter = -1
+			}
 		}
 		w.Rounds = append(w.Rounds, round)
 	}
