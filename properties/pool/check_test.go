@@ -74,7 +74,7 @@ func TestCorrectPoolsPass(t *testing.T) {
 		{"goexit", func(Options) Pool { return fixedPool() }, Config{Capacity: 3, Goexit: true, Nested: true}},
 		{"pinned", func(Options) Pool { return fixedPool() }, Config{Capacity: 3, Cases: 15, Pin: true, MaxSubmitters: 3}},
 		{"every ability", all, Config{Space: Space{Capacity: [2]int{1, 4}}, Goexit: true, Panics: PanicsRecovered, Errors: ErrorsAll, CloseEarly: true}},
-		{"weighted", weighted, Config{Space: Space{Capacity: [2]int{1, 5}}, Panics: PanicsRecovered}},
+		{"weighted", weighted, Config{Space: Space{Capacity: [2]int{1, 5}}, Panics: PanicsRecovered, RefuseDone: true}},
 		{"propagated panics", propagating, Config{Capacity: 2, Panics: PanicsPropagated, Errors: ErrorsAll}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,6 +193,7 @@ func TestBrokenPoolsAreCaught(t *testing.T) {
 		{"a panic leaks a slot until a purge", sem(func(p *semPool) { p.panicLeaks = true }), Config{Capacity: 1, Panics: PanicsRecovered, Cases: 8, MaxTasks: 12}, Progress + "/task panic"},
 		{"a Goexit leaks a slot", sem(func(p *semPool) { p.goexitLeaks = true }), Config{Capacity: 2, Goexit: true, Timeout: short, Cases: 20}, NoHang + "/task Goexit"},
 		{"Close hangs after Cancel", sem(func(p *semPool) { p.cancelLeaks = true }, "cancel"), Config{Capacity: 1, Timeout: short, Cases: 40}, CancelStops + "/Cancel"},
+		{"a done context still acquires", sem(func(p *semPool) { p.doneAccepted = true }, "weighted"), Config{Capacity: 4, RefuseDone: true}, DoneRefused},
 		{"Submit after Wait panics", sem(func(p *semPool) { p.reusePanics = true }, "wait"), Config{Capacity: 2}, Reuse + "/Submit after Wait"},
 		{"Wait keeps earlier errors", sem(func(p *semPool) { p.errsKept = true }, "errors", "wait"), Config{Capacity: 2, Errors: ErrorsAll}, ErrorsPropagate},
 		{"Wait drops errors", sem(func(p *semPool) { p.errsDropped = true }, "errors", "wait"), Config{Capacity: 2, Errors: ErrorsFirst}, ErrorsPropagate},

@@ -159,6 +159,10 @@ type Config struct {
 	// ProgressFloor is the least stall reported, whatever the median:
 	// timer and scheduler noise stays below it. Default 50ms.
 	ProgressFloor time.Duration
+	// RefuseDone says a submit whose context is already done when it is
+	// called is refused (x/sync/semaphore since v0.7.0); otherwise such a
+	// submit may also be accepted, and must then run.
+	RefuseDone bool
 	// Known lists defects already known and accepted, each a Finding's
 	// Key ("capacity", or "progress/Resize" for one trigger only); they
 	// are counted but not reported.
@@ -252,6 +256,9 @@ const (
 	// CancelStops: after Cancel, Close returns and no task starts after
 	// it returned.
 	CancelStops = "cancel-stops"
+	// DoneRefused: with Config.RefuseDone, a submit whose context is done
+	// before the call is refused.
+	DoneRefused = "done-refused"
 )
 
 // Properties lists every property with a line of doc.
@@ -268,6 +275,7 @@ var Properties = []struct{ Name, Doc string }{
 	{ErrorsPropagate, "Close and Wait report the tasks' errors as documented, and only their own round's"},
 	{Reuse, "after Wait the pool accepts and runs new tasks"},
 	{CancelStops, "after Cancel, Close returns and no task starts once it has returned"},
+	{DoneRefused, "with Config.RefuseDone, a submit whose context is already done is refused"},
 }
 
 // Finding is one property that failed in one case.

@@ -53,22 +53,23 @@ const (
 // taskRec is what one task saw. Times are nanoseconds since the case
 // began; 0 means never.
 type taskRec struct {
-	verdict   atomic.Int32
-	runs      atomic.Int32
-	finished  atomic.Bool
-	submitAt  atomic.Int64
-	returnAt  atomic.Int64 // Submit returned
-	startAt   atomic.Int64
-	endAt     atomic.Int64
-	cancelled atomic.Bool // its context was cancelled before Submit returned
-	viaErr    atomic.Bool // submitted with SubmitErr: its error is the pool's to report
-	how       atomic.Int32
-	err       error // the refusal (written before verdict)
-	op        string
-	round     int
-	weight    int
-	work      Work
-	returned  atomic.Pointer[TaskError] // the error it returned
+	verdict    atomic.Int32
+	runs       atomic.Int32
+	finished   atomic.Bool
+	submitAt   atomic.Int64
+	returnAt   atomic.Int64 // Submit returned
+	startAt    atomic.Int64
+	endAt      atomic.Int64
+	cancelled  atomic.Bool // its context was cancelled before Submit returned
+	viaErr     atomic.Bool // submitted with SubmitErr: its error is the pool's to report
+	doneBefore atomic.Bool // its context was done before Submit was called
+	how        atomic.Int32
+	err        error // the refusal (written before verdict)
+	op         string
+	round      int
+	weight     int
+	work       Work
+	returned   atomic.Pointer[TaskError] // the error it returned
 }
 
 // How a task ended.
@@ -283,6 +284,7 @@ func (tr *tracker) submit(slot, id int, op Op) {
 			cancel()
 		}
 		if op.CancelAfter == 0 {
+			rec.doneBefore.Store(true)
 			cancelNow()
 		} else if op.CancelAfter > 0 {
 			t := time.AfterFunc(time.Duration(op.CancelAfter)*time.Microsecond, cancelNow)
@@ -670,6 +672,17 @@ func (tr *tracker) verify() []*Finding {
 	}
 	if f := tr.capExceed.Load(); f != nil {
 		add(f)
+	}
+	if tr.cfg.RefuseDone {
+		var done []int
+		for id := range tr.tasks {
+			if t := &tr.tasks[id]; t.doneBefore.Load() && t.verdict.Load() == accepted {
+				done = append(done, id)
+			}
+		}
+		if len(done) > 0 {
+			add(finding(DoneRefused, tr.opOf(done[0]), "%d submits accepted although their context was done before the call (%s)", len(done), ids(done)))
+		}
 	}
 	if f := tr.capacityAcrossResize(); f != nil {
 		add(f)

@@ -33,6 +33,7 @@ type semPool struct {
 	goexitLeaks    bool // a Goexit-ing task's slot never comes back
 	cancelLeaks    bool // a submit refused by Cancel is never subtracted from Close's count
 	reusePanics    bool // Submit after Wait panics (conc #103)
+	doneAccepted   bool // an acquire with a done context succeeds when there is room (x/sync before v0.7.0)
 	errsKept       bool // Wait does not reset the errors (conc #128)
 	errsDropped    bool // Wait and Close return nil
 	propagate      bool // Wait and Close re-panic with a task's panic (conc's policy)
@@ -69,6 +70,9 @@ func (p *semPool) notify() {
 }
 
 func (p *semPool) acquire(ctx context.Context, weight int) error {
+	if ctx.Err() != nil && !p.doneAccepted {
+		return ctx.Err()
+	}
 	p.mu.Lock()
 	if p.closed || p.canceled {
 		p.mu.Unlock()
