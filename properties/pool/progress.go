@@ -179,6 +179,16 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		room = fmt.Sprintf("weight %d of %d running", best.running, best.cap)
 	}
 	_ = unit
+	// Name the task that waited through most of the stall.
+	bestOverlap := int64(-1)
+	for id, sp := range spans {
+		if sp.sub == 0 {
+			continue
+		}
+		if o := min(sp.pend, best.to) - max(sp.sub, best.from); o > bestOverlap {
+			best.task, bestOverlap = id, o
+		}
+	}
 	t := &tr.tasks[best.task]
 	started := "had not started when the case ended"
 	if s := t.startAt.Load(); s != 0 {

@@ -356,11 +356,13 @@ func (tr *tracker) finish(ri int, name string, fn func() error) {
 		defer func() {
 			if r := recover(); r != nil {
 				if !(tr.cfg.Panics == PanicsPropagated && isTaskPanic(r)) {
-					prop := NoPanic
+					prop, op := NoPanic, name
 					if name == "Wait" {
 						prop = Reuse
+					} else if ri > 0 {
+						prop, op = Reuse, name+" after Wait"
 					}
-					tr.recordPanic(prop, name, r)
+					tr.recordPanic(prop, op, r)
 				}
 				err = errPoolPanicked
 			}
