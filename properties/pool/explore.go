@@ -57,7 +57,7 @@ func CheckOptions(t *testing.T, newPool func(Options) Pool, cfg Config) {
 	}
 	for _, f := range rep.Findings {
 		t.Errorf("%v", f)
-		t.Logf("%s: reproduced in %d of %d runs of the shrunk case", f.Key(), f.Failures, f.Runs)
+		t.Logf("%s: found after %v; reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Failures, f.Runs)
 		if f.Stack != "" {
 			t.Logf("%s stack:\n%s", f.Key(), f.Stack)
 		}
@@ -117,7 +117,10 @@ func Explore(newPool func(Options) Pool, cfg Config) *Report {
 				continue
 			}
 			seen[key] = true
-			rep.Findings = append(rep.Findings, shrink(newPool, w, f, cfg))
+			after := time.Since(start)
+			g := shrink(newPool, w, f, cfg)
+			g.After = after
+			rep.Findings = append(rep.Findings, g)
 		}
 	}
 	rep.Elapsed = time.Since(start)
@@ -358,7 +361,7 @@ func (r *Report) Summary() string {
 		b.WriteString("  no findings\n")
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "  %s (%d/%d runs of the shrunk case): %v\n", f.Key(), f.Failures, f.Runs, f)
+		fmt.Fprintf(&b, "  %s (found after %v; %d/%d runs of the shrunk case): %v\n", f.Key(), f.After.Round(time.Millisecond), f.Failures, f.Runs, f)
 	}
 	return b.String()
 }

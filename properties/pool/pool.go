@@ -295,6 +295,9 @@ type Finding struct {
 	// Runs and Failures say how often the shrunk case showed the defect
 	// when it was run again.
 	Runs, Failures int
+	// After is how long Explore had run when it first saw the defect
+	// (before shrinking it).
+	After time.Duration
 }
 
 // Key identifies a defect: its property and the operation that triggered

@@ -26,6 +26,11 @@ import (
 // cancelled submit (the waiters behind it not woken), a task's end (a
 // completion that woke nobody) or a Submit.
 //
+// The bound also grows by twice the lateness of a canary goroutine (one
+// that sleeps a millisecond at a time) during the stall: on a loaded
+// machine the process itself can go unscheduled for tens of
+// milliseconds, and that is not the pool's doing.
+//
 // The analysis ends where a pool may legitimately stop serving: at Cancel,
 // and at Close when it races the submitters. Tasks that never started
 // belong to none-lost and no-hang, except when a hang is being described
@@ -161,6 +166,11 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		median = delays[len(delays)/2]
 	}
 	limit := max(int64(tr.cfg.ProgressFloor), int64(tr.cfg.Progress*float64(median)))
+	// A stall during which the process itself went unscheduled (the
+	// canary overslept) is the machine's, not the pool's: the bound grows
+	// by twice the canary's lateness during the stall.
+	late := tr.lateDuring(best.from, best.to)
+	limit += 2 * late
 	length := best.to - best.from
 	if ongoing {
 		if best.to < cutoff {
@@ -194,8 +204,8 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	if s := t.startAt.Load(); s != 0 {
 		started = fmt.Sprintf("started %s after submit", dur(s-t.submitAt.Load()))
 	}
-	return finding(Progress, best.trigger, "task %d %s; the pool had room for it (%s) for %s, from %s into the case, after %s; the pool's median start is %s (bound %s)",
-		best.task, started, room, dur(length), dur(best.from), best.trigger, dur(median), dur(limit))
+	return finding(Progress, best.trigger, "task %d %s; the pool had room for it (%s) for %s, from %s into the case, after %s; the pool's median start is %s (bound %s, with the scheduler %s late meanwhile)",
+		best.task, started, room, dur(length), dur(best.from), best.trigger, dur(median), dur(limit), dur(late))
 }
 
 func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {

@@ -128,6 +128,46 @@ type tracker struct {
 
 	mu       sync.Mutex
 	findings []*Finding
+
+	// The canary: a goroutine that sleeps 1ms at a time and records how
+	// late it woke, so that a stall during which the process itself was
+	// not scheduled is not blamed on the pool.
+	canaryMu sync.Mutex
+	canary   []lateness
+}
+
+// lateness is one canary sleep: begun at, woke late by.
+type lateness struct{ at, late int64 }
+
+func (tr *tracker) runCanary(done <-chan struct{}) {
+	const nap = time.Millisecond
+	for {
+		t0 := tr.now()
+		select {
+		case <-done:
+			return
+		case <-time.After(nap):
+		}
+		late := tr.now() - t0 - int64(nap)
+		if late > int64(time.Millisecond) {
+			tr.canaryMu.Lock()
+			tr.canary = append(tr.canary, lateness{t0, late})
+			tr.canaryMu.Unlock()
+		}
+	}
+}
+
+// lateDuring is the longest the canary overslept during [from, to].
+func (tr *tracker) lateDuring(from, to int64) int64 {
+	tr.canaryMu.Lock()
+	defer tr.canaryMu.Unlock()
+	var m int64
+	for _, l := range tr.canary {
+		if l.at <= to && l.at+l.late+int64(time.Millisecond) >= from {
+			m = max(m, l.late)
+		}
+	}
+	return m
 }
 
 func (tr *tracker) now() int64 {
@@ -411,6 +451,7 @@ func runCase(newPool func(Options) Pool, w Workload, cfg Config) []*Finding {
 		defer close(done)
 		tr.run(newPool)
 	}()
+	go tr.runCanary(done)
 	var fs []*Finding
 	if hung := tr.watch(done); hung != nil {
 		tr.mu.Lock()

@@ -128,3 +128,13 @@ func TestAntsDetectionRate(t *testing.T) {
 		}
 	}
 }
+
+// TestAntsKnownRace is TestAnts with the capacity race of issue #374
+// (fixed in v2.11.4) acknowledged, for the versions between the Tune fix
+// (v2.7.5) and it: every other defect is still reported.
+func TestAntsKnownRace(t *testing.T) {
+	cfg := antsConfig
+	cfg.Cases = cases()
+	cfg.Known = []string{pool.CapacityBound}
+	pool.CheckOptions(t, newAnts, cfg)
+}

@@ -60,3 +60,14 @@ func TestPond(t *testing.T) {
 	cfg.Cases = cases()
 	pool.CheckOptions(t, newPond, cfg)
 }
+
+// TestPondWithoutGoexit leaves out runtime.Goexit, the trigger of pond
+// issue #135 (fixed in v2.7.1), whose hangs would otherwise take most of
+// the cases at v2.5.0, so that the run reaches Resize, Cancel and the
+// bounded queue.
+func TestPondWithoutGoexit(t *testing.T) {
+	cfg := pondConfig
+	cfg.Goexit = false
+	cfg.Cases = cases()
+	pool.CheckOptions(t, newPond, cfg)
+}
