@@ -13,7 +13,7 @@ only=${1:-}
 fails=0
 # modfile | package | test | expect | library@version | what
 targets=(
-  "go.ants242.mod|./ants|TestAnts$|fail progress/Resize|ants v2.4.2|Tune does not wake blocked submitters (#205)"
+  "go.ants242.mod|./ants|TestAnts$|fail progress/Resize|ants v2.4.2|Tune wakes no blocked submitter (#205); a dying worker neither (#146)"
   "go.ants275.mod|./ants|TestAntsKnownRace$|pass|ants v2.7.5|the Tune fix (the capacity race #374 acknowledged)"
   "go.buggy.mod|./ants|TestAntsCapacityRace$|fail capacity|ants v2.11.3|capacity race (#374)"
   "go.mod|./ants|TestAnts|pass|ants v2.11.4|both fixes"
