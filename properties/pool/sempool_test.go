@@ -138,11 +138,19 @@ func (p *semPool) submit(ctx context.Context, weight int, task func() error) err
 	}
 	p.mu.Lock()
 	reused := p.reusePanics && p.waited
+	if p.closed && !reused {
+		p.mu.Unlock()
+		return errClosed
+	}
+	if !reused {
+		// Under mu, so that no Add runs concurrently with Close's Wait:
+		// Close sets closed under mu before it waits.
+		p.wg.Add(1)
+	}
 	p.mu.Unlock()
 	if reused {
 		p.send()
 	}
-	p.wg.Add(1)
 	if err := p.acquire(ctx, weight); err != nil {
 		if !(p.cancelLeaks && errors.Is(err, errCanceled)) {
 			p.wg.Done()
