@@ -2,6 +2,7 @@ package pool
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -9,7 +10,8 @@ import (
 	"time"
 )
 
-func findings(err error) map[string]bool {
+// keys lists the keys of the findings in err.
+func keys(err error) map[string]bool {
 	out := map[string]bool{}
 	var walk func(error)
 	walk = func(err error) {
@@ -17,6 +19,7 @@ func findings(err error) map[string]bool {
 			return
 		}
 		if f, ok := err.(*Finding); ok {
+			out[f.Key()] = true
 			out[f.Property] = true
 			return
 		}
@@ -32,113 +35,197 @@ func findings(err error) map[string]bool {
 	return out
 }
 
-func TestCorrectPoolPasses(t *testing.T) {
-	for name, cfg := range map[string]Config{
-		"plain":       {Capacity: 3, Cases: 40},
-		"nested":      {Capacity: 3, Cases: 40, Nested: true},
-		"close-early": {Capacity: 3, Cases: 40, CloseEarly: true, Nested: true},
-		"goexit":      {Capacity: 3, Cases: 40, Goexit: true, Nested: true},
-		"pinned":      {Capacity: 3, Cases: 20, Pin: true, MaxSubmitters: 3},
-	} {
-		t.Run(name, func(t *testing.T) {
-			if err := Run(func() Pool { return newFixed(3, nil) }, cfg); err != nil {
-				t.Fatal(err)
-			}
-		})
+// fast keeps the package's tests short: few cases, short shrinking.
+func fast(c Config) Config {
+	if c.Cases == 0 {
+		c.Cases = 20
 	}
-	// A pool that refuses when full passes when it says it may.
-	full := func() Pool {
-		p := newFixed(2, nil)
-		var n atomic.Int64
-		return Func(func(f func()) error {
-			if n.Add(1)%4 == 0 {
-				return errors.New("overloaded")
-			}
-			return p.Submit(f)
-		}, p.Close)
+	if c.Retries == 0 {
+		c.Retries = 3
 	}
-	if err := Run(full, Config{Cases: 20, MayRefuse: true}); err != nil {
-		t.Fatal(err)
+	if c.ShrinkTime == 0 {
+		c.ShrinkTime = 300 * time.Millisecond
 	}
-	if err := Run(full, Config{Cases: 20}); !findings(err)[SubmitSucceeds] {
-		t.Fatalf("refusals while open not reported: %v", err)
+	if c.MaxTasks == 0 {
+		c.MaxTasks = 32
 	}
-	if err := Run(func() Pool { return &fixedCap{checkThenAct{cap: 2}} }, Config{Capacity: 2, Cases: 30, MaxSubmitters: 8}); err != nil {
-		t.Fatal(err)
-	}
+	return c
 }
 
-func TestCheckWithRapid(t *testing.T) {
-	Check(t, func() Pool { return newFixed(2, nil) }, Config{Capacity: 2, MaxTasks: 20, Nested: true, CloseEarly: true})
+func TestCorrectPoolsPass(t *testing.T) {
+	fixedPool := func() Pool { return newFixed(3, nil) }
+	all := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, nil), "resize", "context", "errors", "wait", "cancel")
+	}
+	weighted := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, nil), "resize", "weighted", "wait")
+	}
+	propagating := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, func(p *semPool) { p.propagate = true }), "errors", "wait")
+	}
+	for _, tc := range []struct {
+		name    string
+		newPool func(Options) Pool
+		cfg     Config
+	}{
+		{"plain", func(Options) Pool { return fixedPool() }, Config{Capacity: 3}},
+		{"nested", func(Options) Pool { return fixedPool() }, Config{Capacity: 3, Nested: true}},
+		{"close-early", func(Options) Pool { return fixedPool() }, Config{Capacity: 3, CloseEarly: true, Nested: true}},
+		{"goexit", func(Options) Pool { return fixedPool() }, Config{Capacity: 3, Goexit: true, Nested: true}},
+		{"pinned", func(Options) Pool { return fixedPool() }, Config{Capacity: 3, Cases: 15, Pin: true, MaxSubmitters: 3}},
+		{"every ability", all, Config{Space: Space{Capacity: [2]int{1, 4}}, Goexit: true, Panics: PanicsRecovered, Errors: ErrorsAll, CloseEarly: true}},
+		{"weighted", weighted, Config{Space: Space{Capacity: [2]int{1, 5}}, Panics: PanicsRecovered, RefuseDone: true}},
+		{"propagated panics", propagating, Config{Capacity: 2, Panics: PanicsPropagated, Errors: ErrorsAll}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep := Explore(tc.newPool, fast(tc.cfg))
+			if err := rep.Err(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s", rep.Summary())
+		})
+	}
+	t.Run("may refuse", func(t *testing.T) {
+		// A pool that refuses when full passes when it says it may.
+		full := func() Pool {
+			p := newFixed(2, nil)
+			var n atomic.Int64
+			return Func(func(f func()) error {
+				if n.Add(1)%4 == 0 {
+					return errors.New("overloaded")
+				}
+				return p.Submit(f)
+			}, p.Close)
+		}
+		if err := Run(full, fast(Config{MayRefuse: true})); err != nil {
+			t.Fatal(err)
+		}
+		if err := Run(full, fast(Config{})); !keys(err)[SubmitSucceeds] {
+			t.Fatalf("refusals while open not reported: %v", err)
+		}
+	})
+	t.Run("fixed capacity", func(t *testing.T) {
+		if err := Run(func() Pool { return &fixedCap{checkThenAct{cap: 2}} }, fast(Config{Capacity: 2, MaxSubmitters: 8})); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestFromGroup(t *testing.T) {
-	if err := Run(func() Pool { return FromGroup(&waitGroup{}) }, Config{Cases: 20, Nested: true}); err != nil {
+	if err := Run(func() Pool { return FromGroup(&waitGroup{}) }, fast(Config{Nested: true, Errors: ErrorsFirst})); err != nil {
 		t.Fatal(err)
+	}
+	// A group that drops its tasks' errors is caught.
+	err := Run(func() Pool { return FromGroup(&waitGroup{dropErrors: true}) }, fast(Config{Errors: ErrorsFirst}))
+	if !keys(err)[ErrorsPropagate+"/Close"] {
+		t.Fatalf("dropped errors not reported: %v", err)
 	}
 }
 
-// waitGroup is the errgroup shape, unbounded.
-type waitGroup struct{ wg sync.WaitGroup }
+// waitGroup is the errgroup shape, unbounded: Wait returns the first
+// error.
+type waitGroup struct {
+	wg         sync.WaitGroup
+	once       sync.Once
+	err        error
+	dropErrors bool
+}
 
 func (g *waitGroup) Go(f func() error) {
 	g.wg.Add(1)
-	go func() { defer g.wg.Done(); _ = f() }()
+	go func() {
+		defer g.wg.Done()
+		if err := f(); err != nil && !g.dropErrors {
+			g.once.Do(func() { g.err = err })
+		}
+	}()
 }
 
-func (g *waitGroup) Wait() error { g.wg.Wait(); return nil }
+func (g *waitGroup) Wait() error { g.wg.Wait(); return g.err }
 
 func TestBrokenPoolsAreCaught(t *testing.T) {
+	sem := func(configure func(*semPool), abilities ...string) func(Options) Pool {
+		return func(o Options) Pool { return semAdapter(newSemPool(o.Capacity, configure), abilities...) }
+	}
+	plain := func(f func() Pool) func(Options) Pool { return func(Options) Pool { return f() } }
+	short := 300 * time.Millisecond
 	for _, tc := range []struct {
 		name    string
-		newPool func() Pool
+		newPool func(Options) Pool
 		cfg     Config
-		want    string
+		want    string // a Finding key, or a property
 	}{
-		{"drops tasks", func() Pool { return newFixed(2, func(p *fixed) { p.dropEvery = 5 }) }, Config{}, NoneLost},
-		{"runs a task twice", func() Pool { return newFixed(2, func(p *fixed) { p.runTwiceEvery = 4 }) }, Config{}, ExactlyOnce},
-		{"refuses but runs", func() Pool { return newFixed(2, func(p *fixed) { p.refuseRunEvery = 6 }) }, Config{}, RefusedNotRun},
-		{"Close does not wait", func() Pool { return newFixed(2, func(p *fixed) { p.closeNoWait = true }) }, Config{}, ShutdownWaits},
-		{"shutdown drops queued tasks", func() Pool { return newFixed(1, func(p *fixed) { p.closeDrops = true }) }, Config{}, NoneLost},
-		{"Close hangs on dropped tasks", func() Pool {
+		{"drops tasks", plain(func() Pool { return newFixed(2, func(p *fixed) { p.dropEvery = 5 }) }), Config{}, NoneLost + "/Submit"},
+		{"runs a task twice", plain(func() Pool { return newFixed(2, func(p *fixed) { p.runTwiceEvery = 4 }) }), Config{}, ExactlyOnce + "/Submit"},
+		{"refuses but runs", plain(func() Pool { return newFixed(2, func(p *fixed) { p.refuseRunEvery = 6 }) }), Config{}, RefusedNotRun + "/Submit"},
+		{"Close does not wait", plain(func() Pool { return newFixed(2, func(p *fixed) { p.closeNoWait = true }) }), Config{}, ShutdownWaits + "/Close"},
+		{"shutdown drops queued tasks", plain(func() Pool { return newFixed(1, func(p *fixed) { p.closeDrops = true }) }), Config{}, NoneLost},
+		{"Close hangs on dropped tasks", plain(func() Pool {
 			return newFixed(1, func(p *fixed) { p.closeDrops, p.closeSpins = true, true })
-		}, Config{Timeout: 300 * time.Millisecond}, NoHang},
-		{"a Goexit kills a worker for good", func() Pool { return newFixed(2, func(p *fixed) { p.noRespawn = true }) }, Config{Goexit: true}, NoneLost},
-		{"Close waits for a count that Goexit skips", func() Pool { return newFixed(2, func(p *fixed) { p.activeCount = true }) }, Config{Goexit: true, Timeout: 300 * time.Millisecond}, NoHang},
-		{"Submit panics", func() Pool {
+		}), Config{Timeout: short, Cases: 5}, NoHang},
+		{"a Goexit kills a worker for good", plain(func() Pool { return newFixed(2, func(p *fixed) { p.noRespawn = true }) }), Config{Goexit: true, Timeout: short, Cases: 10}, NoneLost},
+		{"Close waits for a count that Goexit skips", plain(func() Pool { return newFixed(2, func(p *fixed) { p.activeCount = true }) }), Config{Goexit: true, Timeout: short, Cases: 10}, NoHang + "/Close"},
+		{"Submit panics", plain(func() Pool {
 			p := newFixed(2, nil)
-			n := 0
-			var mu sync.Mutex
+			var n atomic.Int64
 			return Func(func(f func()) error {
-				mu.Lock()
-				n++
-				k := n
-				mu.Unlock()
-				if k == 3 {
+				if n.Add(1) == 3 {
 					panic("submit: send on closed channel")
 				}
 				return p.Submit(f)
 			}, p.Close)
-		}, Config{}, NoPanic},
-		{"Close panics", func() Pool {
+		}), Config{}, NoPanic + "/Submit"},
+		{"Close panics", plain(func() Pool {
 			p := newFixed(2, nil)
 			return Func(p.Submit, func() error { _ = p.Close(); panic("close of closed channel") })
-		}, Config{}, NoPanic},
-		{"newPool panics", func() Pool { panic("no pool today") }, Config{}, NoPanic},
-		{"ignores its capacity", func() Pool { return &goPerTask{} }, Config{Capacity: 4}, CapacityBound},
-		{"check-then-act on its capacity", func() Pool { return &checkThenAct{cap: 2} }, Config{Capacity: 2, MaxSubmitters: 8, Cases: 200}, CapacityBound},
-		{"check-then-act, pinned submitters", func() Pool { return &checkThenAct{cap: 2} }, Config{Capacity: 2, MaxSubmitters: 4, Cases: 200, Pin: true}, CapacityBound},
+		}), Config{}, NoPanic + "/Close"},
+		{"newPool panics", plain(func() Pool { panic("no pool today") }), Config{}, NoPanic + "/newPool"},
+		{"ignores its capacity", plain(func() Pool { return &goPerTask{} }), Config{Capacity: 4}, CapacityBound + "/Submit"},
+		{"check-then-act on its capacity", plain(func() Pool { return &checkThenAct{cap: 2} }), Config{Capacity: 2, MaxSubmitters: 8, Cases: 60, MaxTasks: 16}, CapacityBound},
+		{"check-then-act, pinned submitters", plain(func() Pool { return &checkThenAct{cap: 2} }), Config{Capacity: 2, Cases: 60, MaxTasks: 16, Pin: true}, CapacityBound},
+
+		// The abilities.
+		{"a grow wakes no blocked submitter", sem(func(p *semPool) { p.resizeNoWake = true }, "resize"), Config{Capacity: 1, Cases: 60, MaxTasks: 16}, Progress + "/Resize"},
+		{"a shrink is ignored", sem(func(p *semPool) { p.shrinkIgnored = true }, "resize"), Config{Capacity: 3, Cases: 60}, CapacityBound + "/Resize"},
+		{"weights are ignored", sem(func(p *semPool) { p.weightIgnored = true }, "weighted"), Config{Capacity: 3}, CapacityBound},
+		{"a cancelled head waiter wakes nobody", sem(func(p *semPool) { p.cancelNoNotify = true }, "weighted"), Config{Capacity: 4, Cases: 150, MaxTasks: 16, Timeout: short, MaxHangs: 10}, "cancelled submit"},
+		{"a panic leaks a slot until a purge", sem(func(p *semPool) { p.panicLeaks = true }), Config{Capacity: 1, Panics: PanicsRecovered, Cases: 8, MaxTasks: 12}, Progress + "/task panic"},
+		{"a Goexit leaks a slot", sem(func(p *semPool) { p.goexitLeaks = true }), Config{Capacity: 2, Goexit: true, Timeout: short, Cases: 20}, NoHang + "/task Goexit"},
+		{"Close hangs after Cancel", sem(func(p *semPool) { p.cancelLeaks = true }, "cancel"), Config{Capacity: 1, Timeout: short, Cases: 40}, CancelStops + "/Cancel"},
+		{"a done context still acquires", sem(func(p *semPool) { p.doneAccepted = true }, "weighted"), Config{Capacity: 4, RefuseDone: true}, DoneRefused},
+		{"Submit after Wait panics", sem(func(p *semPool) { p.reusePanics = true }, "wait"), Config{Capacity: 2}, Reuse + "/Submit after Wait"},
+		{"Wait keeps earlier errors", sem(func(p *semPool) { p.errsKept = true }, "errors", "wait"), Config{Capacity: 2, Errors: ErrorsAll}, ErrorsPropagate},
+		{"Wait drops errors", sem(func(p *semPool) { p.errsDropped = true }, "errors", "wait"), Config{Capacity: 2, Errors: ErrorsFirst}, ErrorsPropagate},
+		{"a propagated panic where none is expected", sem(func(p *semPool) { p.propagate = true }, "wait"), Config{Capacity: 2, Panics: PanicsRecovered}, NoPanic},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
-			err := Run(tc.newPool, tc.cfg)
-			if err == nil {
-				t.Fatalf("not caught")
+			// Batches of 10 cases from successive seeds, until the defect
+			// shows or the cases are spent: the test stops as soon as it
+			// has what it needs.
+			cfg := fast(tc.cfg)
+			total := cfg.Cases
+			var rep *Report
+			var found map[string]bool
+			hit := false
+			for seed := uint64(1); !hit && int(seed-1)*10 < total; seed++ {
+				c := cfg
+				c.Seed, c.Cases = seed, min(10, total-int(seed-1)*10)
+				rep = Explore(tc.newPool, c)
+				found = keys(rep.Err())
+				for k := range found {
+					hit = hit || k == tc.want || strings.HasSuffix(k, "/"+tc.want)
+				}
 			}
-			if !errors.Is(err, ErrViolated) || !findings(err)[tc.want] {
-				t.Fatalf("caught as %v, want %s:\n%v", findings(err), tc.want, err)
+			if !hit {
+				t.Fatalf("not caught as %s in %d cases; last batch: %s", tc.want, total, rep.Summary())
 			}
-			t.Logf("%v: %v", time.Since(start).Round(time.Millisecond), err)
+			if !errors.Is(rep.Err(), ErrViolated) {
+				t.Fatalf("findings do not wrap ErrViolated: %v", rep.Err())
+			}
+			t.Logf("%v: %s", time.Since(start).Round(time.Millisecond), rep.Summary())
 		})
 	}
 }
@@ -150,15 +237,129 @@ func TestHangNamesTasks(t *testing.T) {
 		ch := make(chan func(), 1)
 		return Func(func(f func()) error { ch <- f; return nil }, func() error { return nil })
 	}
-	w := Workload{Submitters: 1, Tasks: make([]Task, 3)}
-	err := RunWorkload(newPool, w, Config{Timeout: 100 * time.Millisecond})
+	err := RunWorkload(newPool, Tasks(1, Task{}, Task{}, Task{}), Config{Timeout: 100 * time.Millisecond})
 	var f *Finding
 	if !errors.As(err, &f) || f.Property != NoHang {
 		t.Fatalf("got %v", err)
 	}
-	for _, s := range []string{"submitter 0 in Submit of task 1", "3 tasks never ran (tasks 0, 1, 2)"} {
+	for _, s := range []string{"submitter 0 in Submit of task 1", "2 tasks never ran (tasks 0, 1)"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("%q lacks %q", err, s)
+		}
+	}
+	if !strings.Contains(f.Stack, "goroutine") {
+		t.Errorf("no goroutine stacks with the hang")
+	}
+}
+
+// TestNoMasking: a pool with two defects reports both, each shrunk; a
+// known defect is silenced and the other still reported.
+func TestNoMasking(t *testing.T) {
+	newPool := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, func(p *semPool) { p.reusePanics, p.weightIgnored = true, true }), "weighted", "wait")
+	}
+	cfg := fast(Config{Capacity: 3})
+	rep := Explore(newPool, cfg)
+	got := keys(rep.Err())
+	if !got[CapacityBound] || !got[Reuse] {
+		t.Fatalf("want both defects, got %v", got)
+	}
+	for _, f := range rep.Findings {
+		if f.Runs == 0 {
+			t.Errorf("%s: shrunk case not re-run", f.Key())
+		}
+		if f.Property == Reuse && !strings.Contains(f.Workload, "2 rounds") {
+			t.Errorf("reuse case not shrunk to two rounds: %s", f.Workload)
+		}
+	}
+	cfg.Known = []string{Reuse}
+	rep = Explore(newPool, cfg)
+	got = keys(rep.Err())
+	if got[Reuse] || !got[CapacityBound] {
+		t.Fatalf("with the reuse defect known, want capacity only, got %v", got)
+	}
+	if len(rep.Known) == 0 {
+		t.Errorf("known defect not counted: %v", rep.Known)
+	}
+}
+
+// TestProgressFigure: a stall is reported with its length and the pool's
+// median start, as numbers.
+func TestProgressFigure(t *testing.T) {
+	newPool := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, func(p *semPool) { p.panicLeaks = true }))
+	}
+	w := Tasks(1, Task{Work: WorkPanic}, Task{}, Task{}, Task{})
+	err := RunWorkloadOptions(newPool, w, Config{Capacity: 1, Panics: PanicsRecovered})
+	var f *Finding
+	if !errors.As(err, &f) || f.Key() != Progress+"/task panic" {
+		t.Fatalf("got %v", err)
+	}
+	for _, s := range []string{"task 1 started 3", "ms after submit", "the pool's median start is ", "(bound ", "0 of 1 running"} {
+		if !strings.Contains(f.Detail, s) {
+			t.Errorf("%q lacks %q", f.Detail, s)
+		}
+	}
+	// The same pool without the leak passes the same case.
+	fixed := func(o Options) Pool { return semAdapter(newSemPool(o.Capacity, nil)) }
+	if err := RunWorkloadOptions(fixed, w, Config{Capacity: 1, Panics: PanicsRecovered}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFindingsCarryStackAndPool: a panic's finding has the stack of the
+// panicking code, and every finding the pool's configuration.
+func TestFindingsCarryStackAndPool(t *testing.T) {
+	newPool := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, func(p *semPool) { p.reusePanics = true }), "wait")
+	}
+	rep := Explore(newPool, fast(Config{Space: Space{Capacity: [2]int{2, 6}}}))
+	if len(rep.Findings) == 0 {
+		t.Fatal("not caught")
+	}
+	f := rep.Findings[0]
+	if !strings.Contains(f.Stack, "semPool).send") {
+		t.Errorf("stack lacks the panicking function:\n%s", f.Stack)
+	}
+	if !strings.HasPrefix(f.Pool, "capacity=") || !strings.Contains(f.Error(), "[pool capacity=") {
+		t.Errorf("finding lacks the pool's configuration: %v", f)
+	}
+}
+
+// TestOptionsDrawnFromSpace: each case draws its configuration within the
+// declared ranges, and the draws vary.
+func TestOptionsDrawnFromSpace(t *testing.T) {
+	var mu sync.Mutex
+	var seen []Options
+	newPool := func(o Options) Pool {
+		mu.Lock()
+		seen = append(seen, o)
+		mu.Unlock()
+		return newFixed(2, nil)
+	}
+	space := Space{Capacity: [2]int{2, 9}, QueueBound: [2]int{1, 16}, IdleTimeout: [2]time.Duration{time.Millisecond, 10 * time.Millisecond}, Nonblocking: true}
+	if err := RunOptions(newPool, Config{Space: space, Cases: 40, MaxTasks: 4, Progress: -1}); err != nil {
+		t.Fatal(err)
+	}
+	caps, nonblocking := map[int]bool{}, false
+	for _, o := range seen {
+		if o.Capacity < 2 || o.Capacity > 9 || o.QueueBound < 1 || o.QueueBound > 16 || o.IdleTimeout < time.Millisecond || o.IdleTimeout > 10*time.Millisecond {
+			t.Fatalf("%v outside %+v", o, space)
+		}
+		caps[o.Capacity] = true
+		nonblocking = nonblocking || o.Nonblocking
+	}
+	if len(caps) < 4 || !nonblocking {
+		t.Errorf("draws do not vary: capacities %v, nonblocking seen %v", slices.Sorted(mapKeys(caps)), nonblocking)
+	}
+}
+
+func mapKeys(m map[int]bool) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
 		}
 	}
 }

@@ -1,35 +1,63 @@
 // Package pool checks goroutine pools that run func() tasks — the shape of
-// ants, pond, workerpool, conc and errgroup — for the properties of the
-// executor model that apply to them:
+// ants, pond, workerpool, conc, errgroup and semaphore-guarded pools — for
+// the properties of the executor model that apply to them:
 //
-//   - exactly once: no task runs twice;
-//   - none lost: every task whose Submit succeeded runs;
-//   - refused means not run: a task whose Submit failed never runs;
-//   - open means accepting: before Close, Submit does not refuse (unless
-//     Config.MayRefuse says the pool may, as non-blocking pools do when
-//     full);
-//   - capacity: no more tasks run at once than the pool's stated capacity;
-//   - shutdown: Close returns only after every accepted task has finished,
-//     or reports (with an error) that some did not;
-//   - no panic: the pool's own operations (Submit, Close) do not panic;
-//   - no hang: Submit and Close return within a time limit; otherwise the
-//     report names the tasks that never ran and where the test was stuck.
+//   - exactly-once: no task runs twice;
+//   - none-lost: every accepted task runs (unless the pool was cancelled);
+//   - refused-not-run: a task whose submit failed (refused, or its
+//     context cancelled) never runs;
+//   - submit-succeeds: an open pool that blocks when full does not refuse
+//     (unless it may: Config.MayRefuse, a nonblocking or bounded-queue
+//     configuration);
+//   - capacity: no more tasks (or weight) run at once than the capacity in
+//     effect, across Resize;
+//   - shutdown-waits: Close and Wait return only after every task accepted
+//     before them has finished;
+//   - no-panic: the pool's own operations do not panic (a task's panic
+//     that the pool documents to propagate excepted); the finding carries
+//     the stack;
+//   - no-hang: the case makes progress at least every Config.Timeout;
+//   - progress: a task the pool has room for starts within a bound
+//     relative to the pool's own median start delay in the same case,
+//     whether the room came from a submit, a grow, a worker's death (a
+//     task's panic or Goexit) or a waiter ahead giving up; the finding
+//     gives the delay as a number;
+//   - errors-propagate: Close and Wait report the tasks' errors as
+//     Config.Errors says, and only their own round's;
+//   - reuse: after Wait the pool accepts and runs tasks again;
+//   - cancel-stops: after Cancel, Close returns and no task starts later;
+//   - done-refused (with Config.RefuseDone): a submit whose context is
+//     already done is refused.
 //
-// Vocabulary: a Pool is the two-method interface the checks drive (adapt a
-// library with Func or FromGroup); a Workload is one generated test case:
-// how many tasks, from how many goroutines submitting at once, with how
-// much work in each; a Finding is one property that failed.
+// Vocabulary: a Pool is the two-method interface the checks drive
+// (Submit, Close); its optional abilities are small interfaces found by
+// type assertion — Resizer, ContextSubmitter, WeightedSubmitter,
+// ErrorSubmitter, Waiter, Canceller — and Adapter builds any combination
+// from functions. Options is one pool configuration, drawn per case from
+// the ranges a Space declares (capacity, queue bound, idle timeout,
+// nonblocking). A Workload is one case: the configuration and rounds of
+// operations (submits of tasks that spin, sleep, hold, panic, Goexit or
+// return errors; submits whose context is cancelled; Resize; Cancel) run
+// by several goroutines at once, with Wait between rounds. A Finding is
+// one defect: a property and the operation that triggered it (its Key),
+// the pool's configuration and the shrunk case.
 //
 // Example, in a test of a pool library:
 //
 //	func TestPool(t *testing.T) {
-//		pool.Check(t, func() pool.Pool {
-//			p, _ := ants.NewPool(4)
-//			return pool.Func(p.Submit, func() error { return p.ReleaseTimeout(5 * time.Second) })
-//		}, pool.Config{Capacity: 4})
+//		pool.CheckOptions(t, func(o pool.Options) pool.Pool {
+//			p, _ := ants.NewPool(o.Capacity)
+//			return &pool.Adapter{SubmitFunc: p.Submit, ResizeFunc: p.Tune,
+//				CloseFunc: func() error { return p.ReleaseTimeout(5 * time.Second) }}
+//		}, pool.Config{Space: pool.Space{Capacity: [2]int{1, 4}}})
 //	}
 //
-// Check draws workloads with rapid (so a failure shrinks to a small
-// workload); Run does the same from a seed and returns an error, for use
-// outside tests. Each case runs on a fresh pool.
+// Explore (behind Check, CheckOptions, Run and RunOptions) runs
+// Config.Cases generated cases, each on a fresh pool, and does not stop
+// at the first finding: each distinct defect is shrunk on its own and
+// reported once, so a defect present in every version does not hide the
+// one that differs; Config.Known acknowledges a defect so that it is no
+// longer reported. Races do not repeat on demand, so a shrinking step is
+// kept if one of Config.Retries runs shows the defect again, and the
+// finding says how often its shrunk case reproduced it.
 package pool

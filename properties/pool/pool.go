@@ -3,6 +3,7 @@ package pool
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -12,6 +13,11 @@ import (
 // it). Submit may block, and is called from several goroutines at once.
 // Close stops the pool: it returns nil only after every accepted task has
 // finished, or an error saying which did not.
+//
+// A pool may have further abilities, each a small interface found by type
+// assertion (abilities.go): Resizer, ContextSubmitter, WeightedSubmitter,
+// ErrorSubmitter, Waiter and Canceller. The workloads exercise every
+// ability a pool has, and the properties of that ability are checked.
 type Pool interface {
 	Submit(task func()) error
 	Close() error
@@ -27,6 +33,9 @@ type Pool interface {
 //	wp := workerpool.New(n)
 //	pool.Func(func(f func()) error { wp.Submit(f); return nil },
 //		func() error { wp.StopWait(); return nil })
+//
+// To add abilities, embed the result in a struct with more methods, or use
+// Adapter.
 func Func(submit func(task func()) error, close func() error) Pool {
 	return funcPool{submit, close}
 }
@@ -47,23 +56,67 @@ type Group interface {
 }
 
 // FromGroup adapts a Group: Submit is Go with a task that returns nil
-// (never refused), Close is Wait.
+// (never refused); SubmitErr is Go; Close is Wait. The result is an
+// ErrorSubmitter, so workloads also draw tasks that return errors; say
+// how the group reports them with Config.Errors.
 func FromGroup(g Group) Pool {
-	return Func(func(task func()) error {
-		g.Go(func() error { task(); return nil })
-		return nil
-	}, g.Wait)
+	return &Adapter{
+		SubmitFunc: func(task func()) error {
+			g.Go(func() error { task(); return nil })
+			return nil
+		},
+		SubmitErrFunc: func(task func() error) error { g.Go(task); return nil },
+		CloseFunc:     g.Wait,
+	}
 }
+
+// ErrorMode says how a pool whose tasks return errors (ErrorSubmitter)
+// reports them from Close and Wait.
+type ErrorMode uint8
+
+const (
+	// ErrorsFirst: the error returned is one of the errors the tasks
+	// returned (errgroup: the first), and nil if none returned one.
+	ErrorsFirst ErrorMode = iota
+	// ErrorsAll: the error returned holds every error the tasks returned
+	// (errors.Is finds each), and is nil if none returned one.
+	ErrorsAll
+	// ErrorsIgnored: the pool does not report task errors; nothing is
+	// checked about them.
+	ErrorsIgnored
+)
+
+// PanicMode says what a pool does when a task panics.
+type PanicMode uint8
+
+const (
+	// PanicsCrash: the pool lets a task's panic crash the program (as
+	// errgroup before v0.13 and a bare go statement do), so workloads
+	// never draw panicking tasks. The zero value.
+	PanicsCrash PanicMode = iota
+	// PanicsRecovered: the pool recovers a task's panic and goes on
+	// serving; its own operations never panic because of it.
+	PanicsRecovered
+	// PanicsPropagated: the pool recovers a task's panic and re-panics
+	// with it (or with a value that prints it) from Close or Wait, after
+	// waiting for the other tasks, as conc does.
+	PanicsPropagated
+)
 
 // Config says what to expect of the pool and how hard to try. The zero
 // Config works: no capacity check, DefaultTimeout, workloads of up to
 // DefaultMaxTasks tasks from up to DefaultMaxSubmitters goroutines.
 type Config struct {
-	// Capacity is the most tasks the pool promises to run at once; 0 means
-	// it promises no bound (nothing is checked).
+	// Capacity is the most tasks the pool promises to run at once (the
+	// most weight, for a WeightedSubmitter); 0 means it promises no bound
+	// (nothing is checked). With Space, the drawn Options.Capacity wins.
 	Capacity int
-	// Timeout bounds one case: submitting every task and closing the pool.
-	// When it passes, the case fails as a hang.
+	// Space declares the pool configurations the constructor given to
+	// CheckOptions or RunOptions accepts; each case draws one.
+	Space Space
+	// Timeout is how long a case may go without any progress (no task
+	// starting or ending, no operation returning) before it fails as a
+	// hang. Default 2s.
 	Timeout time.Duration
 	// Grace is how long after Close a check waits for late tasks, to tell
 	// a Close that does not wait (the task runs later) from a lost task
@@ -78,12 +131,18 @@ type Config struct {
 	Nested bool
 	// Goexit makes about one task in ten call runtime.Goexit, as a task
 	// does when it calls t.FailNow (or gomock does on a failed
-	// expectation). The pool must survive it: the other tasks still run
-	// and Close still returns.
+	// expectation). The pool must survive it: the other tasks still run,
+	// as promptly as before, and Close still returns.
 	Goexit bool
+	// Panics says what the pool does with a panicking task; unless it is
+	// PanicsCrash, about one task in ten panics.
+	Panics PanicMode
+	// Errors says how an ErrorSubmitter reports the errors of its tasks.
+	Errors ErrorMode
 	// MayRefuse says the pool may refuse tasks while it is open (a
 	// non-blocking pool at capacity); otherwise a refusal before Close is
-	// a finding (submit-succeeds).
+	// a finding (submit-succeeds). Options.Nonblocking and a bounded
+	// queue with Space.QueueRefuses say so per configuration.
 	MayRefuse bool
 	// Pin runs each submitter on an OS thread pinned to a CPU, round robin
 	// over the CPUs the process may use (see package stress), so that
@@ -93,24 +152,47 @@ type Config struct {
 	// CloseEarly lets Close run concurrently with the submitters: each task
 	// is then either accepted (and must run) or refused (and must not).
 	CloseEarly bool
-	// Cases is the number of workloads Run tries (Check uses rapid's
-	// -rapid.checks). Default 100.
+	// Progress bounds how long a task may wait to start while the pool
+	// has room for it, as a multiple of the pool's median start delay in
+	// the same case. Default 1000. A negative value turns the property off.
+	Progress float64
+	// ProgressFloor is the least stall reported, whatever the median:
+	// timer and scheduler noise stays below it. Default 50ms.
+	ProgressFloor time.Duration
+	// RefuseDone says a submit whose context is already done when it is
+	// called is refused (x/sync/semaphore since v0.7.0); otherwise such a
+	// submit may also be accepted, and must then run.
+	RefuseDone bool
+	// Known lists defects already known and accepted, each a Finding's
+	// Key ("capacity", or "progress/Resize" for one trigger only); they
+	// are counted but not reported.
+	Known []string
+	// Cases is the number of workloads Run tries. Default 100.
 	Cases int
 	// Seed seeds Run's workloads. Default 1.
 	Seed uint64
-	// Retries is how many times Check runs a workload while shrinking a
-	// failure (see Check). Default 50.
+	// Retries is how many times a workload is run, while shrinking, before
+	// a candidate is taken not to show the defect (races do not repeat on
+	// demand). Default 20.
 	Retries int
+	// ShrinkTime bounds the time spent shrinking one defect. Default 20s.
+	ShrinkTime time.Duration
+	// MaxHangs stops Explore after that many hanging cases (each leaks
+	// the pool's stuck goroutines and costs a Timeout). Default 3.
+	MaxHangs int
 }
 
 // Defaults for the zero Config.
 const (
-	DefaultTimeout       = 10 * time.Second
+	DefaultTimeout       = 2 * time.Second
 	DefaultGrace         = 50 * time.Millisecond
 	DefaultMaxTasks      = 64
 	DefaultMaxSubmitters = 4
 	DefaultCases         = 100
-	DefaultRetries       = 50
+	DefaultRetries       = 20
+	DefaultProgress      = 1000
+	DefaultProgressFloor = 50 * time.Millisecond
+	DefaultShrinkTime    = 20 * time.Second
 )
 
 func (c Config) withDefaults() Config {
@@ -135,6 +217,18 @@ func (c Config) withDefaults() Config {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
+	if c.Progress == 0 {
+		c.Progress = DefaultProgress
+	}
+	if c.ProgressFloor <= 0 {
+		c.ProgressFloor = DefaultProgressFloor
+	}
+	if c.MaxHangs <= 0 {
+		c.MaxHangs = 3
+	}
+	if c.ShrinkTime <= 0 {
+		c.ShrinkTime = DefaultShrinkTime
+	}
 	return c
 }
 
@@ -148,15 +242,89 @@ const (
 	NoHang         = "no-hang"
 	SubmitSucceeds = "submit-succeeds"
 	NoPanic        = "no-panic"
+	// Progress: a task that could start (the pool runs fewer tasks, or
+	// less weight, than its capacity) starts within the bound; its Op
+	// names what the stall followed — Resize (a lost wakeup after a
+	// grow), a task's panic or Goexit (a worker lost), a cancelled
+	// submit (a lost wakeup after a waiter ahead gave up), or Submit.
+	Progress = "progress"
+	// ErrorsPropagate: Close and Wait report the tasks' errors as
+	// Config.Errors says, and only those of their own round (reuse).
+	ErrorsPropagate = "errors-propagate"
+	// Reuse: after Wait the pool accepts and runs tasks again.
+	Reuse = "reuse"
+	// CancelStops: after Cancel, Close returns and no task starts after
+	// it returned.
+	CancelStops = "cancel-stops"
+	// DoneRefused: with Config.RefuseDone, a submit whose context is done
+	// before the call is refused.
+	DoneRefused = "done-refused"
 )
+
+// Properties lists every property with a line of doc.
+var Properties = []struct{ Name, Doc string }{
+	{ExactlyOnce, "no task runs twice"},
+	{NoneLost, "every accepted task runs (unless the pool was cancelled)"},
+	{RefusedNotRun, "a task whose Submit failed (refused, or its context cancelled) never runs"},
+	{CapacityBound, "no more tasks (weight) run at once than the capacity in effect, across Resize"},
+	{ShutdownWaits, "Close and Wait return only after every task accepted before them has finished"},
+	{NoHang, "every operation returns and every accepted task runs, with progress at least every Timeout"},
+	{SubmitSucceeds, "an open pool that blocks when full does not refuse tasks"},
+	{NoPanic, "the pool's own operations do not panic (a propagated task panic excepted)"},
+	{Progress, "a task the pool has room for starts within the bound, after a submit, a grow, a worker's death or a cancelled waiter"},
+	{ErrorsPropagate, "Close and Wait report the tasks' errors as documented, and only their own round's"},
+	{Reuse, "after Wait the pool accepts and runs new tasks"},
+	{CancelStops, "after Cancel, Close returns and no task starts once it has returned"},
+	{DoneRefused, "with Config.RefuseDone, a submit whose context is already done is refused"},
+}
 
 // Finding is one property that failed in one case.
 type Finding struct {
 	Property string
-	Detail   string
+	// Op is the operation that triggered the defect (Submit, Resize,
+	// Close, Wait, Cancel, a task's panic…); with Property it makes Key.
+	Op     string
+	Detail string
+	// Pool is the configuration of the pool that failed, and Workload the
+	// case (shrunk, when the finding comes from Run or Check).
+	Pool     string
+	Workload string
+	// Stack is the stack of a panic, or of the stuck goroutines of a
+	// hang, when there is one; it is volatile, so it is not in Error.
+	Stack string
+	// Runs and Failures say how often the shrunk case showed the defect
+	// when it was run again.
+	Runs, Failures int
+	// After is how long Explore had run when it first saw the defect
+	// (before shrinking it).
+	After time.Duration
 }
 
-func (f *Finding) Error() string { return "pool: " + f.Property + ": " + f.Detail }
+// Key identifies a defect: its property and the operation that triggered
+// it. Config.Known takes keys, or bare properties.
+func (f *Finding) Key() string {
+	if f.Op == "" {
+		return f.Property
+	}
+	return f.Property + "/" + f.Op
+}
+
+func (f *Finding) Error() string {
+	var b strings.Builder
+	b.WriteString("pool: ")
+	b.WriteString(f.Property)
+	if f.Op != "" {
+		b.WriteString(" (after " + f.Op + ")")
+	}
+	b.WriteString(": " + f.Detail)
+	if f.Pool != "" {
+		b.WriteString(" [pool " + f.Pool + "]")
+	}
+	if f.Workload != "" {
+		b.WriteString(" [case: " + f.Workload + "]")
+	}
+	return b.String()
+}
 
 // ErrViolated is wrapped by every Finding's error chain, for errors.Is.
 var ErrViolated = errors.New("pool: property violated")
@@ -164,6 +332,6 @@ var ErrViolated = errors.New("pool: property violated")
 // Is makes errors.Is(f, ErrViolated) true.
 func (f *Finding) Is(target error) bool { return target == ErrViolated }
 
-func finding(prop, format string, args ...any) error {
-	return &Finding{Property: prop, Detail: fmt.Sprintf(format, args...)}
+func finding(prop, op, format string, args ...any) *Finding {
+	return &Finding{Property: prop, Op: op, Detail: fmt.Sprintf(format, args...)}
 }

@@ -1,0 +1,140 @@
+// Package ants checks github.com/panjf2000/ants/v2 with execspec's pool
+// properties through an adapter that uses only its documented API (see
+// ../README.md for the versions and the bugs).
+package ants
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/panjf2000/ants/v2"
+
+	"github.com/execspec/execspec/properties/pool"
+	"github.com/execspec/execspec/properties/stress"
+)
+
+// cases is the number of cases per check: POOLCHECK_CASES, default 100.
+func cases() int {
+	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_CASES")); err == nil && n > 0 {
+		return n
+	}
+	return 100
+}
+
+// newAnts adapts an ants pool: Submit, Tune as Resize; the drawn options
+// set the capacity, the idle-worker expiry, the bound on blocked submitters
+// (MaxBlockingTasks, refusing beyond it) and nonblocking mode. Release does
+// not wait for running tasks, so Close waits for them first.
+func newAnts(o pool.Options) pool.Pool {
+	opts := []ants.Option{ants.WithPanicHandler(func(any) {})}
+	if o.IdleTimeout > 0 {
+		opts = append(opts, ants.WithExpiryDuration(o.IdleTimeout))
+	}
+	if o.QueueBound > 0 {
+		opts = append(opts, ants.WithMaxBlockingTasks(o.QueueBound))
+	}
+	if o.Nonblocking {
+		opts = append(opts, ants.WithNonblocking(true))
+	}
+	p, err := ants.NewPool(o.Capacity, opts...)
+	if err != nil {
+		panic(err)
+	}
+	var wg sync.WaitGroup
+	return &pool.Adapter{
+		SubmitFunc: func(f func()) error {
+			wg.Add(1)
+			err := p.Submit(func() { defer wg.Done(); f() })
+			if err != nil {
+				wg.Done()
+			}
+			return err
+		},
+		ResizeFunc: p.Tune,
+		CloseFunc:  func() error { wg.Wait(); p.Release(); return nil },
+	}
+}
+
+var antsConfig = pool.Config{
+	Space: pool.Space{
+		Capacity:     [2]int{1, 4},
+		QueueBound:   [2]int{0, 8},
+		IdleTimeout:  [2]time.Duration{5 * time.Millisecond, 200 * time.Millisecond},
+		Nonblocking:  true,
+		QueueRefuses: true,
+	},
+	Panics: pool.PanicsRecovered,
+	Goexit: true,
+}
+
+func TestAnts(t *testing.T) {
+	cfg := antsConfig
+	cfg.Cases = cases()
+	pool.CheckOptions(t, newAnts, cfg)
+}
+
+// TestAntsCapacityRace aims at the race of ants issue #374: retrieveWorker
+// released the pool's lock after checking Running() < Cap() and before the
+// new worker incremented Running, so concurrent Submits could all pass the
+// check and run more tasks at once than the capacity. The race can only
+// happen while a fresh pool spawns its workers, so each repetition is a
+// fresh pool, with two submitters pinned to distinct CPUs and started
+// together, and tasks that sleep long enough to overlap.
+func TestAntsCapacityRace(t *testing.T) {
+	const runs = 300
+	sleep := pool.Task{Work: pool.WorkSleep, Amount: 300}
+	w := pool.Tasks(2, sleep, sleep, sleep, sleep)
+	failed, first := stress.RepeatAll(runs, func(int) error {
+		return pool.RunWorkloadOptions(newAnts, w, pool.Config{Capacity: 2, Pin: true})
+	})
+	if failed > 0 {
+		var f *pool.Finding
+		if errors.As(first, &f) {
+			t.Errorf("property %s violated in %d of %d runs; first: %v", f.Property, failed, runs, first)
+		} else {
+			t.Errorf("%d of %d runs failed; first: %v", failed, runs, first)
+		}
+	}
+}
+
+// TestAntsDetectionRate measures how often one run of the targeted
+// workload shows the capacity race, with submitters pinned to distinct
+// CPUs and not. It takes a while, so it runs only with POOLCHECK_RATES=1:
+//
+//	POOLCHECK_RATES=1 go test -modfile=go.buggy.mod -run DetectionRate -v ./ants
+func TestAntsDetectionRate(t *testing.T) {
+	if os.Getenv("POOLCHECK_RATES") == "" {
+		t.Skip("set POOLCHECK_RATES=1 to measure detection rates")
+	}
+	const runs = 500
+	for _, pin := range []bool{false, true} {
+		for _, subs := range []int{2, 4, 8} {
+			var tasks []pool.Task
+			for range 2 * subs {
+				tasks = append(tasks, pool.Task{Work: pool.WorkSleep, Amount: 300})
+			}
+			w := pool.Tasks(subs, tasks...)
+			fails := 0
+			for range runs {
+				if pool.RunWorkloadOptions(newAnts, w, pool.Config{Capacity: 2, Pin: pin}) != nil {
+					fails++
+				}
+			}
+			t.Logf("pinned %-5v %d submitters: capacity exceeded in %3d of %d runs (%.1f%%)", pin, subs, fails, runs, 100*float64(fails)/runs)
+		}
+	}
+}
+
+// TestAntsKnownRace is TestAnts with the capacity race of issue #374
+// (fixed in v2.11.4) acknowledged, for the versions between the Tune fix
+// (v2.7.5) and it: every other defect is still reported.
+func TestAntsKnownRace(t *testing.T) {
+	cfg := antsConfig
+	cfg.Cases = cases()
+	cfg.Known = []string{pool.CapacityBound}
+	pool.CheckOptions(t, newAnts, cfg)
+}

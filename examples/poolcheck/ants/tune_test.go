@@ -1,0 +1,35 @@
+package ants
+
+import (
+	"os"
+	"testing"
+
+	"github.com/execspec/execspec/properties/pool"
+)
+
+// TestAntsTuneShrink replays, 200 times, the shrunk case of a capacity
+// finding at v2.11.4: Tune(1) on a fresh pool of capacity 4 while two
+// submitters submit four tasks. Only with POOLCHECK_TUNE=1.
+func TestAntsTuneShrink(t *testing.T) {
+	if os.Getenv("POOLCHECK_TUNE") == "" {
+		t.Skip("set POOLCHECK_TUNE=1")
+	}
+	w := pool.Workload{Options: pool.Options{Capacity: 4, QueueBound: 2, IdleTimeout: 136e6}, Submitters: 2, Rounds: []pool.Round{{Ops: []pool.Op{
+		{Kind: pool.OpSubmit, Task: pool.Task{Work: pool.WorkPanic}, CancelAfter: -1, Weight: 1},
+		{Kind: pool.OpSubmit, Task: pool.Task{Work: pool.WorkYield, Amount: 100}, CancelAfter: -1, Weight: 1},
+		{Kind: pool.OpResize, Size: 1, Delay: 14},
+		{Kind: pool.OpSubmit, Task: pool.Task{}, CancelAfter: -1, Weight: 1},
+		{Kind: pool.OpSubmit, Task: pool.Task{Work: pool.WorkSleep, Amount: 100}, CancelAfter: -1, Weight: 1},
+	}}}}
+	fails := 0
+	var first error
+	for range 200 {
+		if err := pool.RunWorkloadOptions(newAnts, w, antsConfig); err != nil {
+			fails++
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	t.Logf("%d of 200 runs failed; first: %v", fails, first)
+}

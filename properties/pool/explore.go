@@ -1,0 +1,367 @@
+package pool
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Report is what Explore found: each distinct defect once, with its own
+// shrunk case, and what the cases exercised.
+type Report struct {
+	// Findings holds one Finding per distinct Key, in the order found,
+	// each on its shrunk case.
+	Findings []*Finding
+	// Known counts the findings silenced by Config.Known, by key.
+	Known map[string]int
+	// Cases is the number of workloads run (not counting shrinking).
+	Cases int
+	// Exercised counts the operations and task kinds the cases ran
+	// (Submit, SubmitContext, cancelled, Resize, Wait, Cancel, panic,
+	// Goexit, error, hold), so a run that never reached an ability says
+	// so.
+	Exercised map[string]int
+	// Abilities names the optional interfaces the pool has.
+	Abilities string
+	Elapsed   time.Duration
+	// Stopped says why Explore ran fewer than Config.Cases cases.
+	Stopped string
+}
+
+// Err joins the findings, or returns nil.
+func (r *Report) Err() error {
+	return errors.Join(asErrors(r.Findings)...)
+}
+
+// Check runs the pool properties on Config.Cases workloads, each on a
+// fresh pool from newPool, and fails t once for each distinct defect
+// found (property and triggering operation), each with its own shrunk
+// case; the stacks of panics and hangs go to t.Log.
+func Check(t *testing.T, newPool func() Pool, cfg Config) {
+	t.Helper()
+	CheckOptions(t, func(Options) Pool { return newPool() }, cfg)
+}
+
+// CheckOptions is Check for a constructor that takes the configuration
+// each case draws from Config.Space.
+func CheckOptions(t *testing.T, newPool func(Options) Pool, cfg Config) {
+	t.Helper()
+	rep := Explore(newPool, cfg)
+	t.Logf("pool: %d cases in %v; abilities [%s]; exercised %v %s", rep.Cases, rep.Elapsed.Round(time.Millisecond), rep.Abilities, rep.Exercised, rep.Stopped)
+	for k, n := range rep.Known {
+		t.Logf("known defect %s seen in %d cases", k, n)
+	}
+	for _, f := range rep.Findings {
+		t.Errorf("%v", f)
+		t.Logf("%s: found after %v; reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Failures, f.Runs)
+		if f.Stack != "" {
+			t.Logf("%s stack:\n%s", f.Key(), f.Stack)
+		}
+	}
+}
+
+// Run is Explore without the report: the distinct findings joined, or nil.
+func Run(newPool func() Pool, cfg Config) error {
+	rep := Explore(func(Options) Pool { return newPool() }, cfg)
+	return rep.Err()
+}
+
+// RunOptions is Run for a constructor that takes Options.
+func RunOptions(newPool func(Options) Pool, cfg Config) error {
+	return Explore(newPool, cfg).Err()
+}
+
+// Explore runs cfg.Cases workloads generated from cfg.Seed. It goes on
+// after a finding: each new defect (a Key not seen before and not in
+// cfg.Known) is shrunk on its own, and the run continues with the next
+// case. A hang leaks the goroutines stuck in its pool; later cases use
+// fresh pools.
+func Explore(newPool func(Options) Pool, cfg Config) *Report {
+	cfg = cfg.withDefaults()
+	start := time.Now()
+	rep := &Report{Known: map[string]int{}, Exercised: map[string]int{}}
+	r := rand.New(rand.NewPCG(cfg.Seed, 0xda3e39cb94b95bdb))
+	ab, err := probe(newPool, drawOptions(rand.New(rand.NewPCG(cfg.Seed, 1)), cfg))
+	if err != nil {
+		rep.Findings = append(rep.Findings, err)
+		rep.Elapsed = time.Since(start)
+		return rep
+	}
+	rep.Abilities = ab.String()
+	seen := map[string]bool{}
+	hangs := 0
+	for range cfg.Cases {
+		if hangs >= cfg.MaxHangs {
+			// Each hang leaks its goroutines and costs a Timeout; the
+			// distinct ones have been reported.
+			rep.Stopped = fmt.Sprintf("stopped after %d hanging cases", hangs)
+			break
+		}
+		w := generate(r, cfg, ab)
+		rep.Cases++
+		exercised(w, ab, rep.Exercised)
+		for _, f := range runCase(newPool, w, cfg) {
+			if f.Property == NoHang || f.Property == CancelStops {
+				hangs++
+			}
+			key := f.Key()
+			if known(cfg.Known, f) {
+				rep.Known[key]++
+				continue
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			after := time.Since(start)
+			g := shrink(newPool, w, f, cfg)
+			g.After = after
+			rep.Findings = append(rep.Findings, g)
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return rep
+}
+
+// probe builds one pool to learn its abilities, and closes it.
+func probe(newPool func(Options) Pool, o Options) (ab abilities, f *Finding) {
+	defer func() {
+		if r := recover(); r != nil {
+			f = finding(NoPanic, "newPool", "newPool panicked: %v", r)
+			f.Pool = o.String()
+		}
+	}()
+	p := newPool(o)
+	if p == nil {
+		return ab, &Finding{Property: NoPanic, Op: "newPool", Detail: "newPool returned nil", Pool: o.String()}
+	}
+	ab = abilitiesOf(p)
+	func() {
+		defer func() { _ = recover() }() // the cases will find it
+		_ = p.Close()
+	}()
+	return ab, nil
+}
+
+func known(list []string, f *Finding) bool {
+	return slices.Contains(list, f.Key()) || slices.Contains(list, f.Property)
+}
+
+func exercised(w Workload, ab abilities, m map[string]int) {
+	if len(w.Rounds) > 1 {
+		m["Wait"] += len(w.Rounds) - 1
+	}
+	for _, r := range w.Rounds {
+		for _, op := range r.Ops {
+			switch op.Kind {
+			case OpResize:
+				m["Resize"]++
+				continue
+			case OpCancel:
+				m["Cancel"]++
+				continue
+			case OpSubmitContext:
+				m["SubmitContext"]++
+				if op.CancelAfter >= 0 {
+					m["cancelled"]++
+				}
+			default:
+				m["Submit"]++
+			}
+			switch op.Task.Work {
+			case WorkGoexit, WorkPanic, WorkError, WorkHold:
+				m[op.Task.Work.String()]++
+			}
+		}
+	}
+}
+
+// shows runs w up to tries times and returns the first finding with key.
+func shows(newPool func(Options) Pool, w Workload, key string, cfg Config, tries int) *Finding {
+	for range tries {
+		for _, f := range runCase(newPool, w, cfg) {
+			if f.Key() == key {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// shrink makes w smaller while it still shows f's defect, within
+// cfg.ShrinkTime, and returns the finding of the smallest case, with how
+// often that case showed the defect. A race does not repeat on demand, so
+// a candidate counts as showing the defect if one of cfg.Retries runs
+// does; a hang costs a Timeout per run, so hang candidates get 2 runs.
+func shrink(newPool func(Options) Pool, w Workload, f *Finding, cfg Config) *Finding {
+	key := f.Key()
+	tries := cfg.Retries
+	if f.Property == NoHang || f.Property == CancelStops {
+		tries = 2
+	}
+	deadline := time.Now().Add(cfg.ShrinkTime)
+	best := f
+	for progress := true; progress && time.Now().Before(deadline); {
+		progress = false
+		for _, c := range candidates(w) {
+			if !time.Now().Before(deadline) {
+				break
+			}
+			if g := shows(newPool, c, key, cfg, tries); g != nil {
+				w, best, progress = c, g, true
+				break
+			}
+		}
+	}
+	// How reliably the shrunk case shows it.
+	runs := min(tries, 10)
+	fails := 0
+	for range runs {
+		if time.Now().After(deadline.Add(cfg.ShrinkTime / 2)) {
+			break
+		}
+		for _, g := range runCase(newPool, w, cfg) {
+			if g.Key() == key {
+				fails++
+				break
+			}
+		}
+		best.Runs++
+	}
+	best.Failures = fails
+	return best
+}
+
+// candidates lists smaller variants of w, the boldest first.
+func candidates(w Workload) []Workload {
+	var out []Workload
+	clone := func() Workload {
+		c := w
+		c.Rounds = make([]Round, len(w.Rounds))
+		for i, r := range w.Rounds {
+			c.Rounds[i] = Round{Ops: slices.Clone(r.Ops)}
+		}
+		return c
+	}
+	// Fewer rounds.
+	for i := range w.Rounds {
+		if len(w.Rounds) > 1 {
+			c := clone()
+			c.Rounds = slices.Delete(c.Rounds, i, i+1)
+			out = append(out, c)
+		}
+	}
+	// Halves, then single operations, of each round.
+	for i, r := range w.Rounds {
+		if n := len(r.Ops); n >= 2 {
+			for _, keep := range [][2]int{{0, n / 2}, {n / 2, n}} {
+				c := clone()
+				c.Rounds[i].Ops = slices.Clone(r.Ops[keep[0]:keep[1]])
+				out = append(out, c)
+			}
+		}
+		for j := range r.Ops {
+			c := clone()
+			c.Rounds[i].Ops = slices.Delete(c.Rounds[i].Ops, j, j+1)
+			out = append(out, c)
+		}
+	}
+	if w.Submitters > 1 {
+		c := clone()
+		c.Submitters = 1
+		out = append(out, c)
+		c = clone()
+		c.Submitters--
+		out = append(out, c)
+	}
+	if w.CloseEarly {
+		c := clone()
+		c.CloseEarly = false
+		out = append(out, c)
+	}
+	// Simpler operations.
+	for i, r := range w.Rounds {
+		for j, op := range r.Ops {
+			for _, s := range simpler(op) {
+				c := clone()
+				c.Rounds[i].Ops[j] = s
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func simpler(op Op) []Op {
+	var out []Op
+	t := op.Task
+	if op.Kind == OpResize || op.Kind == OpCancel {
+		return nil
+	}
+	if t.Children > 0 {
+		o := op
+		o.Task.Children = 0
+		out = append(out, o)
+	}
+	if t.Work != WorkNone && t.Work <= WorkSleep {
+		o := op
+		o.Task.Work, o.Task.Amount = WorkNone, 0
+		out = append(out, o)
+	}
+	if t.Amount > 1 && t.Work != WorkHold {
+		o := op
+		o.Task.Amount /= 2
+		out = append(out, o)
+	}
+	if op.Kind == OpSubmitContext && op.CancelAfter >= 0 {
+		o := op
+		o.CancelAfter = -1
+		out = append(out, o)
+	}
+	if op.Weight > 1 {
+		o := op
+		o.Weight = 1
+		out = append(out, o)
+	}
+	return out
+}
+
+// Tasks is a workload of one round of plain submits, for targeted tests.
+func Tasks(submitters int, tasks ...Task) Workload {
+	var r Round
+	for _, t := range tasks {
+		r.Ops = append(r.Ops, Op{Kind: OpSubmit, Task: t, CancelAfter: -1, Weight: 1})
+	}
+	return Workload{Submitters: submitters, Rounds: []Round{r}}
+}
+
+// Summary renders a report as lines of text, for a command or a log.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d cases in %v, abilities [%s]\n", r.Cases, r.Elapsed.Round(time.Millisecond), r.Abilities)
+	if r.Stopped != "" {
+		fmt.Fprintf(&b, "  %s\n", r.Stopped)
+	}
+	keys := make([]string, 0, len(r.Exercised))
+	for k := range r.Exercised {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  exercised %-14s %d\n", k, r.Exercised[k])
+	}
+	for k, n := range r.Known {
+		fmt.Fprintf(&b, "  known %s: %d cases\n", k, n)
+	}
+	if len(r.Findings) == 0 {
+		b.WriteString("  no findings\n")
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "  %s (found after %v; %d/%d runs of the shrunk case): %v\n", f.Key(), f.After.Round(time.Millisecond), f.Failures, f.Runs, f)
+	}
+	return b.String()
+}

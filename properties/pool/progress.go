@@ -1,0 +1,296 @@
+package pool
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The progress property, measured after the fact from the records of one
+// case. Between any two recorded instants the state is constant: the
+// weight running R (tasks that started and have not ended), the capacity
+// in effect C (Config.Capacity or the drawn Options, then each Resize from
+// its return), and the pending tasks (submitted, not yet started, not
+// refused). The pool has room when C−R is at least the weight of every
+// pending task (so that a FIFO semaphore whose head waiter does not fit
+// is not blamed), or, with no stated capacity, when nothing runs at all.
+// A stall is a stretch of time during which the pool has room and some
+// task is pending; the longest stall must stay below
+//
+//	max(Config.ProgressFloor, Config.Progress × the median start delay)
+//
+// where the median start delay is the median, over the tasks of the same
+// case, of the time from the call of Submit to the task's start. The
+// finding names what the stall followed: a Resize (a grow that did not
+// wake a blocked submitter), a task's panic or Goexit (a worker lost), a
+// cancelled submit (the waiters behind it not woken), a task's end (a
+// completion that woke nobody) or a Submit.
+//
+// The bound also grows by twice the lateness of a canary goroutine (one
+// that sleeps a millisecond at a time) during the stall: on a loaded
+// machine the process itself can go unscheduled for tens of
+// milliseconds, and that is not the pool's doing.
+//
+// The analysis ends where a pool may legitimately stop serving: at Cancel,
+// and at Close when it races the submitters. Tasks that never started
+// belong to none-lost and no-hang, except when a hang is being described
+// (ongoing), where they are what the stall is about.
+
+type stall struct {
+	from, to int64
+	task     int // the task pending longest at the end of the stall
+	running  int64
+	cap      int
+	trigger  string
+}
+
+// progress returns a progress finding (or, with ongoing, a description of
+// the stall that is still going on at cutoff), or nil.
+func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
+	if tr.cfg.Progress < 0 && !ongoing {
+		return nil
+	}
+	if c := tr.cancelAt.Load(); c != 0 {
+		cutoff = min(cutoff, c)
+	}
+	if c := tr.closeCallAt.Load(); c != 0 && tr.w.CloseEarly {
+		cutoff = min(cutoff, c)
+	}
+	n := len(tr.tasks)
+	type span struct{ sub, pend, start, end int64 }
+	spans := make([]span, n)
+	times := []int64{0, cutoff}
+	var delays []int64
+	for id := range n {
+		t := &tr.tasks[id]
+		sp := span{sub: t.submitAt.Load(), start: t.startAt.Load(), end: t.endAt.Load()}
+		switch {
+		case sp.sub == 0:
+		case sp.start != 0:
+			sp.pend = sp.start
+		case t.verdict.Load() == refused || t.verdict.Load() == panicked:
+			sp.pend = t.returnAt.Load()
+		case ongoing:
+			sp.pend = cutoff
+		default:
+			sp.sub = 0 // never started: none-lost's business
+		}
+		if sp.start != 0 && sp.end == 0 {
+			sp.end = cutoff
+		}
+		spans[id] = sp
+		times = append(times, sp.sub, sp.pend, sp.start, sp.end)
+	}
+	tr.resizeMu.Lock()
+	capLog := slices.Clone(tr.capLog)
+	tr.resizeMu.Unlock()
+	for _, c := range capLog {
+		times = append(times, c.at)
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	for len(times) > 0 && times[len(times)-1] > cutoff {
+		times = times[:len(times)-1]
+	}
+	capAt := func(t int64) int {
+		c := tr.capacity()
+		for _, ch := range capLog {
+			if ch.at <= t {
+				c = ch.cap
+			}
+		}
+		return c
+	}
+	var best, cur *stall
+	for i := 0; i+1 < len(times); i++ {
+		t0, t1 := times[i], times[i+1]
+		var running int64
+		oldest, heaviest := -1, 0
+		for id, sp := range spans {
+			if sp.start != 0 && sp.start <= t0 && t0 < sp.end {
+				running += int64(tr.tasks[id].weight)
+			}
+			if sp.sub != 0 && sp.sub <= t0 && t0 < sp.pend {
+				if oldest < 0 || sp.sub < spans[oldest].sub {
+					oldest = id
+				}
+				heaviest = max(heaviest, tr.tasks[id].weight)
+			}
+		}
+		c := capAt(t0)
+		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
+		if !room {
+			cur = nil
+			continue
+		}
+		if cur == nil {
+			cur = &stall{from: t0, trigger: tr.trigger(t0, spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog)}
+		}
+		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
+		if best == nil || cur.to-cur.from > best.to-best.from {
+			b := *cur
+			best = &b
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	// The pool's own start delay: over the tasks that found room and no
+	// task waiting when they were submitted (all tasks, if none did), so
+	// that queueing behind a busy pool does not inflate the bound.
+	var all []int64
+	for id, sp := range spans {
+		if sp.sub == 0 || sp.start == 0 {
+			continue
+		}
+		d := sp.start - sp.sub
+		all = append(all, d)
+		var running int64
+		queued := false
+		for j, o := range spans {
+			if o.start != 0 && o.start <= sp.sub && sp.sub < o.end {
+				running += int64(tr.tasks[j].weight)
+			}
+			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
+		}
+		if c := capAt(sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
+			delays = append(delays, d)
+		}
+	}
+	if len(delays) == 0 {
+		delays = all
+	}
+	slices.Sort(delays)
+	var median int64
+	if len(delays) > 0 {
+		median = delays[len(delays)/2]
+	}
+	limit := max(int64(tr.cfg.ProgressFloor), int64(tr.cfg.Progress*float64(median)))
+	// A stall during which the process itself went unscheduled (the
+	// canary overslept) is the machine's, not the pool's: the bound grows
+	// by twice the canary's lateness during the stall.
+	late := tr.lateDuring(best.from, best.to)
+	limit += 2 * late
+	length := best.to - best.from
+	if ongoing {
+		if best.to < cutoff {
+			return nil
+		}
+	} else if length <= limit {
+		return nil
+	}
+	room := fmt.Sprintf("%d of %d running", best.running, best.cap)
+	if best.cap <= 0 {
+		room = "nothing running"
+	}
+	unit := "tasks"
+	if tr.ab.weighted != nil {
+		unit = "weight"
+		room = fmt.Sprintf("weight %d of %d running", best.running, best.cap)
+	}
+	_ = unit
+	// Name the task that waited through most of the stall.
+	bestOverlap := int64(-1)
+	for id, sp := range spans {
+		if sp.sub == 0 {
+			continue
+		}
+		if o := min(sp.pend, best.to) - max(sp.sub, best.from); o > bestOverlap {
+			best.task, bestOverlap = id, o
+		}
+	}
+	t := &tr.tasks[best.task]
+	started := "had not started when the case ended"
+	if s := t.startAt.Load(); s != 0 {
+		started = fmt.Sprintf("started %s after submit", dur(s-t.submitAt.Load()))
+	}
+	return finding(Progress, best.trigger, "task %d %s; the pool had room for it (%s) for %s, from %s into the case, after %s; the pool's median start is %s (bound %s, with the scheduler %s late meanwhile)",
+		best.task, started, room, dur(length), dur(best.from), best.trigger, dur(median), dur(limit), dur(late))
+}
+
+func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {
+	out := make([][2]int64, len(s))
+	for i, x := range s {
+		out[i][0], out[i][1] = f(x)
+	}
+	return out
+}
+
+// trigger names the event that gave the pool room at instant t: a
+// Resize, a task's end (by panic, Goexit or return), a cancelled submit
+// giving up, or a Submit. When the stall begins with a plain Submit or
+// task end, the most recent Resize, task panic, task Goexit or cancelled
+// submit since the pool last started a task is named instead: that is
+// where the pool lost track of its room.
+func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) string {
+	kind := func(at int64) (string, bool) {
+		for _, c := range capLog {
+			if c.at == at {
+				return "Resize", true
+			}
+		}
+		for id, pe := range pendEnd {
+			rec := &tr.tasks[id]
+			if pe[1] == at && rec.startAt.Load() != 0 {
+				switch rec.how.Load() {
+				case endPanicked:
+					return "task panic", true
+				case endGoexit:
+					return "task Goexit", true
+				}
+				return "task end", false
+			}
+		}
+		for id, pe := range pendEnd {
+			rec := &tr.tasks[id]
+			if pe[0] == at && rec.startAt.Load() == 0 && rec.cancelled.Load() {
+				return "cancelled submit", true
+			}
+		}
+		return "Submit", false
+	}
+	if k, special := kind(t); special {
+		return k
+	}
+	// Look back to the last start before t.
+	var lastStart int64
+	for id := range tr.tasks {
+		if s := tr.tasks[id].startAt.Load(); s != 0 && s <= t {
+			lastStart = max(lastStart, s)
+		}
+	}
+	best, bestAt := "", int64(-1)
+	consider := func(at int64) {
+		if at > lastStart && at < t && at > bestAt {
+			if k, special := kind(at); special {
+				best, bestAt = k, at
+			}
+		}
+	}
+	for _, c := range capLog {
+		consider(c.at)
+	}
+	for _, pe := range pendEnd {
+		consider(pe[0])
+		consider(pe[1])
+	}
+	if best != "" {
+		return best
+	}
+	k, _ := kind(t)
+	return k
+}
+
+// dur formats nanoseconds with three significant digits.
+func dur(ns int64) string {
+	d := time.Duration(ns)
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	case d >= time.Microsecond:
+		return d.Round(10 * time.Nanosecond).String()
+	}
+	return d.String()
+}
