@@ -37,6 +37,9 @@ type explorer struct {
 	enabled []uint64 // per state: the processes with an enabled step
 
 	invs []*model.Invariant
+	// stuck: a state with nothing enabled that is not all DONE is a
+	// violation (the safety property's no-stuck-state check).
+	stuck bool
 
 	transitions int64
 	depth       int
@@ -52,6 +55,7 @@ func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, 
 	e := &explorer{ctx: ctx, m: m, cfg: m.Config(), lay: lay, opts: opts, st: newStore(lay.Words())}
 	e.shards = []*store{e.st}
 	e.live = opts.Property != Safety
+	e.stuck = opts.Property == Safety
 	if opts.Invariants == nil {
 		for k := range model.Invariants {
 			e.invs = append(e.invs, &model.Invariants[k])
@@ -84,20 +88,31 @@ func (e *explorer) run() *Result {
 	e.phase = "exploring"
 	e.res = &Result{Property: string(e.opts.Property), Config: e.cfg}
 	var r *Result
-	if e.live || e.opts.Parallel == 1 || (e.opts.Parallel == 0 && runtime.GOMAXPROCS(0) == 1) {
+	if e.live || !e.parallelWanted() {
 		r = e.sequential()
 	} else {
 		r = e.parallel()
 	}
 	if r.Verdict == Holds && e.live {
-		r = e.liveness()
+		r = e.liveness(e.opts.Property)
 	}
+	e.stats(r)
+	return r
+}
+
+// stats fills in r's counts and times.
+func (e *explorer) stats(r *Result) {
 	r.States = e.count()
 	r.Transitions = e.transitions
 	r.Depth = e.depth
 	r.Bytes = e.bytes()
 	r.Elapsed = time.Since(e.start)
-	return r
+}
+
+// parallelWanted reports whether the options ask for more than one
+// exploring goroutine.
+func (e *explorer) parallelWanted() bool {
+	return e.opts.Parallel > 1 || (e.opts.Parallel == 0 && runtime.GOMAXPROCS(0) > 1)
 }
 
 func (e *explorer) count() int64 {
@@ -236,7 +251,7 @@ func (e *explorer) sequential() *Result {
 			e.off = append(e.off, uint32(start))
 			e.enabled = append(e.enabled, mask)
 		}
-		if count == 0 && !cur.AllDone() && !e.live {
+		if count == 0 && !cur.AllDone() && e.stuck {
 			return e.safetyViolation(model.NoStuckState, "no rule is enabled but not every task is DONE: "+stuckTasks(cur), i, nil)
 		}
 	}

@@ -17,6 +17,8 @@
 // checked on the explored graph under weak fairness of each process: the
 // spawner, each worker and each task's event source. Their counterexamples
 // are lassos: a path, then a cycle that a fair run repeats forever.
+// ExploreAll checks several properties on one exploration: the graph is
+// built once and every liveness property is decided on it.
 //
 // States are stored packed (model.Layout) in an open-addressing table: about
 // 26 bytes per state for the reference configurations. Safety runs use every

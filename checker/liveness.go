@@ -31,9 +31,10 @@ type liveSpec struct {
 	p        func(i uint32) bool
 	infOften bool
 	task     int
+	prop     Property
 }
 
-func (e *explorer) liveness() *Result {
+func (e *explorer) liveness(prop Property) *Result {
 	n := e.st.n
 	cfg := e.cfg
 	// Per-state predicates, from one pass over the store.
@@ -59,7 +60,7 @@ func (e *explorer) liveness() *Result {
 		}
 	}
 	var specs []liveSpec
-	switch e.opts.Property {
+	switch prop {
 	case EventuallyDone:
 		specs = append(specs, liveSpec{
 			name: "every task is eventually DONE",
@@ -73,12 +74,15 @@ func (e *explorer) liveness() *Result {
 				name:     fmt.Sprintf("t%d", t+1),
 				in:       func(i uint32) bool { return !r.get(i) },
 				p:        q.get,
-				infOften: e.opts.Property == Fairness,
+				infOften: prop == Fairness,
 				task:     t + 1,
 			})
 		}
 	}
 	last := time.Now()
+	for k := range specs {
+		specs[k].prop = prop
+	}
 	for k, sp := range specs {
 		e.phase = fmt.Sprintf("liveness %d/%d (%s)", k+1, len(specs), sp.name)
 		if time.Since(last) >= time.Second {
@@ -261,7 +265,7 @@ func (e *explorer) lasso(sp liveSpec, comp []uint32, from, entry uint32, all uin
 	r := e.res
 	r.Verdict = Violated
 	r.Counterexample = cx
-	switch e.opts.Property {
+	switch sp.prop {
 	case EventuallyDone:
 		r.Message = "a fair run never finishes: " + stuckTasks(cx.lastState())
 		if cx.Loop == len(cx.Steps) {

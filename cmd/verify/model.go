@@ -105,17 +105,16 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	code := exitHolds
-	for _, p := range props {
-		o := opts
-		o.Property = p
-		if !f.quiet && !f.json {
-			o.Progress = progressPrinter(stderr)
-		}
-		r, err := checker.Explore(ctx, cfg, o)
-		if err != nil {
-			fmt.Fprintf(stderr, "verify model: %v\n", err)
-			return exitUsage
-		}
+	if !f.quiet && !f.json {
+		opts.Progress = progressPrinter(stderr)
+	}
+	// One exploration for every property (checker.ExploreAll).
+	rs, err := checker.ExploreAll(ctx, cfg, props, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "verify model: %v\n", err)
+		return exitUsage
+	}
+	for _, r := range rs {
 		files := map[string]string{}
 		if r.Verdict == checker.Violated {
 			files, err = writeCounterexample(f.out, r)
