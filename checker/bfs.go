@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/execspec/execspec/model"
@@ -15,18 +16,14 @@ import (
 const TakeQueuedOnly = "take-only-queued"
 
 type explorer struct {
-	ctx  context.Context
-	m    *model.Model
-	cfg  model.Config
-	lay  *model.Layout
-	opts Options
-	st   *store // the store of a sequential run (shards[0])
-	// A parallel run shards the states by hash; a state's id is its index
-	// in its shard shifted left by shardBits, or'ed with the shard.
-	shards    []*store
-	shardBits uint
-	sym       *symmetry
-	start     time.Time
+	ctx   context.Context
+	m     *model.Model
+	cfg   model.Config
+	lay   *model.Layout
+	opts  Options
+	st    *store // the visited states; a state's id is its index in it
+	sym   *symmetry
+	start time.Time
 
 	// The graph, kept for liveness properties only: edges of state i are
 	// edges[off[i]:off[i+1]], with the process that takes each.
@@ -43,8 +40,12 @@ type explorer struct {
 
 	transitions int64
 	depth       int
-	phase       string
-	res         *Result
+	// par is the number of exploring goroutines; busy the time they spent
+	// in the parallel phases.
+	par   int
+	busy  atomic.Int64
+	phase string
+	res   *Result
 }
 
 func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, error) {
@@ -53,7 +54,6 @@ func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, 
 		return nil, err
 	}
 	e := &explorer{ctx: ctx, m: m, cfg: m.Config(), lay: lay, opts: opts, st: newStore(lay.Words())}
-	e.shards = []*store{e.st}
 	e.live = opts.Property != Safety
 	e.stuck = opts.Property == Safety
 	if opts.Invariants == nil {
@@ -107,6 +107,10 @@ func (e *explorer) stats(r *Result) {
 	r.Depth = e.depth
 	r.Bytes = e.bytes()
 	r.Elapsed = time.Since(e.start)
+	r.Workers = max(e.par, 1)
+	if e.par > 1 && r.Elapsed > 0 {
+		r.Efficiency = float64(e.busy.Load()) / (float64(e.par) * float64(r.Elapsed))
+	}
 }
 
 // parallelWanted reports whether the options ask for more than one
@@ -116,27 +120,19 @@ func (e *explorer) parallelWanted() bool {
 }
 
 func (e *explorer) count() int64 {
-	var n int64
-	for _, s := range e.shards {
-		n += int64(s.n)
-	}
-	return n
+	return int64(e.st.n)
 }
 
 func (e *explorer) bytes() int64 {
-	var n int64
-	for _, s := range e.shards {
-		n += s.bytes()
-	}
-	return n
+	return e.st.bytes()
 }
 
 func (e *explorer) stateOf(id uint32) []uint64 {
-	return e.shards[id&(1<<e.shardBits-1)].state(id >> e.shardBits)
+	return e.st.state(id)
 }
 
 func (e *explorer) parentOf(id uint32) uint32 {
-	return e.shards[id&(1<<e.shardBits-1)].parentOf(id >> e.shardBits)
+	return e.st.parentOf(id)
 }
 
 // budget reports why exploration must stop, or "".

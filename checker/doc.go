@@ -22,8 +22,10 @@
 //
 // States are stored packed (model.Layout) in an open-addressing table: about
 // 26 bytes per state for the reference configurations. Safety runs use every
-// core (level-synchronous search over a hash-sharded store); the counts and
-// the counterexamples do not depend on the number of goroutines. Symmetry
+// core (level-synchronous search over one store whose hash table the
+// goroutines update lock-free); the states are numbered as a sequential
+// search numbers them, so the counts and the counterexamples do not depend
+// on the number of goroutines or on the timing. Symmetry
 // reduction (Options.Symmetry) stores one state per class of states equal up
 // to a permutation of the workers and of tasks with identical programs.
 //

@@ -95,6 +95,14 @@ type Result struct {
 	Elapsed     time.Duration
 	Bytes       int64 // memory held by the state store at the end
 
+	// Workers is the number of goroutines that explored. Efficiency is the
+	// share of Workers × Elapsed they spent exploring (0 for one
+	// goroutine): the parallel efficiency (speedup ÷ workers) as far as
+	// the run itself can tell; a run with --parallel 1 side by side
+	// (bench/scale.sh) measures the real speedup.
+	Workers    int
+	Efficiency float64
+
 	Counterexample *Counterexample
 }
 

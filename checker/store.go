@@ -1,5 +1,7 @@
 package checker
 
+import "sync/atomic"
+
 // store is the set of visited states of one exploration: packed states in
 // insertion order (which is breadth-first order, so the frontier is a range
 // of indices and needs no queue of its own), the parent of each, and an
@@ -13,16 +15,19 @@ package checker
 // The hash only speeds up equality: a lookup compares the packed words, so a
 // collision costs time, never a wrong answer.
 //
-// A store is not safe for concurrent use; the parallel explorer gives each
-// goroutine its own shard.
+// A store is not safe for concurrent use through insert; the parallel
+// explorer (parallel.go) updates the table with atomic operations and
+// writes states only between its phases, through reserve and ensure.
 type store struct {
 	words  int
 	chunks [][]uint64 // chunkStates states each
 	parent [][]uint32
 	n      uint32
 	// table holds index+1 in its low idxBits bits (0 = empty) and, above
-	// them, the top bits of the state's hash: a probe compares states only
-	// when those tag bits match, so most probes touch only the table.
+	// them, the top bits of the state's hash (bit 31 excepted, which the
+	// parallel explorer uses to mark a pending claim): a probe compares
+	// states only when those tag bits match, so most probes touch only the
+	// table.
 	table   []uint32
 	mask    uint32
 	idxBits uint
@@ -74,7 +79,7 @@ func equalWords(a, b []uint64) bool {
 // insert adds the packed state w with the given parent if it is new. It
 // returns the state's index and whether it was new.
 func (s *store) insert(w []uint64, h uint32, parent uint32) (uint32, bool) {
-	tag := h &^ s.idxMask
+	tag := h &^ s.idxMask &^ pendingBit
 	for slot := h & s.mask; ; slot = (slot + 1) & s.mask {
 		e := s.table[slot]
 		if e == 0 {
@@ -99,8 +104,8 @@ func (s *store) setTable(t []uint32) {
 	s.table = t
 	s.mask = uint32(len(t) - 1)
 	s.idxBits = uint(bitsLen(uint32(len(t))))
-	if s.idxBits > 32 {
-		s.idxBits = 32
+	if s.idxBits > 31 {
+		s.idxBits = 31
 	}
 	s.idxMask = uint32(uint64(1)<<s.idxBits - 1)
 }
@@ -147,7 +152,45 @@ func (s *store) grow() {
 		for s.table[slot] != 0 {
 			slot = (slot + 1) & s.mask
 		}
-		s.table[slot] = (i + 1) | h&^s.idxMask
+		s.table[slot] = (i + 1) | h&^s.idxMask&^pendingBit
+	}
+}
+
+// reserve grows the table, if needed, so that claims more states fit at a
+// load of at most 3/4, rehashing the stored states on par goroutines. Not
+// safe for concurrent use.
+func (s *store) reserve(claims uint32, par int) {
+	need := (uint64(s.n) + uint64(claims)) * 4
+	size := uint64(len(s.table))
+	for need > size*3 {
+		size *= 2
+	}
+	if size == uint64(len(s.table)) {
+		return
+	}
+	s.setTable(make([]uint32, size))
+	const span = 1 << 14
+	each(par, int((s.n+span-1)/span), nil, func(g, c int) bool {
+		lo := uint32(c) * span
+		hi := min(lo+span, s.n)
+		for i := lo; i < hi; i++ {
+			h := hashWords(s.state(i))
+			e := (i + 1) | h&^s.idxMask&^pendingBit
+			for slot := h & s.mask; ; slot = (slot + 1) & s.mask {
+				if atomic.CompareAndSwapUint32(&s.table[slot], 0, e) {
+					break
+				}
+			}
+		}
+		return true
+	})
+}
+
+// ensure allocates room for states up to n (exclusive) without storing any.
+func (s *store) ensure(n uint32) {
+	for int((n+chunkMask)>>chunkShift) > len(s.chunks) {
+		s.chunks = append(s.chunks, make([]uint64, chunkStates*s.words))
+		s.parent = append(s.parent, make([]uint32, chunkStates))
 	}
 }
 

@@ -155,3 +155,49 @@ func TestParallelDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The parallel explorer numbers the states as the sequential one does, so
+// with any number of goroutines it reports the same verdict, counts and
+// counterexample, step for step, on the correct model and on every broken
+// variant (with the invariants and without them).
+func TestParallelEqualsSequential(t *testing.T) {
+	var cfgs []model.Config
+	for _, v := range model.Variants {
+		if v.Variant == model.NoAging {
+			continue
+		}
+		cfgs = append(cfgs,
+			model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, Variant: v.Variant},
+			model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2, Variant: v.Variant})
+	}
+	cfgs = append(cfgs,
+		model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2},
+		model.Config{Policy: model.TimeSlice, Workers: 2, Tasks: 3, Pendings: 2},
+		model.Config{Policy: model.Retry, Workers: 2, Tasks: 3, Pendings: 1})
+	for _, c := range cfgs {
+		for _, o := range []Options{{}, {Invariants: []string{}}, {Symmetry: true}} {
+			o.Parallel = 1
+			seq, err := Explore(context.Background(), c, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []int{2, 3, 4} {
+				o.Parallel = p
+				par, err := Explore(context.Background(), c, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if par.Verdict != seq.Verdict || par.Property != seq.Property || par.Message != seq.Message {
+					t.Errorf("%s %+v parallel=%d: %s %s %q; sequential %s %s %q", c, o.Invariants, p, par.Verdict, par.Property, par.Message, seq.Verdict, seq.Property, seq.Message)
+					continue
+				}
+				if seq.Verdict == Holds && (par.States != seq.States || par.Transitions != seq.Transitions || par.Depth != seq.Depth) {
+					t.Errorf("%s parallel=%d: %d/%d/%d; sequential %d/%d/%d", c, p, par.States, par.Transitions, par.Depth, seq.States, seq.Transitions, seq.Depth)
+				}
+				if a, b := cexString(par.Counterexample), cexString(seq.Counterexample); a != b {
+					t.Errorf("%s %+v parallel=%d: counterexample\n%s\nsequential\n%s", c, o.Invariants, p, a, b)
+				}
+			}
+		}
+	}
+}

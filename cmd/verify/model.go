@@ -401,6 +401,8 @@ func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
 		Depth       int        `json:"depth"`
 		Seconds     float64    `json:"seconds"`
 		BytesState  float64    `json:"bytes_per_state"`
+		Workers     int        `json:"workers"`
+		Efficiency  float64    `json:"parallel_efficiency,omitempty"`
 		Path        []jsonStep `json:"path,omitempty"`
 		Loop        *int       `json:"loop,omitempty"`
 		Trace       string     `json:"trace,omitempty"`
@@ -408,7 +410,7 @@ func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
 	}{
 		Verdict: r.Verdict.String(), Property: r.Property, Message: r.Message, Model: r.Config.String(),
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Seconds: r.Elapsed.Seconds(),
-		BytesState: r.BytesPerState(), Trace: files["trace"], Timeline: files["timeline"],
+		BytesState: r.BytesPerState(), Workers: r.Workers, Efficiency: r.Efficiency, Trace: files["trace"], Timeline: files["timeline"],
 	}
 	if cx := r.Counterexample; cx != nil {
 		for _, cs := range cx.Steps {
