@@ -64,6 +64,10 @@ func TestExploreAllMatchesSingle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		compact, err := ExploreAll(context.Background(), tc.cfg, tc.props, Options{Invariants: tc.invs, Compact: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 		var want []*Result
 		for _, p := range tc.props {
 			r, err := Explore(context.Background(), tc.cfg, Options{Property: p, Invariants: tc.invs, Parallel: 1})
@@ -74,6 +78,14 @@ func TestExploreAllMatchesSingle(t *testing.T) {
 			if r.Verdict == Violated {
 				violations++
 				break
+			}
+		}
+		if len(compact) != len(all) {
+			t.Errorf("%s: %d results with the compact store, %d without", name, len(compact), len(all))
+		}
+		for k := range min(len(compact), len(all)) {
+			if a, b := cexString(compact[k].Counterexample), cexString(all[k].Counterexample); a != b || compact[k].Verdict != all[k].Verdict {
+				t.Errorf("%s: result %d with the compact store: %s\n%s\nwithout: %s\n%s", name, k, compact[k].Verdict, a, all[k].Verdict, b)
 			}
 		}
 		if len(all) != len(want) {

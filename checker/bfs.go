@@ -25,6 +25,10 @@ type explorer struct {
 	sym   *symmetry
 	start time.Time
 
+	// levels[d] is the id of the first state of depth d; the last entry
+	// starts the level being generated.
+	levels []uint32
+
 	// The graph, kept for liveness properties only: edges of state i are
 	// edges[off[i]:off[i+1]], with the process that takes each.
 	live    bool
@@ -53,7 +57,7 @@ func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, 
 	if err != nil {
 		return nil, err
 	}
-	e := &explorer{ctx: ctx, m: m, cfg: m.Config(), lay: lay, opts: opts, st: newStore(lay.Words())}
+	e := &explorer{ctx: ctx, m: m, cfg: m.Config(), lay: lay, opts: opts, st: newStore(lay.Words(), lay.Bits(), opts.Compact, lay.TaskBits())}
 	e.live = opts.Property != Safety
 	e.stuck = opts.Property == Safety
 	if opts.Invariants == nil {
@@ -127,12 +131,10 @@ func (e *explorer) bytes() int64 {
 	return e.st.bytes()
 }
 
-func (e *explorer) stateOf(id uint32) []uint64 {
-	return e.st.state(id)
-}
-
-func (e *explorer) parentOf(id uint32) uint32 {
-	return e.st.parentOf(id)
+// stateOf returns the packed words of state id, in buf if the store needs
+// it.
+func (e *explorer) stateOf(id uint32, buf []uint64) []uint64 {
+	return e.st.load(id, buf)
 }
 
 // budget reports why exploration must stop, or "".
@@ -190,13 +192,16 @@ func (e *explorer) sequential() *Result {
 		return r
 	}
 	cur, next := e.m.Init(), e.m.Init()
+	sbuf := make([]uint64, e.lay.Words())
 	levelEnd := uint32(1)
+	e.levels = append(e.levels[:0], 0, 1)
 	lastReport := time.Now()
 	var bad *Result
 	for i := uint32(0); i < e.st.n; i++ {
 		if i == levelEnd {
 			e.depth++
 			levelEnd = e.st.n
+			e.levels = append(e.levels, levelEnd)
 		}
 		if i&1023 == 0 {
 			if why := e.budget(e.count()); why != "" {
@@ -208,7 +213,7 @@ func (e *explorer) sequential() *Result {
 				e.progress(int64(e.st.n - i))
 			}
 		}
-		e.lay.Unpack(e.st.state(i), cur)
+		e.lay.Unpack(e.st.load(i, sbuf), cur)
 		var mask uint64
 		count, start := 0, len(e.edges)
 		e.m.Next(cur, next, func(step model.Step, nx *model.State, err error) bool {
@@ -291,7 +296,10 @@ func (e *explorer) safetyViolation(prop, msg string, idx uint32, step *model.Ste
 // pathTo returns the state indices from the initial state to idx.
 func (e *explorer) pathTo(idx uint32) []uint32 {
 	var rev []uint32
-	for i := idx; i != noParent; i = e.parentOf(i) {
+	if !e.st.hasParents() {
+		rev = e.searchPath(idx)
+	}
+	for i := idx; i != noParent && e.st.hasParents(); i = e.st.parentOf(i) {
 		rev = append(rev, i)
 	}
 	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
@@ -309,9 +317,10 @@ func (e *explorer) replay(path []uint32, procs []uint8) *Counterexample {
 	cur := e.m.Init()
 	cx := &Counterexample{Init: cur.Clone()}
 	buf := make([]uint64, e.lay.Words())
+	wbuf := make([]uint64, e.lay.Words())
 	canon := e.m.Init()
 	for k := 1; k < len(path); k++ {
-		want := e.stateOf(path[k])
+		want := e.stateOf(path[k], wbuf)
 		var found *CexStep
 		e.m.Next(cur, e.m.Init(), func(step model.Step, nx *model.State, err error) bool {
 			if err != nil {

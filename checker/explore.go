@@ -60,6 +60,11 @@ type Options struct {
 	// permutation of the workers (and, for safety and eventually-done, of
 	// tasks with identical programs). Verdicts are unchanged; counts drop.
 	Symmetry bool
+	// Compact stores each state as indices into a table of shared words,
+	// and no parent per state: about half the memory per state, at some
+	// speed (BENCHMARKS.md); counterexamples are the same, rebuilt by a
+	// backward search of the breadth-first levels.
+	Compact bool
 	// Invariants names the invariants to check in every state (model.Invariants
 	// by name); nil means all of them, an empty non-nil slice none (to show
 	// that a liveness property catches a bug on its own). The no-stuck-state

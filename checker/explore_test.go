@@ -34,8 +34,9 @@ func TestReferenceCounts(t *testing.T) {
 			continue
 		}
 		c := model.Config{Policy: model.WorkSteal, Workers: rc.W, Tasks: rc.T, Pendings: rc.K, LocalCap: 2}
-		for _, par := range []int{1, 2} {
-			r, err := Explore(context.Background(), c, Options{Parallel: par})
+		for _, o := range []Options{{Parallel: 1}, {Parallel: 2}, {Parallel: 2, Compact: true}} {
+			par := o.Parallel
+			r, err := Explore(context.Background(), c, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,8 +44,8 @@ func TestReferenceCounts(t *testing.T) {
 				t.Fatalf("W=%d T=%d K=%d: %s: %s %s", rc.W, rc.T, rc.K, r.Verdict, r.Property, r.Message)
 			}
 			if r.States != rc.States || r.Transitions != rc.SPINTransitions-2 {
-				t.Errorf("W=%d T=%d K=%d parallel=%d: %d states, %d transitions; the reference has %d states, %d transitions",
-					rc.W, rc.T, rc.K, par, r.States, r.Transitions, rc.States, rc.SPINTransitions-2)
+				t.Errorf("W=%d T=%d K=%d parallel=%d compact=%v: %d states, %d transitions; the reference has %d states, %d transitions",
+					rc.W, rc.T, rc.K, par, o.Compact, r.States, r.Transitions, rc.States, rc.SPINTransitions-2)
 			}
 		}
 	}

@@ -45,8 +45,9 @@ func (e *explorer) liveness(prop Property) *Result {
 		queued[t], running[t] = newBits(n), newBits(n)
 	}
 	s := e.m.Init()
+	sbuf := make([]uint64, e.lay.Words())
 	for i := uint32(0); i < n; i++ {
-		e.lay.Unpack(e.st.state(i), s)
+		e.lay.Unpack(e.st.load(i, sbuf), s)
 		if s.AllDone() {
 			done.set(i)
 		}

@@ -80,7 +80,7 @@ type finding struct {
 type pworker struct {
 	cur, next *model.State
 	sym       *symmetry
-	buf       []uint64
+	buf, sbuf []uint64
 	trans     int64
 }
 
@@ -137,7 +137,7 @@ func (e *explorer) parallel() *Result {
 	}
 	ws := make([]*pworker, P)
 	for g := range ws {
-		ws[g] = &pworker{cur: e.m.Init(), next: e.m.Init(), buf: make([]uint64, words)}
+		ws[g] = &pworker{cur: e.m.Init(), next: e.m.Init(), buf: make([]uint64, words), sbuf: make([]uint64, words)}
 		if e.sym != nil {
 			ws[g].sym = newSymmetry(e.m, e.lay)
 		}
@@ -145,6 +145,7 @@ func (e *explorer) parallel() *Result {
 	var outs []*chunkOut
 	lastReport := time.Now()
 	lo, hi := uint32(0), st.n // the current level
+	e.levels = append(e.levels[:0], lo, hi)
 	for lo < hi {
 		width := hi - lo
 		clen := uint32(maxChunkLen)
@@ -240,6 +241,9 @@ func (e *explorer) parallel() *Result {
 				next += o.wins
 			}
 			st.ensure(next)
+			if st.leaves != nil {
+				st.leaves.reserve((next - st.n) * uint32(words))
+			}
 			// 4. Store and check.
 			each(par, nc, &e.busy, func(g, c int) bool {
 				e.storeChunk(ws[g], batch[c])
@@ -259,6 +263,7 @@ func (e *explorer) parallel() *Result {
 		lo, hi = hi, st.n
 		if hi > lo {
 			e.depth++
+			e.levels = append(e.levels, hi)
 		}
 	}
 	e.res.Verdict = Holds
@@ -270,7 +275,7 @@ func (e *explorer) parallel() *Result {
 func (e *explorer) expandChunk(w *pworker, o *chunkOut) bool {
 	st := e.st
 	for i := o.from; i < o.to; i++ {
-		e.lay.Unpack(st.state(i), w.cur)
+		e.lay.Unpack(st.load(i, w.sbuf), w.cur)
 		count := 0
 		var f *finding
 		e.m.Next(w.cur, w.next, func(step model.Step, nx *model.State, err error) bool {
@@ -338,7 +343,7 @@ func (e *explorer) claimChunk(batch []*chunkOut, c int) {
 				continue // someone took it: look again
 			case ent&^(pendingBit|idxMask) != tag:
 			case ent&pendingBit == 0:
-				if id := ent&idxMask - 1; equalWords(st.state(id), w) {
+				if id := ent&idxMask - 1; st.equal(id, w) {
 					res = 1<<63 | uint64(id)
 					break probe
 				}
@@ -389,8 +394,8 @@ func (e *explorer) storeChunk(w *pworker, o *chunkOut) {
 			continue
 		}
 		ws := o.recs[k*stride+1 : (k+1)*stride]
-		copy(st.state(id), ws)
-		st.parent[id>>chunkShift][id&chunkMask] = uint32(o.recs[k*stride])
+		st.put(id, ws)
+		st.setParent(id, uint32(o.recs[k*stride]))
 		atomic.StoreUint32(&tab[r], tag|(id+1))
 		if o.invFind == nil && len(e.invs) > 0 {
 			e.lay.Unpack(ws, w.cur)

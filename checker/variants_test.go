@@ -159,7 +159,8 @@ func TestParallelDeterministic(t *testing.T) {
 // The parallel explorer numbers the states as the sequential one does, so
 // with any number of goroutines it reports the same verdict, counts and
 // counterexample, step for step, on the correct model and on every broken
-// variant (with the invariants and without them).
+// variant (with the invariants and without them). So does the compact
+// store, which rebuilds the path without stored parents.
 func TestParallelEqualsSequential(t *testing.T) {
 	var cfgs []model.Config
 	for _, v := range model.Variants {
@@ -175,13 +176,18 @@ func TestParallelEqualsSequential(t *testing.T) {
 		model.Config{Policy: model.TimeSlice, Workers: 2, Tasks: 3, Pendings: 2},
 		model.Config{Policy: model.Retry, Workers: 2, Tasks: 3, Pendings: 1})
 	for _, c := range cfgs {
-		for _, o := range []Options{{}, {Invariants: []string{}}, {Symmetry: true}} {
+		for _, o := range []Options{{}, {Invariants: []string{}}, {Symmetry: true}, {Compact: true}, {Compact: true, Invariants: []string{}}} {
 			o.Parallel = 1
-			seq, err := Explore(context.Background(), c, o)
+			plain := o
+			plain.Compact = false
+			seq, err := Explore(context.Background(), c, plain)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range []int{2, 3, 4} {
+			for _, p := range []int{1, 2, 3, 4} {
+				if p == 1 && !o.Compact {
+					continue
+				}
 				o.Parallel = p
 				par, err := Explore(context.Background(), c, o)
 				if err != nil {

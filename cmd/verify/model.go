@@ -37,6 +37,7 @@ type modelFlags struct {
 	timeout    time.Duration
 	parallel   int
 	quiet      bool
+	scale      scaleFlags // model_scale.go
 }
 
 func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
@@ -70,6 +71,7 @@ func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
 	fs.DurationVar(&f.timeout, "timeout", 0, "time budget, e.g. 30s (0: none)")
 	fs.IntVar(&f.parallel, "parallel", 0, "exploring goroutines (0: one per core)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
+	f.scale.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: verify model [flags]")
 		fmt.Fprintln(stderr, "\nModel-checks the scheduling rules on every interleaving of a small configuration:")
@@ -188,6 +190,7 @@ func (f *modelFlags) resolve() (model.Config, []checker.Property, checker.Option
 		Parallel:  f.parallel,
 		Symmetry:  f.symmetry,
 	}
+	f.scale.apply(&opts)
 	switch f.invariants {
 	case "all", "":
 	case "none":
