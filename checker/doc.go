@@ -29,6 +29,13 @@
 // reduction (Options.Symmetry) stores one state per class of states equal up
 // to a permutation of the workers and of tasks with identical programs.
 //
+// Beyond RAM, Bitstate searches depth first with a Bloom filter of the
+// states seen (SPIN's supertrace): a real counterexample, or Unknown with a
+// coverage estimate, never Holds. SwarmMember diversifies N such searches
+// (seeds, successor orders, depth bounds), run anywhere; MergeSwarm
+// combines their SwarmResults into one verdict and a combined coverage
+// estimate.
+//
 // Example:
 //
 //	r, err := checker.Explore(ctx, model.Config{Workers: 3, Tasks: 4, Pendings: 2},
