@@ -110,6 +110,9 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !f.quiet && !f.json {
 		opts.Progress = progressPrinter(stderr)
 	}
+	if f.scale.search() {
+		return runSearch(ctx, &f, cfg, props, opts, stdout, stderr) // model_scale.go
+	}
 	// One exploration for every property (checker.ExploreAll).
 	rs, err := checker.ExploreAll(ctx, cfg, props, opts)
 	if err != nil {
