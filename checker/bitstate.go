@@ -48,6 +48,7 @@ type BitstateStats struct {
 	Lost        float64 // estimated states lost to coinciding bits
 	Cut         int64   // successors not explored because of the depth bound
 	MaxDepth    int     // deepest stack reached
+	Complete    bool    // the search ran to its end: no budget stopped it
 	Sketch      *Sketch // the states visited, for merging swarm results
 }
 
@@ -109,6 +110,7 @@ func Bitstate(ctx context.Context, c model.Config, opts Options, b BitstateOptio
 	if s.stored > 0 {
 		st.Coverage = float64(s.stored) / (float64(s.stored) + s.lost)
 	}
+	st.Complete = r.Verdict != Violated && r.Message == ""
 	if r.Verdict != Violated {
 		why := r.Message
 		r.Verdict = Unknown

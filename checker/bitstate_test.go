@@ -131,6 +131,12 @@ func TestSwarmMerge(t *testing.T) {
 	if v.Verdict != Unknown || v.Members != n || v.Union < float64(most) || v.Union > 29064*1.05 || v.Coverage <= 0 || v.Coverage > 1 {
 		t.Errorf("merged: %s, %d members, union %.0f (largest member %d, reachable 29064), coverage %.3f", v.Verdict, v.Members, v.Union, most, v.Coverage)
 	}
+	// A member stopped by a budget does not estimate the reachable states.
+	b0, _ := SwarmMember(1, n, BitstateOptions{Bytes: 1 << 12})
+	r0, st0, _ := Bitstate(context.Background(), c, Options{MaxStates: 2000}, b0)
+	if cut, err := MergeSwarm([]*SwarmResult{NewSwarmResult(1, n, b0, r0, st0)}); err != nil || st0.Complete || cut.Coverage != -1 {
+		t.Errorf("a member stopped by its budget: complete %v, merged coverage %.3f (want unknown)", st0.Complete, cut.Coverage)
+	}
 	if rs[0].Seed == rs[1].Seed || rs[2].DepthBound == 0 {
 		t.Errorf("members not diversified: %+v", rs[:3])
 	}

@@ -65,6 +65,7 @@ type SwarmResult struct {
 	Coverage    float64  `json:"coverage"`
 	Lost        float64  `json:"lost"`
 	Cut         int64    `json:"cut"`
+	Complete    bool     `json:"complete"` // no budget stopped the search
 	Sketch      *Sketch  `json:"sketch"`
 	Steps       []string `json:"steps,omitempty"` // the counterexample, one step a line
 	Trace       string   `json:"trace,omitempty"` // where the counterexample was written as a trace
@@ -77,7 +78,7 @@ func NewSwarmResult(i, n int, b BitstateOptions, r *Result, st *BitstateStats) *
 		Member: i, Members: n, Seed: b.Seed, Shuffle: b.Shuffle, DepthBound: b.MaxDepth,
 		Verdict: r.Verdict.String(), Property: r.Property, Message: r.Message,
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Seconds: r.Elapsed.Seconds(),
-		FilterBytes: st.FilterBytes, Hashes: st.Hashes, Fill: st.Fill, Coverage: st.Coverage, Lost: st.Lost, Cut: st.Cut,
+		FilterBytes: st.FilterBytes, Hashes: st.Hashes, Fill: st.Fill, Coverage: st.Coverage, Lost: st.Lost, Cut: st.Cut, Complete: st.Complete,
 		Sketch: st.Sketch,
 	}
 	if cx := r.Counterexample; cx != nil {
@@ -124,8 +125,9 @@ type SwarmVerdict struct {
 	Violations []*SwarmResult
 	// Union is the estimated number of distinct states the members
 	// visited together (from their sketches); Total the estimated number
-	// of reachable states, from the members that searched without a depth
-	// bound (their states ÷ their coverage), or 0 if none did; Coverage
+	// of reachable states, from the members that searched to the end
+	// without a depth bound or a budget stopping them (their states ÷
+	// their coverage), or 0 if none did; Coverage
 	// is Union ÷ Total (at most 1), or -1 when Total is unknown.
 	Union, Total, Coverage float64
 	Seconds                float64 // the longest member's time
@@ -164,7 +166,7 @@ func MergeSwarm(rs []*SwarmResult) (*SwarmVerdict, error) {
 				v.FirstViolation = r.Seconds
 			}
 		}
-		if r.DepthBound == 0 && r.Verdict == Unknown.String() && r.Coverage > 0 {
+		if r.Complete && r.DepthBound == 0 && r.Verdict == Unknown.String() && r.Coverage > 0 {
 			v.Total = max(v.Total, float64(r.States)/r.Coverage)
 		}
 	}

@@ -88,7 +88,7 @@ func printMerge(w io.Writer, v *checker.SwarmVerdict) {
 			fmt.Fprintf(w, "\n  trace:  %s\n  replay: %s replay %s\n", sanitize(first.Trace), selfCommand(), sanitize(first.Trace))
 		}
 	} else {
-		cov := "coverage unknown (every member had a depth bound)"
+		cov := "coverage unknown (no member searched to the end: each had a depth bound or ran out of budget)"
 		if v.Coverage >= 0 {
 			cov = fmt.Sprintf("coverage estimate %.2f %% of about %s reachable", 100*v.Coverage, human(int64(v.Total)))
 		}
