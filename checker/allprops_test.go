@@ -34,7 +34,7 @@ func TestExploreAllMatchesSingle(t *testing.T) {
 		invs  []string
 	}{
 		{ws, fin, nil},
-		{model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2, StealHalf: true}, fin, nil},
+		{model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 1, StealHalf: true}, fin, nil},
 		{model.Config{Policy: model.Priority, Workers: 2, Tasks: 3, Endless: true}, AllProperties, nil},
 		{model.Config{Policy: model.Priority, Workers: 1, Tasks: 2, Endless: true, Variant: model.NoAging}, AllProperties, nil},
 		// Without safety first, a liveness property reports the bug.

@@ -35,6 +35,9 @@ func TestReferenceCounts(t *testing.T) {
 		}
 		c := model.Config{Policy: model.WorkSteal, Workers: rc.W, Tasks: rc.T, Pendings: rc.K, LocalCap: 2}
 		for _, o := range []Options{{Parallel: 1}, {Parallel: 2}, {Parallel: 2, Compact: true}} {
+			if o.Compact && rc.States > 30000 {
+				continue // the compact store's counts on the larger ones: EXTRA=--compact bash bench/counts.sh
+			}
 			par := o.Parallel
 			r, err := Explore(context.Background(), c, o)
 			if err != nil {

@@ -167,16 +167,15 @@ func TestParallelEqualsSequential(t *testing.T) {
 		if v.Variant == model.NoAging {
 			continue
 		}
-		cfgs = append(cfgs,
-			model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, Variant: v.Variant},
-			model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2, Variant: v.Variant})
+		cfgs = append(cfgs, model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, Variant: v.Variant})
 	}
 	cfgs = append(cfgs,
-		model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2},
+		model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2, Variant: model.OverflowDrop},
+		model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 1},
 		model.Config{Policy: model.TimeSlice, Workers: 2, Tasks: 3, Pendings: 2},
 		model.Config{Policy: model.Retry, Workers: 2, Tasks: 3, Pendings: 1})
 	for _, c := range cfgs {
-		for _, o := range []Options{{}, {Invariants: []string{}}, {Symmetry: true}, {Compact: true}, {Compact: true, Invariants: []string{}}} {
+		for _, o := range []Options{{}, {Invariants: []string{}}, {Symmetry: true}, {Compact: true, Invariants: []string{}}} {
 			o.Parallel = 1
 			plain := o
 			plain.Compact = false
@@ -184,8 +183,8 @@ func TestParallelEqualsSequential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range []int{1, 2, 3, 4} {
-				if p == 1 && !o.Compact {
+			for _, p := range []int{1, 2, 3} {
+				if p == 1 && !o.Compact || p == 3 && o.Compact {
 					continue
 				}
 				o.Parallel = p
