@@ -23,7 +23,8 @@ import (
 //
 // Memory is that of the most demanding property: with a liveness property
 // among props the graph is kept (about 5 bytes per transition on top of
-// the store).
+// the store), and the exploration runs on one goroutine, as a liveness
+// property's own run does; with Safety alone it uses opts.Parallel.
 func ExploreAll(ctx context.Context, c model.Config, props []Property, opts Options) ([]*Result, error) {
 	if len(props) == 0 {
 		return nil, fmt.Errorf("no property to check")

@@ -38,6 +38,9 @@ func TestReferenceCounts(t *testing.T) {
 			if o.Compact && rc.States > 30000 {
 				continue // the compact store's counts on the larger ones: EXTRA=--compact bash bench/counts.sh
 			}
+			if raceOn && o.Parallel > 1 && rc.States > 30000 {
+				continue // under the race detector, only the small ones in parallel
+			}
 			par := o.Parallel
 			r, err := Explore(context.Background(), c, o)
 			if err != nil {
