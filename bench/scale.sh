@@ -10,6 +10,7 @@
 #
 #   bash bench/scale.sh                      # about 2-3 minutes on a quiet 2-core machine
 #   REPS=5 SAFETY="3 4 2" ALL="3 4 1" bash bench/scale.sh
+#   ALL=none bash bench/scale.sh             # the safety part only
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-3}
@@ -47,6 +48,7 @@ for r in $(seq "$REPS"); do
     run compact2 --workers "$W" --tasks "$T" --pendings "$K" --parallel 2 --compact
   fi
   for p in safety eventually-done woken-polled all; do
+    [ "$ALL" = none ] && break
     run "all-$p" --workers "$AW" --tasks "$AT" --pendings "$AK" --property "$p"
   done
 done
@@ -61,9 +63,9 @@ done
 s1=$(col seq1 1); s2=$(col par2 1)
 python3 -c "s=$s1/$s2; print('\n2-core speedup (median wall, --parallel 1 / --parallel 2): %.2fx, parallel efficiency %.2f' % (s, s/2))"
 if [ -f "$WORK/compact1" ]; then
-  python3 -c "print('compact store: %.1f%% slower on one core, %.1f%% on two' % (100*($(col compact1 1)/$s1-1), 100*($(col compact2 1)/$s2-1)))"
+  python3 -c "print('compact store: time ratio compact/plain %.2f on one core, %.2f on two' % ($(col compact1 1)/$s1, $(col compact2 1)/$s2))"
 fi
-python3 -c "
+[ "$ALL" = none ] || python3 -c "
 a=$(col all-all 1); m=max($(col all-safety 1), $(col all-eventually-done 1), $(col all-woken-polled 1))
 print('--property all: %.2fs, slowest single property %.2fs: %.2fx' % (a, m, a/m))"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)   reps: $REPS (medians)"
