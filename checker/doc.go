@@ -21,7 +21,8 @@
 // built once and every liveness property is decided on it.
 //
 // States are stored packed (model.Layout) in an open-addressing table: about
-// 26 bytes per state for the reference configurations. Safety runs use every
+// 26 bytes per state for the reference configurations, or about 15 with
+// Options.Compact (leaf indices instead of words, no parent per state). Safety runs use every
 // core (level-synchronous search over one store whose hash table the
 // goroutines update lock-free); the states are numbered as a sequential
 // search numbers them, so the counts and the counterexamples do not depend
