@@ -10,9 +10,11 @@
 #
 #   bash bench/counts.sh            # every size, about 3 minutes on 2 cores
 #   MAX=1000000 bash bench/counts.sh  # only sizes up to a million states
+#   EXTRA="--compact --parallel 1" bash bench/counts.sh  # with other flags of verify model
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MAX=${MAX:-100000000}
+EXTRA=${EXTRA:-}
 BIN=$(mktemp -d)/verify
 trap 'rm -rf "$(dirname "$BIN")"' EXIT
 (cd "$ROOT" && go build -o "$BIN" ./cmd/verify)
@@ -20,7 +22,7 @@ fail=0
 #  W T K  states     SPIN transitions
 while read -r W T K S TR; do
   [ "$S" -gt "$MAX" ] && continue
-  out=$("$BIN" model --json -q --workers "$W" --tasks "$T" --pendings "$K" --local-cap 2)
+  out=$("$BIN" model --json -q --workers "$W" --tasks "$T" --pendings "$K" --local-cap 2 $EXTRA)
   read -r got_s got_t secs < <(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print(r['states'], r['transitions'], r['seconds'])" "$out")
   same_t=$(python3 -c "a, b = $got_t + 2, $TR; print(int(a == b or (b >= 1e8 and '%.7e' % a == '%.7e' % b)))")
   if [ "$got_s" = "$S" ] && [ "$same_t" = 1 ]; then v=ok; else v=MISMATCH; fail=1; fi

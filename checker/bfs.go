@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/execspec/execspec/model"
@@ -15,18 +16,18 @@ import (
 const TakeQueuedOnly = "take-only-queued"
 
 type explorer struct {
-	ctx  context.Context
-	m    *model.Model
-	cfg  model.Config
-	lay  *model.Layout
-	opts Options
-	st   *store // the store of a sequential run (shards[0])
-	// A parallel run shards the states by hash; a state's id is its index
-	// in its shard shifted left by shardBits, or'ed with the shard.
-	shards    []*store
-	shardBits uint
-	sym       *symmetry
-	start     time.Time
+	ctx   context.Context
+	m     *model.Model
+	cfg   model.Config
+	lay   *model.Layout
+	opts  Options
+	st    *store // the visited states; a state's id is its index in it
+	sym   *symmetry
+	start time.Time
+
+	// levels[d] is the id of the first state of depth d; the last entry
+	// starts the level being generated.
+	levels []uint32
 
 	// The graph, kept for liveness properties only: edges of state i are
 	// edges[off[i]:off[i+1]], with the process that takes each.
@@ -37,11 +38,18 @@ type explorer struct {
 	enabled []uint64 // per state: the processes with an enabled step
 
 	invs []*model.Invariant
+	// stuck: a state with nothing enabled that is not all DONE is a
+	// violation (the safety property's no-stuck-state check).
+	stuck bool
 
 	transitions int64
 	depth       int
-	phase       string
-	res         *Result
+	// par is the number of exploring goroutines; busy the time they spent
+	// in the parallel phases.
+	par   int
+	busy  atomic.Int64
+	phase string
+	res   *Result
 }
 
 func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, error) {
@@ -49,9 +57,9 @@ func newExplorer(ctx context.Context, m *model.Model, opts Options) (*explorer, 
 	if err != nil {
 		return nil, err
 	}
-	e := &explorer{ctx: ctx, m: m, cfg: m.Config(), lay: lay, opts: opts, st: newStore(lay.Words())}
-	e.shards = []*store{e.st}
+	e := &explorer{ctx: ctx, m: m, cfg: m.Config(), lay: lay, opts: opts, st: newStore(lay.Words(), lay.Bits(), opts.Compact, lay.TaskBits())}
 	e.live = opts.Property != Safety
+	e.stuck = opts.Property == Safety
 	if opts.Invariants == nil {
 		for k := range model.Invariants {
 			e.invs = append(e.invs, &model.Invariants[k])
@@ -84,44 +92,49 @@ func (e *explorer) run() *Result {
 	e.phase = "exploring"
 	e.res = &Result{Property: string(e.opts.Property), Config: e.cfg}
 	var r *Result
-	if e.live || e.opts.Parallel == 1 || (e.opts.Parallel == 0 && runtime.GOMAXPROCS(0) == 1) {
+	if e.live || !e.parallelWanted() {
 		r = e.sequential()
 	} else {
 		r = e.parallel()
 	}
 	if r.Verdict == Holds && e.live {
-		r = e.liveness()
+		r = e.liveness(e.opts.Property)
 	}
+	e.stats(r)
+	return r
+}
+
+// stats fills in r's counts and times.
+func (e *explorer) stats(r *Result) {
 	r.States = e.count()
 	r.Transitions = e.transitions
 	r.Depth = e.depth
 	r.Bytes = e.bytes()
 	r.Elapsed = time.Since(e.start)
-	return r
+	r.Workers = max(e.par, 1)
+	if e.par > 1 && r.Elapsed > 0 {
+		r.Efficiency = float64(e.busy.Load()) / (float64(e.par) * float64(r.Elapsed))
+	}
+}
+
+// parallelWanted reports whether the options ask for more than one
+// exploring goroutine.
+func (e *explorer) parallelWanted() bool {
+	return e.opts.Parallel > 1 || (e.opts.Parallel == 0 && runtime.GOMAXPROCS(0) > 1)
 }
 
 func (e *explorer) count() int64 {
-	var n int64
-	for _, s := range e.shards {
-		n += int64(s.n)
-	}
-	return n
+	return int64(e.st.n)
 }
 
 func (e *explorer) bytes() int64 {
-	var n int64
-	for _, s := range e.shards {
-		n += s.bytes()
-	}
-	return n
+	return e.st.bytes()
 }
 
-func (e *explorer) stateOf(id uint32) []uint64 {
-	return e.shards[id&(1<<e.shardBits-1)].state(id >> e.shardBits)
-}
-
-func (e *explorer) parentOf(id uint32) uint32 {
-	return e.shards[id&(1<<e.shardBits-1)].parentOf(id >> e.shardBits)
+// stateOf returns the packed words of state id, in buf if the store needs
+// it.
+func (e *explorer) stateOf(id uint32, buf []uint64) []uint64 {
+	return e.st.load(id, buf)
 }
 
 // budget reports why exploration must stop, or "".
@@ -179,13 +192,16 @@ func (e *explorer) sequential() *Result {
 		return r
 	}
 	cur, next := e.m.Init(), e.m.Init()
+	sbuf := make([]uint64, e.lay.Words())
 	levelEnd := uint32(1)
+	e.levels = append(e.levels[:0], 0, 1)
 	lastReport := time.Now()
 	var bad *Result
 	for i := uint32(0); i < e.st.n; i++ {
 		if i == levelEnd {
 			e.depth++
 			levelEnd = e.st.n
+			e.levels = append(e.levels, levelEnd)
 		}
 		if i&1023 == 0 {
 			if why := e.budget(e.count()); why != "" {
@@ -197,7 +213,7 @@ func (e *explorer) sequential() *Result {
 				e.progress(int64(e.st.n - i))
 			}
 		}
-		e.lay.Unpack(e.st.state(i), cur)
+		e.lay.Unpack(e.st.load(i, sbuf), cur)
 		var mask uint64
 		count, start := 0, len(e.edges)
 		e.m.Next(cur, next, func(step model.Step, nx *model.State, err error) bool {
@@ -236,7 +252,7 @@ func (e *explorer) sequential() *Result {
 			e.off = append(e.off, uint32(start))
 			e.enabled = append(e.enabled, mask)
 		}
-		if count == 0 && !cur.AllDone() && !e.live {
+		if count == 0 && !cur.AllDone() && e.stuck {
 			return e.safetyViolation(model.NoStuckState, "no rule is enabled but not every task is DONE: "+stuckTasks(cur), i, nil)
 		}
 	}
@@ -280,7 +296,10 @@ func (e *explorer) safetyViolation(prop, msg string, idx uint32, step *model.Ste
 // pathTo returns the state indices from the initial state to idx.
 func (e *explorer) pathTo(idx uint32) []uint32 {
 	var rev []uint32
-	for i := idx; i != noParent; i = e.parentOf(i) {
+	if !e.st.hasParents() {
+		rev = e.searchPath(idx)
+	}
+	for i := idx; i != noParent && e.st.hasParents(); i = e.st.parentOf(i) {
 		rev = append(rev, i)
 	}
 	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
@@ -298,9 +317,10 @@ func (e *explorer) replay(path []uint32, procs []uint8) *Counterexample {
 	cur := e.m.Init()
 	cx := &Counterexample{Init: cur.Clone()}
 	buf := make([]uint64, e.lay.Words())
+	wbuf := make([]uint64, e.lay.Words())
 	canon := e.m.Init()
 	for k := 1; k < len(path); k++ {
-		want := e.stateOf(path[k])
+		want := e.stateOf(path[k], wbuf)
 		var found *CexStep
 		e.m.Next(cur, e.m.Init(), func(step model.Step, nx *model.State, err error) bool {
 			if err != nil {

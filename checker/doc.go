@@ -19,13 +19,35 @@
 // checked on the explored graph under weak fairness of each process: the
 // spawner, each worker and each task's event source. Their counterexamples
 // are lassos: a path, then a cycle that a fair run repeats forever.
+// ExploreAll checks several properties on one exploration: the graph is
+// built once and every liveness property is decided on it.
 //
 // States are stored packed (model.Layout) in an open-addressing table: about
-// 26 bytes per state for the reference configurations. Safety runs use every
-// core (level-synchronous search over a hash-sharded store); the counts and
-// the counterexamples do not depend on the number of goroutines. Symmetry
+// 26 bytes per state for the reference configurations, or about 15 with
+// Options.Compact (leaf indices instead of words, no parent per state). Safety runs use every
+// core (level-synchronous search over one store whose hash table the
+// goroutines update lock-free); the states are numbered as a sequential
+// search numbers them, so the counts and the counterexamples do not depend
+// on the number of goroutines or on the timing. Symmetry
 // reduction (Options.Symmetry) stores one state per class of states equal up
 // to a permutation of the workers and of tasks with identical programs.
+//
+// Beyond RAM, Bitstate searches depth first with a Bloom filter of the
+// states seen (SPIN's supertrace): a real counterexample, or Unknown with a
+// coverage estimate, never Holds. SwarmMember diversifies N such searches
+// (seeds, successor orders, depth bounds), run anywhere; MergeSwarm
+// combines their SwarmResults into one verdict and a combined coverage
+// estimate.
+//
+// Example:
+//
+//	r, err := checker.Explore(ctx, model.Config{Workers: 3, Tasks: 4, Pendings: 2},
+//		checker.Options{Property: checker.EventuallyDone})
+//	if err == nil && r.Verdict == checker.Violated {
+//		for _, s := range r.Counterexample.Steps {
+//			fmt.Println(s.Step) // "WORKER-STEAL w1 takes t3 from w0"
+//		}
+//	}
 //
 // # Spec coverage
 //
@@ -45,14 +67,4 @@
 //	cv := checker.NewCoverage(sp)
 //	res, _ := cv.Add(header, events) // res.Err: a conformance failure
 //	fmt.Print(cv.Report(10))
-//
-// Example:
-//
-//	r, err := checker.Explore(ctx, model.Config{Workers: 3, Tasks: 4, Pendings: 2},
-//		checker.Options{Property: checker.EventuallyDone})
-//	if err == nil && r.Verdict == checker.Violated {
-//		for _, s := range r.Counterexample.Steps {
-//			fmt.Println(s.Step) // "WORKER-STEAL w1 takes t3 from w0"
-//		}
-//	}
 package checker

@@ -60,6 +60,11 @@ type Options struct {
 	// permutation of the workers (and, for safety and eventually-done, of
 	// tasks with identical programs). Verdicts are unchanged; counts drop.
 	Symmetry bool
+	// Compact stores each state as indices into a table of shared words,
+	// and no parent per state: about half the memory per state, at some
+	// speed (BENCHMARKS.md); counterexamples are the same, rebuilt by a
+	// backward search of the breadth-first levels.
+	Compact bool
 	// Invariants names the invariants to check in every state (model.Invariants
 	// by name); nil means all of them, an empty non-nil slice none (to show
 	// that a liveness property catches a bug on its own). The no-stuck-state
@@ -94,6 +99,14 @@ type Result struct {
 	Depth       int   // breadth-first depth reached
 	Elapsed     time.Duration
 	Bytes       int64 // memory held by the state store at the end
+
+	// Workers is the number of goroutines that explored. Efficiency is the
+	// share of Workers × Elapsed they spent exploring (0 for one
+	// goroutine): the parallel efficiency (speedup ÷ workers) as far as
+	// the run itself can tell; a run with --parallel 1 side by side
+	// (bench/scale.sh) measures the real speedup.
+	Workers    int
+	Efficiency float64
 
 	Counterexample *Counterexample
 }

@@ -31,9 +31,10 @@ type liveSpec struct {
 	p        func(i uint32) bool
 	infOften bool
 	task     int
+	prop     Property
 }
 
-func (e *explorer) liveness() *Result {
+func (e *explorer) liveness(prop Property) *Result {
 	n := e.st.n
 	cfg := e.cfg
 	// Per-state predicates, from one pass over the store.
@@ -44,8 +45,9 @@ func (e *explorer) liveness() *Result {
 		queued[t], running[t] = newBits(n), newBits(n)
 	}
 	s := e.m.Init()
+	sbuf := make([]uint64, e.lay.Words())
 	for i := uint32(0); i < n; i++ {
-		e.lay.Unpack(e.st.state(i), s)
+		e.lay.Unpack(e.st.load(i, sbuf), s)
 		if s.AllDone() {
 			done.set(i)
 		}
@@ -59,7 +61,7 @@ func (e *explorer) liveness() *Result {
 		}
 	}
 	var specs []liveSpec
-	switch e.opts.Property {
+	switch prop {
 	case EventuallyDone:
 		specs = append(specs, liveSpec{
 			name: "every task is eventually DONE",
@@ -73,12 +75,15 @@ func (e *explorer) liveness() *Result {
 				name:     fmt.Sprintf("t%d", t+1),
 				in:       func(i uint32) bool { return !r.get(i) },
 				p:        q.get,
-				infOften: e.opts.Property == Fairness,
+				infOften: prop == Fairness,
 				task:     t + 1,
 			})
 		}
 	}
 	last := time.Now()
+	for k := range specs {
+		specs[k].prop = prop
+	}
 	for k, sp := range specs {
 		e.phase = fmt.Sprintf("liveness %d/%d (%s)", k+1, len(specs), sp.name)
 		if time.Since(last) >= time.Second {
@@ -261,7 +266,7 @@ func (e *explorer) lasso(sp liveSpec, comp []uint32, from, entry uint32, all uin
 	r := e.res
 	r.Verdict = Violated
 	r.Counterexample = cx
-	switch e.opts.Property {
+	switch sp.prop {
 	case EventuallyDone:
 		r.Message = "a fair run never finishes: " + stuckTasks(cx.lastState())
 		if cx.Loop == len(cx.Steps) {

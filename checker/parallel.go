@@ -2,6 +2,7 @@ package checker
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,312 +10,406 @@ import (
 	"github.com/execspec/execspec/model"
 )
 
-// The parallel explorer is level-synchronous breadth-first search over a
-// store sharded by hash:
+// The parallel explorer is level-synchronous breadth-first search over one
+// store shared by every goroutine, whose hash table is updated lock-free
+// (compare-and-swap on its 32-bit slots). It numbers the states exactly as
+// the sequential search does (in the order in which they are first
+// generated), so the counts, the state ids and therefore the
+// counterexamples are those of a sequential run, whatever the timing.
 //
-//  1. Expand: the current level is cut into chunks of chunkLen states; worker
-//     g expands chunks g, g+P, g+2P, … It unpacks each state, generates its
-//     successors, checks the invariants on each, packs it, and appends it
-//     to the chunk's outbox for the shard its hash selects.
-//  2. Insert: goroutine s owns shard s and inserts the outboxes of every
-//     chunk, in chunk order, into its shard; the new states are the next
-//     level.
+// The current level is cut into chunks of consecutive states, handed out
+// in order through an atomic counter, a batch of chunks at a time. Each
+// batch goes through four phases, every goroutine working in each:
 //
-// No lock is taken and no state is shared while written. Chunk order makes
-// the ids, and so the counterexamples, independent of timing; the counts are
-// those of the sequential search. (A shared lock-free table, as in Spin's
-// multi-core mode, is the alternative; it was not taken because it makes the
-// state ids, and so the reported counterexample, depend on the timing.)
+//  1. Expand: unpack each state, generate its successors, pack each into
+//     the chunk's outbox (no shared write). A refused take, a queue that
+//     overflows, or a stuck state is a finding of the chunk.
+//  2. Claim: look each successor up in the shared table. A stored state
+//     is found; a new one claims a slot with a pending entry that names
+//     its outbox position (its claim). Two goroutines that meet on the same
+//     new state keep the smaller claim (compare-and-swap down), so the
+//     copy generated first in sequential order wins, whoever came first.
+//  3. Count: a successor is new if the slot still holds its own claim. A
+//     prefix sum over the chunks gives each chunk the first id of its new
+//     states.
+//  4. Store: each chunk copies its new states to their ids, records their
+//     parents, replaces the pending entry by the id, and checks the
+//     invariants on them (a finding at the successor's place).
+//
+// The finding reported is the first in sequential order (chunk, then
+// position in the chunk), so it is the one the sequential search reports.
+// Slots are 32 bits: a pending flag, a tag of the hash's high bits, and an
+// id+1 or claim+1 below them, as in the sequential store.
+//
+// The alternative rejected: a table per shard with an owner goroutine per
+// shard (no atomics). It needs its own pass to move every successor to its
+// shard, numbers states by shard, so the ids depend on the shard count, and
+// checked invariants on every successor rather than on new states only.
 
 const (
-	chunkLen    = 512
-	batchChunks = 128 // 64k states expanded before their successors are inserted
+	maxChunkLen = 512
+	batchChunks = 128 // at most 64k states expanded per batch
 
-	minParallelChunks = 8 // narrower batches are expanded by one goroutine
+	minParallelStates = 64 // narrower levels are expanded by one goroutine
+	pendingBit        = 1 << 31
 )
 
-// outbox holds the successors one chunk sends to one shard: for each,
-// hash<<32|parent then the packed words.
-type outbox struct{ recs []uint64 }
+// chunkOut holds what one chunk of a batch produced.
+type chunkOut struct {
+	from, to uint32   // the chunk's states
+	recs     []uint64 // per successor: hash<<32|parent, then the packed words
+	res      []uint64 // per successor, after the claim phase: found<<63|id, or the slot
+	done     bool     // expanded to its end or to its finding
+	base     uint32   // the id of its first new state
+	wins     uint32   // its new states
+	claim0   uint32   // the claim of its first record
+	find     *finding // the first finding in phase 1
+	findAt   int      // the record index it comes before
+	invFind  *finding // the first invariant broken by a new state (phase 4)
+	invAt    int
+}
 
-// finding is a violation seen while expanding: the first in a chunk, in
-// generation order.
+// finding is a violation seen while exploring.
 type finding struct {
 	prop, msg string
 	id        uint32 // the state it was found in (stuck) or from (a step)
 	step      model.Step
 	hasStep   bool
-	stepErr   bool // the step itself was refused (no state after it)
 }
 
-func (e *explorer) parallel() *Result {
+type pworker struct {
+	cur, next *model.State
+	sym       *symmetry
+	buf, sbuf []uint64
+	trans     int64
+}
+
+func (e *explorer) workers() int {
 	P := e.opts.Parallel
 	if P <= 0 {
 		P = runtime.GOMAXPROCS(0)
 	}
-	// More shards than goroutines, handed out dynamically, so that a
-	// goroutine the OS deschedules does not hold up the others at the end
-	// of a phase.
-	bits := uint(0)
-	for 1<<bits < 8*P {
-		bits++
+	return P
+}
+
+// each runs f(g, c) for c in [0, n) on par goroutines (g is the goroutine's
+// index; 0 is the caller), handing out c in increasing order. If busy is
+// set, the time each goroutine spends in the loop is added to it.
+func each(par, n int, busy *atomic.Int64, f func(g, c int) bool) {
+	if n == 0 {
+		return
 	}
-	S := 1 << bits
-	e.shardBits = bits
-	e.shards = make([]*store, S)
-	for s := range e.shards {
-		e.shards[s] = newStore(e.lay.Words())
+	var next atomic.Int64
+	run := func(g int) {
+		if busy != nil {
+			t0 := time.Now()
+			defer func() { busy.Add(int64(time.Since(t0))) }()
+		}
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= n || !f(g, c) {
+				return
+			}
+		}
 	}
-	e.st = nil
+	if par <= 1 || n == 1 {
+		run(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for g := 1; g < min(par, n); g++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); run(g) }()
+	}
+	run(0)
+	wg.Wait()
+}
+
+func (e *explorer) parallel() *Result {
+	P := e.workers()
+	e.par = P
+	st := e.st
 	words := e.lay.Words()
-
-	// The initial state goes to its shard.
+	stride := 1 + words
 	buf := make([]uint64, words)
-	s0 := e.m.Init()
-	if e.sym != nil {
-		e.sym.canon(s0)
+	if r := e.root(buf); r != nil {
+		return r
 	}
-	e.lay.Pack(s0, buf)
-	h := hashWords(buf)
-	sh := shardOf(h, bits)
-	local, _ := e.shards[sh].insert(buf, h, noParent)
-	if inv, err := e.checkInvariants(s0); inv != nil {
-		return e.safetyViolation(inv.Name, err.Error(), local<<bits|uint32(sh), nil)
-	}
-
-	lo := make([]uint32, S) // the current level: shard s's states lo[s]..hi[s]
-	hi := make([]uint32, S)
-	for s := range hi {
-		hi[s] = e.shards[s].n
-	}
-	type worker struct {
-		cur, next *model.State
-		sym       *symmetry
-		buf       []uint64
-		trans     int64
-	}
-	ws := make([]*worker, P)
+	ws := make([]*pworker, P)
 	for g := range ws {
-		ws[g] = &worker{cur: e.m.Init(), next: e.m.Init(), buf: make([]uint64, words)}
+		ws[g] = &pworker{cur: e.m.Init(), next: e.m.Init(), buf: make([]uint64, words), sbuf: make([]uint64, words)}
 		if e.sym != nil {
 			ws[g].sym = newSymmetry(e.m, e.lay)
 		}
 	}
-	var boxes [][]outbox // [chunk][shard]
-	var finds []*finding // [chunk]
+	var outs []*chunkOut
 	lastReport := time.Now()
-	for {
-		// The level's states, as a list of (shard, first, last) chunks.
-		type chunk struct {
-			shard    int
-			from, to uint32
+	lo, hi := uint32(0), st.n // the current level
+	e.levels = append(e.levels[:0], lo, hi)
+	for lo < hi {
+		width := hi - lo
+		clen := uint32(maxChunkLen)
+		for clen > 16 && width/clen < uint32(4*P) {
+			clen /= 2
 		}
-		var chunks []chunk
-		width := int64(0)
-		for s := 0; s < S; s++ {
-			for a := lo[s]; a < hi[s]; a += chunkLen {
-				b := min(a+chunkLen, hi[s])
-				chunks = append(chunks, chunk{s, a, b})
+		for b0 := lo; b0 < hi; b0 += clen * batchChunks {
+			if why := e.budget(int64(st.n)); why != "" {
+				e.res.Verdict, e.res.Message = Unknown, why
+				return e.res
 			}
-			width += int64(hi[s] - lo[s])
-		}
-		if len(chunks) == 0 {
-			break
-		}
-		if why := e.budget(e.count()); why != "" {
-			e.res.Verdict, e.res.Message = Unknown, why
-			return e.res
-		}
-		next := make([]uint32, S) // where the next level starts in each shard
-		for s := 0; s < S; s++ {
-			next[s] = e.shards[s].n
-		}
-		// A batch of chunks at a time, so that the outboxes stay small.
-		all := chunks
-		for b0 := 0; b0 < len(all); b0 += batchChunks {
-			chunks := all[b0:min(b0+batchChunks, len(all))]
-			for len(boxes) < len(chunks) {
-				boxes = append(boxes, make([]outbox, S))
-				finds = append(finds, nil)
+			if e.opts.Progress != nil && time.Since(lastReport) >= time.Second {
+				lastReport = time.Now()
+				e.progress(int64(hi - b0))
 			}
-			for c := range chunks {
-				for s := range boxes[c] {
-					boxes[c][s].recs = boxes[c][s].recs[:0]
-				}
-				finds[c] = nil
+			b1 := min(b0+clen*batchChunks, hi)
+			nc := int((b1 - b0 + clen - 1) / clen)
+			for len(outs) < nc {
+				outs = append(outs, &chunkOut{})
 			}
-			// 1. Expand.
-			// Chunks are handed out in order through an atomic counter. A
-			// finding in chunk c stops the hand-out of chunks after c, but
-			// every chunk before c is finished, so the finding reported,
-			// the one in the lowest chunk, does not depend on the timing.
-			var wg sync.WaitGroup
-			var nextChunk atomic.Int64
-			var stopAt atomic.Int64
-			stopAt.Store(int64(len(chunks)))
-			// A narrow batch is expanded on this goroutine: waking others
-			// for it costs more than it saves, most of all on a busy machine.
+			batch := outs[:nc]
+			for c, o := range batch {
+				o.from = b0 + uint32(c)*clen
+				o.to = min(o.from+clen, b1)
+				o.recs, o.res = o.recs[:0], o.res[:0]
+				o.done, o.find, o.invFind, o.wins = false, nil, nil, 0
+			}
 			par := P
-			if len(chunks) < minParallelChunks {
+			if b1-b0 < minParallelStates {
 				par = 1
 			}
-			for g := 0; g < par; g++ {
-				wg.Add(1)
-				run := func(g int) {
-					defer wg.Done()
-					w := ws[g]
+
+			// 1. Expand. A finding in chunk c stops the hand-out of later
+			// chunks; every chunk before it is finished.
+			var stopAt atomic.Int64
+			stopAt.Store(int64(nc))
+			each(par, nc, &e.busy, func(g, c int) bool {
+				if int64(c) >= stopAt.Load() || e.ctx.Err() != nil {
+					return false
+				}
+				if f := e.expandChunk(ws[g], batch[c]); f {
 					for {
-						c := int(nextChunk.Add(1) - 1)
-						if c >= len(chunks) || int64(c) >= stopAt.Load() {
-							return
-						}
-						if g == 0 && e.opts.Progress != nil && time.Since(lastReport) >= time.Second {
-							lastReport = time.Now()
-							e.progress(width)
-						}
-						ch := chunks[c]
-						st := e.shards[ch.shard]
-						for i := ch.from; i < ch.to; i++ {
-							id := i<<bits | uint32(ch.shard)
-							e.lay.Unpack(st.state(i), w.cur)
-							count := 0
-							var f *finding
-							e.m.Next(w.cur, w.next, func(step model.Step, nx *model.State, err error) bool {
-								count++
-								w.trans++
-								if err != nil {
-									f = &finding{prop: TakeQueuedOnly, msg: err.Error(), id: id, step: step, hasStep: true, stepErr: true}
-									return false
-								}
-								if inv, err := e.checkInvariants(nx); inv != nil {
-									f = &finding{prop: inv.Name, msg: err.Error(), id: id, step: step, hasStep: true}
-									return false
-								}
-								if w.sym != nil {
-									w.sym.canon(nx)
-								}
-								if !e.lay.Pack(nx, w.buf) {
-									f = &finding{prop: model.Invariants[1].Name, msg: "a queue grew longer than any correct run allows", id: id, step: step, hasStep: true}
-									return false
-								}
-								h := hashWords(w.buf)
-								box := &boxes[c][shardOf(h, bits)]
-								box.recs = append(box.recs, uint64(h)<<32|uint64(id))
-								box.recs = append(box.recs, w.buf...)
-								return true
-							})
-							if f == nil && count == 0 && !w.cur.AllDone() {
-								f = &finding{prop: model.NoStuckState, msg: "no rule is enabled but not every task is DONE: " + stuckTasks(w.cur), id: id}
-							}
-							if f != nil {
-								finds[c] = f
-								for {
-									old := stopAt.Load()
-									if int64(c) >= old || stopAt.CompareAndSwap(old, int64(c)) {
-										break
-									}
-								}
-								break
-							}
-						}
-						if e.ctx.Err() != nil {
-							stopAt.Store(0)
-							return
+						old := stopAt.Load()
+						if int64(c) >= old || stopAt.CompareAndSwap(old, int64(c)) {
+							break
 						}
 					}
 				}
-				if par == 1 {
-					run(g)
-				} else {
-					go run(g)
-				}
+				return true
+			})
+			if e.ctx.Err() != nil {
+				e.res.Verdict, e.res.Message = Unknown, e.budget(0)
+				return e.res
 			}
-			wg.Wait()
 			e.transitions = 0
 			for _, w := range ws {
 				e.transitions += w.trans
 			}
-			for c := range chunks {
-				if f := finds[c]; f != nil {
-					return e.finding(f)
-				}
+			// Only chunks up to the first with a finding count.
+			if s := int(stopAt.Load()); s < nc {
+				nc = s + 1
+				batch = batch[:nc]
 			}
-			if why := e.budget(e.count()); why != "" {
-				e.res.Verdict, e.res.Message = Unknown, why
-				return e.res
+			claims := uint32(0)
+			for _, o := range batch {
+				o.claim0 = claims
+				claims += uint32(len(o.recs) / stride)
 			}
-			// 2. Insert, one goroutine per shard, chunks in order.
-			var nextShard atomic.Int64
-			for g := 0; g < par; g++ {
-				wg.Add(1)
-				run := func() {
-					defer wg.Done()
-					for {
-						s := int(nextShard.Add(1) - 1)
-						if s >= S {
-							return
-						}
-						st := e.shards[s]
-						stride := 1 + words
-						for c := range chunks {
-							recs := boxes[c][s].recs
-							for k := 0; k+stride <= len(recs); k += stride {
-								st.insert(recs[k+1:k+stride], uint32(recs[k]>>32), uint32(recs[k]))
-							}
+			st.reserve(claims, par)
+
+			// 2. Claim.
+			each(par, nc, &e.busy, func(g, c int) bool {
+				e.claimChunk(batch, c)
+				return true
+			})
+			// 3. Count.
+			each(par, nc, &e.busy, func(g, c int) bool {
+				o := batch[c]
+				tab := st.table
+				for k, r := range o.res {
+					if r>>63 == 0 {
+						h := uint32(o.recs[k*stride] >> 32)
+						if atomic.LoadUint32(&tab[r]) == pendingBit|h&^st.idxMask&^pendingBit|(o.claim0+uint32(k)+1) {
+							o.wins++
 						}
 					}
 				}
-				if par == 1 {
-					run()
-				} else {
-					go run()
+				return true
+			})
+			next := st.n
+			for _, o := range batch {
+				o.base = next
+				next += o.wins
+			}
+			st.ensure(next)
+			if st.leaves != nil {
+				st.leaves.reserve((next - st.n) * uint32(words))
+			}
+			// 4. Store and check.
+			each(par, nc, &e.busy, func(g, c int) bool {
+				e.storeChunk(ws[g], batch[c])
+				return true
+			})
+			st.n = next
+			for _, o := range batch {
+				f, at := o.find, o.findAt
+				if o.invFind != nil && (f == nil || o.invAt < at) {
+					f = o.invFind
+				}
+				if f != nil {
+					return e.finding(f)
 				}
 			}
-			wg.Wait()
 		}
-		copy(lo, next)
-		grew := false
-		for s := 0; s < S; s++ {
-			hi[s] = e.shards[s].n
-			if hi[s] > lo[s] {
-				grew = true
-			}
+		lo, hi = hi, st.n
+		if hi > lo {
+			e.depth++
+			e.levels = append(e.levels, hi)
 		}
-		if !grew {
-			break
-		}
-		e.depth++
 	}
 	e.res.Verdict = Holds
 	return e.res
 }
 
-// shardOf picks a shard from the hash's middle bits: the low bits choose
-// the slot within a shard's table and the high bits are its tag.
-func shardOf(h uint32, bits uint) int {
-	if bits == 0 {
-		return 0
+// expandChunk generates the successors of o's states into o's outbox. It
+// reports whether it stopped at a finding.
+func (e *explorer) expandChunk(w *pworker, o *chunkOut) bool {
+	st := e.st
+	for i := o.from; i < o.to; i++ {
+		e.lay.Unpack(st.load(i, w.sbuf), w.cur)
+		count := 0
+		var f *finding
+		e.m.Next(w.cur, w.next, func(step model.Step, nx *model.State, err error) bool {
+			count++
+			w.trans++
+			if err != nil {
+				f = &finding{prop: TakeQueuedOnly, msg: err.Error(), id: i, step: step, hasStep: true}
+				return false
+			}
+			if w.sym != nil {
+				w.sym.canon(nx)
+			}
+			if !e.lay.Pack(nx, w.buf) {
+				f = &finding{prop: model.Invariants[1].Name, msg: "a queue grew longer than any correct run allows", id: i, step: step, hasStep: true}
+				return false
+			}
+			o.recs = append(o.recs, uint64(hashWords(w.buf))<<32|uint64(i))
+			o.recs = append(o.recs, w.buf...)
+			return true
+		})
+		if f == nil && count == 0 && e.stuck && !w.cur.AllDone() {
+			f = &finding{prop: model.NoStuckState, msg: "no rule is enabled but not every task is DONE: " + stuckTasks(w.cur), id: i}
+		}
+		if f != nil {
+			o.find, o.findAt = f, len(o.recs)/(1+len(w.buf))
+			o.done = true
+			return true
+		}
 	}
-	return int((h * 0x9e3779b1) >> (32 - bits))
+	o.done = true
+	return false
+}
+
+// claimChunk looks o's successors up in the shared table, claiming a slot
+// for each one not stored yet.
+func (e *explorer) claimChunk(batch []*chunkOut, c int) {
+	st := e.st
+	o := batch[c]
+	words := e.lay.Words()
+	stride := 1 + words
+	tab, mask, idxMask := st.table, st.mask, st.idxMask
+	// recAt returns the packed words of the successor with the given claim.
+	recAt := func(claim uint32) []uint64 {
+		k := sort32(batch, claim)
+		b := batch[k]
+		at := int(claim-b.claim0) * stride
+		return b.recs[at+1 : at+stride]
+	}
+	for k := 0; k*stride < len(o.recs); k++ {
+		h := uint32(o.recs[k*stride] >> 32)
+		w := o.recs[k*stride+1 : (k+1)*stride]
+		tag := h &^ idxMask &^ pendingBit
+		mine := o.claim0 + uint32(k)
+		slot := h & mask
+		var res uint64
+	probe:
+		for {
+			ent := atomic.LoadUint32(&tab[slot])
+			switch {
+			case ent == 0:
+				if atomic.CompareAndSwapUint32(&tab[slot], 0, pendingBit|tag|(mine+1)) {
+					res = uint64(slot)
+					break probe
+				}
+				continue // someone took it: look again
+			case ent&^(pendingBit|idxMask) != tag:
+			case ent&pendingBit == 0:
+				if id := ent&idxMask - 1; st.equal(id, w) {
+					res = 1<<63 | uint64(id)
+					break probe
+				}
+			default:
+				other := ent&idxMask - 1
+				if other == mine || !equalWords(recAt(other), w) {
+					break
+				}
+				// The same new state, claimed by another copy: the
+				// copy first in sequential order keeps it.
+				if mine < other && !atomic.CompareAndSwapUint32(&tab[slot], ent, pendingBit|tag|(mine+1)) {
+					continue
+				}
+				res = uint64(slot)
+				break probe
+			}
+			slot = (slot + 1) & mask
+		}
+		o.res = append(o.res, res)
+	}
+}
+
+// sort32 returns the chunk of the batch whose claims hold claim.
+func sort32(batch []*chunkOut, claim uint32) int {
+	k, _ := slices.BinarySearchFunc(batch, claim, func(o *chunkOut, c uint32) int {
+		if o.claim0 > c {
+			return 1
+		}
+		return -1
+	})
+	return k - 1
+}
+
+// storeChunk gives o's new states their ids and checks the invariants on
+// them.
+func (e *explorer) storeChunk(w *pworker, o *chunkOut) {
+	st := e.st
+	stride := 1 + e.lay.Words()
+	tab := st.table
+	id := o.base
+	for k, r := range o.res {
+		if r>>63 != 0 {
+			continue
+		}
+		h := uint32(o.recs[k*stride] >> 32)
+		tag := h &^ st.idxMask &^ pendingBit
+		if atomic.LoadUint32(&tab[r]) != pendingBit|tag|(o.claim0+uint32(k)+1) {
+			continue
+		}
+		ws := o.recs[k*stride+1 : (k+1)*stride]
+		st.put(id, ws)
+		st.setParent(id, uint32(o.recs[k*stride]))
+		atomic.StoreUint32(&tab[r], tag|(id+1))
+		if o.invFind == nil && len(e.invs) > 0 {
+			e.lay.Unpack(ws, w.cur)
+			if inv, err := e.checkInvariants(w.cur); inv != nil {
+				o.invFind, o.invAt = &finding{prop: inv.Name, msg: err.Error(), id: id}, k
+			}
+		}
+		id++
+	}
 }
 
 func (e *explorer) finding(f *finding) *Result {
 	if !f.hasStep {
 		return e.safetyViolation(f.prop, f.msg, f.id, nil)
 	}
-	if f.stepErr {
-		return e.safetyViolation(f.prop, f.msg, f.id, &f.step)
-	}
-	r := e.safetyViolation(f.prop, f.msg, f.id, &f.step)
-	// The step reached a state: show it.
-	cx := r.Counterexample
-	last := cx.Init
-	if n := len(cx.Steps); n >= 2 {
-		last = cx.Steps[n-2].State
-	}
-	s := last.Clone()
-	if err := e.m.Apply(s, f.step); err == nil {
-		cx.Steps[len(cx.Steps)-1].State = s
-	}
-	return r
+	return e.safetyViolation(f.prop, f.msg, f.id, &f.step)
 }

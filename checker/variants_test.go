@@ -90,12 +90,16 @@ func TestSymmetryKeepsVerdicts(t *testing.T) {
 		model.Config{Policy: model.TimeSlice, Workers: 2, Tasks: 3, Pendings: 2},
 		model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, GlobalInterval: 2, OwnerFIFO: true},
 	)
+	par := 0
+	if raceOn {
+		par = 1 // the parallel explorer's race tests are TestParallelEqualsSequential's
+	}
 	for _, c := range cfgs {
-		full, err := Explore(context.Background(), c, Options{})
+		full, err := Explore(context.Background(), c, Options{Parallel: par})
 		if err != nil {
 			t.Fatal(err)
 		}
-		red, err := Explore(context.Background(), c, Options{Symmetry: true})
+		red, err := Explore(context.Background(), c, Options{Symmetry: true, Parallel: par})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +143,11 @@ func TestBudgetIsUnknown(t *testing.T) {
 func TestParallelDeterministic(t *testing.T) {
 	c := model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2, Variant: model.OverflowDrop}
 	var first string
-	for run := 0; run < 4; run++ {
+	runs := 4
+	if raceOn {
+		runs = 2
+	}
+	for run := 0; run < runs; run++ {
 		r, err := Explore(context.Background(), c, Options{Parallel: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -152,6 +160,60 @@ func TestParallelDeterministic(t *testing.T) {
 			first = got
 		} else if got != first {
 			t.Fatalf("run %d found another counterexample:\n%s\nthan run 0:\n%s", run, got, first)
+		}
+	}
+}
+
+// The parallel explorer numbers the states as the sequential one does, so
+// with any number of goroutines it reports the same verdict, counts and
+// counterexample, step for step, on the correct model and on every broken
+// variant (with the invariants and without them). So does the compact
+// store, which rebuilds the path without stored parents.
+func TestParallelEqualsSequential(t *testing.T) {
+	var cfgs []model.Config
+	for _, v := range model.Variants {
+		if v.Variant == model.NoAging {
+			continue
+		}
+		cfgs = append(cfgs, model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, Variant: v.Variant})
+	}
+	if !raceOn {
+		cfgs = append(cfgs,
+			model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 2, Variant: model.OverflowDrop},
+			model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 1})
+	}
+	cfgs = append(cfgs,
+		model.Config{Policy: model.TimeSlice, Workers: 2, Tasks: 3, Pendings: 2},
+		model.Config{Policy: model.Retry, Workers: 2, Tasks: 3, Pendings: 1})
+	for _, c := range cfgs {
+		for _, o := range []Options{{}, {Invariants: []string{}}, {Symmetry: true}, {Compact: true, Invariants: []string{}}} {
+			o.Parallel = 1
+			plain := o
+			plain.Compact = false
+			seq, err := Explore(context.Background(), c, plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []int{1, 2, 3} {
+				if p == 1 && !o.Compact || p == 3 && (o.Compact || raceOn) {
+					continue
+				}
+				o.Parallel = p
+				par, err := Explore(context.Background(), c, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if par.Verdict != seq.Verdict || par.Property != seq.Property || par.Message != seq.Message {
+					t.Errorf("%s %+v parallel=%d: %s %s %q; sequential %s %s %q", c, o.Invariants, p, par.Verdict, par.Property, par.Message, seq.Verdict, seq.Property, seq.Message)
+					continue
+				}
+				if seq.Verdict == Holds && (par.States != seq.States || par.Transitions != seq.Transitions || par.Depth != seq.Depth) {
+					t.Errorf("%s parallel=%d: %d/%d/%d; sequential %d/%d/%d", c, p, par.States, par.Transitions, par.Depth, seq.States, seq.Transitions, seq.Depth)
+				}
+				if a, b := cexString(par.Counterexample), cexString(seq.Counterexample); a != b {
+					t.Errorf("%s %+v parallel=%d: counterexample\n%s\nsequential\n%s", c, o.Invariants, p, a, b)
+				}
+			}
 		}
 	}
 }

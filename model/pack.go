@@ -86,6 +86,13 @@ func (l *Layout) Words() int { return l.words }
 // Bits returns how many bits of those words are used.
 func (l *Layout) Bits() int { return l.bits }
 
+// TaskBits returns how many bits the tasks' fields take: they come first,
+// bits 0 to TaskBits()-1, and the workers' and queues' fields follow (a
+// compact store cuts states there).
+func (l *Layout) TaskBits() int {
+	return len(l.m.Init().Task) * int(l.st+l.pend+l.wake+l.pl+l.age+l.tries)
+}
+
 type bitWriter struct {
 	dst []uint64
 	w   int  // word index

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -41,7 +42,14 @@ var (
 	buildDir  string
 )
 
+// TestMain runs the test binary as the command when
+// EXECSPEC_VERIFY_MAIN=1 (TestSwarmProcessesMerge starts it so, as
+// separate processes), and removes the command built for the hostile
+// corpus after the tests.
 func TestMain(m *testing.M) {
+	if os.Getenv("EXECSPEC_VERIFY_MAIN") == "1" {
+		os.Exit(dispatch(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

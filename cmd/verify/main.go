@@ -4,6 +4,7 @@
 //
 //	verify                 run the default check and say what to try next
 //	verify model [flags]   model-check the rules (every interleaving of a small configuration)
+//	verify merge FILE...   combine the result files of a swarm into one verdict
 //	verify check FILE      check a recorded trace against the model
 //	verify replay FILE     step through a trace with the state of every queue
 //	verify run [flags]     run the property suite on a built-in executor

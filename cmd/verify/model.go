@@ -37,6 +37,7 @@ type modelFlags struct {
 	timeout    time.Duration
 	parallel   int
 	quiet      bool
+	scale      scaleFlags // model_scale.go
 }
 
 func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
@@ -70,6 +71,7 @@ func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
 	fs.DurationVar(&f.timeout, "timeout", 0, "time budget, e.g. 30s (0: none)")
 	fs.IntVar(&f.parallel, "parallel", 0, "exploring goroutines (0: one per core)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
+	f.scale.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: verify model [flags]")
 		fmt.Fprintln(stderr, "\nModel-checks the scheduling rules on every interleaving of a small configuration:")
@@ -108,17 +110,19 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	code := exitHolds
-	for _, p := range props {
-		o := opts
-		o.Property = p
-		if !f.quiet && !f.json {
-			o.Progress = progressPrinter(stderr)
-		}
-		r, err := checker.Explore(ctx, cfg, o)
-		if err != nil {
-			fmt.Fprintf(stderr, "verify model: %v\n", err)
-			return exitUsage
-		}
+	if !f.quiet && !f.json {
+		opts.Progress = progressPrinter(stderr)
+	}
+	if f.scale.search() {
+		return runSearch(ctx, &f, cfg, props, opts, stdout, stderr) // model_scale.go
+	}
+	// One exploration for every property (checker.ExploreAll).
+	rs, err := checker.ExploreAll(ctx, cfg, props, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "verify model: %v\n", err)
+		return exitUsage
+	}
+	for _, r := range rs {
 		files := map[string]string{}
 		if r.Verdict == checker.Violated {
 			files, err = writeCounterexample(f.out, r)
@@ -192,6 +196,7 @@ func (f *modelFlags) resolve() (model.Config, []checker.Property, checker.Option
 		Parallel:  f.parallel,
 		Symmetry:  f.symmetry,
 	}
+	f.scale.apply(&opts)
 	switch f.invariants {
 	case "all", "":
 	case "none":
@@ -362,6 +367,8 @@ func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
 		Depth       int          `json:"depth"`
 		Seconds     float64      `json:"seconds"`
 		BytesState  float64      `json:"bytes_per_state"`
+		Workers     int          `json:"workers"`
+		Efficiency  float64      `json:"parallel_efficiency,omitempty"`
 		Path        []jsonStep   `json:"path,omitempty"`
 		Loop        *int         `json:"loop,omitempty"`
 		Trace       string       `json:"trace,omitempty"`
@@ -371,7 +378,7 @@ func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
 	}{
 		Verdict: r.Verdict.String(), Property: r.Property, Message: r.Message, Model: r.Config.String(),
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Seconds: r.Elapsed.Seconds(),
-		BytesState: r.BytesPerState(), Trace: files["trace"], Timeline: files["timeline"],
+		BytesState: r.BytesPerState(), Workers: r.Workers, Efficiency: r.Efficiency, Trace: files["trace"], Timeline: files["timeline"],
 	}
 	out.RootCause, out.Symptom = diagnosisJSON(checker.Diagnose(r))
 	if cx := r.Counterexample; cx != nil {

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/model"
+)
+
+// scaleFlags are the flags of `verify model` for large state spaces: the
+// compact store, bitstate search and swarm members.
+type scaleFlags struct {
+	compact    bool
+	bitstateMB int64
+	swarm      string
+	seed       uint64
+	depthBound int
+	hashes     int
+	result     string
+}
+
+func (s *scaleFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&s.compact, "compact", false, "compact state store: about half the bytes per state, somewhat slower")
+	fs.Int64Var(&s.bitstateMB, "bitstate", 0, "bitstate search with a Bloom filter of `MB` MiB: a real counterexample or unknown with a coverage estimate, never holds (safety)")
+	fs.StringVar(&s.swarm, "swarm", "", "run member `I/N` of a swarm of N diversified bitstate searches and write its result file (merge them with verify merge)")
+	fs.Uint64Var(&s.seed, "seed", 0, "base hash seed of a bitstate search or swarm")
+	fs.IntVar(&s.depthBound, "depth-bound", 0, "depth bound of a bitstate search (0: none; a swarm varies it)")
+	fs.IntVar(&s.hashes, "hashes", 3, "bits set per state in the bitstate filter")
+	fs.StringVar(&s.result, "result", "", "swarm result file (default swarm-I-of-N.json in the current directory)")
+}
+
+// apply sets the options the flags ask for.
+func (s *scaleFlags) apply(o *checker.Options) {
+	o.Compact = s.compact
+}
+
+// search reports whether the flags ask for a bitstate search.
+func (s *scaleFlags) search() bool {
+	return s.bitstateMB != 0 || s.swarm != "" || s.result != "" || s.depthBound != 0
+}
+
+// parseSwarm reads "I/N".
+func parseSwarm(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--swarm %q: want I/N with 1 ≤ I ≤ N, e.g. 3/8", s)
+	}
+	return i, n, nil
+}
+
+// runSearch runs a bitstate search or one swarm member.
+func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []checker.Property, opts checker.Options, stdout, stderr io.Writer) int {
+	s := &f.scale
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "verify model: "+format+"\n", a...)
+		return exitUsage
+	}
+	if len(props) != 1 || props[0] != checker.Safety {
+		return usage("--bitstate and --swarm check the safety property only")
+	}
+	if s.compact {
+		return usage("--compact is for the exhaustive search; a bitstate search keeps no states")
+	}
+	if s.bitstateMB < 0 || s.depthBound < 0 || s.hashes < 1 || s.hashes > 16 {
+		return usage("--bitstate and --depth-bound must be at least 0, --hashes between 1 and 16")
+	}
+	mb := s.bitstateMB
+	if mb == 0 {
+		mb = 64
+	}
+	b := checker.BitstateOptions{Bytes: mb << 20, Hashes: s.hashes, Seed: s.seed, MaxDepth: s.depthBound}
+	i, n := 0, 0
+	if s.swarm != "" {
+		var err error
+		if i, n, err = parseSwarm(s.swarm); err != nil {
+			return usage("%v", err)
+		}
+		if b, err = checker.SwarmMember(i, n, b); err != nil {
+			return usage("%v", err)
+		}
+	} else if s.result != "" {
+		return usage("--result is for a swarm member (--swarm I/N)")
+	} else if s.bitstateMB == 0 {
+		return usage("--depth-bound is for a bitstate search (--bitstate MB or --swarm I/N)")
+	}
+	opts.MaxBytes = 0 // the filter is the memory
+	r, st, err := checker.Bitstate(ctx, cfg, opts, b)
+	if err != nil {
+		return usage("%v", err)
+	}
+	files := map[string]string{}
+	if r.Verdict == checker.Violated {
+		out := f.out
+		if n > 0 && out != "" {
+			// Members may share --out: each writes its own directory.
+			out = filepath.Join(out, fmt.Sprintf("swarm-%d-of-%d", i, n))
+		}
+		if files, err = writeCounterexample(out, r); err != nil {
+			fmt.Fprintf(stderr, "verify model: writing the counterexample: %v\n", err)
+		}
+	}
+	if f.json {
+		printModelJSON(stdout, r, files)
+	} else {
+		printModelResult(stdout, r, files)
+		fmt.Fprintf(stdout, "  bitstate: %d MiB filter, %d hashes, %.2f %% of its bits set, seed %d, depth bound %d, deepest %d\n",
+			st.FilterBytes>>20, st.Hashes, 100*st.Fill, b.Seed, b.MaxDepth, st.MaxDepth)
+	}
+	code := exitUnknown
+	if r.Verdict == checker.Violated {
+		code = exitViolated
+	}
+	if n > 0 {
+		sr := checker.NewSwarmResult(i, n, b, r, st)
+		sr.Trace = files["trace"]
+		path := s.result
+		if path == "" {
+			path = fmt.Sprintf("swarm-%d-of-%d.json", i, n)
+		}
+		if err := writeResultFile(path, sr); err != nil {
+			fmt.Fprintf(stderr, "verify model: writing the swarm result: %v\n", err)
+			return exitUsage
+		}
+		if !f.json {
+			fmt.Fprintf(stdout, "  swarm member %d of %d: result in %s (combine them with: %s merge FILES…)\n", i, n, path, selfCommand())
+		}
+	}
+	return code
+}
+
+// writeResultFile writes v as JSON to path through a temporary file in the
+// same directory, renamed into place: a symlink at path is replaced, never
+// followed.
+func writeResultFile(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".swarm-*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
