@@ -63,6 +63,8 @@ func runDefault(ctx context.Context, _ []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "  verify model --variant lost-wakeup             a counterexample, step by step, with its trace")
 	fmt.Fprintln(stdout, "  verify model --workers 3 --tasks 4 --pendings 2 --property all")
 	fmt.Fprintln(stdout, "  verify model --list                            the rules, invariants, properties and variants")
+	fmt.Fprintln(stdout, "  verify cover --strategy guided --time 20s      how much of the model a real executor's runs reach")
+	fmt.Fprintln(stdout, "  verify run --executor broken/lost-wakeup       the property suite catching a broken executor")
 	fmt.Fprintln(stdout, "  verify -h                                      every command (check, replay, run, ...)")
 	return code
 }
