@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -50,6 +51,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("EXECSPEC_VERIFY_MAIN") == "1" {
 		os.Exit(dispatch(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
+	if os.Getenv("EXECSPEC_HOSTILE_LAUNCH") == "1" {
+		os.Exit(launch(os.Args[1:]))
+	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
@@ -86,6 +90,8 @@ type hostileRun struct {
 	stdout, stderr string
 	rss            int64 // peak resident set, bytes
 	cmd            *exec.Cmd
+	args           []string
+	report         *os.File // the launcher's report
 	stdoutBuf      *bytes.Buffer
 	stderrBuf      *bytes.Buffer
 }
@@ -93,15 +99,26 @@ type hostileRun struct {
 // startVerify starts the binary with args under the address-space limit;
 // stdin, when not nil, is its standard input, and stdout, when not nil,
 // replaces the captured standard output.
+//
+// The binary is started by a launcher (this test binary again, see
+// launch), not by the test process itself: Linux carries the peak RSS of
+// the process that execs over into the new program's (ru_maxrss is kept
+// across exec), so a binary started straight from a test process that
+// has grown past the bound would inherit the test's peak, not show its
+// own. The launcher is small, so what it passes on is small too.
 func startVerify(t *testing.T, dir string, stdin io.Reader, stdout *os.File, args ...string) *hostileRun {
 	t.Helper()
 	bin := verifyBinary(t)
-	// exec replaces the shell, so the pid is the binary's and a signal
-	// sent to it reaches verify itself.
-	cmd := exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, hostileAS>>10), bin}, args...)...)
+	report, reportW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], append([]string{fmt.Sprint(hostileAS >> 10), bin}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOTRACEBACK=all")
-	r := &hostileRun{cmd: cmd, stdoutBuf: &bytes.Buffer{}, stderrBuf: &bytes.Buffer{}}
+	cmd.Env = append(os.Environ(), "GOTRACEBACK=all", "EXECSPEC_HOSTILE_LAUNCH=1")
+	cmd.ExtraFiles = []*os.File{reportW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a hang is killed with its launcher
+	r := &hostileRun{cmd: cmd, args: args, report: report, stdoutBuf: &bytes.Buffer{}, stderrBuf: &bytes.Buffer{}}
 	cmd.Stdin = stdin
 	if stdout != nil {
 		cmd.Stdout = stdout
@@ -109,10 +126,42 @@ func startVerify(t *testing.T, dir string, stdin io.Reader, stdout *os.File, arg
 		cmd.Stdout = r.stdoutBuf
 	}
 	cmd.Stderr = r.stderrBuf
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	reportW.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// launch is the launcher of startVerify: args are the address-space limit
+// in KiB, the binary and its arguments. It runs the binary under that
+// limit with the launcher's standard files, passes SIGINT and SIGTERM on to
+// it, and writes "EXIT-CODE PEAK-RSS-KIB" to file descriptor 3 when it
+// ends; its own exit code is the binary's.
+func launch(args []string) int {
+	report := os.NewFile(3, "report")
+	cmd := exec.Command("sh", append([]string{"-c", `ulimit -v "$0" && exec "$@"`, args[0]}, args[1:]...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "launch:", err)
+		return 125
+	}
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	fmt.Fprintf(report, "%d %d\n", code, rss)
+	return max(code, 0)
 }
 
 // wait waits for the run to end (at most hostileWait) and fills in the
@@ -124,14 +173,17 @@ func (r *hostileRun) wait(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(hostileWait):
-		r.cmd.Process.Kill()
+		syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
 		<-done
-		t.Fatalf("%v: still running after %v (a hang)", r.cmd.Args[3:], hostileWait)
+		t.Fatalf("%v: still running after %v (a hang)", r.args, hostileWait)
 	}
-	r.code = r.cmd.ProcessState.ExitCode()
-	if ru, ok := r.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rss = ru.Maxrss << 10 // kilobytes on Linux
+	b, _ := io.ReadAll(r.report)
+	r.report.Close()
+	var rssKiB int64
+	if _, err := fmt.Sscan(string(b), &r.code, &rssKiB); err != nil {
+		t.Fatalf("%v: no report from the launcher (%q): exit %d", r.args, b, r.cmd.ProcessState.ExitCode())
 	}
+	r.rss = rssKiB << 10 // kilobytes on Linux
 	r.stdout, r.stderr = r.stdoutBuf.String(), r.stderrBuf.String()
 }
 
