@@ -8,7 +8,7 @@
 //     mutex, a few workers that park through a parker;
 //   - steal: workers with bounded local queues (a ring of atomic slots,
 //     taken with a CAS), a global queue, a global check every few polls, an
-//     optional LIFO slot for the task the running task woke, steals from the
+//     optional LIFO slot for a task the running task spawned or woke, steals from the
 //     other workers, overflow of a full local queue to the global queue.
 //
 // A third base, deep (deep.go), is a work-stealing executor that reports
