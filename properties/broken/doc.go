@@ -38,6 +38,12 @@
 // run on the Go scheduler, yielding only where real executors do work (an
 // idle worker before it parks, a thief between reading and claiming).
 //
+// Both are also executor.Reporter and executor.Describer (record.go):
+// every event is made under one record lock, with the operation, and a bug
+// is recorded as what the code did (a second push, a wake dropped by a
+// cloned waker, two takes of one task), so that a failure's trace names
+// the root cause where the defect shows in a trace at all.
+//
 // The executors are for tests: a wake costs a goroutine-id lookup in the
 // work-stealing base, and Wait from inside a task is not detected.
 package broken
