@@ -78,7 +78,11 @@ func (d *deque) stealOwnerEnd(c *ctl) *task {
 		return nil
 	}
 	x := d.buf[(b-1)%int64(len(d.buf))].Load()
+	// The record lock is let go here, so that the owner may take meanwhile
+	// (the race this bug loses); its take and this one are both recorded.
+	c.unlockRec()
 	c.yield(executor.PointSteal)
+	c.lockRec()
 	d.bottom.Store(b - 1)
 	return x
 }

@@ -8,7 +8,7 @@
 //     mutex, a few workers that park through a parker;
 //   - steal: workers with bounded local queues (a ring of atomic slots,
 //     taken with a CAS), a global queue, a global check every few polls, an
-//     optional LIFO slot for the task the running task woke, steals from the
+//     optional LIFO slot for a task the running task spawned or woke, steals from the
 //     other workers, overflow of a full local queue to the global queue.
 //
 // A third base, deep (deep.go), is a work-stealing executor that reports
@@ -37,6 +37,12 @@
 // one goroutine at a time and a failure replays exactly. Without one they
 // run on the Go scheduler, yielding only where real executors do work (an
 // idle worker before it parks, a thief between reading and claiming).
+//
+// Both are also executor.Reporter and executor.Describer (record.go):
+// every event is made under one record lock, with the operation, and a bug
+// is recorded as what the code did (a second push, a wake dropped by a
+// cloned waker, two takes of one task), so that a failure's trace names
+// the root cause where the defect shows in a trace at all.
 //
 // The executors are for tests: a wake costs a goroutine-id lookup in the
 // work-stealing base, and Wait from inside a task is not detected.

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/traces"
 )
 
 // QueueConfig configures the single-queue base: Workers goroutines share
@@ -40,6 +41,7 @@ func NewQueue(cfg QueueConfig) executor.Executor { return newQueue(cfg, 0) }
 func newQueue(cfg QueueConfig, b bug) executor.Executor {
 	ex := &queueExec{bug: b, prio: cfg.Priority, n: max(cfg.Workers, 1)}
 	ex.live.init(&ex.ctl)
+	ex.initWorkers(ex.n)
 	ex.park.init(&ex.ctl, b)
 	if cfg.Priority {
 		return &prioQueue{ex}
@@ -79,14 +81,18 @@ func (ex *queueExec) spawn(f executor.Future, prio int) (executor.Handle, error)
 	t := newTask(ex.nextID.Add(1), f, ex)
 	t.prio = prio
 	ex.yield(executor.PointSpawn)
+	ex.lockRec()
 	ex.mu.Lock()
 	if ex.closed {
 		ex.mu.Unlock()
+		ex.unlockRec()
 		return nil, executor.ErrClosed
 	}
 	ex.live.add()
 	ex.pushLocked(t)
 	ex.mu.Unlock()
+	ex.emit(traces.Event{Kind: traces.KindSpawn, Task: t.id, Worker: ex.self(), Queue: traces.QueueGlobal})
+	ex.unlockRec()
 	ex.park.notify()
 	return t, nil
 }
@@ -96,22 +102,35 @@ func (ex *queueExec) pushLocked(t *task) {
 	ex.q = append(ex.q, t)
 }
 
-// wake queues a woken or re-queued task. Any goroutine.
-func (ex *queueExec) wake(t *task) {
+// place queues a woken or re-queued task; the caller holds the record
+// lock. Any goroutine.
+func (ex *queueExec) place(t *task, _ bool) traces.Queue {
 	ex.yield(executor.PointPush)
 	ex.mu.Lock()
 	ex.pushLocked(t)
 	ex.mu.Unlock()
-	ex.park.notify()
+	return traces.QueueGlobal
 }
+
+func (ex *queueExec) notify() { ex.park.notify() }
 
 func (ex *queueExec) finished(*task) { ex.live.done() }
 
 // pop takes the next task: the head, or with priorities the task of the
 // highest priority plus age (pops it has waited); without aging (the bug)
 // the highest priority alone.
-func (ex *queueExec) pop() *task {
+func (ex *queueExec) pop(w int) *task {
 	ex.yield(executor.PointPop)
+	ex.lockRec()
+	defer ex.unlockRec()
+	t := ex.popLocked()
+	if t != nil {
+		ex.took(t, w, traces.SourceGlobal, -1)
+	}
+	return t
+}
+
+func (ex *queueExec) popLocked() *task {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	if len(ex.q) == 0 {
@@ -146,12 +165,13 @@ func (ex *queueExec) hasWork() bool {
 func (ex *queueExec) work(w int) {
 	defer ex.exited.Add(1)
 	defer ex.workers.Done()
+	ex.enter(w)
 	cx := executor.NewContext(executor.Waker{}, w)
 	for {
 		if ex.down.Load() {
 			return
 		}
-		t := ex.pop()
+		t := ex.pop(w)
 		if t == nil {
 			if !ex.park.park(ex.hasWork) {
 				return
@@ -159,8 +179,8 @@ func (ex *queueExec) work(w int) {
 			continue
 		}
 		cx.Reset(executor.NewWaker(t), w)
-		if t.poll(cx) {
-			ex.wake(t)
+		if t.poll(cx, w) {
+			ex.park.notify()
 		}
 	}
 }

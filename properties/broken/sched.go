@@ -16,6 +16,7 @@ import (
 // runtime.Gosched.
 type ctl struct {
 	sched executor.Scheduler
+	recorder
 }
 
 // SetScheduler implements executor.Controllable. Call it before the first

@@ -8,12 +8,14 @@ import (
 	"sync/atomic"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/traces"
 )
 
 // StealConfig configures the work-stealing base: Workers workers, each with
 // a local queue of LocalCap tasks, a global queue checked first every
-// GlobalInterval polls, and optionally a LIFO slot for the task most
-// recently woken by the running task (polled at most 3 times in a row).
+// GlobalInterval polls, and optionally a LIFO slot that takes a task the
+// running task spawned or woke when the slot is empty (polled at most 3
+// times in a row before the local queue).
 type StealConfig struct {
 	Workers        int // 0 means 2
 	LocalCap       int // 0 means 4
@@ -67,6 +69,7 @@ func newSteal(cfg StealConfig, b bug) executor.Executor {
 	ex := &stealExec{bug: b, cfg: cfg}
 	ex.live.init(&ex.ctl)
 	ex.park.init(&ex.ctl, b)
+	ex.initWorkers(cfg.Workers)
 	for w := 0; w < cfg.Workers; w++ {
 		ex.workers = append(ex.workers, &worker{id: w, dq: newDeque(cfg.LocalCap)})
 	}
@@ -128,21 +131,34 @@ func (ex *stealExec) Spawn(f executor.Future) (executor.Handle, error) {
 		return nil, executor.ErrClosed
 	}
 	t := newTask(ex.nextID.Add(1), f, ex)
-	if wk := ex.current(); wk != nil {
-		ex.pushLocal(wk, t)
+	ex.lockRec()
+	var q traces.Queue
+	wk := ex.current()
+	if wk != nil {
+		q = ex.pushNew(wk, t)
 	} else {
-		ex.pushGlobal(t)
+		q = ex.pushGlobal(t)
 	}
+	ex.emit(traces.Event{Kind: traces.KindSpawn, Task: t.id, Worker: wkID(wk), Queue: q})
+	ex.unlockRec()
 	ex.park.notify()
 	return t, nil
 }
 
-func (ex *stealExec) pushGlobal(t *task) {
+func wkID(wk *worker) int32 {
+	if wk == nil {
+		return -1
+	}
+	return int32(wk.id)
+}
+
+func (ex *stealExec) pushGlobal(t *task) traces.Queue {
 	ex.yield(executor.PointPush)
 	ex.gmu.Lock()
 	ex.global = append(ex.global, t)
 	ex.gCount.Store(int64(len(ex.global)))
 	ex.gmu.Unlock()
+	return traces.QueueGlobal
 }
 
 func (ex *stealExec) popGlobal() *task {
@@ -161,42 +177,49 @@ func (ex *stealExec) popGlobal() *task {
 }
 
 // pushLocal queues t on wk's local queue; a full queue overflows to the
-// global queue (with the bug, the task is dropped). Owner only.
-func (ex *stealExec) pushLocal(wk *worker, t *task) {
+// global queue (with the bug, the task is dropped, and recorded as pushed
+// onto the full local queue, where it went). Owner only; the caller holds
+// the record lock.
+func (ex *stealExec) pushLocal(wk *worker, t *task) traces.Queue {
 	ex.yield(executor.PointPush)
 	if wk.dq.push(t) {
-		return
+		return traces.LocalQueue(wk.id)
 	}
 	if ex.bug&bugOverflowDrops != 0 {
-		return
+		return traces.LocalQueue(wk.id)
 	}
-	ex.pushGlobal(t)
+	return ex.pushGlobal(t)
 }
 
-// wake queues a woken task: into the LIFO slot or the local queue of the
-// worker that woke it, or the global queue when woken from outside.
-func (ex *stealExec) wake(t *task) {
-	if wk := ex.current(); wk != nil {
-		if ex.cfg.LIFOSlot {
-			if old := wk.lifo.Swap(t); old != nil {
-				ex.pushLocal(wk, old)
-			}
-		} else {
-			ex.pushLocal(wk, t)
-		}
-	} else {
-		ex.pushGlobal(t)
+// place queues a woken task: into the LIFO slot or the local queue of the
+// worker that woke it, or the global queue when woken from outside. A task
+// NOTIFIED during its poll (requeue) goes to the back of the polling
+// worker's local queue, never into the LIFO slot (a task that wakes itself
+// must not take the slot from the others). The caller holds the record
+// lock.
+func (ex *stealExec) place(t *task, requeue bool) traces.Queue {
+	wk := ex.current()
+	switch {
+	case wk == nil:
+		return ex.pushGlobal(t)
+	case requeue:
+		return ex.pushLocal(wk, t)
 	}
-	ex.park.notify()
+	return ex.pushNew(wk, t)
 }
 
-// requeue queues a task NOTIFIED during its poll on wk: at the back of wk's
-// local queue, never in the LIFO slot (a task that wakes itself must not
-// take the slot from the others).
-func (ex *stealExec) requeue(wk *worker, t *task) {
-	ex.pushLocal(wk, t)
-	ex.park.notify()
+// pushNew queues a task spawned or woken on wk: into the LIFO slot when
+// there is one and it is empty, else onto the local queue.
+func (ex *stealExec) pushNew(wk *worker, t *task) traces.Queue {
+	if ex.cfg.LIFOSlot && wk.lifo.Load() == nil {
+		ex.yield(executor.PointPush)
+		wk.lifo.Store(t)
+		return traces.LocalQueue(wk.id)
+	}
+	return ex.pushLocal(wk, t)
 }
+
+func (ex *stealExec) notify() { ex.park.notify() }
 
 func (ex *stealExec) finished(*task) { ex.live.done() }
 
@@ -205,27 +228,39 @@ func (ex *stealExec) finished(*task) { ex.live.done() }
 // global queue, and the other workers' queues.
 func (ex *stealExec) next(wk *worker) *task {
 	ex.yield(executor.PointPop)
-	wk.ticks++
+	ex.lockRec()
+	defer ex.unlockRec()
+	t, src, victim := ex.nextLocked(wk)
+	if t != nil {
+		wk.ticks++ // the interval counts polls, as the model's does
+		ex.took(t, wk.id, src, victim)
+	}
+	return t
+}
+
+func (ex *stealExec) nextLocked(wk *worker) (*task, traces.Source, int) {
 	localWork := !wk.dq.empty() || wk.lifo.Load() != nil
-	if wk.ticks%ex.cfg.GlobalInterval == 0 && !(ex.bug&bugGlobalStarved != 0 && localWork) {
+	if (wk.ticks+1)%ex.cfg.GlobalInterval == 0 && !(ex.bug&bugGlobalStarved != 0 && localWork) {
 		if t := ex.popGlobal(); t != nil {
-			return t
+			return t, traces.SourceGlobal, -1
 		}
 	}
-	if t := wk.lifo.Swap(nil); t != nil {
-		if wk.lifoPolls < maxLIFOPolls || ex.bug&bugLIFOStarves != 0 {
-			wk.lifoPolls++
-			return t
-		}
-		ex.pushLocal(wk, t)
+	if t := wk.lifo.Load(); t != nil && (wk.lifoPolls < maxLIFOPolls || ex.bug&bugLIFOStarves != 0) {
+		wk.lifo.Store(nil)
+		wk.lifoPolls++
+		return t, traces.SourceLIFO, -1
 	}
+	// The slot's limit came round (or it is empty): the local queue first.
 	wk.lifoPolls = 0
 	if t := wk.dq.take(); t != nil {
-		return t
+		return t, traces.SourceLocal, -1
+	}
+	if t := wk.lifo.Swap(nil); t != nil {
+		return t, traces.SourceLIFO, -1
 	}
 	if ex.bug&bugGlobalStarved == 0 || !localWork {
 		if t := ex.popGlobal(); t != nil {
-			return t
+			return t, traces.SourceGlobal, -1
 		}
 	}
 	for i := 1; i < len(ex.workers); i++ {
@@ -237,10 +272,10 @@ func (ex *stealExec) next(wk *worker) *task {
 			t = v.dq.steal(&ex.ctl)
 		}
 		if t != nil {
-			return t
+			return t, traces.SourceSteal, v.id
 		}
 	}
-	return nil
+	return nil, traces.SourceNone, -1
 }
 
 func (ex *stealExec) hasWork() bool {
@@ -259,6 +294,7 @@ func (ex *stealExec) work(wk *worker) {
 	defer ex.exited.Add(1)
 	defer ex.wg.Done()
 	wk.gid.Store(goid())
+	ex.enter(wk.id)
 	cx := executor.NewContext(executor.Waker{}, wk.id)
 	for {
 		if ex.down.Load() {
@@ -272,8 +308,8 @@ func (ex *stealExec) work(wk *worker) {
 			continue
 		}
 		cx.Reset(executor.NewWaker(t), wk.id)
-		if t.poll(cx) {
-			ex.requeue(wk, t)
+		if t.poll(cx, wk.id) {
+			ex.park.notify()
 		}
 	}
 }
@@ -307,4 +343,15 @@ func (ex *stealExec) Close() error {
 		ex.wg.Wait()
 	}
 	return nil
+}
+
+// Describe implements executor.Describer: the work-stealing base follows
+// the model's "worksteal" policy with its configuration.
+func (ex *stealExec) Describe() traces.Header {
+	lifo := 0
+	if ex.cfg.LIFOSlot {
+		lifo = 1
+	}
+	return traces.Header{Format: traces.Format, Version: traces.Version, Executor: "broken-steal", Workers: ex.cfg.Workers, Policy: "worksteal",
+		Config: map[string]int{"local-cap": ex.cfg.LocalCap, "global-interval": ex.cfg.GlobalInterval, "owner-lifo": 0, "steal-half": 0, "lifo-slot": lifo}}
 }

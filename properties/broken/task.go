@@ -8,6 +8,7 @@ import (
 
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/traces"
 )
 
 // Task states, as in the model.
@@ -21,10 +22,18 @@ const (
 
 // sched is what a task needs of its executor: where a wake puts it.
 type sched interface {
-	wake(t *task)
+	// place pushes a woken (or, requeue, NOTIFIED) task and returns where;
+	// the caller holds the record lock and emits the event.
+	place(t *task, requeue bool) traces.Queue
+	// notify tells a parked worker of a push; without the record lock.
+	notify()
 	finished(t *task)
 	bugs() bug
 	scheduler() executor.Scheduler
+	lockRec()
+	unlockRec()
+	emit(e traces.Event)
+	self() int32
 }
 
 // task is one spawned future. Its state word is the only synchronization
@@ -54,83 +63,123 @@ func newTask(id int64, f executor.Future, ex sched) *task {
 }
 
 // Wake implements executor.RawWaker: the WAKE rule. Safe from any
-// goroutine.
+// goroutine. The state word changes, and the task is pushed, under the
+// record lock, with the wake's event.
 func (t *task) Wake() {
 	if s := t.ex.scheduler(); s != nil {
 		s.Yield(executor.PointWake)
 	}
-	for {
-		switch s := t.state.Load(); s {
-		case waiting:
-			if t.state.CompareAndSwap(waiting, queued) {
-				t.ex.wake(t)
-				return
-			}
-		case running:
-			if t.state.CompareAndSwap(running, notified) {
-				return
-			}
-		case queued:
-			if t.ex.bugs()&bugDoubleEnqueue != 0 {
-				// The bug: a wake of a queued task pushes it again.
-				t.ex.wake(t)
-			}
-			return
-		default: // notified, done: nothing to do
-			return
+	t.ex.lockRec()
+	e := traces.Event{Kind: traces.KindWake, Task: t.id, Worker: t.ex.self()}
+	push := false
+	switch t.state.Load() {
+	case waiting:
+		t.state.Store(queued)
+		e.Outcome, push = traces.OutcomeScheduled, true
+	case running:
+		t.state.Store(notified)
+		e.Outcome = traces.OutcomeNotified
+	case queued:
+		e.Outcome = traces.OutcomeCoalesced
+		if t.ex.bugs()&bugDoubleEnqueue != 0 {
+			// The bug: a wake of a queued task pushes it again (and is
+			// recorded so: a wake that schedules it a second time).
+			e.Outcome, push = traces.OutcomeScheduled, true
 		}
+	case notified:
+		e.Outcome = traces.OutcomeCoalesced
+	default: // done
+		e.Outcome = traces.OutcomeLate
+	}
+	if push {
+		e.Queue = t.ex.place(t, false)
+	}
+	t.ex.emit(e)
+	t.ex.unlockRec()
+	if push {
+		t.ex.notify()
 	}
 }
 
 // Clone implements executor.RawWaker.
 func (t *task) Clone() executor.RawWaker {
 	if t.ex.bugs()&bugCloneNoop != 0 {
-		return noopWaker{}
+		return noopWaker{t}
 	}
 	return t
 }
 
-type noopWaker struct{}
+// noopWaker is the clone bug's waker: it wakes nothing, and is recorded so
+// (a wake of its task, dropped).
+type noopWaker struct{ t *task }
 
-func (noopWaker) Wake()                    {}
-func (noopWaker) Clone() executor.RawWaker { return noopWaker{} }
+func (n noopWaker) Wake() {
+	t := n.t
+	t.ex.lockRec()
+	t.ex.emit(traces.Event{Kind: traces.KindWake, Task: t.id, Worker: t.ex.self(), Outcome: traces.OutcomeDropped})
+	t.ex.unlockRec()
+}
 
-// poll polls the task's future once and returns whether it must be queued
-// again because it was NOTIFIED during the poll (TASK-SUSPEND); the caller
-// queues it. A panic fails the task, or, with the re-poll bug, is retried by
-// polling the same (finished) future again.
-func (t *task) poll(cx *executor.Context) (requeue bool) {
-	t.state.Store(running)
+func (n noopWaker) Clone() executor.RawWaker { return n }
+
+// poll polls the task's future once, on worker w, which took it (ctl.took)
+// and so made it RUNNING, and returns whether a parked worker must be told
+// of a push: it was NOTIFIED during the poll and is queued again
+// (TASK-SUSPEND, through place). A panic fails the task, or, with the
+// re-poll bug, is retried by polling the same (finished) future again.
+func (t *task) poll(cx *executor.Context, w int) (pushed bool) {
 	v, ready, perr := t.pollOnce(cx)
 	if s := t.ex.scheduler(); s != nil {
 		// Between the poll's return and the state change: where a wake
 		// from another goroutine meets RUNNING or WAITING.
 		s.Yield(executor.PointPoll)
 	}
+	wk := int32(w)
 	if perr != nil && t.ex.bugs()&bugRepollAfterReady != 0 {
 		// The bug: a retry that re-polls the failed future instead of
-		// starting a fresh one.
+		// starting a fresh one. Recorded as it happens: the poll fails,
+		// and the failed task is polled again.
+		t.ex.lockRec()
+		t.ex.emit(traces.Event{Kind: traces.KindPanic, Task: t.id, Worker: wk, Detail: perr.Error()})
+		t.ex.emit(traces.Event{Kind: traces.KindPollEnd, Task: t.id, Worker: wk, Result: traces.ResultPanic})
+		t.ex.emit(traces.Event{Kind: traces.KindPollBegin, Task: t.id, Worker: wk})
+		t.ex.unlockRec()
 		v, ready, perr = t.pollOnce(cx)
 	}
+	t.ex.lockRec()
 	if perr != nil {
+		t.state.Store(done)
+		t.ex.emit(traces.Event{Kind: traces.KindPanic, Task: t.id, Worker: wk, Detail: perr.Error()})
+		t.ex.emit(traces.Event{Kind: traces.KindPollEnd, Task: t.id, Worker: wk, Result: traces.ResultPanic})
+		t.ex.unlockRec()
 		t.complete(nil, perr)
 		return false
 	}
 	if ready {
+		t.state.Store(done)
+		t.ex.emit(traces.Event{Kind: traces.KindPollEnd, Task: t.id, Worker: wk, Result: traces.ResultReady})
+		t.ex.unlockRec()
 		t.complete(v, nil)
 		return false
 	}
+	t.ex.emit(traces.Event{Kind: traces.KindPollEnd, Task: t.id, Worker: wk, Result: traces.ResultPending})
 	if t.ex.bugs()&bugLostWakeup != 0 {
 		// The bug: the NOTIFIED flag is cleared before it is checked, so a
-		// wake during the poll is lost.
+		// wake during the poll is lost (no re-queue follows).
 		t.state.Store(waiting)
+		t.ex.unlockRec()
 		return false
 	}
-	if t.state.CompareAndSwap(running, waiting) {
+	if t.state.Load() == running {
+		t.state.Store(waiting)
+		t.ex.unlockRec()
 		return false
 	}
 	// NOTIFIED during the poll: queue it again (TASK-SUSPEND).
 	t.state.Store(queued)
+	q := t.ex.place(t, true)
+	t.ex.emit(traces.Event{Kind: traces.KindRequeue, Task: t.id, Worker: wk, Queue: q})
+	t.ex.unlockRec()
 	return true
 }
 
