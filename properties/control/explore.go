@@ -26,6 +26,9 @@ type ExploreConfig struct {
 	// (for execspec, the model state projected from the events recorded
 	// so far), or ok false when it cannot say. See DFS.
 	StateKey func() (key string, ok bool)
+	// BlockDepth, with StateKey, is how many consecutive decisions with
+	// the same key get alternatives (0 means 1). See DFS.
+	BlockDepth int
 }
 
 // DefaultMaxRuns is the run bound of the zero ExploreConfig.

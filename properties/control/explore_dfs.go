@@ -14,7 +14,11 @@ import (
 // Without ExploreConfig.StateKey the search is stateless, as Explore's.
 // With it, DFS caches states: the decisions of a run are grouped into
 // blocks of consecutive decisions with the same key, and the first block
-// that reaches a key owns it. A decision whose key is owned by a block of
+// that reaches a key owns it. Only the first BlockDepth decisions of a
+// block get alternatives: the later ones stay in a state already expanded
+// by the block's first decisions (for execspec, the decisions of a worker
+// parking or shutting down, which change no model state). A decision whose
+// key is owned by a block of
 // another branch of the search tree is cut: neither it nor any later
 // decision of the run gets alternatives, since the subtree below that
 // state was (or is being) explored where the state was first reached.
@@ -31,6 +35,7 @@ import (
 // states within a budget.
 type DFS struct {
 	bound   int
+	depth   int
 	key     func() (string, bool)
 	prefix  []dfsChoice // choices to make, the last one new
 	trail   []dfsChoice // choices made in the current run
@@ -49,13 +54,18 @@ type dfsChoice struct {
 	curRunnable bool
 	key         string
 	keyed       bool
+	off         int    // decisions before this one in its block
 	node, entry uint64 // the hash of the choices up to this one; of its block's start
 }
 
 // NewDFS returns the strategy of an exploration bounded by cfg's
 // MaxPreemptions (MaxRuns and Config are the caller's).
 func NewDFS(cfg ExploreConfig) *DFS {
-	return &DFS{bound: cfg.MaxPreemptions, key: cfg.StateKey, owner: map[string]uint64{}, seed: maphash.MakeSeed(), cut: -1}
+	depth := cfg.BlockDepth
+	if depth <= 0 {
+		depth = 1
+	}
+	return &DFS{bound: cfg.MaxPreemptions, depth: depth, key: cfg.StateKey, owner: map[string]uint64{}, seed: maphash.MakeSeed(), cut: -1}
 }
 
 // Begin implements the optional Begin method of a Strategy.
@@ -90,6 +100,7 @@ func (d *DFS) Choose(dc Decision) int {
 			c.entry = parent
 			if i > 0 && d.trail[i-1].keyed && d.trail[i-1].key == c.key {
 				c.entry = d.trail[i-1].entry
+				c.off = d.trail[i-1].off + 1
 			}
 			if o, ok := d.owner[c.key]; !ok {
 				d.owner[c.key] = c.entry
@@ -133,7 +144,7 @@ func (d *DFS) Next() bool {
 		if bound > 0 && c.curRunnable && c.index != 0 {
 			preempts-- // preemptions in trail[:i]
 		}
-		if c.index+1 >= c.of {
+		if c.index+1 >= c.of || (c.keyed && c.off >= d.depth) {
 			continue
 		}
 		if bound > 0 && c.curRunnable && c.index == 0 && preempts+1 > bound {
