@@ -71,3 +71,33 @@ func TestExploreStateKeyUnknown(t *testing.T) {
 		t.Errorf("%v after %d runs, want holds after %d", res.Verdict, res.Runs, want)
 	}
 }
+
+// Decisions that leave the key as it is get alternatives only at the first
+// BlockDepth of them: two goroutines yielding k times each without
+// changing the state are one block.
+func TestExploreBlockDepth(t *testing.T) {
+	noLeak(t)
+	const k = 4
+	runs := map[int]int{}
+	for _, depth := range []int{0, 1, 2, 3} {
+		res := Explore(ExploreConfig{StateKey: func() (string, bool) { return "same", true }, BlockDepth: depth}, func(c *Controller) error {
+			return c.Run(func() {
+				for range 2 {
+					c.Go(func() {
+						for range k {
+							c.Yield(executor.PointNone)
+						}
+					})
+				}
+			})
+		})
+		if res.Verdict != checker.Holds {
+			t.Fatalf("depth %d: %v: %v", depth, res.Verdict, res.Err)
+		}
+		runs[depth] = res.Runs
+	}
+	t.Logf("runs by depth: %v (stateless: %d)", runs, binomial(2*k+2, k+1))
+	if runs[0] != runs[1] || runs[1] > 3 || runs[2] <= runs[1] || runs[3] <= runs[2] || runs[3] >= binomial(2*k+2, k+1) {
+		t.Errorf("runs by depth %v: want depth 0 as 1, at most 3 runs at depth 1, more at each greater depth, fewer than the stateless %d", runs, binomial(2*k+2, k+1))
+	}
+}
