@@ -64,6 +64,8 @@ type exhaustive struct {
 	regs []int // register events per task
 	wake []int // wake events per task
 	key  strings.Builder
+	last string // the key, while no event came since
+	have bool
 
 	stats ExhaustiveStats
 }
@@ -86,7 +88,7 @@ func (x *exhaustive) next(draw func() *coverWorkload) (control.Strategy, *coverW
 		x.stats.Draws++
 	}
 	x.pend = x.pend[:0]
-	x.bad = false
+	x.bad, x.have = false, false
 	clear(x.regs)
 	clear(x.wake)
 	conf, err := checker.NewConformance(x.h)
@@ -126,6 +128,9 @@ func (x *exhaustive) stateKey() (string, bool) {
 	if x.bad {
 		return "", false
 	}
+	if x.have && len(x.pend) == 0 {
+		return x.last, true
+	}
 	slices.SortStableFunc(x.pend, func(a, b traces.Event) int {
 		switch {
 		case a.Seq < b.Seq:
@@ -155,7 +160,8 @@ func (x *exhaustive) stateKey() (string, bool) {
 	for t := 1; t < len(x.regs); t++ {
 		fmt.Fprintf(&x.key, " %d/%d", x.regs[t], x.wake[t])
 	}
-	return x.key.String(), true
+	x.last, x.have = x.key.String(), true
+	return x.last, true
 }
 
 // drawFor returns the workload draw function of Cover's loop.
