@@ -18,21 +18,22 @@ import (
 // block get alternatives: the later ones stay in a state already expanded
 // by the block's first decisions (for execspec, the decisions of a worker
 // parking or shutting down, which change no model state). A decision whose
-// key is owned by a block of
-// another branch of the search tree is cut: neither it nor any later
-// decision of the run gets alternatives, since the subtree below that
-// state was (or is being) explored where the state was first reached.
-// Decisions after a cut register no key, so that a state is always
-// expanded where it is owned.
+// key is owned by a block on another branch of the search tree is cut:
+// neither it nor any later decision of the run gets alternatives, since
+// the subtree below that state was (or is being) explored where the state
+// was first reached. Decisions after a cut register no key, so that a
+// state is always expanded where it is owned.
 //
-// This is sound only when the key is the program's whole state. Keyed by
+// Even with the program's whole state as the key, a preemption bound makes
+// the cut incomplete (the owner may have had fewer preemptions left than
+// the cut decision), as in any bounded search with state caching. Keyed by
 // an abstraction (execspec keys it by the model state a run has reached),
 // it is a heuristic reduction: two runs in the same model state may differ
 // in what the model does not show (which goroutine is parked where, a
-// waker's pending wakes inside the future, a local variable of the
-// program), and a schedule that only the cut branch leads to is never
-// run. It trades completeness over schedules for reaching more distinct
-// states within a budget.
+// worker between two steps of its loop, a local variable of the program),
+// and a schedule that only the cut branch leads to is never run. It trades
+// completeness over schedules for reaching more distinct states within a
+// budget.
 type DFS struct {
 	bound   int
 	depth   int
