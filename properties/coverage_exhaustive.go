@@ -25,7 +25,9 @@ import (
 // model, plus the register and wake events of each task, which the closed
 // model's workload counts), and a decision whose model state was first
 // reached on another branch of the search gets no alternatives, nor does
-// any later decision of that run.
+// any later decision of that run; of consecutive decisions in the same
+// model state, only the first gets alternatives (control.DFS, BlockDepth
+// 1).
 //
 // This is a coverage-directed heuristic, not a sound reduction for the
 // real program: the model state leaves out what the executor holds beyond
