@@ -45,10 +45,14 @@ type CoverConfig struct {
 	// workers and local capacity; for every executor the workload (Tasks,
 	// Pendings, Wakes). Zero fields take the defaults above.
 	Model model.Config
-	// Strategy: "random" (default) or "pct".
+	// Strategy: "random" (default), "pct", "guided", "exhaustive" or
+	// "dfs" (see CoverStrategies).
 	Strategy string
 	PCTDepth int    // for pct; 0 means 3
 	Seed     uint64 // 0 means 1
+	// Preemptions, for exhaustive and dfs, bounds the preemptions of each
+	// run (0: no bound).
+	Preemptions int
 
 	// Budgets: stop after Runs runs or after Time, whichever first; 0
 	// means none (Time defaults to 10 s when both are 0). Cancelling the
@@ -92,6 +96,8 @@ type CoverResult struct {
 	// how many of them a run followed to their end, and the runs that
 	// mutated a schedule of the corpus.
 	Guided *GuidedStats
+	// Exhaustive: the figures of the exhaustive and dfs strategies.
+	Exhaustive *ExhaustiveStats
 }
 
 // GuidedStats are the figures of the guided strategy.
@@ -102,20 +108,24 @@ type GuidedStats struct {
 	Corpus    int `json:"corpus"`
 }
 
-// CoverStrategies lists the strategies Cover knows.
-var CoverStrategies = []string{"random", "pct", "guided"}
+// CoverStrategies lists the strategies Cover knows: random schedules, PCT,
+// model-guided paths then a corpus of schedules, depth-first search pruned
+// on model states already expanded (exhaustive), and the same search
+// without pruning (dfs, control.Explore's).
+var CoverStrategies = []string{"random", "pct", "guided", "exhaustive", "dfs"}
 
 // CoverResultJSON is a CoverResult as `verify cover --json` prints it.
 type CoverResultJSON struct {
 	*checker.CoverageReport
-	StatePercent        float64      `json:"state_percent"`
-	TransitionPercent   float64      `json:"transition_percent"`
-	AllVariantsFired    bool         `json:"all_variants_fired"`
-	FirstFailure        string       `json:"first_failure,omitempty"`
-	FirstFailureSeconds float64      `json:"first_failure_seconds,omitempty"`
-	FirstFailureRun     int          `json:"first_failure_run,omitempty"`
-	RunFailures         int          `json:"run_failures"`
-	Guided              *GuidedStats `json:"guided,omitempty"`
+	StatePercent        float64          `json:"state_percent"`
+	TransitionPercent   float64          `json:"transition_percent"`
+	AllVariantsFired    bool             `json:"all_variants_fired"`
+	FirstFailure        string           `json:"first_failure,omitempty"`
+	FirstFailureSeconds float64          `json:"first_failure_seconds,omitempty"`
+	FirstFailureRun     int              `json:"first_failure_run,omitempty"`
+	RunFailures         int              `json:"run_failures"`
+	Guided              *GuidedStats     `json:"guided,omitempty"`
+	Exhaustive          *ExhaustiveStats `json:"exhaustive,omitempty"`
 }
 
 // JSON returns r for JSON output.
@@ -123,6 +133,7 @@ func (r *CoverResult) JSON() *CoverResultJSON {
 	j := &CoverResultJSON{CoverageReport: r.Report, StatePercent: r.Report.StatePercent(), TransitionPercent: r.Report.TransitionPercent()}
 	j.AllVariantsFired, _ = r.Report.AllVariantsFired()
 	j.Guided = r.Guided
+	j.Exhaustive = r.Exhaustive
 	j.RunFailures = r.RunFailures
 	if r.FirstFailure != nil {
 		j.FirstFailure = r.FirstFailure.Error()
@@ -238,6 +249,7 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 	}
 	var strat control.Strategy
 	var gd *guided
+	var xs *exhaustive
 	switch cfg.Strategy {
 	case "random":
 		strat = control.Random(seed)
@@ -249,6 +261,16 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		strat = control.NewPCT(d, 200, seed)
 	case "guided":
 		gd = newGuided(sp, cv, seed)
+	case "exhaustive", "dfs":
+		ex := mk()
+		d, ok := ex.(executor.Describer)
+		if !ok {
+			ex.Close()
+			return nil, fmt.Errorf("cover: %T is not an executor.Describer", ex)
+		}
+		h := d.Describe()
+		ex.Close()
+		xs = newExhaustive(h, mc, cfg.Strategy == "exhaustive", cfg.Preemptions)
 	default:
 		return nil, fmt.Errorf("cover: unknown strategy %q (want one of %v)", cfg.Strategy, CoverStrategies)
 	}
@@ -277,12 +299,25 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		if res.Stopped != "" {
 			break
 		}
-		wl := drawWorkload(mc, rng)
+		var wl *coverWorkload
 		var g *guide
-		if gd != nil {
-			strat, g, wl = gd.next(wl)
+		var obs func(traces.Event)
+		switch {
+		case xs != nil:
+			strat, wl = xs.next(drawFor(mc, rng))
+			obs = xs.observe
+		case gd != nil:
+			strat, g, wl = gd.next(drawWorkload(mc, rng))
+		default:
+			wl = drawWorkload(mc, rng)
 		}
-		h, evs, sched, runErr := coverRun(mk, mc, strat, wl, g)
+		h, evs, sched, runErr := coverRun(mk, mc, strat, wl, g, obs)
+		if xs != nil {
+			xs.done(runErr)
+			if errors.Is(runErr, control.ErrDiverged) {
+				runErr = nil // the search of this draw is given up, not a failure of the executor
+			}
+		}
 		pr, err := cv.Add(h, func(yield func(traces.Event, error) bool) {
 			for _, e := range evs {
 				if !yield(e, nil) {
@@ -314,6 +349,9 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 	res.Report = cv.Report(10)
 	if gd != nil {
 		res.Guided = &GuidedStats{Paths: gd.Paths, Realized: gd.Realized, Mutations: gd.Mutations, Corpus: len(gd.corpus)}
+	}
+	if xs != nil {
+		res.Exhaustive = xs.figures()
 	}
 	return res, nil
 }
@@ -348,7 +386,8 @@ func drawWorkload(mc model.Config, rng *rand.Rand) *coverWorkload {
 // coverRun runs the workload once under strat and returns the trace and
 // the schedule. g, if not nil, is the guide: it sees every event as it is
 // recorded, and tells the futures which wakes to make from their worker.
-func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strategy, wl *coverWorkload, g *guide) (traces.Header, []traces.Event, control.Schedule, error) {
+// obs, if not nil, sees every event as it is recorded too.
+func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strategy, wl *coverWorkload, g *guide, obs func(traces.Event)) (traces.Header, []traces.Event, control.Schedule, error) {
 	ctl := control.NewWith(strat, control.Config{MaxSteps: 20000, Stall: 10 * time.Second})
 	var h traces.Header
 	var evs []traces.Event
@@ -356,6 +395,9 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 		evs = append(evs, e)
 		if g != nil {
 			g.observe(e)
+		}
+		if obs != nil {
+			obs(e)
 		}
 	})
 	T := mc.Tasks

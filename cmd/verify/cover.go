@@ -40,6 +40,7 @@ type coverFlags struct {
 	localCap int
 	strategy string
 	pctDepth int
+	preempt  int
 	dur      time.Duration
 	runs     int
 	goal     float64
@@ -61,6 +62,7 @@ func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 	fs.IntVar(&f.localCap, "local-cap", 2, "capacity of each local queue (worksteal)")
 	fs.StringVar(&f.strategy, "strategy", "random", "how schedules are chosen: "+strings.Join(properties.CoverStrategies, ", "))
 	fs.IntVar(&f.pctDepth, "pct-depth", 3, "PCT's bug depth (--strategy pct)")
+	fs.IntVar(&f.preempt, "preemptions", 0, "at most this many preemptions per run (--strategy exhaustive or dfs; 0: no bound)")
 	fs.DurationVar(&f.dur, "time", 0, "stop after this long (default 10s when --runs is not given)")
 	fs.IntVar(&f.runs, "runs", 0, "stop after this many runs")
 	fs.Float64Var(&f.goal, "goal", 0, "stop once this percentage of the reachable states is visited")
@@ -108,8 +110,8 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "verify cover: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if f.runs < 0 || f.dur < 0 || f.goal < 0 || f.goal > 100 {
-		fmt.Fprintln(stderr, "verify cover: --runs and --time must be ≥ 0, --goal from 0 to 100")
+	if f.runs < 0 || f.dur < 0 || f.preempt < 0 || f.goal < 0 || f.goal > 100 {
+		fmt.Fprintln(stderr, "verify cover: --runs, --time and --preemptions must be ≥ 0, --goal from 0 to 100")
 		return exitUsage
 	}
 	cfg := properties.CoverConfig{
@@ -117,10 +119,12 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		Model:    model.Config{Workers: f.workers, Tasks: f.tasks, Pendings: f.pendings, Wakes: f.wakes, LocalCap: f.localCap},
 		Strategy: f.strategy,
 		PCTDepth: f.pctDepth,
-		Seed:     f.seed,
-		Runs:     f.runs,
-		Time:     f.dur,
-		Goal:     f.goal,
+
+		Preemptions: f.preempt,
+		Seed:        f.seed,
+		Runs:        f.runs,
+		Time:        f.dur,
+		Goal:        f.goal,
 
 		StopAtFailure: f.stop,
 	}
@@ -177,6 +181,9 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stdout, "executor %s, strategy %s, seed %d: %d runs in %v (stopped: %s)\n", f.executor, res.Strategy, f.seed, r.Runs, res.Elapsed.Round(time.Millisecond), res.Stopped)
 		if g := res.Guided; g != nil {
 			fmt.Fprintf(stdout, "guided: %d paths of the model aimed at, %d followed to their end; %d runs mutated schedules of a corpus of %d\n", g.Paths, g.Realized, g.Mutations, g.Corpus)
+		}
+		if x := res.Exhaustive; x != nil {
+			fmt.Fprintf(stdout, "%s: %d workload draws searched, %d runs cut at a model state expanded elsewhere, %d model states keyed, %d runs diverged\n", res.Strategy, x.Draws, x.Cuts, x.States, x.Diverged)
 		}
 		fmt.Fprint(stdout, r.String())
 		if res.FirstFailure != nil {

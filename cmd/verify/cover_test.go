@@ -80,6 +80,7 @@ func TestCoverHTMLAndUsage(t *testing.T) {
 		{"cover", "--executor", "nosuch"},
 		{"cover", "--strategy", "nosuch", "--runs", "1"},
 		{"cover", "--goal", "120"},
+		{"cover", "--strategy", "exhaustive", "--preemptions", "-1"},
 		{"cover", "extra"},
 	} {
 		if code := dispatch(context.Background(), args, &out, &errb); code != exitUsage {
@@ -94,5 +95,33 @@ func TestCoverDeepMutant(t *testing.T) {
 	code := dispatch(context.Background(), []string{"cover", "--executor", "deep/requeue-overfill", "--pendings", "2", "--strategy", "guided", "--time", "20s", "--stop-at-failure", "-q"}, &out, &errb)
 	if code != exitViolated || !strings.Contains(out.String(), "first failure") || !strings.Contains(out.String(), "overflows to the global queue") {
 		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// The exhaustive strategy: its figures in the text and in --json.
+func TestCoverExhaustive(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := dispatch(context.Background(), []string{"cover", "--strategy", "exhaustive", "--preemptions", "2", "--runs", "100", "-q"}, &out, &errb); code != exitHolds {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "runs cut at a model state expanded elsewhere") {
+		t.Errorf("no exhaustive figures:\n%s", out.String())
+	}
+	out.Reset()
+	if code := dispatch(context.Background(), []string{"cover", "--strategy", "exhaustive", "--runs", "100", "-q", "--json"}, &out, &errb); code != exitHolds {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	var j struct {
+		Strategy   string `json:"strategy"`
+		Visited    int    `json:"visited_states"`
+		Exhaustive struct {
+			Cuts int `json:"cuts"`
+		} `json:"exhaustive"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Strategy != "exhaustive" || j.Visited == 0 || j.Exhaustive.Cuts == 0 {
+		t.Errorf("--json: %+v", j)
 	}
 }

@@ -21,6 +21,14 @@ type ExploreConfig struct {
 	MaxPreemptions int
 	// Config is the budget of each run.
 	Config Config
+	// StateKey, if set, turns on state caching: it is called at every
+	// decision and returns the abstract state the program has reached
+	// (for execspec, the model state projected from the events recorded
+	// so far), or ok false when it cannot say. See DFS.
+	StateKey func() (key string, ok bool)
+	// BlockDepth, with StateKey, is how many consecutive decisions with
+	// the same key get alternatives (0 means 1). See DFS.
+	BlockDepth int
 }
 
 // DefaultMaxRuns is the run bound of the zero ExploreConfig.
@@ -44,9 +52,11 @@ type ExploreResult struct {
 // Explore runs a program under every schedule, depth first: each run
 // follows the choices of the last one up to its last decision with an
 // untried alternative, takes the next alternative there, and chooses 0 (no
-// preemption) after it. The search is stateless (nothing is cached between
-// runs), so it is for tiny programs: a few goroutines and a few dozen
-// decisions.
+// preemption) after it. Without cfg.StateKey the search is stateless
+// (nothing is cached between runs), so it is for tiny programs: a few
+// goroutines and a few dozen decisions; with it, a run that reaches a state
+// first reached on another branch gets no alternatives from there on (see
+// DFS).
 //
 // run is called once per schedule with the Controller to use: it must build
 // a fresh instance of the program, call c.Run exactly once, check the
@@ -61,7 +71,7 @@ func Explore(cfg ExploreConfig, run func(c *Controller) error) ExploreResult {
 	if cfg.MaxRuns <= 0 {
 		cfg.MaxRuns = DefaultMaxRuns
 	}
-	d := &dfs{}
+	d := NewDFS(cfg)
 	c := NewWith(d, cfg.Config)
 	var res ExploreResult
 	var budget error
@@ -94,7 +104,7 @@ func Explore(cfg ExploreConfig, run func(c *Controller) error) ExploreResult {
 				return res
 			}
 		}
-		if !d.advance(cfg.MaxPreemptions) {
+		if !d.Next() {
 			break
 		}
 	}
@@ -105,70 +115,4 @@ func Explore(cfg ExploreConfig, run func(c *Controller) error) ExploreResult {
 	}
 	res.Verdict = checker.Holds
 	return res
-}
-
-// dfs is Explore's strategy: follow the prefix, then choose 0.
-type dfs struct {
-	prefix  []dfsChoice // choices to make, the last one new
-	trail   []dfsChoice // choices made in the current run
-	started bool
-	err     error
-}
-
-type dfsChoice struct {
-	index, of   int
-	curRunnable bool
-}
-
-func (d *dfs) Begin() {
-	d.started = true
-	d.trail = d.trail[:0]
-	d.err = nil
-}
-
-func (d *dfs) Choose(dc Decision) int {
-	i := len(d.trail)
-	idx := 0
-	if i < len(d.prefix) {
-		p := d.prefix[i]
-		if p.of != len(dc.Runnable) {
-			d.err = fmt.Errorf("%w: the program is not deterministic under control: at decision %d, %d goroutines can run; an earlier run with the same choices had %d", ErrDiverged, i, len(dc.Runnable), p.of)
-			return -1
-		}
-		idx = p.index
-	}
-	d.trail = append(d.trail, dfsChoice{idx, len(dc.Runnable), dc.CurrentRunnable})
-	return idx
-}
-
-func (d *dfs) Err() error { return d.err }
-
-// advance sets the prefix of the next run: the trail up to its last choice
-// that has an untried alternative within the preemption bound, with that
-// alternative. It reports false when none is left.
-func (d *dfs) advance(bound int) bool {
-	preempts := 0
-	if bound > 0 {
-		for _, c := range d.trail {
-			if c.curRunnable && c.index != 0 {
-				preempts++
-			}
-		}
-	}
-	for i := len(d.trail) - 1; i >= 0; i-- {
-		c := d.trail[i]
-		if bound > 0 && c.curRunnable && c.index != 0 {
-			preempts-- // preemptions in trail[:i]
-		}
-		if c.index+1 >= c.of {
-			continue
-		}
-		if bound > 0 && c.curRunnable && c.index == 0 && preempts+1 > bound {
-			continue
-		}
-		d.prefix = append(d.prefix[:0], d.trail[:i]...)
-		d.prefix = append(d.prefix, dfsChoice{c.index + 1, c.of, c.curRunnable})
-		return true
-	}
-	return false
 }
