@@ -17,7 +17,13 @@
 //   - Strategies: Random (seeded), RapidChooser (each choice a rapid draw, so
 //     the schedule shrinks with the workload), PCT (probabilistic concurrency
 //     testing with a bug depth), Replay, and Explore for bounded exhaustive
-//     search of every schedule of a tiny program.
+//     search of every schedule of a tiny program. Explore with a StateKey
+//     (ExploreConfig.StateKey) caches states: a decision whose state was
+//     already expanded on another branch gets no alternatives, and within a
+//     run of decisions that leave the state unchanged only the first
+//     BlockDepth do — a heuristic reduction keyed by the model's state
+//     (what `verify cover --strategy exhaustive` uses), not a sound one for
+//     the program's whole state.
 //
 // Blocking under control: a controlled goroutine must never block on
 // anything the Controller does not see (a channel, a sync.Mutex, time.Sleep).
