@@ -590,6 +590,18 @@ func (c *Conformance) fail(idx int, e *traces.Event, r model.Rule, premise, reas
 	return ce
 }
 
+// lostSuspendPremise is the premise a lost re-queue breaks.
+const lostSuspendPremise = "TASK-SUSPEND of a NOTIFIED task re-queues it (the wake during the poll is not lost)"
+
+// failLost records a violation of TASK-SUSPEND found at a later event e (a
+// wake or a take that only a lost re-queue explains): the rule is
+// TASK-SUSPEND, the event is described as what it reports.
+func (c *Conformance) failLost(idx int, e *traces.Event, reason string) error {
+	err := c.fail(idx, e, model.TASK_SUSPEND, lostSuspendPremise, reason)
+	c.err.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, confRule(e)), reason, lostSuspendPremise)
+	return err
+}
+
 // limit records an event beyond a capacity limit of the checker: the
 // check stops with an Unknown verdict. Neither the state nor the events
 // before it are kept: at a limit they are as large as the limit.
@@ -603,6 +615,19 @@ func (c *Conformance) limit(idx int, e *traces.Event, limit, what string) error 
 // failStep records a violation from the model's *PremiseError (or any error).
 func (c *Conformance) failStep(idx int, e *traces.Event, r model.Rule, err error) error {
 	if pe, ok := err.(*model.PremiseError); ok {
+		switch pe.Step.Rule {
+		case model.GLOBAL_STEAL, model.POLL_LOCAL, model.WORKER_STEAL:
+			// A take out of the model's order while a NOTIFIED task's
+			// re-queue is still unrecorded: the model queued that task at
+			// TASK-SUSPEND, the executor did not. The defect is the lost
+			// wake of TASK-SUSPEND, not the take.
+			for u := range c.tasks {
+				if c.tasks[u].flags&confRequeue != 0 {
+					return c.failLost(idx, e,
+						fmt.Sprintf("%s; t%d's poll returned Pending while it was NOTIFIED and no re-queue of it was recorded: the executor did not queue it again, so the wake during its poll was lost", pe.Reason, u+1))
+				}
+			}
+		}
 		return c.fail(idx, e, pe.Step.Rule, pe.Premise, pe.Reason)
 	}
 	return c.fail(idx, e, r, "a rule of the model", err.Error())
@@ -983,6 +1008,14 @@ func (c *Conformance) wake(idx int, e *traces.Event) error {
 	state := c.s.Task[t-1]
 	want := model.WakeOutcome(c.s, t)
 	if got := e.Outcome.String(); got != want && e.Outcome != traces.OutcomeNone {
+		if c.tasks[t-1].flags&confRequeue != 0 && e.Outcome == traces.OutcomeScheduled {
+			// The task's poll returned Pending while it was NOTIFIED and no
+			// re-queue was recorded since: the executor left it WAITING,
+			// and this later wake finds it so. The defect is the lost
+			// wake of TASK-SUSPEND, not a second enqueue.
+			return c.failLost(idx, e,
+				fmt.Sprintf("t%d's poll returned Pending while it was NOTIFIED and no re-queue was recorded; this later wake schedules it again, so the executor had left it WAITING: the wake during its poll was lost", t))
+		}
 		return c.fail(idx, e, model.WAKE, wakePremise(state), wakeReason(e.Outcome, state, t))
 	}
 	if err := c.checkPush(idx, e, model.WAKE); err != nil {

@@ -371,6 +371,25 @@ execspec-trace v1 executor=x workers=1 policy=fifo
 #5 w0 poll-end t1 ready
 #6 w0 take t1 global
 `, seq: 6, rule: model.GLOBAL_STEAL, premise: "t at the head of global", reason: "head is t2"},
+	{name: "a NOTIFIED task left WAITING, woken again", trace: `
+execspec-trace v1 executor=x workers=1 policy=fifo
+#1 out spawn t1 -> global
+#2 w0 take t1 global
+#3 w0 poll-begin t1
+#4 out wake t1 notified
+#5 w0 poll-end t1 pending
+#6 out wake t1 scheduled -> global
+`, seq: 6, rule: model.TASK_SUSPEND, premise: "TASK-SUSPEND of a NOTIFIED task re-queues it (the wake during the poll is not lost)", reason: "the wake during its poll was lost"},
+	{name: "a NOTIFIED task left WAITING, passed over by a take", trace: `
+execspec-trace v1 executor=x workers=1 policy=fifo
+#1 out spawn t1 -> global
+#2 w0 take t1 global
+#3 w0 poll-begin t1
+#4 out wake t1 notified
+#5 w0 poll-end t1 pending
+#6 out spawn t2 -> global
+#7 w0 take t2 global
+`, seq: 7, rule: model.TASK_SUSPEND, premise: "TASK-SUSPEND of a NOTIFIED task re-queues it (the wake during the poll is not lost)", reason: "the wake during its poll was lost"},
 	{name: "two workers take one task", trace: `
 execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4
 #1 out spawn t1 -> global

@@ -47,9 +47,14 @@ func newRunner(newExecutor func() executor.Executor, sel []*Property, cfg *Confi
 	return &runner{newExecutor: newExecutor, sel: sel, cfg: cfg, start: time.Now(), caught: map[string]bool{}}
 }
 
-// masked reports whether a case whose first failing check is q shows a
-// defect already reported: q itself, or a check q can be a consequence of.
-func (rn *runner) masked(q *Property) bool {
+// masked reports whether a case whose first failing check is q, with
+// error err, shows a defect already reported: q itself, a check q can be a
+// consequence of, or — for the conformance check, which sees every defect
+// that reaches the trace — a check that protects the rule err breaks. (So
+// a second, independent defect that breaks the same rule as one already
+// reported is not reported again in the same run; it shows once the first
+// is fixed.)
+func (rn *runner) masked(q *Property, err error) bool {
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
 	if rn.caught[q.Name] {
@@ -58,6 +63,14 @@ func (rn *runner) masked(q *Property) bool {
 	for _, c := range q.ConsequenceOf {
 		if rn.caught[c] {
 			return true
+		}
+	}
+	var cerr *checker.ConformanceError
+	if q.Name == checkConformance && errors.As(err, &cerr) {
+		for name := range rn.caught {
+			if p, lerr := Lookup(name); lerr == nil && p.Rule != 0 && p.Rule == cerr.Rule {
+				return true
+			}
 		}
 	}
 	return false
@@ -156,7 +169,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			return
 		}
 		first := fails[0]
-		if rn.masked(first.check) {
+		if rn.masked(first.check, first.err) {
 			res.Masked++
 			progress()
 			return

@@ -44,10 +44,18 @@ func checkConform(o *Observation) error {
 	}
 	r := c.Finish()
 	if r.Verdict == checker.Violated && r.Err != nil {
-		return fmt.Errorf("%s\n%s", r.Err.Msg, r.Err.State)
+		return conformFailure{r.Err}
 	}
 	return nil
 }
+
+// conformFailure is the failure of the conformance check: the message and
+// the model state, and the rule it breaks (for the runner, which does not
+// report again a defect of a rule already reported).
+type conformFailure struct{ err *checker.ConformanceError }
+
+func (f conformFailure) Error() string { return f.err.Msg + "\n" + f.err.State }
+func (f conformFailure) Unwrap() error { return f.err }
 
 // linBudget bounds the linearizability check of one case.
 const linBudget = 2 * time.Second
