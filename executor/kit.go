@@ -46,6 +46,14 @@ type KitConfig struct {
 //	func (e *Exec) Wait() error  { return e.kit.Wait() }
 //	func (e *Exec) Close() error { return e.kit.Close() }
 //
+// An executor on a Kit reports its events (executor.Reporter) by handing
+// its recorder to SetRecorder and marking each push with Pushed and each
+// take with Took, inside their critical sections; the Kit records the rest
+// (kit_record.go), so its traces are checked against the model like a
+// built-in executor's (examples/customexec does it). PollOnce records no
+// takes or poll beginnings: an executor that polls without waiting for
+// wakes follows no policy of the model.
+//
 // Create it with NewKit; the zero Kit is not usable. Safe for concurrent
 // use. Cost per task: one allocation, as for the built-in executors.
 type Kit struct {
