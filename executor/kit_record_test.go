@@ -13,12 +13,16 @@ import (
 )
 
 // markedFIFO is kitFIFO that reports its events: it marks its pushes and
-// takes (Kit.Pushed, Kit.Took), unless unmarked.
+// takes (Kit.Pushed, Kit.Took), unless unmarked; with into set, it marks
+// them as pushes onto that queue and takes from src (PushedTo, TookFrom).
 type markedFIFO struct {
 	kit      *executor.Kit
 	mu       sync.Mutex
 	q        []*executor.JoinHandle
 	unmarked bool
+	into     traces.Queue
+	src      traces.Source
+	victim   int
 }
 
 func newMarkedFIFO(workers int, rec executor.Recorder) *markedFIFO {
@@ -36,7 +40,10 @@ func (e *markedFIFO) Describe() traces.Header                          { return 
 func (e *markedFIFO) push(t *executor.JoinHandle) {
 	e.mu.Lock()
 	e.q = append(e.q, t)
-	if !e.unmarked {
+	switch {
+	case e.into != traces.QueueNone:
+		e.kit.PushedTo(t, e.into)
+	case !e.unmarked:
 		e.kit.Pushed(t)
 	}
 	e.mu.Unlock()
@@ -51,7 +58,10 @@ func (e *markedFIFO) work(w int) {
 		var t *executor.JoinHandle
 		if len(e.q) > 0 {
 			t, e.q = e.q[0], e.q[1:]
-			if !e.unmarked {
+			switch {
+			case e.into != traces.QueueNone:
+				e.kit.TookFrom(t, w, e.src, e.victim)
+			case !e.unmarked:
 				e.kit.Took(t, w)
 			}
 		}
@@ -207,5 +217,45 @@ func TestKitNoRecorder(t *testing.T) {
 	kitJobs(t, e2, 10)
 	if err := e2.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKitRecordsQueues: PushedTo and TookFrom record the queue, the source
+// and the victim they are given, on every push (spawn, scheduling wake,
+// re-queue) and every take.
+func TestKitRecordsQueues(t *testing.T) {
+	for _, c := range []struct {
+		into   traces.Queue
+		src    traces.Source
+		victim int
+	}{
+		{traces.LocalQueue(0), traces.SourceLocal, -1},
+		{traces.LocalQueue(1), traces.SourceSteal, 1},
+	} {
+		var log traces.Log
+		e := newMarkedFIFO(1, &log)
+		e.into, e.src, e.victim = c.into, c.src, c.victim
+		kitJobs(t, e, 40)
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		pushes, takes := 0, 0
+		for _, ev := range log.Events() {
+			switch {
+			case ev.Kind == traces.KindSpawn || ev.Kind == traces.KindRequeue || ev.Kind == traces.KindWake && ev.Outcome == traces.OutcomeScheduled:
+				pushes++
+				if ev.Queue != c.into {
+					t.Errorf("%v of t%d onto queue %d, want %d", ev.Kind, ev.Task, ev.Queue, c.into)
+				}
+			case ev.Kind == traces.KindTake:
+				takes++
+				if ev.Source != c.src || int(ev.Victim) != c.victim {
+					t.Errorf("take of t%d from %v (victim %d), want %v (victim %d)", ev.Task, ev.Source, ev.Victim, c.src, c.victim)
+				}
+			}
+		}
+		if pushes < 40 || takes < pushes {
+			t.Errorf("%d pushes and %d takes recorded, want at least 40 pushes, and a take for each", pushes, takes)
+		}
 	}
 }
