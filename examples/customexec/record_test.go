@@ -136,7 +136,8 @@ func conform(t *testing.T, h traces.Header, evs []traces.Event) *checker.Conform
 }
 
 // TestConformance: the traces customexec records, over many runs with 1, 2
-// and 4 workers, conform to the model's "fifo" policy, and hold every
+// and 4 workers, conform to the model's "fifo" policy, their histories
+// are linearizable (FIFO queue, task state words), and they hold every
 // event of every job.
 func TestConformance(t *testing.T) {
 	runs, n := 200, 60
@@ -156,11 +157,15 @@ func TestConformance(t *testing.T) {
 			}
 			t.Fatalf("run %d (%d workers): %s", i, workers, r.Summary())
 		}
+		lr, err := checker.CheckLinearizability(h, evs, checker.LinOptions{Budget: 5 * time.Second, Complete: true})
+		if err != nil || lr.Verdict != checker.Holds {
+			t.Fatalf("run %d (%d workers): linearizability %v (%v):\n%s", i, workers, lr.Verdict, err, lr.Summary())
+		}
 		if r.Tasks < n {
 			t.Fatalf("run %d: the trace has %d tasks, want at least %d", i, r.Tasks, n)
 		}
 		if i == 0 {
-			t.Logf("%d events, %d tasks, %d panics", r.Events, r.Tasks, len(r.Panics))
+			t.Logf("%d events, %d tasks, %d panics; linearizability: %d operations, %v", r.Events, r.Tasks, len(r.Panics), lr.Ops, lr.Elapsed)
 		}
 	}
 }
@@ -225,8 +230,8 @@ func (e *doublePush) work(w int) {
 	}
 }
 
-// TestConformanceCatchesDoublePush: conformance catches a Kit-based
-// executor that pushes a task twice, in every run.
+// TestConformanceCatchesDoublePush: conformance and linearizability catch
+// a Kit-based executor that pushes a task twice, in every run.
 func TestConformanceCatchesDoublePush(t *testing.T) {
 	for i := range 5 {
 		h, evs := run(t, newDoublePush(), 40)
@@ -234,8 +239,12 @@ func TestConformanceCatchesDoublePush(t *testing.T) {
 		if r.Verdict != checker.Violated {
 			t.Fatalf("run %d: verdict %v on an executor that pushes every task twice: %s", i, r.Verdict, r.Summary())
 		}
+		lr, err := checker.CheckLinearizability(h, evs, checker.LinOptions{Budget: 5 * time.Second, Complete: true})
+		if err != nil || lr.Verdict != checker.Violated {
+			t.Fatalf("run %d: linearizability %v (%v) on an executor that pushes every task twice", i, lr.Verdict, err)
+		}
 		if i == 0 && r.Err != nil {
-			t.Logf("caught: %s", r.Err.Msg)
+			t.Logf("caught: %s; linearizability:\n%s", r.Err.Msg, lr.Summary())
 		}
 	}
 }
