@@ -75,19 +75,23 @@ func (e *markedFIFO) work(w int) {
 }
 
 // kitJobs spawns n futures on ex: Pending a few times (woken by themselves,
-// by a goroutine outside, after Context.Register or not), then Ready, a
+// or twice at once from outside, after Context.Register or not), then Ready, a
 // Failed value, a panic or a Goexit; and waits for them.
 func kitJobs(t *testing.T, ex executor.Executor, n int) {
 	t.Helper()
+	// Two goroutines outside wake each handed waker at once: wakes of one
+	// WAITING task race.
 	out := make(chan executor.Waker, n*4)
 	var outDone sync.WaitGroup
-	outDone.Add(1)
-	go func() {
-		defer outDone.Done()
-		for k := range out {
-			k.Wake()
-		}
-	}()
+	for range 2 {
+		outDone.Add(1)
+		go func() {
+			defer outDone.Done()
+			for k := range out {
+				k.Wake()
+			}
+		}()
+	}
 	for i := range n {
 		pend := i % 4
 		ex.Spawn(executor.FutureFunc(func(cx *executor.Context) (any, bool) {
@@ -97,8 +101,11 @@ func kitJobs(t *testing.T, ex executor.Executor, n int) {
 				case 0:
 					cx.Waker().Wake()
 				case 1:
-					out <- cx.Register()
+					k := cx.Register()
+					out <- k
+					out <- k
 				default:
+					out <- cx.Waker().Clone()
 					out <- cx.Waker().Clone()
 				}
 				return nil, false
