@@ -1,15 +1,23 @@
 package executor
 
+import "sync"
+
 // KitConfig says what a Kit runs. Workers is the number of worker
 // goroutines (0 means 1). Schedule puts a task that became QUEUED on the
 // executor's queue: after a spawn, after a wake of a WAITING task, after a
 // poll during which the task was woken; the Kit calls it exactly once per
 // time the task becomes QUEUED, from any goroutine. Work is the loop of
 // worker w; it returns when Park says the executor shuts down.
+//
+// Recorder, if set, receives the Kit's events, as Kit.SetRecorder. With a
+// recorder, Schedule must call Pushed (or PushedTo) inside the critical
+// section of its push, and the executor's take should call Took (or
+// TookFrom) inside the critical section of its pop: see kit_record.go.
 type KitConfig struct {
 	Workers  int
 	Schedule func(t *JoinHandle)
 	Work     func(w int)
+	Recorder Recorder
 }
 
 // Kit is the machinery of the built-in executors, exported so that an
@@ -38,18 +46,30 @@ type KitConfig struct {
 //	func (e *Exec) Wait() error  { return e.kit.Wait() }
 //	func (e *Exec) Close() error { return e.kit.Close() }
 //
+// An executor on a Kit reports its events (executor.Reporter) by handing
+// its recorder to SetRecorder and marking each push with Pushed and each
+// take with Took, inside their critical sections; the Kit records the rest
+// (kit_record.go), so its traces are checked against the model like a
+// built-in executor's (examples/customexec does it). PollOnce records no
+// takes or poll beginnings: an executor that polls without waiting for
+// wakes follows no policy of the model.
+//
 // Create it with NewKit; the zero Kit is not usable. Safe for concurrent
 // use. Cost per task: one allocation, as for the built-in executors.
 type Kit struct {
 	b        base
 	schedule func(t *JoinHandle)
 	work     func(w int)
+	wmu      sync.Mutex // when recording: held by a wake from WAITING until its push is recorded
 }
 
 // NewKit returns a Kit. Its workers start at the first Spawn.
 func NewKit(c KitConfig) *Kit {
 	k := &Kit{schedule: c.Schedule, work: c.Work}
 	k.b.init(c.Workers)
+	if c.Recorder != nil {
+		k.SetRecorder(c.Recorder)
+	}
 	return k
 }
 
@@ -64,6 +84,10 @@ func (k *Kit) Spawn(f Future) (Handle, error) {
 		k.b.start(k.work)
 	}
 	t := k.b.newTask(f, k)
+	if k.b.rec != nil {
+		k.scheduleRec(t) // IDLE → QUEUED in Pushed
+		return (*JoinHandle)(t), nil
+	}
 	t.state.Store(stQueued)
 	k.schedule((*JoinHandle)(t))
 	return (*JoinHandle)(t), nil
@@ -73,6 +97,10 @@ func (k *Kit) Spawn(f Future) (Handle, error) {
 // makes it QUEUED and schedules it; any other wake is one CAS (NOTIFIED, or
 // coalesced, or late).
 func (k *Kit) wake(t *task) {
+	if k.b.rec != nil {
+		k.wakeRec(t)
+		return
+	}
 	for !k.b.wakeNoPush(t, -1) {
 		old := t.state.Load()
 		if old&stMask == stWaiting && t.state.CompareAndSwap(old, to(old, stQueued)) {
@@ -91,12 +119,13 @@ func (k *Kit) joinCtl() *base { return &k.b }
 // Schedule. Only worker w calls it, for a task it took.
 func (k *Kit) Run(t *JoinHandle, w int) {
 	tk := (*task)(t)
-	k.b.running(tk)
+	k.begin(tk, w)
 	cx := NewContext(tk.waker(), w)
 	k.b.wk[w].cur = tk
 	v, ready, perr := k.b.poll(tk, cx)
 	k.b.wk[w].cur = nil
 	if err := failure(tk, v, ready, perr); err != nil {
+		k.b.recordFailure(tk, w, err)
 		k.b.complete(tk, w, nil, err)
 		return
 	}
@@ -105,6 +134,10 @@ func (k *Kit) Run(t *JoinHandle, w int) {
 		return
 	}
 	if k.b.suspend(tk, w) {
+		return
+	}
+	if k.b.rec != nil {
+		k.scheduleRec(tk) // NOTIFIED → QUEUED in Pushed, with the poll's end
 		return
 	}
 	// NOTIFIED during the poll: queue it again (TASK-SUSPEND).

@@ -10,8 +10,8 @@ import (
 
 // TestReadmeCustomExecutor keeps the "Write your own executor" section of
 // README.md true: its code is examples/customexec/customexec.go, verbatim,
-// and that module builds and vets (its own test runs the suite on it:
-// cd examples/customexec && go test ./...).
+// and that module builds, vets and records traces that conform (its own
+// test runs the suite on it: cd examples/customexec && go test ./...).
 func TestReadmeCustomExecutor(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
@@ -51,5 +51,13 @@ func TestReadmeCustomExecutor(t *testing.T) {
 	cmd.Dir = filepath.Join("..", "examples", "customexec")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("examples/customexec does not vet: %v\n%s", err, out)
+	}
+	// Its recorded traces conform to its policy, and conformance catches
+	// a Kit executor that pushes a task twice (a few seconds; the whole
+	// suite runs with that module's go test).
+	cmd = exec.Command("go", "test", "-short", "-count=1", "-run", "Conformance", ".")
+	cmd.Dir = filepath.Join("..", "examples", "customexec")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("examples/customexec's conformance tests fail: %v\n%s", err, out)
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"sync"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/traces"
 )
 
-// Exec is a FIFO executor with a fixed number of workers.
+// Exec is a FIFO executor with a fixed number of workers. It reports its
+// events (executor.Reporter, executor.Describer): policy "fifo".
 type Exec struct {
 	kit *executor.Kit
 	mu  sync.Mutex
@@ -24,34 +26,32 @@ func New(workers int) *Exec {
 func (e *Exec) Spawn(f executor.Future) (executor.Handle, error) { return e.kit.Spawn(f) }
 func (e *Exec) Wait() error                                      { return e.kit.Wait() }
 func (e *Exec) Close() error                                     { return e.kit.Close() }
+func (e *Exec) SetRecorder(r executor.Recorder)                  { e.kit.SetRecorder(r) }
+func (e *Exec) Describe() traces.Header                          { return e.kit.Header("customexec", "fifo") }
 
 func (e *Exec) push(t *executor.JoinHandle) {
 	e.mu.Lock()
 	e.q = append(e.q, t)
+	e.kit.Pushed(t) // inside the push's critical section: the event's place in the trace
 	e.mu.Unlock()
 	e.kit.Notify()
 }
 
-func (e *Exec) pop() *executor.JoinHandle {
+func (e *Exec) pop(w int) (t *executor.JoinHandle) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.q) == 0 {
-		return nil
+	if len(e.q) > 0 {
+		t, e.q = e.q[0], e.q[1:]
+		e.kit.Took(t, w) // likewise for the take
 	}
-	t := e.q[0]
-	e.q = e.q[1:]
+	e.mu.Unlock()
 	return t
 }
 
-func (e *Exec) hasWork() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.q) > 0
-}
+func (e *Exec) hasWork() bool { e.mu.Lock(); defer e.mu.Unlock(); return len(e.q) > 0 }
 
 func (e *Exec) work(w int) {
 	for {
-		if t := e.pop(); t != nil {
+		if t := e.pop(w); t != nil {
 			e.kit.Run(t, w)
 		} else if !e.kit.Park(w, e.hasWork) {
 			return
