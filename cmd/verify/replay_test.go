@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -125,30 +126,31 @@ func TestReplayPipedPrintsChanges(t *testing.T) {
 	}
 }
 
-// In a real terminal (a pseudo-terminal), verify replay steps through the
-// trace with the arrow keys and quits on q.
-func TestReplayInTerminal(t *testing.T) {
+// ptyReplay runs verify replay on the README's lost-wakeup trace in a
+// pseudo-terminal, and returns the command, the terminal's two ends and
+// what the terminal has shown so far; it waits for the first screen.
+func ptyReplay(t *testing.T) (cmd *exec.Cmd, master, slave *os.File, shown func() string) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("pseudo-terminals are opened the Linux way here")
 	}
-	bin := buildVerify(t)
+	bin := verifyBinary(t)
 	master, slave, err := openPTY()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
-	defer master.Close()
+	t.Cleanup(func() { master.Close(); slave.Close() })
 	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
-	cmd := exec.Command(bin, "replay", trace)
+	cmd = exec.Command(bin, "replay", trace)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	slave.Close()
 	var (
 		mu     sync.Mutex
 		screen bytes.Buffer
 	)
-	shown := func() string {
+	shown = func() string {
 		mu.Lock()
 		defer mu.Unlock()
 		return screen.String()
@@ -165,20 +167,28 @@ func TestReplayInTerminal(t *testing.T) {
 			}
 		}
 	}()
-	// Wait for each screen before the next key, so that the keys reach the
-	// terminal after raw mode is on.
-	waitFor := func(s string) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
-			if strings.Contains(shown(), s) {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
+	waitShown(t, cmd, shown, "before event 1")
+	return cmd, master, slave, shown
+}
+
+// waitShown waits until the terminal has shown s, so that the next key
+// reaches the terminal after the screen before it (and raw mode) is up.
+func waitShown(t *testing.T, cmd *exec.Cmd, shown func() string, s string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(shown(), s) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the terminal never showed %q:\n%s", s, shown())
 		}
-		t.Fatalf("the terminal never showed %q:\n%s", s, shown())
+		time.Sleep(20 * time.Millisecond)
 	}
-	waitFor("before event 1")
+}
+
+// In a real terminal (a pseudo-terminal), verify replay steps through the
+// trace with the arrow keys and quits on q.
+func TestReplayInTerminal(t *testing.T) {
+	cmd, master, _, shown := ptyReplay(t)
 	for _, k := range []struct{ key, want string }{
 		{"\x1b[C", "event 1 of 4"}, {"\x1b[C", "event 2 of 4"}, {"\x1b[D", "screen-3"}, {"\x1b[F", "VIOLATION of WAKE"},
 	} {
@@ -194,7 +204,7 @@ func TestReplayInTerminal(t *testing.T) {
 			}
 			continue
 		}
-		waitFor(k.want)
+		waitShown(t, cmd, shown, k.want)
 	}
 	master.Write([]byte("q"))
 	done := make(chan error)
@@ -212,52 +222,7 @@ func TestReplayInTerminal(t *testing.T) {
 
 // SIGTERM during stepping restores the terminal and exits 3.
 func TestReplayInTerminalSIGTERM(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("pseudo-terminals are opened the Linux way here")
-	}
-	bin := buildVerify(t)
-	master, slave, err := openPTY()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer master.Close()
-	defer slave.Close()
-	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
-	cmd := exec.Command(bin, "replay", trace)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu     sync.Mutex
-		screen bytes.Buffer
-	)
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			mu.Lock()
-			screen.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		mu.Lock()
-		up := strings.Contains(screen.String(), "before event 1")
-		mu.Unlock()
-		if up {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the first screen never came")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	cmd, _, slave, _ := ptyReplay(t)
 	if !rawMode(t, slave) {
 		t.Fatal("the terminal is not in raw mode while stepping")
 	}
@@ -276,15 +241,4 @@ func TestReplayInTerminalSIGTERM(t *testing.T) {
 	if rawMode(t, slave) {
 		t.Error("the terminal was left in raw mode")
 	}
-}
-
-// buildVerify builds the command for the tests that run it in a
-// pseudo-terminal (the go command's cache makes the second build a link).
-func buildVerify(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "verify")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
