@@ -10,15 +10,7 @@ import (
 // The execspec timeline links porcupine's page when the linearizability
 // check wrote one.
 func TestCheckTimelineLinksLinearizabilityPage(t *testing.T) {
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "lin", "fifo_out_of_order.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "run.jsonl")
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, file := linTrace(t)
 	page := filepath.Join(dir, "run.html")
 	if code, out, errs := run(t, "check", "--linearizability", "--lin-html", filepath.Join(dir, "run.lin.html"), "--html", page, file); code != exitViolated {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)

@@ -13,15 +13,7 @@ import (
 // holds, linearizability is violated, and porcupine's visualization is
 // written where --lin-html says (and nowhere without it).
 func TestCheckLinearizabilityViolation(t *testing.T) {
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "lin", "fifo_out_of_order.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "run.jsonl")
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, file := linTrace(t)
 	page := filepath.Join(dir, "run.lin.html")
 	if code, _, _ := run(t, "check", "--linearizability", file); code != exitViolated {
 		t.Fatalf("exit %d, want %d", code, exitViolated)
@@ -49,4 +41,21 @@ func TestCheckLinearizabilityViolation(t *testing.T) {
 	if code, out, _ := run(t, "check", file); code != exitHolds {
 		t.Fatalf("without --linearizability: exit %d\n%s", code, out)
 	}
+}
+
+// linTrace copies testdata/lin/fifo_out_of_order.jsonl into a new
+// directory as run.jsonl (pages are written beside or around it) and
+// returns the directory and the copy.
+func linTrace(t *testing.T) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "lin", "fifo_out_of_order.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(dir, "run.jsonl")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file
 }
