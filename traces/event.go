@@ -40,6 +40,10 @@ const (
 	// task's waker and will return Pending; a wake may come before the
 	// poll-end. Optional: a poll-end pending without it implies it.
 	KindRegister
+	// KindStop (format v1.1): the executor stopped (Worker -1: shutdown, or
+	// the runtime dropped) or one worker stopped (its thread exited or
+	// unwound). No event of the executor, or of that worker, may follow.
+	KindStop
 )
 
 // Source is where a take found its task.
@@ -63,6 +67,9 @@ const (
 	ResultPending
 	ResultReady
 	ResultPanic
+	// ResultError (format v1.1): the future returned Ready(Err): a failed
+	// task, as after a panic, that did not panic.
+	ResultError
 )
 
 // Outcome is what a wake did.
@@ -126,12 +133,31 @@ type Event struct {
 	Outcome Outcome
 	Rule    model.Rule // for KindStep and counterexamples; 0 = implied by Kind
 	Detail  string
+
+	// Format v1.1 fields; zero when not recorded.
+	Future      int64 // the future instance a poll drives, from 1; 0 = not recorded
+	Time        int64 // monotonic nanoseconds since any origin; 0 = not recorded
+	Priority    int32 // the task's priority (higher runs first), when Prioritized
+	Prioritized bool  // Priority was recorded (on spawn, wake, requeue)
 }
 
-// Format and Version identify the trace format in a Header.
+// Format and Version identify the trace format in a Header; Minor is the
+// newest minor version a reader accepts (a v1.1 trace says "minor":1).
 const (
 	Format  = "execspec-trace"
 	Version = 1
+	Minor   = 1
+)
+
+// Orders of a trace's Seq (Header.Order).
+const (
+	// OrderSeq: each event's Seq was drawn where its operation took effect
+	// (inside the queue's critical section). The default.
+	OrderSeq = "seq"
+	// OrderIntervals (v1.1): queue operations carry Call and Return ticks,
+	// and Seq is the Call of a push and the Return of a take; the checker
+	// accepts any order of overlapping operations the model accepts.
+	OrderIntervals = "intervals"
 )
 
 // Header is the first line of a trace: what produced it and under which
@@ -146,4 +172,9 @@ type Header struct {
 	Workers  int            `json:"workers"`
 	Policy   string         `json:"policy"`
 	Config   map[string]int `json:"config,omitempty"`
+
+	// Format v1.1 (Minor 1).
+	Minor      int      `json:"minor,omitempty"`      // 0 or 1
+	Order      string   `json:"order,omitempty"`      // "" (= OrderSeq) or OrderIntervals
+	Unobserved []string `json:"unobserved,omitempty"` // what the recorder cannot see: take, source, queue, outcome, park
 }
