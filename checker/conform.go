@@ -121,6 +121,8 @@ type Conformance struct {
 	ringN int // events in the ring
 
 	tasks   []confTask   // indexed by task id - 1
+	live    []confLive   // slots of tasks QUEUED or awaiting a requeue event
+	free    []int32      // recycled slots (index+1)
 	workers []confWorker // indexed by worker
 	npend   int          // workers with a deferred decision
 
@@ -155,11 +157,43 @@ const conformBefore = 20
 // state grows to the largest id.
 const MaxConformTask = 1 << 22
 
+// confTask is what the checker keeps for every task id: 8 bytes, so that a
+// trace of millions of tasks is checked in little memory. What only a task
+// that is QUEUED or awaiting its requeue event needs lives in a confLive
+// slot, allocated while either flag is set and recycled after.
 type confTask struct {
-	readyPolls uint64 // polls when the task last became QUEUED
-	readySeq   uint64 // Seq when it last became QUEUED
-	flags      uint8
+	live  int32 // index+1 of the task's confLive slot; 0 = none
+	flags uint8
+}
+
+type confLive struct {
+	readyPolls uint64       // polls when the task last became QUEUED
+	readySeq   uint64       // Seq when it last became QUEUED
 	requeue    traces.Queue // where the last re-queueing transition put it
+}
+
+// liveOf returns ct's slot, allocating one.
+func (c *Conformance) liveOf(ct *confTask) *confLive {
+	if ct.live == 0 {
+		if n := len(c.free); n > 0 {
+			ct.live = c.free[n-1]
+			c.free = c.free[:n-1]
+		} else {
+			c.live = append(c.live, confLive{})
+			ct.live = int32(len(c.live))
+		}
+	}
+	return &c.live[ct.live-1]
+}
+
+// clearFlags clears flags of ct and recycles its slot when nothing needs it.
+func (c *Conformance) clearFlags(ct *confTask, flags uint8) {
+	ct.flags &^= flags
+	if ct.live != 0 && ct.flags&(confReady|confRequeue) == 0 {
+		c.live[ct.live-1] = confLive{}
+		c.free = append(c.free, ct.live)
+		ct.live = 0
+	}
 }
 
 const (
@@ -711,8 +745,9 @@ func (c *Conformance) apply(st model.Step, seq uint64) error {
 	if c.s.Task[i] == model.Queued && before != model.Queued {
 		c.growTasks(st.Task)
 		ct := &c.tasks[i]
-		ct.readyPolls = c.polls
-		ct.readySeq = seq
+		l := c.liveOf(ct)
+		l.readyPolls = c.polls
+		l.readySeq = seq
 		ct.flags |= confReady
 	}
 	return nil
@@ -832,7 +867,7 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	if ct.flags&confReady != 0 {
 		c.fairness(t, ct, e.Seq)
 	}
-	ct.flags &^= confReady | confWoken | confRequeue
+	c.clearFlags(ct, confReady|confWoken|confRequeue)
 	c.polls++
 	return nil
 }
@@ -848,7 +883,8 @@ func (c *Conformance) takeStep(st model.Step, e *traces.Event) error {
 }
 
 // fairness records the wait of task t, taken now.
-func (c *Conformance) fairness(t int, ct *confTask, seq uint64) {
+func (c *Conformance) fairness(t int, task *confTask, seq uint64) {
+	ct := &c.live[task.live-1]
 	if other := c.polls - ct.readyPolls; other > c.maxOther || c.maxOTask == 0 {
 		c.maxOther, c.maxOTask = other, int64(t)
 	}
@@ -941,13 +977,13 @@ func (c *Conformance) suspendStep(w, t int, repoll bool, seq uint64) error {
 		if ct.flags&confReady != 0 {
 			c.fairness(t, ct, seq)
 		}
-		ct.flags &^= confReady | confWoken
+		c.clearFlags(ct, confReady|confWoken)
 		c.polls++
 		return nil
 	}
 	if wasNotified {
 		ct.flags |= confRequeue
-		ct.requeue = c.placed(t, w)
+		c.liveOf(ct).requeue = c.placed(t, w)
 		c.slotRequeue(w, t)
 	}
 	return nil
@@ -977,7 +1013,7 @@ func (c *Conformance) settle(idx int, e *traces.Event, w int) error {
 		if retried && c.s.Task[t-1] == model.Queued {
 			ct := &c.tasks[t-1]
 			ct.flags |= confRequeue
-			ct.requeue = traces.QueueGlobal
+			c.liveOf(ct).requeue = traces.QueueGlobal
 		}
 	}
 	return nil
@@ -1072,16 +1108,17 @@ func (c *Conformance) requeue(idx int, e *traces.Event) error {
 	if ct.flags&confRequeue == 0 {
 		return c.fail(idx, e, model.TASK_SUSPEND, "a re-queue follows TASK-SUSPEND of a NOTIFIED task, or a retried failure", fmt.Sprintf("t%d is %s and was not re-queued", t, c.s.Task[t-1]))
 	}
-	ct.flags &^= confRequeue
-	if e.Queue != ct.requeue {
+	want := c.live[ct.live-1].requeue
+	c.clearFlags(ct, confRequeue)
+	if e.Queue != want {
 		r := model.TASK_SUSPEND
-		if c.retry && ct.requeue == traces.QueueGlobal {
+		if c.retry && want == traces.QueueGlobal {
 			r = model.TASK_COMPLETE
 		}
-		if w := e.Queue.Worker(); w >= 0 && ct.requeue == traces.QueueGlobal && c.cap > 0 {
+		if w := e.Queue.Worker(); w >= 0 && want == traces.QueueGlobal && c.cap > 0 {
 			return c.fail(idx, e, r, "a push onto a full local queue overflows to the global queue", fmt.Sprintf("w%d's local queue is full (capacity %d), so the model re-queued t%d on the global queue", w, c.capacity(), t))
 		}
-		return c.fail(idx, e, r, "the task goes where the rule pushes it", fmt.Sprintf("the model re-queued t%d on %s", t, ct.requeue))
+		return c.fail(idx, e, r, "the task goes where the rule pushes it", fmt.Sprintf("the model re-queued t%d on %s", t, want))
 	}
 	return nil
 }
@@ -1177,7 +1214,7 @@ func (c *Conformance) Finish() *ConformanceReport {
 	for i := range c.tasks {
 		// Tasks still QUEUED at the end: their wait so far.
 		if ct := &c.tasks[i]; ct.flags&confReady != 0 {
-			if other := c.polls - ct.readyPolls; other > c.maxOther {
+			if other := c.polls - c.live[ct.live-1].readyPolls; other > c.maxOther {
 				c.maxOther, c.maxOTask = other, int64(i+1)
 				r.MaxOtherPolls, r.MaxOtherPollsTask, r.StillWaiting = int(other), int64(i+1), true
 			}

@@ -218,7 +218,7 @@ func TestTimelineState(t *testing.T) {
 		s.apply(&e)
 		got := fmt.Sprintf("g%v l0%v l1%v cur%v", s.global, s.locals[0], s.locals[1], s.cur)
 		for _, id := range []int64{1, 2} {
-			if st, ok := s.task[id]; ok {
+			if st := s.state(id); st != "" {
 				got += fmt.Sprintf(" t%d:%s", id, st)
 			}
 		}
@@ -238,12 +238,12 @@ func TestTimelineDroppedWake(t *testing.T) {
 		{Seq: 4, Kind: KindPollEnd, Task: 1, Worker: 0, Result: ResultPending},
 	} {
 		s.apply(&e)
-		if e.Seq == 3 && (s.task[1] != "RUNNING" || len(s.global) != 0) {
-			t.Fatalf("a dropped wake changed the state: t1 %s, global %v", s.task[1], s.global)
+		if e.Seq == 3 && (s.state(1) != "RUNNING" || len(s.global) != 0) {
+			t.Fatalf("a dropped wake changed the state: t1 %s, global %v", s.state(1), s.global)
 		}
 	}
-	if s.task[1] != "WAITING" {
-		t.Errorf("t1 is %s after its poll returned Pending with the wake dropped, want WAITING", s.task[1])
+	if s.state(1) != "WAITING" {
+		t.Errorf("t1 is %s after its poll returned Pending with the wake dropped, want WAITING", s.state(1))
 	}
 }
 

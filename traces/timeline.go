@@ -44,7 +44,8 @@ type tlState struct {
 	global   []int64
 	locals   [][]int64
 	cur      []int64
-	task     map[int64]string
+	task     map[int64]string // tasks not DONE
+	done     tlDone           // tasks DONE: a bit each, so a trace of millions of tasks costs little
 	workers  int
 	changedQ map[int]bool // queues changed by the last event: -1 global, w local
 	changedT []int64
@@ -121,13 +122,73 @@ func cut(q []int64, i int) []int64 {
 	return append(q[:i], q[i+1:]...)
 }
 
+// state returns task t's state: "" for a task the trace has not named.
+func (s *tlState) state(t int64) string {
+	if st, ok := s.task[t]; ok {
+		return st
+	}
+	if s.done.has(t) {
+		return "DONE"
+	}
+	return ""
+}
+
 func (s *tlState) set(t int64, st string) {
-	if t == 0 {
+	if t == 0 || s.state(t) == st {
 		return
 	}
-	if s.task[t] != st {
+	if st == "DONE" {
+		delete(s.task, t)
+		s.done.set(t, true)
+	} else {
+		s.done.set(t, false)
 		s.task[t] = st
-		s.changedT = append(s.changedT, t)
+	}
+	s.changedT = append(s.changedT, t)
+}
+
+// tlDone is a set of task ids: a bitmap for ids below tlDoneBits, a map
+// above.
+type tlDone struct {
+	bits []uint64
+	big  map[int64]bool
+	n    int
+}
+
+const tlDoneBits = 1 << 26
+
+func (d *tlDone) has(t int64) bool {
+	if t > 0 && t < tlDoneBits {
+		i := int(t >> 6)
+		return i < len(d.bits) && d.bits[i]&(1<<(t&63)) != 0
+	}
+	return d.big[t]
+}
+
+func (d *tlDone) set(t int64, on bool) {
+	if d.has(t) == on {
+		return
+	}
+	if on {
+		d.n++
+	} else {
+		d.n--
+	}
+	if t > 0 && t < tlDoneBits {
+		i := int(t >> 6)
+		if on && i >= len(d.bits) {
+			d.bits = append(d.bits, make([]uint64, i+1-len(d.bits))...)
+		}
+		d.bits[i] ^= 1 << (t & 63)
+		return
+	}
+	if d.big == nil {
+		d.big = map[int64]bool{}
+	}
+	if on {
+		d.big[t] = true
+	} else {
+		delete(d.big, t)
 	}
 }
 
@@ -161,7 +222,7 @@ func (s *tlState) apply(e *Event) {
 		switch {
 		case e.Result != ResultPending:
 			s.set(t, "DONE")
-		case s.task[t] == "NOTIFIED":
+		case s.state(t) == "NOTIFIED":
 			s.set(t, "QUEUED")
 			s.push(s.queueOf(QueueNone, e.Worker), t)
 		default:
@@ -170,7 +231,7 @@ func (s *tlState) apply(e *Event) {
 	case KindWake:
 		out := e.Outcome
 		if out == OutcomeNone {
-			switch s.task[t] {
+			switch s.state(t) {
 			case "WAITING":
 				out = OutcomeScheduled
 			case "RUNNING":
@@ -249,7 +310,7 @@ func (s *tlState) change() *tlChange {
 		if c.T == nil {
 			c.T = map[string]string{}
 		}
-		c.T[strconv.FormatInt(t, 10)] = s.task[t]
+		c.T[strconv.FormatInt(t, 10)] = s.state(t)
 	}
 	return c
 }
@@ -268,16 +329,12 @@ type tlSnapshot struct {
 }
 
 func (s *tlState) snapshot() tlSnapshot {
-	sn := tlSnapshot{Global: shownQueue(s.global), Cur: append([]int64{}, s.cur...), Tasks: map[string]string{}, NTasks: len(s.task)}
+	sn := tlSnapshot{Global: shownQueue(s.global), Cur: append([]int64{}, s.cur...), Tasks: map[string]string{}, NTasks: len(s.task) + s.done.n, NDone: s.done.n}
 	for _, q := range s.locals {
 		sn.Local = append(sn.Local, shownQueue(q))
 	}
 	ids := make([]int64, 0, len(s.task))
-	for t, st := range s.task {
-		if st == "DONE" {
-			sn.NDone++
-			continue
-		}
+	for t := range s.task {
 		ids = append(ids, t)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })

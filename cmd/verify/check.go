@@ -83,13 +83,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := validateFlags(fs, checkFlagSpecs(&f)); err != nil {
 		return flagError(stderr, "check", err)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// The check streams: its live heap is the checker's tables (about
-		// 30 bytes per task) and, with --html or --linearizability, the
-		// events kept. A soft limit makes the collector run before garbage
-		// doubles that, rather than after.
-		debug.SetMemoryLimit(checkSoftMemory)
-	}
+	softMemoryLimit()
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "verify check: want one trace FILE (see verify check -h)")
 		return exitUsage
@@ -347,9 +341,19 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
-// checkSoftMemory is the soft memory limit of verify check (see
+// checkSoftMemory is the soft memory limit of verify check and replay (see
 // runtime/debug.SetMemoryLimit); GOMEMLIMIT overrides it.
 const checkSoftMemory = 64 << 20
+
+// softMemoryLimit sets checkSoftMemory unless GOMEMLIMIT is set. check and
+// replay stream: their live heap is the checker's tables (about 14 bytes
+// per task id) and, with --linearizability, the events kept. A soft limit
+// makes the collector run before garbage doubles that, rather than after.
+func softMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(checkSoftMemory)
+	}
+}
 
 // checkInterrupted reports a check stopped by SIGINT or SIGTERM before a
 // verdict: how far it got, and exit 3.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -58,6 +59,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "verify replay: want one trace FILE (see verify replay -h)")
 		return exitUsage
 	}
+	softMemoryLimit()
 	file := fs.Arg(0)
 	interactive := !*printOnly && file != "-" && isTerminal(stdout) && isTerminal(os.Stdin)
 	in, closeIn, err := openInput(file)
@@ -82,7 +84,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		cerr   *checker.ConformanceError
 		n      int
 		frames []replayFrame
-		// taskShown is the state last printed of each task.
+		// taskShown is the state last printed of each task not DONE.
 		taskShown = map[int64]string{}
 		lanes     = conf.BoundedLanes(replayShown)
 		initial   = lanes
@@ -156,9 +158,15 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				fmt.Fprintf(w, "%6d  %s\n", n+1, traces.Printable(shortEvent(e)))
 				next := conf.BoundedLanes(replayShown)
 				task := conf.TaskLane(int(e.Task))
-				if taskShown[e.Task] == task {
+				switch {
+				case taskShown[e.Task] == task:
 					task = ""
-				} else {
+				case strings.HasSuffix(task, ":"+model.Done.String()):
+					// A DONE task is forgotten, so that memory stays
+					// bounded by the tasks not DONE; an event that
+					// touches it later shows its state again.
+					delete(taskShown, e.Task)
+				default:
 					taskShown[e.Task] = task
 				}
 				printLanesChanged(w, lanes, next, task)

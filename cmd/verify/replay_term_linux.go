@@ -26,3 +26,10 @@ func rawTerminal(f *os.File) (func(), error) {
 	}
 	return func() { unix.IoctlSetTermios(fd, unix.TCSETS, old) }, nil
 }
+
+// isTTY reports whether f is a terminal: a character device that answers
+// the terminal ioctl (/dev/null is a character device and is not one).
+func isTTY(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

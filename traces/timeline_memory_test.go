@@ -1,0 +1,42 @@
+package traces
+
+import (
+	"runtime"
+	"testing"
+)
+
+// TestTimelineMemoryPerDoneTask: the timeline's picture of the state keeps
+// a bit per DONE task, so that --html on a trace of millions of tasks fits
+// in a few MB beyond the page's window.
+func TestTimelineMemoryPerDoneTask(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates MBs")
+	}
+	const tasks = 1 << 19
+	s := newTLState(Header{Workers: 2, Policy: "worksteal"})
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	for task := int64(1); task <= tasks; task++ {
+		for _, e := range []Event{
+			{Kind: KindSpawn, Task: task, Worker: -1, Queue: QueueGlobal},
+			{Kind: KindTake, Task: task, Worker: 0, Source: SourceGlobal},
+			{Kind: KindPollEnd, Task: task, Worker: 0, Result: ResultReady},
+		} {
+			s.apply(&e)
+		}
+	}
+	per := float64(heap()-before) / tasks
+	if sn := s.snapshot(); sn.NTasks != tasks || sn.NDone != tasks || s.state(tasks) != "DONE" {
+		t.Fatalf("snapshot counts %d tasks, %d DONE; t%d is %q; want all %d DONE", sn.NTasks, sn.NDone, tasks, s.state(tasks), tasks)
+	}
+	runtime.KeepAlive(s)
+	t.Logf("%.2f bytes per DONE task", per)
+	if per > 1 {
+		t.Errorf("the timeline keeps %.2f bytes per DONE task, want at most 1", per)
+	}
+}
