@@ -121,7 +121,8 @@ type Conformance struct {
 	ringN int // events in the ring
 
 	tasks   []confTask   // indexed by task id - 1
-	live    []confLive   // slots of tasks QUEUED or awaiting a requeue event
+	live    [][]confLive // pages of slots of tasks QUEUED or awaiting a requeue event
+	nlive   int          // slots allocated
 	free    []int32      // recycled slots (index+1)
 	workers []confWorker // indexed by worker
 	npend   int          // workers with a deferred decision
@@ -172,6 +173,11 @@ type confLive struct {
 	requeue    traces.Queue // where the last re-queueing transition put it
 }
 
+// confPage is how many confLive slots are allocated at a time: pages, not
+// one slice, so that growing never copies (nor holds twice) millions of
+// slots.
+const confPage = 4096
+
 // liveOf returns ct's slot, allocating one.
 func (c *Conformance) liveOf(ct *confTask) *confLive {
 	if ct.live == 0 {
@@ -179,18 +185,27 @@ func (c *Conformance) liveOf(ct *confTask) *confLive {
 			ct.live = c.free[n-1]
 			c.free = c.free[:n-1]
 		} else {
-			c.live = append(c.live, confLive{})
-			ct.live = int32(len(c.live))
+			if c.nlive%confPage == 0 {
+				c.live = append(c.live, make([]confLive, confPage))
+			}
+			c.nlive++
+			ct.live = int32(c.nlive)
 		}
 	}
-	return &c.live[ct.live-1]
+	return c.slot(ct)
+}
+
+// slot returns ct's slot, which it has.
+func (c *Conformance) slot(ct *confTask) *confLive {
+	i := int(ct.live - 1)
+	return &c.live[i/confPage][i%confPage]
 }
 
 // clearFlags clears flags of ct and recycles its slot when nothing needs it.
 func (c *Conformance) clearFlags(ct *confTask, flags uint8) {
 	ct.flags &^= flags
 	if ct.live != 0 && ct.flags&(confReady|confRequeue) == 0 {
-		c.live[ct.live-1] = confLive{}
+		*c.slot(ct) = confLive{}
 		c.free = append(c.free, ct.live)
 		ct.live = 0
 	}
@@ -884,7 +899,7 @@ func (c *Conformance) takeStep(st model.Step, e *traces.Event) error {
 
 // fairness records the wait of task t, taken now.
 func (c *Conformance) fairness(t int, task *confTask, seq uint64) {
-	ct := &c.live[task.live-1]
+	ct := c.slot(task)
 	if other := c.polls - ct.readyPolls; other > c.maxOther || c.maxOTask == 0 {
 		c.maxOther, c.maxOTask = other, int64(t)
 	}
@@ -1108,7 +1123,7 @@ func (c *Conformance) requeue(idx int, e *traces.Event) error {
 	if ct.flags&confRequeue == 0 {
 		return c.fail(idx, e, model.TASK_SUSPEND, "a re-queue follows TASK-SUSPEND of a NOTIFIED task, or a retried failure", fmt.Sprintf("t%d is %s and was not re-queued", t, c.s.Task[t-1]))
 	}
-	want := c.live[ct.live-1].requeue
+	want := c.slot(ct).requeue
 	c.clearFlags(ct, confRequeue)
 	if e.Queue != want {
 		r := model.TASK_SUSPEND
@@ -1214,7 +1229,7 @@ func (c *Conformance) Finish() *ConformanceReport {
 	for i := range c.tasks {
 		// Tasks still QUEUED at the end: their wait so far.
 		if ct := &c.tasks[i]; ct.flags&confReady != 0 {
-			if other := c.polls - c.live[ct.live-1].readyPolls; other > c.maxOther {
+			if other := c.polls - c.slot(ct).readyPolls; other > c.maxOther {
 				c.maxOther, c.maxOTask = other, int64(i+1)
 				r.MaxOtherPolls, r.MaxOtherPollsTask, r.StillWaiting = int(other), int64(i+1), true
 			}

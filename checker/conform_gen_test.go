@@ -156,7 +156,7 @@ func (g *confGen) worker(t testing.TB, w int, pending bool) {
 					}
 					return
 				}
-				g.emit(t, traces.Event{Kind: traces.KindRequeue, Task: task, Worker: int32(w), Queue: g.c.live[g.c.tasks[cur-1].live-1].requeue})
+				g.emit(t, traces.Event{Kind: traces.KindRequeue, Task: task, Worker: int32(w), Queue: g.c.slot(&g.c.tasks[cur-1]).requeue})
 				return
 			}
 			g.emit(t, traces.Event{Kind: traces.KindPollEnd, Task: task, Worker: int32(w), Result: traces.ResultReady})
