@@ -547,17 +547,26 @@ func TestHostileSignals(t *testing.T) {
 		}
 		defer pr.Close()
 		r := startVerify(t, wd, pr, nil, "check", "-")
+		reading := make(chan struct{}) // closed once the child has read 1 MiB: it is past its start
 		go func() {
 			defer pw.Close()
 			io.WriteString(pw, head)
 			blank := bytes.Repeat([]byte("\n"), 64<<10)
-			for {
+			for n := 0; ; n++ {
+				if n == 16+1 { // more than the pipe holds
+					close(reading)
+				}
 				if _, err := pw.Write(blank); err != nil {
 					return
 				}
 			}
 		}()
-		signalRun(t, r, syscall.SIGINT, 500*time.Millisecond, hostileRSS)
+		select {
+		case <-reading:
+		case <-time.After(hostileWait):
+			t.Fatal("the child never read its input")
+		}
+		signalRun(t, r, syscall.SIGINT, 100*time.Millisecond, hostileRSS)
 		pr.Close()
 	})
 	t.Run("named pipe nobody opens", func(t *testing.T) {
