@@ -50,7 +50,7 @@ type confV11 struct {
 	stopped  bool // the whole executor stopped
 	stopIdx  int
 	wstopped []bool  // per worker, allocated at the first worker stop
-	lastPend []int32 // per worker: task whose poll returned Pending (WAITING), no take or poll-begin by the worker since
+	lastPend []int32 // per worker: task whose poll returned Pending (WAITING), no poll-begin by the worker since
 	lastTime []int64 // per worker: the time of its last event with a time
 	slStart  []int64 // per worker: time of the first poll-begin after its take; -1 = not yet
 	slEnd    []int64 // per worker: time of its last poll-end
@@ -209,7 +209,6 @@ func (c *Conformance) afterV11(e *traces.Event) {
 	w, t := int(e.Worker), int(e.Task)
 	switch e.Kind {
 	case traces.KindTake:
-		v.lastPend[w] = 0
 		if v.sliceNs > 0 {
 			v.slStart[w] = -1
 		}

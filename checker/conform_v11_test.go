@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/traces"
 )
 
 // The v1.1 traces under testdata/conform (v11_*.txt) number their events
@@ -79,4 +81,86 @@ func v11Figure(r *ConformanceReport, item string) string {
 		return fmt.Sprintf("relaxed %d", r.Relaxed)
 	}
 	return "unknown figure " + name
+}
+
+func TestConformanceV11Config(t *testing.T) {
+	v11 := func(policy string, cfg map[string]int) traces.Header {
+		h := hdr(2, policy, cfg)
+		h.Minor = 1
+		return h
+	}
+	for _, tc := range []struct {
+		h    traces.Header
+		want string
+	}{
+		{v11("fifo", map[string]int{"spurious-polls": 2}), "spurious-polls = 2: want 0 or 1"},
+		{v11("fifo", map[string]int{"slice-us": 5}), "a time slice is for the timeslice policy"},
+		{v11("timeslice", map[string]int{"slice-us": 5, "slice": 2}), "a slice is a count or a time, not both"},
+		{v11("timeslice", map[string]int{"slice-us": 0}), "slice-us = 0: want a number ≥ 1"},
+		{v11("priority", map[string]int{"aging": 256}), "aging = 256: want 0 to 255"},
+		{hdr(2, "fifo", map[string]int{"spurious-polls": 1}), `is trace format v1.1: add "minor":1 to the header`},
+	} {
+		if _, err := NewConformance(tc.h); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.h.Config, err, tc.want)
+		}
+	}
+	for _, h := range []traces.Header{
+		v11("fifo", map[string]int{"spurious-polls": 1}),
+		v11("timeslice", map[string]int{"slice-us": 1, "spurious-polls": 0}),
+		v11("priority", map[string]int{"aging": 255}),
+	} {
+		if _, err := NewConformance(h); err != nil {
+			t.Errorf("%v: %v", h.Config, err)
+		}
+	}
+}
+
+// A v1.0 priority trace keeps its behaviour (takes from anywhere) and says
+// that the order was not checked; the report's summary shows the v1.1
+// figures.
+func TestConformanceV11Report(t *testing.T) {
+	h, events := parseTrace(t, `execspec-trace v1 executor=prio workers=1 policy=priority
+#1 out spawn t1 -> global
+#2 out spawn t2 -> global
+#3 w0 take t2 global
+#4 w0 poll-begin t2
+#5 w0 poll-end t2 ready
+#6 w0 take t1 global
+#7 w0 poll-begin t1
+#8 w0 poll-end t1 ready
+`)
+	r := checkEvents(t, h, events)
+	if r.Verdict != Holds || !r.PriorityUnchecked || !strings.Contains(r.Summary(), "priority order not checked") {
+		t.Fatalf("v1.0 priority trace: %s, unchecked %v\n%s", r.Verdict, r.PriorityUnchecked, r.Summary())
+	}
+	h, events = parseTrace(t, `execspec-trace v1.1 executor=busy workers=2 policy=fifo spurious-polls=1
+#1 out spawn t1 -> global
+#2 out spawn t2 -> global
+#3 out spawn t3 -> global
+#4 w0 take t1 global
+#5 w0 poll-begin t1
+#6 w0 poll-end t1 pending
+#7 w0 requeue t1 -> global
+#8 out wake
+#9 w1 take t2 global
+#10 w1 poll-begin t2
+#11 w1 poll-end t2 error
+#12 out stop
+`)
+	r = checkEvents(t, h, events)
+	s := r.Summary()
+	for _, want := range []string{
+		"conforms: 12 events, 3 tasks, 1 DONE, the rest abandoned at the executor's stop",
+		"the executor stopped at event 12; 2 tasks abandoned at stop: QUEUED t1 t3",
+		"1 spurious polls",
+		"1 wakes through wakers that name no task",
+		"error: event 11 (seq 11): task 2 failed (returned an error) on worker 1",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	if r.Verdict != Holds || len(r.LostWakeups)+len(r.NeverCompleted) != 0 || len(r.Abandoned) != 2 || r.PanicCount != 0 || r.ErrorCount != 1 {
+		t.Errorf("report %+v", r)
+	}
 }

@@ -114,8 +114,10 @@ func Validate(h Header, e Event) error {
 	if !k.Valid() {
 		return errf(ErrUnknown, fmt.Sprintf("unknown event kind %d", uint8(k)))
 	}
-	if err := validateV11(h, e); err != nil {
-		return err
+	if k == KindStop || e.Result == ResultError || e.Future|e.Time != 0 || e.Prioritized || e.Priority != 0 || (e.Task == 0 && k == KindWake) {
+		if err := validateV11(h, e); err != nil {
+			return err
+		}
 	}
 	switch {
 	case e.Task < 0:
