@@ -32,12 +32,15 @@ import (
 //	                     no take between is TASK-SUSPEND's re-poll
 //	poll-end ready       TASK-COMPLETE
 //	poll-end panic       TASK-COMPLETE of a failed future: DONE, or re-queued
-//	                     on the global queue by the retry policy
+//	                     on the global queue by the retry policy; so is
+//	                     poll-end error (v1.1), counted apart
 //	wake                 WAKE onto e.Queue, after checking that the reported
 //	                     outcome is model.WakeOutcome of the task's state
 //	requeue              no rule: the TASK-SUSPEND (NOTIFIED) or retry just
 //	                     applied must have put the task where e.Queue says
 //	park, unpark, panic  no rule: findings (see ConformanceReport)
+//	stop, wake without   no rule (v1.1): the end of the executor or of a
+//	a task               worker; a no-op waker, counted (conform_v11.go)
 //	step                 the rule e.Rule, as a model checker writes it; a
 //	                     WORKER-STEAL step with a queue is only a look at
 //	                     that queue (the first half of a two-step steal):
@@ -75,10 +78,13 @@ import (
 // nothing then says when the worker looked.
 // ConformanceReport.Relaxed counts the takes accepted this way.
 //
-// Under the priority policy a trace does not say each task's priority, so
-// the order of the global queue is not checked: a take of any task in it is
-// accepted (the model is the single-queue policy), and the fairness figures
-// show how long tasks waited. A LIFO slot (config lifo-slot=1) is a place of
+// Under the priority policy a v1.0 trace does not say each task's priority,
+// so the order of the global queue is not checked: a take of any task in it
+// is accepted (the model is the single-queue policy), the fairness figures
+// show how long tasks waited, and the report says the order was unchecked.
+// A v1.1 trace carries priorities, and its takes are checked as the model's
+// pick, with aging. What else format v1.1 adds — stops, spurious polls,
+// future instances, time slices — is in conform_v11.go. A LIFO slot (config lifo-slot=1) is a place of
 // its own: the slot's task is invisible to steals and to takes from the
 // local queue, and a take from the slot sees only it.
 //
