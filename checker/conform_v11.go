@@ -235,11 +235,17 @@ func (c *Conformance) afterV11(e *traces.Event) {
 
 func (c *Conformance) setPriority(t int, p int32) {
 	v := c.v11
+	c.growPriorities(t)
+	v.prio[t-1] = p
+}
+
+// growPriorities makes room for tasks up to t in the priority tables.
+func (c *Conformance) growPriorities(t int) {
+	v := c.v11
 	for len(v.prio) < t {
 		v.prio = append(v.prio, 0)
 		v.age = append(v.age, 0)
 	}
-	v.prio[t-1] = p
 }
 
 // takePriority is GLOBAL-STEAL under the priority policy of a v1.1 trace:
@@ -253,6 +259,8 @@ func (c *Conformance) takePriority(st model.Step, seq uint64) error {
 	if k < 0 {
 		return c.apply(st, seq) // the model says why
 	}
+	// A task spawned by a model step (not a spawn event) has priority 0.
+	c.growPriorities(len(c.s.Task))
 	pick := 0
 	aged := false
 	if v.aging > 0 {

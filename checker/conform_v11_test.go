@@ -164,3 +164,76 @@ func TestConformanceV11Report(t *testing.T) {
 		t.Errorf("report %+v", r)
 	}
 }
+
+// FuzzConformanceV11: random v1.1 event sequences (fuzzTrace's, with v1.1
+// headers and fields: stops, no-task wakes, error results, futures,
+// times, priorities, spurious polls, time slices) never panic, a violation
+// is sticky, and the verdict matches the report.
+func FuzzConformanceV11(f *testing.F) {
+	f.Add([]byte{0x0a, 0x00, 0x01, 0x04, 0x00}, uint64(0x1234))
+	f.Add([]byte{0x04, 0x13, 0x01, 0x01, 0x00, 0x12, 0x05, 0x00, 0x13, 0x05, 0x00, 0x24, 0x05, 0x00}, uint64(99))
+	f.Add([]byte{0x0d, 0x02, 0x01, 0x02, 0x01, 0x02, 0x05, 0x01, 0x13, 0x05, 0x01, 0x03, 0x05, 0x01, 0x14, 0x05, 0x01, 0x35, 0x05, 0x01}, uint64(7))
+	f.Fuzz(func(t *testing.T, data []byte, bits uint64) {
+		h, events := fuzzTrace(data)
+		h.Minor = 1
+		if h.Config == nil {
+			h.Config = map[string]int{}
+		}
+		h.Config["spurious-polls"] = int(bits & 1)
+		switch h.Policy {
+		case "priority":
+			h.Config["aging"] = int(bits>>1) % 4
+		case "timeslice":
+			if bits&2 != 0 {
+				delete(h.Config, "slice")
+				h.Config["slice-us"] = 1 + int(bits>>2)%5
+			}
+		}
+		c, err := NewConformance(h)
+		if err != nil {
+			t.Fatalf("header %+v refused: %v", h, err)
+		}
+		r := bits
+		var now int64
+		var first error
+		for i, e := range events {
+			r = r*6364136223846793005 + 1442695040888963407
+			x := r >> 33
+			switch x % 16 {
+			case 0:
+				e.Kind, e.Task, e.Source, e.Result, e.Outcome, e.Queue = traces.KindStop, 0, 0, 0, 0, 0
+			case 1:
+				e.Kind, e.Task, e.Outcome, e.Queue = traces.KindWake, 0, 0, 0
+			case 2:
+				if e.Kind == traces.KindPollEnd {
+					e.Result = traces.ResultError
+				}
+			}
+			switch e.Kind {
+			case traces.KindPollBegin, traces.KindPollEnd, traces.KindRegister:
+				e.Future = int64(x>>4) % 3
+			case traces.KindSpawn, traces.KindWake, traces.KindRequeue:
+				if x&(1<<6) != 0 || (e.Kind == traces.KindSpawn && x&(1<<7) != 0) {
+					e.Priority, e.Prioritized = int32(x>>8)%5-2, true
+				}
+			}
+			if x&(1<<9) != 0 {
+				now += int64(x>>10) % 4000
+				e.Time = now
+			}
+			err := c.Step(e)
+			if first != nil && err != first {
+				t.Fatalf("event %d: violation not sticky: %v then %v", i, first, err)
+			}
+			if err != nil {
+				first = err
+			}
+			_ = c.Lanes()
+		}
+		rep := c.Finish()
+		if (rep.Err != nil) != (rep.Verdict == Violated) || (first != nil && rep.Err == nil) {
+			t.Fatalf("verdict %s with err %v (first %v)", rep.Verdict, rep.Err, first)
+		}
+		_ = rep.Summary()
+	})
+}
