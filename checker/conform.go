@@ -32,12 +32,15 @@ import (
 //	                     no take between is TASK-SUSPEND's re-poll
 //	poll-end ready       TASK-COMPLETE
 //	poll-end panic       TASK-COMPLETE of a failed future: DONE, or re-queued
-//	                     on the global queue by the retry policy
+//	                     on the global queue by the retry policy; so is
+//	                     poll-end error (v1.1), counted apart
 //	wake                 WAKE onto e.Queue, after checking that the reported
 //	                     outcome is model.WakeOutcome of the task's state
 //	requeue              no rule: the TASK-SUSPEND (NOTIFIED) or retry just
 //	                     applied must have put the task where e.Queue says
 //	park, unpark, panic  no rule: findings (see ConformanceReport)
+//	stop, wake without   no rule (v1.1): the end of the executor or of a
+//	a task               worker; a no-op waker, counted (conform_v11.go)
 //	step                 the rule e.Rule, as a model checker writes it; a
 //	                     WORKER-STEAL step with a queue is only a look at
 //	                     that queue (the first half of a two-step steal):
@@ -75,10 +78,13 @@ import (
 // nothing then says when the worker looked.
 // ConformanceReport.Relaxed counts the takes accepted this way.
 //
-// Under the priority policy a trace does not say each task's priority, so
-// the order of the global queue is not checked: a take of any task in it is
-// accepted (the model is the single-queue policy), and the fairness figures
-// show how long tasks waited. A LIFO slot (config lifo-slot=1) is a place of
+// Under the priority policy a v1.0 trace does not say each task's priority,
+// so the order of the global queue is not checked: a take of any task in it
+// is accepted (the model is the single-queue policy), the fairness figures
+// show how long tasks waited, and the report says the order was unchecked.
+// A v1.1 trace carries priorities, and its takes are checked as the model's
+// pick, with aging. What else format v1.1 adds — stops, spurious polls,
+// future instances, time slices — is in conform_v11.go. A LIFO slot (config lifo-slot=1) is a place of
 // its own: the slot's task is invisible to steals and to takes from the
 // local queue, and a take from the slot sees only it.
 //
@@ -111,6 +117,9 @@ type Conformance struct {
 	slotOn   bool // lifo-slot=1
 	slices   bool // time-slice policy: poll-end pending may be a re-poll
 	retry    bool // retry policy
+
+	v11     *confV11 // format v1.1 (conform_v11.go); nil for a v1.0 trace
+	prioV10 bool     // policy priority in a v1.0 trace: order unchecked
 
 	n       int // events seen
 	lastSeq uint64
@@ -315,6 +324,8 @@ type ConformanceReport struct {
 	Panics     []ConformanceFinding // panic events, the first 100
 	PanicCount int                  // panic events in all
 	Warnings   []ConformanceFinding // parks that left work behind, parks during a poll
+
+	ConformanceV11 // what format v1.1 adds (conform_v11.go)
 }
 
 // Summary returns a few lines a person reads: the verdict, the violation or
@@ -327,6 +338,10 @@ func (r *ConformanceReport) Summary() string {
 	case Unknown:
 		fmt.Fprintf(&b, "every event conforms, but %d of %d tasks are not DONE at the end\n", len(r.NeverCompleted), r.Tasks)
 	default:
+		if len(r.Abandoned) > 0 {
+			fmt.Fprintf(&b, "conforms: %d events, %d tasks, %d DONE, the rest abandoned at the executor's stop\n", r.Events, r.Tasks, r.Completed)
+			break
+		}
 		fmt.Fprintf(&b, "conforms: %d events, %d tasks, all DONE\n", r.Events, r.Tasks)
 	}
 	if len(r.LostWakeups) > 0 {
@@ -344,6 +359,7 @@ func (r *ConformanceReport) Summary() string {
 	if r.Relaxed > 0 {
 		fmt.Fprintf(&b, "%d takes accepted with a premise that held between the call and the take\n", r.Relaxed)
 	}
+	r.summaryV11(&b)
 	for _, f := range r.Panics {
 		fmt.Fprintf(&b, "panic: %s\n", f)
 	}
@@ -376,7 +392,7 @@ func taskList(ts []int64) string {
 // and "pendings" describe the workload of a model checker's counterexample
 // (HeaderOf); a trace shows its tasks and their results itself, so they are
 // accepted and not used.
-var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings"}
+var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
 
 // NewConformance returns a checker for a trace with header h. It fails on a
 // header the model cannot check: a bad format or version, an unknown
@@ -386,6 +402,9 @@ func NewConformance(h traces.Header) (*Conformance, error) {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
 	cfg, c, err := confConfig(h)
+	if err == nil {
+		err = c.configV11(h, &cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("conformance: header: %w", err)
 	}
@@ -509,6 +528,9 @@ func (c *Conformance) Step(e traces.Event) error {
 	if e.Worker >= 0 {
 		c.workers[e.Worker].lastSeq = e.Seq
 	}
+	if c.v11 != nil {
+		c.afterV11(&e)
+	}
 	c.afterEvent(&e)
 	if err := c.checkInvariants(idx, &e); err != nil {
 		return err
@@ -561,6 +583,11 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 			if err := c.settle(idx, e, w); err != nil {
 				return err
 			}
+		}
+	}
+	if c.v11 != nil {
+		if done, err := c.stepV11(idx, e); done || err != nil {
+			return err
 		}
 	}
 	switch e.Kind {
@@ -890,6 +917,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 func (c *Conformance) takeStep(st model.Step, e *traces.Event) error {
 	switch {
 	case c.priority && st.Rule == model.GLOBAL_STEAL:
+		if c.v11 != nil && c.v11.prioOn {
+			return c.takePriority(st, e.Seq)
+		}
 		return c.takeAnywhere(st, e.Seq)
 	case c.slotOn:
 		return c.takeWithSlot(st, e)
@@ -925,6 +955,11 @@ func (c *Conformance) takeAnywhere(st model.Step, seq uint64) error {
 func (c *Conformance) pollBegin(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	if cur := int(c.s.Cur[w]); cur != t {
+		if c.v11 != nil {
+			if handled, err := c.spuriousRepoll(idx, e); handled {
+				return err
+			}
+		}
 		switch {
 		case c.s.Task[t-1] == model.Done:
 			return c.fail(idx, e, model.TASK_COMPLETE, "a DONE task is never polled again", fmt.Sprintf("t%d is DONE", t))
@@ -959,7 +994,7 @@ func (c *Conformance) pollEnd(idx int, e *traces.Event) error {
 		if err := c.apply(model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1}, e.Seq); err != nil {
 			return c.failStep(idx, e, model.TASK_COMPLETE, err)
 		}
-	case traces.ResultPanic:
+	case traces.ResultPanic, traces.ResultError:
 		if c.retry && c.s.Cur[w] == int32(t) {
 			c.workers[w].pend, c.workers[w].pendTask = confFailed, int32(t)
 			c.npend++
@@ -1015,6 +1050,11 @@ func (c *Conformance) settle(idx int, e *traces.Event, w int) error {
 	switch kind {
 	case confSuspend:
 		repoll := e.Kind == traces.KindPollBegin && int(e.Worker) == w && int(e.Task) == t
+		if c.v11 != nil {
+			if err := c.sliceDecision(idx, e, w, t, repoll); err != nil {
+				return err
+			}
+		}
 		return c.suspend(idx, e, w, t, repoll)
 	case confFailed:
 		retried := e.Kind == traces.KindRequeue && int(e.Task) == t
@@ -1121,7 +1161,10 @@ func (c *Conformance) requeue(idx int, e *traces.Event) error {
 	t := int(e.Task)
 	ct := &c.tasks[t-1]
 	if ct.flags&confRequeue == 0 {
-		return c.fail(idx, e, model.TASK_SUSPEND, "a re-queue follows TASK-SUSPEND of a NOTIFIED task, or a retried failure", fmt.Sprintf("t%d is %s and was not re-queued", t, c.s.Task[t-1]))
+		if c.v11 != nil && c.v11.spurious && c.s.Task[t-1] == model.Waiting {
+			return c.busyRequeue(idx, e)
+		}
+		return c.fail(idx, e, model.TASK_SUSPEND, "a re-queue follows TASK-SUSPEND of a NOTIFIED task, or a retried failure", c.requeueReason(t))
 	}
 	want := c.slot(ct).requeue
 	c.clearFlags(ct, confRequeue)
@@ -1268,6 +1311,7 @@ func (c *Conformance) Finish() *ConformanceReport {
 		}
 	}
 	sort.SliceStable(r.Warnings, func(i, j int) bool { return r.Warnings[i].Index < r.Warnings[j].Index })
+	c.finishV11(r)
 	switch {
 	case r.Err != nil && r.Err.Limit != "":
 		r.Verdict = Unknown

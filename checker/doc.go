@@ -9,6 +9,15 @@
 // (a task id beyond MaxConformTask, a history longer than
 // LinOptions.MaxEvents) is Unknown with the limit named, never Violated.
 //
+// # Trace conformance
+//
+// Conformance replays a recorded trace (package traces, format v1 or v1.1)
+// through the open model of its header's policy: the first event that is
+// not an enabled rule is the violation; Finish reports lost wakeups, tasks
+// never completed, the fairness figures, panics and errors, and for v1.1
+// traces the spurious polls, no-task wakes and the tasks abandoned at the
+// executor's stop. Its doc comment states how events map onto rules.
+//
 // # Model checking
 //
 // Explore visits every state reachable in one closed configuration of the

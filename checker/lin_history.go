@@ -122,11 +122,14 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 	for i, e := range events {
 		switch e.Kind {
 		case traces.KindSpawn, traces.KindTake, traces.KindPollBegin, traces.KindPollEnd, traces.KindWake, traces.KindRequeue:
+			if e.Kind == traces.KindWake && e.Task == 0 && e.Queue == traces.QueueNone {
+				continue // v1.1: a wake through a no-op waker, no queue operation
+			}
 			if e.Task <= 0 {
 				bad(i, e, "task %d (task ids start from 1)", e.Task)
 				continue
 			}
-		case traces.KindPark, traces.KindUnpark, traces.KindPanic, traces.KindStep, traces.KindRegister:
+		case traces.KindPark, traces.KindUnpark, traces.KindPanic, traces.KindStep, traces.KindRegister, traces.KindStop:
 		default:
 			bad(i, e, "unknown event kind")
 			continue
@@ -261,7 +264,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 				Details:     fmt.Sprintf("worker %d: %s [event %d]", e.Worker, name, e.Seq),
 			}})
 			continue
-		case traces.KindPanic, traces.KindStep, traces.KindRegister:
+		case traces.KindPanic, traces.KindStep, traces.KindRegister, traces.KindStop:
 			continue
 		case traces.KindSpawn:
 			in.kind = linSpawn
@@ -341,7 +344,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 		case traces.KindPollEnd:
 			in.kind = linPollEnd
 			in.result = e.Result
-			if e.Result == traces.ResultNone || e.Result > traces.ResultPanic {
+			if e.Result == traces.ResultNone || e.Result > traces.ResultError {
 				bad(x.i, e, "poll end without a result")
 				continue
 			}

@@ -213,7 +213,7 @@ func linTaskStep(pol linPolicy, s linTaskState, in linTaskIn) (bool, linTaskStat
 	// the retry policy allows.
 	st.Rule = model.TASK_COMPLETE
 	switch in.result {
-	case traces.ResultPanic:
+	case traces.ResultPanic, traces.ResultError:
 		st.Failed = true
 	case traces.ResultPending:
 		st.Rule = model.POLL_PENDING
@@ -310,6 +310,8 @@ func linResultName(r traces.Result) string {
 		return "Ready"
 	case traces.ResultPanic:
 		return "panic"
+	case traces.ResultError:
+		return "Ready(Err)"
 	}
 	return "no result"
 }

@@ -4,7 +4,7 @@
 //
 // Vocabulary:
 //   - An Event is one observation (spawn, take, poll-begin, poll-end, wake,
-//     requeue, park, unpark, panic) or one model step. Seq orders the events
+//     requeue, park, unpark, panic, register, stop) or one model step. Seq orders the events
 //     of a run on one logical clock.
 //   - A Packed is an executor's Event in 24 bytes without pointers: what the
 //     built-in executors write while they run, and what a Log keeps of
@@ -17,6 +17,13 @@
 //     traces/schema/trace-v1.schema.json); the text form
 //     ("#12 w1 take t3 steal from w0") is for golden files and diffs.
 //     Both parse back to the same events.
+//   - Format v1.1 is a compatible extension a trace opts into with
+//     "minor":1 in its header (Header.Minor): the header's order and
+//     unobserved, the config keys spurious-polls and slice-us, the kind
+//     stop, the result error, a wake that names no task, and the event
+//     fields priority, future and time. Any of them in a trace without
+//     "minor":1 is rejected at its line with a message that says to add it.
+//     A Packed cannot hold the v1.1 fields (Pack reports false).
 //
 // Reading and writing stream: a Reader holds one line at a time, so a trace
 // of any length is read in bounded memory, and rejects what it does not

@@ -112,7 +112,7 @@ func (q Queue) Worker() int {
 }
 
 // Event is one observation of an executor, or one step of a model-checker
-// counterexample. Events are values: 72 bytes, no pointers but Detail, so that
+// counterexample. Events are values: 96 bytes, no pointers but Detail, so that
 // recording one costs a copy; executors record the 24-byte Packed form.
 //
 // Seq orders the events of one run: it comes from one atomic logical clock,

@@ -78,6 +78,30 @@ func decodeFast(b []byte, e *Event) bool {
 				}
 				e.Victim, victim = int32(v), true
 			}
+		case fPriority:
+			neg := b[i] == '-'
+			if neg {
+				i++
+			}
+			var n uint64
+			if n, i, ok = fastUint(b, i); !ok || n > 1<<31 || (n == 1<<31 && !neg) {
+				return false
+			}
+			v := int64(n)
+			if neg {
+				v = -v
+			}
+			e.Priority, e.Prioritized = int32(v), true
+		case fFuture, fTime:
+			var n uint64
+			if n, i, ok = fastUint(b, i); !ok || n >= 1<<63 || (f == fFuture && n == 0) {
+				return false
+			}
+			if f == fFuture {
+				e.Future = int64(n)
+			} else {
+				e.Time = int64(n)
+			}
 		case fCall:
 			if e.Call, i, ok = fastUint(b, i); !ok {
 				return false

@@ -14,6 +14,9 @@ import (
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(sampleJSON))
 	f.Add([]byte(sampleJSON[:len(sampleJSON)-7]))
+	f.Add([]byte(sampleV11JSON))
+	f.Add([]byte(`{"format":"execspec-trace","version":1,"workers":1}` + "\n" + `{"seq":1,"kind":"stop","priority":-2147483648}`))
+	f.Add([]byte(`{"format":"execspec-trace","version":1,"workers":1,"minor":1}` + "\n" + `{"seq":1,"kind":"poll-end","task":1,"worker":0,"result":"error","priority":-0,"future":9223372036854775807,"time":0}`))
 	f.Add([]byte(`{"format":"execspec-trace","version":1,"workers":3}` + "\n" + `{"seq":1,"kind":"wake","task":2,"worker":-1,"detail":"\ud800\u00e9"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The fast decoder decides a line only as the general one would.
@@ -73,6 +76,8 @@ func FuzzReader(f *testing.F) {
 // formats and parses back the same.
 func FuzzParseText(f *testing.F) {
 	f.Add([]byte(sampleText))
+	f.Add([]byte(sampleV11Text))
+	f.Add([]byte("execspec-trace v1.1 workers=1 unobserved=take,take\n#1 out wake f0 @0ns prio=+1\n"))
 	f.Add([]byte("execspec-trace v1 executor=\"a b\" workers=1 policy=x\n#1 w0 panic t1 detail=\"\\x00\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, events, err := ParseText(bytes.NewReader(data))

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -17,6 +18,10 @@ func FuzzHeader(f *testing.F) {
 		`{"format":"execspec-trace","version":1,"workers":2,"config":{"local-cap":null,"a":1,"a":2}}`,
 		"{\"format\":\"execspec-trace\",\"version\":1,\"workers\":2,\"executor\":\"\xff\"}",
 		`{"format":"execspec-trace","version":1,"workers":16777216}`,
+		`{"format":"execspec-trace","version":1,"workers":2,"minor":1,"order":"intervals","unobserved":["take","queue","outcome"],"config":{"spurious-polls":1,"slice-us":50}}`,
+		`{"format":"execspec-trace","version":1,"workers":2,"order":"seq"}`,
+		`{"format":"execspec-trace","version":1,"workers":2,"minor":1,"unobserved":["park","park"]}`,
+		`{"format":"execspec-trace","version":1,"workers":2,"minor":1.0,"unobserved":[]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -39,7 +44,8 @@ func FuzzHeader(f *testing.F) {
 		if err != nil {
 			t.Fatalf("its own encoding %s is rejected: %v", b, err)
 		}
-		if h2.Executor != h.Executor || h2.Workers != h.Workers || h2.Policy != h.Policy || len(h2.Config) != len(h.Config) {
+		if h2.Executor != h.Executor || h2.Workers != h.Workers || h2.Policy != h.Policy || len(h2.Config) != len(h.Config) ||
+			h2.Minor != h.Minor || h2.Order != h.Order || strings.Join(h2.Unobserved, ",") != strings.Join(h.Unobserved, ",") {
 			t.Fatalf("read back %+v, want %+v", h2, h)
 		}
 	})

@@ -94,6 +94,12 @@ func headerWant(key string) string {
 		return fmt.Sprintf("a number from 1 to %d", MaxWorkers)
 	case "config":
 		return "an object of numbers"
+	case "minor":
+		return "0 or 1"
+	case "order":
+		return `"seq" or "intervals"`
+	case "unobserved":
+		return "an array of names (take, source, queue, outcome, park)"
 	}
 	return "a number"
 }

@@ -67,6 +67,18 @@ func appendEvent(b []byte, e *Event) []byte {
 		b = append(b, `,"ret":`...)
 		b = strconv.AppendUint(b, e.Return, 10)
 	}
+	if e.Prioritized {
+		b = append(b, `,"priority":`...)
+		b = strconv.AppendInt(b, int64(e.Priority), 10)
+	}
+	if e.Future != 0 {
+		b = append(b, `,"future":`...)
+		b = strconv.AppendInt(b, e.Future, 10)
+	}
+	if e.Time != 0 {
+		b = append(b, `,"time":`...)
+		b = strconv.AppendInt(b, e.Time, 10)
+	}
 	if e.Detail != "" {
 		b = append(b, `,"detail":`...)
 		b = appendString(b, e.Detail)
@@ -133,10 +145,13 @@ const (
 	fRule
 	fCall
 	fRet
+	fPriority // v1.1
+	fFuture   // v1.1
+	fTime     // v1.1
 	fDetail
 )
 
-var fieldNames = [...]string{"seq", "kind", "task", "worker", "source", "victim", "queue", "result", "outcome", "rule", "call", "ret", "detail"}
+var fieldNames = [...]string{"seq", "kind", "task", "worker", "source", "victim", "queue", "result", "outcome", "rule", "call", "ret", "priority", "future", "time", "detail"}
 
 // decoder reads one event object from a line.
 type decoder struct {
@@ -453,6 +468,9 @@ func fieldIndex(key []byte) int {
 			f = fKind
 		case 't':
 			f = fTask
+			if key[1] == 'i' {
+				f = fTime
+			}
 		case 'r':
 			f = fRule
 		case 'c':
@@ -474,11 +492,15 @@ func fieldIndex(key []byte) int {
 			f = fResult
 		case 'd':
 			f = fDetail
+		case 'f':
+			f = fFuture
 		default:
 			return -1
 		}
 	case 7:
 		f = fOutcome
+	case 8:
+		f = fPriority
 	default:
 		return -1
 	}
@@ -514,6 +536,14 @@ func (d *decoder) value(f int, e *Event) error {
 		e.Return, err = d.unsigned(name)
 	case fTask:
 		e.Task, err = d.integer(name, -1<<63+1, 1<<63-1)
+	case fFuture:
+		e.Future, err = d.integer(name, 1, 1<<63-1)
+	case fTime:
+		e.Time, err = d.integer(name, 0, 1<<63-1)
+	case fPriority:
+		var v int64
+		v, err = d.integer(name, -1<<31, 1<<31-1)
+		e.Priority, e.Prioritized = int32(v), true
 	case fWorker, fVictim:
 		var v int64
 		v, err = d.integer(name, -1, MaxWorkers)

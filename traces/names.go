@@ -10,9 +10,9 @@ import (
 // spells them. Index 0 is the zero value ("" for an invalid Kind, "none" for
 // the others); the format omits zero values.
 var (
-	kindNames    = [...]string{"", "spawn", "take", "poll-begin", "poll-end", "wake", "requeue", "park", "unpark", "panic", "step", "register"}
+	kindNames    = [...]string{"", "spawn", "take", "poll-begin", "poll-end", "wake", "requeue", "park", "unpark", "panic", "step", "register", "stop"}
 	sourceNames  = [...]string{"none", "local", "global", "steal", "lifo"}
-	resultNames  = [...]string{"none", "pending", "ready", "panic"}
+	resultNames  = [...]string{"none", "pending", "ready", "panic", "error"}
 	outcomeNames = [...]string{"none", "scheduled", "notified", "coalesced", "late", "dropped"}
 )
 
@@ -88,7 +88,8 @@ func (s *Source) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// String returns the result's name: "pending", "ready", "panic" or "none".
+// String returns the result's name: "pending", "ready", "panic", "error"
+// (v1.1) or "none".
 func (r Result) String() string {
 	if int(r) < len(resultNames) {
 		return resultNames[r]
@@ -219,6 +220,9 @@ func lookupKind(b []byte) (Kind, bool) {
 		k = KindSpawn
 		if b[1] == 't' {
 			k = KindStep
+			if b[2] == 'o' {
+				k = KindStop
+			}
 		}
 	case 't':
 		k = KindTake
@@ -286,6 +290,8 @@ func lookupResult(b []byte) (Result, bool) {
 		}
 	case 'r':
 		r = ResultReady
+	case 'e':
+		r = ResultError
 	default:
 		return 0, false
 	}

@@ -80,11 +80,11 @@ func (p Packed) WithOutcome(o Outcome) Packed {
 }
 
 // Pack returns the packed form of e, and false (with a zero Packed) if e
-// does not fit: a Rule or Detail, a field out of its range, or a Return
-// tick other than 0, Seq and Seq+1.
+// does not fit: a Rule or Detail, a v1.1 field (Future, Time, Priority), a
+// field out of its range, or a Return tick other than 0, Seq and Seq+1.
 func Pack(e Event) (Packed, bool) {
 	in := func(v int32) bool { return v >= -1 && v <= MaxPackedWorker }
-	if e.Rule != 0 || e.Detail != "" || e.Kind > 0xf || !in(e.Worker) || !in(e.Victim) ||
+	if e.Rule != 0 || e.Detail != "" || e.Future != 0 || e.Time != 0 || e.Prioritized || e.Priority != 0 || e.Kind > 0xf || !in(e.Worker) || !in(e.Victim) ||
 		e.Queue < QueueGlobal || e.Queue > MaxPackedWorker+1 ||
 		e.Source > 0xf || e.Result > 0xf || e.Outcome > 0xf {
 		return Packed{}, false

@@ -219,7 +219,7 @@ func parseHeader(line []byte, last bool) (Header, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&h); err != nil {
-		return Header{}, errf(ErrUnknown, "header: "+err.Error()+" (want format, version, executor, workers, policy, config)")
+		return Header{}, errf(ErrUnknown, "header: "+err.Error()+" (want format, version, executor, workers, policy, config, and in v1.1 minor, order, unobserved)")
 	}
 	if err := CheckHeader(h); err != nil {
 		return Header{}, err

@@ -27,8 +27,20 @@ import (
 // Each event line is "#SEQ WHO KIND" (WHO is wN for worker N, or out) and
 // then, in this order and only when set: tTASK, the take's source, "from wV"
 // for a steal's victim, "-> QUEUE", the poll's result, the wake's outcome,
-// rule=RULE, call=N, ret=N, detail="Go-quoted text". Blank lines and lines
-// starting with // are ignored.
+// rule=RULE, call=N, ret=N, and the v1.1 fields prio=N (priority), fN
+// (future N) and @Nns (time in nanoseconds), then detail="Go-quoted text".
+// Blank lines and lines starting with // are ignored.
+//
+// A v1.1 trace's header says v1.1 and may carry order=intervals and
+// unobserved=NAME,NAME:
+//
+//	execspec-trace v1.1 executor=x workers=1 policy=priority order=seq aging=2
+//	#1 out spawn t1 -> global prio=5
+//	#2 w0 take t1 global
+//	#3 w0 poll-begin t1 f1 @1200ns
+//	#4 w0 poll-end t1 error f1 @5400ns
+//	#5 out wake
+//	#6 out stop
 
 // WriteText writes h and events in the text form. It fails on an event that
 // Validate rejects, or a config key the header line cannot hold.
@@ -47,12 +59,24 @@ func WriteText(w io.Writer, h Header, events []Event) error {
 	b = append(b, h.Format...)
 	b = append(b, " v"...)
 	b = strconv.AppendInt(b, int64(h.Version), 10)
+	if h.Minor > 0 {
+		b = append(b, '.')
+		b = strconv.AppendInt(b, int64(h.Minor), 10)
+	}
 	b = append(b, " executor="...)
 	b = appendWord(b, h.Executor)
 	b = append(b, " workers="...)
 	b = strconv.AppendInt(b, int64(h.Workers), 10)
 	b = append(b, " policy="...)
 	b = appendWord(b, h.Policy)
+	if h.Order != "" {
+		b = append(b, " order="...)
+		b = appendWord(b, h.Order)
+	}
+	if len(h.Unobserved) > 0 {
+		b = append(b, " unobserved="...)
+		b = appendWord(b, strings.Join(h.Unobserved, ","))
+	}
 	keys := make([]string, 0, len(h.Config))
 	for k := range h.Config {
 		keys = append(keys, k)
@@ -60,7 +84,7 @@ func WriteText(w io.Writer, h Header, events []Event) error {
 	slices.Sort(keys)
 	for _, k := range keys {
 		switch k {
-		case "executor", "workers", "policy":
+		case "executor", "workers", "policy", "order", "unobserved":
 			return fmt.Errorf("traces: config key %q is a header field's name; the text form cannot hold it", k)
 		}
 		if !bareWord(k) {
@@ -131,6 +155,19 @@ func AppendText(b []byte, e Event) []byte {
 	if e.Return != 0 {
 		b = append(b, " ret="...)
 		b = strconv.AppendUint(b, e.Return, 10)
+	}
+	if e.Prioritized {
+		b = append(b, " prio="...)
+		b = strconv.AppendInt(b, int64(e.Priority), 10)
+	}
+	if e.Future != 0 {
+		b = append(b, " f"...)
+		b = strconv.AppendInt(b, e.Future, 10)
+	}
+	if e.Time != 0 {
+		b = append(b, " @"...)
+		b = strconv.AppendInt(b, e.Time, 10)
+		b = append(b, "ns"...)
 	}
 	if e.Detail != "" {
 		b = append(b, " detail="...)
@@ -322,8 +359,12 @@ func parseTextHeader(toks []string) (Header, error) {
 		return h, errf(ErrVersion, fmt.Sprintf("unknown trace format (want a first line starting %q)", Format+" v1"))
 	}
 	h.Format = Format
-	if toks[1] != "v1" {
-		return h, errf(ErrVersion, fmt.Sprintf("unknown trace version %q (this reader knows v1)", toks[1]))
+	switch toks[1] {
+	case "v1":
+	case "v1.1":
+		h.Minor = 1
+	default:
+		return h, errf(ErrVersion, fmt.Sprintf("unknown trace version %q (this reader knows v1 and v1.1)", toks[1]))
 	}
 	h.Version = Version
 	seen := map[string]bool{}
@@ -345,6 +386,10 @@ func parseTextHeader(toks []string) (Header, error) {
 			h.Executor = v
 		case "policy":
 			h.Policy = v
+		case "order":
+			h.Order = v
+		case "unobserved":
+			h.Unobserved = strings.Split(v, ",")
 		default:
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -419,6 +464,20 @@ func parseTextEvent(toks []string) (Event, error) {
 				return e, errf(ErrSyntax, fmt.Sprintf("%q: want tN, a task id", t))
 			}
 			e.Task = int64(v)
+		case len(t) > 1 && t[0] == 'f' && t[1] >= '0' && t[1] <= '9':
+			f = fFuture
+			v, ok := parseUint([]byte(t[1:]))
+			if !ok || v < 1 || v > 1<<63-1 {
+				return e, errf(ErrSyntax, fmt.Sprintf("%q: want fN, a future id ≥ 1", t))
+			}
+			e.Future = int64(v)
+		case len(t) > 3 && t[0] == '@' && strings.HasSuffix(t, "ns"):
+			f = fTime
+			v, ok := parseUint([]byte(t[1 : len(t)-2]))
+			if !ok || v > 1<<63-1 {
+				return e, errf(ErrSyntax, fmt.Sprintf("%q: want @Nns, a time in nanoseconds", t))
+			}
+			e.Time = int64(v)
 		case t == "from":
 			f = fVictim
 			if i+1 == len(rest) {
@@ -472,8 +531,15 @@ func parseTextEvent(toks []string) (Event, error) {
 			case "detail":
 				f = fDetail
 				e.Detail = v
+			case "prio":
+				f = fPriority
+				n, err := strconv.ParseInt(v, 10, 32)
+				if err != nil {
+					return e, errf(ErrSyntax, fmt.Sprintf("%q: want a priority, an integer from %d to %d", t, -1<<31, 1<<31-1))
+				}
+				e.Priority, e.Prioritized = int32(n), true
 			default:
-				return e, errf(ErrUnknown, fmt.Sprintf("%q: unknown key (want rule, call, ret or detail)", t))
+				return e, errf(ErrUnknown, fmt.Sprintf("%q: unknown key (want rule, call, ret, prio or detail)", t))
 			}
 		default:
 			if s, ok := lookupSource([]byte(t)); ok && s != SourceNone {
@@ -483,7 +549,7 @@ func parseTextEvent(toks []string) (Event, error) {
 			} else if o, ok := lookupOutcome([]byte(t)); ok && o != OutcomeNone {
 				f, e.Outcome = fOutcome, o
 			} else {
-				return e, errf(ErrUnknown, fmt.Sprintf("%q: want tN, a source (local, global, steal, lifo), from wN, -> QUEUE, a result (pending, ready, panic), an outcome (scheduled, notified, coalesced, late, dropped), or rule=, call=, ret=, detail=", t))
+				return e, errf(ErrUnknown, fmt.Sprintf("%q: want tN, a source (local, global, steal, lifo), from wN, -> QUEUE, a result (pending, ready, panic, error), an outcome (scheduled, notified, coalesced, late, dropped), fN, @Nns, or rule=, call=, ret=, prio=, detail=", t))
 			}
 		}
 		if err := once(f, t); err != nil {

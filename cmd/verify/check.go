@@ -562,6 +562,7 @@ type checkJSON struct {
 	Limit          string            `json:"limit,omitempty"`       // a limit of the checker that stopped it (verdict unknown)
 	Interrupted    bool              `json:"interrupted,omitempty"` // SIGINT or SIGTERM stopped it
 	OutputErrors   []string          `json:"output_errors,omitempty"`
+	*ReportCountsJSON
 }
 
 type violationJSON struct {
@@ -599,6 +600,7 @@ func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr
 		out.LostWakeups = append(out.LostWakeups, rep.LostWakeups...)
 		out.NeverCompleted = append(out.NeverCompleted, rep.NeverCompleted...)
 		out.MaxOtherPolls, out.MaxDelay = rep.MaxOtherPolls, rep.MaxDelay
+		out.ReportCountsJSON = reportCounts(rep)
 	}
 	if lin != nil {
 		out.Linearizable = lin.Verdict.String()
