@@ -20,7 +20,9 @@ func (b *pt) add(e traces.Event) *pt {
 	b.ev = append(b.ev, e)
 	return b
 }
-func (b *pt) spawn(t int64) *pt { return b.add(traces.Event{Kind: traces.KindSpawn, Task: t, Worker: -1}) }
+func (b *pt) spawn(t int64) *pt {
+	return b.add(traces.Event{Kind: traces.KindSpawn, Task: t, Worker: -1})
+}
 func (b *pt) begin(t int64, w int32) *pt {
 	return b.add(traces.Event{Kind: traces.KindPollBegin, Task: t, Worker: w})
 }
