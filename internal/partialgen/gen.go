@@ -2,7 +2,7 @@
 // unobserved: take, queue, outcome) of a tokio-style work-stealing executor
 // as a future wrapper records them: spawns from tasks and from outside,
 // polls on several workers at once, wakes from tasks, from outside and
-// during a poll (yields), wakes naming no task, late wakes. Every trace it
+// during a poll (yields), late wakes, and (v1.1) wakes naming no task. Every trace it
 // generates conforms: every task is DONE at the end. A fixture for tests
 // and benchmarks.
 package partialgen
@@ -26,8 +26,8 @@ type Options struct {
 	Live    int // tasks alive at once, about
 	Events  int // about this many events (a few more to finish every task)
 	Seed    uint64
-	// V11 adds the format v1.1 fields: time on every event and future on
-	// polls.
+	// V11 adds what format v1.1 has: time on every event, future on
+	// polls, wakes naming no task.
 	V11 bool
 }
 
@@ -153,8 +153,8 @@ func Generate(o Options, emit func(traces.Event)) {
 		case k < 30 && !draining:
 			tasks[t].woken = true // a yield: woken during its poll
 			out(traces.Event{Kind: traces.KindWake, Task: t, Worker: int32(w)})
-		case k < 32:
-			out(traces.Event{Kind: traces.KindWake, Worker: int32(w)}) // a no-op waker
+		case k < 32 && o.V11:
+			out(traces.Event{Kind: traces.KindWake, Worker: int32(w)}) // a no-op waker (v1.1)
 		case k < 34 && len(tasks) > 2:
 			if u := int64(1 + r.IntN(len(tasks)-1)); tasks[u].state == sDone {
 				out(traces.Event{Kind: traces.KindWake, Task: u, Worker: -1}) // late
