@@ -112,6 +112,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return badInput(stdout, stderr, f.json, file, err)
 	}
 	h := src.Header()
+	if len(h.Unobserved) > 0 {
+		return checkPartial(ctx, file, src, h, &f, stdout, stderr)
+	}
 	conf, err := checker.NewConformance(h)
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))

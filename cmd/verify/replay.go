@@ -72,6 +72,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return replayBad(stderr, file, err)
 	}
 	h := src.Header()
+	if len(h.Unobserved) > 0 {
+		fmt.Fprintf(stderr, "verify replay: cannot replay %s: "+partialNote+"\n", traces.Printable(file), traces.Printable(strings.Join(h.Unobserved, ", ")))
+		return exitUsage
+	}
 	conf, err := checker.NewConformance(h)
 	if err != nil {
 		return replayBad(stderr, file, fmt.Errorf("%s:1: %w", file, err))

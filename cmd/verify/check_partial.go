@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/traces"
+)
+
+// partialNote is what verify replay says of a partially observed trace.
+const partialNote = "the trace is partially observed (its header lists unobserved: %s): the model's state — which queue holds which task — is not determined by it, so it cannot be stepped through; verify check checks what it shows and names what it cannot"
+
+// checkPartial is verify check on a partially observed trace (a header
+// with a non-empty unobserved list): checker.PartialChecker instead of the
+// model replay, the same output files, exit codes and flags but
+// --linearizability, which needs every queue operation.
+func checkPartial(ctx context.Context, file string, src traceSource, h traces.Header, f *checkFlags, stdout, stderr io.Writer) int {
+	unobs := strings.Join(h.Unobserved, ", ")
+	if f.lin {
+		fmt.Fprintf(stderr, "verify check: --linearizability: %s lists unobserved: %s; the linearizability check needs every queue operation with its call and return\n", term(file), term(unobs))
+		return exitUsage
+	}
+	pc, err := checker.NewPartialChecker(h)
+	if err != nil {
+		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
+	}
+	tl := newCheckTimeline(f.html, h)
+	var (
+		chrome    *traces.ChromeWriter
+		chromeOut *traces.OutputFile
+		outErrs   []error
+	)
+	if f.chrome != "" {
+		chromeOut, err = traces.CreateOutput(f.chrome, file)
+		if err != nil {
+			fmt.Fprintf(stderr, "verify check: --chrome: %s\n", traces.Printable(err.Error()))
+			return exitUsage
+		}
+		defer chromeOut.Abort()
+		if chrome, err = traces.NewChromeWriter(chromeOut, h); err != nil {
+			outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
+			chrome = nil
+		}
+	}
+	var (
+		recent      = newRing(f.last + 1)
+		n, total    int
+		cerr        *checker.ConformanceError
+		line        int
+		interrupted bool
+	)
+	done := ctx.Done()
+	for {
+		if total%256 == 0 {
+			select {
+			case <-done:
+				interrupted = true
+			default:
+			}
+			if interrupted {
+				break
+			}
+		}
+		e, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if isInterrupted(err) {
+				interrupted = true
+				break
+			}
+			return badInput(stdout, stderr, f.json, file, err)
+		}
+		total++
+		if chrome != nil {
+			if err := chrome.Write(e); err != nil {
+				outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
+				chrome = nil
+			}
+		}
+		tl.add(e)
+		if cerr != nil {
+			continue // reading on for the pictures
+		}
+		recent.push(n, e)
+		if err := pc.Step(e); err != nil {
+			if !errors.As(err, &cerr) {
+				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:%d: %w", file, src.Line(), err))
+			}
+			line = src.Line()
+			if f.html == "" && f.chrome == "" {
+				break
+			}
+			tl.holdAfter(n)
+			continue
+		}
+		n++
+	}
+	if interrupted && cerr == nil {
+		return checkInterrupted(stdout, stderr, f, file, &h, n)
+	}
+	rep := pc.Finish()
+	if cerr == nil && rep.Err != nil && rep.Err.Limit == "" {
+		cerr = rep.Err // found at the end (the model's invariants)
+	}
+	var mark *traces.Mark
+	switch {
+	case cerr != nil && cerr.Limit == "":
+		mark = &traces.Mark{Index: min(cerr.Index, n), Rule: ruleName(cerr), Message: cerr.Error()}
+	case rep.Verdict != checker.Holds:
+		msg := "tasks not DONE at the end"
+		if rep.Err != nil {
+			msg = rep.Err.Error()
+		} else if len(rep.LostWakeups) > 0 {
+			msg = "lost wakeups: tasks " + taskList(rep.LostWakeups)
+		}
+		mark = &traces.Mark{Index: -1, Message: msg, Label: rep.Verdict.String()}
+	}
+	files := map[string]string{}
+	if interrupted {
+		outErrs = append(outErrs, errors.New("interrupted while reading the rest of the trace: no output file written"))
+	} else {
+		if chromeOut != nil && chrome != nil {
+			err := chrome.Close()
+			if err == nil {
+				err = chromeOut.Commit()
+			}
+			if err != nil {
+				outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
+			} else {
+				files["chrome"] = f.chrome
+			}
+		}
+		if f.html != "" {
+			if err := tl.write(f.html, file, mark); err != nil {
+				outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
+			} else {
+				files["html"] = f.html
+			}
+		}
+	}
+	code := exitHolds
+	switch rep.Verdict {
+	case checker.Violated:
+		code = exitViolated
+	case checker.Unknown:
+		code = exitUnknown
+	}
+	if len(outErrs) > 0 && code != exitViolated && !interrupted {
+		code = exitUsage
+	}
+	defer func() {
+		for _, err := range outErrs {
+			fmt.Fprintf(stderr, "verify check: %s\n", clipLine(traces.Printable(err.Error())))
+		}
+	}()
+	if f.json {
+		printPartialJSON(stdout, file, h, n, line, rep, recent, files, outErrs)
+		return code
+	}
+	bw := bufio.NewWriter(stdout)
+	defer bw.Flush()
+	who := fmt.Sprintf("%s (%d workers, policy %s)", nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
+	if rep.Verdict == checker.Violated {
+		where := fmt.Sprintf("event %d", rep.Err.Index+1)
+		if line > 0 {
+			where += fmt.Sprintf(" (line %d)", line)
+		}
+		fmt.Fprintf(bw, "%s: VIOLATION at %s, in a partially observed trace of %s (unobserved: %s)\n", term(file), where, who, term(unobs))
+		printViolation(bw, rep.Err, recent, rep.Err.Index)
+	} else {
+		fmt.Fprintf(bw, "%s: %d events of %s, partially observed (unobserved: %s)\n", term(file), rep.Events, who, term(unobs))
+		fmt.Fprintf(bw, "verdict: %s", rep.Verdict)
+		switch {
+		case rep.Verdict == checker.Unknown && rep.Err == nil:
+			fmt.Fprint(bw, " (every checked rule holds, but a finite trace cannot tell a task that would never finish from one that had not finished yet)")
+		case rep.Verdict == checker.Holds:
+			fmt.Fprintf(bw, " (for the %d rules checked; %d rules could not be checked, named below)", len(rep.Checked), len(rep.Unchecked))
+		}
+		fmt.Fprintln(bw)
+	}
+	for _, l := range strings.Split(rep.Summary(), "\n") {
+		if rep.Verdict == checker.Violated && strings.HasPrefix(l, "violated: ") {
+			continue
+		}
+		fmt.Fprintf(bw, "  %s\n", term(l))
+	}
+	if interrupted {
+		fmt.Fprintf(bw, "interrupted after %d events\n", total)
+	}
+	for _, k := range []string{"html", "chrome"} {
+		if files[k] != "" {
+			fmt.Fprintf(bw, "%s: %s\n", map[string]string{"html": "timeline", "chrome": "Chrome trace (open in ui.perfetto.dev)"}[k], term(files[k]))
+		}
+	}
+	if rep.Verdict == checker.Violated && files["html"] == "" && file != "-" {
+		fmt.Fprintf(bw, "see it: verify check --html %s %s\n", traces.ShellQuote(strings.TrimSuffix(file, filepath.Ext(file))+".html"), traces.ShellQuote(file))
+	}
+	return code
+}
+
+func ruleName(cerr *checker.ConformanceError) string {
+	if cerr.Rule == 0 {
+		return cerr.Premise
+	}
+	return cerr.Rule.String()
+}
+
+type partialDelayJSON struct {
+	Waits             int    `json:"waits"`
+	MaxTicks          uint64 `json:"max_ticks"`
+	MaxTicksTask      int64  `json:"max_ticks_task"`
+	MaxOtherPolls     uint64 `json:"max_other_polls"`
+	MaxOtherPollsTask int64  `json:"max_other_polls_task"`
+	StillWaiting      bool   `json:"still_waiting"`
+	TimedWaits        int    `json:"timed_waits"`
+	MaxTimeNS         int64  `json:"max_time_ns"`
+	MaxTimeTask       int64  `json:"max_time_task"`
+	MeanTimeNS        int64  `json:"mean_time_ns"`
+}
+
+func delayJSON(d checker.PartialDelay) partialDelayJSON {
+	return partialDelayJSON{d.Count, d.MaxTicks, d.MaxTicksTask, d.MaxOtherPolls, d.MaxOtherPollsTask, d.StillWaiting, d.Timed, d.MaxTime, d.MaxTimeTask, d.MeanTime()}
+}
+
+type partialJSON struct {
+	File           string                     `json:"file"`
+	Verdict        string                     `json:"verdict"`
+	Executor       string                     `json:"executor"`
+	Policy         string                     `json:"policy"`
+	Workers        int                        `json:"workers"`
+	Events         int                        `json:"events"`
+	Partial        bool                       `json:"partial"`
+	Unobserved     []string                   `json:"unobserved"`
+	Checked        []string                   `json:"checked"`
+	Unchecked      []checker.PartialUnchecked `json:"unchecked"`
+	Replayed       bool                       `json:"replayed"`
+	Violation      *violationJSON             `json:"violation,omitempty"`
+	Limit          string                     `json:"limit,omitempty"`
+	Tasks          int                        `json:"tasks"`
+	Completed      int                        `json:"completed"`
+	LostWakeups    []int64                    `json:"lost_wakeups"`
+	NeverCompleted []int64                    `json:"never_completed"`
+	Stopped        bool                       `json:"stopped"`
+	Abandoned      []checker.PartialAbandoned `json:"abandoned"`
+	Polls          int                        `json:"polls"`
+	WorkerPolls    []int                      `json:"worker_polls"`
+	NoTaskWakes    int                        `json:"no_task_wakes"`
+	LateWakes      int                        `json:"late_wakes"`
+	SpuriousPolls  int                        `json:"spurious_polls"`
+	Failures       int                        `json:"failures"`
+	SpawnDelay     partialDelayJSON           `json:"spawn_to_poll"`
+	WakeDelay      partialDelayJSON           `json:"wake_to_poll"`
+	Files          map[string]string          `json:"files,omitempty"`
+	OutputErrors   []string                   `json:"output_errors,omitempty"`
+}
+
+func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, rep *checker.PartialReport, recent *ring, files map[string]string, outErrs []error) {
+	out := partialJSON{
+		File: file, Verdict: rep.Verdict.String(), Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: rep.Events,
+		Partial: true, Unobserved: rep.Unobserved, Checked: rep.Checked, Unchecked: rep.Unchecked, Replayed: rep.Replayed,
+		Tasks: rep.Tasks, Completed: rep.Completed,
+		LostWakeups: append([]int64{}, rep.LostWakeups...), NeverCompleted: append([]int64{}, rep.NeverCompleted...),
+		Stopped: rep.Stopped, Abandoned: append([]checker.PartialAbandoned{}, rep.Abandoned...),
+		Polls: rep.Polls, WorkerPolls: rep.WorkerPolls, NoTaskWakes: rep.NoTaskWakes, LateWakes: rep.LateWakes,
+		SpuriousPolls: rep.SpuriousPolls, Failures: rep.Failures,
+		SpawnDelay: delayJSON(rep.SpawnDelay), WakeDelay: delayJSON(rep.WakeDelay), Files: files,
+	}
+	if out.Checked == nil {
+		out.Checked = []string{}
+	}
+	for _, err := range outErrs {
+		out.OutputErrors = append(out.OutputErrors, err.Error())
+	}
+	if cerr := rep.Err; cerr != nil && cerr.Limit != "" {
+		out.Limit = cerr.Error()
+	} else if cerr != nil {
+		at := cerr.Index
+		v := &violationJSON{Index: at, Number: at + 1, Line: line, Rule: ruleName(cerr), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
+		recent.each(func(i int, e traces.Event) {
+			if i < at {
+				v.Before = append(v.Before, traces.FormatEvent(e))
+			}
+		})
+		out.Violation = v
+	}
+	json.NewEncoder(w).Encode(out)
+}

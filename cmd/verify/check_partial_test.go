@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/execspec/execspec/internal/partialgen"
+	"github.com/execspec/execspec/traces"
+)
+
+// TestCheckPartial runs verify check and verify replay on the partially
+// observed traces under testdata/check: exit codes, and what the output
+// must say, the rules not checked included.
+func TestCheckPartial(t *testing.T) {
+	notChecked := []string{"not checked (11 rules)", "take-rules (POLL-LOCAL, GLOBAL-STEAL, WORKER-STEAL): needs the queues replayed", "wake-outcome (WAKE): outcome unobserved"}
+	cases := []struct {
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{[]string{"check", td("partial_conforms.jsonl")}, exitHolds,
+			append([]string{"16 events of tokio-wrapper", "partially observed (unobserved: take, queue, outcome)", "verdict: holds (for the 10 rules checked; 11 rules could not be checked", "fairness, wake → next poll: 2 waits"}, notChecked...), nil},
+		{[]string{"check", td("partial_lost_wakeup.jsonl")}, exitUnknown,
+			append([]string{"verdict: unknown", "lost wakeups (woken after their last poll began, never polled again, not DONE): t1"}, notChecked...), nil},
+		{[]string{"check", td("partial_poll_after_ready.jsonl")}, exitViolated,
+			append([]string{"VIOLATION at event 8 (line 9)", "rule:    TASK-COMPLETE", "done-is-final fails", "t1 DONE since event 6", "->      8  #8 w1 poll-begin t1"}, notChecked...), nil},
+		{[]string{"check", td("partial_concurrent_poll.jsonl")}, exitViolated,
+			[]string{"VIOLATION at event 7 (line 8)", "exclusive-poll fails", "t1 RUNNING on w0 since event 6"}, nil},
+		{[]string{"check", "--linearizability", td("partial_conforms.jsonl")}, exitUsage, nil, []string{"--linearizability", "unobserved: take, queue, outcome"}},
+		{[]string{"replay", td("partial_conforms.jsonl")}, exitUsage, nil, []string{"cannot replay", "partially observed", "verify check"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errs := run(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckPartialJSON(t *testing.T) {
+	code, out, _ := run(t, "check", "--json", td("partial_concurrent_poll.jsonl"))
+	if code != exitViolated {
+		t.Fatalf("exit %d", code)
+	}
+	var v partialJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if v.Verdict != "violated" || !v.Partial || v.Violation == nil || v.Violation.Number != 7 || v.Violation.Premise != "exclusive-poll" || len(v.Violation.Before) != 6 {
+		t.Errorf("json: %s", out)
+	}
+	code, out, _ = run(t, "check", "--json", td("partial_conforms.jsonl"))
+	if code != exitHolds {
+		t.Fatalf("exit %d", code)
+	}
+	v = partialJSON{}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Verdict != "holds" || len(v.Unchecked) != 11 || v.Unchecked[0].Reason == "" || len(v.Checked) != 10 || v.WakeDelay.Waits != 2 || len(v.WorkerPolls) != 2 {
+		t.Errorf("json: %s", out)
+	}
+	var raw map[string]any
+	json.Unmarshal([]byte(out), &raw)
+	if _, ok := raw["unchecked"].([]any)[0].(map[string]any)["reason"]; !ok {
+		t.Errorf("unchecked rules carry no reason: %s", out)
+	}
+}
+
+// TestCheckPartialPictures: --html and --chrome draw a partial trace.
+func TestCheckPartialPictures(t *testing.T) {
+	dir := t.TempDir()
+	html, chrome := filepath.Join(dir, "p.html"), filepath.Join(dir, "p.json")
+	code, out, errs := run(t, "check", "--html", html, "--chrome", chrome, td("partial_poll_after_ready.jsonl"))
+	if code != exitViolated {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, f := range []string{html, chrome} {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) < 100 {
+			t.Errorf("%s: %v, %d bytes", f, err, len(b))
+		}
+	}
+	if b, _ := os.ReadFile(html); !strings.Contains(string(b), "done-is-final") {
+		t.Errorf("the page does not mark the violation")
+	}
+}
+
+// writePartial writes a generated partial trace of about n events.
+func writePartial(tb testing.TB, name string, n int) {
+	f, err := os.Create(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	w, err := traces.NewWriter(bw, partialgen.Header(4))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	partialgen.Generate(partialgen.Options{Workers: 4, Live: 512, Events: n, Seed: 1}, func(e traces.Event) {
+		if err := w.Write(e); err != nil {
+			tb.Fatal(err)
+		}
+	})
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+}
+
+func TestCheckPartialGenerated(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "gen.jsonl")
+	writePartial(t, name, 20000)
+	if code, out, errs := run(t, "check", name); code != exitHolds {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// BenchmarkCheckPartial is verify check on a 1e6-event tokio-style partial
+// trace (internal/partialgen), reading included.
+//
+//	go test -run '^$' -bench CheckPartial -benchtime 5x ./cmd/verify/
+func BenchmarkCheckPartial(b *testing.B) {
+	name := filepath.Join(b.TempDir(), "partial.jsonl")
+	writePartial(b, name, 1_000_000)
+	for b.Loop() {
+		var out, errs bytes.Buffer
+		if code := dispatch(context.Background(), []string{"check", name}, &out, &errs); code != exitHolds {
+			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errs.String())
+		}
+	}
+}
