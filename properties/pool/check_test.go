@@ -190,7 +190,9 @@ func TestBrokenPoolsAreCaught(t *testing.T) {
 		{"check-then-act, pinned submitters", plain(func() Pool { return &checkThenAct{cap: 2} }), Config{Capacity: 2, Cases: 60, MaxTasks: 16, Pin: true}, CapacityBound},
 
 		// The abilities.
-		{"a grow wakes no blocked submitter", sem(func(p *semPool) { p.resizeNoWake = true }, "resize"), Config{Capacity: 1, Cases: 60, MaxTasks: 16}, Progress + "/Resize"},
+		// Needs a grow while a submitter is blocked: 10–30 cases alone,
+		// and 60 missed it once in a full -race run at load 14 on 2 cores.
+		{"a grow wakes no blocked submitter", sem(func(p *semPool) { p.resizeNoWake = true }, "resize"), Config{Capacity: 1, Cases: 200, MaxTasks: 16}, Progress + "/Resize"},
 		{"a shrink is ignored", sem(func(p *semPool) { p.shrinkIgnored = true }, "resize"), Config{Capacity: 3, Cases: 60}, CapacityBound + "/Resize"},
 		// LazyShrink forgives a shrink that takes no effect (it may wait
 		// for workers to retire), never more tasks than the largest
