@@ -82,6 +82,10 @@ var antsConfig = pool.Config{
 func TestAnts(t *testing.T) {
 	cfg := antsConfig
 	cfg.Cases = cases()
+	// POOLCHECK_SEED draws other cases than the default seed's.
+	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
+		cfg.Seed = n
+	}
 	pool.CheckOptions(t, newAnts, cfg)
 }
 
