@@ -20,6 +20,8 @@ targets=(
   "go.buggy.mod|./pond|TestPond$|fail no-hang|pond v2.5.0|Goexit hangs StopAndWait (#135)"
   "go.mod|./pond|TestPond|pass|pond v2.7.1|the fix"
   "go.buggy.mod|./pond|TestPondGroup$|fail cancel-stops|pond v2.5.0 group|Cancel leaves the group's queued tasks unresolved, Wait hangs (#138)"
+  "go.buggy.mod|./pond1|TestPond1$|pass|pond v1.9.1|Cancel, then StopAndWait returns"
+  "go.mod|./pond1|TestPond1$|fail cancel-stops|pond v1.9.2|StopAndWait hangs after the pool's context is cancelled (a regression of v1.9.2, no fixed v1 release)"
   "go.sync060.mod|./semaphore|TestSemaphore$|fail done-refused|x/sync v0.6.0|Acquire with a done context succeeds (golang/go#63615)"
   "go.mod|./semaphore|TestSemaphore$|pass|x/sync v0.11.0|the fix (v0.7.0)"
   "go.mod|./conc|TestConc$|fail reuse|conc v0.3.0|Go after Wait panics (#103); the fix is in no release the proxy serves"

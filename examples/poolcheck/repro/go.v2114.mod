@@ -4,4 +4,7 @@ go 1.26.0
 
 require github.com/panjf2000/ants/v2 v2.11.4
 
-require golang.org/x/sync v0.11.0 // indirect
+require (
+	github.com/alitto/pond v1.9.1 // indirect
+	golang.org/x/sync v0.11.0 // indirect
+)
