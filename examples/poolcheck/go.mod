@@ -3,6 +3,7 @@ module github.com/execspec/execspec/examples/poolcheck
 go 1.26.0
 
 require (
+	github.com/alitto/pond v1.9.2
 	github.com/alitto/pond/v2 v2.7.1
 	github.com/execspec/execspec v0.0.0
 	github.com/panjf2000/ants/v2 v2.11.4

@@ -10,7 +10,8 @@
 //     (unless it may: Config.MayRefuse, a nonblocking or bounded-queue
 //     configuration);
 //   - capacity: no more tasks (or weight) run at once than the capacity in
-//     effect, across Resize;
+//     effect, across Resize (Config.LazyShrink: a shrink may wait for the
+//     pool's workers to retire);
 //   - shutdown-waits: Close and Wait return only after every task accepted
 //     before them has finished;
 //   - no-panic: the pool's own operations do not panic (a task's panic

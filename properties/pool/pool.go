@@ -163,6 +163,15 @@ type Config struct {
 	// called is refused (x/sync/semaphore since v0.7.0); otherwise such a
 	// submit may also be accepted, and must then run.
 	RefuseDone bool
+	// LazyShrink says a shrink (Resize to less) only stops the pool from
+	// adding workers: the workers it has keep taking tasks until each
+	// retires in its own time, so tasks may run up to the largest capacity
+	// in effect so far, whatever came after. ants works so (Tune lowers
+	// the bound on spawning; idle workers stay in its queue until they
+	// expire, and a busy one leaves only after its next task). A grow
+	// still counts from the call of Resize, and no more tasks than the
+	// largest capacity so far may ever run at once.
+	LazyShrink bool
 	// Known lists defects already known and accepted, each a Finding's
 	// Key ("capacity", or "progress/Resize" for one trigger only); they
 	// are counted but not reported.

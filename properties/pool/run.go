@@ -40,7 +40,9 @@ import (
 // The capacity in effect: a grow counts from the call of Resize, a shrink
 // from the moment after it returned that the tasks (weight) running have
 // fallen to the new capacity: a pool need not stop running tasks, and a
-// task it dispatched before the shrink may begin just after it.
+// task it dispatched before the shrink may begin just after it. With
+// Config.LazyShrink a shrink lowers nothing: the bound is the largest
+// capacity in effect so far.
 
 // Task states, kept per task id.
 const (
@@ -758,11 +760,12 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	if len(log) == 0 || c0 <= 0 {
 		return nil
 	}
-	// capAt is the capacity in effect at t.
+	// capAt is the capacity in effect at t; with LazyShrink, the largest
+	// so far.
 	capAt := func(t int64) int {
 		c := c0
 		for _, ch := range log {
-			if ch.cap > c && ch.call <= t || ch.at <= t {
+			if ch.cap > c && ch.call <= t || ch.at <= t && !tr.cfg.LazyShrink {
 				c = ch.cap
 			}
 		}

@@ -27,6 +27,7 @@ type semPool struct {
 	// Bugs.
 	resizeNoWake   bool // a grow does not wake blocked submitters (ants #205)
 	shrinkIgnored  bool // a shrink does not lower the capacity
+	growExtra      bool // a grow makes room for one task more than asked
 	weightIgnored  bool // every task counts as weight 1
 	cancelNoNotify bool // a cancelled head waiter does not wake those behind (x/sync #37852)
 	panicLeaks     bool // a panicking task's slot comes back only after a 300ms purge
@@ -202,6 +203,9 @@ func (p *semPool) Resize(n int) {
 	defer p.mu.Unlock()
 	if n < p.capacity && p.shrinkIgnored {
 		return
+	}
+	if n > p.capacity && p.growExtra {
+		n++
 	}
 	p.capacity = n
 	if !p.resizeNoWake {

@@ -9,7 +9,10 @@ import (
 
 // TestAntsTuneShrink replays, 200 times, the shrunk case of a capacity
 // finding at v2.11.4: Tune(1) on a fresh pool of capacity 4 while two
-// submitters submit four tasks. Only with POOLCHECK_TUNE=1.
+// submitters submit four tasks. Read strictly (a shrink bounds the tasks
+// submitted after it) it failed in 4–21 of 200 runs; it is ants' lazy
+// shrink (see antsConfig.LazyShrink), and with it none may fail. Only
+// with POOLCHECK_TUNE=1.
 func TestAntsTuneShrink(t *testing.T) {
 	if os.Getenv("POOLCHECK_TUNE") == "" {
 		t.Skip("set POOLCHECK_TUNE=1")
@@ -31,5 +34,8 @@ func TestAntsTuneShrink(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of 200 runs failed; first: %v", fails, first)
+	t.Logf("%d of 200 runs failed", fails)
+	if fails > 0 {
+		t.Errorf("%d of 200 runs failed; first: %v", fails, first)
+	}
 }

@@ -1,0 +1,57 @@
+// Package pond1 checks github.com/alitto/pond (v1) with execspec's pool
+// properties through an adapter that uses only its documented API (see
+// ../README.md for the versions).
+package pond1
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/alitto/pond"
+
+	"github.com/execspec/execspec/properties/pool"
+)
+
+// cases is the number of cases per check: POOLCHECK_CASES, default 100.
+func cases() int {
+	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_CASES")); err == nil && n > 0 {
+		return n
+	}
+	return 100
+}
+
+// newPond1 adapts a pond v1 pool: Submit (blocks while the buffer of
+// QueueBound tasks is full), StopAndWait as Close, the cancellation of
+// the pool's parent context (pond.Context) as Cancel; the drawn options
+// set the workers, the buffer and the idle timeout.
+func newPond1(o pool.Options) pool.Pool {
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := []pond.Option{pond.Context(ctx), pond.PanicHandler(func(any) {})}
+	if o.IdleTimeout > 0 {
+		opts = append(opts, pond.IdleTimeout(o.IdleTimeout))
+	}
+	p := pond.New(o.Capacity, o.QueueBound, opts...)
+	return &pool.Adapter{
+		SubmitFunc: func(f func()) error { p.Submit(f); return nil },
+		CancelFunc: cancel,
+		CloseFunc:  func() error { p.StopAndWait(); cancel(); return nil },
+	}
+}
+
+var pond1Config = pool.Config{
+	Space: pool.Space{
+		Capacity:    [2]int{1, 4},
+		QueueBound:  [2]int{0, 8},
+		IdleTimeout: [2]time.Duration{5 * time.Millisecond, 200 * time.Millisecond},
+	},
+	Panics: pool.PanicsRecovered,
+}
+
+func TestPond1(t *testing.T) {
+	cfg := pond1Config
+	cfg.Cases = cases()
+	pool.CheckOptions(t, newPond1, cfg)
+}
