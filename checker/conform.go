@@ -84,9 +84,11 @@ import (
 // show how long tasks waited, and the report says the order was unchecked.
 // A v1.1 trace carries priorities, and its takes are checked as the model's
 // pick, with aging. What else format v1.1 adds — stops, spurious polls,
-// future instances, time slices — is in conform_v11.go. A LIFO slot (config lifo-slot=1) is a place of
-// its own: the slot's task is invisible to steals and to takes from the
-// local queue, and a take from the slot sees only it.
+// future instances, time slices — is in conform_v11.go.
+//
+// A LIFO slot (config lifo-slot=1) is a place of its own: the slot's task
+// is invisible to steals and to takes from the local queue, and a take from
+// the slot sees only it.
 //
 // Parks are no rule. One event cannot show a lost wake between a worker's
 // last look at the queues and its park: in a concurrent executor a push may
