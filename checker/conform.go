@@ -149,6 +149,8 @@ type Conformance struct {
 	globalEpoch uint64 // times the global queue became empty
 	globalFull  bool   // the global queue was non-empty after the last event
 
+	iv *confIntervals // order "intervals" (conform_interval.go); nil under order "seq"
+
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
 
@@ -322,6 +324,10 @@ type ConformanceReport struct {
 	// Relaxed counts takes whose premise was accepted at an instant of
 	// [Call, Seq] rather than at Seq (see Conformance).
 	Relaxed int
+	// Reordered counts takes accepted, under order "intervals", by an
+	// order of overlapping queue operations other than their Seq order
+	// (see conform_interval.go).
+	Reordered int
 
 	Panics     []ConformanceFinding // panic events, the first 100
 	PanicCount int                  // panic events in all
@@ -360,6 +366,9 @@ func (r *ConformanceReport) Summary() string {
 		r.MaxOtherPolls, r.MaxOtherPollsTask, still, r.MaxDelay, r.MaxDelayTask)
 	if r.Relaxed > 0 {
 		fmt.Fprintf(&b, "%d takes accepted with a premise that held between the call and the take\n", r.Relaxed)
+	}
+	if r.Reordered > 0 {
+		fmt.Fprintf(&b, "%d takes accepted in an order of overlapping queue operations other than seq order\n", r.Reordered)
 	}
 	r.summaryV11(&b)
 	for _, f := range r.Panics {
@@ -420,6 +429,9 @@ func NewConformance(h traces.Header) (*Conformance, error) {
 	c.cap = m.Config().LocalCap
 	c.workers = make([]confWorker, h.Workers)
 	c.invEvery = 1
+	if h.Order == traces.OrderIntervals {
+		c.iv = newConfIntervals()
+	}
 	return c, nil
 }
 
@@ -586,6 +598,9 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 				return err
 			}
 		}
+	}
+	if c.iv != nil {
+		c.ivPush(e)
 	}
 	if c.v11 != nil {
 		if done, err := c.stepV11(idx, e); done || err != nil {
@@ -887,6 +902,11 @@ func takeRule(src traces.Source) model.Rule {
 func (c *Conformance) take(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	r := takeRule(e.Source)
+	if c.iv != nil {
+		if err := c.ivTake(idx, e); err != nil {
+			return err
+		}
+	}
 	st := model.Step{Rule: r, Worker: w, Task: t, Victim: -1, Dest: -1}
 	if r == model.WORKER_STEAL {
 		st.Victim = int(e.Victim)
@@ -902,6 +922,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		if err == nil {
 			c.relaxed++
 		}
+	}
+	if err != nil && c.iv != nil {
+		err = c.ivRelax(idx, e, st, err)
 	}
 	if err != nil {
 		return c.failStep(idx, e, r, err)
@@ -1253,6 +1276,9 @@ func (c *Conformance) Finish() *ConformanceReport {
 	if c.err == nil {
 		c.settleAll()
 	}
+	if c.err == nil && c.iv != nil {
+		c.ivFinish()
+	}
 	if c.err == nil {
 		if inv, err := c.m.CheckInvariants(c.s); err != nil {
 			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
@@ -1268,6 +1294,7 @@ func (c *Conformance) Finish() *ConformanceReport {
 		MaxDelay:          c.maxDelay,
 		MaxDelayTask:      c.maxDTask,
 		Relaxed:           c.relaxed,
+		Reordered:         c.reordered(),
 		Panics:            c.panics,
 		PanicCount:        c.npanics,
 	}
