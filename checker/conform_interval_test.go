@@ -119,7 +119,7 @@ func (s *ivSim) othersInOp(me *ivThread) bool {
 }
 
 func (s *ivSim) run() {
-	for steps := 0; steps < 1_000_000; steps++ {
+	for steps, limit := 0, 1_000_000+1000*(s.P*s.tasks+s.children); steps < limit; steps++ {
 		if s.finished() {
 			break
 		}
@@ -441,4 +441,53 @@ func TestIntervalSimMutants(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzIntervalSim: the simulator's correct executor conforms under order
+// intervals for any seed.
+func FuzzIntervalSim(f *testing.F) {
+	f.Add(uint64(1))
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		s := newIVSim(seed, mutNone)
+		s.run()
+		if r := ivCheck(s.header(), s.events); r.Verdict != checker.Holds {
+			t.Fatalf("seed %d: %s", seed, r.Summary())
+		}
+	})
+}
+
+func ivBenchTrace(atomic bool) (traces.Header, []traces.Event) {
+	s := newIVSim(7, mutNone)
+	s.W, s.P, s.tasks, s.children, s.atomic = 4, 2, 20000, 40000, atomic
+	s.local = make([][]int64, s.W)
+	s.threads = nil
+	for w := range s.W {
+		s.threads = append(s.threads, &ivThread{w: w})
+	}
+	for range s.P {
+		s.threads = append(s.threads, &ivThread{w: -1, left: s.tasks})
+	}
+	s.run()
+	return s.header(), s.events
+}
+
+// BenchmarkConformanceIntervals compares, side by side, seq mode and
+// intervals mode on one trace without overlap (both accept it), and
+// intervals mode on a trace of overlapping operations.
+func BenchmarkConformanceIntervals(b *testing.B) {
+	ha, atomicEvs := ivBenchTrace(true)
+	hc, concEvs := ivBenchTrace(false)
+	run := func(b *testing.B, h traces.Header, evs []traces.Event) {
+		for b.Loop() {
+			if r := ivCheck(h, evs); r.Verdict != checker.Holds {
+				b.Fatal(r.Summary())
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(evs)), "ns/event")
+	}
+	hs := ha
+	hs.Order = ""
+	b.Run("seq/no-overlap", func(b *testing.B) { run(b, hs, atomicEvs) })
+	b.Run("intervals/no-overlap", func(b *testing.B) { run(b, ha, atomicEvs) })
+	b.Run("intervals/overlap", func(b *testing.B) { run(b, hc, concEvs) })
 }
