@@ -491,3 +491,35 @@ func BenchmarkConformanceIntervals(b *testing.B) {
 	b.Run("intervals/no-overlap", func(b *testing.B) { run(b, ha, atomicEvs) })
 	b.Run("intervals/overlap", func(b *testing.B) { run(b, hc, concEvs) })
 }
+
+// TestIntervalCases: the named cases of lock-free recording, by hand.
+func TestIntervalCases(t *testing.T) {
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 2, Policy: "worksteal"}
+	push := func(task int64, call, ret uint64) traces.Event {
+		return traces.Event{Kind: traces.KindSpawn, Seq: call, Call: call, Return: ret, Task: task, Worker: -1, Victim: -1, Queue: traces.QueueGlobal}
+	}
+	take := func(w int32, task int64, call, ret uint64) traces.Event {
+		return traces.Event{Kind: traces.KindTake, Seq: ret, Call: call, Return: ret, Task: task, Worker: w, Victim: -1, Source: traces.SourceGlobal}
+	}
+	for _, c := range []struct {
+		name      string
+		evs       []traces.Event
+		violation int // index of the event reported, -1 = none
+	}{
+		{"overlapping pushes land in either order", []traces.Event{push(1, 1, 4), push(2, 2, 3), take(0, 2, 5, 6), take(1, 1, 7, 8)}, -1},
+		{"non-overlapping pushes keep FIFO order", []traces.Event{push(1, 1, 2), push(2, 3, 4), take(0, 2, 5, 6), take(1, 1, 7, 8)}, 2},
+		{"overlapping takes in either order", []traces.Event{push(1, 1, 2), push(2, 3, 4), take(1, 2, 6, 7), take(0, 1, 5, 9)}, -1},
+		{"the overlapping take never comes", []traces.Event{push(1, 1, 2), push(2, 3, 4), take(1, 2, 6, 7)}, 2},
+		{"a take without an interval", []traces.Event{push(1, 1, 2), {Kind: traces.KindTake, Seq: 5, Task: 1, Worker: 0, Victim: -1, Source: traces.SourceGlobal}}, 1},
+	} {
+		r := ivCheck(h, c.evs)
+		switch {
+		case c.violation < 0 && r.Err != nil:
+			t.Errorf("%s: %s", c.name, r.Err.Msg)
+		case c.violation < 0 && r.Reordered != 1:
+			t.Errorf("%s: Reordered = %d, want 1", c.name, r.Reordered)
+		case c.violation >= 0 && (r.Err == nil || r.Err.Index != c.violation):
+			t.Errorf("%s: want a violation at event %d, got %v", c.name, c.violation+1, r.Err)
+		}
+	}
+}
