@@ -77,6 +77,9 @@ import (
 // it is relaxed. A take without a call tick (Call = 0) is checked at its Seq:
 // nothing then says when the worker looked.
 // ConformanceReport.Relaxed counts the takes accepted this way.
+// Under the header's "order":"intervals" (lock-free recording) these
+// premises generalise to any order of overlapping queue operations the
+// intervals allow, with obligations checked later (conform_interval.go).
 //
 // Under the priority policy a v1.0 trace does not say each task's priority,
 // so the order of the global queue is not checked: a take of any task in it

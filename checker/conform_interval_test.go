@@ -119,7 +119,7 @@ func (s *ivSim) othersInOp(me *ivThread) bool {
 }
 
 func (s *ivSim) run() {
-	for steps := 0; steps < 1_000_000; steps++ {
+	for steps, limit := 0, 1_000_000+1000*(s.P*s.tasks+s.children); steps < limit; steps++ {
 		if s.finished() {
 			break
 		}
@@ -440,5 +440,86 @@ func TestIntervalSimMutants(t *testing.T) {
 				t.Fatalf("planted in only %d of %d traces", applied, n)
 			}
 		})
+	}
+}
+
+// FuzzIntervalSim: the simulator's correct executor conforms under order
+// intervals for any seed.
+func FuzzIntervalSim(f *testing.F) {
+	f.Add(uint64(1))
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		s := newIVSim(seed, mutNone)
+		s.run()
+		if r := ivCheck(s.header(), s.events); r.Verdict != checker.Holds {
+			t.Fatalf("seed %d: %s", seed, r.Summary())
+		}
+	})
+}
+
+func ivBenchTrace(atomic bool) (traces.Header, []traces.Event) {
+	s := newIVSim(7, mutNone)
+	s.W, s.P, s.tasks, s.children, s.atomic = 4, 2, 20000, 40000, atomic
+	s.local = make([][]int64, s.W)
+	s.threads = nil
+	for w := range s.W {
+		s.threads = append(s.threads, &ivThread{w: w})
+	}
+	for range s.P {
+		s.threads = append(s.threads, &ivThread{w: -1, left: s.tasks})
+	}
+	s.run()
+	return s.header(), s.events
+}
+
+// BenchmarkConformanceIntervals compares, side by side, seq mode and
+// intervals mode on one trace without overlap (both accept it), and
+// intervals mode on a trace of overlapping operations.
+func BenchmarkConformanceIntervals(b *testing.B) {
+	ha, atomicEvs := ivBenchTrace(true)
+	hc, concEvs := ivBenchTrace(false)
+	run := func(b *testing.B, h traces.Header, evs []traces.Event) {
+		for b.Loop() {
+			if r := ivCheck(h, evs); r.Verdict != checker.Holds {
+				b.Fatal(r.Summary())
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(evs)), "ns/event")
+	}
+	hs := ha
+	hs.Order = ""
+	b.Run("seq/no-overlap", func(b *testing.B) { run(b, hs, atomicEvs) })
+	b.Run("intervals/no-overlap", func(b *testing.B) { run(b, ha, atomicEvs) })
+	b.Run("intervals/overlap", func(b *testing.B) { run(b, hc, concEvs) })
+}
+
+// TestIntervalCases: the named cases of lock-free recording, by hand.
+func TestIntervalCases(t *testing.T) {
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 2, Policy: "worksteal"}
+	push := func(task int64, call, ret uint64) traces.Event {
+		return traces.Event{Kind: traces.KindSpawn, Seq: call, Call: call, Return: ret, Task: task, Worker: -1, Victim: -1, Queue: traces.QueueGlobal}
+	}
+	take := func(w int32, task int64, call, ret uint64) traces.Event {
+		return traces.Event{Kind: traces.KindTake, Seq: ret, Call: call, Return: ret, Task: task, Worker: w, Victim: -1, Source: traces.SourceGlobal}
+	}
+	for _, c := range []struct {
+		name      string
+		evs       []traces.Event
+		violation int // index of the event reported, -1 = none
+	}{
+		{"overlapping pushes land in either order", []traces.Event{push(1, 1, 4), push(2, 2, 3), take(0, 2, 5, 6), take(1, 1, 7, 8)}, -1},
+		{"non-overlapping pushes keep FIFO order", []traces.Event{push(1, 1, 2), push(2, 3, 4), take(0, 2, 5, 6), take(1, 1, 7, 8)}, 2},
+		{"overlapping takes in either order", []traces.Event{push(1, 1, 2), push(2, 3, 4), take(1, 2, 6, 7), take(0, 1, 5, 9)}, -1},
+		{"the overlapping take never comes", []traces.Event{push(1, 1, 2), push(2, 3, 4), take(1, 2, 6, 7)}, 2},
+		{"a take without an interval", []traces.Event{push(1, 1, 2), {Kind: traces.KindTake, Seq: 5, Task: 1, Worker: 0, Victim: -1, Source: traces.SourceGlobal}}, 1},
+	} {
+		r := ivCheck(h, c.evs)
+		switch {
+		case c.violation < 0 && r.Err != nil:
+			t.Errorf("%s: %s", c.name, r.Err.Msg)
+		case c.violation < 0 && r.Reordered != 1:
+			t.Errorf("%s: Reordered = %d, want 1", c.name, r.Reordered)
+		case c.violation >= 0 && (r.Err == nil || r.Err.Index != c.violation):
+			t.Errorf("%s: want a violation at event %d, got %v", c.name, c.violation+1, r.Err)
+		}
 	}
 }
