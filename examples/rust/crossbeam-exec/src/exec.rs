@@ -13,13 +13,17 @@
 //! version above it, bumped by every transition, so a compare-and-swap that
 //! succeeds proves nothing changed since the load. Every transition is a
 //! load, a tick, a CAS (the tick redrawn when the CAS fails); a wake that
-//! changes nothing (coalesced, late) still CASes the word onto itself, so its
-//! tick too lies between two transitions of the task.
+//! changes nothing (coalesced, late) still bumps the version, so its tick
+//! too is ordered with every transition of the task: of two successful
+//! CASes, the later one loaded after the earlier one's CAS, so drew its tick
+//! later.
 //!
 //! Recording (the v1.1 interval contract): a take's `call` is drawn before
 //! the search starts (before the local pop, so the premises "local empty",
 //! "global empty" that the search observed lie inside its interval) and its
-//! `ret` after the task is in hand; seq = ret. A push's `call` is drawn after
+//! `ret` after the task is in hand, between the load and the CAS that makes
+//! it RUNNING (the model's take is that transition: a wake after it must
+//! find the task RUNNING); seq = ret. A push's `call` is drawn after
 //! the state load and before the CAS that makes the task QUEUED, its `ret`
 //! after the push; seq = call.
 //!
@@ -152,8 +156,8 @@ impl Wake for Task {
             let (next, outcome) = match st(cur) {
                 WAITING => (to(cur, QUEUED), Outcome::Scheduled),
                 RUNNING => (to(cur, NOTIFIED), Outcome::Notified),
-                QUEUED | NOTIFIED => (cur, Outcome::Coalesced),
-                _ => (cur, Outcome::Late),
+                QUEUED | NOTIFIED => (to(cur, st(cur)), Outcome::Coalesced),
+                _ => (to(cur, st(cur)), Outcome::Late),
             };
             if self.state.compare_exchange(cur, next, SeqCst, SeqCst).is_err() {
                 continue; // redraw the tick
@@ -221,20 +225,7 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
     if slot.is_none() {
         return; // (the bug only) a duplicate of a finished task
     }
-    {
-        let mut op = rec.op();
-        loop {
-            let cur = t.state.load(SeqCst);
-            let tick = op.tick();
-            if !ex.bug {
-                assert_eq!(st(cur), QUEUED, "task {} taken in state {}", t.id, st(cur));
-            }
-            if t.state.compare_exchange(cur, to(cur, RUNNING), SeqCst, SeqCst).is_ok() {
-                op.emit(Event { seq: tick, ..Event::poll_begin(t.id, Some(w)) });
-                break;
-            }
-        }
-    }
+    rec.record(Event::poll_begin(t.id, Some(w)));
     ex.polls.fetch_add(1, SeqCst);
     let waker = Waker::from(Arc::clone(&t));
     let ready = slot.as_mut().unwrap().as_mut().poll(&mut Context::from_waker(&waker)).is_ready();
@@ -282,7 +273,23 @@ fn work(ex: Arc<Shared>, w: u32, local: Worker<Arc<Task>>) {
         let t = LOCAL.with(|l| {
             let l = l.borrow();
             let (_, local) = l.as_ref().unwrap();
-            ex.rec.take(w, || find(&ex, w, local))
+            let mut op = ex.rec.op();
+            let call = op.tick();
+            let (t, id, src, victim) = find(&ex, w, local)?;
+            // QUEUED → RUNNING belongs to the take: its ret is the
+            // transition's tick, so a wake after it finds the task RUNNING.
+            let ret = loop {
+                let cur = t.state.load(SeqCst);
+                if !ex.bug {
+                    assert_eq!(st(cur), QUEUED, "task {} taken in state {}", id, st(cur));
+                }
+                let ret = op.tick();
+                if t.state.compare_exchange(cur, to(cur, RUNNING), SeqCst, SeqCst).is_ok() {
+                    break ret;
+                }
+            };
+            op.emit(Event { seq: ret, call: Some(call), ret: Some(ret), ..Event::take(id, w, src, victim) });
+            Some(t)
         });
         match t {
             Some(t) => run(&ex, w, t),
