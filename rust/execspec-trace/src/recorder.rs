@@ -25,13 +25,39 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+/// Events per chunk of a thread's buffer. A buffer is a list of chunks of
+/// fixed capacity, recycled by the writer: a Vec grown by doubling would
+/// copy itself and touch fresh pages all the time, and first touches of
+/// memory (page faults) are what recording costs most.
+const CHUNK: usize = 256;
+
 /// A per-thread buffer. `locked` is the lock the owner holds while it draws
-/// ticks and pushes their events, and the writer holds while it swaps the
+/// ticks and pushes their events, and the writer holds while it takes the
 /// events out. `depth` is touched by the owner thread only (nested ops).
 struct Buf {
     locked: AtomicBool,
     depth: UnsafeCell<u32>,
-    events: UnsafeCell<Vec<Event>>,
+    chunks: UnsafeCell<Chunks>,
+}
+
+struct Chunks {
+    cur: Vec<Event>,
+    full: Vec<Vec<Event>>,
+    free: Vec<Vec<Event>>,
+}
+
+impl Chunks {
+    #[inline]
+    fn push(&mut self, e: Event) {
+        if self.cur.len() == self.cur.capacity() {
+            let fresh = self.free.pop().unwrap_or_else(|| Vec::with_capacity(CHUNK));
+            let full = std::mem::replace(&mut self.cur, fresh);
+            if full.capacity() > 0 {
+                self.full.push(full);
+            }
+        }
+        self.cur.push(e);
+    }
 }
 
 // SAFETY: `events` is accessed only with `locked` held; `depth` only by the
@@ -107,7 +133,8 @@ pub(crate) struct Inner {
 struct WriterState {
     out: Box<dyn Write + Send>,
     pending: Vec<Event>,
-    spare: Vec<Event>,
+    taken: Vec<Vec<Event>>,
+    pool: Vec<Vec<Event>>,
     line: String,
     last: Option<u64>,
     written: u64,
@@ -194,7 +221,8 @@ impl Recorder {
         let mut st = WriterState {
             out: Box::new(io::BufWriter::with_capacity(1 << 16, out)),
             pending: Vec::new(),
-            spare: Vec::new(),
+            taken: Vec::new(),
+            pool: Vec::new(),
             line: String::with_capacity(256),
             last: None,
             written: 0,
@@ -276,7 +304,7 @@ impl Recorder {
             let b = Arc::new(Buf {
                 locked: AtomicBool::new(false),
                 depth: UnsafeCell::new(0),
-                events: UnsafeCell::new(Vec::with_capacity(1024)),
+                chunks: UnsafeCell::new(Chunks { cur: Vec::with_capacity(CHUNK), full: Vec::new(), free: Vec::new() }),
             });
             self.inner.s.bufs.lock().unwrap().push(Arc::clone(&b));
             let p = Arc::as_ptr(&b);
@@ -380,11 +408,30 @@ impl Shared {
         };
         let bufs: Vec<Arc<Buf>> = self.bufs.lock().unwrap().clone();
         for b in &bufs {
+            let fresh = st.pool.pop().unwrap_or_default();
             b.acquire();
             // SAFETY: the lock is held.
-            unsafe { std::mem::swap(&mut *b.events.get(), &mut st.spare) };
+            let ch = unsafe { &mut *b.chunks.get() };
+            if !ch.cur.is_empty() {
+                st.taken.push(std::mem::replace(&mut ch.cur, fresh));
+            } else if fresh.capacity() > 0 {
+                st.pool.push(fresh);
+            }
+            st.taken.append(&mut ch.full);
+            // Give the thread back emptied chunks for what it will record.
+            while ch.free.len() < 8 {
+                match st.pool.pop() {
+                    Some(c) => ch.free.push(c),
+                    None => break,
+                }
+            }
             b.release();
-            st.pending.append(&mut st.spare);
+            for mut c in st.taken.drain(..) {
+                st.pending.append(&mut c);
+                if st.pool.len() < 256 {
+                    st.pool.push(c);
+                }
+            }
         }
         st.max_pending = st.max_pending.max(st.pending.len());
         st.pending.sort_unstable_by_key(|e| e.seq);
@@ -441,7 +488,7 @@ impl Op<'_> {
     #[inline]
     pub fn emit(&mut self, e: Event) {
         // SAFETY: this thread holds the buffer's lock (see Recorder::op).
-        unsafe { (*(*self.buf).events.get()).push(e) }
+        unsafe { (*(*self.buf).chunks.get()).push(e) }
     }
 
     /// The recorder the op belongs to.
