@@ -2,7 +2,7 @@
 //! execspec-trace future wrapper.
 //!
 //!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time] [--out FILE]
-//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--reps N] [--out FILE]
+//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--out FILE]
 //!
 //! Every task is spawned through `spawn`, which wraps it with
 //! `Recorder::trace` (spawn, poll-begin, poll-end on the polling worker,
@@ -264,13 +264,14 @@ fn describe(s: &Summary) -> String {
 /// One spawn/yield run: tasks spawned from the main future, each yielding
 /// `yields` times. Returns the seconds from the first spawn to the last
 /// join (plus, when traced, the recorder's final merge and flush).
-fn bench_once(workers: usize, tasks: u64, yields: u64, rec: Option<Recorder>) -> (f64, Option<Summary>) {
+fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, rec: Option<Recorder>) -> (f64, Option<Summary>) {
     let rt = runtime(workers, None);
     let start = Instant::now();
     let r2 = rec.clone();
     rt.block_on(async move {
         let body = move || async move {
             for _ in 0..yields {
+                spin(work_ns);
                 tokio::task::yield_now().await;
             }
         };
@@ -290,6 +291,17 @@ fn bench_once(workers: usize, tasks: u64, yields: u64, rec: Option<Recorder>) ->
     (secs, sum)
 }
 
+/// Busy work of about ns nanoseconds: what a poll does besides yielding.
+fn spin(ns: u64) {
+    if ns == 0 {
+        return;
+    }
+    let t = Instant::now();
+    while t.elapsed().as_nanos() < u128::from(ns) {
+        std::hint::spin_loop();
+    }
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let n = v.len();
@@ -305,19 +317,20 @@ fn bench(args: &[String]) -> io::Result<()> {
     let tasks = arg(args, "--tasks", 1000);
     let yields = arg(args, "--yields", 100);
     let reps = arg(args, "--reps", 11).max(1);
+    let work_ns = arg(args, "--work-ns", 0);
     let path = text_arg(args, "--out", "/tmp/tokio-bench.jsonl").to_string();
     let (mut plain, mut traced, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     let mut events = 0;
-    bench_once(workers, tasks, yields, None); // warm up
+    bench_once(workers, tasks, yields, work_ns, None); // warm up
     for i in 0..reps {
         let rec = Recorder::new(Header::black_box(EXECUTOR, workers as u32), io::BufWriter::new(std::fs::File::create(&path)?));
         // Alternate which goes first, so neither always runs on a warmer machine.
         let (p, (t, s)) = if i % 2 == 0 {
-            let p = bench_once(workers, tasks, yields, None).0;
-            (p, bench_once(workers, tasks, yields, Some(rec)))
+            let p = bench_once(workers, tasks, yields, work_ns, None).0;
+            (p, bench_once(workers, tasks, yields, work_ns, Some(rec)))
         } else {
-            let t = bench_once(workers, tasks, yields, Some(rec));
-            (bench_once(workers, tasks, yields, None).0, t)
+            let t = bench_once(workers, tasks, yields, work_ns, Some(rec));
+            (bench_once(workers, tasks, yields, work_ns, None).0, t)
         };
         events = s.unwrap().events;
         plain.push(p);
@@ -326,10 +339,11 @@ fn bench(args: &[String]) -> io::Result<()> {
     }
     let (mp, mt, mr) = (median(&mut plain), median(&mut traced), median(&mut ratios));
     println!(
-        "spawn/yield bench: {} workers, {} tasks x {} yields, {} reps: plain median {:.1} ms, traced median {:.1} ms ({} events, to {}); median of per-pair ratios {:.3} (+{:.1} %)",
+        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, {} reps: plain median {:.1} ms, traced median {:.1} ms ({} events, to {}); median of per-pair ratios {:.3} (+{:.1} %)",
         workers,
         tasks,
         yields,
+        work_ns,
         reps,
         mp * 1e3,
         mt * 1e3,
