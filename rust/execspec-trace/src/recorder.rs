@@ -428,13 +428,15 @@ impl Shared {
             b.release();
             for mut c in st.taken.drain(..) {
                 st.pending.append(&mut c);
-                if st.pool.len() < 256 {
+                if st.pool.len() < 4096 {
                     st.pool.push(c);
                 }
             }
         }
         st.max_pending = st.max_pending.max(st.pending.len());
-        st.pending.sort_unstable_by_key(|e| e.seq);
+        // A stable sort finds the per-thread runs (each already in seq
+        // order) and merges them: about linear here.
+        st.pending.sort_by_key(|e| e.seq);
         let n = st.pending.partition_point(|e| e.seq < c);
         for e in &st.pending[..n] {
             if let Some(l) = st.last {
