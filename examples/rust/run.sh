@@ -50,6 +50,22 @@ note() { # name expected-ok? events violated?
   if [ -z "${pass[$n]+x}" ]; then names+=("$n"); pass[$n]=0; fail[$n]=0; events[$n]=0; violations[$n]=0; fi
 }
 
+# produce NAME TRACE COMMAND...: runs COMMAND (which writes TRACE) under a
+# time limit; a failure or a hang counts against NAME and skips the check.
+produce() {
+  local name=$1 trace=$2 rc=0
+  shift 2
+  timeout "${TIMEOUT:-300}" "$@" 2>"$trace.err" || rc=$?
+  if [ $rc != 0 ]; then
+    note "$name"
+    fail[$name]=$((${fail[$name]} + 1))
+    cp "$trace" "$trace.err" "$keep/" 2>/dev/null || true
+    echo "run.sh: $name: the program exited with status $rc (124: it hung):" >&2
+    tail -3 "$trace.err" >&2
+    return 1
+  fi
+}
+
 # check NAME WANT TRACE [GREP...]: verify check TRACE, exit status WANT
 # (0 holds, 1 violated), and every GREP pattern in its output.
 check() {
@@ -77,33 +93,35 @@ check() {
 for i in $(seq 1 "$RUNS"); do
   seed=$((RANDOM * 32768 + RANDOM + i))
   t="$tmp/cb-$i.jsonl"
-  "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --out "$t" 2>/dev/null
-  check crossbeam 0 "$t" '^verdict: holds'
+  produce crossbeam "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --out "$t" &&
+    check crossbeam 0 "$t" '^verdict: holds'
   t="$tmp/cb-bug-$i.jsonl"
-  "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --bug --out "$t" 2>/dev/null
-  check crossbeam-no-queued-flag 1 "$t" 'rule: +WAKE' 'reported scheduled'
+  produce crossbeam-no-queued-flag "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --bug --out "$t" &&
+    check crossbeam-no-queued-flag 1 "$t" 'rule: +WAKE' 'reported scheduled'
   for k in busy slice; do
     t="$tmp/$k-$i.jsonl"
-    "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --out "$t" 2>/dev/null
-    check "$k" 0 "$t" '^verdict: holds' 'spurious polls'
+    produce "$k" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --out "$t" &&
+      check "$k" 0 "$t" '^verdict: holds' 'spurious polls'
     t="$tmp/$k-forbid-$i.jsonl"
-    "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --forbid-spurious --out "$t" 2>/dev/null
-    check "$k-forbid-spurious" 1 "$t" 'rule: +TASK-SUSPEND' 'spurious poll'
+    produce "$k-forbid-spurious" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --forbid-spurious --out "$t" &&
+      check "$k-forbid-spurious" 1 "$t" 'rule: +TASK-SUSPEND' 'spurious poll'
   done
   t="$tmp/tokio-$i.jsonl"
-  "$bin/tokio-check" run --workers 2 --scale 4 --out "$t" 2>/dev/null
-  check tokio 0 "$t" '^verdict: holds' 'not checked' 'take-rules'
-  rm -f "$tmp"/*-"$i".jsonl "$tmp"/*-"$i".jsonl.out
+  produce tokio "$t" "$bin/tokio-check" run --workers 2 --scale 4 --out "$t" &&
+    check tokio 0 "$t" '^verdict: holds' 'not checked' 'take-rules'
+  rm -f "$tmp"/*-"$i".jsonl "$tmp"/*-"$i".jsonl.out "$tmp"/*-"$i".jsonl.err
+  if [ $((i % 10)) = 0 ]; then echo "run.sh: $i of $RUNS runs done" >&2; fi
 done
 
 if [ "$LONG" = 1 ]; then
   # A 1e6-event tokio trace, checked in one go; and the recording cost.
   t="$tmp/tokio-big.jsonl"
-  "$bin/tokio-check" run --workload yield --workers 2 --scale 2400 --out "$t" 2>/dev/null
-  s=$(date +%s.%N)
-  check tokio-1e6 0 "$t" '^verdict: holds'
-  e=$(date +%s.%N)
-  echo "tokio: $(($(wc -l <"$t") - 1)) events checked in $(echo "$e - $s" | bc) s" >&2
+  if produce tokio-1e6 "$t" "$bin/tokio-check" run --workload yield --workers 2 --scale 2400 --out "$t"; then
+    s=$(date +%s.%N)
+    check tokio-1e6 0 "$t" '^verdict: holds'
+    e=$(date +%s.%N)
+    echo "tokio: $(($(wc -l <"$t") - 1)) events checked in $(echo "$e - $s" | bc) s (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+  fi
   rm -f "$t"
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   for w in 0 1000 5000; do

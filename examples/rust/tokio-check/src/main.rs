@@ -136,28 +136,30 @@ async fn yielders(cx: Ctx) {
     }
 }
 
-/// Tasks woken from a thread outside the runtime, through oneshot and Notify.
+/// Tasks woken from a thread outside the runtime, through oneshot and Notify
+/// (one Notify per task: notify_one keeps one permit, so a Notify shared by
+/// tasks that are not all waiting yet would lose notifications).
 async fn outside(cx: Ctx) {
     let n = 20 * cx.scale;
     let mut senders = Vec::new();
+    let mut notifies = Vec::new();
     let mut hs = Vec::new();
-    let notify = Arc::new(Notify::new());
     for _ in 0..n {
         let (tx, rx) = oneshot::channel::<()>();
         senders.push(tx);
-        let nf = notify.clone();
+        let nf = Arc::new(Notify::new());
+        notifies.push(nf.clone());
         hs.push(spawn(&cx.rec, cx.time, async move {
             rx.await.unwrap();
             nf.notified().await;
         }));
     }
-    let nf = notify.clone();
     let th = std::thread::spawn(move || {
         for tx in senders {
             let _ = tx.send(());
             std::thread::sleep(Duration::from_micros(20));
         }
-        for _ in 0..n {
+        for nf in notifies {
             nf.notify_one();
             std::thread::sleep(Duration::from_micros(20));
         }
