@@ -261,52 +261,9 @@ impl Event {
 
     /// Appends the event's JSON line, with its newline, to out.
     pub fn write_json(&self, out: &mut String) {
-        let _ = write!(out, "{{\"seq\":{},\"kind\":\"{}\"", self.seq, self.kind.name());
-        if self.task != 0 {
-            let _ = write!(out, ",\"task\":{}", self.task);
-        }
-        if let Some(w) = self.worker {
-            let _ = write!(out, ",\"worker\":{}", w);
-        }
-        if let Some(s) = self.source {
-            let _ = write!(out, ",\"source\":\"{}\"", s.name());
-        }
-        if let Some(v) = self.victim {
-            let _ = write!(out, ",\"victim\":{}", v);
-        }
-        match self.queue {
-            Some(Queue::Global) => out.push_str(",\"queue\":\"global\""),
-            Some(Queue::Local(n)) => {
-                let _ = write!(out, ",\"queue\":\"local:{}\"", n);
-            }
-            None => {}
-        }
-        if let Some(r) = self.result {
-            let _ = write!(out, ",\"result\":\"{}\"", r.name());
-        }
-        if let Some(o) = self.outcome {
-            let _ = write!(out, ",\"outcome\":\"{}\"", o.name());
-        }
-        if let Some(p) = self.priority {
-            let _ = write!(out, ",\"priority\":{}", p);
-        }
-        if self.future != 0 {
-            let _ = write!(out, ",\"future\":{}", self.future);
-        }
-        if let Some(t) = self.time {
-            let _ = write!(out, ",\"time\":{}", t);
-        }
-        if let Some(c) = self.call {
-            let _ = write!(out, ",\"call\":{}", c);
-        }
-        if let Some(r) = self.ret {
-            let _ = write!(out, ",\"ret\":{}", r);
-        }
-        if let Some(d) = &self.detail {
-            out.push_str(",\"detail\":");
-            json_string(out, d);
-        }
-        out.push_str("}\n");
+        let mut b = Vec::new();
+        crate::packed::Packed::from(self.clone()).write_json(&mut b);
+        out.push_str(std::str::from_utf8(&b).expect("the JSON line is UTF-8"));
     }
 }
 

@@ -42,6 +42,7 @@
 //! ```
 
 mod event;
+mod packed;
 pub mod recorder;
 mod wrap;
 

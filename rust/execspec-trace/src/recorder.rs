@@ -18,6 +18,7 @@
 //! compare-and-swap, one fetch_add on the clock and a push onto a Vec.
 
 use crate::event::{Event, Header, Kind, Source};
+use crate::packed::Packed;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -41,9 +42,9 @@ struct Buf {
 }
 
 struct Chunks {
-    cur: Vec<Event>,
-    full: Vec<Vec<Event>>,
-    free: Vec<Vec<Event>>,
+    cur: Vec<Packed>,
+    full: Vec<Vec<Packed>>,
+    free: Vec<Vec<Packed>>,
 }
 
 impl Chunks {
@@ -56,7 +57,7 @@ impl Chunks {
                 self.full.push(full);
             }
         }
-        self.cur.push(e);
+        self.cur.push(Packed::from(e));
     }
 }
 
@@ -132,10 +133,10 @@ pub(crate) struct Inner {
 
 struct WriterState {
     out: Box<dyn Write + Send>,
-    pending: Vec<Event>,
-    taken: Vec<Vec<Event>>,
-    pool: Vec<Vec<Event>>,
-    line: String,
+    pending: Vec<Packed>,
+    taken: Vec<Vec<Packed>>,
+    pool: Vec<Vec<Packed>>,
+    line: Vec<u8>,
     last: Option<u64>,
     written: u64,
     max_pending: usize,
@@ -223,7 +224,7 @@ impl Recorder {
             pending: Vec::new(),
             taken: Vec::new(),
             pool: Vec::new(),
-            line: String::with_capacity(256),
+            line: Vec::with_capacity(1 << 16),
             last: None,
             written: 0,
             max_pending: 0,
@@ -444,7 +445,7 @@ impl Shared {
                     st.error = Some(format!(
                         "execspec-trace: event {} ({}) after event {}: a tick used outside the op that drew it",
                         e.seq,
-                        e.kind.name(),
+                        e.kind_name(),
                         l
                     ));
                 }
@@ -453,10 +454,14 @@ impl Shared {
                 st.v1_1_in_v1_0 += 1;
             }
             st.last = Some(e.seq);
-            st.line.clear();
             e.write_json(&mut st.line);
-            st.out.write_all(st.line.as_bytes())?;
+            if st.line.len() >= 1 << 16 {
+                st.out.write_all(&st.line)?;
+                st.line.clear();
+            }
         }
+        st.out.write_all(&st.line)?;
+        st.line.clear();
         st.written += n as u64;
         st.pending.drain(..n);
         Ok(())
