@@ -263,11 +263,35 @@ fn describe(s: &Summary) -> String {
     )
 }
 
+#[repr(C)]
+struct Rusage {
+    utime: [i64; 2],
+    stime: [i64; 2],
+    rest: [i64; 14],
+}
+
+extern "C" {
+    fn getrusage(who: i32, usage: *mut Rusage) -> i32;
+}
+
+/// CPU seconds (user + system) used so far by every thread of the process,
+/// ended ones included (getrusage RUSAGE_SELF, Linux).
+fn cpu_seconds() -> f64 {
+    let mut r = Rusage { utime: [0; 2], stime: [0; 2], rest: [0; 14] };
+    // SAFETY: getrusage writes a struct rusage, which Rusage lays out for
+    // 64-bit Linux (two timevals, fourteen longs).
+    if unsafe { getrusage(0, &mut r) } != 0 {
+        return f64::NAN;
+    }
+    (r.utime[0] + r.stime[0]) as f64 + (r.utime[1] + r.stime[1]) as f64 * 1e-6
+}
+
 /// One spawn/yield run: tasks spawned from the main future, each yielding
 /// `yields` times. Returns the seconds from the first spawn to the last
 /// join (plus, when traced, the recorder's final merge and flush).
-fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, rec: Option<Recorder>) -> (f64, Option<Summary>) {
+fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, rec: Option<Recorder>) -> (f64, f64, Option<Summary>) {
     let rt = runtime(workers, None);
+    let cpu0 = cpu_seconds();
     let start = Instant::now();
     let r2 = rec.clone();
     rt.block_on(async move {
@@ -288,9 +312,10 @@ fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, rec: Option
     let mid = start.elapsed().as_secs_f64();
     let sum = rec.map(|r| r.finish().expect("finish"));
     let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
     if std::env::var_os("TOKIO_CHECK_DEBUG").is_some() { eprintln!("block_on {:.1} ms, total {:.1} ms", mid*1e3, secs*1e3); }
     drop(rt);
-    (secs, sum)
+    (secs, cpu, sum)
 }
 
 /// Busy work of about ns nanoseconds: what a poll does besides yielding.
@@ -322,37 +347,44 @@ fn bench(args: &[String]) -> io::Result<()> {
     let work_ns = arg(args, "--work-ns", 0);
     let path = text_arg(args, "--out", "/tmp/tokio-bench.jsonl").to_string();
     let (mut plain, mut traced, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut pcpu, mut tcpu, mut cratios) = (Vec::new(), Vec::new(), Vec::new());
     let mut events = 0;
     bench_once(workers, tasks, yields, work_ns, None); // warm up
     for i in 0..reps {
         let rec = Recorder::new(Header::black_box(EXECUTOR, workers as u32), io::BufWriter::new(std::fs::File::create(&path)?));
         // Alternate which goes first, so neither always runs on a warmer machine.
-        let (p, (t, s)) = if i % 2 == 0 {
-            let p = bench_once(workers, tasks, yields, work_ns, None).0;
+        let (p, t) = if i % 2 == 0 {
+            let p = bench_once(workers, tasks, yields, work_ns, None);
             (p, bench_once(workers, tasks, yields, work_ns, Some(rec)))
         } else {
             let t = bench_once(workers, tasks, yields, work_ns, Some(rec));
-            (bench_once(workers, tasks, yields, work_ns, None).0, t)
+            (bench_once(workers, tasks, yields, work_ns, None), t)
         };
-        events = s.unwrap().events;
-        plain.push(p);
-        traced.push(t);
-        ratios.push(t / p);
+        events = t.2.unwrap().events;
+        plain.push(p.0);
+        traced.push(t.0);
+        ratios.push(t.0 / p.0);
+        pcpu.push(p.1);
+        tcpu.push(t.1);
+        cratios.push(t.1 / p.1);
     }
     let (mp, mt, mr) = (median(&mut plain), median(&mut traced), median(&mut ratios));
+    let (cp, ct, cr) = (median(&mut pcpu), median(&mut tcpu), median(&mut cratios));
     println!(
-        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, {} reps: plain median {:.1} ms, traced median {:.1} ms ({} events, to {}); median of per-pair ratios {:.3} (+{:.1} %)",
+        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, {} reps, {} events per traced run (to {}): wall plain {:.1} ms, traced {:.1} ms, median ratio {:.2}; CPU plain {:.1} ms, traced {:.1} ms, median ratio {:.2}",
         workers,
         tasks,
         yields,
         work_ns,
         reps,
-        mp * 1e3,
-        mt * 1e3,
         events,
         path,
+        mp * 1e3,
+        mt * 1e3,
         mr,
-        (mr - 1.0) * 100.0
+        cp * 1e3,
+        ct * 1e3,
+        cr
     );
     Ok(())
 }
