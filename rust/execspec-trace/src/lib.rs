@@ -16,9 +16,9 @@
 //!   (order "seq"), [`Recorder::record`] draws the seq there. For lock-free
 //!   queues (order "intervals", v1.1) [`Recorder::push`] and [`Recorder::take`]
 //!   draw `call` before and `ret` after the queue operation (seq = call for a
-//!   push, ret for a take), and [`Recorder::op`] opens an op in which a task
-//!   state's load–tick–CAS loop draws its tick between the load and the CAS,
-//!   redrawn when the CAS fails.
+//!   push, ret for a take), and [`Recorder::op`] opens an op in which
+//!   [`Op::transition`] draws a task state's tick between its load and its
+//!   CAS, redrawn when the CAS fails.
 //! * **A future wrapper, for executors you cannot change** (tokio):
 //!   [`Recorder::trace`] returns a [`Traced`] future that records spawn,
 //!   poll-begin and poll-end on the polling worker ([`set_worker`] from the

@@ -491,6 +491,26 @@ impl Op<'_> {
         self.rec.inner.s.clock.fetch_add(n, Ordering::SeqCst)
     }
 
+    /// The task-state contract: loads word, draws a tick, and
+    /// compare-and-swaps word from the loaded value to the first of
+    /// f(loaded); when the CAS fails it loads again and redraws the tick.
+    /// Returns the tick of the transition that took effect (the seq of its
+    /// event), the value it replaced, and the second of f's values. Of two
+    /// transitions of one word, the later one loaded after the earlier one's
+    /// CAS, so drew its tick later: seq order is the word's order. (A
+    /// transition that keeps the state must still change the word, e.g. a
+    /// version in its high bits, or a concurrent one may be ordered wrong.)
+    pub fn transition<T>(&mut self, word: &AtomicU64, mut f: impl FnMut(u64) -> (u64, T)) -> (u64, u64, T) {
+        loop {
+            let old = word.load(Ordering::SeqCst);
+            let tick = self.tick();
+            let (new, x) = f(old);
+            if word.compare_exchange(old, new, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+                return (tick, old, x);
+            }
+        }
+    }
+
     /// Buffers e, whose seq (and call/ret) must be ticks drawn in this op.
     #[inline]
     pub fn emit(&mut self, e: Event) {

@@ -296,3 +296,39 @@ fn wrapper_records_a_panic() {
     rec.finish().unwrap();
     assert!(out.lines().last().unwrap().contains("\"result\":\"panic\""));
 }
+
+/// Threads race to advance one state word with Op::transition, each
+/// recording the value it wrote as the event's task: the written trace
+/// lists the values in the word's own order, 1, 2, 3, …
+#[test]
+fn transition_ticks_follow_the_state_word() {
+    let out = Out::default();
+    let rec = Recorder::with_options(Header::new("cas", 3, "fifo"), out.clone(), Options { interval: Duration::from_micros(100) });
+    let word = Arc::new(AtomicU64::new(0));
+    const PER: u64 = 20_000;
+    let hs: Vec<_> = (0..3u32)
+        .map(|w| {
+            let (rec, word) = (rec.clone(), word.clone());
+            thread::spawn(move || {
+                for i in 0..PER {
+                    let mut op = rec.op();
+                    let (seq, old, ()) = op.transition(&word, |v| (v + 1, ()));
+                    op.emit(Event { seq, ..Event::poll_begin(old + 1, Some(w)) });
+                    drop(op);
+                    if i % 64 == 0 {
+                        thread::yield_now();
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    rec.finish().unwrap();
+    let tasks: Vec<u64> = out.lines()[1..].iter().map(|l| field(l, "task").unwrap()).collect();
+    assert_eq!(tasks.len() as u64, 3 * PER);
+    for (i, t) in tasks.iter().enumerate() {
+        assert_eq!(*t, i as u64 + 1, "event {} records value {}", i, t);
+    }
+}
