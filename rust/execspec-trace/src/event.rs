@@ -297,7 +297,7 @@ pub enum Order {
     Intervals,
 }
 
-/// The first line of a trace. `minor` is set to 1 by [`Header::finish`]
+/// The first line of a trace. `minor` is written as 1 by [`Header::to_json`]
 /// whenever a v1.1 field is used in the header; set it yourself (with
 /// [`Header::v1_1`]) when only the events use v1.1.
 #[derive(Clone, Debug, PartialEq)]
