@@ -1,0 +1,170 @@
+//! Runs a workload on the crossbeam-deque work-stealing executor and writes
+//! its trace (format v1.1, order "intervals") for `verify check`.
+//!
+//!     crossbeam-exec [--workers N] [--tasks N] [--steps N] [--seed N] [--bug] [--out FILE]
+//!
+//! The workload: root tasks spawned from outside; each step of a root either
+//! yields (woken during its own poll: NOTIFIED, re-queued), spawns a child
+//! from the task and awaits it (the child yields a few times and fires a
+//! signal: a wake from a worker thread), or awaits a signal fired by a thread
+//! outside the executor (a wake from outside, sometimes twice: coalesced or
+//! late wakes). With --bug the executor's wake has no queued flag.
+
+mod exec;
+
+use exec::{Exec, Shared};
+use execspec_trace::{Header, Order, Recorder};
+use std::future::Future;
+use std::io::{self, Write};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::{mpsc, Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::thread;
+use std::time::Instant;
+
+/// A one-shot signal: fire() wakes the waiter registered by the last poll.
+#[derive(Default)]
+struct Signal {
+    fired: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Signal {
+    fn fire(&self, twice: bool) {
+        self.fired.store(true, SeqCst);
+        let w = self.waker.lock().unwrap().take();
+        if let Some(w) = w {
+            if twice {
+                w.wake_by_ref();
+            }
+            w.wake();
+        }
+    }
+}
+
+struct Wait(Arc<Signal>);
+
+impl Future for Wait {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0.fired.load(SeqCst) {
+            return Poll::Ready(());
+        }
+        *self.0.waker.lock().unwrap() = Some(cx.waker().clone());
+        if self.0.fired.load(SeqCst) {
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    }
+}
+
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+async fn child(yields: u64, done: Arc<Signal>) {
+    for _ in 0..yields {
+        YieldNow(false).await;
+    }
+    done.fire(false);
+}
+
+async fn root(ex: Arc<Shared>, outside: mpsc::Sender<(Arc<Signal>, bool)>, steps: u64, seed: u64) {
+    let mut rng = Rng(seed | 1);
+    for _ in 0..steps {
+        match rng.next() % 3 {
+            0 => YieldNow(false).await,
+            1 => {
+                let s = Arc::new(Signal::default());
+                let yields = rng.next() % 3;
+                ex.spawn(child(yields, Arc::clone(&s)));
+                Wait(s).await;
+            }
+            _ => {
+                let s = Arc::new(Signal::default());
+                let twice = rng.next() % 4 == 0;
+                outside.send((Arc::clone(&s), twice)).unwrap();
+                Wait(s).await;
+            }
+        }
+    }
+}
+
+fn arg(args: &[String], name: &str, def: u64) -> u64 {
+    match args.iter().position(|a| a == name) {
+        Some(i) => args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+            eprintln!("crossbeam-exec: {} wants a number", name);
+            std::process::exit(2)
+        }),
+        None => def,
+    }
+}
+
+fn main() -> io::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let workers = arg(&args, "--workers", 4) as u32;
+    let tasks = arg(&args, "--tasks", 20);
+    let steps = arg(&args, "--steps", 40);
+    let clock_seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
+    let seed = arg(&args, "--seed", clock_seed ^ u64::from(std::process::id()));
+    let bug = args.iter().any(|a| a == "--bug");
+    let out: Box<dyn Write + Send> = match args.iter().position(|a| a == "--out") {
+        Some(i) => Box::new(std::fs::File::create(&args[i + 1])?),
+        None => Box::new(io::stdout()),
+    };
+    let name = if bug { "crossbeam-worksteal/no-queued-flag" } else { "crossbeam-worksteal" };
+    let header = Header::new(name, workers, "worksteal").order(Order::Intervals).config("owner-lifo", 1).config("steal-half", 0);
+    let rec = Recorder::new(header, out);
+    let start = Instant::now();
+    let ex = Exec::new(workers, rec.clone(), bug);
+
+    // The thread outside the executor that fires signals.
+    let (tx, rx) = mpsc::channel::<(Arc<Signal>, bool)>();
+    let firer = thread::spawn(move || {
+        for (s, twice) in rx {
+            s.fire(twice);
+        }
+    });
+    for r in 0..tasks {
+        ex.shared.spawn(root(Arc::clone(&ex.shared), tx.clone(), steps, seed.wrapping_add(r * 7919)));
+    }
+    drop(tx);
+    let polls = ex.join();
+    firer.join().unwrap();
+    let sum = rec.finish()?;
+    eprintln!(
+        "crossbeam-exec: {} workers, {} root tasks x {} steps, seed {}{}: {} polls, {} events in {:.3}s (merge window up to {} events)",
+        workers,
+        tasks,
+        steps,
+        seed,
+        if bug { ", bug no-queued-flag" } else { "" },
+        polls,
+        sum.events,
+        start.elapsed().as_secs_f64(),
+        sum.max_pending
+    );
+    Ok(())
+}

@@ -1,0 +1,399 @@
+//! tokio's multi-threaded runtime, checked black-box through the
+//! execspec-trace future wrapper.
+//!
+//!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time] [--out FILE]
+//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--out FILE]
+//!
+//! Every task is spawned through `spawn`, which wraps it with
+//! `Recorder::trace` (spawn, poll-begin, poll-end on the polling worker,
+//! every wake through its waker; clones and drops counted). Worker identity
+//! comes from the runtime's `on_thread_start` hook; `on_thread_stop` records
+//! the worker's stop, and the runtime's shutdown the executor's stop. Takes,
+//! queues and wake outcomes are tokio's own and invisible: the header says
+//! `"unobserved":["take","queue","outcome"]`.
+//!
+//! `bench` runs a spawn/yield benchmark with and without the wrapper, side by
+//! side (alternating, a fresh runtime each time), and prints the medians.
+
+use execspec_trace::{set_worker, Header, Recorder, Summary};
+use std::future::Future;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{oneshot, Notify};
+
+fn runtime(workers: usize, rec: Option<Recorder>) -> tokio::runtime::Runtime {
+    let next = Arc::new(AtomicU32::new(0));
+    let n = workers as u32;
+    let mut b = tokio::runtime::Builder::new_multi_thread();
+    b.worker_threads(workers).enable_time();
+    // Workers are the first threads the runtime starts; a later thread (a
+    // blocking-pool thread) is no worker.
+    b.on_thread_start(move || {
+        let id = next.fetch_add(1, Ordering::SeqCst);
+        set_worker(if id < n { Some(id) } else { None });
+    });
+    if let Some(rec) = rec {
+        b.on_thread_stop(move || {
+            if let Some(w) = execspec_trace::current_worker() {
+                rec.stop(Some(w));
+            }
+            set_worker(None);
+        });
+    }
+    b.build().expect("tokio runtime")
+}
+
+/// Spawns fut on the current runtime, wrapped so that it is recorded.
+fn spawn<F>(rec: &Recorder, time: bool, fut: F) -> tokio::task::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    tokio::spawn(rec.trace(fut, time))
+}
+
+#[derive(Clone)]
+struct Ctx {
+    rec: Recorder,
+    time: bool,
+    scale: u64,
+}
+
+/// A tree of tasks spawned from tasks, each awaiting its children.
+fn tree(cx: Ctx, depth: u32) -> std::pin::Pin<Box<dyn Future<Output = u64> + Send>> {
+    Box::pin(async move {
+        if depth == 0 {
+            tokio::task::yield_now().await;
+            return 1;
+        }
+        let a = spawn(&cx.rec, cx.time, tree(cx.clone(), depth - 1));
+        let b = spawn(&cx.rec, cx.time, tree(cx.clone(), depth - 1));
+        a.await.unwrap() + b.await.unwrap() + 1
+    })
+}
+
+/// Pairs of tasks that wake each other through two Notify.
+async fn notify_pairs(cx: Ctx) {
+    let mut hs = Vec::new();
+    for _ in 0..4 * cx.scale {
+        let (a, b) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+        let rounds = 20;
+        let (a2, b2) = (a.clone(), b.clone());
+        hs.push(spawn(&cx.rec, cx.time, async move {
+            for _ in 0..rounds {
+                b2.notify_one();
+                a2.notified().await;
+            }
+        }));
+        hs.push(spawn(&cx.rec, cx.time, async move {
+            for _ in 0..rounds {
+                b.notified().await;
+                a.notify_one();
+            }
+        }));
+    }
+    for h in hs {
+        h.await.unwrap();
+    }
+}
+
+/// A chain of tasks, each waiting on a oneshot from the one before.
+async fn oneshot_chain(cx: Ctx) {
+    let n = 50 * cx.scale;
+    let (first_tx, mut rx) = oneshot::channel::<u64>();
+    let mut hs = Vec::new();
+    for _ in 0..n {
+        let (tx, next_rx) = oneshot::channel::<u64>();
+        let prev = rx;
+        hs.push(spawn(&cx.rec, cx.time, async move {
+            let v = prev.await.unwrap();
+            let _ = tx.send(v + 1);
+        }));
+        rx = next_rx;
+    }
+    first_tx.send(0).unwrap();
+    assert_eq!(rx.await.unwrap(), n);
+    for h in hs {
+        h.await.unwrap();
+    }
+}
+
+/// Tasks that yield, competing for the workers.
+async fn yielders(cx: Ctx) {
+    let hs: Vec<_> = (0..10 * cx.scale)
+        .map(|i| {
+            spawn(&cx.rec, cx.time, async move {
+                for _ in 0..(10 + i % 7) {
+                    tokio::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.await.unwrap();
+    }
+}
+
+/// Tasks woken from a thread outside the runtime, through oneshot and Notify
+/// (one Notify per task: notify_one keeps one permit, so a Notify shared by
+/// tasks that are not all waiting yet would lose notifications).
+async fn outside(cx: Ctx) {
+    let n = 20 * cx.scale;
+    let mut senders = Vec::new();
+    let mut notifies = Vec::new();
+    let mut hs = Vec::new();
+    for _ in 0..n {
+        let (tx, rx) = oneshot::channel::<()>();
+        senders.push(tx);
+        let nf = Arc::new(Notify::new());
+        notifies.push(nf.clone());
+        hs.push(spawn(&cx.rec, cx.time, async move {
+            rx.await.unwrap();
+            nf.notified().await;
+        }));
+    }
+    let th = std::thread::spawn(move || {
+        for tx in senders {
+            let _ = tx.send(());
+            std::thread::sleep(Duration::from_micros(20));
+        }
+        for nf in notifies {
+            nf.notify_one();
+            std::thread::sleep(Duration::from_micros(20));
+        }
+    });
+    for h in hs {
+        h.await.unwrap();
+    }
+    th.join().unwrap();
+}
+
+/// Tasks woken by the timer driver.
+async fn sleepers(cx: Ctx) {
+    let hs: Vec<_> = (0..10 * cx.scale)
+        .map(|i| {
+            spawn(&cx.rec, cx.time, async move {
+                for _ in 0..3 {
+                    tokio::time::sleep(Duration::from_micros(50 + 10 * (i % 5))).await;
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.await.unwrap();
+    }
+}
+
+fn arg(args: &[String], name: &str, def: u64) -> u64 {
+    match args.iter().position(|a| a == name) {
+        Some(i) => args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+            eprintln!("tokio-check: {} wants a number", name);
+            std::process::exit(2)
+        }),
+        None => def,
+    }
+}
+
+fn text_arg<'a>(args: &'a [String], name: &str, def: &'a str) -> &'a str {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str).unwrap_or(def)
+}
+
+fn output(args: &[String]) -> io::Result<Box<dyn Write + Send>> {
+    Ok(match args.iter().position(|a| a == "--out") {
+        Some(i) => Box::new(std::fs::File::create(&args[i + 1])?),
+        None => Box::new(io::stdout()),
+    })
+}
+
+const EXECUTOR: &str = "tokio-1.24.2 multi-thread";
+
+fn run(args: &[String]) -> io::Result<()> {
+    let workers = arg(args, "--workers", 2) as usize;
+    let scale = arg(args, "--scale", 4);
+    let time = !args.iter().any(|a| a == "--no-time");
+    let workload = text_arg(args, "--workload", "all").to_string();
+    let rec = Recorder::new(Header::black_box(EXECUTOR, workers as u32), output(args)?);
+    let rt = runtime(workers, Some(rec.clone()));
+    let cx = Ctx { rec: rec.clone(), time, scale };
+    let start = Instant::now();
+    let w = workload.clone();
+    rt.block_on(async move {
+        let all = w == "all";
+        if all || w == "spawn" {
+            let leaves = 1 << 3;
+            for _ in 0..cx.scale {
+                let n = spawn(&cx.rec, cx.time, tree(cx.clone(), 3)).await.unwrap();
+                assert_eq!(n, 2 * leaves - 1);
+            }
+        }
+        if all || w == "notify" {
+            spawn(&cx.rec, cx.time, notify_pairs(cx.clone())).await.unwrap();
+        }
+        if all || w == "oneshot" {
+            spawn(&cx.rec, cx.time, oneshot_chain(cx.clone())).await.unwrap();
+        }
+        if all || w == "yield" {
+            spawn(&cx.rec, cx.time, yielders(cx.clone())).await.unwrap();
+        }
+        if all || w == "outside" {
+            spawn(&cx.rec, cx.time, outside(cx.clone())).await.unwrap();
+        }
+        if all || w == "sleep" {
+            spawn(&cx.rec, cx.time, sleepers(cx.clone())).await.unwrap();
+        }
+    });
+    drop(rt); // joins the workers (their on_thread_stop records their stop)
+    rec.stop(None);
+    let sum = rec.finish()?;
+    eprintln!("tokio-check: workload {}, {} workers, scale {}: {} in {:.3}s", workload, workers, scale, describe(&sum), start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn describe(s: &Summary) -> String {
+    format!(
+        "{} events, {} wakes; wakers: {} made, {} clones, {} drops ({} alive at the end)",
+        s.events,
+        s.wakes,
+        s.wakers_made,
+        s.waker_clones,
+        s.waker_drops,
+        (s.wakers_made + s.waker_clones) as i64 - s.waker_drops as i64
+    )
+}
+
+#[repr(C)]
+struct Rusage {
+    utime: [i64; 2],
+    stime: [i64; 2],
+    rest: [i64; 14],
+}
+
+extern "C" {
+    fn getrusage(who: i32, usage: *mut Rusage) -> i32;
+}
+
+/// CPU seconds (user + system) used so far by every thread of the process,
+/// ended ones included (getrusage RUSAGE_SELF, Linux).
+fn cpu_seconds() -> f64 {
+    let mut r = Rusage { utime: [0; 2], stime: [0; 2], rest: [0; 14] };
+    // SAFETY: getrusage writes a struct rusage, which Rusage lays out for
+    // 64-bit Linux (two timevals, fourteen longs).
+    if unsafe { getrusage(0, &mut r) } != 0 {
+        return f64::NAN;
+    }
+    (r.utime[0] + r.stime[0]) as f64 + (r.utime[1] + r.stime[1]) as f64 * 1e-6
+}
+
+/// One spawn/yield run: tasks spawned from the main future, each yielding
+/// `yields` times. Returns the seconds from the first spawn to the last
+/// join (plus, when traced, the recorder's final merge and flush).
+fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, rec: Option<Recorder>) -> (f64, f64, Option<Summary>) {
+    let rt = runtime(workers, None);
+    let cpu0 = cpu_seconds();
+    let start = Instant::now();
+    let r2 = rec.clone();
+    rt.block_on(async move {
+        let body = move || async move {
+            for _ in 0..yields {
+                spin(work_ns);
+                tokio::task::yield_now().await;
+            }
+        };
+        let hs: Vec<_> = match &r2 {
+            Some(rec) => (0..tasks).map(|_| tokio::spawn(rec.trace(body(), true))).collect(),
+            None => (0..tasks).map(|_| tokio::spawn(body())).collect(),
+        };
+        for h in hs {
+            h.await.unwrap();
+        }
+    });
+    let mid = start.elapsed().as_secs_f64();
+    let sum = rec.map(|r| r.finish().expect("finish"));
+    let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
+    if std::env::var_os("TOKIO_CHECK_DEBUG").is_some() { eprintln!("block_on {:.1} ms, total {:.1} ms", mid*1e3, secs*1e3); }
+    drop(rt);
+    (secs, cpu, sum)
+}
+
+/// Busy work of about ns nanoseconds: what a poll does besides yielding.
+fn spin(ns: u64) {
+    if ns == 0 {
+        return;
+    }
+    let t = Instant::now();
+    while t.elapsed().as_nanos() < u128::from(ns) {
+        std::hint::spin_loop();
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn bench(args: &[String]) -> io::Result<()> {
+    let workers = arg(args, "--workers", 2) as usize;
+    let tasks = arg(args, "--tasks", 1000);
+    let yields = arg(args, "--yields", 100);
+    let reps = arg(args, "--reps", 11).max(1);
+    let work_ns = arg(args, "--work-ns", 0);
+    let path = text_arg(args, "--out", "/tmp/tokio-bench.jsonl").to_string();
+    let (mut plain, mut traced, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut pcpu, mut tcpu, mut cratios) = (Vec::new(), Vec::new(), Vec::new());
+    let mut events = 0;
+    bench_once(workers, tasks, yields, work_ns, None); // warm up
+    for i in 0..reps {
+        let rec = Recorder::new(Header::black_box(EXECUTOR, workers as u32), io::BufWriter::new(std::fs::File::create(&path)?));
+        // Alternate which goes first, so neither always runs on a warmer machine.
+        let (p, t) = if i % 2 == 0 {
+            let p = bench_once(workers, tasks, yields, work_ns, None);
+            (p, bench_once(workers, tasks, yields, work_ns, Some(rec)))
+        } else {
+            let t = bench_once(workers, tasks, yields, work_ns, Some(rec));
+            (bench_once(workers, tasks, yields, work_ns, None), t)
+        };
+        events = t.2.unwrap().events;
+        plain.push(p.0);
+        traced.push(t.0);
+        ratios.push(t.0 / p.0);
+        pcpu.push(p.1);
+        tcpu.push(t.1);
+        cratios.push(t.1 / p.1);
+    }
+    let (mp, mt, mr) = (median(&mut plain), median(&mut traced), median(&mut ratios));
+    let (cp, ct, cr) = (median(&mut pcpu), median(&mut tcpu), median(&mut cratios));
+    println!(
+        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, {} reps, {} events per traced run (to {}): wall plain {:.1} ms, traced {:.1} ms, median ratio {:.2}; CPU plain {:.1} ms, traced {:.1} ms, median ratio {:.2}",
+        workers,
+        tasks,
+        yields,
+        work_ns,
+        reps,
+        events,
+        path,
+        mp * 1e3,
+        mt * 1e3,
+        mr,
+        cp * 1e3,
+        ct * 1e3,
+        cr
+    );
+    Ok(())
+}
+
+fn main() -> io::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("bench") => bench(&args[1..]),
+        Some("run") => run(&args[1..]),
+        _ => run(&args),
+    }
+}

@@ -1,0 +1,54 @@
+//! Record execspec traces (format v1 and v1.1, JSON lines) from a Rust
+//! executor, from any thread, with low overhead, and check them with
+//! `verify check`.
+//!
+//! One logical clock (an `AtomicU64`, `fetch_add`) orders everything. Each
+//! thread records into a buffer of its own; a writer thread merges the
+//! buffers in seq order behind a watermark (see [`recorder`] for why that is
+//! correct), so recording takes no global lock.
+//!
+//! Two levels:
+//!
+//! * **Explicit calls, for executor authors.** [`Event`] has a constructor for
+//!   every kind (spawn, take with source and victim, poll-begin, poll-end with
+//!   result and future id, wake with outcome, requeue, register, park,
+//!   unpark, panic, stop). Inside a critical section that orders an operation
+//!   (order "seq"), [`Recorder::record`] draws the seq there. For lock-free
+//!   queues (order "intervals", v1.1) [`Recorder::push`] and [`Recorder::take`]
+//!   draw `call` before and `ret` after the queue operation (seq = call for a
+//!   push, ret for a take), and [`Recorder::op`] opens an op in which
+//!   [`Op::transition`] draws a task state's tick between its load and its
+//!   CAS, redrawn when the CAS fails.
+//! * **A future wrapper, for executors you cannot change** (tokio):
+//!   [`Recorder::trace`] returns a [`Traced`] future that records spawn,
+//!   poll-begin and poll-end on the polling worker ([`set_worker`] from the
+//!   runtime's thread-start hook) and wraps the waker, recording every wake
+//!   and counting every clone and drop. Its header is [`Header::black_box`]:
+//!   `"unobserved":["take","queue","outcome"]`.
+//!
+//! ```
+//! use execspec_trace::{Event, Header, PollResult, Queue, Recorder, Source};
+//! let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+//! # struct W(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+//! # impl std::io::Write for W { fn write(&mut self, b: &[u8]) -> std::io::Result<usize> { self.0.lock().unwrap().extend_from_slice(b); Ok(b.len()) } fn flush(&mut self) -> std::io::Result<()> { Ok(()) } }
+//! let rec = Recorder::new(Header::new("mine", 1, "fifo"), W(out.clone()));
+//! rec.record(Event::spawn(1, None, Some(Queue::Global)));
+//! rec.record(Event::take(1, 0, Source::Global, None));
+//! rec.record(Event::poll_begin(1, Some(0)));
+//! rec.record(Event::poll_end(1, Some(0), PollResult::Ready));
+//! rec.finish().unwrap();
+//! let text = String::from_utf8(out.lock().unwrap().clone()).unwrap();
+//! assert!(text.ends_with("{\"seq\":4,\"kind\":\"poll-end\",\"task\":1,\"worker\":0,\"result\":\"ready\"}\n"));
+//! ```
+
+mod event;
+mod packed;
+pub mod recorder;
+mod wrap;
+
+pub use event::{json_string, Event, Header, Kind, Order, Outcome, PollResult, Queue, Source};
+pub use recorder::{current_worker, now_ns, set_worker, Op, Options, Recorder, Summary};
+pub use wrap::Traced;
+
+#[cfg(test)]
+mod tests;
