@@ -40,7 +40,7 @@ const (
 )
 
 func tokioHeader() traces.Header {
-	return traces.Header{Format: traces.Format, Version: traces.Version, Executor: "tokio-wrapper", Workers: 2, Policy: "unknown",
+	return traces.Header{Format: traces.Format, Version: traces.Version, Executor: "tokio-wrapper", Workers: 2, Policy: "unknown", Minor: traces.Minor,
 		Unobserved: []string{ObsTake, ObsQueue, ObsOutcome}}
 }
 
@@ -288,7 +288,7 @@ func TestPartialScope(t *testing.T) {
 // TestPartialReplay: with take, source and queue observed the queues are
 // replayed through the model, and a take out of FIFO order is caught.
 func TestPartialReplay(t *testing.T) {
-	h := traces.Header{Format: traces.Format, Version: traces.Version, Workers: 1, Policy: "fifo", Unobserved: []string{ObsOutcome}}
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Workers: 1, Policy: "fifo", Minor: traces.Minor, Unobserved: []string{ObsOutcome}}
 	b := &pt{}
 	b.add(traces.Event{Kind: traces.KindSpawn, Task: 1, Worker: -1, Queue: traces.QueueGlobal})
 	b.add(traces.Event{Kind: traces.KindSpawn, Task: 2, Worker: -1, Queue: traces.QueueGlobal})
@@ -309,8 +309,8 @@ func TestPartialHeader(t *testing.T) {
 		mod  func(*traces.Header)
 		want string
 	}{
-		{func(h *traces.Header) { h.Unobserved = []string{"take", "queues"} }, `unknown observation "queues"`},
-		{func(h *traces.Header) { h.Unobserved = []string{"take", "take"} }, `"take" given twice`},
+		{func(h *traces.Header) { h.Unobserved = []string{"take", "queues"} }, `unobserved "queues", want names from`},
+		{func(h *traces.Header) { h.Unobserved = []string{"take", "take"} }, `unobserved names "take" twice`},
 		{func(h *traces.Header) { h.Config = map[string]int{"nope": 1} }, `unknown config key "nope"`},
 		{func(h *traces.Header) { h.Config = map[string]int{"spurious-polls": 2} }, "spurious-polls = 2"},
 		{func(h *traces.Header) { h.Policy = "round-robin" }, `unknown policy "round-robin"`},

@@ -15,7 +15,7 @@ import (
 
 // Header is the header of the generated traces.
 func Header(workers int) traces.Header {
-	return traces.Header{Format: traces.Format, Version: traces.Version, Executor: "partialgen", Workers: workers, Policy: "unknown",
+	return traces.Header{Format: traces.Format, Version: traces.Version, Executor: "partialgen", Workers: workers, Policy: "unknown", Minor: traces.Minor,
 		Unobserved: []string{"take", "queue", "outcome"}}
 }
 
