@@ -204,3 +204,41 @@ func TestLinearizabilityHTMLUnwritable(t *testing.T) {
 	}
 	t.Fatal("no run had the bug")
 }
+
+// TestLinearizabilitySpuriousPolls: a conforming busy-polling trace (format
+// v1.1, spurious-polls 1) is not flagged: the task model has no spurious
+// polls, so the tasks are left unchecked with the reason, and the queues
+// are checked.
+func TestLinearizabilitySpuriousPolls(t *testing.T) {
+	h, events := parseTrace(t, `execspec-trace v1.1 executor=busy workers=1 policy=fifo spurious-polls=1
+#1 out spawn t1 -> global
+#2 w0 take t1 global
+#3 w0 poll-begin t1
+#4 w0 poll-end t1 pending
+#5 w0 requeue t1 -> global
+#6 w0 take t1 global
+#7 w0 poll-begin t1
+#8 w0 poll-end t1 ready
+`)
+	res, err := CheckLinearizability(h, events, LinOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != Unknown {
+		t.Fatalf("verdict %v, want unknown\n%s", res.Verdict, res.Summary())
+	}
+	for _, c := range res.Checks {
+		switch c.Spec {
+		case "task":
+			if c.Verdict != Unknown || !strings.Contains(c.Detail, "spurious polls") {
+				t.Errorf("task check %v %q, want unknown naming spurious polls", c.Verdict, c.Detail)
+			}
+		case "global":
+			if c.Verdict != Holds {
+				t.Errorf("global queue %v, want holds", c.Verdict)
+			}
+		case "executor":
+			t.Errorf("the whole executor was checked: %v %q", c.Verdict, c.Detail)
+		}
+	}
+}
