@@ -58,11 +58,12 @@ const (
 type chunkOut struct {
 	from, to uint32   // the chunk's states
 	recs     []uint64 // per successor: hash<<32|parent, then the packed words
-	res      []uint64 // per successor, after the claim phase: found<<63|id, or the slot
+	res      []uint64 // per successor, after the claim phase: found<<63|id, lost<<62, or the slot
 	done     bool     // expanded to its end or to its finding
 	base     uint32   // the id of its first new state
 	wins     uint32   // its new states
 	claim0   uint32   // the claim of its first record
+	touched  uint32   // what the claim phase read ahead (kept so that the reads stay)
 	find     *finding // the first finding in phase 1
 	findAt   int      // the record index it comes before
 	invFind  *finding // the first invariant broken by a new state (phase 4)
@@ -77,11 +78,29 @@ type finding struct {
 	hasStep   bool
 }
 
+// pworker is one goroutine's scratch space. Goroutines write theirs on
+// every transition, so it is padded to keep it off every other's cache lines
+// (the buffers too: see newPworker).
 type pworker struct {
+	_         [64]byte
 	cur, next *model.State
 	sym       *symmetry
 	buf, sbuf []uint64
 	trans     int64
+	_         [64]byte
+}
+
+func newPworker(e *explorer, words int) *pworker {
+	w := &pworker{cur: e.m.Init(), next: e.m.Init(), buf: padded(words), sbuf: padded(words)}
+	if e.sym != nil {
+		w.sym = newSymmetry(e.m, e.lay)
+	}
+	return w
+}
+
+// padded returns n words with a cache line of unused words on either side.
+func padded(n int) []uint64 {
+	return make([]uint64, 8+n+8)[8 : 8+n : 8+n]
 }
 
 func (e *explorer) workers() int {
@@ -137,12 +156,10 @@ func (e *explorer) parallel() *Result {
 	}
 	ws := make([]*pworker, P)
 	for g := range ws {
-		ws[g] = &pworker{cur: e.m.Init(), next: e.m.Init(), buf: make([]uint64, words), sbuf: make([]uint64, words)}
-		if e.sym != nil {
-			ws[g].sym = newSymmetry(e.m, e.lay)
-		}
+		ws[g] = newPworker(e, words)
 	}
 	var outs []*chunkOut
+	var cl claims
 	lastReport := time.Now()
 	lo, hi := uint32(0), st.n // the current level
 	e.levels = append(e.levels[:0], lo, hi)
@@ -209,28 +226,21 @@ func (e *explorer) parallel() *Result {
 				nc = s + 1
 				batch = batch[:nc]
 			}
-			claims := uint32(0)
-			for _, o := range batch {
-				o.claim0 = claims
-				claims += uint32(len(o.recs) / stride)
-			}
-			st.reserve(claims, par)
+			n := cl.reset(batch, stride)
+			st.reserve(n, par)
 
 			// 2. Claim.
 			each(par, nc, &e.busy, func(g, c int) bool {
-				e.claimChunk(batch, c)
+				e.claimChunk(batch, c, &cl)
 				return true
 			})
 			// 3. Count.
 			each(par, nc, &e.busy, func(g, c int) bool {
 				o := batch[c]
-				tab := st.table
+				lost := cl.lost[o.claim0:]
 				for k, r := range o.res {
-					if r>>63 == 0 {
-						h := uint32(o.recs[k*stride] >> 32)
-						if atomic.LoadUint32(&tab[r]) == pendingBit|h&^st.idxMask&^pendingBit|(o.claim0+uint32(k)+1) {
-							o.wins++
-						}
+					if r>>62 == 0 && !lost[k] {
+						o.wins++
 					}
 				}
 				return true
@@ -246,7 +256,7 @@ func (e *explorer) parallel() *Result {
 			}
 			// 4. Store and check.
 			each(par, nc, &e.busy, func(g, c int) bool {
-				e.storeChunk(ws[g], batch[c])
+				e.storeChunk(ws[g], batch[c], cl.lost)
 				return true
 			})
 			st.n = next
@@ -274,13 +284,16 @@ func (e *explorer) parallel() *Result {
 // reports whether it stopped at a finding.
 func (e *explorer) expandChunk(w *pworker, o *chunkOut) bool {
 	st := e.st
+	// o and w sit near other goroutines' data: work on locals.
+	recs, trans := o.recs, int64(0)
+	defer func() { o.recs = recs; w.trans += trans }()
 	for i := o.from; i < o.to; i++ {
 		e.lay.Unpack(st.load(i, w.sbuf), w.cur)
 		count := 0
 		var f *finding
 		e.m.Next(w.cur, w.next, func(step model.Step, nx *model.State, err error) bool {
 			count++
-			w.trans++
+			trans++
 			if err != nil {
 				f = &finding{prop: TakeQueuedOnly, msg: err.Error(), id: i, step: step, hasStep: true}
 				return false
@@ -292,15 +305,15 @@ func (e *explorer) expandChunk(w *pworker, o *chunkOut) bool {
 				f = &finding{prop: model.Invariants[1].Name, msg: "a queue grew longer than any correct run allows", id: i, step: step, hasStep: true}
 				return false
 			}
-			o.recs = append(o.recs, uint64(hashWords(w.buf))<<32|uint64(i))
-			o.recs = append(o.recs, w.buf...)
+			recs = append(recs, uint64(hashWords(w.buf))<<32|uint64(i))
+			recs = append(recs, w.buf...)
 			return true
 		})
 		if f == nil && count == 0 && e.stuck && !w.cur.AllDone() {
 			f = &finding{prop: model.NoStuckState, msg: "no rule is enabled but not every task is DONE: " + stuckTasks(w.cur), id: i}
 		}
 		if f != nil {
-			o.find, o.findAt = f, len(o.recs)/(1+len(w.buf))
+			o.find, o.findAt = f, len(recs)/(1+len(w.buf))
 			o.done = true
 			return true
 		}
@@ -309,94 +322,154 @@ func (e *explorer) expandChunk(w *pworker, o *chunkOut) bool {
 	return false
 }
 
+// claims indexes the successors of one batch by their claim (their
+// position in sequential order).
+type claims struct {
+	chunk []uint16 // the batch's chunk that holds each claim
+	// lost marks a claim displaced from its slot by an earlier copy of the
+	// same state. Each is written at most once, by the displacing goroutine,
+	// and read after the claim phase.
+	lost []bool
+}
+
+// reset numbers the claims of batch and returns how many there are.
+func (cl *claims) reset(batch []*chunkOut, stride int) uint32 {
+	n := uint32(0)
+	cl.chunk = cl.chunk[:0]
+	for c, o := range batch {
+		o.claim0 = n
+		k := uint32(len(o.recs) / stride)
+		n += k
+		for range k {
+			cl.chunk = append(cl.chunk, uint16(c))
+		}
+	}
+	cl.lost = slices.Grow(cl.lost[:0], int(n))[:n]
+	clear(cl.lost)
+	return n
+}
+
+// claimAhead is how many successors ahead of the one it looks up the claim
+// phase touches the table, so that the misses on a table larger than the
+// caches overlap instead of following each other.
+const claimAhead = 8
+
 // claimChunk looks o's successors up in the shared table, claiming a slot
-// for each one not stored yet.
-func (e *explorer) claimChunk(batch []*chunkOut, c int) {
+// for each one not stored yet. A successor that meets a pending claim on the
+// same state from an earlier copy (in sequential order) is lost; one that
+// meets a later copy's claim takes the slot over and marks that copy lost.
+//
+// It goes in two passes. The first only reads: it finds the successors
+// already stored (most of them) and, for the others, the first slot that is
+// empty or pending. The second claims those from there with
+// compare-and-swap. A locked instruction waits for every load before it, so
+// mixing the two would let each claim stall the reads ahead of it; apart,
+// the reads overlap, and the claims find their slots in the cache.
+func (e *explorer) claimChunk(batch []*chunkOut, c int, cl *claims) {
 	st := e.st
 	o := batch[c]
-	words := e.lay.Words()
-	stride := 1 + words
+	stride := 1 + e.lay.Words()
 	tab, mask, idxMask := st.table, st.mask, st.idxMask
-	// recAt returns the packed words of the successor with the given claim.
-	recAt := func(claim uint32) []uint64 {
-		k := sort32(batch, claim)
-		b := batch[k]
-		at := int(claim-b.claim0) * stride
-		return b.recs[at+1 : at+stride]
+	recs, res := o.recs, o.res[:0]
+	n := len(recs) / stride
+	var touched uint32
+	for k := range n {
+		if a := k + claimAhead; a < n {
+			touched += atomic.LoadUint32(&tab[uint32(recs[a*stride]>>32)&mask])
+		}
+		h := uint32(recs[k*stride] >> 32)
+		w := recs[k*stride+1 : (k+1)*stride]
+		tag := h &^ idxMask &^ pendingBit
+		slot := h & mask
+		for {
+			ent := atomic.LoadUint32(&tab[slot])
+			if ent == 0 || ent&pendingBit != 0 {
+				res = append(res, 1<<61|uint64(slot))
+				break
+			}
+			if ent&^idxMask == tag {
+				if id := ent&idxMask - 1; st.equal(id, w) {
+					res = append(res, 1<<63|uint64(id))
+					break
+				}
+			}
+			slot = (slot + 1) & mask
+		}
 	}
-	for k := 0; k*stride < len(o.recs); k++ {
-		h := uint32(o.recs[k*stride] >> 32)
-		w := o.recs[k*stride+1 : (k+1)*stride]
+	o.touched = touched
+	for k, r := range res {
+		if r>>61 != 1 {
+			continue
+		}
+		h := uint32(recs[k*stride] >> 32)
+		w := recs[k*stride+1 : (k+1)*stride]
 		tag := h &^ idxMask &^ pendingBit
 		mine := o.claim0 + uint32(k)
-		slot := h & mask
-		var res uint64
+		slot := uint32(r)
 	probe:
 		for {
 			ent := atomic.LoadUint32(&tab[slot])
 			switch {
 			case ent == 0:
 				if atomic.CompareAndSwapUint32(&tab[slot], 0, pendingBit|tag|(mine+1)) {
-					res = uint64(slot)
+					r = uint64(slot)
 					break probe
 				}
 				continue // someone took it: look again
 			case ent&^(pendingBit|idxMask) != tag:
 			case ent&pendingBit == 0:
 				if id := ent&idxMask - 1; st.equal(id, w) {
-					res = 1<<63 | uint64(id)
+					r = 1<<63 | uint64(id)
 					break probe
 				}
 			default:
 				other := ent&idxMask - 1
-				if other == mine || !equalWords(recAt(other), w) {
+				if other == mine {
+					break
+				}
+				b := batch[cl.chunk[other]]
+				at := int(other-b.claim0) * stride
+				if uint32(b.recs[at]>>32) != h || !equalWords(b.recs[at+1:at+stride], w) {
 					break
 				}
 				// The same new state, claimed by another copy: the
 				// copy first in sequential order keeps it.
-				if mine < other && !atomic.CompareAndSwapUint32(&tab[slot], ent, pendingBit|tag|(mine+1)) {
+				if mine > other {
+					r = 1 << 62
+					break probe
+				}
+				if !atomic.CompareAndSwapUint32(&tab[slot], ent, pendingBit|tag|(mine+1)) {
 					continue
 				}
-				res = uint64(slot)
+				cl.lost[other] = true
+				r = uint64(slot)
 				break probe
 			}
 			slot = (slot + 1) & mask
 		}
-		o.res = append(o.res, res)
+		res[k] = r
 	}
-}
-
-// sort32 returns the chunk of the batch whose claims hold claim.
-func sort32(batch []*chunkOut, claim uint32) int {
-	k, _ := slices.BinarySearchFunc(batch, claim, func(o *chunkOut, c uint32) int {
-		if o.claim0 > c {
-			return 1
-		}
-		return -1
-	})
-	return k - 1
+	o.res = res
 }
 
 // storeChunk gives o's new states their ids and checks the invariants on
-// them.
-func (e *explorer) storeChunk(w *pworker, o *chunkOut) {
+// them. The slot of each new state is its own now: no other goroutine reads
+// or writes it until the next batch.
+func (e *explorer) storeChunk(w *pworker, o *chunkOut, lost []bool) {
 	st := e.st
 	stride := 1 + e.lay.Words()
 	tab := st.table
+	lost = lost[o.claim0:]
 	id := o.base
 	for k, r := range o.res {
-		if r>>63 != 0 {
+		if r>>62 != 0 || lost[k] {
 			continue
 		}
 		h := uint32(o.recs[k*stride] >> 32)
-		tag := h &^ st.idxMask &^ pendingBit
-		if atomic.LoadUint32(&tab[r]) != pendingBit|tag|(o.claim0+uint32(k)+1) {
-			continue
-		}
 		ws := o.recs[k*stride+1 : (k+1)*stride]
 		st.put(id, ws)
 		st.setParent(id, uint32(o.recs[k*stride]))
-		atomic.StoreUint32(&tab[r], tag|(id+1))
+		tab[r] = h&^st.idxMask&^pendingBit | (id + 1)
 		if o.invFind == nil && len(e.invs) > 0 {
 			e.lay.Unpack(ws, w.cur)
 			if inv, err := e.checkInvariants(w.cur); inv != nil {

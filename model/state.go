@@ -37,16 +37,56 @@ type State struct {
 }
 
 func newState(workers, tasks int) *State {
-	s := &State{
-		Cur:    make([]int32, workers),
-		Tick:   make([]uint8, workers),
-		Slice:  make([]uint8, workers),
-		Steal:  make([]int32, workers),
-		Victim: make([]int8, workers),
-		Local:  make([][]int32, workers),
+	// Every slice is carved from a few blocks, one per element type, each
+	// with room for every queue to hold every task and padded on either side
+	// by more than a cache line: the States of different goroutines (the
+	// parallel explorer's, written on every transition) then never share a
+	// cache line, and one State's fields sit together. A queue that grows
+	// longer (a broken variant) just reallocates.
+	t8, u8, b8, i8 := carve[TaskState](tasks), carve[uint8](6*tasks+2*workers), carve[bool](tasks), carve[int8](workers)
+	i32 := carve[int32](2*workers + tasks + workers*tasks)
+	s := &new(padState).s
+	*s = State{
+		Task:   t8(tasks, tasks),
+		Pend:   u8(tasks, tasks),
+		Wakes:  u8(tasks, tasks),
+		Polled: b8(tasks, tasks),
+		Age:    u8(tasks, tasks),
+		Tries:  u8(tasks, tasks),
+		Cur:    i32(workers, workers),
+		Tick:   u8(workers, workers),
+		Slice:  u8(workers, workers),
+		Steal:  i32(workers, workers),
+		Victim: i8(workers, workers),
+		Global: i32(0, tasks),
+		Local:  carve[[]int32](workers)(workers, workers),
 	}
-	s.growTasks(tasks)
+	for w := range s.Local {
+		s.Local[w] = i32(0, tasks)
+	}
 	return s
+}
+
+// padState keeps a State's own fields (its slice headers, written on every
+// copy) off the cache lines of the States allocated next to it.
+type padState struct {
+	_ [64]byte
+	s State
+	_ [64]byte
+}
+
+// carve returns a function that hands out consecutive slices of length k
+// and capacity c from one block of n elements padded by 64 elements on
+// either side.
+func carve[T any](n int) func(k, c int) []T {
+	const pad = 64
+	buf := make([]T, pad+n+pad)
+	off := pad
+	return func(k, c int) []T {
+		s := buf[off : off+k : off+c]
+		off += c
+		return s
+	}
 }
 
 // growTasks makes room for tasks 1..n.
