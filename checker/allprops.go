@@ -23,8 +23,8 @@ import (
 //
 // Memory is that of the most demanding property: with a liveness property
 // among props the graph is kept (about 5 bytes per transition on top of
-// the store), and the exploration runs on one goroutine, as a liveness
-// property's own run does; with Safety alone it uses opts.Parallel.
+// the store). The exploration uses opts.Parallel goroutines, and so does
+// the liveness analysis (one property per goroutine).
 func ExploreAll(ctx context.Context, c model.Config, props []Property, opts Options) ([]*Result, error) {
 	if len(props) == 0 {
 		return nil, fmt.Errorf("no property to check")
@@ -81,7 +81,7 @@ func ExploreAll(ctx context.Context, c model.Config, props []Property, opts Opti
 	e.phase = "exploring"
 	e.res = &Result{Property: string(props[0]), Config: e.cfg}
 	var r *Result
-	if e.live || !e.parallelWanted() {
+	if !e.parallelWanted() {
 		r = e.sequential()
 	} else {
 		r = e.parallel()

@@ -92,7 +92,7 @@ func (e *explorer) run() *Result {
 	e.phase = "exploring"
 	e.res = &Result{Property: string(e.opts.Property), Config: e.cfg}
 	var r *Result
-	if e.live || !e.parallelWanted() {
+	if !e.parallelWanted() {
 		r = e.sequential()
 	} else {
 		r = e.parallel()

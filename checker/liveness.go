@@ -2,7 +2,8 @@ package checker
 
 import (
 	"fmt"
-	"time"
+	"sync"
+	"sync/atomic"
 
 	"github.com/execspec/execspec/model"
 )
@@ -44,22 +45,27 @@ func (e *explorer) liveness(prop Property) *Result {
 	for t := range queued {
 		queued[t], running[t] = newBits(n), newBits(n)
 	}
-	s := e.m.Init()
-	sbuf := make([]uint64, e.lay.Words())
-	for i := uint32(0); i < n; i++ {
-		e.lay.Unpack(e.st.load(i, sbuf), s)
-		if s.AllDone() {
-			done.set(i)
-		}
-		for t, st := range s.Task {
-			switch st {
-			case model.Queued:
-				queued[t].set(i)
-			case model.Running, model.Notified:
-				running[t].set(i)
+	const span = 1 << 14 // a multiple of 64: no two goroutines write one word of bits
+	par := max(e.par, 1)
+	each(par, int((n+span-1)/span), &e.busy, func(g, c int) bool {
+		s := e.m.Init()
+		sbuf := make([]uint64, e.lay.Words())
+		for i := uint32(c) * span; i < min(uint32(c+1)*span, n); i++ {
+			e.lay.Unpack(e.st.load(i, sbuf), s)
+			if s.AllDone() {
+				done.set(i)
+			}
+			for t, st := range s.Task {
+				switch st {
+				case model.Queued:
+					queued[t].set(i)
+				case model.Running, model.Notified:
+					running[t].set(i)
+				}
 			}
 		}
-	}
+		return true
+	})
 	var specs []liveSpec
 	switch prop {
 	case EventuallyDone:
@@ -80,31 +86,63 @@ func (e *explorer) liveness(prop Property) *Result {
 			})
 		}
 	}
-	last := time.Now()
 	for k := range specs {
 		specs[k].prop = prop
 	}
-	for k, sp := range specs {
-		e.phase = fmt.Sprintf("liveness %d/%d (%s)", k+1, len(specs), sp.name)
-		if time.Since(last) >= time.Second {
-			last = time.Now()
-			e.progress(0)
+	// The specs are decided independently, on as many goroutines as the
+	// exploration had; the violation reported is that of the first spec
+	// that has one, whatever the timing.
+	e.phase = fmt.Sprintf("liveness: %d properties", len(specs))
+	e.progress(0)
+	found := make([]*leadsTo, len(specs))
+	var first atomic.Int64
+	first.Store(int64(len(specs)))
+	stop := ""
+	var stopOnce sync.Once
+	each(min(par, len(specs)), len(specs), &e.busy, func(g, k int) bool {
+		if int64(k) > first.Load() {
+			return false
 		}
 		if why := e.budget(int64(n)); why != "" {
-			e.res.Verdict, e.res.Message = Unknown, why
-			return e.res
+			stopOnce.Do(func() { stop = why })
+			return false
 		}
-		if r := e.checkLeadsTo(sp); r != nil {
-			return r
+		if f := e.findLeadsTo(specs[k]); f != nil {
+			found[k] = f
+			for {
+				old := first.Load()
+				if int64(k) >= old || first.CompareAndSwap(old, int64(k)) {
+					break
+				}
+			}
 		}
+		return true
+	})
+	if k := first.Load(); k < int64(len(specs)) {
+		f := found[k]
+		return e.lasso(specs[k], f.comp, f.from, f.entry, f.all)
+	}
+	if stop != "" {
+		e.res.Verdict, e.res.Message = Unknown, stop
+		return e.res
 	}
 	e.res.Verdict = Holds
 	return e.res
 }
 
-// checkLeadsTo finds a fair SCC or stuck state in the subgraph sp.in that
-// breaks sp, and returns the violation with its lasso, or nil.
-func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
+// leadsTo is a fair SCC or stuck state that breaks a liveness spec: the
+// components of the subgraph, the p-state from, and the state entry of the
+// bad component reached from it.
+type leadsTo struct {
+	comp        []uint32
+	from, entry uint32
+	all         uint64
+}
+
+// findLeadsTo finds a fair SCC or stuck state in the subgraph sp.in that
+// breaks sp, or returns nil. It only reads the graph: specs may be decided
+// concurrently.
+func (e *explorer) findLeadsTo(sp liveSpec) *leadsTo {
 	n := e.st.n
 	all := uint64(1)<<e.cfg.Procs() - 1
 	if e.cfg.Procs() == 64 {
@@ -182,7 +220,7 @@ func (e *explorer) checkLeadsTo(sp liveSpec) *Result {
 	if entry == noParent {
 		return nil
 	}
-	return e.lasso(sp, comp, from, entry, all)
+	return &leadsTo{comp: comp, from: from, entry: entry, all: all}
 }
 
 // lasso builds the counterexample: the breadth-first path to the p-state

@@ -24,22 +24,33 @@ import (
 //  1. Expand: unpack each state, generate its successors, pack each into
 //     the chunk's outbox (no shared write). A refused take, a queue that
 //     overflows, or a stuck state is a finding of the chunk.
-//  2. Claim: look each successor up in the shared table. A stored state
-//     is found; a new one claims a slot with a pending entry that names
-//     its outbox position (its claim). Two goroutines that meet on the same
-//     new state keep the smaller claim (compare-and-swap down), so the
-//     copy generated first in sequential order wins, whoever came first.
-//  3. Count: a successor is new if the slot still holds its own claim. A
+//  2. Claim: look each successor up in the shared table; most are stored
+//     already. A new one claims a slot with a pending entry that names its
+//     position in sequential order (its claim). Two goroutines that meet
+//     on the same new state keep the smaller claim: a later copy gives up,
+//     an earlier one takes the slot over (compare-and-swap) and flags the
+//     copy it displaced as lost, so the copy generated first in sequential
+//     order wins, whoever came first.
+//  3. Count: a claim that is neither lost nor given up is a new state. A
 //     prefix sum over the chunks gives each chunk the first id of its new
 //     states.
 //  4. Store: each chunk copies its new states to their ids, records their
-//     parents, replaces the pending entry by the id, and checks the
-//     invariants on them (a finding at the successor's place).
+//     parents, writes the id into the slot it owns (a plain store: no other
+//     goroutine touches that slot in this phase), and checks the invariants
+//     on them (a finding at the successor's place).
+//
+// For a liveness property a fifth phase appends the batch's edges to the
+// graph in sequential order, reading a lost copy's id from its slot.
 //
 // The finding reported is the first in sequential order (chunk, then
 // position in the chunk), so it is the one the sequential search reports.
 // Slots are 32 bits: a pending flag, a tag of the hash's high bits, and an
 // id+1 or claim+1 below them, as in the sequential store.
+//
+// Goroutines write, on every transition, their own scratch space and
+// States: both are padded off each other's cache lines (model.State is
+// carved from padded blocks); without that the expand phase cost twice the
+// CPU on two cores.
 //
 // The alternative rejected: a table per shard with an owner goroutine per
 // shard (no atomics). It needs its own pass to move every successor to its
@@ -58,16 +69,21 @@ const (
 type chunkOut struct {
 	from, to uint32   // the chunk's states
 	recs     []uint64 // per successor: hash<<32|parent, then the packed words
-	res      []uint64 // per successor, after the claim phase: found<<63|id, lost<<62, or the slot
+	res      []uint64 // per successor, after the claim phase: found<<63|id, lost<<62|slot, or the slot; after the store phase, a new state's found<<63|id
 	done     bool     // expanded to its end or to its finding
 	base     uint32   // the id of its first new state
 	wins     uint32   // its new states
 	claim0   uint32   // the claim of its first record
 	touched  uint32   // what the claim phase read ahead (kept so that the reads stay)
-	find     *finding // the first finding in phase 1
-	findAt   int      // the record index it comes before
-	invFind  *finding // the first invariant broken by a new state (phase 4)
-	invAt    int
+	// For a liveness property, the graph: per successor the process that
+	// steps, per state its number of successors and its enabled processes.
+	procs   []uint8
+	nsucc   []uint32
+	enabled []uint64
+	find    *finding // the first finding in phase 1
+	findAt  int      // the record index it comes before
+	invFind *finding // the first invariant broken by a new state (phase 4)
+	invAt   int
 }
 
 // finding is a violation seen while exploring.
@@ -188,6 +204,7 @@ func (e *explorer) parallel() *Result {
 				o.from = b0 + uint32(c)*clen
 				o.to = min(o.from+clen, b1)
 				o.recs, o.res = o.recs[:0], o.res[:0]
+				o.procs, o.nsucc, o.enabled = o.procs[:0], o.nsucc[:0], o.enabled[:0]
 				o.done, o.find, o.invFind, o.wins = false, nil, nil, 0
 			}
 			par := P
@@ -269,6 +286,9 @@ func (e *explorer) parallel() *Result {
 					return e.finding(f)
 				}
 			}
+			if e.live {
+				e.graphBatch(par, batch)
+			}
 		}
 		lo, hi = hi, st.n
 		if hi > lo {
@@ -276,8 +296,43 @@ func (e *explorer) parallel() *Result {
 			e.levels = append(e.levels, hi)
 		}
 	}
+	if e.live {
+		e.off = append(e.off, uint32(len(e.edges)))
+	}
 	e.res.Verdict = Holds
 	return e.res
+}
+
+// graphBatch appends the edges of a batch's states to the graph, in the
+// order of the states and of their successors, as the sequential search
+// does. A successor that lost its slot to an earlier copy of the same state
+// finds that copy's id in the slot, where the store phase put it.
+func (e *explorer) graphBatch(par int, batch []*chunkOut) {
+	st := e.st
+	base := make([]int, len(batch))
+	for c, o := range batch {
+		base[c] = len(e.edges)
+		e.edges = slices.Grow(e.edges, len(o.res))[:len(e.edges)+len(o.res)]
+		e.procs = append(e.procs, o.procs...)
+		at := uint32(base[c])
+		for k, n := range o.nsucc {
+			e.off = append(e.off, at)
+			e.enabled = append(e.enabled, o.enabled[k])
+			at += n
+		}
+	}
+	tab, idxMask := st.table, st.idxMask
+	each(par, len(batch), &e.busy, func(g, c int) bool {
+		out := e.edges[base[c] : base[c]+len(batch[c].res)]
+		for k, r := range batch[c].res {
+			if r>>63 != 0 {
+				out[k] = uint32(r)
+			} else {
+				out[k] = tab[uint32(r)]&idxMask - 1
+			}
+		}
+		return true
+	})
 }
 
 // expandChunk generates the successors of o's states into o's outbox. It
@@ -286,10 +341,16 @@ func (e *explorer) expandChunk(w *pworker, o *chunkOut) bool {
 	st := e.st
 	// o and w sit near other goroutines' data: work on locals.
 	recs, trans := o.recs, int64(0)
-	defer func() { o.recs = recs; w.trans += trans }()
+	procs, nsucc, enabled := o.procs, o.nsucc, o.enabled
+	defer func() {
+		o.recs, o.procs, o.nsucc, o.enabled = recs, procs, nsucc, enabled
+		w.trans += trans
+	}()
+	stride := 1 + len(w.buf)
 	for i := o.from; i < o.to; i++ {
 		e.lay.Unpack(st.load(i, w.sbuf), w.cur)
-		count := 0
+		count, first := 0, len(recs)
+		var mask uint64
 		var f *finding
 		e.m.Next(w.cur, w.next, func(step model.Step, nx *model.State, err error) bool {
 			count++
@@ -307,13 +368,22 @@ func (e *explorer) expandChunk(w *pworker, o *chunkOut) bool {
 			}
 			recs = append(recs, uint64(hashWords(w.buf))<<32|uint64(i))
 			recs = append(recs, w.buf...)
+			if e.live {
+				p := step.Proc(e.cfg.Workers)
+				procs = append(procs, uint8(p))
+				mask |= 1 << p
+			}
 			return true
 		})
+		if e.live {
+			nsucc = append(nsucc, uint32((len(recs)-first)/stride))
+			enabled = append(enabled, mask)
+		}
 		if f == nil && count == 0 && e.stuck && !w.cur.AllDone() {
 			f = &finding{prop: model.NoStuckState, msg: "no rule is enabled but not every task is DONE: " + stuckTasks(w.cur), id: i}
 		}
 		if f != nil {
-			o.find, o.findAt = f, len(recs)/(1+len(w.buf))
+			o.find, o.findAt = f, len(recs)/stride
 			o.done = true
 			return true
 		}
@@ -435,7 +505,7 @@ func (e *explorer) claimChunk(batch []*chunkOut, c int, cl *claims) {
 				// The same new state, claimed by another copy: the
 				// copy first in sequential order keeps it.
 				if mine > other {
-					r = 1 << 62
+					r = 1<<62 | uint64(slot)
 					break probe
 				}
 				if !atomic.CompareAndSwapUint32(&tab[slot], ent, pendingBit|tag|(mine+1)) {
@@ -470,6 +540,7 @@ func (e *explorer) storeChunk(w *pworker, o *chunkOut, lost []bool) {
 		st.put(id, ws)
 		st.setParent(id, uint32(o.recs[k*stride]))
 		tab[r] = h&^st.idxMask&^pendingBit | (id + 1)
+		o.res[k] = 1<<63 | uint64(id)
 		if o.invFind == nil && len(e.invs) > 0 {
 			e.lay.Unpack(ws, w.cur)
 			if inv, err := e.checkInvariants(w.cur); inv != nil {

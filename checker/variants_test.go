@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/execspec/execspec/model"
@@ -213,6 +214,53 @@ func TestParallelEqualsSequential(t *testing.T) {
 				if a, b := cexString(par.Counterexample), cexString(seq.Counterexample); a != b {
 					t.Errorf("%s %+v parallel=%d: counterexample\n%s\nsequential\n%s", c, o.Invariants, p, a, b)
 				}
+			}
+		}
+	}
+}
+
+// The parallel explorer builds the same graph for a liveness property as
+// the sequential one: the same edges, in the same order, with the same
+// processes and enabled sets.
+func TestParallelGraphEqualsSequential(t *testing.T) {
+	cfgs := []model.Config{
+		{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1},
+		{Policy: model.WorkSteal, Workers: 2, Tasks: 2, Pendings: 1, Variant: model.LostWakeup},
+		{Policy: model.Priority, Workers: 1, Tasks: 2, Endless: true, Variant: model.NoAging},
+		{Policy: model.TimeSlice, Workers: 2, Tasks: 2, Pendings: 2},
+	}
+	if !raceOn {
+		cfgs = append(cfgs, model.Config{Policy: model.WorkSteal, Workers: 3, Tasks: 3, Pendings: 1})
+	}
+	graph := func(c model.Config, par int) *explorer {
+		m, err := model.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := newExplorer(context.Background(), m, Options{Property: EventuallyDone, Parallel: par, Invariants: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.res = &Result{}
+		if par == 1 {
+			e.sequential()
+		} else {
+			e.parallel()
+		}
+		return e
+	}
+	for _, c := range cfgs {
+		seq := graph(c, 1)
+		for _, par := range []int{2, 3} {
+			p := graph(c, par)
+			if p.res.Verdict != seq.res.Verdict || p.st.n != seq.st.n {
+				t.Fatalf("%s parallel=%d: %s, %d states; sequential %s, %d", c, par, p.res.Verdict, p.st.n, seq.res.Verdict, seq.st.n)
+			}
+			if !slices.Equal(p.off, seq.off) || !slices.Equal(p.edges, seq.edges) || !slices.Equal(p.procs, seq.procs) || !slices.Equal(p.enabled, seq.enabled) {
+				t.Errorf("%s parallel=%d: the graph differs from the sequential one (%d/%d offsets, %d/%d edges)", c, par, len(p.off), len(seq.off), len(p.edges), len(seq.edges))
+			}
+			if len(seq.edges) == 0 || len(seq.off) != int(seq.st.n)+1 {
+				t.Fatalf("%s: no graph built (%d edges, %d offsets for %d states)", c, len(seq.edges), len(seq.off), seq.st.n)
 			}
 		}
 	}
