@@ -83,13 +83,21 @@ func Bitstate(ctx context.Context, c model.Config, opts Options, b BitstateOptio
 	if b.Bytes < 8 {
 		return nil, nil, fmt.Errorf("bitstate: a filter of %d bytes is too small", b.Bytes)
 	}
+	// The filter is allocated at once: a size the machine cannot hold would
+	// end the process instead of returning an error.
+	if b.Bytes > maxFilterBytes {
+		return nil, nil, fmt.Errorf("bitstate: a filter of %d MiB is larger than the largest supported (%d MiB)", b.Bytes>>20, int64(maxFilterBytes)>>20)
+	}
+	if ram := physicalMemory(); ram > 0 && filterBytes(b.Bytes) > ram*7/8 {
+		return nil, nil, fmt.Errorf("bitstate: a filter of %d MiB does not fit in this machine's memory (%d MiB)", filterBytes(b.Bytes)>>20, ram>>20)
+	}
 	if b.Hashes == 0 {
 		b.Hashes = 3
 	}
 	if b.Hashes > 16 {
 		return nil, nil, fmt.Errorf("bitstate: at most 16 hash functions (got %d)", b.Hashes)
 	}
-	s := &bitSearch{e: e, b: b, filter: make([]uint64, 1<<(mbits.Len64(uint64(b.Bytes/8))-1)), sketch: NewSketch()}
+	s := &bitSearch{e: e, b: b, filter: make([]uint64, filterBytes(b.Bytes)/8), sketch: NewSketch()}
 	s.mask = uint64(len(s.filter))*64 - 1
 	if b.Shuffle {
 		s.rng = rand.New(rand.NewPCG(b.Seed, b.Seed^0x9e3779b97f4a7c15))
@@ -317,4 +325,14 @@ func (s *bitSearch) violation(path []model.Step, step *model.Step, prop, msg str
 	}
 	r.Counterexample = cx
 	return r
+}
+
+// maxFilterBytes is the largest bitstate filter: 1 TiB, 2^43 bits, which
+// the filter's 64-bit bit indices address with room to spare.
+const maxFilterBytes = 1 << 40
+
+// filterBytes is the size of the filter for a request of n bytes: n rounded
+// down to a power of two.
+func filterBytes(n int64) int64 {
+	return 8 << (mbits.Len64(uint64(n/8)) - 1)
 }

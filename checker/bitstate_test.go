@@ -36,6 +36,18 @@ func TestBitstateNeverHolds(t *testing.T) {
 	if _, _, err := Bitstate(context.Background(), c, Options{Property: EventuallyDone}, BitstateOptions{}); err == nil {
 		t.Error("a liveness property must be refused")
 	}
+	// A filter too large to allocate is an error, not a crash of the
+	// process (the allocation is all at once).
+	for _, n := range []int64{1 << 62, maxFilterBytes + 1} {
+		if _, _, err := Bitstate(context.Background(), c, Options{}, BitstateOptions{Bytes: n}); err == nil {
+			t.Errorf("a filter of %d bytes was accepted", n)
+		}
+	}
+	if ram := physicalMemory(); ram > 0 && ram < maxFilterBytes/2 {
+		if _, _, err := Bitstate(context.Background(), c, Options{}, BitstateOptions{Bytes: 2 * ram}); err == nil {
+			t.Errorf("a filter of twice the machine's memory (%d MiB) was accepted", ram>>19)
+		}
+	}
 }
 
 // A bitstate search finds every broken variant's violation (the same

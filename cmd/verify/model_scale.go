@@ -75,6 +75,9 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 		return usage("--bitstate and --depth-bound must be at least 0, --hashes between 1 and 16")
 	}
 	mb := s.bitstateMB
+	if mb > 1<<20 {
+		return usage(fmt.Sprintf("--bitstate %d: want at most 1048576 (1 TiB)", mb))
+	}
 	if mb == 0 {
 		mb = 64
 	}
