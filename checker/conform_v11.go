@@ -122,7 +122,7 @@ func (c *Conformance) configV11(h traces.Header, cfg *model.Config) error {
 			return fmt.Errorf("slice-us = %d: want a number ≥ 1", us)
 		case h.Config["slice"] != 0:
 			return fmt.Errorf("slice-us and slice: a slice is a count or a time, not both")
-		case us > (1<<63-1)/1000:
+		case int64(us) > (1<<63-1)/1000:
 			return fmt.Errorf("slice-us = %d: out of range", us)
 		}
 		v.sliceNs = int64(us) * 1000
