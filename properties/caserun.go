@@ -44,6 +44,7 @@ type caseRun struct {
 	workerLast    [64]atomic.Int64
 	workerSeen    atomic.Uint64   // bit w: worker w has polled
 	workerPolls   [8]atomic.Int64 // polls ended by each of the first workers
+	workerEndAt   [8]atomic.Int64 // pollCount when each of the first workers last ended a poll
 	minPolls      int
 	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
 

@@ -23,7 +23,9 @@ import (
 // In every case a task counts against the executor only when every worker
 // polled other tasks meanwhile (allWorkersPolledSince): a worker that the
 // operating system (or a schedule) descheduled between its take and its
-// poll holds its task without the executor's fault.
+// poll holds its task without the executor's fault. For the same reason,
+// with more than one worker only the polls of others that began before the
+// poller's own previous poll ended count: it took the task after that.
 type fairMode uint8
 
 const (
@@ -96,6 +98,13 @@ func (r *caseRun) polledReady(p *probe, n int64, cur int) {
 	}
 	switch r.mode {
 	case fairPolls:
+		// The poller took p after its own previous poll ended; polls of
+		// others that began after that may have run while it held p,
+		// descheduled between its take and this poll, which is no fault
+		// of the executor's order.
+		if r.workers > 1 && cur >= 0 && cur < len(r.workerEndAt) {
+			delay = min(delay, r.workerEndAt[cur].Load()-p.readyAt)
+		}
 		slack := r.slack()
 		if delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || wait > starveTime) && r.allWorkersPolledSince(p, cur)) {
 			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll; the executor states a bound of %d for %d tasks (%d allowed for polls begun after takes that came before it was ready)", p.id, delay, r.bound, len(r.probes), slack)

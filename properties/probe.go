@@ -262,6 +262,7 @@ func (p *probe) endPoll() {
 	last.end = end
 	if w := last.worker; w >= 0 && w < len(p.r.workerPolls) {
 		p.r.workerPolls[w].Add(1)
+		p.r.workerEndAt[w].Store(p.r.pollCount.Load())
 	}
 	if p.readyAtEnd && !p.finished {
 		p.setReady()
