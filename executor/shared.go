@@ -59,6 +59,14 @@ type shared struct {
 	size  atomic.Int64 // len(q), readable without the lock (park checks)
 	slice int          // re-polls allowed to a task NOTIFIED during its poll
 
+	// Format v1.1 facts recorded: each task's priority on its pushes
+	// (priority), the future id on polls (retry).
+	prio, futures bool
+
+	// refresh makes a failed task's fresh future; nil means refreshFuture
+	// (tests set a broken one)
+	refresh func(t *task) bool
+
 	hasWork func() bool
 	ready   func() bool
 }
@@ -87,6 +95,10 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	t := e.newTask(f, e)
 	t.key = int64(prio)
 	t.factory, t.retries = factory, retries
+	t.prioRec = e.prio
+	if e.futures {
+		t.future, t.made = 1, 1
+	}
 	w := -1
 	if e.rec != nil {
 		w = e.inWorker()
@@ -208,6 +220,7 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 		e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(res))
 		e.emitPush(&e.qb, w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(traces.QueueGlobal, s1-1))
 	}
+	t.future = t.made // after a retry, the next poll drives the fresh future
 	e.mu.unlock()
 	if e.rec != nil {
 		e.sync(w)
@@ -273,8 +286,12 @@ func (e *shared) run(t *task, w int, cx *Context) {
 			e.recordFailure(t, w, err)
 			if t.retries > 0 && t.factory != nil {
 				t.retries--
-				if refreshFuture(t) {
-					e.requeue(t, w, traces.ResultPanic)
+				refresh := e.refresh
+				if refresh == nil {
+					refresh = refreshFuture
+				}
+				if refresh(t) {
+					e.requeue(t, w, e.failResult(err))
 					return
 				}
 			}
