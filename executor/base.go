@@ -545,7 +545,7 @@ func (b *base) wakeState(t *task, w int, rec bool) bool {
 
 // header builds a Describe result.
 func header(name string, workers int, policy string, cfg map[string]int) traces.Header {
-	return traces.Header{Format: traces.Format, Version: traces.Version, Executor: name, Workers: workers, Policy: policy, Config: cfg}
+	return traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Executor: name, Workers: workers, Policy: policy, Config: cfg}
 }
 
 // park blocks worker w until it is notified or the executor shuts down,

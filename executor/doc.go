@@ -73,16 +73,16 @@
 //
 // # Events
 //
-// Priority and Retry record trace format v1.1 (their headers say
-// "minor":1): Priority puts each task's priority on its spawns, wakes and
-// requeues and its aging in the header's config, so that `verify check`
-// checks every take against the model's pick; Retry puts the id of the
-// future on every poll-begin and poll-end (a new id per fresh future, so a
-// re-poll of a finished future would be caught) and ends the poll of a
-// Ready Failed value with result error. Both record a stop when Close has
-// stopped the workers; a late wake after it is counted (LateWakes) but not
-// recorded, since no event follows a stop. The other executors record
-// format v1.0: they have nothing to say that v1.1 adds but the stop.
+// The built-in executors record trace format v1.1 (their headers say
+// "minor":1). Every one records a stop when Close has stopped its workers;
+// a late wake after it is counted (LateWakes) but not recorded, since no
+// event follows a stop. Priority puts each task's priority on its spawns,
+// wakes and requeues and its aging in the header's config, so that
+// `verify check` checks every take against the model's pick; Retry puts
+// the id of the future on every poll-begin and poll-end (a new id per
+// fresh future, so a re-poll of a finished future would be caught) and
+// ends the poll of a Ready Failed value with result error. (An executor
+// built on a Kit records what its own Describe declares: no stop.)
 //
 // Each event's Seq is drawn from one atomic logical clock per executor,
 // between the load and the CAS of the transition it reports and, for queue

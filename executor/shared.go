@@ -73,6 +73,7 @@ type shared struct {
 
 func (e *shared) initShared(workers int, q runq) {
 	e.init(workers)
+	e.stops = true
 	e.addQueueBuf(&e.qb, &e.mu)
 	e.q = q
 	e.hasWork = func() bool { return e.size.Load() > 0 }

@@ -89,6 +89,7 @@ func NewWorkSteal(c WorkStealConfig) *WorkSteal {
 	}
 	e := &WorkSteal{cfg: c}
 	e.init(c.Workers)
+	e.stops = true
 	e.addQueueBuf(&e.global.rb, &e.global.mu)
 	e.locals = make([]localq, c.Workers)
 	e.hasWork = make([]func() bool, c.Workers)
