@@ -138,25 +138,33 @@ func (b *base) recordTakeAndBegin(t *task, w int) {
 	l := &b.wk[w]
 	r := l.tkSeq
 	b.emit(w, traces.PackedEvent(traces.KindTake, r-1, t.id, int32(w)).WithTake(l.tkSrc, l.tkVictim))
-	b.emit(w, ev(traces.KindPollBegin, r, t, w))
+	b.emit(w, evPoll(traces.KindPollBegin, r, t, w))
 	b.sync(w)
 }
 
-// ev returns the packed event with the fields every event has, and the
-// format v1.1 facts the executor records about t: its priority on a push,
-// the id of its future on a poll. k is a constant at every call, so the
-// switch folds away.
+// ev returns the packed event with the fields every event has.
 func ev(k traces.Kind, seq uint64, t *task, w int) traces.Packed {
+	return traces.PackedEvent(k, seq, t.id, int32(w))
+}
+
+// evPush is ev for a spawn, wake or requeue: with t's priority when the
+// executor records it (format v1.1).
+func evPush(k traces.Kind, seq uint64, t *task, w int) traces.Packed {
 	p := traces.PackedEvent(k, seq, t.id, int32(w))
-	switch k {
-	case traces.KindSpawn, traces.KindWake, traces.KindRequeue:
-		if t.prioRec {
-			p = p.WithPriority(int32(t.key))
-		}
-	case traces.KindPollBegin, traces.KindPollEnd, traces.KindRegister:
-		if t.future != 0 {
-			p = p.WithFuture(t.future)
-		}
+	if t.prioRec {
+		p = p.WithPriority(int32(t.key))
+	}
+	return p
+}
+
+// evPoll is ev for a poll-begin, poll-end or register: with the id of the
+// future the poll drives when the executor records it (format v1.1).
+// ev, evPush and evPoll are three functions, not one with a switch on k,
+// so that each stays within the compiler's inlining budget.
+func evPoll(k traces.Kind, seq uint64, t *task, w int) traces.Packed {
+	p := traces.PackedEvent(k, seq, t.id, int32(w))
+	if t.future != 0 {
+		p = p.WithFuture(t.future)
 	}
 	return p
 }
@@ -403,7 +411,7 @@ func (b *base) complete(t *task, w int, v any, err error) {
 		}
 	}
 	if b.rec != nil {
-		b.emit(w, ev(traces.KindPollEnd, seq, t, w).WithResult(res))
+		b.emit(w, evPoll(traces.KindPollEnd, seq, t, w).WithResult(res))
 		b.publish(w) // before anyone can learn that t is DONE
 		b.sync(w)
 	}
@@ -447,7 +455,7 @@ func (b *base) suspendCAS(t *task, w int) bool {
 		}
 		if t.state.CompareAndSwap(old, to(old, stWaiting)) {
 			if b.rec != nil {
-				b.emitHere(w, ev(traces.KindPollEnd, seq, t, w).WithResult(traces.ResultPending))
+				b.emitHere(w, evPoll(traces.KindPollEnd, seq, t, w).WithResult(traces.ResultPending))
 			}
 			return true
 		}
@@ -537,7 +545,7 @@ func (b *base) wakeState(t *task, w int, rec bool) bool {
 			if testHookWoke != nil {
 				testHookWoke()
 			}
-			b.emitHere(w, ev(traces.KindWake, seq, t, w).WithOutcome(out))
+			b.emitHere(w, evPush(traces.KindWake, seq, t, w).WithOutcome(out))
 		}
 		return true
 	}

@@ -111,7 +111,7 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	e.size.Add(1)
 	if e.rec != nil {
 		seq := e.tick()
-		e.emitPush(&e.qb, w, ev(traces.KindSpawn, seq, t, w).WithQueueOp(traces.QueueGlobal, seq-1))
+		e.emitPush(&e.qb, w, evPush(traces.KindSpawn, seq, t, w).WithQueueOp(traces.QueueGlobal, seq-1))
 	}
 	e.mu.unlock()
 	if e.rec != nil {
@@ -159,7 +159,7 @@ func (e *shared) wake(t *task) {
 		e.q.push(t)
 		e.size.Add(1)
 		if e.rec != nil {
-			e.emitPush(&e.qb, w, ev(traces.KindWake, seq, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(traces.QueueGlobal, seq-1))
+			e.emitPush(&e.qb, w, evPush(traces.KindWake, seq, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(traces.QueueGlobal, seq-1))
 		}
 		e.mu.unlock()
 		if e.rec != nil {
@@ -218,8 +218,8 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.q.push(t)
 	e.size.Add(1)
 	if e.rec != nil {
-		e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(res))
-		e.emitPush(&e.qb, w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(traces.QueueGlobal, s1-1))
+		e.emit(w, evPoll(traces.KindPollEnd, s1, t, w).WithResult(res))
+		e.emitPush(&e.qb, w, evPush(traces.KindRequeue, s2, t, w).WithQueueOp(traces.QueueGlobal, s1-1))
 	}
 	t.future = t.made // after a retry, the next poll drives the fresh future
 	e.mu.unlock()
@@ -246,8 +246,8 @@ func (e *shared) repoll(t *task, w int) {
 		}
 	}
 	if e.rec != nil {
-		e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(traces.ResultPending))
-		e.emit(w, ev(traces.KindPollBegin, s2, t, w))
+		e.emit(w, evPoll(traces.KindPollEnd, s1, t, w).WithResult(traces.ResultPending))
+		e.emit(w, evPoll(traces.KindPollBegin, s2, t, w))
 		e.sync(w)
 	}
 }
