@@ -29,8 +29,27 @@ import (
 //	poll-end ready     TASK-COMPLETE
 //	wake               WAKE (also when it coalesces: the registration's
 //	                   budget shrinks)
+//	poll-end error     as poll-end panic: a failed task (v1.1)
 //	anything else      nothing, unless it settles a decision the
 //	                   Conformance deferred (time slice, retry)
+//
+// What format v1.1 adds:
+//
+//	priority           the policy priority projects when the trace is v1.1
+//	                   (its spawns say the priorities) and its aging is
+//	                   above 0: the closed model is the priority policy
+//	                   with the header's aging; a spawn whose priority is
+//	                   not the configuration's task's leaves the
+//	                   configuration; the queued tasks' ages (the
+//	                   Conformance's) are part of the visible state
+//	future             nothing: the Conformance checks re-polls
+//	stop               nothing (no rule; the run ends)
+//	wake without task  nothing (a no-op waker: no rule)
+//	spurious poll      (spurious-polls: 1) a busy re-queue is the WAKE it
+//	                   stands for in the open model, an in-place re-poll a
+//	                   poll; when no closed instance fits, the run leaves
+//	                   the configuration, whose tasks are polled only when
+//	                   woken
 //
 // At most three instances per event are tried (a deferred TASK-SUSPEND, the
 // implied POLL-PENDING, the event's own rule), shortest first; among equal
@@ -92,7 +111,13 @@ func (sp *CoverageSpace) headerFits(h traces.Header) error {
 	case h.Workers != want.Workers:
 		return fmt.Errorf("the trace has %d workers, the configuration %d", h.Workers, want.Workers)
 	case c.priority:
-		return fmt.Errorf("a priority executor's trace does not say the tasks' priorities: its runs cannot be projected")
+		if err := priorityProjects(h); err != nil {
+			return err
+		}
+		cfg.Policy, cfg.Aging = model.Priority, h.Config["aging"]
+		if want.Policy == model.Priority && cfg.Aging != want.Aging {
+			return fmt.Errorf("the trace's aging is %d, the configuration's %d", cfg.Aging, want.Aging)
+		}
 	case c.slotOn:
 		return fmt.Errorf("the model has no LIFO slot (lifo-slot=1): its runs cannot be projected")
 	case cfg.Policy != want.Policy:
@@ -293,7 +318,9 @@ func (p *projector) matches(st model.Step, e *traces.Event) bool {
 // coalesces uses up the registration's budget).
 func needsRule(e *traces.Event) bool {
 	switch e.Kind {
-	case traces.KindWake, traces.KindRegister, traces.KindStep:
+	case traces.KindWake:
+		return e.Task != 0 // a wake without a task (v1.1) is no rule
+	case traces.KindRegister, traces.KindStep:
 		return true
 	}
 	return false
@@ -305,9 +332,14 @@ func needsRule(e *traces.Event) bool {
 func (p *projector) step(idx int, e *traces.Event) (path []int32, left string, err error) {
 	o := p.conf.s
 	sp := p.sp
+	if c := &sp.cfg; e.Kind == traces.KindSpawn && c.Policy == model.Priority && e.Prioritized && int(e.Priority) != closedPriority(c, int(e.Task)) {
+		// Priorities are not in the visible state: the spawn would fit,
+		// and a take of the wrong task would look outside the model.
+		return nil, fmt.Sprintf("t%d is spawned with priority %d: the configuration's t%d has priority %d", e.Task, e.Priority, e.Task, closedPriority(c, int(e.Task))), nil
+	}
 	oh := sp.visibleHash(o)
 	if len(o.Task) > sp.cfg.Tasks || (oh == sp.vhash[p.id] && !needsRule(e)) {
-		if ok, beyond := sp.visible(p.cur, o); ok && !needsRule(e) {
+		if ok, beyond := sp.visible(p.cur, o); ok && !needsRule(e) && p.agesFit(p.cur) {
 			return nil, "", nil
 		} else if beyond > 0 {
 			return nil, fmt.Sprintf("task %d is beyond the configuration's %d tasks", beyond, sp.cfg.Tasks), nil
@@ -332,7 +364,7 @@ func (p *projector) step(idx int, e *traces.Event) (path []int32, left string, e
 					continue
 				}
 				sp.unpack(c.dst, p.scratch)
-				if ok, _ := sp.visible(p.scratch, o); !ok {
+				if ok, _ := sp.visible(p.scratch, o); !ok || !p.agesFit(p.scratch) {
 					continue
 				}
 				if p.matches(keyStep(sp.edges[ed].key), e) {
@@ -391,15 +423,60 @@ func (p *projector) leftConfig(e *traces.Event) string {
 			return fmt.Sprintf("t%d returns Pending after %d Pending results (pendings=%d)", t, p.cur.Pend[i], c.Pendings)
 		case e.Result == traces.ResultReady && (c.Endless || int(p.cur.Pend[i]) < c.Pendings):
 			return fmt.Sprintf("t%d returns Ready after %d Pending results (pendings=%d)", t, p.cur.Pend[i], c.Pendings)
-		case e.Result == traces.ResultPanic && c.Policy != model.Retry:
-			return fmt.Sprintf("t%d panics: the configuration's futures do not fail", t)
+		case (e.Result == traces.ResultPanic || e.Result == traces.ResultError) && c.Policy != model.Retry:
+			return fmt.Sprintf("t%d fails: the configuration's futures do not fail", t)
 		}
 	case traces.KindSpawn:
 		if e.Queue.Worker() >= 0 {
 			return fmt.Sprintf("t%d is spawned onto a local queue: the configuration's tasks are spawned from outside", t)
 		}
 	}
+	if p.conf.v11 != nil && p.conf.v11.spurious {
+		if e.Kind == traces.KindRequeue || e.Kind == traces.KindPollBegin {
+			return fmt.Sprintf("t%d is polled again without a wake (a spurious poll): the configuration's tasks are polled only when woken", t)
+		}
+	}
 	return ""
+}
+
+// closedPriority is task t's priority in the closed configuration c (the
+// model's: Priorities[t-1], or t-1).
+func closedPriority(c *model.Config, t int) int {
+	if t-1 < len(c.Priorities) {
+		return c.Priorities[t-1]
+	}
+	return t - 1
+}
+
+// priorityProjects says why the runs of a priority executor whose trace
+// header is h cannot be projected, or nil.
+func priorityProjects(h traces.Header) error {
+	switch {
+	case h.Minor < 1:
+		return fmt.Errorf("a priority executor's v1.0 trace does not say the tasks' priorities: its runs cannot be projected (format v1.1 records them)")
+	case h.Config["aging"] == 0:
+		return fmt.Errorf("a priority executor without aging (aging 0): the closed model's priority policy ages, its runs cannot be projected")
+	}
+	return nil
+}
+
+// agesFit reports whether the closed state c's queued tasks have the ages
+// the Conformance counted (priority policy; always true otherwise).
+func (p *projector) agesFit(c *model.State) bool {
+	if p.sp.cfg.Policy != model.Priority || p.conf.v11 == nil {
+		return true
+	}
+	v := p.conf.v11
+	for _, t := range c.Global {
+		a := uint8(0)
+		if int(t) <= len(v.age) {
+			a = v.age[t-1]
+		}
+		if c.Age[t-1] != a {
+			return false
+		}
+	}
+	return true
 }
 
 // ClosedConfig returns the closed configuration of the policy a trace
@@ -414,7 +491,10 @@ func ClosedConfig(h traces.Header, w model.Config) (model.Config, error) {
 	}
 	switch {
 	case c.priority:
-		return cfg, fmt.Errorf("coverage: a priority executor's trace does not say the tasks' priorities: its runs cannot be projected")
+		if err := priorityProjects(h); err != nil {
+			return cfg, fmt.Errorf("coverage: %w", err)
+		}
+		cfg.Policy, cfg.Aging, cfg.Priorities = model.Priority, h.Config["aging"], w.Priorities
 	case c.slotOn:
 		return cfg, fmt.Errorf("coverage: the model has no LIFO slot (lifo-slot=1): its runs cannot be projected")
 	}

@@ -26,14 +26,16 @@ type base struct {
 	gs       []atomic.Uintptr // worker goroutine identities (curg), 0 before start
 	wk       []workerLocal    // wk[w] is touched only by worker w
 	quiet    func() bool
+	stops    bool // Close records a stop (the executor's traces are format v1.1)
 
 	_     [64]byte
 	clock atomic.Uint64 // the one logical clock of this executor's events
 	_     [56]byte
 
-	outMu  sync.Mutex
-	out    sharedBuf    // events of goroutines outside the workers, under outMu
-	shared []*sharedBuf // out, and the queues' buffers of pushes from outside
+	outMu   sync.Mutex
+	out     sharedBuf    // events of goroutines outside the workers, under outMu
+	stopped bool         // under outMu: the stop is recorded, no event may follow
+	shared  []*sharedBuf // out, and the queues' buffers of pushes from outside
 
 	ids     atomic.Int64 // last task id handed out
 	pending atomic.Int64 // spawned and not DONE
@@ -136,13 +138,35 @@ func (b *base) recordTakeAndBegin(t *task, w int) {
 	l := &b.wk[w]
 	r := l.tkSeq
 	b.emit(w, traces.PackedEvent(traces.KindTake, r-1, t.id, int32(w)).WithTake(l.tkSrc, l.tkVictim))
-	b.emit(w, traces.PackedEvent(traces.KindPollBegin, r, t.id, int32(w)))
+	b.emit(w, evPoll(traces.KindPollBegin, r, t, w))
 	b.sync(w)
 }
 
 // ev returns the packed event with the fields every event has.
 func ev(k traces.Kind, seq uint64, t *task, w int) traces.Packed {
 	return traces.PackedEvent(k, seq, t.id, int32(w))
+}
+
+// evPush is ev for a spawn, wake or requeue: with t's priority when the
+// executor records it (format v1.1).
+func evPush(k traces.Kind, seq uint64, t *task, w int) traces.Packed {
+	p := traces.PackedEvent(k, seq, t.id, int32(w))
+	if t.prioRec {
+		p = p.WithPriority(int32(t.key))
+	}
+	return p
+}
+
+// evPoll is ev for a poll-begin, poll-end or register: with the id of the
+// future the poll drives when the executor records it (format v1.1).
+// ev, evPush and evPoll are three functions, not one with a switch on k,
+// so that each stays within the compiler's inlining budget.
+func evPoll(k traces.Kind, seq uint64, t *task, w int) traces.Packed {
+	p := traces.PackedEvent(k, seq, t.id, int32(w))
+	if t.future != 0 {
+		p = p.WithFuture(t.future)
+	}
+	return p
 }
 
 // inWorker returns the index of the worker the caller runs on, or -1. It
@@ -274,10 +298,24 @@ func (b *base) Close() error {
 	b.lot.shutdown()
 	b.workers.wait(&b.ctl)
 	if b.rec != nil {
+		if b.stops {
+			b.recordStop()
+		}
 		b.ended.Store(true) // a wake after this is handed over at once
 		b.deliverShared()
 	}
 	return nil
+}
+
+// recordStop records the executor's stop (format v1.1) once every worker
+// has returned: every task is DONE, so the only events that could come
+// later are late wakes from outside, which take outMu and, finding
+// stopped, record nothing (a trace has no event after its stop).
+func (b *base) recordStop() {
+	b.outMu.Lock()
+	b.out.put(traces.PackedEvent(traces.KindStop, b.tick(), 0, -1))
+	b.stopped = true
+	b.outMu.Unlock()
 }
 
 // poll calls t's future once, turning a panic into a *PanicError with the
@@ -325,6 +363,15 @@ func (b *base) recordFailure(t *task, w int, err error) {
 	b.rec.Record(e)
 }
 
+// failResult is the poll-end result of a failed poll: error for a Failed
+// value in a format v1.1 trace, panic otherwise.
+func (b *base) failResult(err error) traces.Result {
+	if _, ok := err.(*FailedError); ok && b.stops {
+		return traces.ResultError
+	}
+	return traces.ResultPanic
+}
+
 // refreshFuture makes a fresh future for a retried task. A factory that
 // panics ends the retries.
 func refreshFuture(t *task) (ok bool) {
@@ -338,6 +385,9 @@ func refreshFuture(t *task) (ok bool) {
 		return false
 	}
 	t.fut = f
+	if t.made != 0 {
+		t.made++
+	}
 	return true
 }
 
@@ -347,7 +397,7 @@ func refreshFuture(t *task) (ok bool) {
 func (b *base) complete(t *task, w int, v any, err error) {
 	res := traces.ResultReady
 	if err != nil {
-		res = traces.ResultPanic
+		res = b.failResult(err)
 		v = nil
 	}
 	var seq uint64
@@ -361,7 +411,7 @@ func (b *base) complete(t *task, w int, v any, err error) {
 		}
 	}
 	if b.rec != nil {
-		b.emit(w, ev(traces.KindPollEnd, seq, t, w).WithResult(res))
+		b.emit(w, evPoll(traces.KindPollEnd, seq, t, w).WithResult(res))
 		b.publish(w) // before anyone can learn that t is DONE
 		b.sync(w)
 	}
@@ -405,7 +455,7 @@ func (b *base) suspendCAS(t *task, w int) bool {
 		}
 		if t.state.CompareAndSwap(old, to(old, stWaiting)) {
 			if b.rec != nil {
-				b.emitHere(w, ev(traces.KindPollEnd, seq, t, w).WithResult(traces.ResultPending))
+				b.emitHere(w, evPoll(traces.KindPollEnd, seq, t, w).WithResult(traces.ResultPending))
 			}
 			return true
 		}
@@ -436,7 +486,7 @@ func (b *base) emitHere(w int, p traces.Packed) {
 // as several goroutines write it.
 func (b *base) wakeNoPush(t *task, w int) bool {
 	if b.rec == nil {
-		return b.wakeState(t, w)
+		return b.wakeState(t, w, false)
 	}
 	var l sync.Locker
 	switch {
@@ -448,7 +498,11 @@ func (b *base) wakeNoPush(t *task, w int) bool {
 	if l != nil {
 		l.Lock()
 	}
-	done := b.wakeState(t, w)
+	if w < 0 && b.stopped { // after the stop: a late wake, not recorded
+		b.outMu.Unlock()
+		return b.wakeState(t, w, false)
+	}
+	done := b.wakeState(t, w, true)
 	b.publish(w)
 	if l != nil {
 		l.Unlock()
@@ -459,9 +513,9 @@ func (b *base) wakeNoPush(t *task, w int) bool {
 	return done
 }
 
-// wakeState is wakeNoPush; the caller holds the outside buffer's mutex
-// when w is -1.
-func (b *base) wakeState(t *task, w int) bool {
+// wakeState is wakeNoPush, recording when rec; the caller holds the
+// outside buffer's mutex when w is -1 and rec.
+func (b *base) wakeState(t *task, w int, rec bool) bool {
 	for {
 		old := t.state.Load()
 		s := old & stMask
@@ -469,7 +523,7 @@ func (b *base) wakeState(t *task, w int) bool {
 			return false
 		}
 		var seq uint64
-		if b.rec != nil {
+		if rec {
 			seq = b.tick()
 		}
 		out := traces.OutcomeCoalesced
@@ -487,11 +541,11 @@ func (b *base) wakeState(t *task, w int) bool {
 				continue
 			}
 		}
-		if b.rec != nil {
+		if rec {
 			if testHookWoke != nil {
 				testHookWoke()
 			}
-			b.emitHere(w, ev(traces.KindWake, seq, t, w).WithOutcome(out))
+			b.emitHere(w, evPush(traces.KindWake, seq, t, w).WithOutcome(out))
 		}
 		return true
 	}
@@ -499,7 +553,7 @@ func (b *base) wakeState(t *task, w int) bool {
 
 // header builds a Describe result.
 func header(name string, workers int, policy string, cfg map[string]int) traces.Header {
-	return traces.Header{Format: traces.Format, Version: traces.Version, Executor: name, Workers: workers, Policy: policy, Config: cfg}
+	return traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Executor: name, Workers: workers, Policy: policy, Config: cfg}
 }
 
 // park blocks worker w until it is notified or the executor shuts down,

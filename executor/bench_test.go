@@ -84,6 +84,11 @@ func benchExecs() []benchExec {
 		{"worksteal_log", ws, func() Recorder { return new(traces.Log) }},
 		{"fifo", func() Executor { return NewFIFO() }, nil},
 		{"wakeable", func() Executor { return NewWakeable(2) }, nil},
+		// The executors that record what format v1.1 adds (priorities,
+		// future ids), into a Log; and priority unrecorded, for its queue.
+		{"priority", func() Executor { return NewPriority(PriorityConfig{Workers: 2}) }, nil},
+		{"priority_log", func() Executor { return NewPriority(PriorityConfig{Workers: 2}) }, func() Recorder { return new(traces.Log) }},
+		{"retry_log", func() Executor { return NewRetry(RetryConfig{Workers: 2}) }, func() Recorder { return new(traces.Log) }},
 	}
 }
 

@@ -106,7 +106,7 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 			fail("seq %d: %v of task %d names queue %v", e.Seq, e.Kind, e.Task, e.Queue)
 		}
 		if e.Task == 0 {
-			continue // park, unpark
+			continue // park, unpark, stop
 		}
 		t := get(e.Task)
 		if e.Kind != traces.KindSpawn && !t.spawned {
@@ -152,7 +152,7 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 				fail("seq %d: poll of task %d ended on worker %d, not polling it", e.Seq, e.Task, e.Worker)
 			}
 			t.lastEnd = e.Result
-			if e.Result == traces.ResultReady || e.Result == traces.ResultPanic {
+			if e.Result == traces.ResultReady || e.Result == traces.ResultPanic || e.Result == traces.ResultError {
 				if t.ended {
 					fail("seq %d: task %d ended twice", e.Seq, e.Task)
 				}
@@ -165,7 +165,7 @@ func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) 
 				t.polling = -1
 			}
 		case traces.KindRequeue:
-			if t.lastEnd == traces.ResultPanic { // a retry: the task lives on
+			if t.lastEnd == traces.ResultPanic || t.lastEnd == traces.ResultError { // a retry: the task lives on
 				t.ended = false
 			}
 			t.polling = -1

@@ -20,7 +20,8 @@
 //   - WorkSteal: W workers, a global injector queue and a bounded local
 //     queue per worker, stealing, parking, an optional LIFO slot and a
 //     global-queue check interval (WorkStealConfig).
-//   - Priority: a priority queue with aging (no task starves).
+//   - Priority: a priority queue with the model's aging (a task passed
+//     over Aging times runs first: no task starves).
 //   - Timeslice: a task woken during its poll is re-polled at once, up to
 //     its slice.
 //   - Retry: a failed task is run again from a fresh future, at most N times.
@@ -72,6 +73,17 @@
 //
 // # Events
 //
+// The built-in executors record trace format v1.1 (their headers say
+// "minor":1). Every one records a stop when Close has stopped its workers;
+// a late wake after it is counted (LateWakes) but not recorded, since no
+// event follows a stop. Priority puts each task's priority on its spawns,
+// wakes and requeues and its aging in the header's config, so that
+// `verify check` checks every take against the model's pick; Retry puts
+// the id of the future on every poll-begin and poll-end (a new id per
+// fresh future, so a re-poll of a finished future would be caught) and
+// ends the poll of a Ready Failed value with result error. (An executor
+// built on a Kit records what its own Describe declares: no stop.)
+//
 // Each event's Seq is drawn from one atomic logical clock per executor,
 // between the load and the CAS of the transition it reports and, for queue
 // operations, inside the queue's critical section; sorting a trace by Seq
@@ -107,7 +119,8 @@
 //     an event is written, and made visible to Wait, before its effect can
 //     let a task finish, and Wait collects every buffer (it never waits for
 //     a worker to get anywhere: tasks spawned while Wait runs do not hold
-//     it up). After Close, a late wake's event goes to the recorder at once.
+//     it up). After Close, a late wake's event goes to the recorder at once
+//     (or, after a stop, nowhere).
 //   - Any other Recorder, and any recorder under a Scheduler, gets each
 //     event through Record just after the operation that made it, in the
 //     order a controlled run makes them. A snapshot taken while a Wake from

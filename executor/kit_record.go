@@ -108,12 +108,12 @@ func (k *Kit) pushed(t *task, q traces.Queue, word uint64, exact bool) {
 	}
 	switch from {
 	case 0:
-		b.emit(w, ev(traces.KindSpawn, s1, t, w).WithQueueOp(q, s1-1))
+		b.emit(w, evPush(traces.KindSpawn, s1, t, w).WithQueueOp(q, s1-1))
 	case stWaiting:
-		b.emit(w, ev(traces.KindWake, s1, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(q, s1-1))
+		b.emit(w, evPush(traces.KindWake, s1, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(q, s1-1))
 	default:
-		b.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(traces.ResultPending))
-		b.emit(w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(q, s1-1))
+		b.emit(w, evPoll(traces.KindPollEnd, s1, t, w).WithResult(traces.ResultPending))
+		b.emit(w, evPush(traces.KindRequeue, s2, t, w).WithQueueOp(q, s1-1))
 	}
 	b.sync(w)
 }

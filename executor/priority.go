@@ -6,22 +6,32 @@ import "github.com/execspec/execspec/traces"
 type PriorityConfig struct {
 	// Workers is the number of workers; 0 means 1.
 	Workers int
-	// Aging is how many later pushes it takes for a waiting task to gain
-	// one priority level over them; 0 means 4.
+	// Aging is how many takes of other tasks a queued task waits through
+	// before it runs ahead of every task that has waited less; 0 means 4,
+	// a negative value means no aging (a low-priority task can starve),
+	// and more than 255 means 255 (the model's largest).
 	Aging int
 	// MaxPriority is the highest priority; priorities are clamped to
-	// [0, MaxPriority]. 0 means 7.
+	// [0, MaxPriority]. 0 means 7; more than traces.MaxPackedExtra means
+	// that (the largest priority a packed event holds).
 	MaxPriority int
 }
 
-// Priority is an executor with one priority queue and aging: higher
-// priority runs first, but a task waiting in the queue gains one level per
-// Aging later pushes, so no task starves. Equal effective priorities run in
-// push order. Spawn uses priority 0.
+// Priority is an executor with one priority queue and aging, the model's
+// "priority" policy: a take takes the oldest queued task if it was passed
+// over by at least Aging takes of other tasks, and otherwise the task of
+// the highest priority, the first queued among equals. So no task starves:
+// after Aging takes it is aged, and aged tasks run in the order they were
+// queued. Spawn uses priority 0.
 //
-// Aging costs nothing per step: a task pushed as the e-th push with
-// priority p is ordered by p·Aging − e, because every waiting task ages at
-// the same rate. It follows the model's "priority" policy with aging.
+// Its traces are format v1.1: every spawn, wake and requeue carries the
+// task's priority and the header's config declares "aging", so that
+// `verify check` checks each take against the model's pick (see
+// docs/trace-format.md); Close records a stop.
+//
+// Aging costs nothing per step: every queued task ages with every take, so
+// a task's age is the number of takes since its push, and the first aged
+// task, if any, is the oldest one.
 //
 // Create it with NewPriority; the zero Priority is not usable. Safe for
 // concurrent use. Cost per push and pop: O(log n) in the queued tasks.
@@ -32,14 +42,21 @@ type Priority struct {
 
 // NewPriority returns a Priority executor.
 func NewPriority(c PriorityConfig) *Priority {
-	if c.Aging <= 0 {
+	switch {
+	case c.Aging == 0:
 		c.Aging = 4
+	case c.Aging < 0:
+		c.Aging = 0
+	case c.Aging > 255:
+		c.Aging = 255
 	}
 	if c.MaxPriority <= 0 {
 		c.MaxPriority = 7
 	}
+	c.MaxPriority = min(c.MaxPriority, traces.MaxPackedExtra)
 	e := &Priority{aging: c.Aging, maxp: c.MaxPriority}
 	e.initShared(c.Workers, &prioq{aging: int64(c.Aging)})
+	e.prio, e.stops = true, true
 	return e
 }
 
@@ -52,34 +69,49 @@ func (e *Priority) SpawnPriority(f Future, priority int) (Handle, error) {
 	return e.spawn(f, min(max(priority, 0), e.maxp), nil, 0)
 }
 
-// Describe implements Describer: policy "priority", config "aging" and
-// "max-priority".
+// Describe implements Describer: policy "priority", format v1.1, config
+// "aging" (0: none) and "max-priority".
 func (e *Priority) Describe() traces.Header {
-	return header("priority", e.nworkers, "priority", map[string]int{"aging": e.aging, "max-priority": e.maxp})
+	h := header("priority", e.nworkers, "priority", map[string]int{"aging": e.aging, "max-priority": e.maxp})
+	h.Minor = 1
+	return h
 }
 
-// FairnessBound implements Bounded. Between a task's push and its poll, the
-// polls of other tasks are those of the n-1 others queued ahead of it, of
-// the later pushes that outrank it (at most MaxPriority·Aging of them: after
-// that many pushes the task outranks any newcomer), and of tasks that other
-// workers had taken but not yet begun to poll (W-1).
+// FairnessBound implements Bounded. Between a task's push and its poll
+// come at most Aging takes before it is aged, then the takes of the tasks
+// queued before it (aged before it: at most n-1), and the polls of tasks
+// that other workers had taken but not yet begun to poll (W-1). Without
+// aging there is no bound (-1).
 func (e *Priority) FairnessBound(n int) int {
-	return max(n-1, 0) + e.maxp*e.aging + e.nworkers - 1
+	if e.aging == 0 {
+		return -1
+	}
+	return max(n-1, 0) + e.aging + e.nworkers - 1
 }
 
-// prioq is a binary heap of tasks ordered by aged priority: t.key holds the
-// task's priority and t.stamp the number of its push, so the effective
-// priority is key·aging − stamp; ties go to the earlier push.
+// prioq is the priority policy's queue: a binary heap of tasks ordered by
+// priority (t.key, higher first), then by push (t.stamp, earlier first),
+// and, when aging, the tasks in push order with the count of takes at
+// their push, to find the oldest one and its age. Entries of that list are
+// removed lazily: one whose task was taken (index -1) or pushed again
+// (another stamp) is skipped when it reaches the head.
 type prioq struct {
 	aging  int64
 	pushes int64
+	takes  int64
 	h      []*task
+	order  []pushed // when aging: order[head:] in push order
+	head   int
+}
+
+type pushed struct {
+	t            *task
+	stamp, takes int64
 }
 
 func (q *prioq) less(a, b *task) bool { // a runs before b
-	ka, kb := a.key*q.aging-a.stamp, b.key*q.aging-b.stamp
-	if ka != kb {
-		return ka > kb
+	if a.key != b.key {
+		return a.key > b.key
 	}
 	return a.stamp < b.stamp
 }
@@ -90,22 +122,60 @@ func (q *prioq) push(t *task) {
 	t.index = len(q.h)
 	q.h = append(q.h, t)
 	q.up(t.index)
+	if q.aging > 0 {
+		q.order = append(q.order, pushed{t, t.stamp, q.takes})
+	}
 }
 
 func (q *prioq) pop() *task {
-	n := len(q.h)
-	if n == 0 {
+	if len(q.h) == 0 {
 		return nil
 	}
-	t := q.h[0]
-	q.h[0] = q.h[n-1]
-	q.h[0].index = 0
-	q.h[n-1] = nil
-	q.h = q.h[:n-1]
-	if len(q.h) > 0 {
-		q.down(0)
+	i := 0
+	if o := q.oldest(); o != nil && q.takes-o.takes >= q.aging {
+		i = o.t.index // aged: it runs first
+	}
+	q.takes++
+	return q.remove(i)
+}
+
+// oldest returns the entry of the task queued longest, or nil, dropping the
+// stale entries before it.
+func (q *prioq) oldest() *pushed {
+	if q.aging == 0 {
+		return nil
+	}
+	for q.head < len(q.order) {
+		o := &q.order[q.head]
+		if o.t.index >= 0 && o.t.stamp == o.stamp {
+			return o
+		}
+		*o = pushed{}
+		q.head++
+	}
+	q.order, q.head = q.order[:0], 0
+	return nil
+}
+
+// remove takes the task at heap position i out of the heap.
+func (q *prioq) remove(i int) *task {
+	n := len(q.h) - 1
+	t := q.h[i]
+	if i != n {
+		q.swap(i, n)
+	}
+	q.h[n] = nil
+	q.h = q.h[:n]
+	if i < n {
+		q.down(i)
+		q.up(i)
 	}
 	t.index = -1
+	if q.head > 64 && q.head > len(q.order)/2 { // compact the push-order list
+		k := copy(q.order, q.order[q.head:])
+		clear(q.order[k:])
+		q.order, q.head = q.order[:k], 0
+	}
 	return t
 }
 

@@ -26,7 +26,7 @@ func (t *task) Register(w int) {
 		return // not inside a poll of this executor
 	}
 	if b.rec != nil {
-		b.emit(w, ev(traces.KindRegister, b.tick(), t, w))
+		b.emit(w, evPoll(traces.KindRegister, b.tick(), t, w))
 		b.publish(w)
 		b.sync(w)
 	}

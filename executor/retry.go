@@ -6,7 +6,9 @@ import "github.com/execspec/execspec/traces"
 type RetryConfig struct {
 	// Workers is the number of workers; 0 means 1.
 	Workers int
-	// Retries is the most times a failed task is run again; 0 means 2.
+	// Retries is the most times a failed task is run again; 0 means 2;
+	// more than traces.MaxPackedExtra-1 means that (the largest future id
+	// a packed event holds is the last attempt's).
 	Retries int
 }
 
@@ -14,8 +16,14 @@ type RetryConfig struct {
 // future made by the task's factory, at most Retries times. A task fails
 // when its future panics or returns a Failed value as Ready. A finished
 // future is never polled again: each attempt polls a new one. In its trace,
-// a retry is a Panic event, a PollEnd(Panic) and a Requeue of the same task
-// to the global queue. It follows the model's "retry" policy.
+// a retry is a Panic event, a PollEnd (result panic, or error for a Failed
+// value) and a Requeue of the same task to the global queue. It follows
+// the model's "retry" policy.
+//
+// Its traces are format v1.1: every poll-begin and poll-end carries the id
+// of the future it drives (1 for the first attempt, then 2, 3, ...), so
+// that `verify check` catches a re-poll of a finished future; Close
+// records a stop.
 //
 // A task spawned with Spawn is retried when its future is Retryable (it
 // makes the fresh futures); any other is run once. Create it with
@@ -31,8 +39,10 @@ func NewRetry(c RetryConfig) *Retry {
 	if c.Retries <= 0 {
 		c.Retries = 2
 	}
+	c.Retries = min(c.Retries, traces.MaxPackedExtra-1)
 	e := &Retry{retries: c.Retries}
 	e.initShared(c.Workers, &fifoq{})
+	e.futures, e.stops = true, true
 	return e
 }
 
@@ -69,9 +79,12 @@ func (e *Retry) SpawnRetry(factory func() Future, n int) (Handle, error) {
 	return e.spawn(f, 0, factory, n)
 }
 
-// Describe implements Describer: policy "retry", config "retries".
+// Describe implements Describer: policy "retry", format v1.1, config
+// "retries".
 func (e *Retry) Describe() traces.Header {
-	return header("retry", e.nworkers, "retry", map[string]int{"retries": e.retries})
+	h := header("retry", e.nworkers, "retry", map[string]int{"retries": e.retries})
+	h.Minor = 1
+	return h
 }
 
 // FairnessBound implements Bounded: one FIFO queue; a retried task goes to

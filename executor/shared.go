@@ -59,12 +59,21 @@ type shared struct {
 	size  atomic.Int64 // len(q), readable without the lock (park checks)
 	slice int          // re-polls allowed to a task NOTIFIED during its poll
 
+	// Format v1.1 facts recorded: each task's priority on its pushes
+	// (priority), the future id on polls (retry).
+	prio, futures bool
+
+	// refresh makes a failed task's fresh future; nil means refreshFuture
+	// (tests set a broken one)
+	refresh func(t *task) bool
+
 	hasWork func() bool
 	ready   func() bool
 }
 
 func (e *shared) initShared(workers int, q runq) {
 	e.init(workers)
+	e.stops = true
 	e.addQueueBuf(&e.qb, &e.mu)
 	e.q = q
 	e.hasWork = func() bool { return e.size.Load() > 0 }
@@ -87,6 +96,10 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	t := e.newTask(f, e)
 	t.key = int64(prio)
 	t.factory, t.retries = factory, retries
+	t.prioRec = e.prio
+	if e.futures {
+		t.future, t.made = 1, 1
+	}
 	w := -1
 	if e.rec != nil {
 		w = e.inWorker()
@@ -98,7 +111,7 @@ func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (
 	e.size.Add(1)
 	if e.rec != nil {
 		seq := e.tick()
-		e.emitPush(&e.qb, w, ev(traces.KindSpawn, seq, t, w).WithQueueOp(traces.QueueGlobal, seq-1))
+		e.emitPush(&e.qb, w, evPush(traces.KindSpawn, seq, t, w).WithQueueOp(traces.QueueGlobal, seq-1))
 	}
 	e.mu.unlock()
 	if e.rec != nil {
@@ -146,7 +159,7 @@ func (e *shared) wake(t *task) {
 		e.q.push(t)
 		e.size.Add(1)
 		if e.rec != nil {
-			e.emitPush(&e.qb, w, ev(traces.KindWake, seq, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(traces.QueueGlobal, seq-1))
+			e.emitPush(&e.qb, w, evPush(traces.KindWake, seq, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(traces.QueueGlobal, seq-1))
 		}
 		e.mu.unlock()
 		if e.rec != nil {
@@ -205,9 +218,10 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.q.push(t)
 	e.size.Add(1)
 	if e.rec != nil {
-		e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(res))
-		e.emitPush(&e.qb, w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(traces.QueueGlobal, s1-1))
+		e.emit(w, evPoll(traces.KindPollEnd, s1, t, w).WithResult(res))
+		e.emitPush(&e.qb, w, evPush(traces.KindRequeue, s2, t, w).WithQueueOp(traces.QueueGlobal, s1-1))
 	}
+	t.future = t.made // after a retry, the next poll drives the fresh future
 	e.mu.unlock()
 	if e.rec != nil {
 		e.sync(w)
@@ -232,8 +246,8 @@ func (e *shared) repoll(t *task, w int) {
 		}
 	}
 	if e.rec != nil {
-		e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(traces.ResultPending))
-		e.emit(w, ev(traces.KindPollBegin, s2, t, w))
+		e.emit(w, evPoll(traces.KindPollEnd, s1, t, w).WithResult(traces.ResultPending))
+		e.emit(w, evPoll(traces.KindPollBegin, s2, t, w))
 		e.sync(w)
 	}
 }
@@ -273,8 +287,12 @@ func (e *shared) run(t *task, w int, cx *Context) {
 			e.recordFailure(t, w, err)
 			if t.retries > 0 && t.factory != nil {
 				t.retries--
-				if refreshFuture(t) {
-					e.requeue(t, w, traces.ResultPanic)
+				refresh := e.refresh
+				if refresh == nil {
+					refresh = refreshFuture
+				}
+				if refresh(t) {
+					e.requeue(t, w, e.failResult(err))
 					return
 				}
 			}

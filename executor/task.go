@@ -39,14 +39,19 @@ type task struct {
 	owner owner
 	next  *task // link in an intrusive FIFO queue; a task is in one queue at most
 
-	// priority executors: the heap key and position
-	key   int64
-	stamp int64
-	index int
+	// priority executors: the heap key and position; prioRec: the key is
+	// recorded on the task's pushes (format v1.1 priority)
+	key     int64
+	stamp   int64
+	index   int
+	prioRec bool
 
-	// retry executors
-	factory func() Future
-	retries int
+	// retry executors; future is the id of the future being polled, made
+	// is the id of the last future made (from 1, one more per fresh
+	// future); future is recorded on polls when not 0 (format v1.1)
+	factory      func() Future
+	retries      int
+	future, made int64
 
 	// result; written once before done is closed
 	value any

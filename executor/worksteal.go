@@ -89,6 +89,7 @@ func NewWorkSteal(c WorkStealConfig) *WorkSteal {
 	}
 	e := &WorkSteal{cfg: c}
 	e.init(c.Workers)
+	e.stops = true
 	e.addQueueBuf(&e.global.rb, &e.global.mu)
 	e.locals = make([]localq, c.Workers)
 	e.hasWork = make([]func() bool, c.Workers)
@@ -254,12 +255,12 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 		// run and finish, and Wait return, at any moment.
 		switch op {
 		case opSpawn:
-			e.emitPush(&e.global.rb, w, ev(traces.KindSpawn, s1, t, w).WithQueueOp(q, s1-1))
+			e.emitPush(&e.global.rb, w, evPush(traces.KindSpawn, s1, t, w).WithQueueOp(q, s1-1))
 		case opWake:
-			e.emitPush(&e.global.rb, w, ev(traces.KindWake, s1, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(q, s1-1))
+			e.emitPush(&e.global.rb, w, evPush(traces.KindWake, s1, t, w).WithOutcome(traces.OutcomeScheduled).WithQueueOp(q, s1-1))
 		case opRequeue:
-			e.emit(w, ev(traces.KindPollEnd, s1, t, w).WithResult(res))
-			e.emitPush(&e.global.rb, w, ev(traces.KindRequeue, s2, t, w).WithQueueOp(q, s1-1))
+			e.emit(w, evPoll(traces.KindPollEnd, s1, t, w).WithResult(res))
+			e.emitPush(&e.global.rb, w, evPush(traces.KindRequeue, s2, t, w).WithQueueOp(q, s1-1))
 		}
 	}
 	unlock()

@@ -146,7 +146,7 @@ func (r *CoverResult) JSON() *CoverResultJSON {
 // CoverExecutors lists the executors Cover knows.
 // (retry is not among them: its closed model fails each task's first
 // attempts, a workload Cover does not draw yet.)
-var CoverExecutors = []string{"worksteal", "fifo", "wakeable", "timeslice"}
+var CoverExecutors = []string{"worksteal", "fifo", "wakeable", "timeslice", "priority"}
 
 // CoverModel returns the closed configuration that the built-in executor
 // name follows, for the given workers, local capacity (worksteal) and
@@ -190,6 +190,18 @@ func CoverModel(name string, c model.Config) (model.Config, func() executor.Exec
 		sl := c.Slice
 		mk = func() executor.Executor {
 			return executor.NewTimeslice(executor.TimesliceConfig{Workers: w, Slice: sl})
+		}
+	case "priority":
+		// Its trace is format v1.1: the spawns carry the priorities (task t
+		// gets the model's, Priorities[t-1] or t-1) and the header the
+		// aging, so its runs project onto the model's priority policy.
+		c.Policy, c.LocalCap = model.Priority, 0
+		if c.Aging == 0 {
+			c.Aging = 2
+		}
+		ag := c.Aging
+		mk = func() executor.Executor {
+			return executor.NewPriority(executor.PriorityConfig{Workers: w, Aging: ag, MaxPriority: max(c.Tasks, 7)})
 		}
 	default:
 		return c, nil, fmt.Errorf("cover: unknown executor %q (want one of %v)", name, CoverExecutors)
@@ -446,7 +458,17 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 				done[i] = true
 				return nil, true
 			})
-			if _, err := ex.Spawn(fut); err != nil {
+			var err error
+			if p, ok := ex.(executor.Prioritized); ok && mc.Policy == model.Priority {
+				pr := i // the model's priority of task i+1 when Priorities is nil
+				if i < len(mc.Priorities) {
+					pr = mc.Priorities[i]
+				}
+				_, err = p.SpawnPriority(fut, pr)
+			} else {
+				_, err = ex.Spawn(fut)
+			}
+			if err != nil {
 				panic(err)
 			}
 			ctl.Go(func() { // the task's event source: wakes from outside

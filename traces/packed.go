@@ -3,9 +3,12 @@ package traces
 // Packed is an executor's event in 24 bytes with no pointers: the form in
 // which the built-in executors write their events while they run, and in
 // which a BatchRecorder such as Log keeps them. It holds every field of an
-// Event except Rule and Detail (model steps and panic texts, which are not
-// packed), as long as the Kind is below 16, Worker, Victim and Queue lie in
-// [-1, MaxPackedWorker], Return is 0, Seq or Seq+1 (a push takes effect at
+// Event except Rule, Detail and Time (model steps, panic texts and clock
+// readings, which are not packed), as long as the Kind is below 16; a
+// Priority comes on a spawn, wake or requeue and a Future on a poll-begin,
+// poll-end or register, either without a Victim and at most MaxPackedExtra
+// (a Priority not below 0); Worker, Victim and Queue lie in
+// [-1, MaxPackedWorker]; Return is 0, Seq or Seq+1 (a push takes effect at
 // its own Seq, a take at the Seq after it, the beginning of its poll) and
 // Call is 0, Seq-1 or Seq-2 (the clock's value just before the operation's
 // own draw). Pack says whether an Event fits; Event turns a Packed back into
@@ -23,12 +26,18 @@ type Packed struct {
 // worker) a Packed can hold.
 const MaxPackedWorker = 1<<14 - 3
 
+// MaxPackedExtra is the largest Priority or Future a Packed can hold.
+const MaxPackedExtra = 1<<14 - 1
+
 // The layout of Packed.x, from the lowest bit: kind 4 bits, source 4,
 // result 4, outcome 4, return 2 (0: none, 1: Seq, 2: Seq+1), call 2 (0:
 // none, 1: Seq-1, 2: Seq-2), then worker, victim and queue in 14 bits each:
 // worker and victim plus one (so that zero bits are -1, none), the queue as
 // its Queue value (zero bits are QueueNone, w+1 is worker w's queue) but for
-// the global queue, all ones.
+// the global queue, all ones; then one bit, extra, that says the victim's
+// bits hold a format v1.1 field instead: the Priority of a spawn, wake or
+// requeue (Prioritized), or the Future of a poll-begin, poll-end or register.
+// Those events never have a victim, so the bits are free on them.
 const (
 	pkSource  = 4
 	pkResult  = 8
@@ -38,8 +47,21 @@ const (
 	pkWorker  = 20
 	pkVictim  = 34
 	pkQueue   = 48
+	pkExtra   = 62
 	pkMask14  = 1<<14 - 1
 )
+
+// extraKind returns how the victim's bits of an event of kind k carry a
+// v1.1 field: 'p' for a priority, 'f' for a future id, 0 for neither.
+func extraKind(k Kind) byte {
+	switch k {
+	case KindSpawn, KindWake, KindRequeue:
+		return 'p'
+	case KindPollBegin, KindPollEnd, KindRegister:
+		return 'f'
+	}
+	return 0
+}
 
 // PackedEvent returns the packed form of an event with the fields every
 // event has: its kind, Seq, task (0 for none) and worker (-1 outside any
@@ -79,12 +101,43 @@ func (p Packed) WithOutcome(o Outcome) Packed {
 	return p
 }
 
+// WithPriority returns p, a spawn, wake or requeue, carrying the task's
+// priority pr (format v1.1), which must lie in [0, MaxPackedExtra].
+func (p Packed) WithPriority(pr int32) Packed {
+	p.x |= 1<<pkExtra | uint64(uint32(pr)&pkMask14)<<pkVictim
+	return p
+}
+
+// WithFuture returns p, a poll-begin, poll-end or register, carrying the
+// id f of the future the poll drives (format v1.1), which must lie in
+// [1, MaxPackedExtra].
+func (p Packed) WithFuture(f int64) Packed {
+	p.x |= 1<<pkExtra | uint64(f&pkMask14)<<pkVictim
+	return p
+}
+
 // Pack returns the packed form of e, and false (with a zero Packed) if e
-// does not fit: a Rule or Detail, a v1.1 field (Future, Time, Priority), a
-// field out of its range, or a Return tick other than 0, Seq and Seq+1.
+// does not fit: a Rule, Detail or Time, a Priority or Future out of range
+// or on an event of another kind, a field out of its range, or a Return
+// tick other than 0, Seq and Seq+1.
 func Pack(e Event) (Packed, bool) {
 	in := func(v int32) bool { return v >= -1 && v <= MaxPackedWorker }
-	if e.Rule != 0 || e.Detail != "" || e.Future != 0 || e.Time != 0 || e.Prioritized || e.Priority != 0 || e.Kind > 0xf || !in(e.Worker) || !in(e.Victim) ||
+	var extra uint64
+	switch {
+	case e.Prioritized:
+		if e.Future != 0 || e.Victim != -1 || e.Priority < 0 || e.Priority > MaxPackedExtra || extraKind(e.Kind) != 'p' {
+			return Packed{}, false
+		}
+		extra = 1<<pkExtra | uint64(e.Priority)<<pkVictim
+	case e.Priority != 0:
+		return Packed{}, false
+	case e.Future != 0:
+		if e.Victim != -1 || e.Future < 1 || e.Future > MaxPackedExtra || extraKind(e.Kind) != 'f' {
+			return Packed{}, false
+		}
+		extra = 1<<pkExtra | uint64(e.Future)<<pkVictim
+	}
+	if e.Rule != 0 || e.Detail != "" || e.Time != 0 || e.Kind > 0xf || !in(e.Worker) || !in(e.Victim) ||
 		e.Queue < QueueGlobal || e.Queue > MaxPackedWorker+1 ||
 		e.Source > 0xf || e.Result > 0xf || e.Outcome > 0xf {
 		return Packed{}, false
@@ -111,7 +164,12 @@ func Pack(e Event) (Packed, bool) {
 	p := Packed{Seq: e.Seq, Task: e.Task}
 	p.x = uint64(e.Kind) | uint64(e.Source)<<pkSource | uint64(e.Result)<<pkResult |
 		uint64(e.Outcome)<<pkOutcome | ret<<pkReturn | call<<pkCall |
-		uint64(e.Worker+1)<<pkWorker | uint64(e.Victim+1)<<pkVictim | uint64(uint32(e.Queue)&pkMask14)<<pkQueue
+		uint64(e.Worker+1)<<pkWorker | uint64(uint32(e.Queue)&pkMask14)<<pkQueue
+	if extra != 0 {
+		p.x |= extra
+	} else {
+		p.x |= uint64(e.Victim+1) << pkVictim
+	}
 	return p, true
 }
 
@@ -129,6 +187,15 @@ func (p Packed) Event() Event {
 	}
 	if e.Queue == pkMask14 {
 		e.Queue = QueueGlobal
+	}
+	if p.x>>pkExtra&1 != 0 {
+		v := p.x >> pkVictim & pkMask14
+		e.Victim = -1
+		if extraKind(e.Kind) == 'p' {
+			e.Priority, e.Prioritized = int32(v), true
+		} else {
+			e.Future = int64(v)
+		}
 	}
 	switch p.x >> pkReturn & 3 {
 	case 1:

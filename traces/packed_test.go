@@ -31,6 +31,16 @@ func packable(t *rapid.T) Event {
 	case 2:
 		e.Return = seq + 1
 	}
+	// The v1.1 fields a Packed holds, on the kinds that carry them.
+	if e.Victim == -1 && rapid.Bool().Draw(t, "extra") {
+		switch extraKind(e.Kind) {
+		case 'p':
+			e.Priority = rapid.Int32Range(0, MaxPackedExtra).Draw(t, "priority")
+			e.Prioritized = true
+		case 'f':
+			e.Future = rapid.Int64Range(1, MaxPackedExtra).Draw(t, "future")
+		}
+	}
 	return e
 }
 
@@ -56,21 +66,31 @@ func TestPackRefuses(t *testing.T) {
 		t.Fatal("a plain spawn does not pack")
 	}
 	for name, change := range map[string]func(e *Event){
-		"rule":         func(e *Event) { e.Rule = 1 },
-		"kind":         func(e *Event) { e.Kind = 16 },
-		"call far":     func(e *Event) { e.Call = e.Seq - 3 },
-		"call late":    func(e *Event) { e.Call = e.Seq },
-		"detail":       func(e *Event) { e.Detail = "panic: x" },
-		"worker high":  func(e *Event) { e.Worker = MaxPackedWorker + 1 },
-		"worker low":   func(e *Event) { e.Worker = -2 },
-		"victim high":  func(e *Event) { e.Victim = MaxPackedWorker + 1 },
-		"queue high":   func(e *Event) { e.Queue = MaxPackedWorker + 2 },
-		"queue low":    func(e *Event) { e.Queue = -2 },
-		"source":       func(e *Event) { e.Source = 16 },
-		"result":       func(e *Event) { e.Result = 16 },
-		"outcome":      func(e *Event) { e.Outcome = 16 },
-		"return far":   func(e *Event) { e.Return = e.Seq + 2 },
-		"return early": func(e *Event) { e.Return = e.Seq - 1 },
+		"rule":             func(e *Event) { e.Rule = 1 },
+		"kind":             func(e *Event) { e.Kind = 16 },
+		"call far":         func(e *Event) { e.Call = e.Seq - 3 },
+		"call late":        func(e *Event) { e.Call = e.Seq },
+		"detail":           func(e *Event) { e.Detail = "panic: x" },
+		"worker high":      func(e *Event) { e.Worker = MaxPackedWorker + 1 },
+		"worker low":       func(e *Event) { e.Worker = -2 },
+		"victim high":      func(e *Event) { e.Victim = MaxPackedWorker + 1 },
+		"queue high":       func(e *Event) { e.Queue = MaxPackedWorker + 2 },
+		"queue low":        func(e *Event) { e.Queue = -2 },
+		"source":           func(e *Event) { e.Source = 16 },
+		"result":           func(e *Event) { e.Result = 16 },
+		"outcome":          func(e *Event) { e.Outcome = 16 },
+		"return far":       func(e *Event) { e.Return = e.Seq + 2 },
+		"return early":     func(e *Event) { e.Return = e.Seq - 1 },
+		"time":             func(e *Event) { e.Time = 5 },
+		"priority neg":     func(e *Event) { e.Priority, e.Prioritized = -1, true },
+		"priority big":     func(e *Event) { e.Priority, e.Prioritized = MaxPackedExtra+1, true },
+		"priority bare":    func(e *Event) { e.Priority = 3 },
+		"priority victim":  func(e *Event) { e.Priority, e.Prioritized, e.Victim = 3, true, 0 },
+		"future on spawn":  func(e *Event) { e.Future = 1 },
+		"priority on poll": func(e *Event) { e.Kind, e.Priority, e.Prioritized = KindPollBegin, 2, true },
+		"future big":       func(e *Event) { e.Kind, e.Future = KindPollEnd, MaxPackedExtra+1 },
+		"future neg":       func(e *Event) { e.Kind, e.Future = KindPollEnd, -1 },
+		"both":             func(e *Event) { e.Future, e.Priority, e.Prioritized = 1, 1, true },
 	} {
 		e := ok
 		change(&e)
@@ -115,6 +135,16 @@ func TestPackedBuilders(t *testing.T) {
 		end := base
 		end.Kind, end.Result = KindPollEnd, ResultPending
 		check("poll-end", PackedEvent(KindPollEnd, seq, task, w).WithResult(ResultPending), end)
+
+		pr := rapid.Int32Range(0, MaxPackedExtra).Draw(t, "priority")
+		pspawn := spawn
+		pspawn.Priority, pspawn.Prioritized = pr, true
+		check("spawn with priority", PackedEvent(KindSpawn, seq, task, w).WithQueueOp(q, seq-1).WithPriority(pr), pspawn)
+
+		f := rapid.Int64Range(1, MaxPackedExtra).Draw(t, "future")
+		fend := end
+		fend.Future = f
+		check("poll-end with future", PackedEvent(KindPollEnd, seq, task, w).WithResult(ResultPending).WithFuture(f), fend)
 	})
 }
 

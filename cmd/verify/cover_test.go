@@ -125,3 +125,21 @@ func TestCoverExhaustive(t *testing.T) {
 		t.Errorf("--json: %+v", j)
 	}
 }
+
+// The priority executor's traces are format v1.1 (priorities on spawns,
+// aging in the header): `verify cover` projects them onto the model's
+// priority policy and reports coverage.
+func TestCoverPriority(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch(context.Background(), []string{"cover", "--executor", "priority", "--runs", "200", "--json", "-q"}, &out, &errb)
+	if code != exitHolds {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	var j map[string]any
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	if j["outside"].(float64) != 0 || j["visited_states"].(float64) < 100 {
+		t.Fatalf("outside %v, visited_states %v", j["outside"], j["visited_states"])
+	}
+}
