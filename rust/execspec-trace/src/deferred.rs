@@ -23,6 +23,12 @@
 //! | wake (wrapper) | the task's last poll tick (its begin while it runs) |
 //! | any other tick ([`Recorder::record`](crate::Recorder::record), [`Op::tick`](crate::Op::tick), a thread's first) | every thread's last published tick (a barrier) |
 //!
+//! When the event reads a time stamp (`time` on spawns and polls) the
+//! stamp joins the floor, so the ticks stay near real time across threads
+//! (a hybrid logical clock: the join keeps the guarantees below, the stamp
+//! only brings unrelated events of different threads close to their real
+//! order). Without time the clock is purely logical.
+//!
 //! Each task carries two words: `last`, stored by the
 //! polling thread at each poll-begin and poll-end, and `woken`, raised by
 //! every wake with `fetch_max` before the executor's waker is called.
@@ -43,13 +49,15 @@
 //!   same guarantee as one atomic counter for ticks related by
 //!   happens-before (a critical section, a CAS on a state word).
 //!
-//! What it does not give: an order between events of different tasks on
-//! different threads that only tokio's internals relate. The checks a
+//! What it does not give: an exact order between events of different
+//! tasks on different threads that only the executor's internals relate
+//! (with time on, near their real order, by the TSC). The checks a
 //! black-box trace decides are about one task or one worker (no poll after
 //! Ready, no concurrent polls of a task, one poll at a time per worker,
 //! every wake followed by a poll, no spurious polls), so they are decided
 //! exactly; the fairness figures counted in polls of other tasks and in
-//! ticks are not meaningful in this mode (those in `time` are). Lock-free
+//! ticks are approximate in this mode (without time, not meaningful);
+//! those in `time` are exact. Lock-free
 //! recording (`order: intervals`) is not supported here: two operations
 //! that overlap in real time may get disjoint intervals.
 //!
@@ -63,7 +71,8 @@
 //! `EXECSPEC_TRACE_TSC=0`) it is [`now_ns`](crate::now_ns). Only `time`
 //! relies on the TSC, and only for being non-decreasing per thread (the
 //! clamp ensures it) and close to real time across threads (the fairness
-//! figures in `time`); the order of events does not.
+//! figures in `time`, and how near the order of unrelated events comes to
+//! their real order); the guarantees above do not.
 
 #[cfg(test)]
 use crate::event::Event;

@@ -72,8 +72,9 @@ impl Recorder {
         let mut clock = None;
         if self.inner.deferred {
             let b = buf(self);
-            let tick = b.advance(0);
             let t0 = if time { b.stamp() } else { 0 };
+            // The stamp, when read, keeps ticks near real time (module doc).
+            let tick = b.advance(t0);
             b.recs.push(Rec { tick, end: 0, task, t0, t1: 0, worker: worker_code(current_worker()), kind: deferred::SPAWN, result: 0 });
             clock = Some(Arc::new(TaskClock { last: tick.into(), woken: 0.into() }));
         } else {
@@ -103,12 +104,12 @@ impl<F: Future> Future for Traced<F> {
             local = this.rec.local_buf();
             // SAFETY: the buffer lives as long as the recorder.
             let b = unsafe { &*local };
-            begin.0 = b.advance(clock.last.load(Acquire).max(clock.woken.load(Acquire)));
-            // A wake that loads this comes after the begin.
-            clock.last.store(begin.0, Release);
             if this.time {
                 begin.1 = b.stamp();
             }
+            begin.0 = b.advance(clock.last.load(Acquire).max(clock.woken.load(Acquire)).max(begin.1));
+            // A wake that loads this comes after the begin.
+            clock.last.store(begin.0, Release);
         } else {
             let mut e = Event::poll_begin(this.task, w).with_future(1);
             if this.time {
@@ -136,9 +137,9 @@ impl<F: Future> Future for Traced<F> {
         if let Some(clock) = &this.clock {
             // SAFETY: as above; the poll ran on this thread.
             let b = unsafe { &*local };
-            let end = b.advance(clock.woken.load(Acquire));
-            clock.last.store(end, Release);
             let t1 = if this.time { b.stamp() } else { 0 };
+            let end = b.advance(clock.woken.load(Acquire).max(t1));
+            clock.last.store(end, Release);
             b.recs.push(Rec {
                 tick: begin.0,
                 end,
