@@ -150,7 +150,9 @@ fn tick_used_outside_its_op_is_reported() {
         op.tick()
     };
     rec.record(Event::poll_begin(1, Some(0)));
-    thread::sleep(Duration::from_millis(20)); // the writer writes the later event
+    // The writer (every 10 µs) writes the later event meanwhile; long
+    // enough for a loaded machine.
+    thread::sleep(Duration::from_millis(300));
     rec.op().emit(Event { seq: early, ..Event::poll_begin(2, Some(0)) });
     let err = rec.finish().unwrap_err();
     assert!(err.to_string().contains("a tick used outside the op that drew it"), "{}", err);

@@ -38,8 +38,9 @@ pub struct Traced<F> {
     rec: Recorder,
     time: bool,
     done: bool,
-    // Deferred mode: the task's clock words.
-    clock: Option<Arc<TaskClock>>,
+    // Deferred mode: the task's first waker data, which holds its clock
+    // words (one allocation touched per wake, not two). Dropped at the end.
+    home: Option<Arc<WakeData>>,
     // The executor's waker last seen, and ours around it: executors hand
     // the same waker to every poll of a task, so it is wrapped once.
     cached: Option<(Waker, Waker)>,
@@ -69,14 +70,14 @@ impl Recorder {
     /// With time, the spawn, poll-begin and poll-end carry `time` (v1.1).
     pub fn trace<F: Future>(&self, fut: F, time: bool) -> Traced<F> {
         let task = self.new_task_id();
-        let mut clock = None;
+        let mut home = None;
         if self.inner.deferred {
             let b = buf(self);
             let t0 = if time { b.stamp() } else { 0 };
             // The stamp, when read, keeps ticks near real time (module doc).
             let tick = b.advance(t0);
             b.recs.push(Rec { tick, end: 0, task, t0, t1: 0, worker: worker_code(current_worker()), kind: deferred::SPAWN, result: 0 });
-            clock = Some(Arc::new(TaskClock { last: tick.into(), woken: 0.into() }));
+            home = Some(new_home(self, task, tick));
         } else {
             let mut e = Event::spawn(task, current_worker(), None);
             if time {
@@ -84,7 +85,7 @@ impl Recorder {
             }
             self.record(e);
         }
-        Traced { fut, task, rec: self.clone(), time, done: false, clock, cached: None }
+        Traced { fut, task, rec: self.clone(), time, done: false, home, cached: None }
     }
 }
 
@@ -100,7 +101,12 @@ impl<F: Future> Future for Traced<F> {
         // and this thread's buffer.
         let mut begin = (0, 0);
         let mut local: *const Buf = std::ptr::null();
-        if let Some(clock) = &this.clock {
+        if this.rec.inner.deferred && this.home.is_none() {
+            // Polled after its end (which the checker reports): a new clock.
+            this.home = Some(new_home(&this.rec, this.task, 0));
+        }
+        if let Some(home) = &this.home {
+            let clock = &home.clock;
             local = this.rec.local_buf();
             // SAFETY: the buffer lives as long as the recorder.
             let b = unsafe { &*local };
@@ -122,7 +128,16 @@ impl<F: Future> Future for Traced<F> {
             None => true,
         };
         if fresh {
-            let ours = wrap_waker(&this.rec, this.task, this.clock.clone(), cx.waker().clone());
+            let ours = match &mut this.home {
+                Some(h) if h.inner.is_none() => {
+                    // No waker of ours was handed out yet: the home is ours alone.
+                    Arc::get_mut(h).expect("a home no waker shares").inner = Some(cx.waker().clone());
+                    buf(&this.rec).count(WAKERS_MADE);
+                    // SAFETY: the vtable's functions treat the pointer as an Arc<WakeData>.
+                    unsafe { Waker::from_raw(RawWaker::new(Arc::into_raw(Arc::clone(h)) as *const (), &VTABLE)) }
+                }
+                h => wrap_waker(&this.rec, this.task, h.clone(), cx.waker().clone()),
+            };
             this.cached = Some((cx.waker().clone(), ours));
         }
         let waker = &this.cached.as_ref().expect("a waker").1;
@@ -134,7 +149,8 @@ impl<F: Future> Future for Traced<F> {
             Ok(Poll::Ready(_)) => PollResult::Ready,
             Err(_) => PollResult::Panic,
         };
-        if let Some(clock) = &this.clock {
+        if let Some(home) = &this.home {
+            let clock = &home.clock;
             // SAFETY: as above; the poll ran on this thread.
             let b = unsafe { &*local };
             let t1 = if this.time { b.stamp() } else { 0 };
@@ -159,7 +175,9 @@ impl<F: Future> Future for Traced<F> {
         }
         if result != PollResult::Pending {
             this.done = true;
-            this.cached = None; // the executor's waker is not kept past the end
+            // The executor's waker is not kept past the end.
+            this.cached = None;
+            this.home = None;
         }
         match r {
             Ok(p) => p,
@@ -168,16 +186,32 @@ impl<F: Future> Future for Traced<F> {
     }
 }
 
+/// What our waker points to. In deferred mode a task's first one (its
+/// home, made at spawn) holds the task's clock words; a later one (made if
+/// the executor's waker changes) points to the home.
 struct WakeData {
-    rec: Recorder,
+    clock: TaskClock,
     task: u64,
-    clock: Option<Arc<TaskClock>>,
-    inner: Waker,
+    home: Option<Arc<WakeData>>,
+    rec: Recorder,
+    /// The executor's waker; None only in a home before its first poll.
+    inner: Option<Waker>,
 }
 
-fn wrap_waker(rec: &Recorder, task: u64, clock: Option<Arc<TaskClock>>, inner: Waker) -> Waker {
+impl WakeData {
+    fn clock(&self) -> &TaskClock {
+        self.home.as_deref().map_or(&self.clock, |h| &h.clock)
+    }
+}
+
+fn new_home(rec: &Recorder, task: u64, tick: u64) -> Arc<WakeData> {
+    let clock = TaskClock { last: tick.into(), woken: 0.into() };
+    Arc::new(WakeData { clock, task, home: None, rec: rec.clone(), inner: None })
+}
+
+fn wrap_waker(rec: &Recorder, task: u64, home: Option<Arc<WakeData>>, inner: Waker) -> Waker {
     buf(rec).count(WAKERS_MADE);
-    let data = Arc::new(WakeData { rec: rec.clone(), task, clock, inner });
+    let data = Arc::new(WakeData { clock: TaskClock::default(), task, home, rec: rec.clone(), inner: Some(inner) });
     // SAFETY: the vtable's functions treat the pointer as an Arc<WakeData>.
     unsafe { Waker::from_raw(RawWaker::new(Arc::into_raw(data) as *const (), &VTABLE)) }
 }
@@ -194,8 +228,9 @@ unsafe fn clone_raw(p: *const ()) -> RawWaker {
 fn record_wake(d: &WakeData) {
     let b = buf(&d.rec);
     // The tick before the executor's waker runs: the poll it leads to comes later.
-    if let Some(clock) = &d.clock {
+    if d.rec.inner.deferred {
         // (Wakes are counted at finish, from the records.)
+        let clock = d.clock();
         let tick = b.advance(clock.last.load(Acquire));
         clock.woken.fetch_max(tick, AcqRel);
         b.recs.push(Rec { tick, end: 0, task: d.task, t0: 0, t1: 0, worker: worker_code(current_worker()), kind: deferred::WAKE, result: 0 });
@@ -203,7 +238,9 @@ fn record_wake(d: &WakeData) {
         b.count(WAKES);
         d.rec.record(Event::wake(d.task, current_worker(), None));
     }
-    d.inner.wake_by_ref();
+    if let Some(inner) = &d.inner {
+        inner.wake_by_ref();
+    }
 }
 
 unsafe fn wake_raw(p: *const ()) {
