@@ -221,8 +221,11 @@ pub struct Summary {
     /// Events written after the header.
     pub events: u64,
     /// Events recorded with a tick drawn after finish read the clock (lost).
+    /// Always 0 in deferred mode, where events recorded after finish took
+    /// the buffers are neither written nor counted.
     pub late: u64,
-    /// The most events the writer held back at once (the merge window).
+    /// The most events the writer held back at once (the merge window; in
+    /// deferred mode, all of them).
     pub max_pending: usize,
     /// Wakers made by the future wrapper, and clones and drops of them.
     pub wakers_made: u64,
