@@ -130,27 +130,9 @@ fn worker_of(w: u32) -> Option<u32> {
 }
 
 impl Rec {
-    /// How many events the record stands for (a poll: its begin and end).
-    pub(crate) fn events(&self) -> usize {
-        if self.kind == POLL {
-            2
-        } else {
-            1
-        }
-    }
-
     /// Whether the event (half 1: a poll's end) uses a v1.1 field.
     pub(crate) fn is_v1_1(&self) -> bool {
         self.kind == POLL || (self.kind == SPAWN && self.t0 != 0)
-    }
-
-    /// The tick of the record's event half (1: a poll's end).
-    pub(crate) fn tick_of(&self, half: u32) -> u64 {
-        if half == 1 {
-            self.end
-        } else {
-            self.tick
-        }
     }
 
     /// Appends the JSON line of the record's event half (1: a poll's end)
@@ -208,8 +190,10 @@ pub(crate) struct TaskClock {
     pub woken: AtomicU64,
 }
 
-/// Records per chunk: 96 KiB.
+/// Records per chunk: 96 KiB. At most 2^11: finish addresses a record by
+/// chunk and 11 bits of offset.
 const CAP: usize = 2048;
+const _: () = assert!(CAP <= 1 << 11);
 /// Chunks kept for reuse after finish (at most 24 MiB): a chunk touched
 /// before costs no page faults, which is most of what a fresh one costs.
 const POOL_MAX: usize = 256;
@@ -218,6 +202,15 @@ static POOL: Mutex<Vec<Vec<Rec>>> = Mutex::new(Vec::new());
 
 fn fresh_chunk() -> Vec<Rec> {
     POOL.lock().unwrap().pop().unwrap_or_else(|| Vec::with_capacity(CAP))
+}
+
+/// Gives chunks back to the pool.
+pub(crate) fn recycle_all(chunks: Vec<Vec<Rec>>) {
+    for c in chunks {
+        if c.capacity() == CAP {
+            recycle(c);
+        }
+    }
 }
 
 fn recycle(mut c: Vec<Rec>) {
@@ -272,21 +265,19 @@ impl Stream {
         self.len.store(0, Ordering::Release);
     }
 
-    /// Copies every published record to out (full chunks go back to the
-    /// pool; the current one stays with its owner). Any thread; meant to
-    /// run once, at finish.
-    pub(crate) fn take(&self, out: &mut Vec<Rec>) {
+    /// Moves every published record to out: the full chunks themselves
+    /// (no copy; give them back with [`recycle_all`]) and a copy of the
+    /// current one's (which stays with its owner). Any thread; meant to run
+    /// once, at finish.
+    pub(crate) fn take(&self, out: &mut Vec<Vec<Rec>>) {
         let mut full = self.full.lock().unwrap();
-        for c in full.drain(..) {
-            out.extend_from_slice(&c);
-            recycle(c);
-        }
+        out.append(&mut full);
         let p = self.cur.load(Ordering::Relaxed);
         let n = self.len.load(Ordering::Acquire);
         if !p.is_null() && n > 0 {
             // SAFETY: slots below the published len are written and stay
             // unchanged; cur does not change while full is held.
-            out.extend_from_slice(unsafe { std::slice::from_raw_parts(p, n) });
+            out.push(unsafe { std::slice::from_raw_parts(p, n) }.to_vec());
         }
     }
 }

@@ -527,11 +527,14 @@ impl Recorder {
         let time = |raw: u64| scale.ns(raw);
         let bufs: Vec<Arc<Buf>> = self.inner.s.bufs.lock().unwrap().clone();
         // Every event as a 16-byte key: its tick and thread, and where it
-        // is: GENERAL | index into evs, or a record's index * 2 + half.
+        // is: GENERAL | index into evs, or a record's chunk, its offset in
+        // the chunk and the half (1: a poll's end), CHUNK_BITS + 11 + 1 bits.
         const GENERAL: u32 = 1 << 31;
+        const CHUNK_BITS: u32 = 19;
         let mut evs: Vec<Packed> = Vec::new();
-        let mut recs: Vec<Rec> = Vec::new();
-        let mut keys: Vec<(u64, u32, u32)> = Vec::new();
+        let mut gen_keys: Vec<(u64, u32, u32)> = Vec::new();
+        let mut chunks: Vec<Vec<Rec>> = Vec::new();
+        let mut thread_of_chunk: Vec<u32> = Vec::new();
         let mut intervals = false;
         for b in &bufs {
             b.acquire();
@@ -540,22 +543,30 @@ impl Recorder {
             for c in std::iter::once(&mut ch.cur).chain(ch.full.iter_mut()) {
                 for e in c.drain(..) {
                     intervals |= e.has_interval();
-                    keys.push((e.seq, b.idx, GENERAL | evs.len() as u32));
+                    gen_keys.push((e.seq, b.idx, GENERAL | evs.len() as u32));
                     evs.push(e);
                 }
             }
             b.release();
-            let from = recs.len();
-            b.recs.take(&mut recs);
-            keys.reserve(recs[from..].iter().map(Rec::events).sum());
-            for (i, r) in recs.iter().enumerate().skip(from) {
-                for half in 0..r.events() as u32 {
-                    keys.push((r.tick_of(half), b.idx, i as u32 * 2 + half));
+            let from = chunks.len();
+            b.recs.take(&mut chunks);
+            thread_of_chunk.resize(thread_of_chunk.len() + chunks.len() - from, b.idx);
+        }
+        if chunks.len() >= 1 << CHUNK_BITS || evs.len() >= GENERAL as usize {
+            return Err(io::Error::other("execspec-trace: more than 2^30 records in one deferred recorder"));
+        }
+        let n_recs: usize = chunks.iter().map(Vec::len).sum();
+        let mut keys = Vec::with_capacity(2 * n_recs + evs.len());
+        keys.append(&mut gen_keys);
+        for (ci, c) in chunks.iter().enumerate() {
+            let thread = thread_of_chunk[ci];
+            for (off, r) in c.iter().enumerate() {
+                let at = ((ci as u32) << 12) | ((off as u32) << 1);
+                keys.push((r.tick, thread, at));
+                if r.kind == deferred::POLL {
+                    keys.push((r.end, thread, at | 1));
                 }
             }
-        }
-        if recs.len() >= (GENERAL / 2) as usize || evs.len() >= GENERAL as usize {
-            return Err(io::Error::other("execspec-trace: more than 2^30 records in one deferred recorder"));
         }
         keys.sort_unstable_by_key(|&(t, i, _)| (t, i));
         // The seq of the key at position n is n + 1, unless call and ret
@@ -589,7 +600,7 @@ impl Recorder {
                 }
                 e.write_json(&mut st.line);
             } else {
-                let r = &recs[(at / 2) as usize];
+                let r = &chunks[(at >> 12) as usize][((at >> 1) & 0x7ff) as usize];
                 if st.minor == 0 && r.is_v1_1() {
                     st.v1_1_in_v1_0 += 1;
                 }
@@ -612,7 +623,8 @@ impl Recorder {
             ));
         }
         let n = keys.len();
-        let wakes = recs.iter().filter(|r| r.kind == deferred::WAKE).count() as u64;
+        let wakes = chunks.iter().flatten().filter(|r| r.kind == deferred::WAKE).count() as u64;
+        deferred::recycle_all(chunks);
         Ok(self.summary(Summary { events: n as u64, late: 0, max_pending: n, wakes, ..Summary::default() }))
     }
 }
