@@ -337,19 +337,20 @@ pub(crate) fn calibration_origin() -> (u64, u64) {
     *ORIGIN.get_or_init(|| (crate::recorder::now_ns(), stamp()))
 }
 
-/// The conversion of raw stamps to nanoseconds, fixed at finish.
+/// The conversion of raw stamps to nanoseconds, fixed at finish: a 32.32
+/// fixed-point factor (an error below 1 ns per 4 s from the origin), no
+/// division per event.
 pub(crate) struct TimeScale {
     ns0: u64,
     raw0: u64,
-    num: u128,
-    den: u128,
+    mult: u128,
 }
 
 impl TimeScale {
     pub(crate) fn now() -> TimeScale {
         let (ns0, raw0) = calibration_origin();
         if !use_tsc() {
-            return TimeScale { ns0, raw0: ns0 + 1, num: 1, den: 1 };
+            return TimeScale { ns0, raw0: ns0 + 1, mult: 1 << 32 };
         }
         // At least 20 ms between the two points (a sleep, no CPU).
         let since = crate::recorder::now_ns().saturating_sub(ns0);
@@ -357,15 +358,16 @@ impl TimeScale {
             std::thread::sleep(Duration::from_nanos(20_000_000 - since));
         }
         let (ns1, raw1) = (crate::recorder::now_ns(), stamp());
-        TimeScale { ns0, raw0, num: u128::from(ns1 - ns0), den: u128::from(raw1.saturating_sub(raw0).max(1)) }
+        let mult = (u128::from(ns1 - ns0) << 32) / u128::from(raw1.saturating_sub(raw0).max(1));
+        TimeScale { ns0, raw0, mult }
     }
 
     /// Nanoseconds for a raw stamp, at least 1.
     pub(crate) fn ns(&self, raw: u64) -> u64 {
         let d = if raw >= self.raw0 {
-            self.ns0 as i128 + (u128::from(raw - self.raw0) * self.num / self.den) as i128
+            self.ns0 as i128 + ((u128::from(raw - self.raw0) * self.mult) >> 32) as i128
         } else {
-            self.ns0 as i128 - (u128::from(self.raw0 - raw) * self.num / self.den) as i128
+            self.ns0 as i128 - ((u128::from(self.raw0 - raw) * self.mult) >> 32) as i128
         };
         d.clamp(1, i128::from(u64::MAX)) as u64
     }
