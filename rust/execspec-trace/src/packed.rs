@@ -78,6 +78,31 @@ impl Packed {
             || (self.kind == Kind::Wake && self.task == 0)
     }
 
+    /// Whether the event carries call or ret.
+    pub(crate) fn has_interval(&self) -> bool {
+        self.flags & (HAS_CALL | HAS_RET) != 0
+    }
+
+    /// Calls f with call and ret, those present.
+    pub(crate) fn interval_ticks(&self, mut f: impl FnMut(u64)) {
+        if self.flags & HAS_CALL != 0 {
+            f(self.call);
+        }
+        if self.flags & HAS_RET != 0 {
+            f(self.ret);
+        }
+    }
+
+    /// Replaces call and ret, those present, by f of them.
+    pub(crate) fn map_interval_ticks(&mut self, f: impl Fn(u64) -> u64) {
+        if self.flags & HAS_CALL != 0 {
+            self.call = f(self.call);
+        }
+        if self.flags & HAS_RET != 0 {
+            self.ret = f(self.ret);
+        }
+    }
+
     pub(crate) fn kind_name(&self) -> &'static str {
         self.kind.name()
     }
@@ -146,13 +171,13 @@ impl Packed {
 }
 
 #[inline]
-fn field(out: &mut Vec<u8>, key: &[u8], v: u64) {
+pub(crate) fn field(out: &mut Vec<u8>, key: &[u8], v: u64) {
     out.extend_from_slice(key);
     num(out, v);
 }
 
 #[inline]
-fn text(out: &mut Vec<u8>, key: &[u8], v: &str) {
+pub(crate) fn text(out: &mut Vec<u8>, key: &[u8], v: &str) {
     out.extend_from_slice(key);
     out.extend_from_slice(v.as_bytes());
     out.push(b'"');

@@ -17,11 +17,12 @@
 //! second: recording an event costs a thread-local lookup, one uncontended
 //! compare-and-swap, one fetch_add on the clock and a push onto a Vec.
 
+use crate::deferred::{self, Rec, Stream, TimeScale};
 use crate::event::{Event, Header, Kind, Source};
 use crate::packed::Packed;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -34,12 +35,31 @@ const CHUNK: usize = 256;
 
 /// A per-thread buffer. `locked` is the lock the owner holds while it draws
 /// ticks and pushes their events, and the writer holds while it takes the
-/// events out. `depth` is touched by the owner thread only (nested ops).
-struct Buf {
+/// events out. `depth`, `clock` and `last_stamp` are touched by the owner
+/// thread only; `published`, `recs` and `counters` are written by the owner
+/// and read by others (see [`crate::deferred`]).
+pub(crate) struct Buf {
     locked: AtomicBool,
     depth: UnsafeCell<u32>,
     chunks: UnsafeCell<Chunks>,
+    /// The thread's number in the recorder (registration order), which
+    /// breaks ties between equal ticks of the deferred clock.
+    idx: u32,
+    /// Deferred mode: the thread's logical clock, and its value as of the
+    /// last tick, published for barrier ticks.
+    clock: UnsafeCell<u64>,
+    published: AtomicU64,
+    last_stamp: UnsafeCell<u64>,
+    pub(crate) recs: Stream,
+    /// Wakers made, waker clones, waker drops, wakes: counted per thread
+    /// (a shared counter would be a contended line on every wake).
+    counters: [AtomicU64; 4],
 }
+
+pub(crate) const WAKERS_MADE: usize = 0;
+pub(crate) const WAKER_CLONES: usize = 1;
+pub(crate) const WAKER_DROPS: usize = 2;
+pub(crate) const WAKES: usize = 3;
 
 struct Chunks {
     cur: Vec<Packed>,
@@ -67,6 +87,52 @@ unsafe impl Sync for Buf {}
 unsafe impl Send for Buf {}
 
 impl Buf {
+    fn new(idx: u32, clock: u64) -> Buf {
+        Buf {
+            locked: AtomicBool::new(false),
+            depth: UnsafeCell::new(0),
+            chunks: UnsafeCell::new(Chunks { cur: Vec::new(), full: Vec::new(), free: Vec::new() }),
+            idx,
+            clock: UnsafeCell::new(clock),
+            published: AtomicU64::new(clock),
+            last_stamp: UnsafeCell::new(0),
+            recs: Stream::new(),
+            counters: Default::default(),
+        }
+    }
+
+    /// Deferred clock: the next tick, above floor and above every tick of
+    /// this thread so far; published. Owner thread only.
+    #[inline]
+    pub(crate) fn advance(&self, floor: u64) -> u64 {
+        // SAFETY: clock is owner-only (the buffer belongs to this thread).
+        unsafe {
+            let c = &mut *self.clock.get();
+            *c = (*c).max(floor) + 1;
+            self.published.store(*c, Ordering::Release);
+            *c
+        }
+    }
+
+    /// A raw time stamp, never below this thread's last. Owner thread only.
+    #[inline]
+    pub(crate) fn stamp(&self) -> u64 {
+        // SAFETY: last_stamp is owner-only.
+        unsafe {
+            let l = &mut *self.last_stamp.get();
+            *l = (*l).max(deferred::stamp());
+            *l
+        }
+    }
+
+    /// Counts one of WAKERS_MADE, …, WAKES. Owner thread only (a load and a
+    /// store, no read-modify-write).
+    #[inline]
+    pub(crate) fn count(&self, i: usize) {
+        let c = &self.counters[i];
+        c.store(c.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+
     fn acquire(&self) {
         let mut spins = 0u32;
         while self.locked.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
@@ -89,6 +155,10 @@ thread_local! {
     // This thread's buffer for each recorder it has recorded into.
     static BUFS: RefCell<Vec<(u64, Arc<Buf>)>> = const { RefCell::new(Vec::new()) };
     static WORKER: Cell<Option<u32>> = const { Cell::new(None) };
+    // The recorder id and buffer this thread used last: the lookup of every
+    // event but the first. No destructor, so usable while thread-locals
+    // are destroyed (a waker dropped then).
+    static LAST: Cell<(u64, *const Buf)> = const { Cell::new((0, std::ptr::null())) };
 }
 
 /// Declares which worker the current thread is (None: not a worker). Call it
@@ -124,11 +194,11 @@ pub(crate) struct Inner {
     s: Arc<Shared>,
     next_task: AtomicU64,
     writer: Mutex<Option<JoinHandle<io::Result<WriterState>>>>,
+    /// Deferred mode: the writer state, used by finish only.
+    later: Mutex<Option<WriterState>>,
+    pub(crate) deferred: bool,
+    next_idx: AtomicU32,
     finished: AtomicBool,
-    pub(crate) waker_clones: AtomicU64,
-    pub(crate) waker_drops: AtomicU64,
-    pub(crate) wakers_made: AtomicU64,
-    pub(crate) wakes: AtomicU64,
 }
 
 struct WriterState {
@@ -151,8 +221,11 @@ pub struct Summary {
     /// Events written after the header.
     pub events: u64,
     /// Events recorded with a tick drawn after finish read the clock (lost).
+    /// Always 0 in deferred mode, where events recorded after finish took
+    /// the buffers are neither written nor counted.
     pub late: u64,
-    /// The most events the writer held back at once (the merge window).
+    /// The most events the writer held back at once (the merge window; in
+    /// deferred mode, all of them).
     pub max_pending: usize,
     /// Wakers made by the future wrapper, and clones and drops of them.
     pub wakers_made: u64,
@@ -184,11 +257,19 @@ pub struct Recorder {
 pub struct Options {
     /// How often the writer merges the buffers (default 2 ms).
     pub interval: Duration,
+    /// Deferred mode (default off): no writer thread and no shared clock;
+    /// each thread keeps a logical clock and buffers binary records, and
+    /// [`Recorder::finish`] orders, formats and writes everything. The
+    /// cheapest way to record a black-box trace ([`Recorder::trace`]);
+    /// memory grows by 48 bytes per poll or wake until finish. See
+    /// [`crate::deferred`] for the order it guarantees (not
+    /// `order: intervals`).
+    pub deferred: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { interval: Duration::from_millis(2) }
+        Options { interval: Duration::from_millis(2), deferred: false }
     }
 }
 
@@ -202,6 +283,9 @@ impl Recorder {
     /// A recorder with options.
     pub fn with_options(header: Header, out: impl Write + Send + 'static, opts: Options) -> Recorder {
         let minor = header.effective_minor();
+        if opts.deferred {
+            deferred::calibration_origin();
+        }
         let inner = Arc::new(Inner {
             id: NEXT_RECORDER.fetch_add(1, Ordering::Relaxed),
             s: Arc::new(Shared {
@@ -213,11 +297,10 @@ impl Recorder {
             }),
             next_task: AtomicU64::new(1),
             writer: Mutex::new(None),
+            later: Mutex::new(None),
+            deferred: opts.deferred,
+            next_idx: AtomicU32::new(0),
             finished: AtomicBool::new(false),
-            waker_clones: AtomicU64::new(0),
-            waker_drops: AtomicU64::new(0),
-            wakers_made: AtomicU64::new(0),
-            wakes: AtomicU64::new(0),
         });
         let mut st = WriterState {
             out: Box::new(io::BufWriter::with_capacity(1 << 16, out)),
@@ -232,6 +315,10 @@ impl Recorder {
             minor,
             error: None,
         };
+        if opts.deferred {
+            *inner.later.lock().unwrap() = Some(st);
+            return Recorder { inner };
+        }
         let w = Arc::clone(&inner.s);
         let handle = thread::Builder::new()
             .name("execspec-trace-writer".into())
@@ -268,6 +355,9 @@ impl Recorder {
     /// recorded with it (use [`Recorder::op`]); use it only for ticks that
     /// order nothing, e.g. to measure.
     pub fn now(&self) -> u64 {
+        if self.inner.deferred {
+            return self.inner.s.max_published();
+        }
         self.inner.s.clock.load(Ordering::SeqCst)
     }
 
@@ -290,9 +380,24 @@ impl Recorder {
         Op { rec: self, buf, _not_send: std::marker::PhantomData }
     }
 
-    fn local_buf(&self) -> *const Buf {
+    /// This thread's buffer for this recorder. The pointer stays valid while
+    /// the recorder lives (its list of buffers holds an Arc of each).
+    #[inline]
+    pub(crate) fn local_buf(&self) -> *const Buf {
         let id = self.inner.id;
-        BUFS.with(|bufs| {
+        let (last, p) = LAST.with(|c| c.get());
+        if last == id {
+            return p;
+        }
+        let p = self.local_buf_slow();
+        LAST.with(|c| c.set((id, p)));
+        p
+    }
+
+    #[cold]
+    fn local_buf_slow(&self) -> *const Buf {
+        let id = self.inner.id;
+        let found = BUFS.try_with(|bufs| {
             let mut bufs = bufs.borrow_mut();
             if let Some(i) = bufs.iter().position(|(r, _)| *r == id) {
                 if i != 0 {
@@ -302,16 +407,25 @@ impl Recorder {
             }
             // Forget buffers of recorders that finished (only we hold them).
             bufs.retain(|(_, b)| Arc::strong_count(b) > 1);
-            let b = Arc::new(Buf {
-                locked: AtomicBool::new(false),
-                depth: UnsafeCell::new(0),
-                chunks: UnsafeCell::new(Chunks { cur: Vec::with_capacity(CHUNK), full: Vec::new(), free: Vec::new() }),
-            });
-            self.inner.s.bufs.lock().unwrap().push(Arc::clone(&b));
+            let b = self.new_buf();
             let p = Arc::as_ptr(&b);
             bufs.insert(0, (id, b));
             p
-        })
+        });
+        // While this thread's locals are destroyed: a buffer the recorder
+        // alone holds (one per call; only wakers dropped then get here).
+        found.unwrap_or_else(|_| Arc::as_ptr(&self.new_buf()))
+    }
+
+    fn new_buf(&self) -> Arc<Buf> {
+        let mut bufs = self.inner.s.bufs.lock().unwrap();
+        // A thread's clock starts above every tick published so far: its
+        // first events come after everything that happened before it
+        // started.
+        let start = bufs.iter().map(|b| b.published.load(Ordering::Acquire)).max().unwrap_or(0);
+        let b = Arc::new(Buf::new(self.inner.next_idx.fetch_add(1, Ordering::Relaxed), start));
+        bufs.push(Arc::clone(&b));
+        b
     }
 
     /// Records e now: its seq is drawn and the event buffered in one op.
@@ -363,6 +477,10 @@ impl Recorder {
         if self.inner.finished.swap(true, Ordering::SeqCst) {
             return Err(io::Error::other("execspec-trace: finish called twice"));
         }
+        if self.inner.deferred {
+            let st = self.inner.later.lock().unwrap().take().expect("writer state");
+            return self.finish_deferred(st);
+        }
         *self.inner.s.stop.lock().unwrap() = true;
         self.inner.s.stop_cv.notify_all();
         let h = self.inner.writer.lock().unwrap().take().expect("writer");
@@ -386,19 +504,137 @@ impl Recorder {
             ));
         }
         let late = st.pending.len() as u64;
-        Ok(Summary {
-            events: st.written,
-            late,
-            max_pending: st.max_pending,
-            wakers_made: self.inner.wakers_made.load(Ordering::Relaxed),
-            waker_clones: self.inner.waker_clones.load(Ordering::Relaxed),
-            waker_drops: self.inner.waker_drops.load(Ordering::Relaxed),
-            wakes: self.inner.wakes.load(Ordering::Relaxed),
-        })
+        Ok(self.summary(Summary { events: st.written, late, max_pending: st.max_pending, ..Summary::default() }))
+    }
+
+    /// s with the waker counts summed over the threads.
+    fn summary(&self, mut s: Summary) -> Summary {
+        for b in self.inner.s.bufs.lock().unwrap().iter() {
+            let c = |i: usize| b.counters[i].load(Ordering::Relaxed);
+            s.wakers_made += c(WAKERS_MADE);
+            s.waker_clones += c(WAKER_CLONES);
+            s.waker_drops += c(WAKER_DROPS);
+            s.wakes += c(WAKES);
+        }
+        s
+    }
+
+    /// Deferred mode: takes every thread's records and events, orders them
+    /// by (tick, thread), renumbers the ticks 1, 2, … (seq, call and ret
+    /// alike) and writes the lines.
+    fn finish_deferred(&self, mut st: WriterState) -> io::Result<Summary> {
+        let scale = TimeScale::now();
+        let time = |raw: u64| scale.ns(raw);
+        let bufs: Vec<Arc<Buf>> = self.inner.s.bufs.lock().unwrap().clone();
+        // Every event as a 16-byte key: its tick and thread, and where it
+        // is: GENERAL | index into evs, or a record's chunk, its offset in
+        // the chunk and the half (1: a poll's end), CHUNK_BITS + 11 + 1 bits.
+        const GENERAL: u32 = 1 << 31;
+        const CHUNK_BITS: u32 = 19;
+        let mut evs: Vec<Packed> = Vec::new();
+        let mut gen_keys: Vec<(u64, u32, u32)> = Vec::new();
+        let mut chunks: Vec<Vec<Rec>> = Vec::new();
+        let mut thread_of_chunk: Vec<u32> = Vec::new();
+        let mut intervals = false;
+        for b in &bufs {
+            b.acquire();
+            // SAFETY: the lock is held.
+            let ch = unsafe { &mut *b.chunks.get() };
+            for c in std::iter::once(&mut ch.cur).chain(ch.full.iter_mut()) {
+                for e in c.drain(..) {
+                    intervals |= e.has_interval();
+                    gen_keys.push((e.seq, b.idx, GENERAL | evs.len() as u32));
+                    evs.push(e);
+                }
+            }
+            b.release();
+            let from = chunks.len();
+            b.recs.take(&mut chunks);
+            thread_of_chunk.resize(thread_of_chunk.len() + chunks.len() - from, b.idx);
+        }
+        if chunks.len() >= 1 << CHUNK_BITS || evs.len() >= GENERAL as usize {
+            return Err(io::Error::other("execspec-trace: more than 2^30 records in one deferred recorder"));
+        }
+        let n_recs: usize = chunks.iter().map(Vec::len).sum();
+        let mut keys = Vec::with_capacity(2 * n_recs + evs.len());
+        keys.append(&mut gen_keys);
+        for (ci, c) in chunks.iter().enumerate() {
+            let thread = thread_of_chunk[ci];
+            for (off, r) in c.iter().enumerate() {
+                let at = ((ci as u32) << 12) | ((off as u32) << 1);
+                keys.push((r.tick, thread, at));
+                if r.kind == deferred::POLL {
+                    keys.push((r.end, thread, at | 1));
+                }
+            }
+        }
+        keys.sort_unstable_by_key(|&(t, i, _)| (t, i));
+        // The seq of the key at position n is n + 1, unless call and ret
+        // ticks that are no event's seq need numbers too.
+        let ranks: Option<Vec<(u64, u32)>> = intervals.then(|| {
+            let mut all: Vec<(u64, u32)> = keys.iter().map(|&(t, i, _)| (t, i)).collect();
+            for &(_, i, at) in &keys {
+                if at & GENERAL != 0 {
+                    evs[(at & !GENERAL) as usize].interval_ticks(|x| all.push((x, i)));
+                }
+            }
+            all.sort_unstable();
+            all.dedup();
+            all
+        });
+        let rank = |k: (u64, u32)| match &ranks {
+            Some(r) => r.binary_search(&k).expect("a drawn tick") as u64 + 1,
+            None => unreachable!(),
+        };
+        st.out.write_all(self.inner.s.header.to_json().as_bytes())?;
+        for (n, &(t, i, at)) in keys.iter().enumerate() {
+            let seq = if ranks.is_some() { rank((t, i)) } else { n as u64 + 1 };
+            if at & GENERAL != 0 {
+                let e = &mut evs[(at & !GENERAL) as usize];
+                e.seq = seq;
+                if ranks.is_some() {
+                    e.map_interval_ticks(|x| rank((x, i)));
+                }
+                if st.minor == 0 && e.is_v1_1() {
+                    st.v1_1_in_v1_0 += 1;
+                }
+                e.write_json(&mut st.line);
+            } else {
+                let r = &chunks[(at >> 12) as usize][((at >> 1) & 0x7ff) as usize];
+                if st.minor == 0 && r.is_v1_1() {
+                    st.v1_1_in_v1_0 += 1;
+                }
+                r.write_json(at & 1, seq, time, &mut st.line);
+            }
+            if st.line.len() >= 1 << 16 {
+                st.out.write_all(&st.line)?;
+                st.line.clear();
+            }
+        }
+        st.out.write_all(&st.line)?;
+        st.out.flush()?;
+        if st.v1_1_in_v1_0 > 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "execspec-trace: {} events use trace format v1.1 fields but the header does not declare minor 1 (Header::v1_1)",
+                    st.v1_1_in_v1_0
+                ),
+            ));
+        }
+        let n = keys.len();
+        let wakes = chunks.iter().flatten().filter(|r| r.kind == deferred::WAKE).count() as u64;
+        deferred::recycle_all(chunks);
+        Ok(self.summary(Summary { events: n as u64, late: 0, max_pending: n, wakes, ..Summary::default() }))
     }
 }
 
 impl Shared {
+    /// The largest tick any thread published (deferred mode).
+    fn max_published(&self) -> u64 {
+        self.bufs.lock().unwrap().iter().map(|b| b.published.load(Ordering::Acquire)).max().unwrap_or(0)
+    }
+
     /// One merge round: read the clock, take every buffer's events, write
     /// those below the watermark in seq order. With last = Some(c) (finish)
     /// the watermark is c.
@@ -481,6 +717,12 @@ impl Op<'_> {
     /// Draws the next tick of the clock.
     #[inline]
     pub fn tick(&mut self) -> u64 {
+        if self.rec.inner.deferred {
+            // A barrier: above every tick any thread published.
+            let floor = self.rec.inner.s.max_published();
+            // SAFETY: see Recorder::op.
+            return unsafe { (*self.buf).advance(floor) };
+        }
         self.rec.inner.s.clock.fetch_add(1, Ordering::SeqCst)
     }
 
@@ -488,6 +730,14 @@ impl Op<'_> {
     /// take effect in one step, e.g. a poll-end pending and its requeue).
     #[inline]
     pub fn ticks(&mut self, n: u64) -> u64 {
+        if self.rec.inner.deferred {
+            let first = self.tick();
+            for _ in 1..n {
+                // SAFETY: see Recorder::op.
+                unsafe { (*self.buf).advance(0) };
+            }
+            return first;
+        }
         self.rec.inner.s.clock.fetch_add(n, Ordering::SeqCst)
     }
 

@@ -53,7 +53,7 @@ fn merge_writes_every_event_in_seq_order() {
     let rec = Recorder::with_options(
         Header::new("merge", 8, "worksteal").order(Order::Intervals),
         out.clone(),
-        Options { interval: Duration::from_micros(50) },
+        Options { interval: Duration::from_micros(50), ..Options::default() },
     );
     const THREADS: u32 = 8;
     const PER: u64 = 5000;
@@ -115,7 +115,7 @@ fn merge_writes_every_event_in_seq_order() {
 #[test]
 fn watermark_waits_for_an_open_op() {
     let out = Out::default();
-    let rec = Recorder::with_options(Header::new("hold", 2, "fifo"), out.clone(), Options { interval: Duration::from_micros(20) });
+    let rec = Recorder::with_options(Header::new("hold", 2, "fifo"), out.clone(), Options { interval: Duration::from_micros(20), ..Options::default() });
     let (drawn_tx, drawn_rx) = mpsc::channel();
     let r2 = rec.clone();
     let h = thread::spawn(move || {
@@ -144,13 +144,15 @@ fn watermark_waits_for_an_open_op() {
 #[test]
 fn tick_used_outside_its_op_is_reported() {
     let out = Out::default();
-    let rec = Recorder::with_options(Header::new("misuse", 1, "fifo"), out, Options { interval: Duration::from_micros(10) });
+    let rec = Recorder::with_options(Header::new("misuse", 1, "fifo"), out, Options { interval: Duration::from_micros(10), ..Options::default() });
     let early = {
         let mut op = rec.op();
         op.tick()
     };
     rec.record(Event::poll_begin(1, Some(0)));
-    thread::sleep(Duration::from_millis(20)); // the writer writes the later event
+    // The writer (every 10 µs) writes the later event meanwhile; long
+    // enough for a loaded machine.
+    thread::sleep(Duration::from_millis(300));
     rec.op().emit(Event { seq: early, ..Event::poll_begin(2, Some(0)) });
     let err = rec.finish().unwrap_err();
     assert!(err.to_string().contains("a tick used outside the op that drew it"), "{}", err);
@@ -303,7 +305,7 @@ fn wrapper_records_a_panic() {
 #[test]
 fn transition_ticks_follow_the_state_word() {
     let out = Out::default();
-    let rec = Recorder::with_options(Header::new("cas", 3, "fifo"), out.clone(), Options { interval: Duration::from_micros(100) });
+    let rec = Recorder::with_options(Header::new("cas", 3, "fifo"), out.clone(), Options { interval: Duration::from_micros(100), ..Options::default() });
     let word = Arc::new(AtomicU64::new(0));
     const PER: u64 = 20_000;
     let hs: Vec<_> = (0..3u32)
@@ -331,4 +333,379 @@ fn transition_ticks_follow_the_state_word() {
     for (i, t) in tasks.iter().enumerate() {
         assert_eq!(*t, i as u64 + 1, "event {} records value {}", i, t);
     }
+}
+
+fn deferred() -> Options {
+    Options { deferred: true, ..Options::default() }
+}
+
+/// A future that wakes itself during its first poll (wake_by_ref), hands a
+/// clone of its waker to `later` during its second (woken by the caller
+/// between polls), and is ready at the third.
+struct Later {
+    polls: u32,
+    later: Arc<Mutex<Vec<Waker>>>,
+}
+
+impl Future for Later {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.polls += 1;
+        match self.polls {
+            1 => {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            2 => {
+                self.later.lock().unwrap().push(cx.waker().clone());
+                Poll::Pending
+            }
+            _ => Poll::Ready(()),
+        }
+    }
+}
+
+/// The same events recorded on one thread by a streaming recorder and a
+/// deferred one: explicit events (a push and a take with their intervals,
+/// plain records), two wrapped tasks with self-wakes and wakes between
+/// polls, stops. The two outputs are equal byte for byte.
+fn record_the_same_events(opts: Options, explicit: bool) -> (Vec<u8>, Summary) {
+    let out = Out::default();
+    let header = if explicit { Header::black_box("same", 2).order(Order::Intervals) } else { Header::black_box("same", 2) };
+    let rec = Recorder::with_options(header, out.clone(), opts);
+    set_worker(Some(1));
+    if explicit {
+        rec.push(Event::spawn(100, Some(1), Some(Queue::Local(1))), || ());
+        rec.take(1, || Some(((), 100, Source::Local, None)));
+        rec.record(Event::poll_begin(100, Some(1)));
+        rec.record(Event::poll_end(100, Some(1), PollResult::Ready));
+    }
+    let later = Arc::new(Mutex::new(Vec::new()));
+    let flag = Arc::new(Flag { woken: AtomicU64::new(0), thread: thread::current() });
+    let waker = Waker::from(flag.clone());
+    let mut a = Box::pin(rec.trace(Later { polls: 0, later: later.clone() }, false));
+    let mut b = Box::pin(rec.trace(Later { polls: 0, later: later.clone() }, false));
+    let mut cx = Context::from_waker(&waker);
+    let (mut a_done, mut b_done) = (false, false);
+    while !(a_done && b_done) {
+        if !a_done {
+            a_done = a.as_mut().poll(&mut cx).is_ready();
+        }
+        for w in later.lock().unwrap().drain(..) {
+            w.wake();
+        }
+        if !b_done {
+            b_done = b.as_mut().poll(&mut cx).is_ready();
+        }
+    }
+    drop((a, b));
+    rec.stop(Some(1));
+    set_worker(None);
+    rec.stop(None);
+    let sum = rec.finish().unwrap();
+    let bytes = out.0.lock().unwrap().clone();
+    (bytes, sum)
+}
+
+#[test]
+fn deferred_output_equals_streaming_output() {
+    for explicit in [false, true] {
+        let (old, old_sum) = record_the_same_events(Options::default(), explicit);
+        let (new, new_sum) = record_the_same_events(deferred(), explicit);
+        let (old, new) = (String::from_utf8(old).unwrap(), String::from_utf8(new).unwrap());
+        assert_eq!(old, new, "explicit {}", explicit);
+        assert_eq!(old_sum, new_sum);
+        assert_eq!(old.lines().count(), 1 + if explicit { 4 } else { 0 } + 2 * (1 + 6 + 2) + 2, "{}", old);
+        assert!(old.contains("\"kind\":\"wake\",\"task\":1,\"worker\":1}"), "{}", old);
+    }
+}
+
+/// A deferred recorder converts its time stamps to nanoseconds that are
+/// non-decreasing per thread, above 0, and close to now_ns; the spawn
+/// carries one too.
+#[test]
+fn deferred_time_is_nanoseconds() {
+    let out = Out::default();
+    let rec = Recorder::with_options(Header::black_box("time", 1), out.clone(), deferred());
+    set_worker(Some(0));
+    let before = now_ns();
+    let flag = Arc::new(Flag { woken: AtomicU64::new(0), thread: thread::current() });
+    let waker = Waker::from(flag);
+    let mut f = Box::pin(rec.trace(Later { polls: 0, later: Arc::new(Mutex::new(Vec::new())) }, true));
+    let mut cx = Context::from_waker(&waker);
+    let _ = f.as_mut().poll(&mut cx);
+    thread::sleep(Duration::from_millis(30));
+    let _ = f.as_mut().poll(&mut cx);
+    let _ = f.as_mut().poll(&mut cx);
+    let after = now_ns();
+    set_worker(None);
+    rec.finish().unwrap();
+    let times: Vec<u64> = out.lines()[1..].iter().filter_map(|l| field(l, "time")).collect();
+    assert_eq!(times.len(), 1 + 2 * 3, "{:?}", out.lines());
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{:?}", times);
+    // 1 ms of slack each side for the calibration.
+    assert!(times[0] + 1_000_000 >= before && *times.last().unwrap() <= after + 1_000_000, "{:?} not in {}..{}", times, before, after);
+    let slept = times[3] - times[2]; // end of poll 1 to begin of poll 2
+    assert!(slept >= 25_000_000 && slept < 2_000_000_000, "{} ns across a 30 ms sleep", slept);
+}
+
+/// A deferred recorder on threads that record plain events, pushes and
+/// takes: every event written once, seq 1, 2, … in each thread's program
+/// order, a take's seq its ret and a push's its call.
+#[test]
+fn deferred_writes_every_event_in_thread_order() {
+    let out = Out::default();
+    let rec = Recorder::with_options(Header::new("merge", 4, "worksteal").order(Order::Intervals), out.clone(), deferred());
+    const THREADS: u32 = 4;
+    const PER: u64 = 3000;
+    let hs: Vec<_> = (0..THREADS)
+        .map(|w| {
+            let rec = rec.clone();
+            thread::spawn(move || {
+                for i in 0..PER {
+                    let task = u64::from(w) * PER + i + 1;
+                    match i % 3 {
+                        0 => {
+                            rec.record(Event::poll_begin(task, Some(w)));
+                        }
+                        1 => rec.push(Event::spawn(task, Some(w), Some(Queue::Local(w))), || ()),
+                        _ => assert!(rec.take(w, || Some(((), task, Source::Global, None))).is_some()),
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    let sum = rec.finish().unwrap();
+    assert_eq!(sum.events, u64::from(THREADS) * PER);
+    let lines = out.lines();
+    let mut last_task = std::collections::HashMap::new();
+    let mut last_seq = 0;
+    for l in &lines[1..] {
+        let seq = field(l, "seq").unwrap();
+        assert!(seq > last_seq, "{}", l);
+        last_seq = seq;
+        let task = field(l, "task").unwrap();
+        let w = field(l, "worker").unwrap();
+        let prev = last_task.insert(w, task).unwrap_or(w * PER);
+        assert_eq!(task, prev + 1, "worker {} out of program order: {}", w, l);
+        match text_field(l, "kind").unwrap() {
+            "take" => assert_eq!(Some(seq), field(l, "ret"), "{}", l),
+            "spawn" => assert_eq!(Some(seq), field(l, "call"), "{}", l),
+            _ => assert!(field(l, "call").is_none()),
+        }
+    }
+}
+
+/// The barrier ticks of a deferred recorder follow a state word advanced
+/// by CAS from three threads, as the shared counter's do.
+#[test]
+fn deferred_transition_ticks_follow_the_state_word() {
+    let out = Out::default();
+    let rec = Recorder::with_options(Header::new("cas", 3, "fifo"), out.clone(), deferred());
+    let word = Arc::new(AtomicU64::new(0));
+    const PER: u64 = 5000;
+    let hs: Vec<_> = (0..3u32)
+        .map(|w| {
+            let (rec, word) = (rec.clone(), word.clone());
+            thread::spawn(move || {
+                for i in 0..PER {
+                    let mut op = rec.op();
+                    let (seq, old, ()) = op.transition(&word, |v| (v + 1, ()));
+                    op.emit(Event { seq, ..Event::poll_begin(old + 1, Some(w)) });
+                    drop(op);
+                    if i % 64 == 0 {
+                        thread::yield_now();
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    rec.finish().unwrap();
+    let tasks: Vec<u64> = out.lines()[1..].iter().map(|l| field(l, "task").unwrap()).collect();
+    assert_eq!(tasks.len() as u64, 3 * PER);
+    for (i, t) in tasks.iter().enumerate() {
+        assert_eq!(*t, i as u64 + 1, "event {} records value {}", i, t);
+    }
+}
+
+/// A small executor: `workers` threads take task ids from one Mutex queue
+/// and poll wrapped futures that yield (wake_by_ref inside the poll), hand
+/// their waker to a thread outside, or spawn. Returns the trace lines.
+fn run_pool(opts: Options, workers: u32, tasks: u64) -> Vec<String> {
+    type Task = Pin<Box<dyn Future<Output = ()> + Send>>;
+    struct Pool {
+        queue: Mutex<std::collections::VecDeque<u64>>,
+        futs: Mutex<std::collections::HashMap<u64, Option<Task>>>,
+        queued: Mutex<std::collections::HashSet<u64>>,
+        pending: AtomicU64,
+    }
+    struct TaskWaker(Arc<Pool>, u64);
+    impl Wake for TaskWaker {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref()
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            if self.0.queued.lock().unwrap().insert(self.1) {
+                self.0.queue.lock().unwrap().push_back(self.1);
+            }
+        }
+    }
+    let out = Out::default();
+    let rec = Recorder::with_options(Header::black_box("pool", workers), out.clone(), opts);
+    let pool = Arc::new(Pool {
+        queue: Mutex::new(Default::default()),
+        futs: Mutex::new(Default::default()),
+        queued: Mutex::new(Default::default()),
+        pending: AtomicU64::new(tasks),
+    });
+    let (out_tx, out_rx) = mpsc::channel::<Waker>();
+    let outside = thread::spawn(move || {
+        for w in out_rx {
+            thread::sleep(Duration::from_micros(50));
+            w.wake();
+        }
+    });
+    for t in 0..tasks {
+        let out_tx = Mutex::new(out_tx.clone());
+        let mut n = 0u32;
+        let f = rec.trace(
+            std::future::poll_fn(move |cx| {
+                n += 1;
+                match (n, t % 3) {
+                    (1..=3, 0) => cx.waker().wake_by_ref(),
+                    (1..=2, 1) => out_tx.lock().unwrap().send(cx.waker().clone()).unwrap(),
+                    (1, _) => cx.waker().wake_by_ref(),
+                    _ => return Poll::Ready(()),
+                }
+                Poll::Pending
+            }),
+            true,
+        );
+        let id = f.task();
+        pool.futs.lock().unwrap().insert(id, Some(Box::pin(f)));
+        pool.queued.lock().unwrap().insert(id);
+        pool.queue.lock().unwrap().push_back(id);
+    }
+    drop(out_tx);
+    let hs: Vec<_> = (0..workers)
+        .map(|w| {
+            let pool = pool.clone();
+            let rec = rec.clone();
+            thread::spawn(move || {
+                set_worker(Some(w));
+                while pool.pending.load(Ordering::SeqCst) > 0 {
+                    let Some(id) = pool.queue.lock().unwrap().pop_front() else {
+                        thread::yield_now();
+                        continue;
+                    };
+                    pool.queued.lock().unwrap().remove(&id);
+                    let fut = pool.futs.lock().unwrap().get_mut(&id).unwrap().take();
+                    let Some(mut fut) = fut else {
+                        // Woken during its poll on another worker, which
+                        // has not put the future back yet: queue it again.
+                        if pool.queued.lock().unwrap().insert(id) {
+                            pool.queue.lock().unwrap().push_back(id);
+                        }
+                        continue;
+                    };
+                    let waker = Waker::from(Arc::new(TaskWaker(pool.clone(), id)));
+                    if fut.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {
+                        pool.pending.fetch_sub(1, Ordering::SeqCst);
+                    } else {
+                        pool.futs.lock().unwrap().insert(id, Some(fut));
+                    }
+                }
+                rec.stop(Some(w));
+                set_worker(None);
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    outside.join().unwrap();
+    rec.stop(None);
+    rec.finish().unwrap();
+    out.lines()
+}
+
+/// What a black-box checker decides, checked on a trace: per task, spawn
+/// first, polls that begin and end alternately, no poll after ready, each
+/// poll after a Pending preceded by a wake after the previous poll began;
+/// per worker one poll at a time; time non-decreasing per worker; the
+/// executor's stop last.
+fn check_black_box(lines: &[String]) {
+    #[derive(Default)]
+    struct T {
+        spawned: bool,
+        running: bool,
+        done: bool,
+        woken_since_begin: bool,
+        needs_wake: bool,
+    }
+    let mut tasks: std::collections::HashMap<u64, T> = Default::default();
+    let mut polling: std::collections::HashMap<u64, u64> = Default::default();
+    let mut times: std::collections::HashMap<u64, u64> = Default::default();
+    for (i, l) in lines[1..].iter().enumerate() {
+        assert_eq!(field(l, "seq"), Some(i as u64 + 1), "{}", l);
+        let kind = text_field(l, "kind").unwrap();
+        if kind == "stop" {
+            if field(l, "worker").is_none() {
+                assert_eq!(i + 2, lines.len(), "executor stop not last: {}", l);
+            }
+            continue;
+        }
+        let id = field(l, "task").unwrap();
+        let t = tasks.entry(id).or_default();
+        if let (Some(w), Some(time)) = (field(l, "worker"), field(l, "time")) {
+            let prev = times.insert(w, time).unwrap_or(0);
+            assert!(time >= prev, "time goes back on worker {}: {}", w, l);
+        }
+        match kind {
+            "spawn" => {
+                assert!(!t.spawned, "{}", l);
+                t.spawned = true;
+            }
+            "poll-begin" => {
+                assert!(t.spawned && !t.running && !t.done, "{}", l);
+                assert!(!t.needs_wake, "poll of a task not woken since its last Pending: {}", l);
+                let w = field(l, "worker").unwrap();
+                assert!(polling.insert(w, id).is_none(), "worker {} polls two tasks: {}", w, l);
+                t.running = true;
+                t.woken_since_begin = false;
+            }
+            "poll-end" => {
+                assert!(t.running, "{}", l);
+                t.running = false;
+                polling.remove(&field(l, "worker").unwrap());
+                match text_field(l, "result").unwrap() {
+                    "pending" => t.needs_wake = !t.woken_since_begin,
+                    _ => t.done = true,
+                }
+            }
+            "wake" => {
+                t.woken_since_begin = true;
+                t.needs_wake = false;
+            }
+            k => panic!("unexpected kind {}: {}", k, l),
+        }
+    }
+    assert!(tasks.values().all(|t| t.done && !t.needs_wake));
+}
+
+/// Both modes, on a small multi-threaded executor with wakes from inside
+/// polls and from a thread outside, give traces that satisfy what a
+/// black-box checker decides.
+#[test]
+fn deferred_black_box_trace_is_consistent() {
+    for _ in 0..5 {
+        check_black_box(&run_pool(deferred(), 3, 300));
+    }
+    check_black_box(&run_pool(Options::default(), 3, 300));
 }

@@ -1,8 +1,8 @@
 //! tokio's multi-threaded runtime, checked black-box through the
 //! execspec-trace future wrapper.
 //!
-//!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time] [--out FILE]
-//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--out FILE]
+//!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time] [--streaming] [--out FILE]
+//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--no-time] [--out FILE]
 //!
 //! Every task is spawned through `spawn`, which wraps it with
 //! `Recorder::trace` (spawn, poll-begin, poll-end on the polling worker,
@@ -12,10 +12,17 @@
 //! queues and wake outcomes are tokio's own and invisible: the header says
 //! `"unobserved":["take","queue","outcome"]`.
 //!
-//! `bench` runs a spawn/yield benchmark with and without the wrapper, side by
-//! side (alternating, a fresh runtime each time), and prints the medians.
+//! The recorder is deferred (binary per-thread records, the JSON lines
+//! written at finish); `--streaming` uses the streaming recorder (one
+//! shared clock, a writer thread merging as the run goes).
+//!
+//! `bench` runs a spawn/yield benchmark three ways side by side — without
+//! the wrapper, with a deferred recorder, with a streaming one — rotating
+//! their order, a fresh runtime each time, and prints the medians: CPU
+//! during the run (every thread, the streaming writer's included) and the
+//! CPU of `finish` (the deferred recorder's sort and formatting) apart.
 
-use execspec_trace::{set_worker, Header, Recorder, Summary};
+use execspec_trace::{set_worker, Header, Options, Recorder, Summary};
 use std::future::Future;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -214,7 +221,9 @@ fn run(args: &[String]) -> io::Result<()> {
     let scale = arg(args, "--scale", 4);
     let time = !args.iter().any(|a| a == "--no-time");
     let workload = text_arg(args, "--workload", "all").to_string();
-    let rec = Recorder::new(Header::black_box(EXECUTOR, workers as u32), output(args)?);
+    let deferred = !args.iter().any(|a| a == "--streaming");
+    let opts = Options { deferred, ..Options::default() };
+    let rec = Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), output(args)?, opts);
     let rt = runtime(workers, Some(rec.clone()));
     let cx = Ctx { rec: rec.clone(), time, scale };
     let start = Instant::now();
@@ -286,10 +295,21 @@ fn cpu_seconds() -> f64 {
     (r.utime[0] + r.stime[0]) as f64 + (r.utime[1] + r.stime[1]) as f64 * 1e-6
 }
 
+/// What one spawn/yield run cost.
+struct Cost {
+    /// Wall and CPU seconds from the first spawn to the last join.
+    wall: f64,
+    cpu: f64,
+    /// Wall and CPU seconds of the recorder's finish (0 without one).
+    finish_wall: f64,
+    finish_cpu: f64,
+    sum: Option<Summary>,
+}
+
 /// One spawn/yield run: tasks spawned from the main future, each yielding
-/// `yields` times. Returns the seconds from the first spawn to the last
-/// join (plus, when traced, the recorder's final merge and flush).
-fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, rec: Option<Recorder>) -> (f64, f64, Option<Summary>) {
+/// `yields` times, traced (with time on polls and spawns unless no_time)
+/// when rec is given.
+fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, no_time: bool, rec: Option<Recorder>) -> Cost {
     let rt = runtime(workers, None);
     let cpu0 = cpu_seconds();
     let start = Instant::now();
@@ -302,20 +322,20 @@ fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, rec: Option
             }
         };
         let hs: Vec<_> = match &r2 {
-            Some(rec) => (0..tasks).map(|_| tokio::spawn(rec.trace(body(), true))).collect(),
+            Some(rec) => (0..tasks).map(|_| tokio::spawn(rec.trace(body(), !no_time))).collect(),
             None => (0..tasks).map(|_| tokio::spawn(body())).collect(),
         };
         for h in hs {
             h.await.unwrap();
         }
     });
-    let mid = start.elapsed().as_secs_f64();
+    let wall = start.elapsed().as_secs_f64();
+    let cpu1 = cpu_seconds();
     let sum = rec.map(|r| r.finish().expect("finish"));
-    let secs = start.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu0;
-    if std::env::var_os("TOKIO_CHECK_DEBUG").is_some() { eprintln!("block_on {:.1} ms, total {:.1} ms", mid*1e3, secs*1e3); }
+    let finish_wall = start.elapsed().as_secs_f64() - wall;
+    let finish_cpu = cpu_seconds() - cpu1;
     drop(rt);
-    (secs, cpu, sum)
+    Cost { wall, cpu: cpu1 - cpu0, finish_wall, finish_cpu, sum }
 }
 
 /// Busy work of about ns nanoseconds: what a poll does besides yielding.
@@ -345,47 +365,66 @@ fn bench(args: &[String]) -> io::Result<()> {
     let yields = arg(args, "--yields", 100);
     let reps = arg(args, "--reps", 11).max(1);
     let work_ns = arg(args, "--work-ns", 0);
+    let no_time = args.iter().any(|a| a == "--no-time");
     let path = text_arg(args, "--out", "/tmp/tokio-bench.jsonl").to_string();
-    let (mut plain, mut traced, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut pcpu, mut tcpu, mut cratios) = (Vec::new(), Vec::new(), Vec::new());
+    // Per rep: plain, deferred, streaming.
+    let mut costs: [Vec<Cost>; 3] = Default::default();
     let mut events = 0;
-    bench_once(workers, tasks, yields, work_ns, None); // warm up
-    for i in 0..reps {
-        let rec = Recorder::new(Header::black_box(EXECUTOR, workers as u32), io::BufWriter::new(std::fs::File::create(&path)?));
-        // Alternate which goes first, so neither always runs on a warmer machine.
-        let (p, t) = if i % 2 == 0 {
-            let p = bench_once(workers, tasks, yields, work_ns, None);
-            (p, bench_once(workers, tasks, yields, work_ns, Some(rec)))
-        } else {
-            let t = bench_once(workers, tasks, yields, work_ns, Some(rec));
-            (bench_once(workers, tasks, yields, work_ns, None), t)
+    let once = |which: usize| -> io::Result<Cost> {
+        let rec = match which {
+            0 => None,
+            _ => {
+                let opts = Options { deferred: which == 1, ..Options::default() };
+                let out = io::BufWriter::new(std::fs::File::create(&path)?);
+                Some(Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), out, opts))
+            }
         };
-        events = t.2.unwrap().events;
-        plain.push(p.0);
-        traced.push(t.0);
-        ratios.push(t.0 / p.0);
-        pcpu.push(p.1);
-        tcpu.push(t.1);
-        cratios.push(t.1 / p.1);
+        Ok(bench_once(workers, tasks, yields, work_ns, no_time, rec))
+    };
+    for w in 0..3 {
+        once(w)?; // warm up
     }
-    let (mp, mt, mr) = (median(&mut plain), median(&mut traced), median(&mut ratios));
-    let (cp, ct, cr) = (median(&mut pcpu), median(&mut tcpu), median(&mut cratios));
+    for i in 0..reps as usize {
+        // Rotate the order, so that none always runs on a warmer machine.
+        for k in 0..3 {
+            let w = (i + k) % 3;
+            let c = once(w)?;
+            if let Some(s) = &c.sum {
+                events = s.events;
+            }
+            costs[w].push(c);
+        }
+    }
+    let med = |w: usize, f: &dyn Fn(&Cost) -> f64| median(&mut costs[w].iter().map(f).collect::<Vec<_>>());
+    let ratio = |w: usize, f: &dyn Fn(&Cost) -> f64| {
+        let mut v: Vec<f64> = costs[w].iter().zip(&costs[0]).map(|(t, p)| f(t) / p.cpu).collect();
+        median(&mut v)
+    };
+    let (pcpu, pwall) = (med(0, &|c| c.cpu), med(0, &|c| c.wall));
     println!(
-        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, {} reps, {} events per traced run (to {}): wall plain {:.1} ms, traced {:.1} ms, median ratio {:.2}; CPU plain {:.1} ms, traced {:.1} ms, median ratio {:.2}",
+        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, time {}, {} reps, {} events per traced run (to {})",
         workers,
         tasks,
         yields,
         work_ns,
+        if no_time { "off" } else { "on" },
         reps,
         events,
-        path,
-        mp * 1e3,
-        mt * 1e3,
-        mr,
-        cp * 1e3,
-        ct * 1e3,
-        cr
+        path
     );
+    println!("  plain:     CPU {:.1} ms, wall {:.1} ms", pcpu * 1e3, pwall * 1e3);
+    for (w, name) in [(1, "deferred"), (2, "streaming")] {
+        println!(
+            "  {:<10} CPU during the run {:.1} ms (median ratio {:.2}), finish {:.1} ms CPU / {:.1} ms wall, total ratio {:.2}; wall during the run {:.1} ms",
+            format!("{}:", name),
+            med(w, &|c| c.cpu) * 1e3,
+            ratio(w, &|c| c.cpu),
+            med(w, &|c| c.finish_cpu) * 1e3,
+            med(w, &|c| c.finish_wall) * 1e3,
+            ratio(w, &|c| c.cpu + c.finish_cpu),
+            med(w, &|c| c.wall) * 1e3,
+        );
+    }
     Ok(())
 }
 

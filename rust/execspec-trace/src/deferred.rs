@@ -1,0 +1,401 @@
+//! The deferred mode ([`Options::deferred`](crate::Options)): fixed-size
+//! binary records in per-thread buffers during the run, the JSON lines
+//! written only by [`Recorder::finish`](crate::Recorder::finish).
+//!
+//! What a recording thread does per event: bump its own logical clock (no
+//! shared counter), write one 48-byte record into its current chunk and
+//! publish the chunk's length with a release store. No lock, no
+//! read-modify-write of a shared line, no formatting, no allocation (a
+//! chunk of 2,048 records is taken from a pool once per 2,048 events). A
+//! poll is one record (begin tick, end tick, result, both times), expanded
+//! at finish into its `poll-begin` and `poll-end`.
+//!
+//! # The clock: per-thread logical clocks, joined where the trace needs it
+//!
+//! Each thread has a counter L; every event's tick is `max(L, floor) + 1`
+//! (and becomes L), where the floor is what the event must come after:
+//!
+//! | event | floor |
+//! |---|---|
+//! | spawn (wrapper) | — (the task's clock starts at the spawn's tick) |
+//! | poll-begin (wrapper) | the task's last poll tick and its latest wake |
+//! | poll-end (wrapper) | the task's latest wake |
+//! | wake (wrapper) | the task's last poll tick (its begin while it runs) |
+//! | any other tick ([`Recorder::record`](crate::Recorder::record), [`Op::tick`](crate::Op::tick), a thread's first) | every thread's last published tick (a barrier) |
+//!
+//! When the event reads a time stamp (`time` on spawns and polls) the
+//! stamp joins the floor, so the ticks stay near real time across threads
+//! (a hybrid logical clock: the join keeps the guarantees below, the stamp
+//! only brings unrelated events of different threads close to their real
+//! order). Without time the clock is purely logical.
+//!
+//! Each task carries two words: `last`, stored by the
+//! polling thread at each poll-begin and poll-end, and `woken`, raised by
+//! every wake with `fetch_max` before the executor's waker is called.
+//!
+//! What this guarantees (the order the trace is written in, by tick, ties
+//! between threads broken by thread):
+//! * each thread's events in program order (so each worker's, and
+//!   `time` non-decreasing per worker);
+//! * each task's events in an order that happened: a wake before the poll
+//!   it causes (the executor's waker runs after the wake's `fetch_max`, and
+//!   the poll loads `woken` after the executor handed it the task), a poll's
+//!   end before the next poll's begin, the spawn before the first poll, a
+//!   wake that found the task's poll begun after that begin;
+//! * a barrier tick after every event that happened before it (every
+//!   thread publishes its L with a release store after each tick; the
+//!   barrier reads them all): a worker's or the executor's `stop` after
+//!   everything the joins ordered before it, and for explicit calls the
+//!   same guarantee as one atomic counter for ticks related by
+//!   happens-before (a critical section, a CAS on a state word).
+//!
+//! What it does not give: an exact order between events of different
+//! tasks on different threads that only the executor's internals relate
+//! (with time on, near their real order, by the TSC). The checks a
+//! black-box trace decides are about one task or one worker (no poll after
+//! Ready, no concurrent polls of a task, one poll at a time per worker,
+//! every wake followed by a poll, no spurious polls), so they are decided
+//! exactly; the fairness figures counted in polls of other tasks and in
+//! ticks are approximate in this mode (without time, not meaningful);
+//! those in `time` are exact. Lock-free
+//! recording (`order: intervals`) is not supported here: two operations
+//! that overlap in real time may get disjoint intervals.
+//!
+//! # Time
+//!
+//! With the x86-64 invariant TSC (CPUID 8000_0007h EDX bit 8: constant
+//! rate, running in every power state) `time` is a raw `rdtsc`, clamped to
+//! be non-decreasing per thread, converted to nanoseconds at finish against
+//! [`now_ns`](crate::now_ns) sampled when the first deferred recorder was
+//! made and again at finish (at least 20 ms apart). Elsewhere (or with
+//! `EXECSPEC_TRACE_TSC=0`) it is [`now_ns`](crate::now_ns). Only `time`
+//! relies on the TSC, and only for being non-decreasing per thread (the
+//! clamp ensures it) and close to real time across threads (the fairness
+//! figures in `time`, and how near the order of unrelated events comes to
+//! their real order); the guarantees above do not.
+
+#[cfg(test)]
+use crate::event::Event;
+use crate::event::PollResult;
+use crate::packed::{field, text};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+pub(crate) const SPAWN: u8 = 0;
+pub(crate) const POLL: u8 = 1;
+pub(crate) const WAKE: u8 = 2;
+pub(crate) const NO_WORKER: u32 = u32::MAX;
+
+/// One wrapper event (spawn, wake) or one whole poll, as buffered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rec {
+    /// The tick of the spawn or wake; of a poll, its begin.
+    pub tick: u64,
+    /// A poll's end tick.
+    pub end: u64,
+    pub task: u64,
+    /// Raw stamps (see [`stamp`]); 0 = no time.
+    pub t0: u64,
+    pub t1: u64,
+    pub worker: u32,
+    pub kind: u8,
+    /// A poll's result: 0 pending, 1 ready, 2 panic.
+    pub result: u8,
+}
+
+pub(crate) fn result_code(r: PollResult) -> u8 {
+    match r {
+        PollResult::Pending => 0,
+        PollResult::Ready => 1,
+        _ => 2,
+    }
+}
+
+fn result_of(code: u8) -> PollResult {
+    match code {
+        0 => PollResult::Pending,
+        1 => PollResult::Ready,
+        _ => PollResult::Panic,
+    }
+}
+
+#[cfg(test)]
+fn worker_of(w: u32) -> Option<u32> {
+    if w == NO_WORKER {
+        None
+    } else {
+        Some(w)
+    }
+}
+
+impl Rec {
+    /// Whether the event (half 1: a poll's end) uses a v1.1 field.
+    pub(crate) fn is_v1_1(&self) -> bool {
+        self.kind == POLL || (self.kind == SPAWN && self.t0 != 0)
+    }
+
+    /// Appends the JSON line of the record's event half (1: a poll's end)
+    /// with seq, as [`Packed::write_json`] writes the same event.
+    pub(crate) fn write_json(&self, half: u32, seq: u64, time: impl Fn(u64) -> u64, out: &mut Vec<u8>) {
+        let (kind, raw) = match (self.kind, half) {
+            (SPAWN, _) => ("spawn", self.t0),
+            (WAKE, _) => ("wake", 0),
+            (_, 0) => ("poll-begin", self.t0),
+            _ => ("poll-end", self.t1),
+        };
+        field(out, b"{\"seq\":", seq);
+        text(out, b",\"kind\":\"", kind);
+        field(out, b",\"task\":", self.task);
+        if self.worker != NO_WORKER {
+            field(out, b",\"worker\":", u64::from(self.worker));
+        }
+        if self.kind == POLL && half == 1 {
+            text(out, b",\"result\":\"", result_of(self.result).name());
+        }
+        if self.kind == POLL {
+            out.extend_from_slice(b",\"future\":1");
+        }
+        if raw != 0 {
+            field(out, b",\"time\":", time(raw));
+        }
+        out.extend_from_slice(b"}\n");
+    }
+
+    /// The events the record stands for, as [`Event`]s (for tests).
+    #[cfg(test)]
+    pub(crate) fn to_events(&self, time: impl Fn(u64) -> u64) -> Vec<Event> {
+        let w = worker_of(self.worker);
+        let with_time = |mut e: Event, raw: u64| {
+            if raw != 0 {
+                e.time = Some(time(raw));
+            }
+            e
+        };
+        match self.kind {
+            SPAWN => vec![with_time(Event::spawn(self.task, w, None), self.t0)],
+            WAKE => vec![Event::wake(self.task, w, None)],
+            _ => vec![
+                with_time(Event::poll_begin(self.task, w).with_future(1), self.t0),
+                with_time(Event::poll_end(self.task, w, result_of(self.result)).with_future(1), self.t1),
+            ],
+        }
+    }
+}
+
+/// A task's two clock words (see the module doc).
+#[derive(Default)]
+pub(crate) struct TaskClock {
+    pub last: AtomicU64,
+    pub woken: AtomicU64,
+}
+
+/// Records per chunk: 96 KiB. At most 2^11: finish addresses a record by
+/// chunk and 11 bits of offset.
+const CAP: usize = 2048;
+const _: () = assert!(CAP <= 1 << 11);
+/// Chunks kept for reuse after finish (at most 24 MiB): a chunk touched
+/// before costs no page faults, which is most of what a fresh one costs.
+const POOL_MAX: usize = 256;
+
+static POOL: Mutex<Vec<Vec<Rec>>> = Mutex::new(Vec::new());
+
+fn fresh_chunk() -> Vec<Rec> {
+    POOL.lock().unwrap().pop().unwrap_or_else(|| Vec::with_capacity(CAP))
+}
+
+/// Gives chunks back to the pool.
+pub(crate) fn recycle_all(chunks: Vec<Vec<Rec>>) {
+    for c in chunks {
+        if c.capacity() == CAP {
+            recycle(c);
+        }
+    }
+}
+
+fn recycle(mut c: Vec<Rec>) {
+    c.clear();
+    let mut p = POOL.lock().unwrap();
+    if p.len() < POOL_MAX {
+        p.push(c);
+    }
+}
+
+/// One thread's records. The owner thread writes slot `len` of the current
+/// chunk and then publishes `len + 1` (release); a reader, holding `full`,
+/// copies slots below `len` (acquire). The owner replaces the current
+/// chunk only while holding `full`, so a reader sees a chunk and its own
+/// length. The slots a reader copies are never written again.
+pub(crate) struct Stream {
+    cur: AtomicPtr<Rec>,
+    len: AtomicUsize,
+    full: Mutex<Vec<Vec<Rec>>>,
+}
+
+impl Stream {
+    pub(crate) fn new() -> Stream {
+        // No chunk until the first record: len = CAP makes push rotate.
+        Stream { cur: AtomicPtr::new(std::ptr::null_mut()), len: AtomicUsize::new(CAP), full: Mutex::new(Vec::new()) }
+    }
+
+    /// Appends r. Owner thread only.
+    #[inline]
+    pub(crate) fn push(&self, r: Rec) {
+        let mut n = self.len.load(Ordering::Relaxed);
+        if n == CAP {
+            self.rotate();
+            n = 0;
+        }
+        // SAFETY: cur points to a chunk of CAP records that only this
+        // (owner) thread writes, and slot n is not yet published.
+        unsafe { self.cur.load(Ordering::Relaxed).add(n).write(r) };
+        self.len.store(n + 1, Ordering::Release);
+    }
+
+    #[cold]
+    fn rotate(&self) {
+        let mut fresh = std::mem::ManuallyDrop::new(fresh_chunk());
+        let mut full = self.full.lock().unwrap();
+        let old = self.cur.swap(fresh.as_mut_ptr(), Ordering::Relaxed);
+        if !old.is_null() {
+            // SAFETY: old came from a Vec of capacity CAP (below) whose CAP
+            // slots the owner has written.
+            full.push(unsafe { Vec::from_raw_parts(old, CAP, CAP) });
+        }
+        self.len.store(0, Ordering::Release);
+    }
+
+    /// Moves every published record to out: the full chunks themselves
+    /// (no copy; give them back with [`recycle_all`]) and a copy of the
+    /// current one's (which stays with its owner). Any thread; meant to run
+    /// once, at finish.
+    pub(crate) fn take(&self, out: &mut Vec<Vec<Rec>>) {
+        let mut full = self.full.lock().unwrap();
+        out.append(&mut full);
+        let p = self.cur.load(Ordering::Relaxed);
+        let n = self.len.load(Ordering::Acquire);
+        if !p.is_null() && n > 0 {
+            // SAFETY: slots below the published len are written and stay
+            // unchanged; cur does not change while full is held.
+            out.push(unsafe { std::slice::from_raw_parts(p, n) }.to_vec());
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        let p = *self.cur.get_mut();
+        if !p.is_null() {
+            // SAFETY: see rotate; Rec needs no drop.
+            recycle(unsafe { Vec::from_raw_parts(p, 0, CAP) });
+        }
+    }
+}
+
+/// Whether `time` is read from the TSC (see the module doc).
+pub(crate) fn use_tsc() -> bool {
+    static USE: AtomicU8 = AtomicU8::new(0);
+    match USE.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let ok = invariant_tsc() && std::env::var("EXECSPEC_TRACE_TSC").map_or(true, |v| v != "0");
+            USE.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+            ok
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)] // __cpuid is safe from Rust 1.87 on
+fn invariant_tsc() -> bool {
+    use std::arch::x86_64::__cpuid;
+    // SAFETY: cpuid exists on every x86-64 processor.
+    unsafe { __cpuid(0x8000_0000).eax >= 0x8000_0007 && __cpuid(0x8000_0007).edx & (1 << 8) != 0 }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn invariant_tsc() -> bool {
+    false
+}
+
+/// A raw time stamp: TSC ticks or nanoseconds (never 0).
+#[inline]
+pub(crate) fn stamp() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if use_tsc() {
+        // SAFETY: rdtsc exists on every x86-64 processor.
+        return unsafe { std::arch::x86_64::_rdtsc() } | 1;
+    }
+    crate::recorder::now_ns() + 1
+}
+
+/// The first calibration point: (now_ns, stamp) when the first deferred
+/// recorder was made.
+pub(crate) fn calibration_origin() -> (u64, u64) {
+    static ORIGIN: OnceLock<(u64, u64)> = OnceLock::new();
+    *ORIGIN.get_or_init(|| (crate::recorder::now_ns(), stamp()))
+}
+
+/// The conversion of raw stamps to nanoseconds, fixed at finish: a 32.32
+/// fixed-point factor (an error below 1 ns per 4 s from the origin), no
+/// division per event.
+pub(crate) struct TimeScale {
+    ns0: u64,
+    raw0: u64,
+    mult: u128,
+}
+
+impl TimeScale {
+    pub(crate) fn now() -> TimeScale {
+        let (ns0, raw0) = calibration_origin();
+        if !use_tsc() {
+            return TimeScale { ns0, raw0: ns0 + 1, mult: 1 << 32 };
+        }
+        // At least 20 ms between the two points (a sleep, no CPU).
+        let since = crate::recorder::now_ns().saturating_sub(ns0);
+        if since < 20_000_000 {
+            std::thread::sleep(Duration::from_nanos(20_000_000 - since));
+        }
+        let (ns1, raw1) = (crate::recorder::now_ns(), stamp());
+        let mult = (u128::from(ns1 - ns0) << 32) / u128::from(raw1.saturating_sub(raw0).max(1));
+        TimeScale { ns0, raw0, mult }
+    }
+
+    /// Nanoseconds for a raw stamp, at least 1.
+    pub(crate) fn ns(&self, raw: u64) -> u64 {
+        let d = if raw >= self.raw0 {
+            self.ns0 as i128 + ((u128::from(raw - self.raw0) * self.mult) >> 32) as i128
+        } else {
+            self.ns0 as i128 - ((u128::from(self.raw0 - raw) * self.mult) >> 32) as i128
+        };
+        d.clamp(1, i128::from(u64::MAX)) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packed::Packed;
+
+    /// The direct formatter writes what Packed writes for the same event.
+    #[test]
+    fn rec_json_equals_packed_json() {
+        let time = |raw: u64| raw * 3;
+        for kind in [SPAWN, WAKE, POLL] {
+            for (worker, t0, t1) in [(NO_WORKER, 0, 0), (0, 5, 9), (17, 0, 0), (3, 12345678901, 12345678999)] {
+                for result in 0..3 {
+                    let r = Rec { tick: 7, end: 8, task: 42, t0, t1, worker, kind, result };
+                    for (half, e) in r.to_events(time).into_iter().enumerate() {
+                        let mut want = Vec::new();
+                        Packed::from(Event { seq: 99, ..e.clone() }).write_json(&mut want);
+                        let mut got = Vec::new();
+                        r.write_json(half as u32, 99, time, &mut got);
+                        assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
+                        assert_eq!(r.is_v1_1(), kind == POLL || e.is_v1_1(), "{:?}", e);
+                    }
+                }
+            }
+        }
+    }
+}
