@@ -25,6 +25,15 @@ func cases() int {
 	return 100
 }
 
+// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
+// other cases (for long runs in several parts).
+func seed() uint64 {
+	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
+		return n
+	}
+	return 0
+}
+
 // newAnts adapts an ants pool: Submit, Tune as Resize; the drawn options
 // set the capacity, the idle-worker expiry, the bound on blocked submitters
 // (MaxBlockingTasks, refusing beyond it) and nonblocking mode. Release does
@@ -82,10 +91,7 @@ var antsConfig = pool.Config{
 func TestAnts(t *testing.T) {
 	cfg := antsConfig
 	cfg.Cases = cases()
-	// POOLCHECK_SEED draws other cases than the default seed's.
-	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
-		cfg.Seed = n
-	}
+	cfg.Seed = seed()
 	pool.CheckOptions(t, newAnts, cfg)
 }
 
@@ -147,6 +153,7 @@ func TestAntsDetectionRate(t *testing.T) {
 func TestAntsKnownRace(t *testing.T) {
 	cfg := antsConfig
 	cfg.Cases = cases()
+	cfg.Seed = seed()
 	cfg.Known = []string{pool.CapacityBound}
 	pool.CheckOptions(t, newAnts, cfg)
 }

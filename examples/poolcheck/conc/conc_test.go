@@ -4,6 +4,7 @@
 package conc
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"testing"
@@ -21,12 +22,50 @@ func cases() int {
 	return 100
 }
 
+// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
+// other cases (for long runs in several parts).
+func seed() uint64 {
+	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
+		return n
+	}
+	return 0
+}
+
 // newConc adapts a conc error pool with a goroutine limit: Go as
 // SubmitErr (and Submit), Wait as Wait and Close. conc documents that
 // Wait re-panics with a task's panic, and pools are meant to be reusable
-// like sync.WaitGroup.
+// like sync.WaitGroup. Wait returns every task error, joined.
 func newConc(o pool.Options) pool.Pool {
-	p := concpool.New().WithErrors().WithMaxGoroutines(o.Capacity)
+	return concAdapter(concpool.New().WithErrors().WithMaxGoroutines(o.Capacity))
+}
+
+// newConcFirst is newConc configured WithFirstError: Wait returns only
+// the first error a task returned.
+func newConcFirst(o pool.Options) pool.Pool {
+	return concAdapter(concpool.New().WithErrors().WithFirstError().WithMaxGoroutines(o.Capacity))
+}
+
+// newConcContext adapts a conc context pool WithCancelOnError and
+// WithFirstError, as conc's documentation pairs them: the first task
+// error cancels the context the tasks get (the generated tasks ignore
+// it) and Wait returns that error.
+func newConcContext(o pool.Options) pool.Pool {
+	p := concpool.New().WithContext(context.Background()).WithCancelOnError().WithFirstError().WithMaxGoroutines(o.Capacity)
+	return &pool.Adapter{
+		SubmitFunc: func(f func()) error {
+			p.Go(func(context.Context) error { f(); return nil })
+			return nil
+		},
+		SubmitErrFunc: func(f func() error) error {
+			p.Go(func(context.Context) error { return f() })
+			return nil
+		},
+		WaitFunc:  p.Wait,
+		CloseFunc: p.Wait,
+	}
+}
+
+func concAdapter(p *concpool.ErrorPool) pool.Pool {
 	return &pool.Adapter{
 		SubmitFunc:    func(f func()) error { p.Go(func() error { f(); return nil }); return nil },
 		SubmitErrFunc: func(f func() error) error { p.Go(f); return nil },
@@ -41,8 +80,26 @@ var concConfig = pool.Config{
 	Errors: pool.ErrorsAll,
 }
 
+// TestConc checks the error pool (every error joined); TestConcFirstError
+// the error pool and the context pool that return the first error only.
 func TestConc(t *testing.T) {
 	cfg := concConfig
 	cfg.Cases = cases()
+	cfg.Seed = seed()
 	pool.CheckOptions(t, newConc, cfg)
+}
+
+func TestConcFirstError(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		new  func(pool.Options) pool.Pool
+	}{{"ErrorPool", newConcFirst}, {"ContextPool", newConcContext}} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := concConfig
+			cfg.Errors = pool.ErrorsFirst
+			cfg.Cases = cases()
+			cfg.Seed = seed()
+			pool.CheckOptions(t, c.new, cfg)
+		})
+	}
 }

@@ -21,6 +21,15 @@ func cases() int {
 	return 100
 }
 
+// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
+// other cases (for long runs in several parts).
+func seed() uint64 {
+	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
+		return n
+	}
+	return 0
+}
+
 // newErrgroup adapts an errgroup.Group with SetLimit: Go as SubmitErr,
 // Wait as Close; Wait returns the first error.
 func newErrgroup(o pool.Options) pool.Pool {
@@ -41,5 +50,6 @@ var errgroupConfig = pool.Config{
 func TestErrgroup(t *testing.T) {
 	cfg := errgroupConfig
 	cfg.Cases = cases()
+	cfg.Seed = seed()
 	pool.CheckOptions(t, newErrgroup, cfg)
 }

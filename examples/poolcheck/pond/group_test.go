@@ -48,5 +48,6 @@ var pondGroupConfig = pool.Config{
 func TestPondGroup(t *testing.T) {
 	cfg := pondGroupConfig
 	cfg.Cases = cases()
+	cfg.Seed = seed()
 	pool.CheckOptions(t, newPondGroup, cfg)
 }

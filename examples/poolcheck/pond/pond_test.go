@@ -22,6 +22,15 @@ func cases() int {
 	return 100
 }
 
+// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
+// other cases (for long runs in several parts).
+func seed() uint64 {
+	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
+		return n
+	}
+	return 0
+}
+
 // newPond adapts a pond v2 pool: Go as Submit, Resize, StopAndWait as
 // Close, and the cancellation of the context given with WithContext as
 // Cancel; the drawn options set the concurrency, the queue size and
@@ -58,6 +67,7 @@ var pondConfig = pool.Config{
 func TestPond(t *testing.T) {
 	cfg := pondConfig
 	cfg.Cases = cases()
+	cfg.Seed = seed()
 	pool.CheckOptions(t, newPond, cfg)
 }
 
@@ -69,5 +79,6 @@ func TestPondWithoutGoexit(t *testing.T) {
 	cfg := pondConfig
 	cfg.Goexit = false
 	cfg.Cases = cases()
+	cfg.Seed = seed()
 	pool.CheckOptions(t, newPond, cfg)
 }

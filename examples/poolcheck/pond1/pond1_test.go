@@ -23,6 +23,15 @@ func cases() int {
 	return 100
 }
 
+// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
+// other cases (for long runs in several parts).
+func seed() uint64 {
+	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
+		return n
+	}
+	return 0
+}
+
 // newPond1 adapts a pond v1 pool: Submit (blocks while the buffer of
 // QueueBound tasks is full), StopAndWait as Close, the cancellation of
 // the pool's parent context (pond.Context) as Cancel; the drawn options
@@ -53,5 +62,6 @@ var pond1Config = pool.Config{
 func TestPond1(t *testing.T) {
 	cfg := pond1Config
 	cfg.Cases = cases()
+	cfg.Seed = seed()
 	pool.CheckOptions(t, newPond1, cfg)
 }

@@ -23,6 +23,15 @@ func cases() int {
 	return 100
 }
 
+// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
+// other cases (for long runs in several parts).
+func seed() uint64 {
+	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
+		return n
+	}
+	return 0
+}
+
 // newSemaphore adapts the worker pool of x/sync/semaphore's documentation:
 // acquire the task's weight (giving up when the context is done), run it
 // on a goroutine, release. Close waits for the goroutines.
@@ -57,5 +66,6 @@ var semaphoreConfig = pool.Config{
 func TestSemaphore(t *testing.T) {
 	cfg := semaphoreConfig
 	cfg.Cases = cases()
+	cfg.Seed = seed()
 	pool.CheckOptions(t, newSemaphore, cfg)
 }

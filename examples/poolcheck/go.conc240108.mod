@@ -1,0 +1,20 @@
+module github.com/execspec/execspec/examples/poolcheck
+
+go 1.26.0
+
+require (
+	github.com/alitto/pond v1.9.2
+	github.com/alitto/pond/v2 v2.7.1
+	github.com/execspec/execspec v0.0.0
+	github.com/panjf2000/ants/v2 v2.11.4
+	github.com/sourcegraph/conc v0.3.1-0.20240108182409-4afefce20f9b
+	golang.org/x/sync v0.11.0
+)
+
+require (
+	go.uber.org/atomic v1.7.0 // indirect
+	go.uber.org/multierr v1.9.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
+
+replace github.com/execspec/execspec => ../..

@@ -1,0 +1,16 @@
+module github.com/execspec/execspec/examples/poolcheck
+
+go 1.26.0
+
+require (
+	github.com/alitto/pond v1.9.2
+	github.com/alitto/pond/v2 v2.7.1
+	github.com/execspec/execspec v0.0.0
+	github.com/panjf2000/ants/v2 v2.11.4
+	github.com/sourcegraph/conc v0.3.1-0.20240121214520-5f936abd7ae8
+	golang.org/x/sync v0.11.0
+)
+
+require golang.org/x/sys v0.49.0 // indirect
+
+replace github.com/execspec/execspec => ../..
