@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -92,6 +93,7 @@ type hostileRun struct {
 	cmd            *exec.Cmd
 	args           []string
 	report         *os.File // the launcher's report
+	reportR        *bufio.Reader
 	stdoutBuf      *bytes.Buffer
 	stderrBuf      *bytes.Buffer
 }
@@ -118,7 +120,7 @@ func startVerify(t *testing.T, dir string, stdin io.Reader, stdout *os.File, arg
 	cmd.Env = append(os.Environ(), "GOTRACEBACK=all", "EXECSPEC_HOSTILE_LAUNCH=1")
 	cmd.ExtraFiles = []*os.File{reportW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a hang is killed with its launcher
-	r := &hostileRun{cmd: cmd, args: args, report: report, stdoutBuf: &bytes.Buffer{}, stderrBuf: &bytes.Buffer{}}
+	r := &hostileRun{cmd: cmd, args: args, report: report, reportR: bufio.NewReader(report), stdoutBuf: &bytes.Buffer{}, stderrBuf: &bytes.Buffer{}}
 	cmd.Stdin = stdin
 	if stdout != nil {
 		cmd.Stdout = stdout
@@ -137,8 +139,9 @@ func startVerify(t *testing.T, dir string, stdin io.Reader, stdout *os.File, arg
 // launch is the launcher of startVerify: args are the address-space limit
 // in KiB, the binary and its arguments. It runs the binary under that
 // limit with the launcher's standard files, passes SIGINT and SIGTERM on to
-// it, and writes "EXIT-CODE PEAK-RSS-KIB" to file descriptor 3 when it
-// ends; its own exit code is the binary's.
+// it, and writes "started" to file descriptor 3 once it passes signals on
+// and "EXIT-CODE PEAK-RSS-KIB" when the binary ends; its own exit code is
+// the binary's.
 func launch(args []string) int {
 	report := os.NewFile(3, "report")
 	cmd := exec.Command("sh", append([]string{"-c", `ulimit -v "$0" && exec "$@"`, args[0]}, args[1:]...)...)
@@ -154,6 +157,7 @@ func launch(args []string) int {
 			cmd.Process.Signal(s)
 		}
 	}()
+	fmt.Fprintln(report, "started")
 	cmd.Wait()
 	code := cmd.ProcessState.ExitCode()
 	var rss int64
@@ -177,8 +181,9 @@ func (r *hostileRun) wait(t *testing.T) {
 		<-done
 		t.Fatalf("%v: still running after %v (a hang)", r.args, hostileWait)
 	}
-	b, _ := io.ReadAll(r.report)
+	b, _ := io.ReadAll(r.reportR)
 	r.report.Close()
+	b = bytes.TrimPrefix(b, []byte("started\n"))
 	var rssKiB int64
 	if _, err := fmt.Sscan(string(b), &r.code, &rssKiB); err != nil {
 		t.Fatalf("%v: no report from the launcher (%q): exit %d", r.args, b, r.cmd.ProcessState.ExitCode())
@@ -507,6 +512,11 @@ func TestHostileSignals(t *testing.T) {
 	const deadline = 5 * time.Second
 	signalRun := func(t *testing.T, r *hostileRun, sig syscall.Signal, after time.Duration, rss int64) {
 		t.Helper()
+		// A signal before the launcher passes signals on would kill the
+		// launcher itself (a loaded machine starts it slowly).
+		if line, err := r.reportR.ReadString('\n'); line != "started\n" {
+			t.Fatalf("the launcher did not start: %q %v", line, err)
+		}
 		time.Sleep(after)
 		sent := time.Now()
 		if err := r.cmd.Process.Signal(sig); err != nil {

@@ -34,7 +34,7 @@ func TestBrokenCulpritSameInEveryView(t *testing.T) {
 		{name: "double-enqueue", cases: "exactly-once", seed: "17620083821312915060", rule: "WAKE"},
 		{name: "repoll-after-ready", cases: "exactly-once", seed: "11138245755021517740", rule: "poll-begin"},
 		{name: "steal-owner-end", cases: "exactly-once", seed: "11197276392218828937", rule: "WORKER-STEAL"},
-		{name: "overflow-drops", cases: "exactly-once", seed: "12778552627547546568", rule: "SPAWN|WAKE|TASK-SUSPEND"},
+		{name: "overflow-drops", cases: "exactly-once", seed: "12778552627547546568", rule: "SPAWN|WAKE|TASK-SUSPEND|requeue"}, // the drop is at whichever push meets the full queue: which one depends on the interleaving
 		{name: "global-starved", cases: "fairness", seed: "7845573441621794413", rule: "POLL-LOCAL"},
 		{name: "clone-wakes-nothing", cases: "waker-clone", seed: "2293379466800617262", rule: "WAKE"},
 		{name: "lost-wakeup", cases: "exactly-once", seed: "11372200462952202358",
