@@ -18,15 +18,42 @@ import (
 
 func td(name string) string { return filepath.Join("testdata", "check", name) }
 
+// commandCase is a run of verify: its arguments, the exit code it must
+// end with, and what its output must say.
+type commandCase struct {
+	args   []string
+	code   int
+	stdout []string // each must appear in stdout
+	stderr []string // each must appear in stderr
+}
+
+// runCases runs each case as a subtest named by its arguments.
+func runCases(t *testing.T, cases []commandCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errs := run(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+		})
+	}
+}
+
 // TestCheckAndReplay runs verify check and verify replay on the trace files
 // under testdata/check: exit codes and what the output must say.
 func TestCheckAndReplay(t *testing.T) {
-	cases := []struct {
-		args   []string
-		code   int
-		stdout []string // each must appear in stdout
-		stderr []string // each must appear in stderr
-	}{
+	runCases(t, []commandCase{
 		{[]string{"check", td("conforms.jsonl")}, exitHolds,
 			[]string{"16 events", "verdict: holds", "fairness"}, nil},
 		{[]string{"check", td("conforms.txt")}, exitHolds, []string{"verdict: holds"}, nil},
@@ -54,25 +81,7 @@ func TestCheckAndReplay(t *testing.T) {
 		{[]string{"check", "--go-trace", td("conforms.jsonl")}, exitUsage, nil, []string{"conforms.jsonl: reading Go trace"}},
 		{[]string{"check"}, exitUsage, nil, []string{"want one trace FILE"}},
 		{[]string{"check", "-h"}, exitHolds, nil, []string{"Usage: verify check", "Exit codes"}},
-	}
-	for _, c := range cases {
-		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			code, out, errs := run(t, c.args...)
-			if code != c.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
-			}
-			for _, w := range c.stdout {
-				if !strings.Contains(out, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range c.stderr {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errs)
-				}
-			}
-		})
-	}
+	})
 }
 
 func TestCheckJSON(t *testing.T) {
