@@ -127,8 +127,8 @@ type Conformance struct {
 	v11     *confV11 // format v1.1 (conform_v11.go); nil for a v1.0 trace
 	prioV10 bool     // policy priority in a v1.0 trace: order unchecked
 
-	confFrame // events seen, the violation, the last events, the findings (conform_frame.go)
 	report    *ConformanceReport
+	confFrame // events seen, the violation, the last events, the findings (conform_frame.go)
 
 	tasks   []confTask   // indexed by task id - 1
 	live    [][]confLive // pages of slots of tasks QUEUED or awaiting a requeue event
@@ -366,15 +366,7 @@ func (r *ConformanceReport) Summary() string {
 		fmt.Fprintf(&b, "%d takes accepted in an order of overlapping queue operations other than seq order\n", r.Reordered)
 	}
 	r.summaryV11(&b)
-	for _, f := range r.Panics {
-		fmt.Fprintf(&b, "panic: %s\n", f)
-	}
-	if n := r.PanicCount - len(r.Panics); n > 0 {
-		fmt.Fprintf(&b, "panic: ... and %d more\n", n)
-	}
-	for _, f := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", f)
-	}
+	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -519,10 +511,14 @@ var errConfAfterFinish = errors.New("conformance: Step after Finish")
 // first violation; once a violation was found every later call returns it
 // again. Events must come in Seq order.
 func (c *Conformance) Step(e traces.Event) error {
-	idx, err := c.next(c.report != nil, errConfAfterFinish)
-	if err != nil {
-		return err
+	if c.err != nil {
+		return c.err
 	}
+	if c.report != nil {
+		return errConfAfterFinish
+	}
+	idx := c.n
+	c.n++
 	if err := c.step(idx, &e); err != nil {
 		return err
 	}
@@ -1336,13 +1332,6 @@ func CheckTrace(h traces.Header, events iter.Seq2[traces.Event, error]) (*Confor
 	if err != nil {
 		return nil, err
 	}
-	for e, err := range events {
-		if err != nil {
-			return c.Finish(), err
-		}
-		if c.Step(e) != nil {
-			break
-		}
-	}
-	return c.Finish(), nil
+	err = stepAll(c, events)
+	return c.Finish(), err
 }

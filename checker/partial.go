@@ -76,8 +76,8 @@ type PartialChecker struct {
 	replay    *Conformance // the model replay, when the queues are observed
 	replayErr error
 
-	confFrame // events seen, the violation, the last events, the findings (conform_frame.go)
 	report    *PartialReport
+	confFrame      // events seen, the violation, the last events, the findings (conform_frame.go)
 	stopped   bool // the whole executor stopped
 	stopIdx   int
 
@@ -285,10 +285,14 @@ var errPartialAfterFinish = errors.New("partial check: Step after Finish")
 // check; Premise names the PartialRules entry); once a violation was found
 // every later call returns it again. Events must come in Seq order.
 func (c *PartialChecker) Step(e traces.Event) error {
-	idx, err := c.next(c.report != nil, errPartialAfterFinish)
-	if err != nil {
-		return err
+	if c.err != nil {
+		return c.err
 	}
+	if c.report != nil {
+		return errPartialAfterFinish
+	}
+	idx := c.n
+	c.n++
 	if err := c.step(idx, &e); err != nil {
 		return err
 	}
@@ -819,15 +823,7 @@ func (r *PartialReport) Summary() string {
 		r.Polls, intList(r.WorkerPolls), r.NoTaskWakes, r.LateWakes, r.SpuriousPolls, r.Failures)
 	writeDelay(&b, "spawn → first poll", r.SpawnDelay)
 	writeDelay(&b, "wake → next poll", r.WakeDelay)
-	for _, f := range r.Panics {
-		fmt.Fprintf(&b, "panic: %s\n", f)
-	}
-	if n := r.PanicCount - len(r.Panics); n > 0 {
-		fmt.Fprintf(&b, "panic: ... and %d more\n", n)
-	}
-	for _, f := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", f)
-	}
+	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
 	fmt.Fprintf(&b, "unobserved: %s; checked: %s\n", strings.Join(r.Unobserved, ", "), strings.Join(r.Checked, ", "))
 	fmt.Fprintf(&b, "not checked (%d rules):\n", len(r.Unchecked))
 	for _, u := range r.Unchecked {
@@ -878,13 +874,6 @@ func CheckPartialTrace(h traces.Header, events iter.Seq2[traces.Event, error]) (
 	if err != nil {
 		return nil, err
 	}
-	for e, err := range events {
-		if err != nil {
-			return c.Finish(), err
-		}
-		if c.Step(e) != nil {
-			break
-		}
-	}
-	return c.Finish(), nil
+	err = stepAll(c, events)
+	return c.Finish(), err
 }
