@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
@@ -249,5 +250,53 @@ func TestCheckStdin(t *testing.T) {
 	code, out, errs := run(t, "check", "-")
 	if code != exitViolated || !strings.Contains(out, "-: VIOLATION at event 10 (line 13)") || strings.Contains(out, "see it:") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// writeCycling writes a conforming fifo trace of about n events: 1,000
+// tasks polled to Pending and woken again and again, as bench/gentrace
+// -tasks 1000 does.
+func writeCycling(tb testing.TB, name string, n int) {
+	var b strings.Builder
+	b.WriteString(`{"format":"execspec-trace","version":1,"executor":"cycling","workers":1,"policy":"fifo"}` + "\n")
+	seq := 0
+	ev := func(t int, rest string) {
+		seq++
+		fmt.Fprintf(&b, `{"seq":%d,"task":%d,%s}`+"\n", seq, t, rest)
+	}
+	const k = 1000
+	for t := 1; t <= k; t++ {
+		ev(t, `"kind":"spawn","queue":"global"`)
+	}
+	t := 1 // the head of the global queue
+	for ; seq < n-4*k; t = t%k + 1 {
+		ev(t, `"kind":"take","worker":0,"source":"global"`)
+		ev(t, `"kind":"poll-begin","worker":0`)
+		ev(t, `"kind":"poll-end","worker":0,"result":"pending"`)
+		ev(t, `"kind":"wake","outcome":"scheduled","queue":"global"`)
+	}
+	for range k {
+		ev(t, `"kind":"take","worker":0,"source":"global"`)
+		ev(t, `"kind":"poll-begin","worker":0`)
+		ev(t, `"kind":"poll-end","worker":0,"result":"ready"`)
+		t = t%k + 1
+	}
+	if err := os.WriteFile(name, []byte(b.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkCheck is verify check on a 1e6-event conforming trace, reading
+// included: the model replay's side of BenchmarkCheckPartial.
+//
+//	go test -run '^$' -bench 'Check$' -benchtime 5x ./cmd/verify/
+func BenchmarkCheck(b *testing.B) {
+	name := filepath.Join(b.TempDir(), "cycling.jsonl")
+	writeCycling(b, name, 1_000_000)
+	for b.Loop() {
+		var out, errs bytes.Buffer
+		if code := dispatch(context.Background(), []string{"check", name}, &out, &errs); code != exitHolds {
+			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errs.String())
+		}
 	}
 }
