@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -122,10 +120,5 @@ func TestCheckPartialGenerated(t *testing.T) {
 func BenchmarkCheckPartial(b *testing.B) {
 	name := filepath.Join(b.TempDir(), "partial.jsonl")
 	writePartial(b, name, 1_000_000)
-	for b.Loop() {
-		var out, errs bytes.Buffer
-		if code := dispatch(context.Background(), []string{"check", name}, &out, &errs); code != exitHolds {
-			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errs.String())
-		}
-	}
+	benchCheck(b, name)
 }
