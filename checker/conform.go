@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -126,13 +127,8 @@ type Conformance struct {
 	v11     *confV11 // format v1.1 (conform_v11.go); nil for a v1.0 trace
 	prioV10 bool     // policy priority in a v1.0 trace: order unchecked
 
-	n       int // events seen
-	lastSeq uint64
-	err     *ConformanceError
-	report  *ConformanceReport
-
-	ring  [conformBefore]traces.Event
-	ringN int // events in the ring
+	report    *ConformanceReport
+	confFrame // events seen, the violation, the last events, the findings (conform_frame.go)
 
 	tasks   []confTask   // indexed by task id - 1
 	live    [][]confLive // pages of slots of tasks QUEUED or awaiting a requeue event
@@ -156,10 +152,6 @@ type Conformance struct {
 
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
-
-	panics   []ConformanceFinding // the first confMaxFindings
-	npanics  int
-	warnings []ConformanceFinding
 }
 
 // confMaxFindings bounds the panics a report lists (PanicCount counts them
@@ -374,15 +366,7 @@ func (r *ConformanceReport) Summary() string {
 		fmt.Fprintf(&b, "%d takes accepted in an order of overlapping queue operations other than seq order\n", r.Reordered)
 	}
 	r.summaryV11(&b)
-	for _, f := range r.Panics {
-		fmt.Fprintf(&b, "panic: %s\n", f)
-	}
-	if n := r.PanicCount - len(r.Panics); n > 0 {
-		fmt.Fprintf(&b, "panic: ... and %d more\n", n)
-	}
-	for _, f := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", f)
-	}
+	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -520,11 +504,8 @@ func (c *Conformance) Lanes() string {
 	return s
 }
 
-// Events returns how many events Step has been given.
-func (c *Conformance) Events() int { return c.n }
-
-// Err returns the violation found so far, or nil.
-func (c *Conformance) Err() *ConformanceError { return c.err }
+// errConfAfterFinish is what Conformance.Step returns after Finish.
+var errConfAfterFinish = errors.New("conformance: Step after Finish")
 
 // Step checks the next event. It returns nil, or the *ConformanceError of the
 // first violation; once a violation was found every later call returns it
@@ -534,7 +515,7 @@ func (c *Conformance) Step(e traces.Event) error {
 		return c.err
 	}
 	if c.report != nil {
-		return fmt.Errorf("conformance: Step after Finish")
+		return errConfAfterFinish
 	}
 	idx := c.n
 	c.n++
@@ -552,8 +533,7 @@ func (c *Conformance) Step(e traces.Event) error {
 	if err := c.checkInvariants(idx, &e); err != nil {
 		return err
 	}
-	c.ring[idx%conformBefore] = e
-	c.ringN++
+	c.push(idx, &e)
 	return nil
 }
 
@@ -580,7 +560,7 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 		return c.fail(idx, e, confRule(e), "a well-formed event", err.Error())
 	}
 	if e.Task > MaxConformTask {
-		return c.limit(idx, e, fmt.Sprintf("task ids up to %d (checker.MaxConformTask)", MaxConformTask), fmt.Sprintf("task id %d", e.Task))
+		return c.taskLimit(idx, e, confRule(e))
 	}
 	t := int(e.Task)
 	if e.Kind != traces.KindSpawn && t != 0 && (t > len(c.s.Task) || c.s.Task[t-1] == model.Idle) {
@@ -628,10 +608,7 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 	case traces.KindUnpark:
 		c.workers[e.Worker].parked = false
 	case traces.KindPanic:
-		c.npanics++
-		if len(c.panics) < confMaxFindings {
-			c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: int(e.Worker), Msg: fmt.Sprintf("task %d panicked on %s: %s", e.Task, who(int(e.Worker)), firstLine(e.Detail))})
-		}
+		c.panicked(idx, e)
 	case traces.KindStep:
 		return c.modelStep(idx, e)
 	case traces.KindRegister:
@@ -671,19 +648,9 @@ func confRule(e *traces.Event) model.Rule {
 	return 0
 }
 
-// fail records the violation at event idx.
+// fail records the violation at event idx, with the model state.
 func (c *Conformance) fail(idx int, e *traces.Event, r model.Rule, premise, reason string) error {
-	before := make([]traces.Event, 0, min(c.ringN, conformBefore))
-	for i := max(idx-conformBefore, idx-c.ringN); i < idx; i++ {
-		before = append(before, c.ring[i%conformBefore])
-	}
-	ce := &ConformanceError{
-		Index: idx, Event: *e, Rule: r, Premise: premise, Reason: reason,
-		State: c.Lanes(), Before: before,
-	}
-	ce.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, r), reason, premise)
-	c.err = ce
-	return ce
+	return c.failAt(idx, e, r, "premise ", premise, reason, c.Lanes())
 }
 
 // lostSuspendPremise is the premise a lost re-queue breaks.
@@ -696,16 +663,6 @@ func (c *Conformance) failLost(idx int, e *traces.Event, reason string) error {
 	err := c.fail(idx, e, model.TASK_SUSPEND, lostSuspendPremise, reason)
 	c.err.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, confRule(e)), reason, lostSuspendPremise)
 	return err
-}
-
-// limit records an event beyond a capacity limit of the checker: the
-// check stops with an Unknown verdict. Neither the state nor the events
-// before it are kept: at a limit they are as large as the limit.
-func (c *Conformance) limit(idx int, e *traces.Event, limit, what string) error {
-	ce := &ConformanceError{Index: idx, Event: *e, Rule: confRule(e), Limit: limit}
-	ce.Msg = fmt.Sprintf("event %d (seq %d): %s is beyond a limit of the checker, %s: no verdict", idx+1, e.Seq, what, limit)
-	c.err = ce
-	return ce
 }
 
 // failStep records a violation from the model's *PremiseError (or any error).
@@ -1217,8 +1174,8 @@ func (c *Conformance) park(idx int, e *traces.Event) {
 	cw.parkG = len(c.s.Global) > 0
 	cw.parkL = len(c.s.Local[w]) > 0
 	cw.parkEp = c.globalEpoch
-	if t := c.s.Cur[w]; t != 0 && len(c.warnings) < confMaxFindings {
-		c.warnings = append(c.warnings, ConformanceFinding{Index: idx, Seq: e.Seq, Task: int64(t), Worker: w, Msg: fmt.Sprintf("worker %d parks while polling task %d", w, t)})
+	if t := c.s.Cur[w]; t != 0 {
+		c.parkPolling(idx, e, w, int64(t))
 	}
 }
 
@@ -1375,13 +1332,6 @@ func CheckTrace(h traces.Header, events iter.Seq2[traces.Event, error]) (*Confor
 	if err != nil {
 		return nil, err
 	}
-	for e, err := range events {
-		if err != nil {
-			return c.Finish(), err
-		}
-		if c.Step(e) != nil {
-			break
-		}
-	}
-	return c.Finish(), nil
+	err = stepAll(c, events)
+	return c.Finish(), err
 }

@@ -123,21 +123,9 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 
 // failOwed records the violation of an obligation at the take it was for.
 func (c *Conformance) failOwed(t int32, o confOwe, what string) error {
-	before := make([]traces.Event, 0, conformBefore)
-	first := max(o.idx-conformBefore, c.ringN-conformBefore, 0)
-	for i := first; i < o.idx; i++ {
-		before = append(before, c.ring[i%conformBefore])
-	}
-	r := confRule(&o.ev)
 	premise := fmt.Sprintf("t%d is removed first by a take overlapping this one (order intervals)", t)
 	reason := fmt.Sprintf("%s, so this take is accepted only if t%d was taken by a take overlapping it (called before tick %d); %s", o.why, t, o.deadline, what)
-	ce := &ConformanceError{
-		Index: o.idx, Event: o.ev, Rule: r, Premise: premise, Reason: reason,
-		State: c.Lanes(), Before: before,
-	}
-	ce.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", o.idx+1, o.ev.Seq, describe(&o.ev, r), reason, premise)
-	c.err = ce
-	return ce
+	return c.fail(o.idx, &o.ev, confRule(&o.ev), premise, reason)
 }
 
 // ivFinish fails the first obligation no take settled.

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -75,14 +76,10 @@ type PartialChecker struct {
 	replay    *Conformance // the model replay, when the queues are observed
 	replayErr error
 
-	n       int
-	lastSeq uint64
-	err     *ConformanceError
-	report  *PartialReport
-	ring    [conformBefore]traces.Event
-	ringN   int
-	stopped bool // the whole executor stopped
-	stopIdx int
+	report    *PartialReport
+	confFrame      // events seen, the violation, the last events, the findings (conform_frame.go)
+	stopped   bool // the whole executor stopped
+	stopIdx   int
 
 	tasks    []partTask
 	finished map[int64][]int64 // under retry: the future instances of a task that failed
@@ -91,9 +88,6 @@ type PartialChecker struct {
 
 	noTask, late, spuriousN, failures int
 	spawnD, wakeD                     PartialDelay
-	panics                            []ConformanceFinding
-	npanics                           int
-	warnings                          []ConformanceFinding
 }
 
 // Observed task states (not the model's: READY covers QUEUED whatever the
@@ -283,11 +277,8 @@ func NewPartialChecker(h traces.Header) (*PartialChecker, error) {
 	return c, nil
 }
 
-// Events returns how many events Step has been given.
-func (c *PartialChecker) Events() int { return c.n }
-
-// Err returns the violation found so far, or nil.
-func (c *PartialChecker) Err() *ConformanceError { return c.err }
+// errPartialAfterFinish is what PartialChecker.Step returns after Finish.
+var errPartialAfterFinish = errors.New("partial check: Step after Finish")
 
 // Step checks the next event. It returns nil, or the *ConformanceError of
 // the first violation (Rule is the model rule it breaks, 0 for a form
@@ -298,7 +289,7 @@ func (c *PartialChecker) Step(e traces.Event) error {
 		return c.err
 	}
 	if c.report != nil {
-		return fmt.Errorf("partial check: Step after Finish")
+		return errPartialAfterFinish
 	}
 	idx := c.n
 	c.n++
@@ -321,25 +312,14 @@ func (c *PartialChecker) Step(e traces.Event) error {
 		}
 	}
 	c.lastSeq = e.Seq
-	c.ring[idx%conformBefore] = e
-	c.ringN++
+	c.push(idx, &e)
 	return nil
 }
 
-func (c *PartialChecker) before(idx int) []traces.Event {
-	before := make([]traces.Event, 0, min(c.ringN, conformBefore))
-	for i := max(idx-conformBefore, idx-c.ringN); i < idx; i++ {
-		before = append(before, c.ring[i%conformBefore])
-	}
-	return before
-}
-
-// fail records the violation of the rule named check at event idx.
+// fail records the violation of the rule named check at event idx, with
+// the observed state of its task and worker.
 func (c *PartialChecker) fail(idx int, e *traces.Event, r model.Rule, check, reason string) error {
-	ce := &ConformanceError{Index: idx, Event: *e, Rule: r, Premise: check, Reason: reason, State: c.stateOf(e), Before: c.before(idx)}
-	ce.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (%s fails)", idx+1, e.Seq, describe(e, r), reason, check)
-	c.err = ce
-	return ce
+	return c.failAt(idx, e, r, "", check, reason, c.stateOf(e))
 }
 
 // stateOf describes the observed state of the event's task and worker.
@@ -391,10 +371,7 @@ func (c *PartialChecker) step(idx int, e *traces.Event) error {
 		return c.fail(idx, e, 0, "a well-formed event", err.Error())
 	}
 	if e.Task > MaxConformTask {
-		ce := &ConformanceError{Index: idx, Event: *e, Limit: fmt.Sprintf("task ids up to %d (checker.MaxConformTask)", MaxConformTask)}
-		ce.Msg = fmt.Sprintf("event %d (seq %d): task id %d is beyond a limit of the checker, %s: no verdict", idx+1, e.Seq, e.Task, ce.Limit)
-		c.err = ce
-		return ce
+		return c.taskLimit(idx, e, 0)
 	}
 	if c.stopped {
 		return c.fail(idx, e, 0, "stop-is-final", fmt.Sprintf("the executor stopped at event %d", c.stopIdx+1))
@@ -437,14 +414,11 @@ func (c *PartialChecker) step(idx int, e *traces.Event) error {
 	case traces.KindRequeue:
 		return c.requeue(idx, e)
 	case traces.KindPark:
-		if cur := c.workers[w].cur; cur != 0 && len(c.warnings) < confMaxFindings {
-			c.warnings = append(c.warnings, ConformanceFinding{Index: idx, Seq: e.Seq, Task: cur, Worker: w, Msg: fmt.Sprintf("worker %d parks while polling task %d", w, cur)})
+		if cur := c.workers[w].cur; cur != 0 {
+			c.parkPolling(idx, e, w, cur)
 		}
 	case traces.KindPanic:
-		c.npanics++
-		if len(c.panics) < confMaxFindings {
-			c.panics = append(c.panics, ConformanceFinding{Index: idx, Seq: e.Seq, Task: t, Worker: w, Msg: fmt.Sprintf("task %d panicked on %s: %s", t, who(w), firstLine(e.Detail))})
-		}
+		c.panicked(idx, e)
 	case traces.KindStop:
 		if w < 0 {
 			c.stopped, c.stopIdx = true, idx
@@ -849,15 +823,7 @@ func (r *PartialReport) Summary() string {
 		r.Polls, intList(r.WorkerPolls), r.NoTaskWakes, r.LateWakes, r.SpuriousPolls, r.Failures)
 	writeDelay(&b, "spawn → first poll", r.SpawnDelay)
 	writeDelay(&b, "wake → next poll", r.WakeDelay)
-	for _, f := range r.Panics {
-		fmt.Fprintf(&b, "panic: %s\n", f)
-	}
-	if n := r.PanicCount - len(r.Panics); n > 0 {
-		fmt.Fprintf(&b, "panic: ... and %d more\n", n)
-	}
-	for _, f := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", f)
-	}
+	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
 	fmt.Fprintf(&b, "unobserved: %s; checked: %s\n", strings.Join(r.Unobserved, ", "), strings.Join(r.Checked, ", "))
 	fmt.Fprintf(&b, "not checked (%d rules):\n", len(r.Unchecked))
 	for _, u := range r.Unchecked {
@@ -908,13 +874,6 @@ func CheckPartialTrace(h traces.Header, events iter.Seq2[traces.Event, error]) (
 	if err != nil {
 		return nil, err
 	}
-	for e, err := range events {
-		if err != nil {
-			return c.Finish(), err
-		}
-		if c.Step(e) != nil {
-			break
-		}
-	}
-	return c.Finish(), nil
+	err = stepAll(c, events)
+	return c.Finish(), err
 }

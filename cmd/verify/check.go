@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -119,96 +118,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
-	// The Chrome page is written as the trace is read, in memory
-	// independent of its length; its file is created first, so that a
-	// name that cannot be written is refused before any work.
-	tl := newCheckTimeline(f.html, h)
-	var (
-		chrome    *traces.ChromeWriter
-		chromeOut *traces.OutputFile
-		outErrs   []error // output files not written; the verdict stands
-	)
-	if f.chrome != "" {
-		chromeOut, err = traces.CreateOutput(f.chrome, file)
-		if err != nil {
-			fmt.Fprintf(stderr, "verify check: --chrome: %s\n", traces.Printable(err.Error()))
-			return exitUsage
-		}
-		defer chromeOut.Abort()
-		if chrome, err = traces.NewChromeWriter(chromeOut, h); err != nil {
-			outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
-			chrome = nil
-		}
+	st, code := streamCheck(ctx, file, src, h, &f, conf, stdout, stderr)
+	if st == nil {
+		return code
 	}
-	linLimit := checker.LinDefaultMaxEvents
-	var (
-		linEvents   []traces.Event // for the linearizability check, up to linLimit
-		recent      = newRing(f.last + 1)
-		n, total    int // events that conform; events read
-		cerr        *checker.ConformanceError
-		line        int
-		interrupted bool
-		linTooLong  bool
-	)
-	done := ctx.Done()
-	for {
-		if total%256 == 0 {
-			select {
-			case <-done:
-				interrupted = true
-			default:
-			}
-			if interrupted {
-				break
-			}
-		}
-		e, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if isInterrupted(err) {
-				interrupted = true
-				break
-			}
-			return badInput(stdout, stderr, f.json, file, err)
-		}
-		total++
-		if f.lin && !linTooLong {
-			if linEvents = append(linEvents, e); len(linEvents) > linLimit {
-				linEvents, linTooLong = nil, true // Unknown, naming the limit: free them now
-			}
-		}
-		if chrome != nil {
-			if err := chrome.Write(e); err != nil {
-				outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
-				chrome = nil
-			}
-		}
-		tl.add(e)
-		if cerr != nil {
-			continue // reading on for the pictures and the linearizability check
-		}
-		recent.push(n, e)
-		if err := conf.Step(e); err != nil {
-			if !errors.As(err, &cerr) {
-				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:%d: %w", file, src.Line(), err))
-			}
-			line = src.Line()
-			if f.html == "" && f.chrome == "" && !f.lin {
-				break
-			}
-			tl.holdAfter(n)
-			continue
-		}
-		n++
-	}
-	if interrupted && (cerr == nil || cerr.Limit != "") {
+	defer st.abort()
+	n, cerr := st.n, st.cerr
+	if st.interrupted && (cerr == nil || cerr.Limit != "") {
 		return checkInterrupted(stdout, stderr, &f, file, &h, n)
 	}
 	var (
 		rep   *checker.ConformanceReport
-		files = map[string]string{}
 		mark  *traces.Mark
 		limit string // a limit of the checker that stopped it
 	)
@@ -232,50 +152,30 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: cerr.Rule.String(), Message: cerr.Error()}
 		}
 	}
-	if interrupted {
-		outErrs = append(outErrs, errors.New("interrupted while reading the rest of the trace: no output file written, no linearizability check"))
-	} else {
-		if chromeOut != nil && chrome != nil {
-			err := chrome.Close()
-			if err == nil {
-				err = chromeOut.Commit()
-			}
-			if err != nil {
-				outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
-			} else {
-				files["chrome"] = f.chrome
-			}
-		}
-		if f.html != "" {
-			if err := tl.write(f.html, file, mark); err != nil {
-				outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
-			} else {
-				files["html"] = f.html
-			}
-		}
-	}
+	st.writeOutputs(mark, "no output file written, no linearizability check")
+	files := st.files
 	var lin *checker.LinResult
-	if f.lin && !interrupted {
-		if linTooLong {
-			r := checker.LinTooLong(total, linLimit)
+	if f.lin && !st.interrupted {
+		if st.linTooLong {
+			r := checker.LinTooLong(st.total, st.linLimit)
 			lin = &r
 		} else {
 			opt := checker.LinOptions{Budget: f.linBudget, Complete: cerr == nil && limit == "" && rep != nil && len(rep.NeverCompleted) == 0,
 				HTML: f.linHTML, Inputs: []string{file}}
-			r, err := runLinearizability(ctx, h, linEvents, opt)
+			r, err := runLinearizability(ctx, h, st.linEvents, opt)
 			if err != nil {
 				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: linearizability: %w", file, err))
 			}
 			lin = &r
 		}
-		linEvents = nil
+		st.linEvents = nil
 		if files["html"] != "" {
-			if err := tl.linkLin(f.html, file, mark, lin.HTML); err != nil {
-				outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
+			if err := st.tl.linkLin(f.html, file, mark, lin.HTML); err != nil {
+				st.outErrs = append(st.outErrs, fmt.Errorf("--html: %w", err))
 			}
 		}
 	}
-	code := exitHolds
+	code = exitHolds
 	switch {
 	case cerr != nil || (rep != nil && rep.Verdict == checker.Violated):
 		code = exitViolated
@@ -290,33 +190,27 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			code = exitUnknown
 		}
 	}
-	if len(outErrs) > 0 && code != exitViolated || interrupted && code != exitViolated {
+	if len(st.outErrs) > 0 && code != exitViolated && !st.interrupted {
 		// An output not written is reported after the verdict, with exit 2
 		// (a violation keeps exit 1: it is the more important news).
-		if !interrupted {
-			code = exitUsage
-		}
+		code = exitUsage
 	}
-	defer func() {
-		for _, err := range outErrs {
-			fmt.Fprintf(stderr, "verify check: %s\n", clipLine(traces.Printable(err.Error())))
-		}
-	}()
+	defer st.printOutErrs(stderr)
 	if f.json {
-		printCheckJSON(stdout, file, h, n, line, cerr, rep, recent, lin, files, limit, outErrs)
+		printCheckJSON(stdout, file, h, n, st.line, cerr, rep, st.recent, lin, files, limit, st.outErrs)
 		return code
 	}
 	bw := bufio.NewWriter(stdout)
 	defer bw.Flush()
-	who := fmt.Sprintf("%s (%d workers, policy %s)", nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
+	who := executorOf(h)
 	switch {
 	case cerr != nil:
 		where := fmt.Sprintf("event %d", n+1)
-		if line > 0 {
-			where += fmt.Sprintf(" (line %d)", line)
+		if st.line > 0 {
+			where += fmt.Sprintf(" (line %d)", st.line)
 		}
 		fmt.Fprintf(bw, "%s: VIOLATION at %s, in a trace of %s\n", term(file), where, who)
-		printViolation(bw, cerr, recent, n)
+		printViolation(bw, cerr, st.recent, n)
 	case limit != "":
 		fmt.Fprintf(bw, "%s: the first %d events of %s are enabled rules of the model; then the checker stopped at one of its limits\n", term(file), n, who)
 		fmt.Fprintf(bw, "verdict: unknown (%s)\n", term(limit))
@@ -324,19 +218,15 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(bw, "%s: %d events of %s: every event is an enabled rule of the model\n", term(file), rep.Events, who)
 		printFinish(bw, rep)
 	}
-	if interrupted {
-		fmt.Fprintf(bw, "interrupted after %d events\n", total)
+	if st.interrupted {
+		fmt.Fprintf(bw, "interrupted after %d events\n", st.total)
 	}
 	if lin != nil {
 		for _, l := range strings.Split(strings.TrimRight(lin.Summary(), "\n"), "\n") {
 			fmt.Fprintln(bw, term(l))
 		}
 	}
-	for _, k := range []string{"html", "chrome"} {
-		if files[k] != "" {
-			fmt.Fprintf(bw, "%s: %s\n", map[string]string{"html": "timeline", "chrome": "Chrome trace (open in ui.perfetto.dev)"}[k], term(files[k]))
-		}
-	}
+	st.printFiles(bw)
 	if cerr != nil && files["html"] == "" && file != "-" {
 		fmt.Fprintf(bw, "see it: verify check --html %s %s; step through it: verify replay %s\n",
 			traces.ShellQuote(strings.TrimSuffix(file, filepath.Ext(file))+".html"), traces.ShellQuote(file), traces.ShellQuote(file))
@@ -374,8 +264,8 @@ func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *t
 		fmt.Fprintf(stdout, "%s: interrupted before the header was read\nverdict: unknown (interrupted)\n", term(file))
 		return exitUnknown
 	}
-	fmt.Fprintf(stdout, "%s: interrupted after %d events of %s (%d workers, policy %s): every event read so far is an enabled rule of the model\nverdict: unknown (interrupted)\n",
-		term(file), n, nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
+	fmt.Fprintf(stdout, "%s: interrupted after %d events of %s: every event read so far is an enabled rule of the model\nverdict: unknown (interrupted)\n",
+		term(file), n, executorOf(*h))
 	return exitUnknown
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -31,80 +30,13 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
-	tl := newCheckTimeline(f.html, h)
-	var (
-		chrome    *traces.ChromeWriter
-		chromeOut *traces.OutputFile
-		outErrs   []error
-	)
-	if f.chrome != "" {
-		chromeOut, err = traces.CreateOutput(f.chrome, file)
-		if err != nil {
-			fmt.Fprintf(stderr, "verify check: --chrome: %s\n", traces.Printable(err.Error()))
-			return exitUsage
-		}
-		defer chromeOut.Abort()
-		if chrome, err = traces.NewChromeWriter(chromeOut, h); err != nil {
-			outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
-			chrome = nil
-		}
+	st, code := streamCheck(ctx, file, src, h, f, pc, stdout, stderr)
+	if st == nil {
+		return code
 	}
-	var (
-		recent      = newRing(f.last + 1)
-		n, total    int
-		cerr        *checker.ConformanceError
-		line        int
-		interrupted bool
-	)
-	done := ctx.Done()
-	for {
-		if total%256 == 0 {
-			select {
-			case <-done:
-				interrupted = true
-			default:
-			}
-			if interrupted {
-				break
-			}
-		}
-		e, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if isInterrupted(err) {
-				interrupted = true
-				break
-			}
-			return badInput(stdout, stderr, f.json, file, err)
-		}
-		total++
-		if chrome != nil {
-			if err := chrome.Write(e); err != nil {
-				outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
-				chrome = nil
-			}
-		}
-		tl.add(e)
-		if cerr != nil {
-			continue // reading on for the pictures
-		}
-		recent.push(n, e)
-		if err := pc.Step(e); err != nil {
-			if !errors.As(err, &cerr) {
-				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:%d: %w", file, src.Line(), err))
-			}
-			line = src.Line()
-			if f.html == "" && f.chrome == "" {
-				break
-			}
-			tl.holdAfter(n)
-			continue
-		}
-		n++
-	}
-	if interrupted && cerr == nil {
+	defer st.abort()
+	n, cerr := st.n, st.cerr
+	if st.interrupted && cerr == nil {
 		return checkInterrupted(stdout, stderr, f, file, &h, n)
 	}
 	rep := pc.Finish()
@@ -124,58 +56,33 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 		}
 		mark = &traces.Mark{Index: -1, Message: msg, Label: rep.Verdict.String()}
 	}
-	files := map[string]string{}
-	if interrupted {
-		outErrs = append(outErrs, errors.New("interrupted while reading the rest of the trace: no output file written"))
-	} else {
-		if chromeOut != nil && chrome != nil {
-			err := chrome.Close()
-			if err == nil {
-				err = chromeOut.Commit()
-			}
-			if err != nil {
-				outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
-			} else {
-				files["chrome"] = f.chrome
-			}
-		}
-		if f.html != "" {
-			if err := tl.write(f.html, file, mark); err != nil {
-				outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
-			} else {
-				files["html"] = f.html
-			}
-		}
-	}
-	code := exitHolds
+	st.writeOutputs(mark, "no output file written")
+	files := st.files
+	code = exitHolds
 	switch rep.Verdict {
 	case checker.Violated:
 		code = exitViolated
 	case checker.Unknown:
 		code = exitUnknown
 	}
-	if len(outErrs) > 0 && code != exitViolated && !interrupted {
+	if len(st.outErrs) > 0 && code != exitViolated && !st.interrupted {
 		code = exitUsage
 	}
-	defer func() {
-		for _, err := range outErrs {
-			fmt.Fprintf(stderr, "verify check: %s\n", clipLine(traces.Printable(err.Error())))
-		}
-	}()
+	defer st.printOutErrs(stderr)
 	if f.json {
-		printPartialJSON(stdout, file, h, n, line, rep, recent, files, outErrs)
+		printPartialJSON(stdout, file, h, n, st.line, rep, st.recent, files, st.outErrs)
 		return code
 	}
 	bw := bufio.NewWriter(stdout)
 	defer bw.Flush()
-	who := fmt.Sprintf("%s (%d workers, policy %s)", nonEmpty(h.Executor, "an unnamed executor"), h.Workers, nonEmpty(h.Policy, "worksteal"))
+	who := executorOf(h)
 	if rep.Verdict == checker.Violated {
 		where := fmt.Sprintf("event %d", rep.Err.Index+1)
-		if line > 0 {
-			where += fmt.Sprintf(" (line %d)", line)
+		if st.line > 0 {
+			where += fmt.Sprintf(" (line %d)", st.line)
 		}
 		fmt.Fprintf(bw, "%s: VIOLATION at %s, in a partially observed trace of %s (unobserved: %s)\n", term(file), where, who, term(unobs))
-		printViolation(bw, rep.Err, recent, rep.Err.Index)
+		printViolation(bw, rep.Err, st.recent, rep.Err.Index)
 	} else {
 		fmt.Fprintf(bw, "%s: %d events of %s, partially observed (unobserved: %s)\n", term(file), rep.Events, who, term(unobs))
 		fmt.Fprintf(bw, "verdict: %s", rep.Verdict)
@@ -193,14 +100,10 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 		}
 		fmt.Fprintf(bw, "  %s\n", term(l))
 	}
-	if interrupted {
-		fmt.Fprintf(bw, "interrupted after %d events\n", total)
+	if st.interrupted {
+		fmt.Fprintf(bw, "interrupted after %d events\n", st.total)
 	}
-	for _, k := range []string{"html", "chrome"} {
-		if files[k] != "" {
-			fmt.Fprintf(bw, "%s: %s\n", map[string]string{"html": "timeline", "chrome": "Chrome trace (open in ui.perfetto.dev)"}[k], term(files[k]))
-		}
-	}
+	st.printFiles(bw)
 	if rep.Verdict == checker.Violated && files["html"] == "" && file != "-" {
 		fmt.Fprintf(bw, "see it: verify check --html %s %s\n", traces.ShellQuote(strings.TrimSuffix(file, filepath.Ext(file))+".html"), traces.ShellQuote(file))
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -19,12 +17,7 @@ import (
 // must say, the rules not checked included.
 func TestCheckPartial(t *testing.T) {
 	notChecked := []string{"not checked (11 rules)", "take-rules (POLL-LOCAL, GLOBAL-STEAL, WORKER-STEAL): needs the queues replayed", "wake-outcome (WAKE): outcome unobserved"}
-	cases := []struct {
-		args   []string
-		code   int
-		stdout []string
-		stderr []string
-	}{
+	runCases(t, []commandCase{
 		{[]string{"check", td("partial_conforms.jsonl")}, exitHolds,
 			append([]string{"16 events of tokio-wrapper", "partially observed (unobserved: take, queue, outcome)", "verdict: holds (for the 10 rules checked; 11 rules could not be checked", "fairness, wake → next poll: 2 waits"}, notChecked...), nil},
 		{[]string{"check", td("partial_lost_wakeup.jsonl")}, exitUnknown,
@@ -35,25 +28,7 @@ func TestCheckPartial(t *testing.T) {
 			[]string{"VIOLATION at event 7 (line 8)", "exclusive-poll fails", "t1 RUNNING on w0 since event 6"}, nil},
 		{[]string{"check", "--linearizability", td("partial_conforms.jsonl")}, exitUsage, nil, []string{"--linearizability", "unobserved: take, queue, outcome"}},
 		{[]string{"replay", td("partial_conforms.jsonl")}, exitUsage, nil, []string{"cannot replay", "partially observed", "verify check"}},
-	}
-	for _, c := range cases {
-		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			code, out, errs := run(t, c.args...)
-			if code != c.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
-			}
-			for _, w := range c.stdout {
-				if !strings.Contains(out, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range c.stderr {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errs)
-				}
-			}
-		})
-	}
+	})
 }
 
 func TestCheckPartialJSON(t *testing.T) {
@@ -145,10 +120,5 @@ func TestCheckPartialGenerated(t *testing.T) {
 func BenchmarkCheckPartial(b *testing.B) {
 	name := filepath.Join(b.TempDir(), "partial.jsonl")
 	writePartial(b, name, 1_000_000)
-	for b.Loop() {
-		var out, errs bytes.Buffer
-		if code := dispatch(context.Background(), []string{"check", name}, &out, &errs); code != exitHolds {
-			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errs.String())
-		}
-	}
+	benchCheck(b, name)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
@@ -18,15 +19,42 @@ import (
 
 func td(name string) string { return filepath.Join("testdata", "check", name) }
 
+// commandCase is a run of verify: its arguments, the exit code it must
+// end with, and what its output must say.
+type commandCase struct {
+	args   []string
+	code   int
+	stdout []string // each must appear in stdout
+	stderr []string // each must appear in stderr
+}
+
+// runCases runs each case as a subtest named by its arguments.
+func runCases(t *testing.T, cases []commandCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errs := run(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+		})
+	}
+}
+
 // TestCheckAndReplay runs verify check and verify replay on the trace files
 // under testdata/check: exit codes and what the output must say.
 func TestCheckAndReplay(t *testing.T) {
-	cases := []struct {
-		args   []string
-		code   int
-		stdout []string // each must appear in stdout
-		stderr []string // each must appear in stderr
-	}{
+	runCases(t, []commandCase{
 		{[]string{"check", td("conforms.jsonl")}, exitHolds,
 			[]string{"16 events", "verdict: holds", "fairness"}, nil},
 		{[]string{"check", td("conforms.txt")}, exitHolds, []string{"verdict: holds"}, nil},
@@ -54,25 +82,7 @@ func TestCheckAndReplay(t *testing.T) {
 		{[]string{"check", "--go-trace", td("conforms.jsonl")}, exitUsage, nil, []string{"conforms.jsonl: reading Go trace"}},
 		{[]string{"check"}, exitUsage, nil, []string{"want one trace FILE"}},
 		{[]string{"check", "-h"}, exitHolds, nil, []string{"Usage: verify check", "Exit codes"}},
-	}
-	for _, c := range cases {
-		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			code, out, errs := run(t, c.args...)
-			if code != c.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
-			}
-			for _, w := range c.stdout {
-				if !strings.Contains(out, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range c.stderr {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errs)
-				}
-			}
-		})
-	}
+	})
 }
 
 func TestCheckJSON(t *testing.T) {
@@ -240,5 +250,59 @@ func TestCheckStdin(t *testing.T) {
 	code, out, errs := run(t, "check", "-")
 	if code != exitViolated || !strings.Contains(out, "-: VIOLATION at event 10 (line 13)") || strings.Contains(out, "see it:") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// writeCycling writes a conforming fifo trace of about n events: 1,000
+// tasks polled to Pending and woken again and again, as bench/gentrace
+// -tasks 1000 does.
+func writeCycling(tb testing.TB, name string, n int) {
+	var b strings.Builder
+	b.WriteString(`{"format":"execspec-trace","version":1,"executor":"cycling","workers":1,"policy":"fifo"}` + "\n")
+	seq := 0
+	ev := func(t int, rest string) {
+		seq++
+		fmt.Fprintf(&b, `{"seq":%d,"task":%d,%s}`+"\n", seq, t, rest)
+	}
+	const k = 1000
+	for t := 1; t <= k; t++ {
+		ev(t, `"kind":"spawn","queue":"global"`)
+	}
+	t := 1 // the head of the global queue
+	for ; seq < n-4*k; t = t%k + 1 {
+		ev(t, `"kind":"take","worker":0,"source":"global"`)
+		ev(t, `"kind":"poll-begin","worker":0`)
+		ev(t, `"kind":"poll-end","worker":0,"result":"pending"`)
+		ev(t, `"kind":"wake","outcome":"scheduled","queue":"global"`)
+	}
+	for range k {
+		ev(t, `"kind":"take","worker":0,"source":"global"`)
+		ev(t, `"kind":"poll-begin","worker":0`)
+		ev(t, `"kind":"poll-end","worker":0,"result":"ready"`)
+		t = t%k + 1
+	}
+	if err := os.WriteFile(name, []byte(b.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkCheck is verify check on a 1e6-event conforming trace, reading
+// included: the model replay's side of BenchmarkCheckPartial.
+//
+//	go test -run '^$' -bench 'Check$' -benchtime 5x ./cmd/verify/
+func BenchmarkCheck(b *testing.B) {
+	name := filepath.Join(b.TempDir(), "cycling.jsonl")
+	writeCycling(b, name, 1_000_000)
+	benchCheck(b, name)
+}
+
+// benchCheck runs verify check on the conforming trace in name, once an
+// iteration.
+func benchCheck(b *testing.B, name string) {
+	for b.Loop() {
+		var out, errs bytes.Buffer
+		if code := dispatch(context.Background(), []string{"check", name}, &out, &errs); code != exitHolds {
+			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errs.String())
+		}
 	}
 }

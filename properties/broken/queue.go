@@ -16,33 +16,25 @@ type QueueConfig struct {
 }
 
 // queueExec is the single-queue base executor. One mutex guards the queue;
-// workers park through a parker. It is correct unless bug is set.
+// workers park through a parker (crew). It is correct unless bug is set.
 type queueExec struct {
 	ctl
-	bug     bug
-	n       int
-	started sync.Once
-	mu      sync.Mutex // guards q, pops, closed
-	q       []*task
-	pops    int64
-	closed  bool
-	prio    bool
-	nextID  atomic.Int64
-	live    live
-	park    parker
-	workers sync.WaitGroup
-	down    atomic.Bool
-	exited  atomic.Int32
+	crew
+	bug    bug
+	mu     sync.Mutex // guards q, pops, closed
+	q      []*task
+	pops   int64
+	closed bool
+	prio   bool
+	nextID atomic.Int64
 }
 
 // NewQueue returns a correct single-queue executor.
 func NewQueue(cfg QueueConfig) executor.Executor { return newQueue(cfg, 0) }
 
 func newQueue(cfg QueueConfig, b bug) executor.Executor {
-	ex := &queueExec{bug: b, prio: cfg.Priority, n: max(cfg.Workers, 1)}
-	ex.live.init(&ex.ctl)
-	ex.initWorkers(ex.n)
-	ex.park.init(&ex.ctl, b)
+	ex := &queueExec{bug: b, prio: cfg.Priority}
+	ex.crew.init(&ex.ctl, max(cfg.Workers, 1), b, ex.work)
 	if cfg.Priority {
 		return &prioQueue{ex}
 	}
@@ -58,17 +50,6 @@ func (p *prioQueue) SpawnPriority(f executor.Future, priority int) (executor.Han
 }
 
 func (ex *queueExec) bugs() bug { return ex.bug }
-
-// start starts the workers, once, at the first Spawn (so that SetScheduler
-// comes first).
-func (ex *queueExec) start() {
-	ex.started.Do(func() {
-		for w := 0; w < ex.n; w++ {
-			ex.workers.Add(1)
-			ex.goWorker(func() { ex.work(w) })
-		}
-	})
-}
 
 // Spawn implements executor.Executor (SPAWN).
 func (ex *queueExec) Spawn(f executor.Future) (executor.Handle, error) { return ex.spawn(f, 0) }
@@ -111,10 +92,6 @@ func (ex *queueExec) place(t *task, _ bool) traces.Queue {
 	ex.mu.Unlock()
 	return traces.QueueGlobal
 }
-
-func (ex *queueExec) notify() { ex.park.notify() }
-
-func (ex *queueExec) finished(*task) { ex.live.done() }
 
 // pop takes the next task: the head, or with priorities the task of the
 // highest priority plus age (pops it has waited); without aging (the bug)
@@ -163,32 +140,7 @@ func (ex *queueExec) hasWork() bool {
 }
 
 func (ex *queueExec) work(w int) {
-	defer ex.exited.Add(1)
-	defer ex.workers.Done()
-	ex.enter(w)
-	cx := executor.NewContext(executor.Waker{}, w)
-	for {
-		if ex.down.Load() {
-			return
-		}
-		t := ex.pop(w)
-		if t == nil {
-			if !ex.park.park(ex.hasWork) {
-				return
-			}
-			continue
-		}
-		cx.Reset(executor.NewWaker(t), w)
-		if t.poll(cx, w) {
-			ex.park.notify()
-		}
-	}
-}
-
-// Wait implements executor.Executor.
-func (ex *queueExec) Wait() error {
-	ex.live.wait()
-	return nil
+	ex.loop(w, func() *task { return ex.pop(w) }, ex.hasWork)
 }
 
 // Close implements executor.Executor: it refuses new tasks, waits for the
@@ -202,22 +154,6 @@ func (ex *queueExec) Close() error {
 	}
 	ex.closed = true
 	ex.mu.Unlock()
-	ex.start() // so that there are workers to stop
-	if ex.bug&bugShutdownDrops == 0 {
-		ex.live.wait()
-	} else {
-		ex.down.Store(true)
-	}
-	ex.park.close()
-	ex.waitWorkers()
+	ex.stop(ex.bug&bugShutdownDrops != 0)
 	return nil
-}
-
-// waitWorkers waits for the workers to exit: a Block under a Scheduler.
-func (ex *queueExec) waitWorkers() {
-	if s := ex.sched; s != nil {
-		s.Block(executor.PointNone, func() bool { return ex.exited.Load() == int32(ex.n) })
-		return
-	}
-	ex.workers.Wait()
 }

@@ -28,19 +28,14 @@ const maxLIFOPolls = 3
 // stealExec is the work-stealing base. It is correct unless bug is set.
 type stealExec struct {
 	ctl
+	crew
 	bug     bug
-	started sync.Once
-	exited  atomic.Int32
 	cfg     StealConfig
 	gmu     sync.Mutex // guards global, closed
 	global  []*task
 	closed  bool
 	workers []*worker
 	nextID  atomic.Int64
-	live    live
-	park    parker
-	wg      sync.WaitGroup
-	down    atomic.Bool
 	gCount  atomic.Int64 // len(global), readable without gmu
 }
 
@@ -67,24 +62,11 @@ func newSteal(cfg StealConfig, b bug) executor.Executor {
 		cfg.GlobalInterval = 4
 	}
 	ex := &stealExec{bug: b, cfg: cfg}
-	ex.live.init(&ex.ctl)
-	ex.park.init(&ex.ctl, b)
-	ex.initWorkers(cfg.Workers)
+	ex.crew.init(&ex.ctl, cfg.Workers, b, ex.work)
 	for w := 0; w < cfg.Workers; w++ {
 		ex.workers = append(ex.workers, &worker{id: w, dq: newDeque(cfg.LocalCap)})
 	}
 	return ex
-}
-
-// start starts the workers, once, at the first Spawn (so that SetScheduler
-// comes first).
-func (ex *stealExec) start() {
-	ex.started.Do(func() {
-		for _, wk := range ex.workers {
-			ex.wg.Add(1)
-			ex.goWorker(func() { ex.work(wk) })
-		}
-	})
 }
 
 func (ex *stealExec) bugs() bug { return ex.bug }
@@ -219,10 +201,6 @@ func (ex *stealExec) pushNew(wk *worker, t *task) traces.Queue {
 	return ex.pushLocal(wk, t)
 }
 
-func (ex *stealExec) notify() { ex.park.notify() }
-
-func (ex *stealExec) finished(*task) { ex.live.done() }
-
 // next finds wk's next task: the global queue every GlobalInterval polls,
 // then the LIFO slot (at most maxLIFOPolls in a row), the local queue, the
 // global queue, and the other workers' queues.
@@ -290,34 +268,10 @@ func (ex *stealExec) hasWork() bool {
 	return false
 }
 
-func (ex *stealExec) work(wk *worker) {
-	defer ex.exited.Add(1)
-	defer ex.wg.Done()
+func (ex *stealExec) work(w int) {
+	wk := ex.workers[w]
 	wk.gid.Store(goid())
-	ex.enter(wk.id)
-	cx := executor.NewContext(executor.Waker{}, wk.id)
-	for {
-		if ex.down.Load() {
-			return
-		}
-		t := ex.next(wk)
-		if t == nil {
-			if !ex.park.park(ex.hasWork) {
-				return
-			}
-			continue
-		}
-		cx.Reset(executor.NewWaker(t), wk.id)
-		if t.poll(cx, wk.id) {
-			ex.park.notify()
-		}
-	}
-}
-
-// Wait implements executor.Executor.
-func (ex *stealExec) Wait() error {
-	ex.live.wait()
-	return nil
+	ex.loop(w, func() *task { return ex.next(wk) }, ex.hasWork)
 }
 
 // Close implements executor.Executor; with the shutdown bug it stops the
@@ -330,18 +284,7 @@ func (ex *stealExec) Close() error {
 	}
 	ex.closed = true
 	ex.gmu.Unlock()
-	ex.start() // so that there are workers to stop
-	if ex.bug&bugShutdownDrops == 0 {
-		ex.live.wait()
-	} else {
-		ex.down.Store(true)
-	}
-	ex.park.close()
-	if s := ex.sched; s != nil {
-		s.Block(executor.PointNone, func() bool { return ex.exited.Load() == int32(len(ex.workers)) })
-	} else {
-		ex.wg.Wait()
-	}
+	ex.stop(ex.bug&bugShutdownDrops != 0)
 	return nil
 }
 
