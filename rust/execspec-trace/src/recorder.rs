@@ -494,15 +494,7 @@ impl Recorder {
         if let Some(e) = st.error.take() {
             return Err(io::Error::new(io::ErrorKind::InvalidData, e));
         }
-        if st.v1_1_in_v1_0 > 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "execspec-trace: {} events use trace format v1.1 fields but the header does not declare minor 1 (Header::v1_1)",
-                    st.v1_1_in_v1_0
-                ),
-            ));
-        }
+        v1_1_declared(st.v1_1_in_v1_0)?;
         let late = st.pending.len() as u64;
         Ok(self.summary(Summary { events: st.written, late, max_pending: st.max_pending, ..Summary::default() }))
     }
@@ -613,15 +605,7 @@ impl Recorder {
         }
         st.out.write_all(&st.line)?;
         st.out.flush()?;
-        if st.v1_1_in_v1_0 > 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "execspec-trace: {} events use trace format v1.1 fields but the header does not declare minor 1 (Header::v1_1)",
-                    st.v1_1_in_v1_0
-                ),
-            ));
-        }
+        v1_1_declared(st.v1_1_in_v1_0)?;
         let n = keys.len();
         let wakes = chunks.iter().flatten().filter(|r| r.kind == deferred::WAKE).count() as u64;
         deferred::recycle_all(chunks);
@@ -799,4 +783,15 @@ impl Drop for Inner {
 /// Whether the kind is a queue operation under the interval contract.
 pub fn is_queue_op(e: &Event) -> bool {
     e.kind == Kind::Take || (matches!(e.kind, Kind::Spawn | Kind::Wake | Kind::Requeue) && e.queue.is_some())
+}
+
+/// The error of a finish whose events used v1.1 fields under a v1.0 header.
+fn v1_1_declared(undeclared: u64) -> io::Result<()> {
+    if undeclared == 0 {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("execspec-trace: {} events use trace format v1.1 fields but the header does not declare minor 1 (Header::v1_1)", undeclared),
+    ))
 }

@@ -302,17 +302,15 @@ fn wrapper_records_a_panic() {
 /// Threads race to advance one state word with Op::transition, each
 /// recording the value it wrote as the event's task: the written trace
 /// lists the values in the word's own order, 1, 2, 3, …
-#[test]
-fn transition_ticks_follow_the_state_word() {
+fn transition_order(opts: Options, per: u64) {
     let out = Out::default();
-    let rec = Recorder::with_options(Header::new("cas", 3, "fifo"), out.clone(), Options { interval: Duration::from_micros(100), ..Options::default() });
+    let rec = Recorder::with_options(Header::new("cas", 3, "fifo"), out.clone(), opts);
     let word = Arc::new(AtomicU64::new(0));
-    const PER: u64 = 20_000;
     let hs: Vec<_> = (0..3u32)
         .map(|w| {
             let (rec, word) = (rec.clone(), word.clone());
             thread::spawn(move || {
-                for i in 0..PER {
+                for i in 0..per {
                     let mut op = rec.op();
                     let (seq, old, ()) = op.transition(&word, |v| (v + 1, ()));
                     op.emit(Event { seq, ..Event::poll_begin(old + 1, Some(w)) });
@@ -329,10 +327,15 @@ fn transition_ticks_follow_the_state_word() {
     }
     rec.finish().unwrap();
     let tasks: Vec<u64> = out.lines()[1..].iter().map(|l| field(l, "task").unwrap()).collect();
-    assert_eq!(tasks.len() as u64, 3 * PER);
+    assert_eq!(tasks.len() as u64, 3 * per);
     for (i, t) in tasks.iter().enumerate() {
         assert_eq!(*t, i as u64 + 1, "event {} records value {}", i, t);
     }
+}
+
+#[test]
+fn transition_ticks_follow_the_state_word() {
+    transition_order(Options { interval: Duration::from_micros(100), ..Options::default() }, 20_000);
 }
 
 fn deferred() -> Options {
@@ -503,35 +506,7 @@ fn deferred_writes_every_event_in_thread_order() {
 /// by CAS from three threads, as the shared counter's do.
 #[test]
 fn deferred_transition_ticks_follow_the_state_word() {
-    let out = Out::default();
-    let rec = Recorder::with_options(Header::new("cas", 3, "fifo"), out.clone(), deferred());
-    let word = Arc::new(AtomicU64::new(0));
-    const PER: u64 = 5000;
-    let hs: Vec<_> = (0..3u32)
-        .map(|w| {
-            let (rec, word) = (rec.clone(), word.clone());
-            thread::spawn(move || {
-                for i in 0..PER {
-                    let mut op = rec.op();
-                    let (seq, old, ()) = op.transition(&word, |v| (v + 1, ()));
-                    op.emit(Event { seq, ..Event::poll_begin(old + 1, Some(w)) });
-                    drop(op);
-                    if i % 64 == 0 {
-                        thread::yield_now();
-                    }
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-    rec.finish().unwrap();
-    let tasks: Vec<u64> = out.lines()[1..].iter().map(|l| field(l, "task").unwrap()).collect();
-    assert_eq!(tasks.len() as u64, 3 * PER);
-    for (i, t) in tasks.iter().enumerate() {
-        assert_eq!(*t, i as u64 + 1, "event {} records value {}", i, t);
-    }
+    transition_order(deferred(), 5000);
 }
 
 /// A small executor: `workers` threads take task ids from one Mutex queue
