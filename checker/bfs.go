@@ -214,6 +214,9 @@ func (e *explorer) sequential() *Result {
 			}
 		}
 		e.lay.Unpack(e.st.load(i, sbuf), cur)
+		if e.live && i&1023 == 0 {
+			e.graphRoom(64<<10, 1024) // appends below never copy the graph
+		}
 		var mask uint64
 		count, start := 0, len(e.edges)
 		e.m.Next(cur, next, func(step model.Step, nx *model.State, err error) bool {

@@ -446,3 +446,21 @@ func newBits(n uint32) bits      { return make(bits, (n+63)/64) }
 func (b bits) set(i uint32)      { b[i>>6] |= 1 << (i & 63) }
 func (b bits) clear(i uint32)    { b[i>>6] &^= 1 << (i & 63) }
 func (b bits) get(i uint32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+
+// room makes room for n more elements in s, doubling its capacity when it
+// grows: the graph's slices reach hundreds of megabytes, where append grows
+// by a quarter at a time and so copies each element about four times.
+func room[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n, 1024))
+	copy(t, s)
+	return t
+}
+
+// graphRoom makes room in the graph for n more edges and states.
+func (e *explorer) graphRoom(edges, states int) {
+	e.edges, e.procs = room(e.edges, edges), room(e.procs, edges)
+	e.off, e.enabled = room(e.off, states), room(e.enabled, states)
+}

@@ -310,9 +310,15 @@ func (e *explorer) parallel() *Result {
 func (e *explorer) graphBatch(par int, batch []*chunkOut) {
 	st := e.st
 	base := make([]int, len(batch))
+	edges, states := 0, 0
+	for _, o := range batch {
+		edges += len(o.res)
+		states += len(o.nsucc)
+	}
+	e.graphRoom(edges, states)
 	for c, o := range batch {
 		base[c] = len(e.edges)
-		e.edges = slices.Grow(e.edges, len(o.res))[:len(e.edges)+len(o.res)]
+		e.edges = e.edges[:len(e.edges)+len(o.res)]
 		e.procs = append(e.procs, o.procs...)
 		at := uint32(base[c])
 		for k, n := range o.nsucc {
