@@ -76,4 +76,4 @@ PY
   python3 -c "print('%-9s %-16s ratio ours/SPIN: time %.2f, states/s %.2f' % ('W$W T$T K$K', '$PROP', $so/$ss, $ss/$so))"
 done <<< "$CONFIGS"
 echo "(SPIN counts one initial and one final stutter transition that the model does not: its transitions = ours + 2.)"
-echo "($(nproc) cores; ours uses all of them for safety, one for liveness; SPIN uses one. Medians of $REPS runs.)"
+echo "($(nproc) cores; ours uses all of them, for safety and liveness; SPIN uses one. Medians of $REPS runs.)"
