@@ -116,3 +116,26 @@ func TestExploreAllMatchesSingle(t *testing.T) {
 		t.Errorf("only %d violations among the cases; every broken variant must be among them", violations)
 	}
 }
+
+// An interrupt during the liveness analysis ends it with Unknown, not with
+// a verdict on properties that were not decided.
+func TestLivenessInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1}
+	opts := Options{Property: WokenPolled, Progress: func(p Progress) {
+		if strings.HasPrefix(p.Phase, "liveness") {
+			cancel()
+		}
+	}}
+	for _, par := range []int{1, 2} {
+		opts.Parallel = par
+		r, err := Explore(ctx, c, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != Unknown || r.Message != "interrupted" {
+			t.Errorf("parallel=%d: %s %q, want unknown, interrupted", par, r.Verdict, r.Message)
+		}
+	}
+}

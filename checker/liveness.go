@@ -107,7 +107,12 @@ func (e *explorer) liveness(prop Property) *Result {
 			stopOnce.Do(func() { stop = why })
 			return false
 		}
-		if f := e.findLeadsTo(specs[k]); f != nil {
+		f, ok := e.findLeadsTo(specs[k])
+		if !ok {
+			stopOnce.Do(func() { stop = e.budget(int64(n)) })
+			return false
+		}
+		if f != nil {
 			found[k] = f
 			for {
 				old := first.Load()
@@ -140,15 +145,18 @@ type leadsTo struct {
 }
 
 // findLeadsTo finds a fair SCC or stuck state in the subgraph sp.in that
-// breaks sp, or returns nil. It only reads the graph: specs may be decided
-// concurrently.
-func (e *explorer) findLeadsTo(sp liveSpec) *leadsTo {
+// breaks sp, or returns nil; ok is false if the exploration's context ended
+// first. It only reads the graph: specs may be decided concurrently.
+func (e *explorer) findLeadsTo(sp liveSpec) (_ *leadsTo, ok bool) {
 	n := e.st.n
 	all := uint64(1)<<e.cfg.Procs() - 1
 	if e.cfg.Procs() == 64 {
 		all = ^uint64(0)
 	}
-	comp, ncomp := e.tarjan(sp.in)
+	comp, ncomp, ok := e.tarjan(sp.in)
+	if !ok {
+		return nil, false
+	}
 	// Per component: processes that step inside it, processes disabled
 	// somewhere in it, whether it has an internal edge, whether it holds a
 	// p-state.
@@ -218,9 +226,9 @@ func (e *explorer) findLeadsTo(sp liveSpec) *leadsTo {
 		}
 	}
 	if entry == noParent {
-		return nil
+		return nil, true
 	}
-	return &leadsTo{comp: comp, from: from, entry: entry, all: all}
+	return &leadsTo{comp: comp, from: from, entry: entry, all: all}, true
 }
 
 // lasso builds the counterexample: the breadth-first path to the p-state
@@ -371,8 +379,9 @@ const noComp = ^uint32(0)
 
 // tarjan numbers the strongly connected components of the subgraph of
 // states satisfying in; states outside get noComp. Iterative, so deep
-// graphs do not grow the goroutine stack.
-func (e *explorer) tarjan(in func(uint32) bool) ([]uint32, uint32) {
+// graphs do not grow the goroutine stack. It gives up (ok false) when the
+// exploration's context ends (an interrupt, a time budget).
+func (e *explorer) tarjan(in func(uint32) bool) (_ []uint32, _ uint32, ok bool) {
 	n := e.st.n
 	const unvisited = ^uint32(0)
 	index := make([]uint32, n)
@@ -387,6 +396,7 @@ func (e *explorer) tarjan(in func(uint32) bool) ([]uint32, uint32) {
 	type frame struct{ v, k uint32 }
 	var call []frame
 	var next, ncomp uint32
+	steps := 0
 	for root := uint32(0); root < n; root++ {
 		if index[root] != unvisited || !in(root) {
 			continue
@@ -397,6 +407,9 @@ func (e *explorer) tarjan(in func(uint32) bool) ([]uint32, uint32) {
 		stack = append(stack, root)
 		onStack.set(root)
 		for len(call) > 0 {
+			if steps++; steps&0xfffff == 0 && e.ctx.Err() != nil {
+				return nil, 0, false
+			}
 			f := &call[len(call)-1]
 			v := f.v
 			if f.k < e.off[v+1] {
@@ -437,7 +450,7 @@ func (e *explorer) tarjan(in func(uint32) bool) ([]uint32, uint32) {
 			}
 		}
 	}
-	return comp, ncomp
+	return comp, ncomp, true
 }
 
 type bits []uint64
