@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/execspec/execspec/executor"
@@ -149,8 +150,21 @@ var rapidMu sync.Mutex
 func withRapid(cfg *Config, quiet bool, fn func()) {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
+	// Under -short rapid runs a fifth of its checks, rounding down: a
+	// count the caller set (Config.Checks, verify run --checks) would drop
+	// to nothing below 5 and every property would "hold" on no case. The
+	// caller's count is kept; the default still shrinks, to one case at
+	// least.
+	checks := cfg.checks()
+	if testing.Short() {
+		if cfg.Checks > 0 {
+			checks *= 5
+		} else {
+			checks = max(checks, 5)
+		}
+	}
 	set := map[string]string{
-		"rapid.checks":     strconv.Itoa(cfg.checks()),
+		"rapid.checks":     strconv.Itoa(checks),
 		"rapid.shrinktime": cfg.shrinkTime().String(),
 	}
 	if cfg.Seed != 0 {
