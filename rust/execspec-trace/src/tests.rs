@@ -101,11 +101,7 @@ fn merge_writes_every_event_in_seq_order() {
         assert!(seq > last, "seq {} after {}: {}", seq, last, l);
         last = seq;
         assert!(tasks.insert(field(l, "task").unwrap()), "task written twice: {}", l);
-        match text_field(l, "kind").unwrap() {
-            "take" => assert_eq!(Some(seq), field(l, "ret"), "{}", l),
-            "spawn" => assert_eq!(Some(seq), field(l, "call"), "{}", l),
-            _ => assert!(field(l, "call").is_none()),
-        }
+        assert_seq_is_its_tick(l, seq);
     }
 }
 
@@ -494,11 +490,7 @@ fn deferred_writes_every_event_in_thread_order() {
         let w = field(l, "worker").unwrap();
         let prev = last_task.insert(w, task).unwrap_or(w * PER);
         assert_eq!(task, prev + 1, "worker {} out of program order: {}", w, l);
-        match text_field(l, "kind").unwrap() {
-            "take" => assert_eq!(Some(seq), field(l, "ret"), "{}", l),
-            "spawn" => assert_eq!(Some(seq), field(l, "call"), "{}", l),
-            _ => assert!(field(l, "call").is_none()),
-        }
+        assert_seq_is_its_tick(l, seq);
     }
 }
 
@@ -683,4 +675,14 @@ fn deferred_black_box_trace_is_consistent() {
         check_black_box(&run_pool(deferred(), 3, 300));
     }
     check_black_box(&run_pool(Options::default(), 3, 300));
+}
+
+/// A take's seq is its return tick, a spawn's its call tick; other events
+/// carry no call tick.
+fn assert_seq_is_its_tick(l: &str, seq: u64) {
+    match text_field(l, "kind").unwrap() {
+        "take" => assert_eq!(Some(seq), field(l, "ret"), "{}", l),
+        "spawn" => assert_eq!(Some(seq), field(l, "call"), "{}", l),
+        _ => assert!(field(l, "call").is_none()),
+    }
 }
