@@ -33,11 +33,12 @@
 //
 // States are stored packed (model.Layout) in an open-addressing table: about
 // 26 bytes per state for the reference configurations, or about 15 with
-// Options.Compact (leaf indices instead of words, no parent per state). Safety runs use every
-// core (level-synchronous search over one store whose hash table the
-// goroutines update lock-free); the states are numbered as a sequential
-// search numbers them, so the counts and the counterexamples do not depend
-// on the number of goroutines or on the timing. Symmetry
+// Options.Compact (leaf indices instead of words, no parent per state). The
+// search uses every core (level-synchronous search over one store whose
+// hash table the goroutines update lock-free); the states are numbered as a
+// sequential search numbers them, so the counts, the liveness graph and the
+// counterexamples do not depend on the number of goroutines or on the
+// timing. Liveness properties are then decided one per goroutine. Symmetry
 // reduction (Options.Symmetry) stores one state per class of states equal up
 // to a permutation of the workers and of tasks with identical programs.
 //
