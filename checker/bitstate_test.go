@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/execspec/execspec/model"
@@ -170,5 +171,29 @@ func TestSwarmMerge(t *testing.T) {
 	}
 	if _, err := MergeSwarm(append(rs, rs[0])); err == nil {
 		t.Error("merged a member twice")
+	}
+}
+
+// endless is a reader of one JSON string that never ends.
+type endless struct{ began bool }
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	if !e.began {
+		n = copy(p, `{"steps":["`)
+		e.began = true
+	}
+	for ; n < len(p); n++ {
+		p[n] = 'a'
+	}
+	return n, nil
+}
+
+// A result file larger than any swarm result is refused after reading at
+// most MaxSwarmResult bytes, not read into memory to its end.
+func TestReadSwarmResultTooLarge(t *testing.T) {
+	_, err := ReadSwarmResult("huge.json", &endless{})
+	if err == nil || !strings.Contains(err.Error(), "huge.json: larger than any swarm result") {
+		t.Fatalf("got %v", err)
 	}
 }

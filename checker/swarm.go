@@ -2,6 +2,7 @@ package checker
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -89,12 +90,41 @@ func NewSwarmResult(i, n int, b BitstateOptions, r *Result, st *BitstateStats) *
 	return s
 }
 
+// MaxSwarmResult is the largest result file ReadSwarmResult reads: a
+// member's result is its sketch (16 KiB) and at most one counterexample, far
+// below it.
+const MaxSwarmResult = 16 << 20
+
+var errSwarmTooLarge = fmt.Errorf("larger than any swarm result (%d MiB)", MaxSwarmResult>>20)
+
+// capReader fails once more than n bytes were asked of it.
+type capReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, errSwarmTooLarge
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	k, err := c.r.Read(p)
+	c.n -= int64(k)
+	return k, err
+}
+
 // ReadSwarmResult reads one result file's contents; name is for messages.
+// It reads at most MaxSwarmResult bytes.
 func ReadSwarmResult(name string, rd io.Reader) (*SwarmResult, error) {
 	var s SwarmResult
-	dec := json.NewDecoder(rd)
+	dec := json.NewDecoder(&capReader{r: rd, n: MaxSwarmResult})
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, errSwarmTooLarge) {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, fmt.Errorf("%s: not a swarm result: %w", name, err)
 	}
 	if s.Format != SwarmFormat || s.Version != SwarmVersion {
