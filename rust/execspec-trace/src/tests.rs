@@ -57,38 +57,7 @@ fn merge_writes_every_event_in_seq_order() {
     );
     const THREADS: u32 = 8;
     const PER: u64 = 5000;
-    let hs: Vec<_> = (0..THREADS)
-        .map(|w| {
-            let rec = rec.clone();
-            thread::spawn(move || {
-                for i in 0..PER {
-                    let task = u64::from(w) * PER + i + 1;
-                    match i % 3 {
-                        0 => {
-                            rec.record(Event::poll_begin(task, Some(w)));
-                        }
-                        1 => rec.push(Event::spawn(task, Some(w), Some(Queue::Local(w))), || {
-                            if i % 7 == 1 {
-                                thread::yield_now();
-                            }
-                        }),
-                        _ => {
-                            let got = rec.take(w, || {
-                                if i % 5 == 2 {
-                                    thread::yield_now();
-                                }
-                                Some(((), task, Source::Global, None))
-                            });
-                            assert!(got.is_some());
-                        }
-                    }
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
+    record_mixed(&rec, THREADS, PER, true);
     let sum = rec.finish().unwrap();
     let lines = out.lines();
     assert_eq!(sum.events, u64::from(THREADS) * PER);
@@ -457,26 +426,7 @@ fn deferred_writes_every_event_in_thread_order() {
     let rec = Recorder::with_options(Header::new("merge", 4, "worksteal").order(Order::Intervals), out.clone(), deferred());
     const THREADS: u32 = 4;
     const PER: u64 = 3000;
-    let hs: Vec<_> = (0..THREADS)
-        .map(|w| {
-            let rec = rec.clone();
-            thread::spawn(move || {
-                for i in 0..PER {
-                    let task = u64::from(w) * PER + i + 1;
-                    match i % 3 {
-                        0 => {
-                            rec.record(Event::poll_begin(task, Some(w)));
-                        }
-                        1 => rec.push(Event::spawn(task, Some(w), Some(Queue::Local(w))), || ()),
-                        _ => assert!(rec.take(w, || Some(((), task, Source::Global, None))).is_some()),
-                    }
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
+    record_mixed(&rec, THREADS, PER, false);
     let sum = rec.finish().unwrap();
     assert_eq!(sum.events, u64::from(THREADS) * PER);
     let lines = out.lines();
@@ -684,5 +634,43 @@ fn assert_seq_is_its_tick(l: &str, seq: u64) {
         "take" => assert_eq!(Some(seq), field(l, "ret"), "{}", l),
         "spawn" => assert_eq!(Some(seq), field(l, "call"), "{}", l),
         _ => assert!(field(l, "call").is_none()),
+    }
+}
+
+/// Records from `threads` threads, `per` events each, in turn a plain event
+/// (poll-begin), a push (spawn) and a take, of tasks w·per+1, w·per+2, …;
+/// with `yields`, some pushes and takes yield inside their operation.
+fn record_mixed(rec: &Recorder, threads: u32, per: u64, yields: bool) {
+    let hs: Vec<_> = (0..threads)
+        .map(|w| {
+            let rec = rec.clone();
+            thread::spawn(move || {
+                for i in 0..per {
+                    let task = u64::from(w) * per + i + 1;
+                    match i % 3 {
+                        0 => {
+                            rec.record(Event::poll_begin(task, Some(w)));
+                        }
+                        1 => rec.push(Event::spawn(task, Some(w), Some(Queue::Local(w))), || {
+                            if yields && i % 7 == 1 {
+                                thread::yield_now();
+                            }
+                        }),
+                        _ => {
+                            let got = rec.take(w, || {
+                                if yields && i % 5 == 2 {
+                                    thread::yield_now();
+                                }
+                                Some(((), task, Source::Global, None))
+                            });
+                            assert!(got.is_some());
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
     }
 }
