@@ -382,7 +382,9 @@ fn deferred_output_equals_streaming_output() {
         let (new, new_sum) = record_the_same_events(deferred(), explicit);
         let (old, new) = (String::from_utf8(old).unwrap(), String::from_utf8(new).unwrap());
         assert_eq!(old, new, "explicit {}", explicit);
-        assert_eq!(old_sum, new_sum);
+        // How many events waited for the streaming writer at once depends
+        // on when its thread ran: that one figure is the timing's.
+        assert_eq!(Summary { max_pending: 0, ..old_sum }, Summary { max_pending: 0, ..new_sum });
         assert_eq!(old.lines().count(), 1 + if explicit { 4 } else { 0 } + 2 * (1 + 6 + 2) + 2, "{}", old);
         assert!(old.contains("\"kind\":\"wake\",\"task\":1,\"worker\":1}"), "{}", old);
     }
