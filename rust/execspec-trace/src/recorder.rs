@@ -17,7 +17,7 @@
 //! second: recording an event costs a thread-local lookup, one uncontended
 //! compare-and-swap, one fetch_add on the clock and a push onto a Vec.
 
-use crate::deferred::{self, Rec, Stream, TimeScale};
+use crate::deferred::{self, Stream, TimeScale};
 use crate::event::{Event, Header, Kind, Source};
 use crate::packed::Packed;
 use std::cell::{Cell, RefCell, UnsafeCell};
@@ -37,7 +37,9 @@ const CHUNK: usize = 256;
 /// ticks and pushes their events, and the writer holds while it takes the
 /// events out. `depth`, `clock` and `last_stamp` are touched by the owner
 /// thread only; `published`, `recs` and `counters` are written by the owner
-/// and read by others (see [`crate::deferred`]).
+/// and read by others (see [`crate::deferred`]). Aligned so that no other
+/// thread's buffer or data shares its lines.
+#[repr(align(128))]
 pub(crate) struct Buf {
     locked: AtomicBool,
     depth: UnsafeCell<u32>,
@@ -189,10 +191,16 @@ struct Shared {
     stop_cv: Condvar,
 }
 
+/// A value alone on its cache lines (two: adjacent lines are fetched in pairs).
+#[repr(align(128))]
+struct Padded<T>(T);
+
 pub(crate) struct Inner {
     id: u64,
     s: Arc<Shared>,
-    next_task: AtomicU64,
+    /// On a line of its own: every spawn writes it, every event reads the
+    /// fields around it.
+    next_task: Padded<AtomicU64>,
     writer: Mutex<Option<JoinHandle<io::Result<WriterState>>>>,
     /// Deferred mode: the writer state, used by finish only.
     later: Mutex<Option<WriterState>>,
@@ -295,7 +303,7 @@ impl Recorder {
                 stop: Mutex::new(false),
                 stop_cv: Condvar::new(),
             }),
-            next_task: AtomicU64::new(1),
+            next_task: Padded(AtomicU64::new(1)),
             writer: Mutex::new(None),
             later: Mutex::new(None),
             deferred: opts.deferred,
@@ -348,7 +356,7 @@ impl Recorder {
 
     /// A fresh task id (1, 2, …), for executors that have none of their own.
     pub fn new_task_id(&self) -> u64 {
-        self.inner.next_task.fetch_add(1, Ordering::Relaxed)
+        self.inner.next_task.0.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Draws one tick of the clock outside any op. Its event cannot be
@@ -520,12 +528,14 @@ impl Recorder {
         let bufs: Vec<Arc<Buf>> = self.inner.s.bufs.lock().unwrap().clone();
         // Every event as a 16-byte key: its tick and thread, and where it
         // is: GENERAL | index into evs, or a record's chunk, its offset in
-        // the chunk and the half (1: a poll's end), CHUNK_BITS + 11 + 1 bits.
+        // the chunk and the half (1: a poll's end), CHUNK_BITS + 16 + 1 bits.
         const GENERAL: u32 = 1 << 31;
-        const CHUNK_BITS: u32 = 19;
+        const OFFSET_BITS: u32 = 16;
+        const CHUNK_BITS: u32 = 31 - OFFSET_BITS - 1;
+        const _: () = assert!(deferred::BIG <= 1 << OFFSET_BITS);
         let mut evs: Vec<Packed> = Vec::new();
         let mut gen_keys: Vec<(u64, u32, u32)> = Vec::new();
-        let mut chunks: Vec<Vec<Rec>> = Vec::new();
+        let mut chunks: Vec<deferred::Chunk> = Vec::new();
         let mut thread_of_chunk: Vec<u32> = Vec::new();
         let mut intervals = false;
         for b in &bufs {
@@ -545,15 +555,19 @@ impl Recorder {
             thread_of_chunk.resize(thread_of_chunk.len() + chunks.len() - from, b.idx);
         }
         if chunks.len() >= 1 << CHUNK_BITS || evs.len() >= GENERAL as usize {
-            return Err(io::Error::other("execspec-trace: more than 2^30 records in one deferred recorder"));
+            return Err(io::Error::other(format!(
+                "execspec-trace: more records than one deferred recorder holds ({} chunks of {} records, 2^31 explicit events)",
+                1 << CHUNK_BITS,
+                deferred::BIG
+            )));
         }
-        let n_recs: usize = chunks.iter().map(Vec::len).sum();
+        let n_recs: usize = chunks.iter().map(|c| c.len()).sum();
         let mut keys = Vec::with_capacity(2 * n_recs + evs.len());
         keys.append(&mut gen_keys);
         for (ci, c) in chunks.iter().enumerate() {
             let thread = thread_of_chunk[ci];
             for (off, r) in c.iter().enumerate() {
-                let at = ((ci as u32) << 12) | ((off as u32) << 1);
+                let at = ((ci as u32) << (OFFSET_BITS + 1)) | ((off as u32) << 1);
                 keys.push((r.tick, thread, at));
                 if r.kind == deferred::POLL {
                     keys.push((r.end, thread, at | 1));
@@ -592,7 +606,7 @@ impl Recorder {
                 }
                 e.write_json(&mut st.line);
             } else {
-                let r = &chunks[(at >> 12) as usize][((at >> 1) & 0x7ff) as usize];
+                let r = &chunks[(at >> (OFFSET_BITS + 1)) as usize][((at >> 1) & ((1 << OFFSET_BITS) - 1)) as usize];
                 if st.minor == 0 && r.is_v1_1() {
                     st.v1_1_in_v1_0 += 1;
                 }
@@ -607,7 +621,7 @@ impl Recorder {
         st.out.flush()?;
         v1_1_declared(st.v1_1_in_v1_0)?;
         let n = keys.len();
-        let wakes = chunks.iter().flatten().filter(|r| r.kind == deferred::WAKE).count() as u64;
+        let wakes = chunks.iter().flat_map(|c| c.iter()).filter(|r| r.kind == deferred::WAKE).count() as u64;
         deferred::recycle_all(chunks);
         Ok(self.summary(Summary { events: n as u64, late: 0, max_pending: n, wakes, ..Summary::default() }))
     }
@@ -662,12 +676,7 @@ impl Shared {
         for e in &st.pending[..n] {
             if let Some(l) = st.last {
                 if e.seq <= l && st.error.is_none() {
-                    st.error = Some(format!(
-                        "execspec-trace: event {} ({}) after event {}: a tick used outside the op that drew it",
-                        e.seq,
-                        e.kind_name(),
-                        l
-                    ));
+                    st.error = Some(format!("execspec-trace: event {} ({}) after event {}: a tick used outside the op that drew it", e.seq, e.kind_name(), l));
                 }
             }
             if st.minor == 0 && e.is_v1_1() {

@@ -2,7 +2,7 @@
 //! execspec-trace future wrapper.
 //!
 //!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time] [--streaming] [--out FILE]
-//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--no-time] [--out FILE]
+//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--no-time] [--out FILE] [--warm] [--only 0|1|2]
 //!
 //! Every task is spawned through `spawn`, which wraps it with
 //! `Recorder::trace` (spawn, poll-begin, poll-end on the polling worker,
@@ -18,9 +18,13 @@
 //!
 //! `bench` runs a spawn/yield benchmark three ways side by side — without
 //! the wrapper, with a deferred recorder, with a streaming one — rotating
-//! their order, a fresh runtime each time, and prints the medians: CPU
-//! during the run (every thread, the streaming writer's included) and the
-//! CPU of `finish` (the deferred recorder's sort and formatting) apart.
+//! their order, each run in a fresh process (as a program's first
+//! recording: the recorder's memory is page-faulted in during the run), and
+//! prints the medians: CPU during the run (every thread, the streaming
+//! writer's included) and the CPU of `finish` (the deferred recorder's sort
+//! and formatting) apart. `--warm` runs them all in this process after a
+//! warm-up instead (the recorder reuses the memory of the runs before);
+//! `--only N` runs just one way N times, for a profiler.
 
 use execspec_trace::{set_worker, Header, Options, Recorder, Summary};
 use std::future::Future;
@@ -359,30 +363,94 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-fn bench(args: &[String]) -> io::Result<()> {
-    let workers = arg(args, "--workers", 2) as usize;
-    let tasks = arg(args, "--tasks", 1000);
-    let yields = arg(args, "--yields", 100);
-    let reps = arg(args, "--reps", 11).max(1);
-    let work_ns = arg(args, "--work-ns", 0);
-    let no_time = args.iter().any(|a| a == "--no-time");
-    let path = text_arg(args, "--out", "/tmp/tokio-bench.jsonl").to_string();
-    // Per rep: plain, deferred, streaming.
-    let mut costs: [Vec<Cost>; 3] = Default::default();
-    let mut events = 0;
-    let once = |which: usize| -> io::Result<Cost> {
+/// The bench's options, as given (a child run gets them back).
+struct BenchArgs {
+    workers: usize,
+    tasks: u64,
+    yields: u64,
+    work_ns: u64,
+    no_time: bool,
+    path: String,
+}
+
+impl BenchArgs {
+    fn parse(args: &[String]) -> BenchArgs {
+        BenchArgs {
+            workers: arg(args, "--workers", 2) as usize,
+            tasks: arg(args, "--tasks", 1000),
+            yields: arg(args, "--yields", 100),
+            work_ns: arg(args, "--work-ns", 0),
+            no_time: args.iter().any(|a| a == "--no-time"),
+            path: text_arg(args, "--out", "/tmp/tokio-bench.jsonl").to_string(),
+        }
+    }
+
+    /// One run: 0 plain, 1 deferred, 2 streaming.
+    fn once(&self, which: usize) -> io::Result<Cost> {
         let rec = match which {
             0 => None,
             _ => {
                 let opts = Options { deferred: which == 1, ..Options::default() };
-                let out = io::BufWriter::new(std::fs::File::create(&path)?);
-                Some(Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), out, opts))
+                let out = io::BufWriter::new(std::fs::File::create(&self.path)?);
+                Some(Recorder::with_options(Header::black_box(EXECUTOR, self.workers as u32), out, opts))
             }
         };
-        Ok(bench_once(workers, tasks, yields, work_ns, no_time, rec))
-    };
-    for w in 0..3 {
-        once(w)?; // warm up
+        Ok(bench_once(self.workers, self.tasks, self.yields, self.work_ns, self.no_time, rec))
+    }
+
+    /// One run in a fresh process (`bench-one`): what a program's first
+    /// recording costs, page faults of the recorder's memory included.
+    fn once_cold(&self, which: usize) -> io::Result<Cost> {
+        let mut cmd = std::process::Command::new(std::env::current_exe()?);
+        cmd.arg("bench-one").arg(which.to_string());
+        for (k, v) in [("--workers", self.workers as u64), ("--tasks", self.tasks), ("--yields", self.yields), ("--work-ns", self.work_ns)] {
+            cmd.arg(k).arg(v.to_string());
+        }
+        if self.no_time {
+            cmd.arg("--no-time");
+        }
+        let out = cmd.arg("--out").arg(&self.path).stderr(std::process::Stdio::inherit()).output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let v: Vec<f64> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        if !out.status.success() || v.len() != 5 {
+            return Err(io::Error::other(format!("tokio-check bench-one {}: {} {:?}", which, out.status, text)));
+        }
+        let sum = (which != 0).then(|| Summary { events: v[4] as u64, ..Summary::default() });
+        Ok(Cost { wall: v[0], cpu: v[1], finish_wall: v[2], finish_cpu: v[3], sum })
+    }
+}
+
+/// `bench-one N [options]`: one run, its figures on one line for `bench`.
+fn bench_one(args: &[String]) -> io::Result<()> {
+    let which: usize = args.get(1).and_then(|v| v.parse().ok()).filter(|&w| w <= 2).unwrap_or_else(|| {
+        eprintln!("tokio-check: bench-one wants 0 (plain), 1 (deferred) or 2 (streaming)");
+        std::process::exit(2)
+    });
+    let c = BenchArgs::parse(args).once(which)?;
+    println!("{} {} {} {} {}", c.wall, c.cpu, c.finish_wall, c.finish_cpu, c.sum.map_or(0, |s| s.events));
+    Ok(())
+}
+
+fn bench(args: &[String]) -> io::Result<()> {
+    let b = BenchArgs::parse(args);
+    let reps = arg(args, "--reps", 11).max(1);
+    let warm = args.iter().any(|a| a == "--warm");
+    // --only N: run just plain (0), deferred (1) or streaming (2), in this
+    // process, for a profiler.
+    if let Some(w) = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<usize>().ok()) {
+        for _ in 0..reps {
+            b.once(w.min(2))?;
+        }
+        return Ok(());
+    }
+    let once = |w: usize| if warm { b.once(w) } else { b.once_cold(w) };
+    // Per rep: plain, deferred, streaming.
+    let mut costs: [Vec<Cost>; 3] = Default::default();
+    let mut events = 0;
+    if warm {
+        for w in 0..3 {
+            b.once(w)?; // warm up
+        }
     }
     for i in 0..reps as usize {
         // Rotate the order, so that none always runs on a warmer machine.
@@ -402,15 +470,16 @@ fn bench(args: &[String]) -> io::Result<()> {
     };
     let (pcpu, pwall) = (med(0, &|c| c.cpu), med(0, &|c| c.wall));
     println!(
-        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, time {}, {} reps, {} events per traced run (to {})",
-        workers,
-        tasks,
-        yields,
-        work_ns,
-        if no_time { "off" } else { "on" },
+        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, time {}, {} reps, each run {}, {} events per traced run (to {})",
+        b.workers,
+        b.tasks,
+        b.yields,
+        b.work_ns,
+        if b.no_time { "off" } else { "on" },
         reps,
+        if warm { "in this process after a warm-up" } else { "in a fresh process" },
         events,
-        path
+        b.path
     );
     println!("  plain:     CPU {:.1} ms, wall {:.1} ms", pcpu * 1e3, pwall * 1e3);
     for (w, name) in [(1, "deferred"), (2, "streaming")] {
@@ -432,6 +501,7 @@ fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("bench") => bench(&args[1..]),
+        Some("bench-one") => bench_one(&args[1..]),
         Some("run") => run(&args[1..]),
         _ => run(&args),
     }
