@@ -87,9 +87,10 @@ pub(crate) const POLL: u8 = 1;
 pub(crate) const WAKE: u8 = 2;
 pub(crate) const NO_WORKER: u32 = u32::MAX;
 
-/// One wrapper event (spawn, wake) or one whole poll, as buffered.
+/// One wrapper event (spawn, wake) or one whole poll, unpacked (what the
+/// wrapper records and finish writes; buffered as a [`Rec`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Rec {
+pub(crate) struct Full {
     /// The tick of the spawn or wake; of a poll, its begin.
     pub tick: u64,
     /// A poll's end tick.
@@ -129,7 +130,79 @@ fn worker_of(w: u32) -> Option<u32> {
     }
 }
 
+/// A buffered record: 32 bytes (a yield is a poll and a wake, so what
+/// a thread writes per yield is 64 bytes, which is most of the memory a
+/// recording takes). The task's id, worker, kind and result share one word
+/// and a poll's end and end time are kept as differences; a record whose
+/// values do not fit (a task id of 2^40 or more, a worker of 65,534 or
+/// more, a poll longer than 2^32 ticks or stamp units) is followed, in the
+/// same chunk, by an extension slot holding them whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rec {
+    tick: u64,
+    t0: u64,
+    /// task (bits 0–39), worker + 1 (40–55, 0 = none), kind (56–57),
+    /// result (58–59), WIDE (60). In an extension slot: the task.
+    meta: u64,
+    /// A poll's end − tick (bits 0–31) and t1 − t0 (32–63). In an
+    /// extension slot: the worker.
+    deltas: u64,
+}
+
+const TASK_BITS: u32 = 40;
+const WORKER_SHIFT: u32 = 40;
+const KIND_SHIFT: u32 = 56;
+const RESULT_SHIFT: u32 = 58;
+const WIDE: u64 = 1 << 60;
+
 impl Rec {
+    /// The slot for f, and its extension when f's values do not fit.
+    #[inline]
+    pub(crate) fn pack(f: &Full) -> (Rec, Option<Rec>) {
+        let d_end = f.end.wrapping_sub(f.tick);
+        let d_t = f.t1.wrapping_sub(f.t0);
+        let w = if f.worker == NO_WORKER { 0 } else { u64::from(f.worker) + 1 };
+        let fits = f.task < 1 << TASK_BITS && w < 0xffff && (d_end | d_t) >> 32 == 0;
+        let bits = (u64::from(f.kind) << KIND_SHIFT) | (u64::from(f.result) << RESULT_SHIFT);
+        if fits {
+            let meta = f.task | (w << WORKER_SHIFT) | bits;
+            (Rec { tick: f.tick, t0: f.t0, meta, deltas: d_end | (d_t << 32) }, None)
+        } else {
+            let main = Rec { tick: f.tick, t0: f.t0, meta: bits | WIDE, deltas: 0 };
+            (main, Some(Rec { tick: f.end, t0: f.t1, meta: f.task, deltas: u64::from(f.worker) }))
+        }
+    }
+
+    /// Whether an extension slot follows this one.
+    #[inline]
+    pub(crate) fn wide(&self) -> bool {
+        self.meta & WIDE != 0
+    }
+
+    /// The record, with next its extension slot when it is wide.
+    pub(crate) fn unpack(&self, next: Option<&Rec>) -> Full {
+        let kind = (self.meta >> KIND_SHIFT) as u8 & 3;
+        let result = (self.meta >> RESULT_SHIFT) as u8 & 3;
+        match (self.wide(), next) {
+            (true, Some(x)) => Full { tick: self.tick, end: x.tick, task: x.meta, t0: self.t0, t1: x.t0, worker: x.deltas as u32, kind, result },
+            _ => {
+                let w = (self.meta >> WORKER_SHIFT) & 0xffff;
+                Full {
+                    tick: self.tick,
+                    end: self.tick.wrapping_add(self.deltas & 0xffff_ffff),
+                    task: self.meta & ((1 << TASK_BITS) - 1),
+                    t0: self.t0,
+                    t1: self.t0.wrapping_add(self.deltas >> 32),
+                    worker: if w == 0 { NO_WORKER } else { w as u32 - 1 },
+                    kind,
+                    result,
+                }
+            }
+        }
+    }
+}
+
+impl Full {
     /// Whether the event (half 1: a poll's end) uses a v1.1 field.
     pub(crate) fn is_v1_1(&self) -> bool {
         self.kind == POLL || (self.kind == SPAWN && self.t0 != 0)
@@ -190,12 +263,12 @@ pub(crate) struct TaskClock {
     pub woken: AtomicU64,
 }
 
-/// Records in a thread's first chunk (96 KiB), and in each later one
+/// Slots in a thread's first chunk (64 KiB), and in each later one
 /// (2 MiB, huge pages where the system gives them on request). At most
 /// 2^16: finish addresses a record by chunk and 16 bits of offset.
 pub(crate) const SMALL: usize = 2048;
 pub(crate) const BIG: usize = HUGE_PAGE / std::mem::size_of::<Rec>();
-const _: () = assert!(BIG < 1 << 16 && SMALL < BIG);
+const _: () = assert!(BIG <= 1 << 16 && SMALL < BIG && std::mem::size_of::<Rec>() == 32);
 const HUGE_PAGE: usize = 2 << 20;
 /// Chunks kept for reuse after finish, of each size (at most 30 MiB): a
 /// chunk touched before costs no page faults, which is most of what a
@@ -247,6 +320,25 @@ impl Chunk {
         unsafe { std::ptr::copy_nonoverlapping(recs.as_ptr(), c.ptr.as_ptr(), recs.len()) };
         c.len = recs.len();
         c
+    }
+}
+
+impl Chunk {
+    /// The records, unpacked, with their offsets (extension slots skipped).
+    pub(crate) fn records(&self) -> impl Iterator<Item = (usize, Full)> + '_ {
+        let slots: &[Rec] = self;
+        let mut off = 0;
+        std::iter::from_fn(move || {
+            let r = slots.get(off)?;
+            let at = off;
+            off += 1 + usize::from(r.wide());
+            Some((at, r.unpack(slots.get(at + 1))))
+        })
+    }
+
+    /// The record at off (not an extension slot), unpacked.
+    pub(crate) fn full(&self, off: usize) -> Full {
+        self[off].unpack(self.get(off + 1))
     }
 }
 
@@ -333,29 +425,38 @@ impl Stream {
         Stream { cur: AtomicPtr::new(std::ptr::null_mut()), cap: AtomicUsize::new(0), len: AtomicUsize::new(0), full: Mutex::new(Vec::new()) }
     }
 
-    /// Appends r. Owner thread only.
+    /// Appends f. Owner thread only.
     #[inline]
-    pub(crate) fn push(&self, r: Rec) {
+    pub(crate) fn push(&self, f: Full) {
+        let (r, ext) = Rec::pack(&f);
+        let need = 1 + usize::from(ext.is_some());
         let mut n = self.len.load(Ordering::Relaxed);
-        if n == self.cap.load(Ordering::Relaxed) {
-            self.rotate();
+        if n + need > self.cap.load(Ordering::Relaxed) {
+            self.rotate(n);
             n = 0;
         }
         // SAFETY: cur points to a chunk of cap records that only this
-        // (owner) thread writes, and slot n < cap is not yet published.
-        unsafe { self.cur.load(Ordering::Relaxed).add(n).write(r) };
-        self.len.store(n + 1, Ordering::Release);
+        // (owner) thread writes, and slots n and n + 1 < cap are not yet
+        // published.
+        unsafe {
+            let p = self.cur.load(Ordering::Relaxed).add(n);
+            p.write(r);
+            if let Some(x) = ext {
+                p.add(1).write(x);
+            }
+        }
+        self.len.store(n + need, Ordering::Release);
     }
 
+    /// Replaces the current chunk, of which n slots are written.
     #[cold]
-    fn rotate(&self) {
+    fn rotate(&self, n: usize) {
         let old_cap = self.cap.load(Ordering::Relaxed);
         let fresh = std::mem::ManuallyDrop::new(fresh_chunk(if old_cap == 0 { SMALL } else { BIG }));
         let mut full = self.full.lock().unwrap();
         let old = self.cur.swap(fresh.ptr.as_ptr(), Ordering::Relaxed);
         if let Some(ptr) = std::ptr::NonNull::new(old) {
-            // Every slot of the old chunk is written.
-            full.push(Chunk { ptr, cap: old_cap, len: old_cap });
+            full.push(Chunk { ptr, cap: old_cap, len: n });
         }
         self.cap.store(fresh.cap, Ordering::Relaxed);
         self.len.store(0, Ordering::Release);
@@ -479,7 +580,7 @@ mod tests {
         for kind in [SPAWN, WAKE, POLL] {
             for (worker, t0, t1) in [(NO_WORKER, 0, 0), (0, 5, 9), (17, 0, 0), (3, 12345678901, 12345678999)] {
                 for result in 0..3 {
-                    let r = Rec { tick: 7, end: 8, task: 42, t0, t1, worker, kind, result };
+                    let r = Full { tick: 7, end: 8, task: 42, t0, t1, worker, kind, result };
                     for (half, e) in r.to_events(time).into_iter().enumerate() {
                         let mut want = Vec::new();
                         Packed::from(Event { seq: 99, ..e.clone() }).write_json(&mut want);
@@ -491,5 +592,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every record comes back from its slot (and extension) unchanged,
+    /// at the edges of what fits in one slot and past them.
+    #[test]
+    fn pack_unpack_round_trip() {
+        let mut wide = 0;
+        for task in [1, (1 << 40) - 1, 1 << 40, u64::MAX] {
+            for worker in [NO_WORKER, 0, 0xfffd, 0xfffe, u32::MAX - 1] {
+                for (d_end, d_t) in [(0, 0), (1, 5), (u32::MAX as u64, u32::MAX as u64), (1 << 32, 0), (0, 1 << 32)] {
+                    for kind in [SPAWN, POLL, WAKE] {
+                        let (tick, t0) = (u64::MAX - (1 << 33), 12_345);
+                        let f = Full { tick, end: tick + d_end, task, t0, t1: t0 + d_t, worker, kind, result: 2 };
+                        let (r, ext) = Rec::pack(&f);
+                        assert_eq!(r.wide(), ext.is_some());
+                        wide += usize::from(r.wide());
+                        assert_eq!(r.unpack(ext.as_ref()), f);
+                    }
+                }
+            }
+        }
+        assert!(wide > 0);
+    }
+
+    /// A stream's records across chunks, wide ones at a chunk's last slot
+    /// among them: take gives every one back, in order, a record and its
+    /// extension never split.
+    #[test]
+    fn stream_keeps_wide_records_whole() {
+        let s = Stream::new();
+        let mut want = Vec::new();
+        for i in 0..(SMALL + BIG + 10) as u64 {
+            // Wide (task past 40 bits) near the end of the first chunk.
+            let task = if i as usize >= SMALL - 3 && (i as usize) < SMALL + 2 { 1 << 41 } else { i + 1 };
+            let f = Full { tick: 10 + 2 * i, end: 11 + 2 * i, task, t0: 0, t1: 0, worker: 3, kind: POLL, result: 0 };
+            s.push(f);
+            want.push(f);
+        }
+        let mut chunks = Vec::new();
+        s.take(&mut chunks);
+        let got: Vec<Full> = chunks.iter().flat_map(|c| c.records().map(|(_, f)| f)).collect();
+        assert_eq!(got.len(), want.len());
+        assert!(got == want);
+        assert!(chunks[0].len() < SMALL, "the first chunk's last slot is left empty: {}", chunks[0].len());
+        for c in &chunks {
+            for (off, f) in c.records() {
+                assert_eq!(c.full(off), f);
+            }
+        }
+        recycle_all(chunks);
     }
 }

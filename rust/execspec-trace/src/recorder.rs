@@ -296,13 +296,7 @@ impl Recorder {
         }
         let inner = Arc::new(Inner {
             id: NEXT_RECORDER.fetch_add(1, Ordering::Relaxed),
-            s: Arc::new(Shared {
-                clock: AtomicU64::new(1),
-                bufs: Mutex::new(Vec::new()),
-                header,
-                stop: Mutex::new(false),
-                stop_cv: Condvar::new(),
-            }),
+            s: Arc::new(Shared { clock: AtomicU64::new(1), bufs: Mutex::new(Vec::new()), header, stop: Mutex::new(false), stop_cv: Condvar::new() }),
             next_task: Padded(AtomicU64::new(1)),
             writer: Mutex::new(None),
             later: Mutex::new(None),
@@ -566,7 +560,7 @@ impl Recorder {
         keys.append(&mut gen_keys);
         for (ci, c) in chunks.iter().enumerate() {
             let thread = thread_of_chunk[ci];
-            for (off, r) in c.iter().enumerate() {
+            for (off, r) in c.records() {
                 let at = ((ci as u32) << (OFFSET_BITS + 1)) | ((off as u32) << 1);
                 keys.push((r.tick, thread, at));
                 if r.kind == deferred::POLL {
@@ -606,7 +600,7 @@ impl Recorder {
                 }
                 e.write_json(&mut st.line);
             } else {
-                let r = &chunks[(at >> (OFFSET_BITS + 1)) as usize][((at >> 1) & ((1 << OFFSET_BITS) - 1)) as usize];
+                let r = chunks[(at >> (OFFSET_BITS + 1)) as usize].full(((at >> 1) & ((1 << OFFSET_BITS) - 1)) as usize);
                 if st.minor == 0 && r.is_v1_1() {
                     st.v1_1_in_v1_0 += 1;
                 }
@@ -621,7 +615,7 @@ impl Recorder {
         st.out.flush()?;
         v1_1_declared(st.v1_1_in_v1_0)?;
         let n = keys.len();
-        let wakes = chunks.iter().flat_map(|c| c.iter()).filter(|r| r.kind == deferred::WAKE).count() as u64;
+        let wakes = chunks.iter().flat_map(|c| c.records()).filter(|(_, r)| r.kind == deferred::WAKE).count() as u64;
         deferred::recycle_all(chunks);
         Ok(self.summary(Summary { events: n as u64, late: 0, max_pending: n, wakes, ..Summary::default() }))
     }

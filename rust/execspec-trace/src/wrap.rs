@@ -20,7 +20,7 @@
 //! with the task's (see [`crate::deferred`]); the events written are the
 //! same.
 
-use crate::deferred::{self, Rec, TaskClock};
+use crate::deferred::{self, Full, TaskClock};
 use crate::event::{Event, PollResult};
 use crate::recorder::{current_worker, now_ns, Buf, Recorder, WAKERS_MADE, WAKER_CLONES, WAKER_DROPS, WAKES};
 use std::future::Future;
@@ -77,7 +77,7 @@ impl Recorder {
             let t0 = if time { b.stamp() } else { 0 };
             // The stamp, when read, keeps ticks near real time (module doc).
             let tick = b.advance(t0);
-            b.recs.push(Rec { tick, end: 0, task, t0, t1: 0, worker: worker_code(current_worker()), kind: deferred::SPAWN, result: 0 });
+            b.recs.push(Full { tick, end: 0, task, t0, t1: 0, worker: worker_code(current_worker()), kind: deferred::SPAWN, result: 0 });
             home = Some(new_home(self, task, tick));
         } else {
             let mut e = Event::spawn(task, current_worker(), None);
@@ -156,7 +156,7 @@ impl<F: Future> Future for Traced<F> {
             let t1 = if this.time { b.stamp() } else { 0 };
             let end = b.advance(clock.woken.load(Acquire).max(t1));
             clock.last.store(end, Release);
-            b.recs.push(Rec {
+            b.recs.push(Full {
                 tick: begin.0,
                 end,
                 task: this.task,
@@ -319,7 +319,7 @@ fn record_wake(d: &WakeData) {
         let clock = d.clock();
         let tick = b.advance(clock.last.load(Acquire));
         clock.woken.fetch_max(tick, AcqRel);
-        b.recs.push(Rec { tick, end: 0, task: d.task, t0: 0, t1: 0, worker: worker_code(current_worker()), kind: deferred::WAKE, result: 0 });
+        b.recs.push(Full { tick, end: 0, task: d.task, t0: 0, t1: 0, worker: worker_code(current_worker()), kind: deferred::WAKE, result: 0 });
     } else {
         b.count(WAKES);
         d.rec.record(Event::wake(d.task, current_worker(), None));
