@@ -124,8 +124,12 @@ if [ "$LONG" = 1 ]; then
   fi
   rm -f "$t"
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  # Each run in a fresh process (a program's first recording), then in one
+  # process after a warm-up (the recorder's memory already touched).
   for w in 0 1000 5000; do
-    "$bin/tokio-check" bench --workers 2 --tasks 1000 --yields 100 --work-ns $w --reps 11 --out "$tmp/bench.jsonl" >&2
+    for mode in "" --warm; do
+      "$bin/tokio-check" bench --workers 2 --tasks 1000 --yields 100 --work-ns $w --reps 11 $mode --out "$tmp/bench.jsonl" >&2
+    done
   done
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 fi

@@ -3,12 +3,13 @@
 //! written only by [`Recorder::finish`](crate::Recorder::finish).
 //!
 //! What a recording thread does per event: bump its own logical clock (no
-//! shared counter), write one 48-byte record into its current chunk and
-//! publish the chunk's length with a release store. No lock, no
+//! shared counter), write one 32-byte record ([`Rec`]) into its current
+//! chunk and publish the chunk's length with a release store. No lock, no
 //! read-modify-write of a shared line, no formatting, no allocation (a
-//! chunk of 2,048 records is taken from a pool once per 2,048 events). A
-//! poll is one record (begin tick, end tick, result, both times), expanded
-//! at finish into its `poll-begin` and `poll-end`.
+//! thread's first chunk holds 2,048 records, each later one 65,536 in a
+//! 2 MiB huge page: see [`Chunk`]). A poll is one record (begin tick, end
+//! tick, result, both times), expanded at finish into its `poll-begin`
+//! and `poll-end`.
 //!
 //! # The clock: per-thread logical clocks, joined where the trace needs it
 //!
@@ -313,6 +314,18 @@ impl Chunk {
         Chunk { ptr, cap, len: 0 }
     }
 
+    /// Writes one byte in each 4 KiB page, so that the pages exist before
+    /// the records are written.
+    fn touch(&mut self) {
+        let bytes = self.cap * std::mem::size_of::<Rec>();
+        let p = self.ptr.as_ptr() as *mut u8;
+        for off in (0..bytes).step_by(4096) {
+            // SAFETY: inside the allocation; the slots are not records yet
+            // (len 0), so any bytes may be written.
+            unsafe { std::ptr::write_volatile(p.add(off), 0) };
+        }
+    }
+
     /// A chunk holding a copy of recs.
     fn copy_of(recs: &[Rec]) -> Chunk {
         let mut c = Chunk::new(recs.len());
@@ -384,6 +397,36 @@ fn fresh_chunk(cap: usize) -> Chunk {
             Chunk::new(cap)
         }
     }
+}
+
+/// Makes room for about `events` events ([`Options::reserve`](crate::Options)):
+/// chunks allocated and touched (one write per 4 KiB page), put in the pool
+/// where the recording threads take theirs, and a small chunk for each of
+/// up to 16 threads.
+pub(crate) fn prefill(events: usize) {
+    if events == 0 {
+        return;
+    }
+    // A poll is one record for two events, a wake or spawn one for one:
+    // records ≤ events, and a thread's small chunk holds its first ones.
+    let big = events.div_ceil(BIG);
+    let mut made: Vec<Chunk> = (0..big).map(|_| Chunk::new(BIG)).chain((0..16).map(|_| Chunk::new(SMALL))).collect();
+    for c in &mut made {
+        c.touch();
+    }
+    POOL.lock().unwrap().extend(made);
+}
+
+/// Drops pooled chunks beyond what the pool keeps (those a reserve made and
+/// the run did not use).
+pub(crate) fn trim_pool() {
+    let mut p = POOL.lock().unwrap();
+    let mut kept = [0, 0];
+    p.retain(|c| {
+        let (k, max) = if c.cap == BIG { (0, POOL_BIG) } else { (1, POOL_SMALL) };
+        kept[k] += 1;
+        kept[k] <= max
+    });
 }
 
 /// Gives chunks back to the pool.
@@ -642,5 +685,17 @@ mod tests {
             }
         }
         recycle_all(chunks);
+    }
+
+    /// A reserve's chunks wait in the pool; what the pool does not keep is
+    /// dropped at finish.
+    #[test]
+    fn prefill_then_trim() {
+        prefill(20 * BIG);
+        let big = |p: &Vec<Chunk>| p.iter().filter(|c| c.cap == BIG).count();
+        assert!(big(&POOL.lock().unwrap()) >= 20);
+        trim_pool();
+        let p = POOL.lock().unwrap();
+        assert!(big(&p) <= POOL_BIG && p.len() <= POOL_BIG + POOL_SMALL, "{} chunks", p.len());
     }
 }

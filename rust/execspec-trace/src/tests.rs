@@ -230,10 +230,7 @@ fn wrapper_records_polls_and_wakes() {
         .collect();
     assert_eq!(
         kinds,
-        [
-            "spawn", "poll-begin", "wake", "poll-end:pending", "poll-begin", "poll-end:pending", "wake@out", "poll-begin",
-            "poll-end:ready"
-        ],
+        ["spawn", "poll-begin", "wake", "poll-end:pending", "poll-begin", "poll-end:pending", "wake@out", "poll-begin", "poll-end:ready"],
         "{:#?}",
         lines
     );
@@ -768,14 +765,16 @@ impl Future for Spin {
 }
 
 /// One thread's records fill its small chunk and more than one big one
-/// (and a second recorder reuses the pooled chunks): every event is
-/// written once, in order, with seq 1, 2, ….
+/// (and a second recorder reuses the pooled chunks, a third has them made
+/// beforehand by a reserve): every event is written once, in order, with
+/// seq 1, 2, ….
 #[test]
 fn deferred_records_across_chunks() {
-    const N: u32 = 30_000; // 1 + 2·N + 1 records: past 2,048 + 43,690
-    for _ in 0..2 {
+    const N: u32 = 30_000; // 2·N + 2 records: past 2,048 + 43,690
+                           // Without a reserve, again (the pooled chunks), and with one.
+    for reserve in [0, 0, 200_000] {
         let out = Out::default();
-        let rec = Recorder::with_options(Header::black_box("test", 1), out.clone(), deferred());
+        let rec = Recorder::with_options(Header::black_box("test", 1), out.clone(), Options { reserve, ..deferred() });
         set_worker(Some(0));
         let waker = Waker::from(Arc::new(Flag { woken: AtomicU64::new(0), thread: thread::current() }));
         let mut fut = Box::pin(rec.trace(Spin { left: N }, false));

@@ -2,7 +2,7 @@
 //! execspec-trace future wrapper.
 //!
 //!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time] [--streaming] [--out FILE]
-//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--no-time] [--out FILE] [--warm] [--only 0|1|2]
+//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--no-time] [--out FILE] [--warm] [--reserve] [--only 0|1|2]
 //!
 //! Every task is spawned through `spawn`, which wraps it with
 //! `Recorder::trace` (spawn, poll-begin, poll-end on the polling worker,
@@ -24,6 +24,8 @@
 //! writer's included) and the CPU of `finish` (the deferred recorder's sort
 //! and formatting) apart. `--warm` runs them all in this process after a
 //! warm-up instead (the recorder reuses the memory of the runs before);
+//! `--reserve` makes the deferred recorder with room for the run's events
+//! (`Options::reserve`: its memory touched before the run);
 //! `--only N` runs just one way N times, for a profiler.
 
 use execspec_trace::{set_worker, Header, Options, Recorder, Summary};
@@ -370,6 +372,8 @@ struct BenchArgs {
     yields: u64,
     work_ns: u64,
     no_time: bool,
+    /// Make room for the run's events when the recorder is made.
+    reserve: bool,
     path: String,
 }
 
@@ -381,6 +385,7 @@ impl BenchArgs {
             yields: arg(args, "--yields", 100),
             work_ns: arg(args, "--work-ns", 0),
             no_time: args.iter().any(|a| a == "--no-time"),
+            reserve: args.iter().any(|a| a == "--reserve"),
             path: text_arg(args, "--out", "/tmp/tokio-bench.jsonl").to_string(),
         }
     }
@@ -390,7 +395,9 @@ impl BenchArgs {
         let rec = match which {
             0 => None,
             _ => {
-                let opts = Options { deferred: which == 1, ..Options::default() };
+                // Per task: its spawn, a begin and an end per poll, a wake per yield.
+                let events = self.tasks.saturating_mul(3 * self.yields + 3) as usize;
+                let opts = Options { deferred: which == 1, reserve: if self.reserve { events } else { 0 }, ..Options::default() };
                 let out = io::BufWriter::new(std::fs::File::create(&self.path)?);
                 Some(Recorder::with_options(Header::black_box(EXECUTOR, self.workers as u32), out, opts))
             }
@@ -408,6 +415,9 @@ impl BenchArgs {
         }
         if self.no_time {
             cmd.arg("--no-time");
+        }
+        if self.reserve {
+            cmd.arg("--reserve");
         }
         let out = cmd.arg("--out").arg(&self.path).stderr(std::process::Stdio::inherit()).output()?;
         let text = String::from_utf8_lossy(&out.stdout);
@@ -470,7 +480,7 @@ fn bench(args: &[String]) -> io::Result<()> {
     };
     let (pcpu, pwall) = (med(0, &|c| c.cpu), med(0, &|c| c.wall));
     println!(
-        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, time {}, {} reps, each run {}, {} events per traced run (to {})",
+        "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, time {}, {} reps, each run {}{}, {} events per traced run (to {})",
         b.workers,
         b.tasks,
         b.yields,
@@ -478,6 +488,7 @@ fn bench(args: &[String]) -> io::Result<()> {
         if b.no_time { "off" } else { "on" },
         reps,
         if warm { "in this process after a warm-up" } else { "in a fresh process" },
+        if b.reserve { ", deferred recorder made with room for them" } else { "" },
         events,
         b.path
     );
