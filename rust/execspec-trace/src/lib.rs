@@ -11,8 +11,10 @@
 //! joined with a task's own clock words at each poll and wake, and writes
 //! fixed-size binary records (one per poll) into its buffer; `finish`
 //! orders and formats them. The same events, the same lines; about 25 ns
-//! per poll instead of about 250 ns per event, for an order that is exact
-//! per task and per thread (see [`deferred`] for what it guarantees).
+//! per poll instead of about 250 ns per event, 32 bytes per poll or wake
+//! held until `finish` ([`Options::reserve`] makes room for them before
+//! the run), for an order that is exact per task and per thread (see
+//! [`deferred`] for what it guarantees).
 //!
 //! Two levels:
 //!
