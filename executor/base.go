@@ -346,9 +346,14 @@ func failure(t *task, v any, ready bool, perr *PanicError) error {
 }
 
 // recordFailure records the panic event of a failed poll (the PollEnd is
-// recorded by the caller with the transition that follows it).
+// recorded by the caller with the transition that follows it). A Failed
+// value in a format v1.1 trace has none: its PollEnd's result error says
+// it, and a panic event would have it reported as a panic too.
 func (b *base) recordFailure(t *task, w int, err error) {
 	if b.rec == nil {
+		return
+	}
+	if _, ok := err.(*FailedError); ok && b.stops {
 		return
 	}
 	var d string

@@ -81,7 +81,8 @@
 // `verify check` checks every take against the model's pick; Retry puts
 // the id of the future on every poll-begin and poll-end (a new id per
 // fresh future, so a re-poll of a finished future would be caught) and
-// ends the poll of a Ready Failed value with result error. (An executor
+// ends the poll of a Ready Failed value with result error, with no panic
+// event (a v1.0 trace has no error result: there it is a panic). (An executor
 // built on a Kit records what its own Describe declares: no stop.)
 //
 // Each event's Seq is drawn from one atomic logical clock per executor,

@@ -16,8 +16,8 @@ type RetryConfig struct {
 // future made by the task's factory, at most Retries times. A task fails
 // when its future panics or returns a Failed value as Ready. A finished
 // future is never polled again: each attempt polls a new one. In its trace,
-// a retry is a Panic event, a PollEnd (result panic, or error for a Failed
-// value) and a Requeue of the same task to the global queue. It follows
+// a retry is a PollEnd (result panic after a Panic event, or error for a
+// Failed value) and a Requeue of the same task to the global queue. It follows
 // the model's "retry" policy.
 //
 // Its traces are format v1.1: every poll-begin and poll-end carries the id

@@ -185,6 +185,7 @@ func TestRetryTraceRecordsFutures(t *testing.T) {
 		t.Fatalf("%s", r.Summary())
 	}
 	maxFuture := int64(0)
+	panicEvents, panicEnds := 0, 0
 	for _, e := range evs {
 		switch e.Kind {
 		case traces.KindPollBegin, traces.KindPollEnd:
@@ -192,7 +193,16 @@ func TestRetryTraceRecordsFutures(t *testing.T) {
 				t.Fatalf("poll without a future id: %s", traces.FormatEvent(e))
 			}
 			maxFuture = max(maxFuture, e.Future)
+			if e.Result == traces.ResultPanic {
+				panicEnds++
+			}
+		case traces.KindPanic:
+			panicEvents++
 		}
+	}
+	// A Failed value is an error, not a panic: no panic event of its own.
+	if panicEvents != panicEnds || panicEnds == 0 {
+		t.Fatalf("%d panic events for %d polls that panicked (and %d errors)", panicEvents, panicEnds, r.ErrorCount)
 	}
 	if maxFuture != 3 || r.ErrorCount == 0 || !r.Stopped {
 		t.Fatalf("largest future id %d (want 3: two retries), %d errors, stopped %v", maxFuture, r.ErrorCount, r.Stopped)
