@@ -534,6 +534,7 @@ impl Drop for Stream {
 }
 
 /// Whether `time` is read from the TSC (see the module doc).
+#[inline]
 pub(crate) fn use_tsc() -> bool {
     static USE: AtomicU8 = AtomicU8::new(0);
     match USE.load(Ordering::Relaxed) {

@@ -170,6 +170,7 @@ pub fn set_worker(worker: Option<u32>) {
 }
 
 /// The worker the current thread declared with [`set_worker`].
+#[inline]
 pub fn current_worker() -> Option<u32> {
     WORKER.with(|w| w.get())
 }
