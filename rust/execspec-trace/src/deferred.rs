@@ -304,14 +304,19 @@ impl Chunk {
 
     /// An empty chunk of cap records.
     fn new(cap: usize) -> Chunk {
+        Chunk::try_new(cap).unwrap_or_else(|| std::alloc::handle_alloc_error(Chunk::layout(cap)))
+    }
+
+    /// An empty chunk of cap records, or None if the allocator has no room.
+    fn try_new(cap: usize) -> Option<Chunk> {
         let layout = Chunk::layout(cap);
         // SAFETY: the layout's size is not zero.
         let p = unsafe { std::alloc::alloc(layout) } as *mut Rec;
-        let ptr = std::ptr::NonNull::new(p).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        let ptr = std::ptr::NonNull::new(p)?;
         if cap == BIG {
             advise_huge(p as *mut u8, layout.size());
         }
-        Chunk { ptr, cap, len: 0 }
+        Some(Chunk { ptr, cap, len: 0 })
     }
 
     /// Writes one byte in each 4 KiB page, so that the pages exist before
@@ -403,24 +408,56 @@ fn fresh_chunk(cap: usize) -> Chunk {
 /// chunks allocated and touched (one write per 4 KiB page), put in the pool
 /// where the recording threads take theirs, and a small chunk for each of
 /// up to 16 threads.
+///
+/// At most what finish can address (2^14 big chunks, 32 GiB) and half the
+/// memory the system says is available (Linux); an allocation refused ends
+/// the reserve early. A reserve is an optimisation: it never fails.
 pub(crate) fn prefill(events: usize) {
-    if events == 0 {
-        return;
+    if events > 0 {
+        prefill_within(events, available_bytes().map_or(usize::MAX, |b| b / 2));
     }
+}
+
+/// [`prefill`] with at most `limit` bytes of big chunks; how many chunks
+/// it made.
+fn prefill_within(events: usize, limit: usize) -> usize {
     // A poll is one record for two events, a wake or spawn one for one:
     // records ≤ events, and a thread's small chunk holds its first ones.
-    let big = events.div_ceil(BIG);
-    let mut made: Vec<Chunk> = (0..big).map(|_| Chunk::new(BIG)).chain((0..16).map(|_| Chunk::new(SMALL))).collect();
-    for c in &mut made {
-        c.touch();
+    let big = events.div_ceil(BIG).min(MAX_CHUNKS).min(limit / HUGE_PAGE);
+    let mut made = Vec::new();
+    for cap in std::iter::repeat_n(BIG, big).chain(std::iter::repeat_n(SMALL, 16)) {
+        match Chunk::try_new(cap) {
+            Some(mut c) => {
+                c.touch();
+                made.push(c);
+            }
+            None => break,
+        }
     }
+    let n = made.len();
     POOL.lock().unwrap().extend(made);
+    n
+}
+
+/// The chunks finish can address (recorder.rs: 14 bits of chunk).
+pub(crate) const MAX_CHUNKS: usize = 1 << 14;
+
+/// MemAvailable of /proc/meminfo, in bytes (Linux; None elsewhere or if
+/// unreadable).
+fn available_bytes() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// Drops pooled chunks beyond what the pool keeps (those a reserve made and
 /// the run did not use).
 pub(crate) fn trim_pool() {
-    let mut p = POOL.lock().unwrap();
+    trim(&mut POOL.lock().unwrap());
+}
+
+fn trim(p: &mut Vec<Chunk>) {
     let mut kept = [0, 0];
     p.retain(|c| {
         let (k, max) = if c.cap == BIG { (0, POOL_BIG) } else { (1, POOL_SMALL) };
@@ -692,14 +729,17 @@ mod tests {
     }
 
     /// A reserve's chunks wait in the pool; what the pool does not keep is
-    /// dropped at finish.
+    /// dropped at finish. A reserve beyond any memory is bounded.
     #[test]
     fn prefill_then_trim() {
-        prefill(20 * BIG);
-        let big = |p: &Vec<Chunk>| p.iter().filter(|c| c.cap == BIG).count();
-        assert!(big(&POOL.lock().unwrap()) >= 20);
-        trim_pool();
-        let p = POOL.lock().unwrap();
-        assert!(big(&p) <= POOL_BIG && p.len() <= POOL_BIG + POOL_SMALL, "{} chunks", p.len());
+        assert_eq!(prefill_within(20 * BIG, usize::MAX), 20 + 16);
+        assert_eq!(prefill_within(usize::MAX, 4 * HUGE_PAGE), 4 + 16);
+        #[cfg(target_os = "linux")]
+        assert!(available_bytes().is_some_and(|b| b > 0));
+        // (The pool is shared with the tests running beside this one.)
+        let mut p: Vec<Chunk> = (0..30).map(|_| Chunk::new(BIG)).chain((0..100).map(|_| Chunk::new(SMALL))).collect();
+        trim(&mut p);
+        let big = p.iter().filter(|c| c.cap == BIG).count();
+        assert_eq!((big, p.len() - big), (POOL_BIG, POOL_SMALL));
     }
 }

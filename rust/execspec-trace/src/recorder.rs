@@ -278,7 +278,9 @@ pub struct Options {
     /// 0: none). Their memory is allocated and touched before the run, so
     /// the run does not pay its page faults; what is not used is given
     /// back at finish. A program that records about as much each time can
-    /// take the figure from the last run's [`Summary::events`].
+    /// take the figure from the last run's [`Summary::events`]. Bounded by
+    /// half the memory available (Linux) and what one recorder can hold; a
+    /// reserve the allocator refuses ends early, never fails.
     pub reserve: usize,
 }
 
@@ -534,6 +536,7 @@ impl Recorder {
         const GENERAL: u32 = 1 << 31;
         const OFFSET_BITS: u32 = 16;
         const CHUNK_BITS: u32 = 31 - OFFSET_BITS - 1;
+        const _: () = assert!(deferred::MAX_CHUNKS == 1 << CHUNK_BITS);
         const _: () = assert!(deferred::BIG <= 1 << OFFSET_BITS);
         let mut evs: Vec<Packed> = Vec::new();
         let mut gen_keys: Vec<(u64, u32, u32)> = Vec::new();
