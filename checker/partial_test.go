@@ -130,7 +130,13 @@ func TestPartialViolations(t *testing.T) {
 		{"poll never spawned", h, (&pt{}).spawn(1).begin(2, 0), "spawned-once", 2},
 		{"spawned twice", h, (&pt{}).spawn(1).spawn(1), "spawned-once", 2},
 		{"poll without a wake", h, (&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).begin(1, 0), "woken-before-poll", 4},
-		{"wake before the poll began does not count", h, (&pt{}).spawn(1).wake(1, -1).begin(1, 0).end(1, 0, pending).begin(1, 1), "woken-before-poll", 5},
+		{"wake before the poll began does not count", h, (&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).wake(1, -1).begin(1, 0).end(1, 0, pending).begin(1, 1), "woken-before-poll", 7},
+		// Takes unobserved: a second wake before a poll may have reached the
+		// executor after that poll's take; it owes one more poll, not two.
+		{"second wake before the poll", h, (&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).wake(1, -1).wake(1, 1).begin(1, 0).end(1, 0, pending).begin(1, 1).end(1, 1, ready), "", 0},
+		{"wake before the first poll", h, (&pt{}).spawn(1).wake(1, -1).begin(1, 0).end(1, 0, pending).begin(1, 1).end(1, 1, ready), "", 0},
+		{"second wake owes one poll, not two", h, (&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).wake(1, -1).wake(1, 1).begin(1, 0).end(1, 0, pending).begin(1, 1).end(1, 1, pending).begin(1, 0), "woken-before-poll", 10},
+		{"second wake, takes observed", takes, take(take((&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).wake(1, -1).wake(1, 1), 1, 0).begin(1, 0).end(1, 0, pending), 1, 1), "take-of-queued", 9},
 		{"spurious poll declared", spur, (&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).begin(1, 0).end(1, 0, ready), "", 0},
 		{"busy re-queue", h, (&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).add(traces.Event{Kind: traces.KindRequeue, Task: 1, Worker: 0}), "woken-before-poll", 4},
 		{"busy re-queue declared", spur, (&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).add(traces.Event{Kind: traces.KindRequeue, Task: 1, Worker: 0}).begin(1, 1).end(1, 1, ready), "", 0},
@@ -180,6 +186,19 @@ func TestPartialViolations(t *testing.T) {
 				t.Errorf("%d events before, want %d; state %q", len(r.Err.Before), c.at-1, r.Err.State)
 			}
 		})
+	}
+}
+
+// A poll owed to a second wake that may have reached the executor after
+// the take before it is counted, and named in the summary.
+func TestPartialWokenAtTakeCounted(t *testing.T) {
+	b := (&pt{}).spawn(1).begin(1, 0).end(1, 0, pending).wake(1, -1).wake(1, 1).begin(1, 0).end(1, 0, pending).begin(1, 1).end(1, 1, ready)
+	r := runPartial(t, tokioHeader(), b.ev)
+	if r.Verdict != Holds || r.WokenAtTake != 1 || r.SpuriousPolls != 0 {
+		t.Fatalf("verdict %v, woken at take %d, spurious %d\n%s", r.Verdict, r.WokenAtTake, r.SpuriousPolls, r.Summary())
+	}
+	if !strings.Contains(r.Summary(), "may have reached the executor after the take before them: 1") {
+		t.Fatalf("not in the summary:\n%s", r.Summary())
 	}
 }
 

@@ -159,6 +159,7 @@ type partialJSON struct {
 	NoTaskWakes    int                        `json:"no_task_wakes"`
 	LateWakes      int                        `json:"late_wakes"`
 	SpuriousPolls  int                        `json:"spurious_polls"`
+	WokenAtTake    int                        `json:"woken_at_take"`
 	Failures       int                        `json:"failures"`
 	SpawnDelay     partialDelayJSON           `json:"spawn_to_poll"`
 	WakeDelay      partialDelayJSON           `json:"wake_to_poll"`
@@ -174,7 +175,7 @@ func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, re
 		LostWakeups: append([]int64{}, rep.LostWakeups...), NeverCompleted: append([]int64{}, rep.NeverCompleted...),
 		Stopped: rep.Stopped, Abandoned: append([]checker.PartialAbandoned{}, rep.Abandoned...),
 		Polls: rep.Polls, WorkerPolls: rep.WorkerPolls, NoTaskWakes: rep.NoTaskWakes, LateWakes: rep.LateWakes,
-		SpuriousPolls: rep.SpuriousPolls, Failures: rep.Failures,
+		SpuriousPolls: rep.SpuriousPolls, WokenAtTake: rep.WokenAtTake, Failures: rep.Failures,
 		SpawnDelay: delayJSON(rep.SpawnDelay), WakeDelay: delayJSON(rep.WakeDelay), Files: files,
 	}
 	if out.Checked == nil {
