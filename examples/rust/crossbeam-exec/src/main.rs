@@ -151,8 +151,11 @@ fn main() -> io::Result<()> {
         ex.shared.spawn(root(Arc::clone(&ex.shared), tx.clone(), steps, seed.wrapping_add(r * 7919)));
     }
     drop(tx);
-    let polls = ex.join();
+    // The firer ends when the last task has dropped its sender, so after
+    // every task is done; it may still wake tasks then (late wakes). The
+    // executor's stop is recorded after that: nothing follows a stop.
     firer.join().unwrap();
+    let polls = ex.join();
     let sum = rec.finish()?;
     eprintln!(
         "crossbeam-exec: {} workers, {} root tasks x {} steps, seed {}{}: {} polls, {} events in {:.3}s (merge window up to {} events)",
