@@ -76,8 +76,22 @@ pub struct Shared {
     sleep: Mutex<()>,
     cv: Condvar,
     bug: bool,
+    /// Steal with `steal_batch_and_pop` (half the victim's queue).
+    batch: bool,
     polls: AtomicU64,
     closed: AtomicBool,
+}
+
+/// How an executor is built: its number of workers, whether its local
+/// queues are FIFO at the owner's end (`Worker::new_fifo`, else LIFO), and
+/// whether a thief steals half of the victim's queue at once
+/// (`Stealer::steal_batch_and_pop`, header `steal-half`) instead of one
+/// task.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shape {
+    pub workers: u32,
+    pub fifo: bool,
+    pub batch: bool,
 }
 
 thread_local! {
@@ -206,7 +220,8 @@ fn find(ex: &Shared, w: u32, local: &Worker<Arc<Task>>) -> Option<(Arc<Task>, u6
     for k in 1..n {
         let v = (w + k) % n;
         loop {
-            match ex.stealers[v as usize].steal() {
+            let got = if ex.batch { ex.stealers[v as usize].steal_batch_and_pop(local) } else { ex.stealers[v as usize].steal() };
+            match got {
                 Steal::Success(t) => {
                     let id = t.id;
                     return Some((t, id, Source::Steal, Some(v)));
@@ -317,8 +332,9 @@ pub struct Exec {
 
 impl Exec {
     /// Starts workers threads recording into rec.
-    pub fn new(workers: u32, rec: Recorder, bug: bool) -> Exec {
-        let locals: Vec<Worker<Arc<Task>>> = (0..workers).map(|_| Worker::new_lifo()).collect();
+    pub fn new(shape: Shape, rec: Recorder, bug: bool) -> Exec {
+        let new = if shape.fifo { Worker::new_fifo } else { Worker::new_lifo };
+        let locals: Vec<Worker<Arc<Task>>> = (0..shape.workers).map(|_| new()).collect();
         let shared = Arc::new(Shared {
             injector: Injector::new(),
             stealers: locals.iter().map(|l| l.stealer()).collect(),
@@ -328,6 +344,7 @@ impl Exec {
             sleep: Mutex::new(()),
             cv: Condvar::new(),
             bug,
+            batch: shape.batch,
             polls: AtomicU64::new(0),
             closed: AtomicBool::new(false),
         });
