@@ -49,8 +49,8 @@ type PartialRule struct {
 	Replay bool
 	// Policies, when not empty, limits the rule to these header policies.
 	Policies []string
-	// Never marks rules that no trace of this format version shows, even
-	// fully observed; Why says why.
+	// Never marks rules that no partially observed trace lets the checker
+	// decide; Why says why.
 	Never bool
 	Why   string
 }
@@ -81,7 +81,7 @@ var PartialRules = []PartialRule{
 	{Name: "single-queue", Rules: "WAKE", Needs: replayNeeds, Replay: true, Doc: "a task is in at most one queue, once (no duplicate enqueue)"},
 	{Name: "slice", Rules: "TASK-SUSPEND", Needs: replayNeeds, Replay: true, Policies: []string{"timeslice"}, Doc: "a task is re-polled in place only within its slice"},
 	{Name: "park", Needs: []string{ObsPark, ObsTake, ObsSource, ObsQueue}, Replay: true, Doc: "a worker does not park while work it could take is queued (a warning)"},
-	{Name: "priority-order", Rules: "GLOBAL-STEAL", Policies: []string{"priority"}, Never: true, Why: "a trace of format v1.0 carries no priorities", Doc: "the global queue is taken in priority order, with aging"},
+	{Name: "priority-order", Rules: "GLOBAL-STEAL", Policies: []string{"priority"}, Never: true, Why: "checked only on a fully observed trace (takes, sources, queues and, format v1.1, priorities recorded); a partially observed trace is not replayed with priorities", Doc: "the global queue is taken in priority order, with aging"},
 }
 
 // PartialUnchecked is a rule a partially observed trace did not let the
