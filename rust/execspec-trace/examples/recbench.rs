@@ -10,7 +10,7 @@ fn main() -> std::io::Result<()> {
     let threads: u32 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2);
     let n: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
     let path = args.get(3).cloned().unwrap_or_else(|| "/dev/null".into());
-    let rec = Recorder::new(Header::new("recbench", threads, "fifo"), std::io::BufWriter::new(std::fs::File::create(&path)?));
+    let rec = Recorder::new(Header::new("recbench", threads, "fifo"), std::io::BufWriter::new(execspec_trace::create_file(&path)?));
     let start = Instant::now();
     let hs: Vec<_> = (0..threads)
         .map(|w| {

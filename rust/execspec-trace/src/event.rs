@@ -316,15 +316,7 @@ pub struct Header {
 impl Header {
     /// A v1 header for the executor, its worker count and the model policy.
     pub fn new(executor: &str, workers: u32, policy: &str) -> Header {
-        Header {
-            executor: executor.into(),
-            workers,
-            policy: policy.into(),
-            config: Vec::new(),
-            minor: 0,
-            order: Order::Seq,
-            unobserved: Vec::new(),
-        }
+        Header { executor: executor.into(), workers, policy: policy.into(), config: Vec::new(), minor: 0, order: Order::Seq, unobserved: Vec::new() }
     }
     /// Declares format v1.1.
     pub fn v1_1(mut self) -> Header {
@@ -441,16 +433,16 @@ mod tests {
     #[test]
     fn detail_escaped() {
         let e = Event::panic(1, 0, "a \"b\"\\\n\u{1b}[2J\u{2028}é");
-        assert_eq!(
-            line(&e),
-            "{\"seq\":0,\"kind\":\"panic\",\"task\":1,\"worker\":0,\"detail\":\"a \\\"b\\\"\\\\\\n\\u001b[2J\\u2028é\"}\n"
-        );
+        assert_eq!(line(&e), "{\"seq\":0,\"kind\":\"panic\",\"task\":1,\"worker\":0,\"detail\":\"a \\\"b\\\"\\\\\\n\\u001b[2J\\u2028é\"}\n");
     }
 
     #[test]
     fn header_json() {
         let h = Header::new("x", 2, "worksteal").config("local-cap", 4);
-        assert_eq!(h.to_json(), "{\"format\":\"execspec-trace\",\"version\":1,\"executor\":\"x\",\"workers\":2,\"policy\":\"worksteal\",\"config\":{\"local-cap\":4}}\n");
+        assert_eq!(
+            h.to_json(),
+            "{\"format\":\"execspec-trace\",\"version\":1,\"executor\":\"x\",\"workers\":2,\"policy\":\"worksteal\",\"config\":{\"local-cap\":4}}\n"
+        );
         let h = Header::new("tokio", 4, "unknown").unobserved(&["take", "queue", "outcome"]);
         assert_eq!(h.to_json(), "{\"format\":\"execspec-trace\",\"version\":1,\"minor\":1,\"executor\":\"tokio\",\"workers\":4,\"policy\":\"unknown\",\"unobserved\":[\"take\",\"queue\",\"outcome\"]}\n");
         let h = Header::new("cb", 2, "worksteal").order(Order::Intervals);

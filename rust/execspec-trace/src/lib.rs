@@ -60,5 +60,49 @@ pub use event::{json_string, Event, Header, Kind, Order, Outcome, PollResult, Qu
 pub use recorder::{current_worker, now_ns, set_worker, Op, Options, Recorder, Summary};
 pub use wrap::Traced;
 
+/// Creates (or truncates) the file at path for a trace, refusing to write
+/// through a symbolic link: a link there is an error, its target is never
+/// touched (`O_NOFOLLOW` on Linux and the BSDs; elsewhere the path is
+/// checked just before it is opened).
+pub fn create_file(path: impl AsRef<std::path::Path>) -> std::io::Result<std::fs::File> {
+    let path = path.as_ref();
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(O_NOFOLLOW);
+    }
+    if O_NOFOLLOW == 0 && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(std::io::Error::other(format!("{}: a symbolic link; a trace is not written through one", path.display())));
+    }
+    o.open(path).map_err(|e| {
+        // ELOOP: the last component is a symbolic link.
+        if e.raw_os_error() == Some(ELOOP) && O_NOFOLLOW != 0 {
+            std::io::Error::other(format!("{}: a symbolic link; a trace is not written through one", path.display()))
+        } else {
+            std::io::Error::new(e.kind(), format!("{}: {}", path.display(), e))
+        }
+    })
+}
+
+#[cfg(all(target_os = "linux", any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+const O_NOFOLLOW: i32 = 0o400000;
+#[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd"))]
+const O_NOFOLLOW: i32 = 0x100;
+#[cfg(not(any(
+    all(target_os = "linux", any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")),
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd"
+)))]
+const O_NOFOLLOW: i32 = 0;
+#[cfg(target_os = "linux")]
+const ELOOP: i32 = 40;
+#[cfg(not(target_os = "linux"))]
+const ELOOP: i32 = 62;
+
 #[cfg(test)]
 mod tests;

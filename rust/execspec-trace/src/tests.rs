@@ -796,3 +796,30 @@ fn deferred_records_across_chunks() {
         }
     }
 }
+
+/// create_file refuses a symbolic link at the path and leaves its target
+/// as it was; a plain path is created, then truncated.
+#[test]
+fn create_file_refuses_a_symlink() {
+    let dir = std::env::temp_dir().join(format!("execspec-trace-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("target.txt");
+    std::fs::write(&target, "keep").unwrap();
+    let link = dir.join("trace.jsonl");
+    let _ = std::fs::remove_file(&link);
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let err = crate::create_file(&link).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{}", err);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        std::fs::remove_file(&link).unwrap();
+    }
+    use std::io::Write;
+    crate::create_file(&link).unwrap().write_all(b"a longer first line").unwrap();
+    crate::create_file(&link).unwrap().write_all(b"b").unwrap();
+    assert_eq!(std::fs::read_to_string(&link).unwrap(), "b");
+    let err = crate::create_file(dir.join("no/such/dir/t.jsonl")).unwrap_err();
+    assert!(err.to_string().contains("no/such/dir"), "{}", err);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -141,7 +141,15 @@ fn arg(args: &[String], name: &str, def: u64) -> u64 {
     }
 }
 
-fn main() -> io::Result<()> {
+/// Errors (a bad output path, a failed write) as one line, exit status 1.
+fn main() {
+    if let Err(e) = run_main() {
+        eprintln!("crossbeam-exec: {}", e);
+        std::process::exit(1);
+    }
+}
+
+fn run_main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let workers = arg(&args, "--workers", 4) as u32;
     let tasks = arg(&args, "--tasks", 20);
@@ -152,7 +160,7 @@ fn main() -> io::Result<()> {
     let fanout = arg(&args, "--fanout", 1).max(1);
     let shape = Shape { workers, fifo: args.iter().any(|a| a == "--fifo"), batch: args.iter().any(|a| a == "--steal-batch") };
     let out: Box<dyn Write + Send> = match args.iter().position(|a| a == "--out") {
-        Some(i) => Box::new(std::fs::File::create(&args[i + 1])?),
+        Some(i) => Box::new(execspec_trace::create_file(&args[i + 1])?),
         None => Box::new(io::stdout()),
     };
     let name = if bug { "crossbeam-worksteal/no-queued-flag" } else { "crossbeam-worksteal" };

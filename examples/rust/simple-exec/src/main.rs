@@ -327,7 +327,15 @@ fn arg(args: &[String], name: &str, def: u64) -> u64 {
     }
 }
 
-fn main() -> io::Result<()> {
+/// Errors (a bad output path, a failed write) as one line, exit status 1.
+fn main() {
+    if let Err(e) = run_main() {
+        eprintln!("simple-exec: {}", e);
+        std::process::exit(1);
+    }
+}
+
+fn run_main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let kind = match args.get(1).map(String::as_str) {
         Some("busy") => Kind::Busy,
@@ -345,7 +353,7 @@ fn main() -> io::Result<()> {
     let seed = arg(&args, "--seed", clock_seed ^ u64::from(std::process::id()));
     let forbid = args.iter().any(|a| a == "--forbid-spurious");
     let out: Box<dyn Write + Send> = match args.iter().position(|a| a == "--out") {
-        Some(i) => Box::new(std::fs::File::create(&args[i + 1])?),
+        Some(i) => Box::new(execspec_trace::create_file(&args[i + 1])?),
         None => Box::new(io::stdout()),
     };
     let spurious = if forbid { 0 } else { 1 };

@@ -215,7 +215,7 @@ fn text_arg<'a>(args: &'a [String], name: &str, def: &'a str) -> &'a str {
 
 fn output(args: &[String]) -> io::Result<Box<dyn Write + Send>> {
     Ok(match args.iter().position(|a| a == "--out") {
-        Some(i) => Box::new(std::fs::File::create(&args[i + 1])?),
+        Some(i) => Box::new(execspec_trace::create_file(&args[i + 1])?),
         None => Box::new(io::stdout()),
     })
 }
@@ -386,7 +386,19 @@ impl BenchArgs {
             work_ns: arg(args, "--work-ns", 0),
             no_time: args.iter().any(|a| a == "--no-time"),
             reserve: args.iter().any(|a| a == "--reserve"),
-            path: text_arg(args, "--out", "/tmp/tokio-bench.jsonl").to_string(),
+            // By default a file of this process's own in the temporary
+            // directory (removed at the end), not a fixed name there.
+            path: match args.iter().position(|a| a == "--out") {
+                Some(_) => text_arg(args, "--out", "").to_string(),
+                None => std::env::temp_dir().join(format!("tokio-bench-{}.jsonl", std::process::id())).display().to_string(),
+            },
+        }
+    }
+
+    /// Removes the trace file, unless the user named it.
+    fn remove_default(&self, args: &[String]) {
+        if !args.iter().any(|a| a == "--out") {
+            let _ = std::fs::remove_file(&self.path);
         }
     }
 
@@ -398,7 +410,7 @@ impl BenchArgs {
                 // Per task: its spawn, a begin and an end per poll, a wake per yield.
                 let events = self.tasks.saturating_mul(3 * self.yields + 3) as usize;
                 let opts = Options { deferred: which == 1, reserve: if self.reserve { events } else { 0 }, ..Options::default() };
-                let out = io::BufWriter::new(std::fs::File::create(&self.path)?);
+                let out = io::BufWriter::new(execspec_trace::create_file(&self.path)?);
                 Some(Recorder::with_options(Header::black_box(EXECUTOR, self.workers as u32), out, opts))
             }
         };
@@ -436,7 +448,9 @@ fn bench_one(args: &[String]) -> io::Result<()> {
         eprintln!("tokio-check: bench-one wants 0 (plain), 1 (deferred) or 2 (streaming)");
         std::process::exit(2)
     });
-    let c = BenchArgs::parse(args).once(which)?;
+    let b = BenchArgs::parse(args);
+    let c = b.once(which)?;
+    b.remove_default(args);
     println!("{} {} {} {} {}", c.wall, c.cpu, c.finish_wall, c.finish_cpu, c.sum.map_or(0, |s| s.events));
     Ok(())
 }
@@ -451,6 +465,7 @@ fn bench(args: &[String]) -> io::Result<()> {
         for _ in 0..reps {
             b.once(w.min(2))?;
         }
+        b.remove_default(args);
         return Ok(());
     }
     let once = |w: usize| if warm { b.once(w) } else { b.once_cold(w) };
@@ -478,6 +493,7 @@ fn bench(args: &[String]) -> io::Result<()> {
         let mut v: Vec<f64> = costs[w].iter().zip(&costs[0]).map(|(t, p)| f(t) / p.cpu).collect();
         median(&mut v)
     };
+    b.remove_default(args);
     let (pcpu, pwall) = (med(0, &|c| c.cpu), med(0, &|c| c.wall));
     println!(
         "spawn/yield bench: {} workers, {} tasks x {} yields, {} ns of work per poll, time {}, {} reps, each run {}{}, {} events per traced run (to {})",
@@ -508,7 +524,15 @@ fn bench(args: &[String]) -> io::Result<()> {
     Ok(())
 }
 
-fn main() -> io::Result<()> {
+/// Errors (a bad output path, a failed write) as one line, exit status 1.
+fn main() {
+    if let Err(e) = run_main() {
+        eprintln!("tokio-check: {}", e);
+        std::process::exit(1);
+    }
+}
+
+fn run_main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("bench") => bench(&args[1..]),
