@@ -57,6 +57,11 @@ type Build struct {
 	// instrumented (the standard library apart): their goroutines,
 	// channels and locks run outside the scheduler.
 	Uncontrolled []string
+
+	modcache string
+	copies   map[string]string // module directory in the module cache → its copy in Out
+	replaces []string          // module path => copy, for the modfile
+	overlay  map[string]string
 }
 
 // Flags returns the go test flags for b.
@@ -84,12 +89,9 @@ func Instrument(cfg Config) (*Build, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	b := &Build{Files: map[string]string{}, Counts: map[string]int{}}
-	modFlags, err := ensureRuntime(cfg, b)
-	if err != nil {
-		return nil, err
-	}
-	lcfg := &packages.Config{Mode: loadMode, Dir: cfg.Dir, Tests: true, BuildFlags: modFlags}
+	b := &Build{Files: map[string]string{}, Counts: map[string]int{}, copies: map[string]string{}, overlay: map[string]string{}}
+	b.modcache = goEnv(cfg.Dir, "GOMODCACHE")
+	lcfg := &packages.Config{Mode: loadMode, Dir: cfg.Dir, Tests: true}
 	tested, err := packages.Load(lcfg, cfg.Tests...)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", strings.Join(cfg.Tests, " "), err)
@@ -152,7 +154,10 @@ func Instrument(cfg Config) (*Build, error) {
 		b.Uncontrolled = append(b.Uncontrolled, p.PkgPath)
 	})
 	sort.Strings(b.Uncontrolled)
-	ov, _ := json.MarshalIndent(struct{ Replace map[string]string }{b.Files}, "", "\t")
+	if err := b.writeModFile(cfg); err != nil {
+		return nil, err
+	}
+	ov, _ := json.MarshalIndent(struct{ Replace map[string]string }{b.overlay}, "", "\t")
 	b.Overlay = filepath.Join(cfg.Out, "overlay.json")
 	if err := os.WriteFile(b.Overlay, ov, 0o644); err != nil {
 		return nil, err
@@ -199,6 +204,24 @@ func (b *Build) rewrite(out string, p *packages.Package, tests bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: printing the rewritten file: %w", name, err)
 		}
+		if b.modcache != "" && p.Module != nil && strings.HasPrefix(name, b.modcache+string(filepath.Separator)) {
+			// go test -overlay refuses files of the module cache: the
+			// module is copied and replaced in the modfile instead.
+			cp, err := b.copyModule(out, p.Module)
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(p.Module.Dir, name)
+			if err != nil {
+				return err
+			}
+			dst := filepath.Join(cp, rel)
+			if err := os.WriteFile(dst, src, 0o644); err != nil {
+				return err
+			}
+			b.Files[name] = dst
+			continue
+		}
 		h := sha256.Sum256([]byte(name))
 		dst := filepath.Join(out, "src", hex.EncodeToString(h[:6]), filepath.Base(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -208,50 +231,94 @@ func (b *Build) rewrite(out string, p *packages.Package, tests bool) error {
 			return err
 		}
 		b.Files[name] = dst
+		b.overlay[name] = dst
 	}
 	return nil
 }
 
-// ensureRuntime makes the runtime's module available to the build: if the
-// user's module does not require github.com/execspec/execspec, a copy of
-// its go.mod and go.sum in cfg.Out requires it from the source at
-// cfg.Root. It returns the build flags that select that copy.
-func ensureRuntime(cfg Config, b *Build) ([]string, error) {
+// copyModule copies a module of the module cache into out (once) and
+// returns the copy's directory.
+func (b *Build) copyModule(out string, m *packages.Module) (string, error) {
+	if cp, ok := b.copies[m.Dir]; ok {
+		return cp, nil
+	}
+	cp := filepath.Join(out, "mod", strings.ReplaceAll(m.Path, "/", "_")+"@"+m.Version)
+	err := filepath.WalkDir(m.Dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(m.Dir, path)
+		dst := filepath.Join(cp, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		return "", fmt.Errorf("copying module %s: %w", m.Path, err)
+	}
+	b.copies[m.Dir] = cp
+	b.replaces = append(b.replaces, fmt.Sprintf("replace %s %s => %s", m.Path, m.Version, cp))
+	return cp, nil
+}
+
+func goEnv(dir, name string) string {
+	cmd := exec.Command("go", "env", name)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// writeModFile writes, if needed, a copy of the user's go.mod and go.sum
+// into cfg.Out that requires the runtime's module (from the source at
+// cfg.Root, when the user's module does not require it) and replaces the
+// copied modules. go test then runs with -modfile on it.
+func (b *Build) writeModFile(cfg Config) error {
+	var extra []string
+	var extraSum []byte
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/execspec/execspec")
 	cmd.Dir = cfg.Dir
-	if out, err := cmd.Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
-		return nil, nil
+	if out, err := cmd.Output(); err != nil || len(bytes.TrimSpace(out)) == 0 {
+		root := cfg.Root
+		if root == "" {
+			root = SourceRoot()
+		}
+		if root == "" {
+			return errors.New("the module in " + cfg.Dir + " does not require github.com/execspec/execspec and its source was not found to add it: add it to the module (go get github.com/execspec/execspec) or set EXECSPEC_ROOT")
+		}
+		extra = append(extra, "require github.com/execspec/execspec v0.0.0", "replace github.com/execspec/execspec => "+root)
+		extraSum, _ = os.ReadFile(filepath.Join(root, "go.sum"))
 	}
-	cmd = exec.Command("go", "env", "GOMOD")
-	cmd.Dir = cfg.Dir
-	out, err := cmd.Output()
-	gomod := strings.TrimSpace(string(out))
-	if err != nil || gomod == "" || gomod == os.DevNull {
-		return nil, fmt.Errorf("%s is not inside a Go module (go env GOMOD: %q)", cfg.Dir, gomod)
+	extra = append(extra, b.replaces...)
+	if len(extra) == 0 {
+		return nil
 	}
-	root := cfg.Root
-	if root == "" {
-		root = SourceRoot()
-	}
-	if root == "" {
-		return nil, errors.New("the module at " + filepath.Dir(gomod) + " does not require github.com/execspec/execspec and its source was not found to add it: add it to the module (go get github.com/execspec/execspec) or set EXECSPEC_ROOT")
+	gomod := goEnv(cfg.Dir, "GOMOD")
+	if gomod == "" || gomod == os.DevNull {
+		return fmt.Errorf("%s is not inside a Go module (go env GOMOD: %q)", cfg.Dir, gomod)
 	}
 	mod, err := os.ReadFile(gomod)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	mod = fmt.Appendf(mod, "\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", root)
+	mod = append(mod, "\n"+strings.Join(extra, "\n")+"\n"...)
 	sum, _ := os.ReadFile(strings.TrimSuffix(gomod, ".mod") + ".sum")
-	own, _ := os.ReadFile(filepath.Join(root, "go.sum"))
-	sum = append(append(sum, '\n'), own...)
+	sum = append(append(sum, '\n'), extraSum...)
 	b.ModFile = filepath.Join(cfg.Out, "go.mod")
 	if err := os.WriteFile(b.ModFile, mod, 0o644); err != nil {
-		return nil, err
+		return err
 	}
-	if err := os.WriteFile(filepath.Join(cfg.Out, "go.sum"), sum, 0o644); err != nil {
-		return nil, err
-	}
-	return []string{"-modfile=" + b.ModFile, "-mod=mod"}, nil
+	return os.WriteFile(filepath.Join(cfg.Out, "go.sum"), sum, 0o644)
 }
 
 // SourceRoot returns the directory of the execspec module's source: the

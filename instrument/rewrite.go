@@ -103,8 +103,13 @@ func (w *Rewriter) File(fset *token.FileSet, f *ast.File) bool {
 			continue
 		}
 		name := path[strings.LastIndex(path, "/")+1:]
-		if imp.Name != nil {
+		if pn := w.Info.PkgNameOf(imp); pn != nil {
+			name = pn.Name()
+		} else if imp.Name != nil {
 			name = imp.Name.Name
+		}
+		if path == RTPath {
+			continue
 		}
 		if !usesName(f, name) {
 			if imp.Name != nil {

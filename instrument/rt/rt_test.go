@@ -108,7 +108,7 @@ func TestReplay(t *testing.T) {
 		var mu Mutex
 		ch := make(chan int, 1)
 		for range 3 {
-			Go(func() { mu.Lock(); x++; mu.Unlock(); Send(ch, x) ; Recv(ch)})
+			Go(func() { mu.Lock(); x++; mu.Unlock(); Send(ch, x); Recv(ch) })
 		}
 	}
 	s, err := Run(t, Config{Strategy: control.Random(7)}, body)

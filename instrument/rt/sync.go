@@ -237,10 +237,9 @@ func (o *Once) Do(f func()) {
 		})
 		return
 	}
-	if o.running == r.gen {
+	r.yield(g, opOnce)
+	for o.running == r.gen && !o.done.Load() {
 		r.block(g, opOnce, wait{op: "Once.Do", ready: func() bool { return o.done.Load() || o.running != r.gen }})
-	} else {
-		r.yield(g, opOnce)
 	}
 	if o.done.Load() {
 		return
@@ -285,6 +284,9 @@ func (c *Cond) Wait() {
 		c.realCond().Wait()
 		return
 	}
+	// Go's Wait takes its ticket (an atomic operation) before it
+	// unlocks: a yield point, where a Signal can come and go.
+	r.yield(g, opWait)
 	c.own(r)
 	woken := new(bool)
 	c.waiters = append(c.waiters, woken)
