@@ -26,12 +26,12 @@ const (
 //	rule       before                              after
 //	go         go f(x, y)                          { _rt_f, _rt_a := f, x, ...; rt.Go(func() { _rt_f(_rt_a, ...) }) }
 //	           go func() {...}()                   rt.Go(func() {...})
-//	send       ch <- v                             rt.Send(ch, v)
+//	send       ch <- v                             rt.To(ch).Send(v)   (the element type comes from ch alone)
 //	recv       <-ch                                rt.Recv(ch)
 //	recv2      v, ok := <-ch (= and var too)       v, ok := rt.Recv2(ch)
 //	close      close(ch)                           rt.Close(ch)
 //	range      for v := range ch { body }          for _rt_ch := ch; ; { v, _rt_ok := rt.Recv2(_rt_ch); if !_rt_ok { break }; body }
-//	select     select { case v := <-a: A           { _rt_c0 := rt.RecvCase(a); _rt_c1 := rt.SendCase(b, x)
+//	select     select { case v := <-a: A           { _rt_c0 := rt.RecvCase(a); _rt_c1 := rt.To(b).Case(x)
 //	           case b <- x: B; default: D }          switch rt.Select(true, _rt_c0, _rt_c1) {
 //	                                                 case 0: v := _rt_c0.V; A  case 1: B  default: D } }
 //	                                               (a label on the select moves to the switch: break means the same)
@@ -42,6 +42,7 @@ const (
 //	gosched    runtime.Gosched                     rt.Gosched
 //	sleep      time.Sleep                          rt.Sleep
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
+//	                                               (not with a //execspec:nocontrol line in its doc comment)
 //
 // runtime.Goexit needs no rule: the runtime sees the goroutine's deferred
 // calls run. Calls in defer and go statements are not wrapped with a
@@ -60,6 +61,11 @@ const (
 	RuleSleep   = "sleep"
 	RuleTest    = "test"
 )
+
+// NoControl, as a line of a test function's doc comment, keeps the
+// function from being wrapped (its body is still rewritten): for a test
+// that drives the runtime itself.
+const NoControl = "//execspec:nocontrol"
 
 // Rewriter rewrites the files of one type-checked package.
 type Rewriter struct {
@@ -326,6 +332,13 @@ func (w *Rewriter) isTest(fd *ast.FuncDecl) bool {
 	if fd.Recv != nil || fd.Body == nil || fd.Type.TypeParams != nil || !strings.HasPrefix(fd.Name.Name, "Test") {
 		return false
 	}
+	if fd.Doc != nil {
+		for _, c := range fd.Doc.List {
+			if c.Text == NoControl {
+				return false
+			}
+		}
+	}
 	if rest := fd.Name.Name[4:]; rest != "" && rest[0] >= 'a' && rest[0] <= 'z' {
 		return false
 	}
@@ -349,7 +362,7 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 	switch n := c.Node().(type) {
 	case *ast.SendStmt:
 		if !w.skip[n] {
-			c.Replace(&ast.ExprStmt{X: rtCall("Send", n.Chan, n.Value)})
+			c.Replace(&ast.ExprStmt{X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: rtCall("To", n.Chan), Sel: ast.NewIdent("Send")}, Args: []ast.Expr{n.Value}}})
 			w.Counts[RuleSend]++
 		}
 	case *ast.UnaryExpr:
@@ -500,7 +513,7 @@ func (w *Rewriter) selectStmt(n *ast.SelectStmt) *ast.BlockStmt {
 		var first []ast.Stmt
 		switch comm := cl.Comm.(type) {
 		case *ast.SendStmt:
-			mk = rtCall("SendCase", comm.Chan, comm.Value)
+			mk = &ast.CallExpr{Fun: &ast.SelectorExpr{X: rtCall("To", comm.Chan), Sel: ast.NewIdent("Case")}, Args: []ast.Expr{comm.Value}}
 		case *ast.ExprStmt:
 			u, _ := isRecv(comm.X)
 			mk = rtCall("RecvCase", u.X)
@@ -536,5 +549,9 @@ func (w *Rewriter) wrapTest(fd *ast.FuncDecl) {
 		Body: fd.Body,
 	}
 	fd.Type = &ast.FuncType{Func: fd.Type.Func, Params: &ast.FieldList{List: []*ast.Field{{Names: []*ast.Ident{ast.NewIdent(outer)}, Type: param.Type}}}}
-	fd.Body = &ast.BlockStmt{Lbrace: fd.Body.Lbrace, List: []ast.Stmt{&ast.ExprStmt{X: rtCall("Test", ast.NewIdent(outer), inner)}}, Rbrace: fd.Body.Rbrace}
+	call := rtCall("Test", &ast.Ident{NamePos: fd.Body.Lbrace, Name: outer}, inner)
+	// Positions, so that the printer keeps the comments that follow in place.
+	sel := call.Fun.(*ast.SelectorExpr)
+	sel.X.(*ast.Ident).NamePos, sel.Sel.NamePos, call.Lparen, call.Rparen = fd.Body.Lbrace, fd.Body.Lbrace, fd.Body.Lbrace, fd.Body.Rbrace
+	fd.Body = &ast.BlockStmt{Lbrace: fd.Body.Lbrace, List: []ast.Stmt{&ast.ExprStmt{X: call}}, Rbrace: fd.Body.Rbrace}
 }

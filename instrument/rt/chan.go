@@ -447,3 +447,18 @@ func Close[T any](ch chan<- T) {
 	}
 	close(ch)
 }
+
+// Sender is a channel to send on: To(ch).Send(v) is `ch <- v` with v
+// converted to the channel's element type as Go converts it (the element
+// type is inferred from the channel alone, so that `ch <- &impl{}` on a
+// channel of an interface type compiles).
+type Sender[T any] struct{ ch chan<- T }
+
+// To returns ch as a Sender.
+func To[T any](ch chan<- T) Sender[T] { return Sender[T]{ch} }
+
+// Send is `ch <- v`.
+func (s Sender[T]) Send(v T) { Send(s.ch, v) }
+
+// Case is the select case `ch <- v`.
+func (s Sender[T]) Case(v T) *SendC[T] { return SendCase(s.ch, v) }

@@ -287,6 +287,20 @@ func runOnce(cfg Config, main func()) (control.Schedule, error) {
 	return control.Schedule{Choices: r.choices, Steps: r.steps, Checksum: r.sum}, err
 }
 
+// Replay runs body once under the choices of s, like Run, and checks that
+// the run followed them and reproduced s's steps and checksum: it returns
+// an error wrapping control.ErrDiverged if not, otherwise the run's own
+// error (the failure that s recorded).
+func Replay(t *testing.T, s control.Schedule, body func(t *testing.T)) error {
+	t.Helper()
+	rp := control.NewReplay(s)
+	got, err := Run(t, Config{Strategy: rp}, body)
+	if derr := diverged(rp, got, s); derr != nil {
+		return derr
+	}
+	return err
+}
+
 // Run runs body once under control in a synctest bubble of t, with cfg,
 // and returns the run's schedule and error: nil, a *HangError (deadlock
 // or leak), a *PanicError, or an error wrapping control.ErrBudget or

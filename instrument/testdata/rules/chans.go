@@ -40,3 +40,20 @@ func Program() string {
 	}
 	return fmt.Sprint(out, sum, s, v, ok, w, ok2)
 }
+
+type message interface{ kind() string }
+
+type hello struct{}
+
+func (*hello) kind() string { return "hello" }
+
+// Interface sends a pointer on a channel of an interface type.
+func Interface() string {
+	ch := make(chan message, 1)
+	ch <- &hello{}
+	select {
+	case ch <- &hello{}:
+	default:
+	}
+	return (<-ch).kind()
+}

@@ -12,6 +12,11 @@ func TestWrapped(t *testing.T) {
 
 func TestUnnamed(*testing.T) {}
 
+// TestDriver runs the runtime itself.
+//
+//execspec:nocontrol
+func TestDriver(t *testing.T) { <-make(chan int, 1) }
+
 func TestMain(m *testing.M) { m.Run() }
 
 func Testlower(t *testing.T) {}
