@@ -284,6 +284,12 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	for _, o := range failures(rep.Tests) {
+		if o.Kind == rt.KindExit {
+			fmt.Fprintf(stderr, "verify test: %s calls os.Exit: a test under control must return (it runs many times in one process)\n", o.Test)
+			return exitUsage
+		}
+	}
+	for _, o := range failures(rep.Tests) {
 		code = exitViolated
 		fmt.Fprintf(stderr, "\n%s: %s in run %d of %s\n%s\n", o.Test, o.Kind, o.FailedRun, runsText(rep), indent(o.Error))
 		if o.Kind == "fail" {

@@ -88,13 +88,16 @@ type Outcome struct {
 	Strategy  string `json:"strategy"`
 	Runs      int    `json:"runs"`                 // runs made (the failing one included)
 	FailedRun int    `json:"failed_run,omitempty"` // 1-based; 0: none failed
-	Kind      string `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged
+	Kind      string `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged, os.Exit
 	Error     string `json:"error,omitempty"`
 	Schedule  string `json:"schedule,omitempty"`
 	Steps     int    `json:"steps"`
 	Checksum  string `json:"checksum,omitempty"`
 	Replayed  bool   `json:"replayed,omitempty"` // a replay matched its schedule's checksum
 }
+
+// KindExit is the Outcome.Kind of a test that called os.Exit.
+const KindExit = "os.Exit"
 
 // checkGo refuses Go versions whose channel layout or synctest the
 // scheduler does not know.
@@ -247,6 +250,9 @@ func kind(err error) string {
 	case errors.Is(err, ErrDeadlock):
 		return "deadlock"
 	case errors.As(err, &p):
+		if s, ok := p.Value.(string); ok && strings.HasPrefix(s, "unexpected call to os.Exit") {
+			return KindExit
+		}
 		return "panic"
 	case errors.Is(err, control.ErrBudget):
 		return "budget"
