@@ -6,7 +6,12 @@
 // installation at run time and written, with the rewritten files, to a
 // temporary directory only.
 //
-//	go run ./bench/goker [-strategy random|pct] [-runs 1000] [-seed 1] [-only REGEXP] [-json]
+//	go run ./bench/goker [-strategy random|pct] [-runs 1000] [-seed 1] [-copies N] [-only REGEXP] [-json]
+//
+// Go's test starts many copies of most kernels (loops of 100 to 100,000
+// iterations) so that a free run leaks at least once; -copies 1 runs one,
+// as the GoBench originals do: under control the copies only make each
+// run longer.
 //
 // One line per kernel, then a summary: kernels found, median and maximum
 // runs to the first detection, replays that reproduced the schedule's
@@ -126,9 +131,10 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed")
 	only := flag.String("only", "", "only the kernels matching this regular expression")
 	asJSON := flag.Bool("json", false, "print one JSON object per kernel")
-	timeout := flag.Duration("timeout", 2*time.Minute, "wall-clock limit per kernel")
+	timeout := flag.Duration("timeout", time.Minute, "wall-clock limit per kernel")
+	copies := flag.Int("copies", 0, "if > 0, loops of 100 or more iterations (the copies Go's test starts to make a leak likely) run this many times")
 	flag.Parse()
-	if err := run(*strategy, *runs, *seed, *only, *asJSON, *timeout); err != nil {
+	if err := run(*strategy, *runs, *seed, *only, *asJSON, *timeout, *copies); err != nil {
 		fmt.Fprintln(os.Stderr, "goker:", err)
 		os.Exit(2)
 	}
@@ -136,7 +142,9 @@ func main() {
 
 var registerRE = regexp.MustCompile(`register\("(\w+)"`)
 
-func run(strategy string, runs int, seed uint64, only string, asJSON bool, timeout time.Duration) error {
+var copiesRE = regexp.MustCompile(`(for i := 0; i < )(\d{3,})(; i\+\+ \{)`)
+
+func run(strategy string, runs int, seed uint64, only string, asJSON bool, timeout time.Duration, copies int) error {
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		return err
@@ -169,6 +177,9 @@ func run(strategy string, runs int, seed uint64, only string, asJSON bool, timeo
 		// is absent without GOEXPERIMENT=goroutineleakprofile; the
 		// scheduler is the oracle here.
 		b = bytes.ReplaceAll(b, []byte("prof.WriteTo(os.Stdout, 2)"), []byte("_, _ = prof, os.Stdout"))
+		if copies > 0 {
+			b = copiesRE.ReplaceAll(b, []byte(fmt.Sprintf("${1}%d${3}", copies)))
+		}
 		for _, m := range registerRE.FindAllSubmatch(b, -1) {
 			names = append(names, string(m[1]))
 		}

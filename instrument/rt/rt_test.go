@@ -126,3 +126,23 @@ func TestReplay(t *testing.T) {
 		}
 	}
 }
+
+// A goroutine that goes on sleeping and waking after the test returned is
+// leaked too: reported once LeakAfter of virtual time has passed.
+func TestLeakStillRunning(t *testing.T) {
+	_, err := Run(t, Config{}, func(t *testing.T) {
+		stop := make(chan bool)
+		Go(func() {
+			for {
+				c0, c1 := RecvCase(stop), RecvCase(time.After(time.Millisecond))
+				if Select(false, c0, c1) == 0 {
+					return
+				}
+			}
+		})
+	})
+	var h *HangError
+	if !errors.As(err, &h) || !h.Leak || len(h.Blocked) != 1 {
+		t.Fatalf("want a leak of one goroutine, got %v", err)
+	}
+}

@@ -36,6 +36,10 @@ type Config struct {
 	// goroutine blocked and none woken before the run is called a
 	// deadlock (or a leak, once the body returned).
 	Horizon time.Duration
+	// LeakAfter is how much virtual time goroutines may go on after the
+	// test's body returned (sleeping, waking on timers) before they are
+	// reported as leaked although not blocked for good.
+	LeakAfter time.Duration
 	// Seed seeds the choices among the ready cases of a select under PCT
 	// (PCT orders goroutines, not cases).
 	Seed uint64
@@ -43,9 +47,10 @@ type Config struct {
 
 // Defaults for the zero Config.
 const (
-	DefaultMaxSteps = 100_000
-	DefaultFair     = 64
-	DefaultHorizon  = time.Hour
+	DefaultMaxSteps  = 100_000
+	DefaultFair      = 64
+	DefaultHorizon   = time.Hour
+	DefaultLeakAfter = time.Second
 )
 
 type gstate uint8
@@ -117,6 +122,7 @@ type run struct {
 	aborting bool
 	err      error
 	mainDone bool
+	mainEnd  time.Time // virtual time when goroutine 0 returned
 	shadows  map[unsafe.Pointer]*shadow
 }
 
@@ -168,6 +174,9 @@ func newRun(cfg Config) *run {
 	if cfg.Horizon <= 0 {
 		cfg.Horizon = DefaultHorizon
 	}
+	if cfg.LeakAfter <= 0 {
+		cfg.LeakAfter = DefaultLeakAfter
+	}
 	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
 	r.replay, _ = cfg.Strategy.(*control.Replay)
@@ -206,6 +215,7 @@ func (r *run) exit(g *gor) {
 	r.live--
 	if g.id == 0 {
 		r.mainDone = true
+		r.mainEnd = time.Now()
 	}
 	var next *gor
 	if !r.aborting {
@@ -283,9 +293,7 @@ func (r *run) park(g *gor) {
 	for {
 		<-g.sem
 		if r.aborting {
-			if g.state == gBlocked {
-				g.stack = debug.Stack()
-			}
+			g.stack = debug.Stack()
 			panic(abortValue)
 		}
 		if g.extReq {
@@ -441,6 +449,19 @@ func (r *run) coordinate(main func()) error {
 			break
 		}
 		if next := r.external(); next != nil {
+			if r.mainDone && time.Since(r.mainEnd) > r.cfg.LeakAfter {
+				// Still going (sleeping, waking) long after the body
+				// returned: leaked, though not blocked for good.
+				var left []*gor
+				for _, g := range r.gs {
+					if g.state != gDone {
+						left = append(left, g)
+					}
+				}
+				r.fail(&HangError{Leak: true, Steps: r.steps, gs: left})
+				r.handTo(r.firstLive())
+				continue
+			}
 			r.handTo(next)
 			continue
 		}
@@ -600,7 +621,11 @@ func (e *HangError) Is(target error) bool {
 func (e *HangError) fill() {
 	for _, g := range e.gs {
 		st := string(g.stack)
-		e.Blocked = append(e.Blocked, Blocked{G: g.id, Op: g.w.op, Where: where(st), Stack: st})
+		op := g.w.op
+		if op == "" {
+			op = "running"
+		}
+		e.Blocked = append(e.Blocked, Blocked{G: g.id, Op: op, Where: where(st), Stack: st})
 	}
 	e.gs = nil
 }
@@ -608,7 +633,7 @@ func (e *HangError) fill() {
 func (e *HangError) Error() string {
 	var b strings.Builder
 	if e.Leak {
-		fmt.Fprintf(&b, "goroutine leak: the test returned and %d goroutine(s) stay blocked forever (after %d steps)", len(e.Blocked), e.Steps)
+		fmt.Fprintf(&b, "goroutine leak: the test returned and %d goroutine(s) never end (after %d steps)", len(e.Blocked), e.Steps)
 	} else {
 		fmt.Fprintf(&b, "deadlock after %d steps: every goroutine is blocked and no timer is pending", e.Steps)
 	}
