@@ -176,9 +176,11 @@ type Config struct {
 	// Key ("capacity", or "progress/Resize" for one trigger only); they
 	// are counted but not reported.
 	Known []string
-	// Cases is the number of workloads Run tries. Default 100.
+	// Cases is the number of workloads Run tries. Default: the test flag
+	// -pool.cases where it is set, else 100.
 	Cases int
-	// Seed seeds Run's workloads. Default 1.
+	// Seed seeds Run's workloads. Default: the test flag -pool.seed where
+	// it is set, else 1.
 	Seed uint64
 	// Retries is how many times a workload is run, while shrinking, before
 	// a candidate is taken not to show the defect (races do not repeat on
@@ -219,12 +221,18 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Cases <= 0 {
 		c.Cases = DefaultCases
+		if *flagCases > 0 {
+			c.Cases = *flagCases
+		}
 	}
 	if c.Retries <= 0 {
 		c.Retries = DefaultRetries
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
+		if *flagSeed > 0 {
+			c.Seed = *flagSeed
+		}
 	}
 	if c.Progress == 0 {
 		c.Progress = DefaultProgress
