@@ -53,6 +53,21 @@
 //		}, pool.Config{Space: pool.Space{Capacity: [2]int{1, 4}}})
 //	}
 //
+// An adapter's test declares the library once — its module, one of its
+// functions (where the binary links it from names the version) and the
+// defects acknowledged in a range of versions — and checks its targets;
+// -pool.cases and -pool.seed size the run:
+//
+//	var antsLib = pool.Library{
+//		Module: "github.com/panjf2000/ants/v2",
+//		Func:   ants.NewPool,
+//		Known:  []pool.KnownDefect{{Key: pool.CapacityBound, Fixed: "v2.11.4", Why: "ants #374"}},
+//	}
+//
+//	func TestAnts(t *testing.T) {
+//		antsLib.Check(t, pool.Target{New: newAnts, Config: antsConfig})
+//	}
+//
 // Explore (behind Check, CheckOptions, Run and RunOptions) runs
 // Config.Cases generated cases, each on a fresh pool, and does not stop
 // at the first finding: each distinct defect is shrunk on its own and
