@@ -377,3 +377,47 @@ func mapKeys(m map[int]bool) func(func(int) bool) {
 		}
 	}
 }
+
+// TestCloseRaceIsNotReuse: a pool reused across rounds whose Submit
+// panics once Close has been called is reported as a panic of a Submit
+// racing Close, not as a defect of reuse (the pool reuses well).
+func TestCloseRaceIsNotReuse(t *testing.T) {
+	newPool := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, func(p *semPool) { p.closePanics = true }), "wait")
+	}
+	rep := Explore(newPool, fast(Config{Capacity: 2, CloseEarly: true, Cases: 60}))
+	var racing bool
+	for _, f := range rep.Findings {
+		if f.Property == Reuse {
+			t.Errorf("a Close race filed as reuse: %v", f)
+		}
+		if f.Property == NoPanic && strings.Contains(f.Op, "racing Close") {
+			racing = true
+		}
+	}
+	if !racing {
+		t.Fatalf("no panic of a Submit racing Close reported; findings: %v", rep.Err())
+	}
+}
+
+// TestStallBlamesTheFirstLoss: a grow the pool missed, then a task's
+// panic, then a submit that stalls: the stall is the grow's (where the
+// pool first lost track of its room), not the later panic's; a shrink in
+// the same place gives no room and is not blamed.
+func TestStallBlamesTheFirstLoss(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		want string
+	}{{2, "Resize"}, {1, "task panic"}} {
+		tr := newTracker(Workload{Options: Options{Capacity: 1}, Submitters: 1, Rounds: []Round{{Ops: []Op{{Kind: OpSubmit}, {Kind: OpSubmit}}}}}, fast(Config{}))
+		a := &tr.tasks[0]
+		a.startAt.Store(5)
+		a.endAt.Store(15)
+		a.how.Store(endPanicked)
+		capLog := []capChange{{call: 10, at: 11, cap: c.size}}
+		pendEnd := [][2]int64{{1, 15}, {20, 0}}
+		if got := tr.trigger(20, pendEnd, capLog); got != c.want {
+			t.Errorf("Resize(%d) at 11, panic at 15, stall from a Submit at 20: blamed %q, want %q", c.size, got, c.want)
+		}
+	}
+}
