@@ -2,7 +2,9 @@ package pool
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -419,5 +421,26 @@ func TestStallBlamesTheFirstLoss(t *testing.T) {
 		if got := tr.trigger(20, pendEnd, capLog); got != c.want {
 			t.Errorf("Resize(%d) at 11, panic at 15, stall from a Submit at 20: blamed %q, want %q", c.size, got, c.want)
 		}
+	}
+}
+
+// TestSizesReachHundreds: the default sizes are mostly small (quick cases,
+// fast shrinking) and still reach the hundreds of tasks some races need.
+func TestSizesReachHundreds(t *testing.T) {
+	cfg := Config{Space: Space{Capacity: [2]int{1, 3}}}.withDefaults()
+	ab := abilitiesOf(newFixed(3, nil))
+	var sizes []int
+	for i := range 2000 {
+		w := generate(rand.New(rand.NewPCG(uint64(i), 7)), cfg, ab)
+		sizes = append(sizes, w.opCount())
+		if w.Submitters < 1 || w.Submitters > cfg.MaxSubmitters {
+			t.Fatalf("%d submitters", w.Submitters)
+		}
+	}
+	slices.Sort(sizes)
+	median, top := sizes[len(sizes)/2], sizes[len(sizes)-1]
+	large := len(sizes) - sort.SearchInts(sizes, 200)
+	if median > 64 || top < 200 || large < 20 {
+		t.Errorf("sizes: median %d, largest %d, %d of %d cases with 200 tasks or more; want a median ≤ 64 and at least 20 cases ≥ 200", median, top, large, len(sizes))
 	}
 }

@@ -122,7 +122,12 @@ type Config struct {
 	// a Close that does not wait (the task runs later) from a lost task
 	// (it never runs). Default 50ms.
 	Grace time.Duration
-	// MaxTasks and MaxSubmitters bound the generated workloads.
+	// MaxTasks and MaxSubmitters bound the generated workloads. Sizes are
+	// drawn skewed to the small (a case's bound is MaxTasks/8, /4, /2 or
+	// MaxTasks, each as likely, and its size uniform below it), so most
+	// cases are quick and shrink fast while one in four can reach the
+	// hundreds of tasks some races need (a close racing a queue that a
+	// pool of one to three workers drains).
 	MaxTasks      int
 	MaxSubmitters int
 	// Nested lets tasks submit further tasks from inside the pool. Pools
@@ -197,8 +202,8 @@ type Config struct {
 const (
 	DefaultTimeout       = 2 * time.Second
 	DefaultGrace         = 50 * time.Millisecond
-	DefaultMaxTasks      = 64
-	DefaultMaxSubmitters = 4
+	DefaultMaxTasks      = 256
+	DefaultMaxSubmitters = 8
 	DefaultCases         = 100
 	DefaultRetries       = 20
 	DefaultProgress      = 1000
