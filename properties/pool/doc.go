@@ -28,7 +28,15 @@
 //   - reuse: after Wait the pool accepts and runs tasks again;
 //   - cancel-stops: after Cancel, Close returns and no task starts later;
 //   - done-refused (with Config.RefuseDone): a submit whose context is
-//     already done is refused.
+//     already done is refused;
+//   - no-crash: the pool does not end the process — a panic on a
+//     goroutine of its own, a fatal error such as a negative WaitGroup
+//     counter, os.Exit. Check and CheckOptions run the cases in a child
+//     process (the test binary, re-run for that test alone), so a crash
+//     is a finding with the stack and the function that crashed, and the
+//     run goes on in a new child from the next case; the crashing case is
+//     reported as drawn, with the flags that run it alone
+//     (-pool.seed, -pool.from, -pool.cases).
 //
 // Vocabulary: a Pool is the two-method interface the checks drive
 // (Submit, Close); its optional abilities are small interfaces found by

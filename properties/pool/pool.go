@@ -193,6 +193,13 @@ type Config struct {
 	Retries int
 	// ShrinkTime bounds the time spent shrinking one defect. Default 20s.
 	ShrinkTime time.Duration
+	// InProcess runs CheckOptions' cases in the test's own process; by
+	// default they run in a child process, so that a crash of the pool is
+	// a finding rather than the end of the test binary.
+	InProcess bool
+	// MaxCrashes stops CheckOptions after that many crashing cases (each
+	// costs a child process). Default 10.
+	MaxCrashes int
 	// MaxHangs stops Explore after that many hanging cases (each leaks
 	// the pool's stuck goroutines and costs a Timeout). Default 3.
 	MaxHangs int
@@ -245,6 +252,9 @@ func (c Config) withDefaults() Config {
 	if c.ProgressFloor <= 0 {
 		c.ProgressFloor = DefaultProgressFloor
 	}
+	if c.MaxCrashes <= 0 {
+		c.MaxCrashes = 10
+	}
 	if c.MaxHangs <= 0 {
 		c.MaxHangs = 3
 	}
@@ -281,6 +291,10 @@ const (
 	// DoneRefused: with Config.RefuseDone, a submit whose context is done
 	// before the call is refused.
 	DoneRefused = "done-refused"
+	// NoCrash: the pool does not end the process (a panic on a goroutine
+	// of its own, a fatal error, os.Exit); its Op names the function of
+	// the pool that crashed.
+	NoCrash = "no-crash"
 )
 
 // Properties lists every property with a line of doc.
@@ -298,6 +312,7 @@ var Properties = []struct{ Name, Doc string }{
 	{Reuse, "after Wait the pool accepts and runs new tasks"},
 	{CancelStops, "after Cancel, Close returns and no task starts once it has returned"},
 	{DoneRefused, "with Config.RefuseDone, a submit whose context is already done is refused"},
+	{NoCrash, "the pool does not crash the process (a panic on a goroutine of its own, a fatal error, os.Exit)"},
 }
 
 // Finding is one property that failed in one case.
