@@ -10,7 +10,6 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require (
-	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
-)
+require golang.org/x/mod v0.43.0
+
+require golang.org/x/sync v0.24.0 // indirect
