@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing/synctest"
@@ -107,6 +108,7 @@ type run struct {
 	replay   *control.Replay
 
 	gs      []*gor
+	alive   []*gor // the goroutines not done, in the order of their ids
 	live    int
 	cur     atomic.Pointer[gor]
 	steps   int
@@ -193,6 +195,7 @@ func newRun(cfg Config) *run {
 func (r *run) newG() *gor {
 	g := &gor{id: len(r.gs), sem: make(chan struct{}, 1)}
 	r.gs = append(r.gs, g)
+	r.alive = append(r.alive, g)
 	r.live++
 	return g
 }
@@ -215,6 +218,9 @@ func (r *run) exit(g *gor) {
 	}
 	g.state = gDone
 	r.live--
+	if i := slices.Index(r.alive, g); i >= 0 {
+		r.alive = slices.Delete(r.alive, i, i+1)
+	}
 	if g.id == 0 {
 		r.mainDone = true
 		r.mainEnd = time.Now()
@@ -325,7 +331,7 @@ func (r *run) pick(g *gor) *gor {
 		cands = append(cands, g)
 		curRunnable = true
 	}
-	for _, h := range r.gs {
+	for _, h := range r.alive {
 		if h != g && (h.state == gRunnable || (h.state == gBlocked && h.w.ready())) {
 			cands = append(cands, h)
 		}
@@ -455,7 +461,7 @@ func (r *run) coordinate(main func()) error {
 				// Still going (sleeping, waking) long after the body
 				// returned: leaked, though not blocked for good.
 				var left []*gor
-				for _, g := range r.gs {
+				for _, g := range r.alive {
 					if g.state != gDone {
 						left = append(left, g)
 					}
@@ -472,7 +478,7 @@ func (r *run) coordinate(main func()) error {
 		}
 		// Nobody can run, nobody was woken within the horizon.
 		var blocked []*gor
-		for _, g := range r.gs {
+		for _, g := range r.alive {
 			if g.state == gBlocked {
 				blocked = append(blocked, g)
 			}
@@ -487,7 +493,7 @@ func (r *run) coordinate(main func()) error {
 }
 
 func (r *run) firstLive() *gor {
-	for _, g := range r.gs {
+	for _, g := range r.alive {
 		if g.state != gDone {
 			return g
 		}
@@ -503,7 +509,7 @@ func (r *run) firstLive() *gor {
 // within the horizon.
 func (r *run) external() *gor {
 	var launched []*gor
-	for _, g := range r.gs {
+	for _, g := range r.alive {
 		if g.state == gBlocked && g.w.ext != nil {
 			launched = append(launched, g)
 		}
@@ -560,7 +566,7 @@ drain:
 	}
 	settle()
 	var cands []*gor
-	for _, g := range r.gs {
+	for _, g := range r.alive {
 		if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
 			cands = append(cands, g)
 		}
