@@ -146,3 +146,30 @@ func TestLeakStillRunning(t *testing.T) {
 		t.Fatalf("want a leak of one goroutine, got %v", err)
 	}
 }
+
+// A time.AfterFunc callback runs on a goroutine the scheduler adopts: the
+// mutex it takes is the controlled one, held by goroutine 0 across a sleep
+// longer than the timer's.
+func TestAfterFuncAdopted(t *testing.T) {
+	for seed := range uint64(10) {
+		var order []string
+		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+			var mu Mutex
+			done := make(chan bool)
+			AfterFunc(time.Millisecond, func() {
+				mu.Lock()
+				order = append(order, "callback")
+				mu.Unlock()
+				Send(done, true)
+			})
+			mu.Lock()
+			Sleep(2 * time.Millisecond)
+			order = append(order, "main")
+			mu.Unlock()
+			Recv(done)
+		})
+		if err != nil || len(order) != 2 || order[0] != "main" {
+			t.Fatalf("seed %d: %v, %v", seed, order, err)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing/synctest"
 	"time"
@@ -128,6 +129,78 @@ type run struct {
 	mainEnd  time.Time // virtual time when goroutine 0 returned
 	shadows  map[unsafe.Pointer]*shadow
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
+
+	// Adoptions: goroutines that the runtime starts for time.AfterFunc
+	// callbacks of instrumented code ask to become controlled.
+	adoptMu sync.Mutex
+	adoptQ  []*adoption
+	adoptCh chan struct{} // a doorbell, capacity 1
+	ended   bool          // under adoptMu: late callbacks run uncontrolled
+	// afterFuncs counts the AfterFunc timers of the run not yet fired.
+	afterFuncs atomic.Int64
+}
+
+type adoption struct {
+	sem chan struct{}
+	gp  uintptr
+	g   *gor // set by the scheduler before it sends on sem; nil: run uncontrolled
+}
+
+// adopt makes the calling goroutine (a timer's callback) a controlled
+// goroutine of r and runs f on it; it returns false if the run is over.
+func (r *run) adopt(f func()) bool {
+	a := &adoption{sem: make(chan struct{}, 1), gp: curg()}
+	r.adoptMu.Lock()
+	if r.ended {
+		r.adoptMu.Unlock()
+		return false
+	}
+	r.adoptQ = append(r.adoptQ, a)
+	r.adoptMu.Unlock()
+	select {
+	case r.adoptCh <- struct{}{}:
+	default:
+	}
+	<-a.sem
+	g := a.g
+	if g == nil {
+		return false
+	}
+	defer r.exit(g)
+	if r.aborting {
+		return true
+	}
+	f()
+	return true
+}
+
+// drainAdoptions registers the goroutines waiting to be adopted, in the
+// order they asked; they are runnable.
+func (r *run) drainAdoptions() {
+	r.adoptMu.Lock()
+	q := r.adoptQ
+	r.adoptQ = nil
+	r.adoptMu.Unlock()
+	for _, a := range q {
+		g := r.newG()
+		g.sem = a.sem
+		g.gp.Store(a.gp)
+		a.g = g
+		r.mix(tagGo)
+		r.mix(uint64(g.id))
+	}
+}
+
+// endAdoptions lets late callbacks run uncontrolled.
+func (r *run) endAdoptions() {
+	r.adoptMu.Lock()
+	r.ended = true
+	q := r.adoptQ
+	r.adoptQ = nil
+	r.adoptMu.Unlock()
+	for _, a := range q {
+		a.sem <- struct{}{}
+	}
 }
 
 // runs numbers the runs of the process.
@@ -181,7 +254,7 @@ func newRun(cfg Config) *run {
 	if cfg.LeakAfter <= 0 {
 		cfg.LeakAfter = DefaultLeakAfter
 	}
-	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1),
+	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1), adoptCh: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
 	r.replay, _ = cfg.Strategy.(*control.Replay)
 	if _, ok := cfg.Strategy.(*control.PCT); ok {
@@ -325,6 +398,7 @@ func (r *run) pick(g *gor) *gor {
 		return nil
 	}
 	settle()
+	r.drainAdoptions()
 	cands := r.cand[:0]
 	curRunnable := false
 	if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
@@ -486,11 +560,18 @@ func (r *run) coordinate(main func()) error {
 		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: blocked})
 		r.handTo(r.firstLive())
 	}
+	r.endAdoptions()
 	if h, ok := r.err.(*HangError); ok {
 		h.fill()
 	}
 	return r.err
 }
+
+// waitAdoption reports whether a timer callback may still come to be
+// adopted: some AfterFunc of instrumented code is pending. It is not
+// known without the runtime's timers, so the external phase waits for one
+// within the horizon whenever it would otherwise give up at once.
+func (r *run) waitAdoption() bool { return r.afterFuncs.Load() > 0 }
 
 func (r *run) firstLive() *gor {
 	for _, g := range r.alive {
@@ -514,10 +595,10 @@ func (r *run) external() *gor {
 			launched = append(launched, g)
 		}
 	}
-	if len(launched) == 0 {
+	if len(launched) == 0 && !r.waitAdoption() {
 		return nil
 	}
-	r.extRep = make(chan *gor, len(launched))
+	r.extRep = make(chan *gor, len(launched)+1)
 	for _, g := range launched {
 		g.extReq = true
 		g.cancel = make(chan struct{})
@@ -533,30 +614,37 @@ func (r *run) external() *gor {
 			woken = append(woken, g)
 		}
 	}
-	select {
-	case g := <-r.extRep:
-		note(g)
-	case <-horizon.C:
-	}
-	horizon.Stop()
-	settle()
-drain:
-	for {
+	for timedOut := false; !timedOut; {
 		select {
 		case g := <-r.extRep:
 			note(g)
-		default:
-			break drain
+		case <-r.adoptCh:
+		case <-horizon.C:
+			timedOut = true
+		}
+		settle()
+	drain:
+		for {
+			select {
+			case g := <-r.extRep:
+				note(g)
+			default:
+				break drain
+			}
+		}
+		r.adoptMu.Lock()
+		adopted := len(r.adoptQ) > 0
+		r.adoptMu.Unlock()
+		if len(woken) > 0 || adopted {
+			break
 		}
 	}
+	horizon.Stop()
 	for _, g := range launched {
 		close(g.cancel)
 	}
 	for reported < len(launched) {
 		note(<-r.extRep)
-	}
-	if len(woken) == 0 {
-		return nil
 	}
 	// Deterministic order: by goroutine id.
 	for _, g := range launched {
@@ -565,11 +653,15 @@ drain:
 		}
 	}
 	settle()
+	r.drainAdoptions()
 	var cands []*gor
 	for _, g := range r.alive {
 		if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
 			cands = append(cands, g)
 		}
+	}
+	if len(cands) == 0 {
+		return nil
 	}
 	next := r.choose(cands[0], false, cands)
 	if next != nil {
