@@ -1,0 +1,132 @@
+package rt
+
+import (
+	mathrand "math/rand"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Go is the go statement: fn (a closure over the function value and the
+// arguments, evaluated where the statement stands) runs on a new
+// goroutine, controlled if the caller is. The statement is a yield point:
+// the new goroutine may run first.
+func Go(fn func()) {
+	r, g := current()
+	if g == nil {
+		go fn()
+		return
+	}
+	if r.aborting {
+		panic(abortValue)
+	}
+	h := r.newG()
+	r.mix(tagGo)
+	r.mix(uint64(g.id)<<32 | uint64(h.id))
+	go r.start(h, fn)
+	r.yield(g, opGo)
+}
+
+// Gosched is runtime.Gosched: a yield point.
+func Gosched() {
+	r, g := current()
+	if g == nil {
+		runtime.Gosched()
+		return
+	}
+	r.yield(g, opYield)
+}
+
+// Sleep is time.Sleep: a receive from a timer's channel, so that the
+// other goroutines run while this one sleeps and the (virtual) clock
+// advances only when every controlled goroutine is blocked.
+func Sleep(d time.Duration) {
+	r, g := current()
+	if g == nil {
+		time.Sleep(d)
+		return
+	}
+	if d <= 0 {
+		r.yield(g, opSleep)
+		return
+	}
+	Recv(time.After(d))
+}
+
+// Y is the result of Yield, so that a yield can stand in an expression
+// before the operation it precedes: Then(Yield(), atomic.AddInt32(p, 1)).
+type Y struct{}
+
+// Yield is a yield point before an atomic operation.
+func Yield() Y {
+	r, g := current()
+	if g != nil {
+		r.yield(g, opAtomic)
+	}
+	return Y{}
+}
+
+// Then returns v; its first argument, a Yield, is evaluated before v.
+func Then[T any](_ Y, v T) T { return v }
+
+// Rand returns the source of math/rand's top-level functions in
+// instrumented code: for a controlled goroutine, a source of the run
+// seeded with a constant, so that a replay draws the same numbers (the
+// variety comes from the schedules); for any other goroutine, a shared
+// source seeded from the clock, safe for concurrent use, as math/rand's.
+func Rand() *mathrand.Rand {
+	r, g := current()
+	if g == nil {
+		return freeRand
+	}
+	if r.rand == nil {
+		r.rand = mathrand.New(mathrand.NewSource(0x5eed))
+	}
+	return r.rand
+}
+
+var freeRand = mathrand.New(&lockedSource{src: mathrand.NewSource(time.Now().UnixNano()).(mathrand.Source64)})
+
+type lockedSource struct {
+	mu  sync.Mutex
+	src mathrand.Source64
+}
+
+func (s *lockedSource) Int63() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.src.Int63()
+}
+
+func (s *lockedSource) Uint64() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.src.Uint64()
+}
+
+func (s *lockedSource) Seed(seed int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.src.Seed(seed)
+}
+
+// AfterFunc is time.AfterFunc: when the timer fires, f runs on a
+// goroutine that the scheduler adopts, so that f's locks and channel
+// operations are controlled like any other goroutine's. A callback that
+// fires after the run ended, or outside any run, runs as Go runs it.
+func AfterFunc(d time.Duration, f func()) *time.Timer {
+	r, g := current()
+	if g == nil {
+		return time.AfterFunc(d, f)
+	}
+	// Counted until it fires (a stopped timer stays counted: the
+	// scheduler then waits the horizon of virtual time, which costs
+	// nothing, before it calls a hang).
+	r.afterFuncs.Add(1)
+	return time.AfterFunc(d, func() {
+		r.afterFuncs.Add(-1)
+		if active.Load() != r || !r.adopt(f) {
+			f()
+		}
+	})
+}
