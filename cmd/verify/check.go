@@ -167,6 +167,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: linearizability: %w", file, err))
 			}
 			lin = &r
+			if f.linHTML != "" && r.HTMLError != "" {
+				st.outErrs = append(st.outErrs, fmt.Errorf("--lin-html %s: %s", f.linHTML, r.HTMLError))
+			}
 		}
 		st.linEvents = nil
 		if files["html"] != "" {

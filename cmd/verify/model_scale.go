@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -141,30 +140,15 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 	return code
 }
 
-// writeResultFile writes v as JSON to path through a temporary file in the
-// same directory, renamed into place: a symlink at path is replaced, never
-// followed.
+// writeResultFile writes v as JSON to path, as every output file is
+// written (writeFile).
 func writeResultFile(path string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".swarm-*.json")
-	if err != nil {
+	return writeFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
 		return err
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	})
 }
