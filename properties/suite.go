@@ -198,8 +198,11 @@ func applies(p *Property, newExecutor func() executor.Executor) string {
 	if p.Applies == nil {
 		return ""
 	}
-	ex := newExecutor()
-	defer ex.Close()
+	ex, err := fresh(newExecutor)
+	if err != nil {
+		return err.Error()
+	}
+	defer closeWithin(ex, probeClose)
 	if !p.Applies(ex) {
 		return fmt.Sprintf("%s does not apply to %T", p.Name, ex)
 	}
