@@ -99,7 +99,15 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
+// MaxPCTDepth is the largest PCT depth the suite and Cover accept: a
+// depth above the steps of a case means nothing, and each level costs
+// memory in every run.
+const MaxPCTDepth = 100
+
 func (c *Config) selected() ([]*Property, error) {
+	if c.PCTDepth < 0 || c.PCTDepth > MaxPCTDepth {
+		return nil, fmt.Errorf("properties: PCTDepth %d: want 0 to %d", c.PCTDepth, MaxPCTDepth)
+	}
 	for _, n := range append(append(append([]string(nil), c.Only...), c.Skip...), c.Cases...) {
 		if _, err := Lookup(n); err != nil {
 			return nil, err

@@ -110,9 +110,8 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "verify cover: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if f.runs < 0 || f.dur < 0 || f.preempt < 0 || f.goal < 0 || f.goal > 100 {
-		fmt.Fprintln(stderr, "verify cover: --runs, --time and --preemptions must be ≥ 0, --goal from 0 to 100")
-		return exitUsage
+	if err := checkCoverFlags(fs, &f); err != nil {
+		return flagError(stderr, "cover", err)
 	}
 	cfg := properties.CoverConfig{
 		Executor: f.executor,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/properties"
 )
 
 // flagSpec is the documented range of one numeric flag, and where it
@@ -104,10 +105,13 @@ func onlyWith(cond func() bool, what string) func() string {
 // Bounds of flags that size work or memory. Each is far above any useful
 // value and far below what would exhaust a machine.
 const (
-	maxLast     = 10_000     // check --last: events listed before a violation
-	maxChecks   = 10_000_000 // run --checks: cases per property
-	maxPCTDepth = 100        // run --pct: a PCT depth above the steps of a case means nothing
-	maxParallel = 1024       // model --parallel: exploring goroutines
+	maxLast     = 10_000                 // check --last: events listed before a violation
+	maxChecks   = 10_000_000             // run --checks: cases per property
+	maxPCTDepth = properties.MaxPCTDepth // run --pct, cover --pct-depth: a PCT depth above the steps of a case means nothing
+	maxParallel = 1024                   // model --parallel: exploring goroutines
+	maxSwarm    = 1 << 16                // model --swarm I/N and merge: members of a swarm (each one process)
+	maxRuns     = 1 << 40                // cover --runs
+	maxPreempt  = 1000                   // cover --preemptions: far beyond any search that ends
 	maxDuration = int64(1000 * time.Hour)
 )
 
@@ -163,6 +167,50 @@ func runFlagSpecs(f *runFlags) []flagSpec {
 		{name: "pct", min: 0, max: maxPCTDepth, applies: onlyWith(func() bool { return !f.uncontrolled }, "on controlled interleavings (not with --uncontrolled)")},
 		{name: "shrink-time", min: 0, max: maxDuration},
 	}
+}
+
+// coverFlagSpecs is the table of verify cover's flags. A zero that the
+// library would read as "the default" (--pendings 0, --runs 0, --time 0)
+// is refused, not replaced.
+func coverFlagSpecs(f *coverFlags) []flagSpec {
+	strategy := func(names ...string) func() bool {
+		return func() bool {
+			for _, n := range names {
+				if f.strategy == n {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return []flagSpec{
+		{name: "workers", min: 1, max: model.MaxWorkers, applies: func() string {
+			if f.executor == "fifo" && f.workers != 1 {
+				return "--executor fifo has one worker"
+			}
+			return ""
+		}},
+		{name: "tasks", min: 1, max: model.MaxTasks},
+		{name: "pendings", min: 1, max: 15},
+		{name: "wakes", min: 1, max: 15},
+		{name: "local-cap", min: 1, max: 15, applies: onlyWith(func() bool {
+			return f.executor == "worksteal" || f.executor == "deep" || strings.HasPrefix(f.executor, "deep/")
+		}, "with an executor of local queues (--executor worksteal or deep)")},
+		{name: "pct-depth", min: 1, max: maxPCTDepth, applies: onlyWith(strategy("pct"), "with --strategy pct")},
+		{name: "preemptions", min: 0, max: maxPreempt, applies: onlyWith(strategy("exhaustive", "dfs"), "with --strategy exhaustive or dfs")},
+		{name: "time", min: int64(time.Millisecond), max: maxDuration, explicitOnly: true},
+		{name: "runs", min: 1, max: maxRuns, explicitOnly: true},
+	}
+}
+
+// checkCoverFlags checks verify cover's flags: the table, and --goal, a
+// percentage (a float the table does not read).
+func checkCoverFlags(fs *flag.FlagSet, f *coverFlags) error {
+	err := validateFlags(fs, coverFlagSpecs(f))
+	if !(f.goal >= 0 && f.goal <= 100) { // NaN fails both
+		err = errors.Join(err, fmt.Errorf("--goal %v: want a percentage, 0 to 100", f.goal))
+	}
+	return err
 }
 
 // checkFlagSpecs is the table of verify check's numeric flags.

@@ -304,6 +304,8 @@ func TestHostileFlags(t *testing.T) {
 		{[]string{"run", "--checks", "0"}, "--checks"},
 		{[]string{"run", "--pct", "1000000000"}, "--pct"},
 		{[]string{"run", "--uncontrolled", "--pct", "3"}, "--pct does not apply"},
+		{[]string{"cover", "--strategy", "pct", "--pct-depth", "1000000000"}, "--pct-depth"},
+		{[]string{"model", "--bitstate", "1", "--swarm", "1/9223372036854775807"}, "--swarm"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			r := runVerify(t, wd, c.args...)

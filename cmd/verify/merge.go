@@ -48,6 +48,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		r, err := checker.ReadSwarmResult(name, fh)
 		fh.Close()
+		if err == nil {
+			err = checkSwarmResult(name, r)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "verify merge: %v\n", err)
 			return exitUsage
@@ -75,8 +78,11 @@ func printMerge(w io.Writer, v *checker.SwarmVerdict) {
 	if v.Verdict == checker.Violated {
 		first := v.Violations[0]
 		var by []string
-		for _, r := range v.Violations {
+		for _, r := range v.Violations[:min(len(v.Violations), maxListed)] {
 			by = append(by, fmt.Sprint(r.Member))
+		}
+		if len(v.Violations) > maxListed {
+			by = append(by, fmt.Sprintf("… (%d in all)", len(v.Violations)))
 		}
 		fmt.Fprintf(w, "VIOLATED  %s: %s: %s\n", head, sanitize(first.Property), sanitize(first.Message))
 		fmt.Fprintf(w, "  model: %s\n  found by members %s (shortest first; the first after %.2fs)\n", sanitize(v.Model), strings.Join(by, ", "), v.FirstViolation)
@@ -97,11 +103,26 @@ func printMerge(w io.Writer, v *checker.SwarmVerdict) {
 	}
 	if len(v.Missing) > 0 {
 		var ms []string
-		for _, m := range v.Missing {
+		for _, m := range v.Missing[:min(len(v.Missing), maxListed)] {
 			ms = append(ms, fmt.Sprint(m))
+		}
+		if len(v.Missing) > maxListed {
+			ms = append(ms, fmt.Sprintf("… (%d missing in all)", len(v.Missing)))
 		}
 		fmt.Fprintf(w, "  missing members: %s\n", strings.Join(ms, ", "))
 	}
+}
+
+// maxListed bounds the members a line lists.
+const maxListed = 20
+
+// checkSwarmResult refuses what a result file may say but no member of a
+// swarm writes: each count is bounded before it sizes anything.
+func checkSwarmResult(name string, r *checker.SwarmResult) error {
+	if r.Members > maxSwarm {
+		return fmt.Errorf("%s: a swarm of %d members: want at most %d", name, r.Members, maxSwarm)
+	}
+	return nil
 }
 
 // sanitize drops control characters (terminal escapes) from text read from

@@ -51,8 +51,8 @@ func parseSwarm(s string) (int, int, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("--swarm %q: want I/N with 1 ≤ I ≤ N, e.g. 3/8", s)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n || n > maxSwarm {
+		return 0, 0, fmt.Errorf("--swarm %q: want I/N with 1 ≤ I ≤ N ≤ %d, e.g. 3/8", s, maxSwarm)
 	}
 	return i, n, nil
 }

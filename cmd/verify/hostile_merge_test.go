@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// swarmResults runs two members of a swarm of 2 on a small model (the
+// correct one, or a variant) and returns their result files' contents as
+// maps, for a test to break.
+func swarmResults(t *testing.T, wd, dir string, extra ...string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, i := range []string{"1", "2"} {
+		file := filepath.Join(dir, "member"+i+".json")
+		args := append([]string{"model", "-q", "--workers", "2", "--tasks", "2", "--bitstate", "1", "--swarm", i + "/2", "--result", file, "--out", filepath.Join(dir, "cx")}, extra...)
+		r := runVerify(t, wd, args...)
+		if r.code != exitUnknown && r.code != exitViolated {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, r.code, r.stdout, r.stderr)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func writeJSON(t *testing.T, path string, v any, tail string) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, tail...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// TestHostileMerge: result files that no member writes are refused with
+// exit 2, the file named and what was expected, in bounded memory.
+func TestHostileMerge(t *testing.T) {
+	wd, _ := os.Getwd()
+	dir := t.TempDir()
+	good := swarmResults(t, wd, dir)
+	second := writeJSON(t, filepath.Join(dir, "second.json"), good[1], "\n")
+	for _, c := range []struct {
+		name  string
+		edit  func(m map[string]any)
+		tail  string
+		want  string
+		alone bool // merged alone, not with the good second member
+	}{
+		{name: "two billion members", edit: func(m map[string]any) { m["members"] = 2_000_000_000 }, want: "want at most", alone: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := cloneMap(good[0])
+			if c.edit != nil {
+				c.edit(m)
+			}
+			bad := writeJSON(t, filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".json"), m, "\n"+c.tail)
+			args := []string{"merge", bad}
+			if !c.alone {
+				args = append(args, second)
+			}
+			r := runVerify(t, wd, args...)
+			r.clean(t, hostileRSS)
+			if r.code != exitUsage || !strings.Contains(r.stderr, bad) || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("exit %d, want %d naming the file and %q\nstdout:\n%s\nstderr:\n%s", r.code, exitUsage, c.want, r.stdout, r.stderr)
+			}
+		})
+	}
+}
