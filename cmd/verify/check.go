@@ -124,7 +124,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer st.abort()
 	n, cerr := st.n, st.cerr
-	if st.interrupted && (cerr == nil || cerr.Limit != "") {
+	if st.noVerdict() {
 		return checkInterrupted(stdout, stderr, &f, file, &h, n)
 	}
 	var (
@@ -193,11 +193,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			code = exitUnknown
 		}
 	}
-	if len(st.outErrs) > 0 && code != exitViolated && !st.interrupted {
-		// An output not written is reported after the verdict, with exit 2
-		// (a violation keeps exit 1: it is the more important news).
-		code = exitUsage
-	}
+	code = st.exitCode(code)
 	defer st.printOutErrs(stderr)
 	if f.json {
 		printCheckJSON(stdout, file, h, n, st.line, cerr, rep, st.recent, lin, files, limit, st.outErrs)
@@ -230,9 +226,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	st.printFiles(bw)
-	if cerr != nil && files["html"] == "" && file != "-" {
-		fmt.Fprintf(bw, "see it: verify check --html %s %s; step through it: verify replay %s\n",
-			traces.ShellQuote(strings.TrimSuffix(file, filepath.Ext(file))+".html"), traces.ShellQuote(file), traces.ShellQuote(file))
+	if cerr != nil {
+		st.suggest(bw, true)
 	}
 	return code
 }

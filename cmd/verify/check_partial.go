@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/execspec/execspec/checker"
@@ -36,7 +35,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 	}
 	defer st.abort()
 	n, cerr := st.n, st.cerr
-	if st.interrupted && cerr == nil {
+	if st.noVerdict() {
 		return checkInterrupted(stdout, stderr, f, file, &h, n)
 	}
 	rep := pc.Finish()
@@ -65,9 +64,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 	case checker.Unknown:
 		code = exitUnknown
 	}
-	if len(st.outErrs) > 0 && code != exitViolated && !st.interrupted {
-		code = exitUsage
-	}
+	code = st.exitCode(code)
 	defer st.printOutErrs(stderr)
 	if f.json {
 		printPartialJSON(stdout, file, h, n, st.line, rep, st.recent, files, st.outErrs)
@@ -104,8 +101,8 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 		fmt.Fprintf(bw, "interrupted after %d events\n", st.total)
 	}
 	st.printFiles(bw)
-	if rep.Verdict == checker.Violated && files["html"] == "" && file != "-" {
-		fmt.Fprintf(bw, "see it: verify check --html %s %s\n", traces.ShellQuote(strings.TrimSuffix(file, filepath.Ext(file))+".html"), traces.ShellQuote(file))
+	if rep.Verdict == checker.Violated {
+		st.suggest(bw, false)
 	}
 	return code
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/traces"
@@ -174,6 +176,37 @@ func (s *checkStream) writeOutputs(mark *traces.Mark, what string) {
 			s.files["html"] = s.f.html
 		}
 	}
+}
+
+// noVerdict reports whether the read was interrupted before a violation
+// was found: then there is no verdict (checkInterrupted reports it).
+func (s *checkStream) noVerdict() bool {
+	return s.interrupted && (s.cerr == nil || s.cerr.Limit != "")
+}
+
+// exitCode is the exit code of a check whose verdict gives code: an output
+// file not written is exit 2, reported after the verdict (a violation
+// keeps exit 1: it is the more important news; an interrupt keeps exit 3).
+func (s *checkStream) exitCode(code int) int {
+	if len(s.outErrs) > 0 && code != exitViolated && !s.interrupted {
+		return exitUsage
+	}
+	return code
+}
+
+// suggest prints the commands that show a violation of the trace, when no
+// timeline was written: the timeline and, when the trace can be stepped
+// through (replay), the replay.
+func (s *checkStream) suggest(w io.Writer, replay bool) {
+	if s.files["html"] != "" || s.file == "-" {
+		return
+	}
+	q := traces.ShellQuote(s.file)
+	fmt.Fprintf(w, "see it: %s check --html %s %s", selfCommand(), traces.ShellQuote(strings.TrimSuffix(s.file, filepath.Ext(s.file))+".html"), q)
+	if replay {
+		fmt.Fprintf(w, "; step through it: %s replay %s", selfCommand(), q)
+	}
+	fmt.Fprintln(w)
 }
 
 // printOutErrs prints the output files not written, after the verdict.

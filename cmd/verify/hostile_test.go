@@ -581,6 +581,35 @@ func TestHostileSignals(t *testing.T) {
 		signalRun(t, r, syscall.SIGINT, 100*time.Millisecond, hostileRSS)
 		pr.Close()
 	})
+	// An interrupt that cuts the input in the middle of a line is an
+	// interrupt (exit 3), not a truncated trace (exit 2).
+	for _, sub := range [][]string{{"check"}, {"replay", "--print"}} {
+		t.Run("half a line/"+sub[0], func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			defer pw.Close()
+			r := startVerify(t, wd, pr, nil, append(sub, "-")...)
+			io.WriteString(pw, head+`{"seq":5,"kind":"po`) // and the rest never comes
+			drained(t, pr)
+			signalRun(t, r, syscall.SIGINT, 200*time.Millisecond, hostileRSS)
+			if strings.Contains(r.stdout+r.stderr, "truncated") {
+				t.Errorf("an interrupt reported as a truncated trace:\n%s\n%s", r.stdout, r.stderr)
+			}
+		})
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run("merge of a named pipe/"+sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "result.json")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skip(err)
+			}
+			r := startVerify(t, wd, nil, nil, "merge", fifo)
+			signalRun(t, r, sig, 300*time.Millisecond, hostileRSS)
+		})
+	}
 	t.Run("named pipe nobody opens", func(t *testing.T) {
 		fifo := filepath.Join(t.TempDir(), "fifo")
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/execspec/execspec/checker"
@@ -41,18 +40,21 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	var rs []*checker.SwarmResult
 	for _, name := range fs.Args() {
-		fh, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "verify merge: %v\n", err)
-			return exitUsage
+		in, closeIn, err := openInputCtx(ctx, name)
+		var r *checker.SwarmResult
+		if err == nil {
+			r, err = checker.ReadSwarmResult(name, in)
+			closeIn()
 		}
-		r, err := checker.ReadSwarmResult(name, fh)
-		fh.Close()
 		if err == nil {
 			err = checkSwarmResult(name, r)
 		}
+		if isInterrupted(err) || ctx.Err() != nil {
+			fmt.Fprintf(stderr, "verify merge: interrupted while reading %s; no verdict\n", term(name))
+			return exitUnknown
+		}
 		if err != nil {
-			fmt.Fprintf(stderr, "verify merge: %v\n", err)
+			fmt.Fprintf(stderr, "verify merge: %s\n", term(err.Error()))
 			return exitUsage
 		}
 		rs = append(rs, r)
