@@ -112,3 +112,29 @@ func TestRunNilConstructor(t *testing.T) {
 		t.Errorf("the child did not fail with a message:\n%s", out)
 	}
 }
+
+// A selection that checks nothing is refused, never "holds"; a run where
+// every selected property is skipped is unknown.
+func TestNothingCheckedIsNotHolds(t *testing.T) {
+	var all []string
+	for _, p := range properties.Properties() {
+		all = append(all, p.Name)
+	}
+	mk := func() executor.Executor { return broken.NewQueue(broken.QueueConfig{Workers: 1}) }
+	for _, cfg := range []properties.Config{
+		{Skip: all},
+		{Skip: []string{"exactly-once"}, Only: []string{"exactly-once"}},
+		{Cases: []string{"fairness"}, Only: []string{"exactly-once"}},
+	} {
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("%+v: no error", cfg)
+		}
+		if v := properties.Check(mk, cfg).Verdict(); v == checker.Holds {
+			t.Errorf("%+v: verdict holds", cfg)
+		}
+	}
+	rep := &properties.Report{Results: []*properties.Result{{Skipped: "does not apply", Verdict: checker.Unknown}}}
+	if v := rep.Verdict(); v != checker.Unknown {
+		t.Errorf("every property skipped: verdict %v, want unknown", v)
+	}
+}

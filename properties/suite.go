@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,6 +105,14 @@ func orDefault(d, def time.Duration) time.Duration {
 // memory in every run.
 const MaxPCTDepth = 100
 
+// Validate reports what Run and Check would refuse in c: an unknown
+// property name, a selection that leaves nothing to check or contradicts
+// itself, a PCT depth out of range.
+func (c *Config) Validate() error {
+	_, err := c.selected()
+	return err
+}
+
 func (c *Config) selected() ([]*Property, error) {
 	if c.PCTDepth < 0 || c.PCTDepth > MaxPCTDepth {
 		return nil, fmt.Errorf("properties: PCTDepth %d: want 0 to %d", c.PCTDepth, MaxPCTDepth)
@@ -113,12 +122,26 @@ func (c *Config) selected() ([]*Property, error) {
 			return nil, err
 		}
 	}
+	for _, n := range c.Skip {
+		if contains(c.Only, n) {
+			return nil, fmt.Errorf("properties: %s is both selected (Only) and left out (Skip)", n)
+		}
+	}
 	var out []*Property
 	for _, p := range suite {
 		if len(c.Only) > 0 && !contains(c.Only, p.Name) || contains(c.Skip, p.Name) {
 			continue
 		}
 		out = append(out, p)
+	}
+	if len(out) == 0 {
+		// Nothing checked is not "holds".
+		return nil, errors.New("properties: Skip leaves no property to check")
+	}
+	for _, n := range c.Cases {
+		if !slices.ContainsFunc(out, func(p *Property) bool { return p.Name == n }) {
+			return nil, fmt.Errorf("properties: Cases names %s, which is not selected (Only, Skip): its cases would check nothing", n)
+		}
 	}
 	return out, nil
 }

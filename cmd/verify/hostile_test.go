@@ -305,6 +305,9 @@ func TestHostileFlags(t *testing.T) {
 		{[]string{"run", "--pct", "1000000000"}, "--pct"},
 		{[]string{"run", "--uncontrolled", "--pct", "3"}, "--pct does not apply"},
 		{[]string{"cover", "--strategy", "pct", "--pct-depth", "1000000000"}, "--pct-depth"},
+		{[]string{"run", "--skip", "exactly-once,no-concurrent-poll,no-poll-after-ready,fairness,close-waits,waker-during-poll,waker-any-goroutine,waker-clone,no-lost-wakeup,waker-idempotence,liveness,conformance,linearizability"}, "no property to check"},
+		{[]string{"run", "--skip", "exactly-once", "--property", "exactly-once"}, "both selected"},
+		{[]string{"run", "--cases", "fairness", "--property", "exactly-once"}, "not selected"},
 		{[]string{"model", "--bitstate", "1", "--swarm", "1/9223372036854775807"}, "--swarm"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -100,11 +100,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ShrinkTime: f.shrink, Context: ctx, Uncontrolled: f.uncontrolled, PCTDepth: f.pct,
 		StopAtFirst: !f.all,
 	}
-	for _, n := range append(append(append([]string(nil), cfg.Only...), cfg.Skip...), cfg.Cases...) {
-		if _, err := properties.Lookup(n); err != nil {
-			fmt.Fprintf(stderr, "verify run: %v\n", err)
-			return exitUsage
-		}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "verify run: %s (flags --property, --skip, --cases)\n", strings.TrimPrefix(err.Error(), "properties: "))
+		return exitUsage
 	}
 	cfg.Progress = progressLine(stderr)
 	start := time.Now()
