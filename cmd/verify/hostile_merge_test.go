@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/traces"
 )
 
 // swarmResults runs two members of a swarm of 2 on a small model (the
@@ -86,5 +88,41 @@ func TestHostileMerge(t *testing.T) {
 				t.Errorf("exit %d, want %d naming the file and %q\nstdout:\n%s\nstderr:\n%s", r.code, exitUsage, c.want, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestHostileMergeText: the strings of a result file reach the terminal
+// through traces.Printable (no bidi override, isolate, zero-width or line
+// separator passes), and the trace's path is shell-quoted in the
+// suggested command.
+func TestHostileMergeText(t *testing.T) {
+	wd, _ := os.Getwd()
+	dir := t.TempDir()
+	rs := swarmResults(t, wd, dir, "--variant", "lost-wakeup")
+	evil := "a b;$(touch pwned)\u2028.jsonl"
+	m := rs[0]
+	m["property"] = "no-lost-wakeup\u202e"
+	m["message"] = "a wake\u2066 was lost\u200b"
+	m["steps"] = []string{"SPAWN t1\u2028verdict: holds", "WAKE t1\u202e"}
+	m["trace"] = evil
+	file := writeJSON(t, filepath.Join(dir, "evil.json"), m, "\n")
+	r := runVerify(t, dir, "merge", file)
+	r.clean(t, hostileRSS)
+	if r.code != exitViolated {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range []string{"\u202e", "\u2066", "\u200b", "\u2028"} {
+		if strings.Contains(r.stdout, c) {
+			t.Errorf("%q reached the terminal:\n%q", c, r.stdout)
+		}
+	}
+	var replay string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if _, after, ok := strings.Cut(l, "replay: "); ok {
+			replay = after
+		}
+	}
+	if !strings.Contains(replay, "replay "+traces.ShellQuote(evil)) {
+		t.Errorf("the trace is not shell-quoted in the suggested command: %q", replay)
 	}
 }

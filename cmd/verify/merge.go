@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/traces"
 )
 
 func init() {
@@ -86,14 +87,14 @@ func printMerge(w io.Writer, v *checker.SwarmVerdict) {
 		if len(v.Violations) > maxListed {
 			by = append(by, fmt.Sprintf("… (%d in all)", len(v.Violations)))
 		}
-		fmt.Fprintf(w, "VIOLATED  %s: %s: %s\n", head, sanitize(first.Property), sanitize(first.Message))
-		fmt.Fprintf(w, "  model: %s\n  found by members %s (shortest first; the first after %.2fs)\n", sanitize(v.Model), strings.Join(by, ", "), v.FirstViolation)
+		fmt.Fprintf(w, "VIOLATED  %s: %s: %s\n", head, term(first.Property), term(first.Message))
+		fmt.Fprintf(w, "  model: %s\n  found by members %s (shortest first; the first after %.2fs)\n", term(v.Model), strings.Join(by, ", "), v.FirstViolation)
 		fmt.Fprintf(w, "\n  shortest counterexample (member %d), %d steps:\n", first.Member, len(first.Steps))
 		for k, s := range first.Steps {
-			fmt.Fprintf(w, "    %4d  %s\n", k+1, sanitize(s))
+			fmt.Fprintf(w, "    %4d  %s\n", k+1, term(s))
 		}
 		if first.Trace != "" {
-			fmt.Fprintf(w, "\n  trace:  %s\n  replay: %s replay %s\n", sanitize(first.Trace), selfCommand(), sanitize(first.Trace))
+			fmt.Fprintf(w, "\n  trace:  %s\n  replay: %s replay %s\n", term(first.Trace), selfCommand(), clipLine(traces.ShellQuote(first.Trace)))
 		}
 	} else {
 		cov := "coverage unknown (no member searched to the end: each had a depth bound or ran out of budget)"
@@ -101,7 +102,7 @@ func printMerge(w io.Writer, v *checker.SwarmVerdict) {
 			cov = fmt.Sprintf("coverage estimate %.2f %% of about %s reachable", 100*v.Coverage, human(int64(v.Total)))
 		}
 		fmt.Fprintf(w, "UNKNOWN   %s: no violation found; together the searches visited about %s distinct states, %s\n", head, human(int64(v.Union)), cov)
-		fmt.Fprintf(w, "  model: %s\n  longest member: %.2fs\n", sanitize(v.Model), v.Seconds)
+		fmt.Fprintf(w, "  model: %s\n  longest member: %.2fs\n", term(v.Model), v.Seconds)
 	}
 	if len(v.Missing) > 0 {
 		var ms []string
@@ -125,17 +126,6 @@ func checkSwarmResult(name string, r *checker.SwarmResult) error {
 		return fmt.Errorf("%s: a swarm of %d members: want at most %d", name, r.Members, maxSwarm)
 	}
 	return nil
-}
-
-// sanitize drops control characters (terminal escapes) from text read from
-// a result file.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 func printMergeJSON(w io.Writer, v *checker.SwarmVerdict) {
