@@ -113,8 +113,9 @@ func TestRunNilConstructor(t *testing.T) {
 	}
 }
 
-// A selection that checks nothing is refused, never "holds"; a run where
-// every selected property is skipped is unknown.
+// A selection that checks nothing, or a count out of range, is refused,
+// never "holds"; a run where every selected property is skipped is
+// unknown.
 func TestNothingCheckedIsNotHolds(t *testing.T) {
 	var all []string
 	for _, p := range properties.Properties() {
@@ -125,6 +126,8 @@ func TestNothingCheckedIsNotHolds(t *testing.T) {
 		{Skip: all},
 		{Skip: []string{"exactly-once"}, Only: []string{"exactly-once"}},
 		{Cases: []string{"fairness"}, Only: []string{"exactly-once"}},
+		{Checks: -5},
+		{PCTDepth: 1_000_000_000},
 	} {
 		if err := cfg.Validate(); err == nil {
 			t.Errorf("%+v: no error", cfg)

@@ -117,6 +117,12 @@ func (c *Config) selected() ([]*Property, error) {
 	if c.PCTDepth < 0 || c.PCTDepth > MaxPCTDepth {
 		return nil, fmt.Errorf("properties: PCTDepth %d: want 0 to %d", c.PCTDepth, MaxPCTDepth)
 	}
+	if c.Checks < 0 {
+		return nil, fmt.Errorf("properties: Checks %d: want 1 or more (0: the default)", c.Checks)
+	}
+	if c.Timeout < 0 || c.Idle < 0 || c.ShrinkTime < 0 {
+		return nil, fmt.Errorf("properties: Timeout %v, Idle %v, ShrinkTime %v: want 0 (the default) or more", c.Timeout, c.Idle, c.ShrinkTime)
+	}
 	for _, n := range append(append(append([]string(nil), c.Only...), c.Skip...), c.Cases...) {
 		if _, err := Lookup(n); err != nil {
 			return nil, err

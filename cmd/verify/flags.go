@@ -120,6 +120,7 @@ func modelFlagSpecs(f *modelFlags) []flagSpec {
 	policyIs := func(p model.Policy) func() bool { return func() bool { return model.Policy(f.policy) == p } }
 	ws := onlyWith(policyIs(model.WorkSteal), "with --policy worksteal")
 	prio := onlyWith(policyIs(model.Priority), "with --policy priority")
+	bitstate := onlyWith(func() bool { return f.scale.bitstateMB != 0 || f.scale.swarm != "" }, "with a bitstate search (--bitstate MB or --swarm I/N)")
 	return []flagSpec{
 		{name: "workers", min: 1, max: model.MaxWorkers},
 		{name: "tasks", min: 1, max: model.MaxTasks},
@@ -146,6 +147,8 @@ func modelFlagSpecs(f *modelFlags) []flagSpec {
 		{name: "max-memory", min: 0, max: 1 << 30},
 		{name: "timeout", min: 0, max: maxDuration},
 		{name: "parallel", min: 0, max: maxParallel},
+		{name: "seed", applies: bitstate},
+		{name: "hashes", min: 1, max: 16, applies: bitstate},
 		{name: "symmetry", applies: onlyWith(func() bool { return f.property == "safety" || f.property == "all" }, "with --property safety (or all, where it reduces the safety check)")},
 	}
 }
@@ -211,6 +214,11 @@ func checkCoverFlags(fs *flag.FlagSet, f *coverFlags) error {
 		err = errors.Join(err, fmt.Errorf("--goal %v: want a percentage, 0 to 100", f.goal))
 	}
 	return err
+}
+
+// replayFlagSpecs is the table of verify replay's numeric flags.
+func replayFlagSpecs() []flagSpec {
+	return []flagSpec{{name: "from", min: 1, max: math.MaxInt64}}
 }
 
 // checkFlagSpecs is the table of verify check's numeric flags.

@@ -55,6 +55,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if err := validateFlags(fs, replayFlagSpecs()); err != nil {
+		return flagError(stderr, "replay", err)
+	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "verify replay: want one trace FILE (see verify replay -h)")
 		return exitUsage
