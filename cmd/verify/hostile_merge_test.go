@@ -63,6 +63,10 @@ func TestHostileMerge(t *testing.T) {
 	dir := t.TempDir()
 	good := swarmResults(t, wd, dir)
 	second := writeJSON(t, filepath.Join(dir, "second.json"), good[1], "\n")
+	// The two members merge.
+	if r := runVerify(t, wd, "merge", writeJSON(t, filepath.Join(dir, "first.json"), good[0], "\n"), second); r.code != exitUnknown {
+		t.Fatalf("two good members: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 	for _, c := range []struct {
 		name  string
 		edit  func(m map[string]any)
@@ -71,6 +75,14 @@ func TestHostileMerge(t *testing.T) {
 		alone bool // merged alone, not with the good second member
 	}{
 		{name: "two billion members", edit: func(m map[string]any) { m["members"] = 2_000_000_000 }, want: "want at most", alone: true},
+		{name: "coverage 1e-310", edit: func(m map[string]any) { m["coverage"] = 1e-310 }, want: "coverage"},
+		{name: "states 2^63-1", edit: func(m map[string]any) { m["states"] = int64(1<<63 - 1) }, want: "states"},
+		{name: "violated without steps", edit: func(m map[string]any) { m["verdict"] = "violated"; delete(m, "steps") }, want: "without a counterexample"},
+		{name: "negative seconds", edit: func(m map[string]any) { m["seconds"] = -5 }, want: "seconds"},
+		{name: "trailing garbage", tail: "garbage", want: "data after the result"},
+		{name: "two results in one file", tail: "{}\n", want: "one result per file"},
+		{name: "the same member twice", edit: func(m map[string]any) { m["member"] = 2 }, want: "member 2"},
+		{name: "another configuration", edit: func(m map[string]any) { m["model"] = m["model"].(string) + " invariants=none" }, want: "one model configuration"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := cloneMap(good[0])
@@ -84,10 +96,26 @@ func TestHostileMerge(t *testing.T) {
 			}
 			r := runVerify(t, wd, args...)
 			r.clean(t, hostileRSS)
-			if r.code != exitUsage || !strings.Contains(r.stderr, bad) || !strings.Contains(r.stderr, c.want) {
+			if r.code != exitUsage || !strings.Contains(r.stderr, filepath.Base(bad)) || !strings.Contains(r.stderr, c.want) {
 				t.Errorf("exit %d, want %d naming the file and %q\nstdout:\n%s\nstderr:\n%s", r.code, exitUsage, c.want, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestHostileMergeConfigurations: members run with different --invariants
+// or --symmetry checked different things; their results do not add up.
+func TestHostileMergeConfigurations(t *testing.T) {
+	wd, _ := os.Getwd()
+	dir := t.TempDir()
+	first := writeJSON(t, filepath.Join(dir, "plain.json"), swarmResults(t, wd, t.TempDir())[0], "\n")
+	for _, extra := range [][]string{{"--invariants", "none"}, {"--symmetry"}} {
+		other := writeJSON(t, filepath.Join(dir, "other.json"), swarmResults(t, wd, t.TempDir(), extra...)[1], "\n")
+		r := runVerify(t, wd, "merge", first, other)
+		r.clean(t, hostileRSS)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "one model configuration") {
+			t.Errorf("%v: exit %d\n%s\n%s", extra, r.code, r.stdout, r.stderr)
+		}
 	}
 }
 

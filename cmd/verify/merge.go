@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -40,15 +41,16 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	var rs []*checker.SwarmResult
+	set := swarmSet{files: map[int]string{}}
 	for _, name := range fs.Args() {
 		in, closeIn, err := openInputCtx(ctx, name)
 		var r *checker.SwarmResult
 		if err == nil {
-			r, err = checker.ReadSwarmResult(name, in)
+			r, err = readSwarmResult(name, in)
 			closeIn()
 		}
 		if err == nil {
-			err = checkSwarmResult(name, r)
+			err = set.add(name, r)
 		}
 		if isInterrupted(err) || ctx.Err() != nil {
 			fmt.Fprintf(stderr, "verify merge: interrupted while reading %s; no verdict\n", term(name))
@@ -119,12 +121,97 @@ func printMerge(w io.Writer, v *checker.SwarmVerdict) {
 // maxListed bounds the members a line lists.
 const maxListed = 20
 
+// Bounds of what a member's result may say. A bitstate filter is at most
+// 1 TiB (2^43 bits) and each state sets a bit, so a search that says it
+// visited more than 2^48 states, or whose states ÷ coverage estimate more
+// than 2^53 reachable ones (the largest count a float64 holds exactly), is
+// not a result of verify model.
+const (
+	maxSwarmStates   = 1 << 48
+	maxSwarmEstimate = 1 << 53
+	maxSwarmSeconds  = 1e8 // three years
+)
+
+// readSwarmResult reads one result file: exactly one result (a second
+// one, or anything after it but blanks, is refused, not ignored), in at
+// most checker.MaxSwarmResult bytes, every field within what a member
+// writes.
+func readSwarmResult(name string, in io.Reader) (*checker.SwarmResult, error) {
+	b, err := io.ReadAll(io.LimitReader(in, checker.MaxSwarmResult+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(b) > checker.MaxSwarmResult {
+		return nil, fmt.Errorf("%s: larger than any swarm result (%d MiB)", name, checker.MaxSwarmResult>>20)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var first, more json.RawMessage
+	if err := dec.Decode(&first); err == nil {
+		end := dec.InputOffset()
+		if err := dec.Decode(&more); err != io.EOF {
+			return nil, fmt.Errorf("%s: data after the result, at byte %d: want one result per file", name, end)
+		}
+	}
+	r, err := checker.ReadSwarmResult(name, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return r, checkSwarmResult(name, r)
+}
+
 // checkSwarmResult refuses what a result file may say but no member of a
 // swarm writes: each count is bounded before it sizes anything.
 func checkSwarmResult(name string, r *checker.SwarmResult) error {
-	if r.Members > maxSwarm {
-		return fmt.Errorf("%s: a swarm of %d members: want at most %d", name, r.Members, maxSwarm)
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%s: %s", name, fmt.Sprintf(format, a...))
 	}
+	switch {
+	case r.Members > maxSwarm:
+		return bad("a swarm of %d members: want at most %d", r.Members, maxSwarm)
+	case r.States < 0 || r.States > maxSwarmStates:
+		return bad("states %d: want 0 to %d", r.States, int64(maxSwarmStates))
+	case r.Transitions < 0 || r.Depth < 0 || r.DepthBound < 0 || r.Cut < 0:
+		return bad("transitions %d, depth %d, depth bound %d, cut %d: want 0 or more", r.Transitions, r.Depth, r.DepthBound, r.Cut)
+	case !(r.Seconds >= 0 && r.Seconds <= maxSwarmSeconds):
+		return bad("seconds %g: want 0 to %g", r.Seconds, maxSwarmSeconds)
+	case r.Coverage > 0 && float64(r.States)/r.Coverage > maxSwarmEstimate:
+		return bad("coverage %g of %d states estimates %g reachable states: want at most 2^53 (a coverage this small is not an estimate)", r.Coverage, r.States, float64(r.States)/r.Coverage)
+	case !(r.Fill >= 0 && r.Fill <= 1) || !(r.Lost >= 0 && r.Lost <= 1):
+		return bad("fill %g, lost %g: want fractions, 0 to 1", r.Fill, r.Lost)
+	case r.Hashes < 1 || r.Hashes > 16 || r.FilterBytes < 1 || r.FilterBytes > 1<<40:
+		return bad("%d hashes, a filter of %d bytes: want 1 to 16 hashes and 1 byte to 1 TiB", r.Hashes, r.FilterBytes)
+	case r.Verdict == checker.Violated.String() && len(r.Steps) == 0:
+		return bad("verdict violated without a counterexample (no steps)")
+	case r.Verdict != checker.Violated.String() && len(r.Steps) > 0:
+		return bad("verdict %s with a counterexample of %d steps", term(r.Verdict), len(r.Steps))
+	}
+	return nil
+}
+
+// swarmSet checks that the results merged are of one swarm: one model
+// configuration, one size, each member once; the error names both files.
+type swarmSet struct {
+	first   string // the first file
+	model   string
+	members int
+	files   map[int]string // member → file
+}
+
+func (s *swarmSet) add(name string, r *checker.SwarmResult) error {
+	if s.first == "" {
+		s.first, s.model, s.members = name, r.Model, r.Members
+	}
+	switch {
+	case r.Model != s.model:
+		return fmt.Errorf("%s checked %s, but %s checked %s: want results of one model configuration", name, term(r.Model), s.first, term(s.model))
+	case r.Members != s.members:
+		return fmt.Errorf("%s is of a swarm of %d, but %s of a swarm of %d: want one swarm", name, r.Members, s.first, s.members)
+	case s.files[r.Member] == name:
+		return fmt.Errorf("%s given twice: want each member once", name)
+	case s.files[r.Member] != "":
+		return fmt.Errorf("%s and %s are both member %d: want each member once", s.files[r.Member], name, r.Member)
+	}
+	s.files[r.Member] = name
 	return nil
 }
 

@@ -124,6 +124,14 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 	}
 	if n > 0 {
 		sr := checker.NewSwarmResult(i, n, b, r, st)
+		// The options that change what a member checks are part of its
+		// configuration: merge refuses to add up members that differ.
+		if f.invariants != "all" && f.invariants != "" {
+			sr.Model += " invariants=" + f.invariants
+		}
+		if f.symmetry {
+			sr.Model += " symmetry"
+		}
 		sr.Trace = files["trace"]
 		path := s.result
 		if path == "" {
