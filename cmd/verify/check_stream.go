@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -202,7 +203,10 @@ func (s *checkStream) suggest(w io.Writer, replay bool) {
 		return
 	}
 	q := traces.ShellQuote(s.file)
-	fmt.Fprintf(w, "see it: %s check --html %s %s", selfCommand(), traces.ShellQuote(strings.TrimSuffix(s.file, filepath.Ext(s.file))+".html"), q)
+	// The page goes to the temporary directory, not beside the trace: a
+	// command suggested writes nothing into the user's tree.
+	page := filepath.Join(os.TempDir(), strings.TrimSuffix(filepath.Base(s.file), filepath.Ext(s.file))+".html")
+	fmt.Fprintf(w, "see it: %s check --html %s %s", selfCommand(), traces.ShellQuote(page), q)
 	if replay {
 		fmt.Fprintf(w, "; step through it: %s replay %s", selfCommand(), q)
 	}

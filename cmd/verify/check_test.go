@@ -218,6 +218,8 @@ func TestDocExample(t *testing.T) {
 	}
 	_, got, _ := run(t, "check", td("steal_with_local_work.jsonl"))
 	got = strings.ReplaceAll(got, "testdata/check/", "cmd/verify/testdata/check/")
+	got = strings.ReplaceAll(got, selfCommand()+" ", "verify ")                     // as an installed verify prints it
+	got = strings.ReplaceAll(got, os.TempDir()+string(filepath.Separator), "/tmp/") // wherever TMPDIR is
 	if got != want {
 		t.Errorf("docs/trace-format.md shows:\n%s\nverify check prints:\n%s", want, got)
 	}

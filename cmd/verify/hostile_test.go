@@ -55,7 +55,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv("EXECSPEC_HOSTILE_LAUNCH") == "1" {
 		os.Exit(launch(os.Args[1:]))
 	}
+	// The files written where no flag says go to the user's cache
+	// directory: the tests' go to one of their own.
+	cache, err := os.MkdirTemp("", "verify-cache-")
+	if err == nil {
+		os.Setenv("XDG_CACHE_HOME", cache)
+	}
 	code := m.Run()
+	if cache != "" {
+		os.RemoveAll(cache)
+	}
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}

@@ -65,7 +65,7 @@ func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
 	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: one state per class of interchangeable workers and tasks (safety)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object per property instead of text")
 	fs.BoolVar(&f.list, "list", false, "list the rules, invariants, properties and variants, and exit")
-	fs.StringVar(&f.out, "out", "", "directory for counterexample traces and timelines (default: a new temporary directory)")
+	fs.StringVar(&f.out, "out", "", "directory for counterexample traces and timelines (default: the user's cache directory, execspec/counterexamples, reused from run to run)")
 	fs.Int64Var(&f.maxStates, "max-states", 0, "state budget; the verdict is unknown when it is spent (0: none)")
 	fs.Int64Var(&f.maxMemMiB, "max-memory", 8192, "memory budget in MiB for the state store (0: none)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "time budget, e.g. 30s (0: none)")
@@ -111,7 +111,7 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	code := exitHolds
 	if !f.quiet && !f.json {
-		opts.Progress = progressPrinter(stderr)
+		opts.Progress = progressPrinter(stderr, f.timeout, f.maxStates)
 	}
 	if f.scale.search() {
 		return runSearch(ctx, &f, cfg, props, opts, stdout, stderr) // model_scale.go
@@ -212,15 +212,34 @@ func (f *modelFlags) resolve() (model.Config, []checker.Property, checker.Option
 	return cfg, props, opts, nil
 }
 
-func progressPrinter(w io.Writer) func(checker.Progress) {
+// progressPrinter prints the search's progress every few seconds: what
+// was explored, at what rate, and what is left of the budget (--timeout,
+// --max-states) with the time it would take at that rate; a search
+// without a budget says that its total is known only at its end.
+func progressPrinter(w io.Writer, timeout time.Duration, maxStates int64) func(checker.Progress) {
 	return func(p checker.Progress) {
-		rate := float64(p.States) / p.Elapsed.Seconds()
-		if p.Phase != "exploring" {
+		secs := max(p.Elapsed.Seconds(), 1e-3)
+		rate := float64(p.States) / secs
+		if p.Phase != "exploring" && p.Phase != "bitstate" {
 			fmt.Fprintf(w, "  %s states explored; checking %s  %s\n", human(p.States), p.Phase, p.Elapsed.Truncate(time.Second))
 			return
 		}
-		fmt.Fprintf(w, "  %s states  %s/s  %s transitions  depth %d  frontier %s  %s\n",
-			human(p.States), human(int64(rate)), human(p.Transitions), p.Depth, human(p.Frontier), p.Elapsed.Truncate(time.Second))
+		left := "total known only at the end; Ctrl-C stops with what was found"
+		switch {
+		case maxStates > 0 && timeout > 0:
+			left = fmt.Sprintf("budget: %s states or %v left", human(max(maxStates-p.States, 0)), max(timeout-p.Elapsed, 0).Round(time.Second))
+		case maxStates > 0:
+			n := max(maxStates-p.States, 0)
+			left = fmt.Sprintf("budget: %s states left, about %v at this rate", human(n), time.Duration(float64(n)/max(rate, 1)*1e9).Truncate(time.Second))
+		case timeout > 0:
+			left = fmt.Sprintf("budget: %v left", max(timeout-p.Elapsed, 0).Round(time.Second))
+		}
+		frontier := ""
+		if p.Phase == "exploring" {
+			frontier = "  frontier " + human(p.Frontier)
+		}
+		fmt.Fprintf(w, "  %s states  %s/s  %s transitions  depth %d%s  %s  (%s)\n",
+			human(p.States), human(int64(rate)), human(p.Transitions), p.Depth, frontier, p.Elapsed.Truncate(time.Second), left)
 	}
 }
 
@@ -264,7 +283,7 @@ func printModelList(w io.Writer) {
 // as an HTML timeline, and returns their paths.
 func writeCounterexample(dir string, r *checker.Result) (map[string]string, error) {
 	if dir == "" {
-		d, err := os.MkdirTemp("", "execspec-")
+		d, err := defaultOutDir("counterexamples")
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
 )
 
 // scaleFlags are the flags of `verify model` for large state spaces: the
@@ -33,7 +34,7 @@ func (s *scaleFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&s.seed, "seed", 0, "base hash seed of a bitstate search or swarm")
 	fs.IntVar(&s.depthBound, "depth-bound", 0, "depth bound of a bitstate search (0: none; a swarm varies it)")
 	fs.IntVar(&s.hashes, "hashes", 3, "bits set per state in the bitstate filter")
-	fs.StringVar(&s.result, "result", "", "swarm result file (default swarm-I-of-N.json in the current directory)")
+	fs.StringVar(&s.result, "result", "", "swarm result file (default swarm-I-of-N.json in the user's cache directory, execspec/swarm)")
 }
 
 // apply sets the options the flags ask for.
@@ -100,6 +101,18 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 	if err != nil {
 		return usage("%v", err)
 	}
+	if r.Verdict != checker.Violated && !st.Complete {
+		// The coverage estimate is the share of the states met that were
+		// explored: of a search stopped early it says nothing about the
+		// reachable states, so none is claimed.
+		why := "stopped"
+		if p := strings.Index(r.Message, "%"); p >= 0 {
+			if i := strings.Index(r.Message[p:], " ("); i >= 0 {
+				why = strings.TrimSuffix(r.Message[p+i+2:], ")")
+			}
+		}
+		r.Message = fmt.Sprintf("no violation found in the %d states searched before the search stopped (%s); how much of the reachable state space that is is unknown", r.States, why)
+	}
 	files := map[string]string{}
 	if r.Verdict == checker.Violated {
 		out := f.out
@@ -135,14 +148,23 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 		sr.Trace = files["trace"]
 		path := s.result
 		if path == "" {
-			path = fmt.Sprintf("swarm-%d-of-%d.json", i, n)
+			dir, err := defaultOutDir("swarm")
+			if err != nil {
+				fmt.Fprintf(stderr, "verify model: writing the swarm result: %v\n", err)
+				return exitUsage
+			}
+			path = filepath.Join(dir, fmt.Sprintf("swarm-%d-of-%d.json", i, n))
 		}
 		if err := writeResultFile(path, sr); err != nil {
 			fmt.Fprintf(stderr, "verify model: writing the swarm result: %v\n", err)
 			return exitUsage
 		}
 		if !f.json {
-			fmt.Fprintf(stdout, "  swarm member %d of %d: result in %s (combine them with: %s merge FILES…)\n", i, n, path, selfCommand())
+			glob := "FILES…"
+			if s.result == "" {
+				glob = traces.ShellQuote(filepath.Dir(path)) + string(filepath.Separator) + fmt.Sprintf("swarm-*-of-%d.json", n)
+			}
+			fmt.Fprintf(stdout, "  swarm member %d of %d: result in %s (combine them with: %s merge %s)\n", i, n, term(path), selfCommand(), glob)
 		}
 	}
 	return code

@@ -48,7 +48,7 @@ func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.only, "property", "", "run only these properties (comma-separated names, see --list)")
 	fs.StringVar(&f.skip, "skip", "", "leave out these properties (comma-separated)")
 	fs.StringVar(&f.cases, "cases", "", "draw only the cases of these properties, still checking every property on them (comma-separated)")
-	fs.StringVar(&f.out, "out", ".", "directory for the trace and HTML timeline of a failure")
+	fs.StringVar(&f.out, "out", "", "directory for the trace and HTML timeline of a failure (default: the user's cache directory, execspec/run)")
 	fs.BoolVar(&f.uncontrolled, "uncontrolled", false, "run a controllable executor as a black box (no controlled interleavings)")
 	fs.IntVar(&f.pct, "pct", 0, fmt.Sprintf("draw controlled schedules with PCT of this depth, 1 to %d (0: a rapid choice at every decision)", maxPCTDepth))
 	fs.BoolVar(&f.list, "list", false, "list the properties and the executors, and exit")
@@ -227,14 +227,20 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 	for _, l := range strings.Split(strings.TrimSpace(r.Detail), "\n") {
 		fmt.Fprintf(stdout, "    %s\n", l)
 	}
-	if h, events, ok := r.Observation.Trace(); ok && len(events) > 0 {
-		base := filepath.Join(f.out, fmt.Sprintf("run-%s-%s", strings.ReplaceAll(f.executor, "/", "-"), r.Property.Name))
+	out, outErr := f.out, error(nil)
+	if out == "" {
+		out, outErr = defaultOutDir("run")
+	}
+	if h, events, ok := r.Observation.Trace(); ok && len(events) > 0 && outErr != nil {
+		fmt.Fprintf(stderr, "verify run: writing the trace: %s\n", term(outErr.Error()))
+	} else if ok && len(events) > 0 {
+		base := filepath.Join(out, fmt.Sprintf("run-%s-%s", strings.ReplaceAll(f.executor, "/", "-"), r.Property.Name))
 		jsonl, html := base+".jsonl", base+".html"
 		if err := traces.WriteFile(jsonl, h, events); err != nil {
 			fmt.Fprintf(stderr, "verify run: writing the trace: %s\n", term(err.Error()))
 		} else {
 			q := traces.ShellQuote(jsonl)
-			fmt.Fprintf(stdout, "  trace: %s (%d events; verify check %s, verify replay %s)\n", term(jsonl), len(events), q, q)
+			fmt.Fprintf(stdout, "  trace: %s (%d events; %s check %s, %s replay %s)\n", term(jsonl), len(events), selfCommand(), q, selfCommand(), q)
 		}
 		mark := runMark(stdout, h, events, r.Caught+": "+firstLine(r.Detail))
 		if err := writeFile(html, func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) }); err != nil {
