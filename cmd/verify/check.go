@@ -84,7 +84,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	softMemoryLimit()
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "verify check: want one trace FILE (see verify check -h)")
+		fmt.Fprintf(stderr, "verify check: want one trace FILE (see %s check -h)\n", selfCommand())
 		return exitUsage
 	}
 	file := fs.Arg(0)

@@ -238,6 +238,6 @@ func flagError(stderr interface{ Write([]byte) (int, error) }, cmd string, err e
 	for _, l := range strings.Split(err.Error(), "\n") {
 		fmt.Fprintf(stderr, "verify %s: %s\n", cmd, l)
 	}
-	fmt.Fprintf(stderr, "(see verify %s -h)\n", cmd)
+	fmt.Fprintf(stderr, "(see %s %s -h)\n", selfCommand(), cmd)
 	return exitUsage
 }

@@ -59,7 +59,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return flagError(stderr, "replay", err)
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "verify replay: want one trace FILE (see verify replay -h)")
+		fmt.Fprintf(stderr, "verify replay: want one trace FILE (see %s replay -h)\n", selfCommand())
 		return exitUsage
 	}
 	softMemoryLimit()

@@ -80,7 +80,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "verify run: unexpected argument %q (see verify run -h)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "verify run: unexpected argument %q (see %s run -h)\n", fs.Arg(0), selfCommand())
 		return exitUsage
 	}
 	if f.list {
@@ -166,7 +166,7 @@ func lookupExecutor(name string) (func() executor.Executor, error) {
 				return b.New, nil
 			}
 		}
-		return nil, fmt.Errorf("no broken executor %q (see verify run --list)", n)
+		return nil, fmt.Errorf("no broken executor %q (see %s run --list)", n, selfCommand())
 	}
 	if f, ok := executor.Builtin(name); ok {
 		return f, nil
