@@ -60,7 +60,7 @@ func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 	fs.IntVar(&f.pendings, "pendings", 1, "Pending results of each task before Ready")
 	fs.IntVar(&f.wakes, "wakes", 1, "wakes of each registered waker")
 	fs.IntVar(&f.localCap, "local-cap", 2, "capacity of each local queue (worksteal)")
-	fs.StringVar(&f.strategy, "strategy", "random", "how schedules are chosen: "+strings.Join(properties.CoverStrategies, ", "))
+	fs.StringVar(&f.strategy, "strategy", "guided", "how schedules are chosen: "+strings.Join(properties.CoverStrategies, ", ")+" (guided reached more states and transitions than random on every configuration measured)")
 	fs.IntVar(&f.pctDepth, "pct-depth", 3, "PCT's bug depth (--strategy pct)")
 	fs.IntVar(&f.preempt, "preemptions", 0, "at most this many preemptions per run (--strategy exhaustive or dfs; 0: no bound)")
 	fs.DurationVar(&f.dur, "time", 0, "stop after this long (default 10s when --runs is not given)")
