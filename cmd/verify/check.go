@@ -251,7 +251,7 @@ func softMemoryLimit() {
 func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *traces.Header, n int) int {
 	fmt.Fprintf(stderr, "verify check: interrupted after %d events; no verdict\n", n)
 	if f.json {
-		out := checkJSON{File: file, Verdict: checker.Unknown.String(), Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Interrupted: true}
+		out := checkJSON{Schema: jsonSchema, File: file, Verdict: checker.Unknown.String(), Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Interrupted: true}
 		if h != nil {
 			out.Executor, out.Policy, out.Workers = h.Executor, h.Policy, h.Workers
 		}
@@ -436,6 +436,7 @@ func taskList(ts []int64) string {
 }
 
 type checkJSON struct {
+	Schema         int               `json:"schema"`
 	File           string            `json:"file"`
 	Verdict        string            `json:"verdict"`
 	Executor       string            `json:"executor"`
@@ -470,7 +471,7 @@ type violationJSON struct {
 }
 
 func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr *checker.ConformanceError, rep *checker.ConformanceReport, recent *ring, lin *checker.LinResult, files map[string]string, limit string, outErrs []error) {
-	out := checkJSON{File: file, Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files, Limit: limit}
+	out := checkJSON{Schema: jsonSchema, File: file, Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files, Limit: limit}
 	for _, err := range outErrs {
 		out.OutputErrors = append(out.OutputErrors, err.Error())
 	}
@@ -512,7 +513,7 @@ func badInput(stdout, stderr io.Writer, asJSON bool, file string, err error) int
 	}
 	fmt.Fprintf(stderr, "verify check: bad input: %s\n", term(msg))
 	if asJSON {
-		json.NewEncoder(stdout).Encode(checkJSON{File: file, Verdict: "bad-input", Error: msg})
+		json.NewEncoder(stdout).Encode(checkJSON{Schema: jsonSchema, File: file, Verdict: "bad-input", Error: msg})
 	}
 	return exitUsage
 }
@@ -657,7 +658,7 @@ func checkGoTrace(ctx context.Context, file string, f *checkFlags, stdout, stder
 			left = append(left, g.Goroutine)
 		}
 		json.NewEncoder(stdout).Encode(map[string]any{
-			"file": file, "verdict": rep.Verdict.String(), "events": rep.Events, "goroutines": rep.Goroutines,
+			"schema": jsonSchema, "file": file, "verdict": rep.Verdict.String(), "events": rep.Events, "goroutines": rep.Goroutines,
 			"violations": viol, "left_runnable": left, "max_delay_ns": int64(rep.MaxDelay), "max_other_runs": rep.MaxOtherRuns,
 			"worst_by_time": conv(rep.WorstByTime), "worst_by_runs": conv(rep.WorstByRuns), "cannot_show": rep.CannotShow, "files": files,
 		})

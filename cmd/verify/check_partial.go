@@ -132,6 +132,7 @@ func delayJSON(d checker.PartialDelay) partialDelayJSON {
 }
 
 type partialJSON struct {
+	Schema         int                        `json:"schema"`
 	File           string                     `json:"file"`
 	Verdict        string                     `json:"verdict"`
 	Executor       string                     `json:"executor"`
@@ -166,7 +167,7 @@ type partialJSON struct {
 
 func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, rep *checker.PartialReport, recent *ring, files map[string]string, outErrs []error) {
 	out := partialJSON{
-		File: file, Verdict: rep.Verdict.String(), Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: rep.Events,
+		Schema: jsonSchema, File: file, Verdict: rep.Verdict.String(), Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: rep.Events,
 		Partial: true, Unobserved: rep.Unobserved, Checked: rep.Checked, Unchecked: rep.Unchecked, Replayed: rep.Replayed,
 		Tasks: rep.Tasks, Completed: rep.Completed,
 		LostWakeups: append([]int64{}, rep.LostWakeups...), NeverCompleted: append([]int64{}, rep.NeverCompleted...),

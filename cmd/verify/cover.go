@@ -92,6 +92,8 @@ func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 
 // coverJSON is the --json output: the report and how the runs went.
 type coverJSON struct {
+	Schema   int     `json:"schema"`
+	Verdict  string  `json:"verdict"` // as the exit code: violated when a run left the model or the goal was missed
 	Executor string  `json:"executor"`
 	Strategy string  `json:"strategy"`
 	Seed     uint64  `json:"seed"`
@@ -168,8 +170,9 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitUsage
 		}
 	}
+	code := coverCode(&f, res)
 	if f.json {
-		out := coverJSON{Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, CoverResultJSON: res.JSON()}
+		out := coverJSON{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, CoverResultJSON: res.JSON()}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			fmt.Fprintf(stderr, "verify cover: %v\n", err)
@@ -192,12 +195,18 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stdout, "\ncoverage page: %s\n", f.html)
 		}
 	}
+	return code
+}
+
+// coverCode is the exit code of a coverage run: 1 when a run left the
+// model or the goal was missed, 3 when interrupted, else 0.
+func coverCode(f *coverFlags, res *properties.CoverResult) int {
 	switch {
 	case res.FirstFailure != nil:
 		return exitViolated
 	case res.Stopped == "interrupted":
 		return exitUnknown
-	case f.goal > 0 && r.StatePercent() < f.goal:
+	case f.goal > 0 && res.Report.StatePercent() < f.goal:
 		return exitViolated
 	}
 	return exitHolds

@@ -218,6 +218,7 @@ func (s *swarmSet) add(name string, r *checker.SwarmResult) error {
 
 func printMergeJSON(w io.Writer, v *checker.SwarmVerdict) {
 	out := struct {
+		Schema         int      `json:"schema"`
 		Verdict        string   `json:"verdict"`
 		Model          string   `json:"model"`
 		Members        int      `json:"members"`
@@ -233,7 +234,7 @@ func printMergeJSON(w io.Writer, v *checker.SwarmVerdict) {
 		Total          float64  `json:"estimated_reachable,omitempty"`
 		Coverage       *float64 `json:"coverage,omitempty"`
 		Seconds        float64  `json:"seconds"`
-	}{Verdict: v.Verdict.String(), Model: v.Model, Members: v.Members, Of: v.Of, Missing: v.Missing,
+	}{Schema: jsonSchema, Verdict: v.Verdict.String(), Model: v.Model, Members: v.Members, Of: v.Of, Missing: v.Missing,
 		FirstViolation: v.FirstViolation, Union: v.Union, Total: v.Total, Seconds: v.Seconds}
 	if v.Coverage >= 0 {
 		c := v.Coverage

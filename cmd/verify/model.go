@@ -122,6 +122,8 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "verify model: %v\n", err)
 		return exitUsage
 	}
+	var results []modelResultJSON
+results:
 	for _, r := range rs {
 		files := map[string]string{}
 		if r.Verdict == checker.Violated {
@@ -131,19 +133,23 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 		}
 		if f.json {
-			printModelJSON(stdout, r, files)
+			results = append(results, modelResult(r, files))
 		} else {
 			printModelResult(stdout, r, files)
 		}
 		switch r.Verdict {
 		case checker.Violated:
-			return exitViolated
+			code = exitViolated
+			break results
 		case checker.Unknown:
 			code = exitUnknown
 			if ctx.Err() != nil {
-				return code // interrupted: report what was found and stop
+				break results // interrupted: report what was found and stop
 			}
 		}
+	}
+	if f.json {
+		printModelJSON(stdout, code, results)
 	}
 	return code
 }
@@ -375,26 +381,45 @@ type jsonStep struct {
 	State string `json:"state,omitempty"`
 }
 
-func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
+// modelResultJSON is one property's result in verify model --json.
+type modelResultJSON struct {
+	Verdict     string       `json:"verdict"`
+	Property    string       `json:"property"`
+	Message     string       `json:"message,omitempty"`
+	Model       string       `json:"model"`
+	States      int64        `json:"states"`
+	Transitions int64        `json:"transitions"`
+	Depth       int          `json:"depth"`
+	Seconds     float64      `json:"seconds"`
+	BytesState  float64      `json:"bytes_per_state"`
+	Workers     int          `json:"workers"`
+	Efficiency  float64      `json:"parallel_efficiency,omitempty"`
+	Path        []jsonStep   `json:"path,omitempty"`
+	Loop        *int         `json:"loop,omitempty"`
+	Trace       string       `json:"trace,omitempty"`
+	Timeline    string       `json:"timeline,omitempty"`
+	RootCause   *culpritJSON `json:"root_cause,omitempty"`
+	Symptom     *culpritJSON `json:"symptom,omitempty"`
+}
+
+// printModelJSON prints verify model --json: one object, whatever the
+// number of properties checked (docs/json-output.md).
+func printModelJSON(w io.Writer, code int, results []modelResultJSON) {
 	out := struct {
-		Verdict     string       `json:"verdict"`
-		Property    string       `json:"property"`
-		Message     string       `json:"message,omitempty"`
-		Model       string       `json:"model"`
-		States      int64        `json:"states"`
-		Transitions int64        `json:"transitions"`
-		Depth       int          `json:"depth"`
-		Seconds     float64      `json:"seconds"`
-		BytesState  float64      `json:"bytes_per_state"`
-		Workers     int          `json:"workers"`
-		Efficiency  float64      `json:"parallel_efficiency,omitempty"`
-		Path        []jsonStep   `json:"path,omitempty"`
-		Loop        *int         `json:"loop,omitempty"`
-		Trace       string       `json:"trace,omitempty"`
-		Timeline    string       `json:"timeline,omitempty"`
-		RootCause   *culpritJSON `json:"root_cause,omitempty"`
-		Symptom     *culpritJSON `json:"symptom,omitempty"`
-	}{
+		Schema  int               `json:"schema"`
+		Verdict string            `json:"verdict"`
+		Results []modelResultJSON `json:"results"`
+	}{jsonSchema, verdictOf(code), results}
+	if out.Results == nil {
+		out.Results = []modelResultJSON{}
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(w, string(b))
+}
+
+// modelResult is r, whose counterexample was written to files, as JSON.
+func modelResult(r *checker.Result, files map[string]string) modelResultJSON {
+	out := modelResultJSON{
 		Verdict: r.Verdict.String(), Property: r.Property, Message: r.Message, Model: r.Config.String(),
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Seconds: r.Elapsed.Seconds(),
 		BytesState: r.BytesPerState(), Workers: r.Workers, Efficiency: r.Efficiency, Trace: files["trace"], Timeline: files["timeline"],
@@ -414,6 +439,5 @@ func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
 			out.Loop = &l
 		}
 	}
-	b, _ := json.Marshal(out)
-	fmt.Fprintln(w, string(b))
+	return out
 }

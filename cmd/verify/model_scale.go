@@ -125,7 +125,11 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 		}
 	}
 	if f.json {
-		printModelJSON(stdout, r, files)
+		code := exitUnknown
+		if r.Verdict == checker.Violated {
+			code = exitViolated
+		}
+		printModelJSON(stdout, code, []modelResultJSON{modelResult(r, files)})
 	} else {
 		printModelResult(stdout, r, files)
 		fmt.Fprintf(stdout, "  bitstate: %d MiB filter, %d hashes, %.2f %% of its bits set, seed %d, depth bound %d, deepest %d\n",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -37,6 +38,7 @@ type runFlags struct {
 	list         bool
 	shrink       time.Duration
 	all          bool
+	json         bool
 }
 
 func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
@@ -53,6 +55,7 @@ func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
 	fs.IntVar(&f.pct, "pct", 0, fmt.Sprintf("draw controlled schedules with PCT of this depth, 1 to %d (0: a rapid choice at every decision)", maxPCTDepth))
 	fs.BoolVar(&f.list, "list", false, "list the properties and the executors, and exit")
 	fs.DurationVar(&f.shrink, "shrink-time", 5*time.Second, "time limit for shrinking one failure")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout instead of the report (docs/json-output.md)")
 	fs.BoolVar(&f.all, "all", false, "run every property even after one failed (by default the run stops at the first failure)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify run [flags]")
@@ -113,34 +116,43 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	interrupted := ctx.Err() != nil
+	text := stdout
+	if f.json {
+		text = io.Discard // the report goes out as JSON at the end
+	}
 	for _, r := range rep.Results {
 		switch {
 		case r.Skipped != "":
-			fmt.Fprintf(stdout, "%-22s skipped: %s\n", r.Property.Name, r.Skipped)
+			fmt.Fprintf(text, "%-22s skipped: %s\n", r.Property.Name, r.Skipped)
 		case r.Verdict == checker.Violated:
-			fmt.Fprintf(stdout, "%-22s VIOLATED after %d cases (%v)\n", r.Property.Name, r.Cases, r.Duration.Round(time.Millisecond))
+			fmt.Fprintf(text, "%-22s VIOLATED after %d cases (%v)\n", r.Property.Name, r.Cases, r.Duration.Round(time.Millisecond))
 		case r.Verdict == checker.Unknown && r.Runs == 0 && !interrupted:
-			fmt.Fprintf(stdout, "%-22s not run (stopped at the first failure; --all runs every property)\n", r.Property.Name)
+			fmt.Fprintf(text, "%-22s not run (stopped at the first failure; --all runs every property)\n", r.Property.Name)
 		case r.Verdict == checker.Holds:
 			extra := ""
 			if r.NoVerdict > 0 {
 				extra = fmt.Sprintf("; %d stopped by a budget without a verdict", r.NoVerdict)
 			}
-			fmt.Fprintf(stdout, "%-22s holds (%d cases, %v%s)\n", r.Property.Name, r.Runs, r.Duration.Round(time.Millisecond), extra)
+			fmt.Fprintf(text, "%-22s holds (%d cases, %v%s)\n", r.Property.Name, r.Runs, r.Duration.Round(time.Millisecond), extra)
 		default:
-			fmt.Fprintf(stdout, "%-22s unknown (interrupted)\n", r.Property.Name)
+			fmt.Fprintf(text, "%-22s unknown (interrupted)\n", r.Property.Name)
 		}
 	}
 	code := exitHolds
+	written := map[*properties.Result]map[string]string{}
 	for _, r := range rep.Results {
 		if r.Verdict == checker.Violated {
 			code = exitViolated
-			printRunFailure(stdout, stderr, &f, r)
+			written[r] = printRunFailure(text, stderr, &f, r)
 		}
 	}
 	v := rep.Verdict()
 	if code == exitHolds && (v == checker.Unknown || interrupted) {
 		code = exitUnknown
+	}
+	if f.json {
+		printRunJSON(stdout, &f, rep, code, interrupted, written, time.Since(start))
+		return code
 	}
 	what := v.String()
 	if interrupted {
@@ -151,6 +163,53 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Try more cases with --checks %d, or another executor (--list).\n", min(f.checks*10, maxChecks))
 	}
 	return code
+}
+
+// runPropertyJSON is one property of verify run --json.
+type runPropertyJSON struct {
+	Name     string  `json:"name"`
+	Protects string  `json:"protects"`
+	Verdict  string  `json:"verdict"`
+	Skipped  string  `json:"skipped,omitempty"`
+	Cases    int     `json:"cases"`
+	Runs     int     `json:"runs"`
+	Seconds  float64 `json:"seconds"`
+	Caught   string  `json:"caught,omitempty"`  // the check that failed
+	Message  string  `json:"message,omitempty"` // what it says of the failure
+	Detail   string  `json:"detail,omitempty"`
+	Workload string  `json:"workload,omitempty"` // the shrunk workload
+	Seed     uint64  `json:"seed,omitempty"`
+	Trace    string  `json:"trace,omitempty"`
+	Timeline string  `json:"timeline,omitempty"`
+	Replay   string  `json:"replay,omitempty"`
+}
+
+// printRunJSON prints verify run --json: one object (docs/json-output.md).
+func printRunJSON(w io.Writer, f *runFlags, rep *properties.Report, code int, interrupted bool, written map[*properties.Result]map[string]string, took time.Duration) {
+	out := struct {
+		Schema      int               `json:"schema"`
+		Verdict     string            `json:"verdict"`
+		Executor    string            `json:"executor"`
+		Checks      int               `json:"checks"`
+		Seconds     float64           `json:"seconds"`
+		Interrupted bool              `json:"interrupted,omitempty"`
+		Properties  []runPropertyJSON `json:"properties"`
+	}{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Checks: rep.Checks, Seconds: took.Seconds(), Interrupted: interrupted, Properties: []runPropertyJSON{}}
+	for _, r := range rep.Results {
+		p := runPropertyJSON{Name: r.Property.Name, Protects: r.Property.Protects(), Verdict: r.Verdict.String(), Skipped: r.Skipped,
+			Cases: r.Cases, Runs: r.Runs, Seconds: r.Duration.Seconds()}
+		if r.Verdict == checker.Violated {
+			p.Caught, p.Message, p.Detail, p.Seed = r.Caught, r.Message, r.Detail, r.Seed
+			if r.Counterexample != nil {
+				p.Workload = r.Counterexample.String()
+			}
+			files := written[r]
+			p.Trace, p.Timeline, p.Replay = files["trace"], files["timeline"], files["replay"]
+		}
+		out.Properties = append(out.Properties, p)
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(w, string(b))
 }
 
 // lookupExecutor finds a built-in executor or a catalogue entry.
@@ -211,7 +270,11 @@ func progressLine(w io.Writer) func(properties.Progress) {
 	}
 }
 
-func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result) {
+// printRunFailure prints a failure, writes its trace and timeline, and
+// returns what it wrote and the command that replays it, by kind ("trace",
+// "timeline", "replay").
+func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result) map[string]string {
+	files := map[string]string{}
 	p, _ := properties.Lookup(r.Caught)
 	protects := r.Caught
 	if p != nil {
@@ -239,6 +302,7 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 		if err := traces.WriteFile(jsonl, h, events); err != nil {
 			fmt.Fprintf(stderr, "verify run: writing the trace: %s\n", term(err.Error()))
 		} else {
+			files["trace"] = jsonl
 			q := traces.ShellQuote(jsonl)
 			fmt.Fprintf(stdout, "  trace: %s (%d events; %s check %s, %s replay %s)\n", term(jsonl), len(events), selfCommand(), q, selfCommand(), q)
 		}
@@ -246,6 +310,7 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 		if err := writeFile(html, func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) }); err != nil {
 			fmt.Fprintf(stderr, "verify run: writing the timeline: %s\n", term(err.Error()))
 		} else {
+			files["timeline"] = html
 			fmt.Fprintf(stdout, "  timeline: %s\n", term(html))
 		}
 	} else {
@@ -259,8 +324,10 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 		if o := r.Observation; o != nil && o.Controlled {
 			fmt.Fprintf(stdout, "  schedule: %d decisions, checksum %016x (first failing case, before shrinking: checksum %016x)\n", o.Decisions, o.Checksum, r.FirstChecksum)
 		}
-		fmt.Fprintf(stdout, "  replay it (%s):\n    %s run --executor %s%s --cases %s --seed %d --checks 1\n", how, selfCommand(), traces.ShellQuote(f.executor), selectFlags(f), traces.ShellQuote(r.Property.Name), r.Seed)
+		files["replay"] = fmt.Sprintf("%s run --executor %s%s --cases %s --seed %d --checks 1", selfCommand(), traces.ShellQuote(f.executor), selectFlags(f), traces.ShellQuote(r.Property.Name), r.Seed)
+		fmt.Fprintf(stdout, "  replay it (%s):\n    %s\n", how, files["replay"])
 	}
+	return files
 }
 
 // selectFlags repeats the property selection of a run, for its replay
