@@ -140,7 +140,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		mark = &traces.Mark{Index: -1, Message: limit, Label: checker.Unknown.String()}
 		cerr = nil
 	case cerr != nil:
-		mark = &traces.Mark{Index: n, Rule: cerr.Rule.String(), Message: cerr.Error()}
+		mark = &traces.Mark{Index: n, Rule: ruleName(cerr), Message: cerr.Error()}
 	default:
 		rep = conf.Finish()
 		if rep.Verdict == checker.Violated && rep.Err != nil {
@@ -149,7 +149,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: rep.Verdict.String()}
 		}
 		if cerr != nil {
-			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: cerr.Rule.String(), Message: cerr.Error()}
+			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: ruleName(cerr), Message: cerr.Error()}
 		}
 	}
 	st.writeOutputs(mark, "no output file written, no linearizability check")
@@ -477,7 +477,7 @@ func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr
 	}
 	if cerr != nil {
 		out.Verdict = checker.Violated.String()
-		v := &violationJSON{Index: n, Number: n + 1, Line: line, Rule: cerr.Rule.String(), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
+		v := &violationJSON{Index: n, Number: n + 1, Line: line, Rule: ruleName(cerr), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
 		recent.each(func(i int, e traces.Event) {
 			if i < n {
 				v.Before = append(v.Before, traces.FormatEvent(e))

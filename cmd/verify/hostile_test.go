@@ -253,6 +253,7 @@ func TestHostileCorpus(t *testing.T) {
 		"null_config.jsonl": exitUsage, "null_policy.jsonl": exitUsage, "seq_overflow.jsonl": exitUsage,
 		"task_beyond_limit.jsonl": exitUnknown, "task_max_int.jsonl": exitUnknown, "text_escape.txt": exitViolated,
 		"text_huge_workers.txt": exitUsage, "truncated.jsonl": exitUsage, "violation.jsonl": exitViolated,
+		"seq_backwards.jsonl": exitViolated, // a violation of no rule: named by its premise, never "Rule(0)"
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "hostile", "*"))
 	if err != nil || len(files) == 0 {
@@ -271,6 +272,9 @@ func TestHostileCorpus(t *testing.T) {
 				r.clean(t, hostileRSS)
 				if r.code != code {
 					t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, clipForLog(r.stdout), r.stderr)
+				}
+				if strings.Contains(r.stdout+r.stderr, "Rule(") {
+					t.Errorf("a rule printed as a number:\n%s", r.stdout)
 				}
 				if code == exitUsage && !strings.Contains(r.stderr, name) {
 					t.Errorf("the message does not name the file:\n%s", r.stderr)

@@ -185,6 +185,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 // isTerminal reports whether w is a terminal, where a progress line may be
 // rewritten in place.
 func isTerminal(w io.Writer) bool {
+	if os.Getenv("TERM") == "dumb" {
+		return false // no cursor movement: progress goes line by line, replay prints
+	}
 	if c, ok := w.(*checkedWriter); ok {
 		w = c.w
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -240,5 +241,64 @@ func TestReplayInTerminalSIGTERM(t *testing.T) {
 	}
 	if rawMode(t, slave) {
 		t.Error("the terminal was left in raw mode")
+	}
+}
+
+// An interactive replay of a trace longer than replayMaxFrames keeps the
+// last events — the violation and what led to it — not the first ones.
+func TestReplayKeepsTheLastFrames(t *testing.T) {
+	r := frameRing{max: replayMaxFrames}
+	const n = replayMaxFrames + 7000
+	for i := 0; i < n; i++ {
+		r.push(replayFrame{i: i})
+	}
+	got := r.slice()
+	if len(got) != replayMaxFrames || got[0].i != n-replayMaxFrames || got[len(got)-1].i != n-1 {
+		t.Fatalf("kept %d frames, %d to %d; want the last %d, %d to %d", len(got), got[0].i, got[len(got)-1].i, replayMaxFrames, n-replayMaxFrames, n-1)
+	}
+	for k := 1; k < len(got); k++ {
+		if got[k].i != got[k-1].i+1 {
+			t.Fatalf("frame %d is event %d after %d", k, got[k].i, got[k-1].i)
+		}
+	}
+}
+
+// On a terminal that says it cannot move the cursor (TERM=dumb), replay
+// prints instead of stepping, and no escape sequence reaches it.
+func TestReplayDumbTerminal(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pseudo-terminals are opened the Linux way here")
+	}
+	bin := verifyBinary(t)
+	master, slave, err := openPTY()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer master.Close()
+	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
+	cmd := exec.Command(bin, "replay", trace)
+	cmd.Env = append(os.Environ(), "TERM=dumb")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	var out bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&out, master); close(done) }()
+	werr := make(chan error, 1)
+	go func() { werr <- cmd.Wait() }()
+	select {
+	case <-werr:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("replay on a dumb terminal did not end (stepping, waiting for keys?)")
+	}
+	<-done
+	if code := cmd.ProcessState.ExitCode(); code != exitViolated {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if bytes.Contains(out.Bytes(), []byte("\x1b[")) || !bytes.Contains(out.Bytes(), []byte("VIOLATION of WAKE")) {
+		t.Errorf("output on a dumb terminal:\n%q", out.String())
 	}
 }
