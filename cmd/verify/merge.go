@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/explore"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -41,11 +42,11 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "verify merge: no result files given")
 		return exitUsage
 	}
-	var rs []*checker.SwarmResult
+	var rs []*explore.SwarmResult
 	set := swarmSet{files: map[int]string{}}
 	for _, name := range fs.Args() {
 		in, closeIn, err := openInputCtx(ctx, name)
-		var r *checker.SwarmResult
+		var r *explore.SwarmResult
 		if err == nil {
 			r, err = readSwarmResult(name, in)
 			closeIn()
@@ -63,7 +64,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		rs = append(rs, r)
 	}
-	v, err := checker.MergeSwarm(rs)
+	v, err := explore.MergeSwarm(rs)
 	if err != nil {
 		fmt.Fprintf(stderr, "verify merge: %v\n", err)
 		return exitUsage
@@ -79,7 +80,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitUnknown
 }
 
-func printMerge(w io.Writer, v *checker.SwarmVerdict) {
+func printMerge(w io.Writer, v *explore.SwarmVerdict) {
 	head := fmt.Sprintf("swarm of %d (%d results)", v.Of, v.Members)
 	if v.Verdict == checker.Violated {
 		first := v.Violations[0]
@@ -135,15 +136,15 @@ const (
 
 // readSwarmResult reads one result file: exactly one result (a second
 // one, or anything after it but blanks, is refused, not ignored), in at
-// most checker.MaxSwarmResult bytes, every field within what a member
+// most explore.MaxSwarmResult bytes, every field within what a member
 // writes.
-func readSwarmResult(name string, in io.Reader) (*checker.SwarmResult, error) {
-	b, err := io.ReadAll(io.LimitReader(in, checker.MaxSwarmResult+1))
+func readSwarmResult(name string, in io.Reader) (*explore.SwarmResult, error) {
+	b, err := io.ReadAll(io.LimitReader(in, explore.MaxSwarmResult+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(b) > checker.MaxSwarmResult {
-		return nil, fmt.Errorf("%s: larger than any swarm result (%d MiB)", name, checker.MaxSwarmResult>>20)
+	if len(b) > explore.MaxSwarmResult {
+		return nil, fmt.Errorf("%s: larger than any swarm result (%d MiB)", name, explore.MaxSwarmResult>>20)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var first, more json.RawMessage
@@ -153,7 +154,7 @@ func readSwarmResult(name string, in io.Reader) (*checker.SwarmResult, error) {
 			return nil, fmt.Errorf("%s: data after the result, at byte %d: want one result per file", name, end)
 		}
 	}
-	r, err := checker.ReadSwarmResult(name, bytes.NewReader(b))
+	r, err := explore.ReadSwarmResult(name, bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,7 @@ func readSwarmResult(name string, in io.Reader) (*checker.SwarmResult, error) {
 
 // checkSwarmResult refuses what a result file may say but no member of a
 // swarm writes: each count is bounded before it sizes anything.
-func checkSwarmResult(name string, r *checker.SwarmResult) error {
+func checkSwarmResult(name string, r *explore.SwarmResult) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %s", name, fmt.Sprintf(format, a...))
 	}
@@ -198,7 +199,7 @@ type swarmSet struct {
 	files   map[int]string // member → file
 }
 
-func (s *swarmSet) add(name string, r *checker.SwarmResult) error {
+func (s *swarmSet) add(name string, r *explore.SwarmResult) error {
 	if s.first == "" {
 		s.first, s.model, s.members = name, r.Model, r.Members
 	}
@@ -216,7 +217,7 @@ func (s *swarmSet) add(name string, r *checker.SwarmResult) error {
 	return nil
 }
 
-func printMergeJSON(w io.Writer, v *checker.SwarmVerdict) {
+func printMergeJSON(w io.Writer, v *explore.SwarmVerdict) {
 	out := struct {
 		Schema         int      `json:"schema"`
 		Verdict        string   `json:"verdict"`
