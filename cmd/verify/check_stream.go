@@ -141,6 +141,12 @@ func (s *checkStream) read(ctx context.Context, src traceSource, c traceChecker)
 			if !errors.As(err, &s.cerr) {
 				return fmt.Errorf("%s:%d: %w", s.file, src.Line(), err)
 			}
+			if s.cerr.Premise == conform.PremiseWellFormed {
+				// The event's form, not the executor's behaviour: bad input.
+				bad := s.cerr
+				s.cerr = nil
+				return fmt.Errorf("%s:%d: malformed event: %s", s.file, src.Line(), bad.Reason)
+			}
 			s.line = src.Line()
 			if !readOn {
 				return nil

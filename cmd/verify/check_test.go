@@ -81,7 +81,7 @@ func TestCheckAndReplay(t *testing.T) {
 		{[]string{"check", td("missing.jsonl")}, exitUsage, nil, []string{"missing.jsonl"}},
 		{[]string{"check", "--go-trace", td("conforms.jsonl")}, exitUsage, nil, []string{"conforms.jsonl: reading Go trace"}},
 		{[]string{"check"}, exitUsage, nil, []string{"want one trace FILE"}},
-		{[]string{"check", "-h"}, exitHolds, nil, []string{"Usage: verify check", "Exit codes"}},
+		{[]string{"check", "-h"}, exitHolds, []string{"Usage: verify check", "Exit codes"}, nil}, // help asked for is output
 	})
 }
 

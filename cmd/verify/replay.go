@@ -133,6 +133,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			w.Flush()
 			return replayBad(stderr, file, fmt.Errorf("%s:%d: %w", file, src.Line(), err))
 		}
+		if cerr != nil && cerr.Premise == conform.PremiseWellFormed {
+			w.Flush() // the event's form, not the executor's behaviour: bad input, as check says
+			return replayBad(stderr, file, fmt.Errorf("%s:%d: malformed event: %s", file, src.Line(), cerr.Reason))
+		}
 		if cerr != nil {
 			if interactive {
 				frames.push(replayFrame{i: n, e: e, lanes: conf.BoundedLanes(replayShown), err: cerr})
