@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,6 +131,16 @@ func TestReplayPipedPrintsChanges(t *testing.T) {
 // what the terminal has shown so far; it waits for the first screen.
 func ptyReplay(t *testing.T) (cmd *exec.Cmd, master, slave *os.File, shown func() string) {
 	t.Helper()
+	cmd, master, slave, shown = ptyStart(t)
+	waitShown(t, cmd, shown, "before event 1")
+	return cmd, master, slave, shown
+}
+
+// ptyStart starts verify replay of examples/traces/lost_wakeup.jsonl on a
+// pseudo-terminal, with env added to its environment, and returns what
+// the terminal has shown so far.
+func ptyStart(t *testing.T, env ...string) (cmd *exec.Cmd, master, slave *os.File, shown func() string) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("pseudo-terminals are opened the Linux way here")
 	}
@@ -143,6 +152,7 @@ func ptyReplay(t *testing.T) (cmd *exec.Cmd, master, slave *os.File, shown func(
 	t.Cleanup(func() { master.Close(); slave.Close() })
 	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
 	cmd = exec.Command(bin, "replay", trace)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -168,7 +178,6 @@ func ptyReplay(t *testing.T) (cmd *exec.Cmd, master, slave *os.File, shown func(
 			}
 		}
 	}()
-	waitShown(t, cmd, shown, "before event 1")
 	return cmd, master, slave, shown
 }
 
@@ -266,26 +275,7 @@ func TestReplayKeepsTheLastFrames(t *testing.T) {
 // On a terminal that says it cannot move the cursor (TERM=dumb), replay
 // prints instead of stepping, and no escape sequence reaches it.
 func TestReplayDumbTerminal(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("pseudo-terminals are opened the Linux way here")
-	}
-	bin := verifyBinary(t)
-	master, slave, err := openPTY()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer master.Close()
-	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
-	cmd := exec.Command(bin, "replay", trace)
-	cmd.Env = append(os.Environ(), "TERM=dumb")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
-	var out bytes.Buffer
-	done := make(chan struct{})
-	go func() { io.Copy(&out, master); close(done) }()
+	cmd, _, _, shown := ptyStart(t, "TERM=dumb")
 	werr := make(chan error, 1)
 	go func() { werr <- cmd.Wait() }()
 	select {
@@ -294,11 +284,11 @@ func TestReplayDumbTerminal(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("replay on a dumb terminal did not end (stepping, waiting for keys?)")
 	}
-	<-done
+	waitShown(t, cmd, shown, "VIOLATION of WAKE") // the output has reached the reader
 	if code := cmd.ProcessState.ExitCode(); code != exitViolated {
 		t.Errorf("exit %d, want 1", code)
 	}
-	if bytes.Contains(out.Bytes(), []byte("\x1b[")) || !bytes.Contains(out.Bytes(), []byte("VIOLATION of WAKE")) {
-		t.Errorf("output on a dumb terminal:\n%q", out.String())
+	if out := shown(); strings.Contains(out, "\x1b[") || !strings.Contains(out, "VIOLATION of WAKE") {
+		t.Errorf("output on a dumb terminal:\n%q", out)
 	}
 }
