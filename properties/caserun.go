@@ -116,20 +116,10 @@ const closeGrace = 10 * time.Millisecond
 
 // stopAfterFailure closes ex after a failed black-box case, waiting at most
 // closeGrace: a merely slow executor releases its workers; a stuck or
-// runaway one is abandoned, its polls already cut off.
+// runaway one is abandoned, its polls already cut off. A broken Close (a
+// panic) must not take the suite down.
 func stopAfterFailure(ex executor.Executor) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() { _ = recover() }() // a broken Close must not take the suite down
-		_ = ex.Close()
-	}()
-	t := time.NewTimer(closeGrace)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
+	_ = closeWithin(ex, closeGrace)
 }
 
 // newCase builds the probes of w. Tasks are numbered in the order
@@ -188,11 +178,14 @@ func (r *caseRun) spawn(p *probe) error {
 	seq := r.tick()
 	var h executor.Handle
 	var err error
-	if pe, ok := r.ex.(executor.Prioritized); ok {
-		h, err = pe.SpawnPriority(p, p.spec.Priority)
-	} else {
-		h, err = r.ex.Spawn(p)
-	}
+	err = guard("Spawn", func() (err error) {
+		if pe, ok := r.ex.(executor.Prioritized); ok {
+			h, err = pe.SpawnPriority(p, p.spec.Priority)
+		} else {
+			h, err = r.ex.Spawn(p)
+		}
+		return err
+	})
 	p.mu.Lock()
 	p.handle, p.spawnErr = h, err
 	p.mu.Unlock()
@@ -240,9 +233,9 @@ func (r *caseRun) drive() {
 		spawnAll(outside)
 	}
 	if r.w.Shutdown {
-		r.closeErr = r.ex.Close()
+		r.closeErr = r.call("Close", r.ex.Close)
 	} else {
-		r.waitErr = r.ex.Wait()
+		r.waitErr = r.call("Wait", r.ex.Wait)
 	}
 	r.ended.Store(true)
 	// Join the tasks that are done; the handle of a task that is not (a
@@ -254,7 +247,8 @@ func (r *caseRun) drive() {
 		if h == nil || !fin {
 			continue
 		}
-		v, err := h.Join()
+		var v any
+		err := r.call("Join", func() (err error) { v, err = h.Join(); return err })
 		var pe *executor.PanicError
 		switch {
 		case p.spec.Panic && p.endless < 0:
@@ -276,8 +270,19 @@ func (r *caseRun) drive() {
 		}
 	}
 	if !r.w.Shutdown {
-		r.closeErr = r.ex.Close()
+		r.closeErr = r.call("Close", r.ex.Close)
 	}
+}
+
+// call calls the executor's method what through guard: a panic in it is a
+// violation of the case (and its error), never a crash of the suite.
+func (r *caseRun) call(what string, f func() error) error {
+	err := guard(what, f)
+	var p *callPanic
+	if errors.As(err, &p) {
+		r.violate(checkExactlyOnce, "%v", err)
+	}
+	return err
 }
 
 // runCase runs w on ex and observes it until it ends, hangs, or shows a

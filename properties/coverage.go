@@ -271,6 +271,9 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		if d == 0 {
 			d = 3
 		}
+		if d < 0 || d > MaxPCTDepth {
+			return nil, fmt.Errorf("cover: PCT depth %d: want 1 to %d", d, MaxPCTDepth)
+		}
 		strat = control.NewPCT(d, 200, seed)
 	case "guided":
 		gd = newGuided(sp, cv, seed)

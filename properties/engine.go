@@ -123,13 +123,16 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 	cfg := rn.cfg
 	var usable []*Property
-	ex0 := rn.newExecutor()
+	ex0, err := fresh(rn.newExecutor)
+	if err != nil {
+		return func(t *rapid.T) { t.Fatalf("%v", err) }
+	}
 	for _, q := range rn.sel {
 		if (q.Applies == nil || q.Applies(ex0)) && (!q.Costly || q == p) {
 			usable = append(usable, q)
 		}
 	}
-	ex0.Close()
+	_ = closeWithin(ex0, probeClose)
 	failed := false
 	return func(t *rapid.T) {
 		if cfg.Context != nil && cfg.Context.Err() != nil {
@@ -141,7 +144,10 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			panic(errInterrupted)
 		}
 		w := p.Shape.Draw(t)
-		ex := rn.newExecutor()
+		ex, err := fresh(rn.newExecutor)
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
 		var ctl *control.Controller
 		if _, ok := ex.(executor.Controllable); ok && !cfg.Uncontrolled {
 			var s control.Strategy = control.RapidChooser(t)
@@ -248,6 +254,9 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 	}
 	rep := &Report{Checks: cfg.checks()}
 	sel, err := cfg.selected()
+	if err == nil {
+		err = probeConstructor(newExecutor)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,6 +390,9 @@ func Check(newExecutor func() executor.Executor, cfg Config) *Report {
 		_ = flag.CommandLine.Parse(nil)
 	}
 	sel, err := cfg.selected()
+	if err == nil {
+		err = probeConstructor(newExecutor)
+	}
 	rep := &Report{Checks: cfg.checks()}
 	if err != nil {
 		rep.Results = append(rep.Results, &Result{Property: &Property{Name: "config"}, Verdict: checker.Violated, Caught: "config", Message: err.Error()})

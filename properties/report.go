@@ -115,10 +115,12 @@ func (r *Report) Err() error {
 }
 
 // Verdict is Violated if any property failed, Holds if every selected
-// property held, and Unknown otherwise (skipped or interrupted).
+// property that applies held, and Unknown otherwise (interrupted, or no
+// property checked at all: every one skipped).
 func (r *Report) Verdict() checker.Verdict {
-	v := checker.Holds
+	v, checked := checker.Holds, false
 	for _, x := range r.Results {
+		checked = checked || x.Skipped == ""
 		switch x.Verdict {
 		case checker.Violated:
 			return checker.Violated
@@ -127,6 +129,9 @@ func (r *Report) Verdict() checker.Verdict {
 				v = checker.Unknown
 			}
 		}
+	}
+	if !checked {
+		return checker.Unknown
 	}
 	return v
 }

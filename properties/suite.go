@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,10 +100,37 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
+// MaxPCTDepth is the largest PCT depth the suite and Cover accept: a
+// depth above the steps of a case means nothing, and each level costs
+// memory in every run.
+const MaxPCTDepth = 100
+
+// Validate reports what Run and Check would refuse in c: an unknown
+// property name, a selection that leaves nothing to check or contradicts
+// itself, a PCT depth out of range.
+func (c *Config) Validate() error {
+	_, err := c.selected()
+	return err
+}
+
 func (c *Config) selected() ([]*Property, error) {
+	if c.PCTDepth < 0 || c.PCTDepth > MaxPCTDepth {
+		return nil, fmt.Errorf("properties: PCTDepth %d: want 0 to %d", c.PCTDepth, MaxPCTDepth)
+	}
+	if c.Checks < 0 {
+		return nil, fmt.Errorf("properties: Checks %d: want 1 or more (0: the default)", c.Checks)
+	}
+	if c.Timeout < 0 || c.Idle < 0 || c.ShrinkTime < 0 {
+		return nil, fmt.Errorf("properties: Timeout %v, Idle %v, ShrinkTime %v: want 0 (the default) or more", c.Timeout, c.Idle, c.ShrinkTime)
+	}
 	for _, n := range append(append(append([]string(nil), c.Only...), c.Skip...), c.Cases...) {
 		if _, err := Lookup(n); err != nil {
 			return nil, err
+		}
+	}
+	for _, n := range c.Skip {
+		if contains(c.Only, n) {
+			return nil, fmt.Errorf("properties: %s is both selected (Only) and left out (Skip)", n)
 		}
 	}
 	var out []*Property
@@ -111,6 +139,15 @@ func (c *Config) selected() ([]*Property, error) {
 			continue
 		}
 		out = append(out, p)
+	}
+	if len(out) == 0 {
+		// Nothing checked is not "holds".
+		return nil, errors.New("properties: Skip leaves no property to check")
+	}
+	for _, n := range c.Cases {
+		if !slices.ContainsFunc(out, func(p *Property) bool { return p.Name == n }) {
+			return nil, fmt.Errorf("properties: Cases names %s, which is not selected (Only, Skip): its cases would check nothing", n)
+		}
 	}
 	return out, nil
 }
@@ -198,8 +235,11 @@ func applies(p *Property, newExecutor func() executor.Executor) string {
 	if p.Applies == nil {
 		return ""
 	}
-	ex := newExecutor()
-	defer ex.Close()
+	ex, err := fresh(newExecutor)
+	if err != nil {
+		return err.Error()
+	}
+	defer closeWithin(ex, probeClose)
 	if !p.Applies(ex) {
 		return fmt.Sprintf("%s does not apply to %T", p.Name, ex)
 	}

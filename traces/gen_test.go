@@ -86,7 +86,7 @@ func genEvent(h Header) *rapid.Generator[Event] {
 		if k != KindStep && rapid.IntRange(0, 4).Draw(t, "hasRule") == 0 {
 			e.Rule = rapid.SampledFrom(model.Rules).Draw(t, "rule")
 		}
-		if !noOpWake && rapid.Bool().Draw(t, "hasQueue") {
+		if !noOpWake && hasQueue[k] && rapid.Bool().Draw(t, "hasQueue") {
 			if q := rapid.IntRange(-1, h.Workers-1).Draw(t, "queue"); q < 0 {
 				e.Queue = QueueGlobal
 			} else {
@@ -101,7 +101,7 @@ func genEvent(h Header) *rapid.Generator[Event] {
 			if hasFuture[k] && rapid.Bool().Draw(t, "hasFuture") {
 				e.Future = rapid.Int64Range(1, 1<<63-1).Draw(t, "future")
 			}
-			if hasPriority[k] && rapid.Bool().Draw(t, "hasPriority") {
+			if hasPriority[k] && h.Policy == "priority" && rapid.Bool().Draw(t, "hasPriority") {
 				e.Priority, e.Prioritized = rapid.Int32().Draw(t, "priority"), true
 			}
 			if rapid.Bool().Draw(t, "hasTime") {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func TestCreateOutputReplacesLinkNotTarget(t *testing.T) {
+func TestCreateOutputRefusesLink(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "victim")
 	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
@@ -20,17 +20,18 @@ func TestCreateOutputReplacesLinkNotTarget(t *testing.T) {
 		t.Skip("no symlinks:", err)
 	}
 	err := WriteOutput(out, func(o *OutputFile) error { _, err := io.WriteString(o, "new"); return err })
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, ErrOutputKind) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("writing onto a link: %v, want ErrOutputKind naming the link", err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "precious" {
 		t.Errorf("the link's target was written: %q", b)
 	}
-	if st, _ := os.Lstat(out); st.Mode()&os.ModeSymlink != 0 {
-		t.Errorf("the link is still there")
+	if st, _ := os.Lstat(out); st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced")
 	}
-	if b, _ := os.ReadFile(out); string(b) != "new" {
-		t.Errorf("out = %q", b)
+	left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+	if len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }
 

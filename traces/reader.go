@@ -47,9 +47,10 @@ func NewReaderSize(r io.Reader, name string, maxLine int) (*Reader, error) {
 		maxLine = 64
 	}
 	rd := &Reader{name: name, max: maxLine}
-	rd.sc = bufio.NewScanner(r)
+	src := &errReader{r: r}
+	rd.sc = bufio.NewScanner(src)
 	rd.sc.Buffer(make([]byte, min(64<<10, maxLine+1)), maxLine+1)
-	rd.sc.Split(rd.split)
+	rd.sc.Split(stopAtError(src, rd.split))
 	line, err := rd.nextLine()
 	if err == io.EOF {
 		return nil, rd.fail(0, errf(ErrMissingHeader, "empty trace: missing header (want a first line like {\"format\":\"execspec-trace\",\"version\":1,...})"))
@@ -259,5 +260,35 @@ func readAll(r *Reader) (Header, []Event, error) {
 			return r.hdr, events, err
 		}
 		events = append(events, e)
+	}
+}
+
+// errReader remembers the first error other than io.EOF that its reader
+// returned.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// stopAtError wraps split so that a read error (an interrupt, a failing
+// disk) is not taken for the end of the trace: bufio.Scanner hands split
+// the bytes after the last newline as a final line at any error, and
+// that line — cut where the read stopped — would be reported as a
+// truncated or malformed trace. Here the scan stops with the read error
+// instead; the complete lines before it are returned as usual.
+func stopAtError(src *errReader, split bufio.SplitFunc) bufio.SplitFunc {
+	return func(data []byte, atEOF bool) (int, []byte, error) {
+		if atEOF && src.err != nil && bytes.IndexByte(data, '\n') < 0 {
+			return 0, nil, src.err
+		}
+		return split(data, atEOF)
 	}
 }

@@ -239,8 +239,10 @@ type TextReader struct {
 // NewTextReader reads the header of the text-form trace in r; name is
 // used in error messages ("" if none).
 func NewTextReader(r io.Reader, name string) (*TextReader, error) {
-	tr := &TextReader{sc: bufio.NewScanner(r), name: name}
+	src := &errReader{r: r}
+	tr := &TextReader{sc: bufio.NewScanner(src), name: name}
 	tr.sc.Buffer(make([]byte, 4096), DefaultMaxLine)
+	tr.sc.Split(stopAtError(src, bufio.ScanLines))
 	toks, err := tr.nextLine()
 	if err == io.EOF {
 		return nil, &Error{File: name, Err: errf(ErrMissingHeader, "empty trace: missing header (want a first line like \"execspec-trace v1 executor=NAME workers=N policy=NAME\")")}

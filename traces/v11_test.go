@@ -99,7 +99,7 @@ func TestV11NeedsMinor(t *testing.T) {
 			t.Errorf("%s in a v1.0 trace: %v", line, err)
 		}
 		// The same line under "minor":1 is read.
-		if _, _, err := ReadAll(strings.NewReader(`{"format":"execspec-trace","version":1,"workers":2,"minor":1}`+"\n"+line+"\n"), "t.jsonl"); err != nil {
+		if _, _, err := ReadAll(strings.NewReader(`{"format":"execspec-trace","version":1,"workers":2,"minor":1,"policy":"priority"}`+"\n"+line+"\n"), "t.jsonl"); err != nil {
 			t.Errorf("%s in a v1.1 trace: %v", line, err)
 		}
 	}

@@ -91,6 +91,8 @@ var (
 	// a priority (v1.1).
 	hasFuture   = [KindStop + 1]bool{KindPollBegin: true, KindPollEnd: true, KindRegister: true}
 	hasPriority = [KindStop + 1]bool{KindSpawn: true, KindWake: true, KindRequeue: true}
+	// hasQueue: the kinds that push a task onto a queue (a model step: its destination).
+	hasQueue = [KindStop + 1]bool{KindSpawn: true, KindWake: true, KindRequeue: true, KindStep: true}
 )
 
 // Validate reports whether e is a well-formed event of a trace with header
@@ -161,6 +163,9 @@ func Validate(h Header, e Event) error {
 	if e.Outcome != OutcomeNone && k != KindWake {
 		return errf(ErrUnknown, fmt.Sprintf("%s event with outcome %s: only a wake has an outcome", k, e.Outcome))
 	}
+	if e.Queue != QueueNone && !hasQueue[k] {
+		return errf(ErrUnknown, fmt.Sprintf("%s event with queue %s: only spawn, wake, requeue and a model step push a task onto a queue", k, e.Queue))
+	}
 	if e.Queue < QueueGlobal || e.Queue.Worker() >= h.Workers {
 		return errf(ErrRange, fmt.Sprintf("%s event on queue %s: the header declares %d workers", k, e.Queue, h.Workers))
 	}
@@ -216,6 +221,17 @@ func validateV11(h Header, e Event) error {
 		return errf(ErrUnknown, fmt.Sprintf("%s event with priority %d but Prioritized false", k, e.Priority))
 	case e.Prioritized && !hasPriority[k]:
 		return errf(ErrUnknown, fmt.Sprintf("%s event with a priority: only spawn, wake and requeue set a task's priority", k))
+	case e.Prioritized && h.Policy != "priority":
+		return errf(ErrUnknown, fmt.Sprintf("%s event with a priority under policy %s: only policy priority orders tasks by priority", k, nonEmptyPolicy(h.Policy)))
 	}
 	return nil
+}
+
+// nonEmptyPolicy names the policy of a header, whose empty policy is the
+// model's default.
+func nonEmptyPolicy(p string) string {
+	if p == "" {
+		return "worksteal"
+	}
+	return p
 }

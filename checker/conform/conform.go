@@ -380,6 +380,17 @@ func taskList(ts []int64) string { return list(ts, 20, "t", " ... (%d in all)") 
 // accepted and not used.
 var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
 
+// confKeyPolicy names the policy whose parameter each policy-specific
+// config key is: under another policy the key means nothing, and is
+// refused rather than ignored.
+var confKeyPolicy = map[string]model.Policy{
+	"local-cap": model.WorkSteal, "owner-lifo": model.WorkSteal, "steal-half": model.WorkSteal, "global-interval": model.WorkSteal,
+	"lifo-slot": model.WorkSteal, "lifo-max": model.WorkSteal,
+	"aging": model.Priority, "max-priority": model.Priority,
+	"slice": model.TimeSlice, "slice-us": model.TimeSlice,
+	"retries": model.Retry,
+}
+
 // New returns a checker for a trace with header h. It fails on a
 // header the model cannot check: a bad format or version, an unknown
 // policy, an unknown or out-of-range config key.
@@ -421,6 +432,13 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 		}
 		if v < 0 {
 			return cfg, nil, fmt.Errorf("%s = %d: want a number ≥ 0", k, v)
+		}
+		policy := model.Policy(h.Policy)
+		if policy == "" {
+			policy = model.WorkSteal
+		}
+		if owner, ok := confKeyPolicy[k]; ok && owner != policy {
+			return cfg, nil, fmt.Errorf("%s is a parameter of policy %s, and means nothing under policy %s", k, owner, policy)
 		}
 	}
 	flag := func(k string, def bool) (bool, error) {
@@ -516,14 +534,14 @@ func (c *Conformance) afterEvent(e *traces.Event) {
 // check checks event idx, e (the frame numbered it) and, once it
 // conforms, keeps what the next events need and checks the invariants.
 func (c *Conformance) check(idx int, e *traces.Event) error {
-	if idx > 0 && e.Seq < c.lastSeq {
-		return c.fail(idx, e, 0, "Seq increases", fmt.Sprintf("seq %d comes after seq %d: the trace is not in Seq order", e.Seq, c.lastSeq))
+	if idx > 0 && e.Seq <= c.lastSeq {
+		return c.fail(idx, e, 0, "Seq increases", seqReason(e.Seq, c.lastSeq))
 	}
 	if int(e.Worker) >= len(c.workers) || e.Worker < -1 {
 		return c.fail(idx, e, confRule(e), "0 ≤ w < W", fmt.Sprintf("no worker %d: the header declares %d workers", e.Worker, len(c.workers)))
 	}
 	if err := traces.Validate(c.h, *e); err != nil {
-		return c.fail(idx, e, confRule(e), "a well-formed event", err.Error())
+		return c.fail(idx, e, confRule(e), PremiseWellFormed, err.Error())
 	}
 	if e.Task > MaxTask {
 		return c.taskLimit(idx, e, confRule(e))

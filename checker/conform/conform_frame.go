@@ -206,3 +206,21 @@ func list[T int | int64](xs []T, show int, prefix, more string) string {
 	}
 	return b.String()
 }
+
+// seqReason says why seq, after last, breaks the order of a trace: the
+// clock of a run gives each operation a position of its own, so a seq
+// that repeats is as wrong as one that goes back (which of the two came
+// first could not be told).
+func seqReason(seq, last uint64) string {
+	if seq == last {
+		return fmt.Sprintf("seq %d repeats: two events at one position of the clock, whose order cannot be told", seq)
+	}
+	return fmt.Sprintf("seq %d comes after seq %d: the trace is not in Seq order", seq, last)
+}
+
+// PremiseWellFormed is the premise of an Error about an event's form, not
+// a rule: a field the header or the format rules out (a take when takes
+// are unobserved, a poll without the time that slice-us needs, seq out of
+// order). A command reports it as bad input rather than as a violation by
+// the executor.
+const PremiseWellFormed = "a well-formed event"

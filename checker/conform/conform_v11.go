@@ -56,6 +56,7 @@ type confV11 struct {
 	slEnd    []int64 // per worker: time of its last poll-end
 
 	finished []int64 // per task: the future id that last finished; grown once a future id is seen
+	polling  []int64 // per worker: the future id of its poll in progress (0: none, or no id), once a future id is seen
 
 	prioOn bool    // policy priority in a v1.1 trace
 	aging  int     // passes after which a queued task runs first; 0 = no aging
@@ -165,7 +166,11 @@ func (c *Conformance) stepV11(idx int, e *traces.Event) (done bool, err error) {
 		v.lastTime[w] = e.Time
 	}
 	if v.sliceNs > 0 && e.Time == 0 && (e.Kind == traces.KindPollBegin || e.Kind == traces.KindPollEnd) {
-		return true, c.fail(idx, e, confRule(e), "a well-formed event", fmt.Sprintf("%s without a time: with slice-us every poll-begin and poll-end carries its time", e.Kind))
+		return true, c.fail(idx, e, confRule(e), PremiseWellFormed, fmt.Sprintf("%s without a time: with slice-us every poll-begin and poll-end carries its time", e.Kind))
+	}
+	if e.Future != 0 && w >= 0 && w < len(v.polling) && v.polling[w] != 0 && v.polling[w] != e.Future &&
+		(e.Kind == traces.KindPollEnd || e.Kind == traces.KindRegister) {
+		return true, c.fail(idx, e, confRule(e), PremiseWellFormed, fmt.Sprintf("%s of future %d in a poll of future %d: one poll drives one future", e.Kind, e.Future, v.polling[w]))
 	}
 	if e.Future != 0 && t <= len(v.finished) && v.finished[t-1] == e.Future {
 		return true, c.fail(idx, e, model.TASK_COMPLETE, "a finished future is never polled again (a retry polls a new future)",
@@ -214,10 +219,19 @@ func (c *Conformance) afterV11(e *traces.Event) {
 		}
 	case traces.KindPollBegin:
 		v.lastPend[w] = 0
+		if e.Future != 0 && v.polling == nil {
+			v.polling = make([]int64, len(c.workers))
+		}
+		if v.polling != nil {
+			v.polling[w] = e.Future
+		}
 		if v.sliceNs > 0 && v.slStart[w] < 0 {
 			v.slStart[w] = e.Time
 		}
 	case traces.KindPollEnd:
+		if v.polling != nil {
+			v.polling[w] = 0
+		}
 		if v.sliceNs > 0 {
 			v.slEnd[w] = e.Time
 		}

@@ -95,7 +95,9 @@ func TestConformanceV11Config(t *testing.T) {
 		want string
 	}{
 		{v11("fifo", map[string]int{"spurious-polls": 2}), "spurious-polls = 2: want 0 or 1"},
-		{v11("fifo", map[string]int{"slice-us": 5}), "a time slice is for the timeslice policy"},
+		{v11("fifo", map[string]int{"slice-us": 5}), "slice-us is a parameter of policy timeslice, and means nothing under policy fifo"},
+		{v11("fifo", map[string]int{"aging": 2}), "aging is a parameter of policy priority"},
+		{v11("worksteal", map[string]int{"retries": 2}), "retries is a parameter of policy retry"},
 		{v11("timeslice", map[string]int{"slice-us": 5, "slice": 2}), "a slice is a count or a time, not both"},
 		{v11("timeslice", map[string]int{"slice-us": 0}), "slice-us = 0: want a number ≥ 1"},
 		{v11("priority", map[string]int{"aging": 256}), "aging = 256: want 0 to 255"},

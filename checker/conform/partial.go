@@ -372,11 +372,11 @@ func (c *PartialChecker) taskState(pt *partTask) string {
 }
 
 func (c *PartialChecker) step(idx int, e *traces.Event) error {
-	if idx > 0 && e.Seq < c.lastSeq {
-		return c.fail(idx, e, 0, "a well-formed event", fmt.Sprintf("seq %d comes after seq %d: the trace is not in Seq order", e.Seq, c.lastSeq))
+	if idx > 0 && e.Seq <= c.lastSeq {
+		return c.fail(idx, e, 0, PremiseWellFormed, seqReason(e.Seq, c.lastSeq))
 	}
 	if err := c.validate(e); err != nil {
-		return c.fail(idx, e, 0, "a well-formed event", err.Error())
+		return c.fail(idx, e, 0, PremiseWellFormed, err.Error())
 	}
 	if e.Task > MaxTask {
 		return c.taskLimit(idx, e, 0)

@@ -87,7 +87,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	softMemoryLimit()
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "verify check: want one trace FILE (see verify check -h)")
+		fmt.Fprintf(stderr, "verify check: want one trace FILE (see %s check -h)\n", selfCommand())
 		return exitUsage
 	}
 	file := fs.Arg(0)
@@ -127,7 +127,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer st.abort()
 	n, cerr := st.n, st.cerr
-	if st.interrupted && (cerr == nil || cerr.Limit != "") {
+	if st.noVerdict() {
 		return checkInterrupted(stdout, stderr, &f, file, &h, n)
 	}
 	var (
@@ -143,7 +143,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		mark = &traces.Mark{Index: -1, Message: limit, Label: checker.Unknown.String()}
 		cerr = nil
 	case cerr != nil:
-		mark = &traces.Mark{Index: n, Rule: cerr.Rule.String(), Message: cerr.Error()}
+		mark = &traces.Mark{Index: n, Rule: ruleName(cerr), Message: cerr.Error()}
 	default:
 		rep = conf.Finish()
 		if rep.Verdict == checker.Violated && rep.Err != nil {
@@ -152,7 +152,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: rep.Verdict.String()}
 		}
 		if cerr != nil {
-			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: cerr.Rule.String(), Message: cerr.Error()}
+			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: ruleName(cerr), Message: cerr.Error()}
 		}
 	}
 	st.writeOutputs(mark, "no output file written, no linearizability check")
@@ -170,6 +170,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: linearizability: %w", file, err))
 			}
 			lr = &r
+			if f.linHTML != "" && r.HTMLError != "" {
+				st.outErrs = append(st.outErrs, fmt.Errorf("--lin-html %s: %s", f.linHTML, r.HTMLError))
+			}
 		}
 		st.linEvents = nil
 		if files["html"] != "" {
@@ -193,11 +196,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			code = exitUnknown
 		}
 	}
-	if len(st.outErrs) > 0 && code != exitViolated && !st.interrupted {
-		// An output not written is reported after the verdict, with exit 2
-		// (a violation keeps exit 1: it is the more important news).
-		code = exitUsage
-	}
+	code = st.exitCode(code)
 	defer st.printOutErrs(stderr)
 	if f.json {
 		printCheckJSON(stdout, file, h, n, st.line, cerr, rep, st.recent, lr, files, limit, st.outErrs)
@@ -230,9 +229,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	st.printFiles(bw)
-	if cerr != nil && files["html"] == "" && file != "-" {
-		fmt.Fprintf(bw, "see it: verify check --html %s %s; step through it: verify replay %s\n",
-			traces.ShellQuote(strings.TrimSuffix(file, filepath.Ext(file))+".html"), traces.ShellQuote(file), traces.ShellQuote(file))
+	if cerr != nil {
+		st.suggest(bw, true)
 	}
 	return code
 }
@@ -256,7 +254,7 @@ func softMemoryLimit() {
 func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *traces.Header, n int) int {
 	fmt.Fprintf(stderr, "verify check: interrupted after %d events; no verdict\n", n)
 	if f.json {
-		out := checkJSON{File: file, Verdict: checker.Unknown.String(), Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Interrupted: true}
+		out := checkJSON{Schema: jsonSchema, File: file, Verdict: checker.Unknown.String(), Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Interrupted: true}
 		if h != nil {
 			out.Executor, out.Policy, out.Workers = h.Executor, h.Policy, h.Workers
 		}
@@ -441,6 +439,7 @@ func taskList(ts []int64) string {
 }
 
 type checkJSON struct {
+	Schema         int               `json:"schema"`
 	File           string            `json:"file"`
 	Verdict        string            `json:"verdict"`
 	Executor       string            `json:"executor"`
@@ -475,13 +474,13 @@ type violationJSON struct {
 }
 
 func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr *conform.Error, rep *conform.Report, recent *ring, lr *lin.Result, files map[string]string, limit string, outErrs []error) {
-	out := checkJSON{File: file, Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files, Limit: limit}
+	out := checkJSON{Schema: jsonSchema, File: file, Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files, Limit: limit}
 	for _, err := range outErrs {
 		out.OutputErrors = append(out.OutputErrors, err.Error())
 	}
 	if cerr != nil {
 		out.Verdict = checker.Violated.String()
-		v := &violationJSON{Index: n, Number: n + 1, Line: line, Rule: cerr.Rule.String(), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
+		v := &violationJSON{Index: n, Number: n + 1, Line: line, Rule: ruleName(cerr), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
 		recent.each(func(i int, e traces.Event) {
 			if i < n {
 				v.Before = append(v.Before, traces.FormatEvent(e))
@@ -517,7 +516,7 @@ func badInput(stdout, stderr io.Writer, asJSON bool, file string, err error) int
 	}
 	fmt.Fprintf(stderr, "verify check: bad input: %s\n", term(msg))
 	if asJSON {
-		json.NewEncoder(stdout).Encode(checkJSON{File: file, Verdict: "bad-input", Error: msg})
+		json.NewEncoder(stdout).Encode(checkJSON{Schema: jsonSchema, File: file, Verdict: "bad-input", Error: msg})
 	}
 	return exitUsage
 }
@@ -662,7 +661,7 @@ func checkGoTrace(ctx context.Context, file string, f *checkFlags, stdout, stder
 			left = append(left, g.Goroutine)
 		}
 		json.NewEncoder(stdout).Encode(map[string]any{
-			"file": file, "verdict": rep.Verdict.String(), "events": rep.Events, "goroutines": rep.Goroutines,
+			"schema": jsonSchema, "file": file, "verdict": rep.Verdict.String(), "events": rep.Events, "goroutines": rep.Goroutines,
 			"violations": viol, "left_runnable": left, "max_delay_ns": int64(rep.MaxDelay), "max_other_runs": rep.MaxOtherRuns,
 			"worst_by_time": conv(rep.WorstByTime), "worst_by_runs": conv(rep.WorstByRuns), "cannot_show": rep.CannotShow, "files": files,
 		})

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/execspec/execspec/checker"
@@ -37,7 +36,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 	}
 	defer st.abort()
 	n, cerr := st.n, st.cerr
-	if st.interrupted && cerr == nil {
+	if st.noVerdict() {
 		return checkInterrupted(stdout, stderr, f, file, &h, n)
 	}
 	rep := pc.Finish()
@@ -66,9 +65,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 	case checker.Unknown:
 		code = exitUnknown
 	}
-	if len(st.outErrs) > 0 && code != exitViolated && !st.interrupted {
-		code = exitUsage
-	}
+	code = st.exitCode(code)
 	defer st.printOutErrs(stderr)
 	if f.json {
 		printPartialJSON(stdout, file, h, n, st.line, rep, st.recent, files, st.outErrs)
@@ -105,8 +102,8 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 		fmt.Fprintf(bw, "interrupted after %d events\n", st.total)
 	}
 	st.printFiles(bw)
-	if rep.Verdict == checker.Violated && files["html"] == "" && file != "-" {
-		fmt.Fprintf(bw, "see it: verify check --html %s %s\n", traces.ShellQuote(strings.TrimSuffix(file, filepath.Ext(file))+".html"), traces.ShellQuote(file))
+	if rep.Verdict == checker.Violated {
+		st.suggest(bw, false)
 	}
 	return code
 }
@@ -136,6 +133,7 @@ func delayJSON(d conform.PartialDelay) partialDelayJSON {
 }
 
 type partialJSON struct {
+	Schema         int                        `json:"schema"`
 	File           string                     `json:"file"`
 	Verdict        string                     `json:"verdict"`
 	Executor       string                     `json:"executor"`
@@ -170,7 +168,7 @@ type partialJSON struct {
 
 func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, rep *conform.PartialReport, recent *ring, files map[string]string, outErrs []error) {
 	out := partialJSON{
-		File: file, Verdict: rep.Verdict.String(), Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: rep.Events,
+		Schema: jsonSchema, File: file, Verdict: rep.Verdict.String(), Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: rep.Events,
 		Partial: true, Unobserved: rep.Unobserved, Checked: rep.Checked, Unchecked: rep.Unchecked, Replayed: rep.Replayed,
 		Tasks: rep.Tasks, Completed: rep.Completed,
 		LostWakeups: append([]int64{}, rep.LostWakeups...), NeverCompleted: append([]int64{}, rep.NeverCompleted...),

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/checker/lin"
@@ -138,6 +141,12 @@ func (s *checkStream) read(ctx context.Context, src traceSource, c traceChecker)
 			if !errors.As(err, &s.cerr) {
 				return fmt.Errorf("%s:%d: %w", s.file, src.Line(), err)
 			}
+			if s.cerr.Premise == conform.PremiseWellFormed {
+				// The event's form, not the executor's behaviour: bad input.
+				bad := s.cerr
+				s.cerr = nil
+				return fmt.Errorf("%s:%d: malformed event: %s", s.file, src.Line(), bad.Reason)
+			}
 			s.line = src.Line()
 			if !readOn {
 				return nil
@@ -175,6 +184,40 @@ func (s *checkStream) writeOutputs(mark *traces.Mark, what string) {
 			s.files["html"] = s.f.html
 		}
 	}
+}
+
+// noVerdict reports whether the read was interrupted before a violation
+// was found: then there is no verdict (checkInterrupted reports it).
+func (s *checkStream) noVerdict() bool {
+	return s.interrupted && (s.cerr == nil || s.cerr.Limit != "")
+}
+
+// exitCode is the exit code of a check whose verdict gives code: an output
+// file not written is exit 2, reported after the verdict (a violation
+// keeps exit 1: it is the more important news; an interrupt keeps exit 3).
+func (s *checkStream) exitCode(code int) int {
+	if len(s.outErrs) > 0 && code != exitViolated && !s.interrupted {
+		return exitUsage
+	}
+	return code
+}
+
+// suggest prints the commands that show a violation of the trace, when no
+// timeline was written: the timeline and, when the trace can be stepped
+// through (replay), the replay.
+func (s *checkStream) suggest(w io.Writer, replay bool) {
+	if s.files["html"] != "" || s.file == "-" {
+		return
+	}
+	q := traces.ShellQuote(s.file)
+	// The page goes to the temporary directory, not beside the trace: a
+	// command suggested writes nothing into the user's tree.
+	page := filepath.Join(os.TempDir(), strings.TrimSuffix(filepath.Base(s.file), filepath.Ext(s.file))+".html")
+	fmt.Fprintf(w, "see it: %s check --html %s %s", selfCommand(), traces.ShellQuote(page), q)
+	if replay {
+		fmt.Fprintf(w, "; step through it: %s replay %s", selfCommand(), q)
+	}
+	fmt.Fprintln(w)
 }
 
 // printOutErrs prints the output files not written, after the verdict.

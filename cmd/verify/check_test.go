@@ -81,7 +81,7 @@ func TestCheckAndReplay(t *testing.T) {
 		{[]string{"check", td("missing.jsonl")}, exitUsage, nil, []string{"missing.jsonl"}},
 		{[]string{"check", "--go-trace", td("conforms.jsonl")}, exitUsage, nil, []string{"conforms.jsonl: reading Go trace"}},
 		{[]string{"check"}, exitUsage, nil, []string{"want one trace FILE"}},
-		{[]string{"check", "-h"}, exitHolds, nil, []string{"Usage: verify check", "Exit codes"}},
+		{[]string{"check", "-h"}, exitHolds, []string{"Usage: verify check", "Exit codes"}, nil}, // help asked for is output
 	})
 }
 
@@ -218,6 +218,8 @@ func TestDocExample(t *testing.T) {
 	}
 	_, got, _ := run(t, "check", td("steal_with_local_work.jsonl"))
 	got = strings.ReplaceAll(got, "testdata/check/", "cmd/verify/testdata/check/")
+	got = strings.ReplaceAll(got, selfCommand()+" ", "verify ")                     // as an installed verify prints it
+	got = strings.ReplaceAll(got, os.TempDir()+string(filepath.Separator), "/tmp/") // wherever TMPDIR is
 	if got != want {
 		t.Errorf("docs/trace-format.md shows:\n%s\nverify check prints:\n%s", want, got)
 	}

@@ -60,7 +60,7 @@ func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 	fs.IntVar(&f.pendings, "pendings", 1, "Pending results of each task before Ready")
 	fs.IntVar(&f.wakes, "wakes", 1, "wakes of each registered waker")
 	fs.IntVar(&f.localCap, "local-cap", 2, "capacity of each local queue (worksteal)")
-	fs.StringVar(&f.strategy, "strategy", "random", "how schedules are chosen: "+strings.Join(properties.CoverStrategies, ", "))
+	fs.StringVar(&f.strategy, "strategy", "guided", "how schedules are chosen: "+strings.Join(properties.CoverStrategies, ", ")+" (guided reached more states and transitions than random on every configuration measured)")
 	fs.IntVar(&f.pctDepth, "pct-depth", 3, "PCT's bug depth (--strategy pct)")
 	fs.IntVar(&f.preempt, "preemptions", 0, "at most this many preemptions per run (--strategy exhaustive or dfs; 0: no bound)")
 	fs.DurationVar(&f.dur, "time", 0, "stop after this long (default 10s when --runs is not given)")
@@ -92,6 +92,8 @@ func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 
 // coverJSON is the --json output: the report and how the runs went.
 type coverJSON struct {
+	Schema   int     `json:"schema"`
+	Verdict  string  `json:"verdict"` // as the exit code: violated when a run left the model or the goal was missed
 	Executor string  `json:"executor"`
 	Strategy string  `json:"strategy"`
 	Seed     uint64  `json:"seed"`
@@ -110,9 +112,8 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "verify cover: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if f.runs < 0 || f.dur < 0 || f.preempt < 0 || f.goal < 0 || f.goal > 100 {
-		fmt.Fprintln(stderr, "verify cover: --runs, --time and --preemptions must be ≥ 0, --goal from 0 to 100")
-		return exitUsage
+	if err := checkCoverFlags(fs, &f); err != nil {
+		return flagError(stderr, "cover", err)
 	}
 	cfg := properties.CoverConfig{
 		Executor: f.executor,
@@ -169,8 +170,9 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitUsage
 		}
 	}
+	code := coverCode(&f, res)
 	if f.json {
-		out := coverJSON{Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, CoverResultJSON: res.JSON()}
+		out := coverJSON{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, CoverResultJSON: res.JSON()}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			fmt.Fprintf(stderr, "verify cover: %v\n", err)
@@ -193,12 +195,18 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stdout, "\ncoverage page: %s\n", f.html)
 		}
 	}
+	return code
+}
+
+// coverCode is the exit code of a coverage run: 1 when a run left the
+// model or the goal was missed, 3 when interrupted, else 0.
+func coverCode(f *coverFlags, res *properties.CoverResult) int {
 	switch {
 	case res.FirstFailure != nil:
 		return exitViolated
 	case res.Stopped == "interrupted":
 		return exitUnknown
-	case f.goal > 0 && r.StatePercent() < f.goal:
+	case f.goal > 0 && res.Report.StatePercent() < f.goal:
 		return exitViolated
 	}
 	return exitHolds

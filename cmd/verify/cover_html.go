@@ -3,8 +3,7 @@ package main
 import (
 	"fmt"
 	"html/template"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/execspec/execspec/properties"
 )
@@ -66,30 +65,15 @@ code{font-size:12px}
 </body></html>
 `))
 
-// writeCoverHTML writes the coverage page to name. It writes a temporary
-// file in the same directory and renames it over name, so that a symlink
-// at name is replaced, never followed.
+// writeCoverHTML writes the coverage page to name, as every output file
+// is written (writeFile): whole or not at all, never through a symbolic
+// link, never replacing a device or a pipe.
 func writeCoverHTML(name string, f *coverFlags, res *properties.CoverResult) error {
-	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("--html %s: not a regular file; refusing to write over it", name)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".cover-*.html")
-	if err != nil {
-		return fmt.Errorf("--html: %w", err)
-	}
 	data := struct {
 		Executor, Strategy string
 		R                  any
 	}{f.executor, res.Strategy, res.JSON()}
-	err = coverPage.Execute(tmp, data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := writeFile(name, func(w io.Writer) error { return coverPage.Execute(w, data) }); err != nil {
 		return fmt.Errorf("--html %s: %w", name, err)
 	}
 	return nil

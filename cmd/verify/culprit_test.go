@@ -103,7 +103,11 @@ func TestCulpritSameInEveryView(t *testing.T) {
 				} `json:"root_cause"`
 				Symptom *struct{ Event int }
 			}
-			if err := json.Unmarshal([]byte(js), &mj); err != nil {
+			var all struct{ Results []json.RawMessage }
+			if err := json.Unmarshal([]byte(js), &all); err != nil || len(all.Results) != 1 {
+				t.Fatalf("%v: %s", err, js)
+			}
+			if err := json.Unmarshal(all.Results[0], &mj); err != nil {
 				t.Fatalf("%v: %s", err, js)
 			}
 			if tc.root == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/checker/explore"
@@ -61,11 +62,16 @@ func runDefault(ctx context.Context, _ []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintln(stdout, "\nTry next:")
-	fmt.Fprintln(stdout, "  verify model --variant lost-wakeup             a counterexample, step by step, with its trace")
-	fmt.Fprintln(stdout, "  verify model --workers 3 --tasks 4 --pendings 2 --property all")
-	fmt.Fprintln(stdout, "  verify model --list                            the rules, invariants, properties and variants")
-	fmt.Fprintln(stdout, "  verify cover --strategy guided --time 20s      how much of the model a real executor's runs reach")
-	fmt.Fprintln(stdout, "  verify run --executor broken/lost-wakeup       the property suite catching a broken executor")
-	fmt.Fprintln(stdout, "  verify -h                                      every command (check, replay, run, ...)")
+	for _, l := range [][2]string{
+		{"model --variant lost-wakeup", "a counterexample, step by step, with its trace"},
+		{"model --workers 3 --tasks 4 --pendings 2 --property all", ""},
+		{"model --list", "the rules, invariants, properties and variants"},
+		{"cover --time 20s", "how much of the model a real executor's runs reach"},
+		{"run --executor broken/lost-wakeup", "the property suite catching a broken executor"},
+		{"-h", "every command (check, replay, run, ...)"},
+	} {
+		// As the user ran this command: "verify …" or "go run ./cmd/verify …".
+		fmt.Fprintln(stdout, strings.TrimRight(fmt.Sprintf("  %-56s %s", selfCommand()+" "+l[0], l[1]), " "))
+	}
 	return code
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/properties"
 )
 
 // flagSpec is the documented range of one numeric flag, and where it
@@ -104,10 +105,13 @@ func onlyWith(cond func() bool, what string) func() string {
 // Bounds of flags that size work or memory. Each is far above any useful
 // value and far below what would exhaust a machine.
 const (
-	maxLast     = 10_000     // check --last: events listed before a violation
-	maxChecks   = 10_000_000 // run --checks: cases per property
-	maxPCTDepth = 100        // run --pct: a PCT depth above the steps of a case means nothing
-	maxParallel = 1024       // model --parallel: exploring goroutines
+	maxLast     = 10_000                 // check --last: events listed before a violation
+	maxChecks   = 10_000_000             // run --checks: cases per property
+	maxPCTDepth = properties.MaxPCTDepth // run --pct, cover --pct-depth: a PCT depth above the steps of a case means nothing
+	maxParallel = 1024                   // model --parallel: exploring goroutines
+	maxSwarm    = 1 << 16                // model --swarm I/N and merge: members of a swarm (each one process)
+	maxRuns     = 1 << 40                // cover --runs
+	maxPreempt  = 1000                   // cover --preemptions: far beyond any search that ends
 	maxDuration = int64(1000 * time.Hour)
 )
 
@@ -116,6 +120,7 @@ func modelFlagSpecs(f *modelFlags) []flagSpec {
 	policyIs := func(p model.Policy) func() bool { return func() bool { return model.Policy(f.policy) == p } }
 	ws := onlyWith(policyIs(model.WorkSteal), "with --policy worksteal")
 	prio := onlyWith(policyIs(model.Priority), "with --policy priority")
+	bitstate := onlyWith(func() bool { return f.scale.bitstateMB != 0 || f.scale.swarm != "" }, "with a bitstate search (--bitstate MB or --swarm I/N)")
 	return []flagSpec{
 		{name: "workers", min: 1, max: model.MaxWorkers},
 		{name: "tasks", min: 1, max: model.MaxTasks},
@@ -142,6 +147,8 @@ func modelFlagSpecs(f *modelFlags) []flagSpec {
 		{name: "max-memory", min: 0, max: 1 << 30},
 		{name: "timeout", min: 0, max: maxDuration},
 		{name: "parallel", min: 0, max: maxParallel},
+		{name: "seed", applies: bitstate},
+		{name: "hashes", min: 1, max: 16, applies: bitstate},
 		{name: "symmetry", applies: onlyWith(func() bool { return f.property == "safety" || f.property == "all" }, "with --property safety (or all, where it reduces the safety check)")},
 	}
 }
@@ -165,6 +172,55 @@ func runFlagSpecs(f *runFlags) []flagSpec {
 	}
 }
 
+// coverFlagSpecs is the table of verify cover's flags. A zero that the
+// library would read as "the default" (--pendings 0, --runs 0, --time 0)
+// is refused, not replaced.
+func coverFlagSpecs(f *coverFlags) []flagSpec {
+	strategy := func(names ...string) func() bool {
+		return func() bool {
+			for _, n := range names {
+				if f.strategy == n {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return []flagSpec{
+		{name: "workers", min: 1, max: model.MaxWorkers, applies: func() string {
+			if f.executor == "fifo" && f.workers != 1 {
+				return "--executor fifo has one worker"
+			}
+			return ""
+		}},
+		{name: "tasks", min: 1, max: model.MaxTasks},
+		{name: "pendings", min: 1, max: 15},
+		{name: "wakes", min: 1, max: 15},
+		{name: "local-cap", min: 1, max: 15, applies: onlyWith(func() bool {
+			return f.executor == "worksteal" || f.executor == "deep" || strings.HasPrefix(f.executor, "deep/")
+		}, "with an executor of local queues (--executor worksteal or deep)")},
+		{name: "pct-depth", min: 1, max: maxPCTDepth, applies: onlyWith(strategy("pct"), "with --strategy pct")},
+		{name: "preemptions", min: 0, max: maxPreempt, applies: onlyWith(strategy("exhaustive", "dfs"), "with --strategy exhaustive or dfs")},
+		{name: "time", min: int64(time.Millisecond), max: maxDuration, explicitOnly: true},
+		{name: "runs", min: 1, max: maxRuns, explicitOnly: true},
+	}
+}
+
+// checkCoverFlags checks verify cover's flags: the table, and --goal, a
+// percentage (a float the table does not read).
+func checkCoverFlags(fs *flag.FlagSet, f *coverFlags) error {
+	err := validateFlags(fs, coverFlagSpecs(f))
+	if !(f.goal >= 0 && f.goal <= 100) { // NaN fails both
+		err = errors.Join(err, fmt.Errorf("--goal %v: want a percentage, 0 to 100", f.goal))
+	}
+	return err
+}
+
+// replayFlagSpecs is the table of verify replay's numeric flags.
+func replayFlagSpecs() []flagSpec {
+	return []flagSpec{{name: "from", min: 1, max: math.MaxInt64}}
+}
+
 // checkFlagSpecs is the table of verify check's numeric flags.
 func checkFlagSpecs(f *checkFlags) []flagSpec {
 	lin := onlyWith(func() bool { return f.lin }, "with --linearizability")
@@ -182,6 +238,6 @@ func flagError(stderr interface{ Write([]byte) (int, error) }, cmd string, err e
 	for _, l := range strings.Split(err.Error(), "\n") {
 		fmt.Fprintf(stderr, "verify %s: %s\n", cmd, l)
 	}
-	fmt.Fprintf(stderr, "(see verify %s -h)\n", cmd)
+	fmt.Fprintf(stderr, "(see %s %s -h)\n", selfCommand(), cmd)
 	return exitUsage
 }

@@ -55,7 +55,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv("EXECSPEC_HOSTILE_LAUNCH") == "1" {
 		os.Exit(launch(os.Args[1:]))
 	}
+	// The files written where no flag says go to the user's cache
+	// directory: the tests' go to one of their own.
+	cache, err := os.MkdirTemp("", "verify-cache-")
+	if err == nil {
+		os.Setenv("XDG_CACHE_HOME", cache)
+	}
 	code := m.Run()
+	if cache != "" {
+		os.RemoveAll(cache)
+	}
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
@@ -244,6 +253,13 @@ func TestHostileCorpus(t *testing.T) {
 		"null_config.jsonl": exitUsage, "null_policy.jsonl": exitUsage, "seq_overflow.jsonl": exitUsage,
 		"task_beyond_limit.jsonl": exitUnknown, "task_max_int.jsonl": exitUnknown, "text_escape.txt": exitViolated,
 		"text_huge_workers.txt": exitUsage, "truncated.jsonl": exitUsage, "violation.jsonl": exitViolated,
+		"seq_backwards.jsonl": exitViolated, // a violation of no rule: named by its premise, never "Rule(0)"
+		"duplicate_seq.jsonl": exitViolated, // two events at one position of the clock
+		// Fields that mean nothing where they stand, and malformed events
+		// the reader cannot see (they need the header or the poll): bad
+		// input, not a violation by the executor.
+		"queue_on_stop.jsonl": exitUsage, "priority_under_fifo.jsonl": exitUsage, "aging_under_fifo.jsonl": exitUsage,
+		"poll_two_futures.jsonl": exitUsage, "take_unobserved.jsonl": exitUsage, "slice_poll_no_time.jsonl": exitUsage,
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "hostile", "*"))
 	if err != nil || len(files) == 0 {
@@ -262,6 +278,9 @@ func TestHostileCorpus(t *testing.T) {
 				r.clean(t, hostileRSS)
 				if r.code != code {
 					t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, clipForLog(r.stdout), r.stderr)
+				}
+				if strings.Contains(r.stdout+r.stderr, "Rule(") {
+					t.Errorf("a rule printed as a number:\n%s", r.stdout)
 				}
 				if code == exitUsage && !strings.Contains(r.stderr, name) {
 					t.Errorf("the message does not name the file:\n%s", r.stderr)
@@ -304,6 +323,25 @@ func TestHostileFlags(t *testing.T) {
 		{[]string{"run", "--checks", "0"}, "--checks"},
 		{[]string{"run", "--pct", "1000000000"}, "--pct"},
 		{[]string{"run", "--uncontrolled", "--pct", "3"}, "--pct does not apply"},
+		{[]string{"cover", "--strategy", "pct", "--pct-depth", "1000000000"}, "--pct-depth"},
+		{[]string{"run", "--skip", "exactly-once,no-concurrent-poll,no-poll-after-ready,fairness,close-waits,waker-during-poll,waker-any-goroutine,waker-clone,no-lost-wakeup,waker-idempotence,liveness,conformance,linearizability"}, "no property to check"},
+		{[]string{"run", "--skip", "exactly-once", "--property", "exactly-once"}, "both selected"},
+		{[]string{"run", "--cases", "fairness", "--property", "exactly-once"}, "not selected"},
+		{[]string{"cover", "--local-cap", "0"}, "--local-cap 0"},
+		{[]string{"cover", "--pendings", "0"}, "--pendings 0"},
+		{[]string{"cover", "--workers", "0"}, "--workers 0"},
+		{[]string{"cover", "--tasks", "0"}, "--tasks 0"},
+		{[]string{"cover", "--time", "0"}, "--time 0s"},
+		{[]string{"cover", "--runs", "0"}, "--runs 0"},
+		{[]string{"cover", "--goal", "NaN"}, "--goal NaN"},
+		{[]string{"cover", "--pct-depth", "5"}, "--pct-depth does not apply"},
+		{[]string{"cover", "--strategy", "guided", "--preemptions", "2"}, "--preemptions does not apply"},
+		{[]string{"cover", "--executor", "fifo", "--workers", "3"}, "--workers does not apply"},
+		{[]string{"cover", "--executor", "priority", "--local-cap", "3"}, "--local-cap does not apply"},
+		{[]string{"model", "--seed", "5"}, "--seed does not apply"},
+		{[]string{"model", "--hashes", "4"}, "--hashes does not apply"},
+		{[]string{"replay", "--from", "0", v}, "--from 0"},
+		{[]string{"model", "--bitstate", "1", "--swarm", "1/9223372036854775807"}, "--swarm"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			r := runVerify(t, wd, c.args...)
@@ -579,6 +617,35 @@ func TestHostileSignals(t *testing.T) {
 		signalRun(t, r, syscall.SIGINT, 100*time.Millisecond, hostileRSS)
 		pr.Close()
 	})
+	// An interrupt that cuts the input in the middle of a line is an
+	// interrupt (exit 3), not a truncated trace (exit 2).
+	for _, sub := range [][]string{{"check"}, {"replay", "--print"}} {
+		t.Run("half a line/"+sub[0], func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			defer pw.Close()
+			r := startVerify(t, wd, pr, nil, append(sub, "-")...)
+			io.WriteString(pw, head+`{"seq":5,"kind":"po`) // and the rest never comes
+			drained(t, pr)
+			signalRun(t, r, syscall.SIGINT, 200*time.Millisecond, hostileRSS)
+			if strings.Contains(r.stdout+r.stderr, "truncated") {
+				t.Errorf("an interrupt reported as a truncated trace:\n%s\n%s", r.stdout, r.stderr)
+			}
+		})
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run("merge of a named pipe/"+sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "result.json")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skip(err)
+			}
+			r := startVerify(t, wd, nil, nil, "merge", fifo)
+			signalRun(t, r, sig, 300*time.Millisecond, hostileRSS)
+		})
+	}
 	t.Run("named pipe nobody opens", func(t *testing.T) {
 		fifo := filepath.Join(t.TempDir(), "fifo")
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -115,7 +115,25 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		usage(stderr)
 		return exitUsage
 	}
+	if helpAsked(args[1:]) {
+		// Help asked for is output (stdout, exit 0), as verify --help is;
+		// a usage printed for a bad flag stays on stderr.
+		return c.run(ctx, args[1:], stdout, stdout)
+	}
 	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+// helpAsked reports whether a subcommand's args ask for its help.
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 func usage(w io.Writer) {
@@ -168,6 +186,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 // isTerminal reports whether w is a terminal, where a progress line may be
 // rewritten in place.
 func isTerminal(w io.Writer) bool {
+	if os.Getenv("TERM") == "dumb" {
+		return false // no cursor movement: progress goes line by line, replay prints
+	}
 	if c, ok := w.(*checkedWriter); ok {
 		w = c.w
 	}

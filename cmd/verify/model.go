@@ -66,7 +66,7 @@ func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
 	fs.BoolVar(&f.symmetry, "symmetry", false, "symmetry reduction: one state per class of interchangeable workers and tasks (safety)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object per property instead of text")
 	fs.BoolVar(&f.list, "list", false, "list the rules, invariants, properties and variants, and exit")
-	fs.StringVar(&f.out, "out", "", "directory for counterexample traces and timelines (default: a new temporary directory)")
+	fs.StringVar(&f.out, "out", "", "directory for counterexample traces and timelines (default: the user's cache directory, execspec/counterexamples, reused from run to run)")
 	fs.Int64Var(&f.maxStates, "max-states", 0, "state budget; the verdict is unknown when it is spent (0: none)")
 	fs.Int64Var(&f.maxMemMiB, "max-memory", 8192, "memory budget in MiB for the state store (0: none)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "time budget, e.g. 30s (0: none)")
@@ -112,7 +112,7 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	code := exitHolds
 	if !f.quiet && !f.json {
-		opts.Progress = progressPrinter(stderr)
+		opts.Progress = progressPrinter(stderr, f.timeout, f.maxStates)
 	}
 	if f.scale.search() {
 		return runSearch(ctx, &f, cfg, props, opts, stdout, stderr) // model_scale.go
@@ -123,6 +123,8 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "verify model: %v\n", err)
 		return exitUsage
 	}
+	var results []modelResultJSON
+results:
 	for _, r := range rs {
 		files := map[string]string{}
 		if r.Verdict == checker.Violated {
@@ -132,19 +134,23 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 		}
 		if f.json {
-			printModelJSON(stdout, r, files)
+			results = append(results, modelResult(r, files))
 		} else {
 			printModelResult(stdout, r, files)
 		}
 		switch r.Verdict {
 		case checker.Violated:
-			return exitViolated
+			code = exitViolated
+			break results
 		case checker.Unknown:
 			code = exitUnknown
 			if ctx.Err() != nil {
-				return code // interrupted: report what was found and stop
+				break results // interrupted: report what was found and stop
 			}
 		}
+	}
+	if f.json {
+		printModelJSON(stdout, code, results)
 	}
 	return code
 }
@@ -213,15 +219,34 @@ func (f *modelFlags) resolve() (model.Config, []explore.Property, explore.Option
 	return cfg, props, opts, nil
 }
 
-func progressPrinter(w io.Writer) func(explore.Progress) {
+// progressPrinter prints the search's progress every few seconds: what
+// was explored, at what rate, and what is left of the budget (--timeout,
+// --max-states) with the time it would take at that rate; a search
+// without a budget says that its total is known only at its end.
+func progressPrinter(w io.Writer, timeout time.Duration, maxStates int64) func(explore.Progress) {
 	return func(p explore.Progress) {
-		rate := float64(p.States) / p.Elapsed.Seconds()
-		if p.Phase != "exploring" {
+		secs := max(p.Elapsed.Seconds(), 1e-3)
+		rate := float64(p.States) / secs
+		if p.Phase != "exploring" && p.Phase != "bitstate" {
 			fmt.Fprintf(w, "  %s states explored; checking %s  %s\n", human(p.States), p.Phase, p.Elapsed.Truncate(time.Second))
 			return
 		}
-		fmt.Fprintf(w, "  %s states  %s/s  %s transitions  depth %d  frontier %s  %s\n",
-			human(p.States), human(int64(rate)), human(p.Transitions), p.Depth, human(p.Frontier), p.Elapsed.Truncate(time.Second))
+		left := "total known only at the end; Ctrl-C stops with what was found"
+		switch {
+		case maxStates > 0 && timeout > 0:
+			left = fmt.Sprintf("budget: %s states or %v left", human(max(maxStates-p.States, 0)), max(timeout-p.Elapsed, 0).Round(time.Second))
+		case maxStates > 0:
+			n := max(maxStates-p.States, 0)
+			left = fmt.Sprintf("budget: %s states left, about %v at this rate", human(n), time.Duration(float64(n)/max(rate, 1)*1e9).Truncate(time.Second))
+		case timeout > 0:
+			left = fmt.Sprintf("budget: %v left", max(timeout-p.Elapsed, 0).Round(time.Second))
+		}
+		frontier := ""
+		if p.Phase == "exploring" {
+			frontier = "  frontier " + human(p.Frontier)
+		}
+		fmt.Fprintf(w, "  %s states  %s/s  %s transitions  depth %d%s  %s  (%s)\n",
+			human(p.States), human(int64(rate)), human(p.Transitions), p.Depth, frontier, p.Elapsed.Truncate(time.Second), left)
 	}
 }
 
@@ -265,7 +290,7 @@ func printModelList(w io.Writer) {
 // as an HTML timeline, and returns their paths.
 func writeCounterexample(dir string, r *explore.Result) (map[string]string, error) {
 	if dir == "" {
-		d, err := os.MkdirTemp("", "execspec-")
+		d, err := defaultOutDir("counterexamples")
 		if err != nil {
 			return nil, err
 		}
@@ -357,26 +382,45 @@ type jsonStep struct {
 	State string `json:"state,omitempty"`
 }
 
-func printModelJSON(w io.Writer, r *explore.Result, files map[string]string) {
+// modelResultJSON is one property's result in verify model --json.
+type modelResultJSON struct {
+	Verdict     string       `json:"verdict"`
+	Property    string       `json:"property"`
+	Message     string       `json:"message,omitempty"`
+	Model       string       `json:"model"`
+	States      int64        `json:"states"`
+	Transitions int64        `json:"transitions"`
+	Depth       int          `json:"depth"`
+	Seconds     float64      `json:"seconds"`
+	BytesState  float64      `json:"bytes_per_state"`
+	Workers     int          `json:"workers"`
+	Efficiency  float64      `json:"parallel_efficiency,omitempty"`
+	Path        []jsonStep   `json:"path,omitempty"`
+	Loop        *int         `json:"loop,omitempty"`
+	Trace       string       `json:"trace,omitempty"`
+	Timeline    string       `json:"timeline,omitempty"`
+	RootCause   *culpritJSON `json:"root_cause,omitempty"`
+	Symptom     *culpritJSON `json:"symptom,omitempty"`
+}
+
+// printModelJSON prints verify model --json: one object, whatever the
+// number of properties checked (docs/json-output.md).
+func printModelJSON(w io.Writer, code int, results []modelResultJSON) {
 	out := struct {
-		Verdict     string       `json:"verdict"`
-		Property    string       `json:"property"`
-		Message     string       `json:"message,omitempty"`
-		Model       string       `json:"model"`
-		States      int64        `json:"states"`
-		Transitions int64        `json:"transitions"`
-		Depth       int          `json:"depth"`
-		Seconds     float64      `json:"seconds"`
-		BytesState  float64      `json:"bytes_per_state"`
-		Workers     int          `json:"workers"`
-		Efficiency  float64      `json:"parallel_efficiency,omitempty"`
-		Path        []jsonStep   `json:"path,omitempty"`
-		Loop        *int         `json:"loop,omitempty"`
-		Trace       string       `json:"trace,omitempty"`
-		Timeline    string       `json:"timeline,omitempty"`
-		RootCause   *culpritJSON `json:"root_cause,omitempty"`
-		Symptom     *culpritJSON `json:"symptom,omitempty"`
-	}{
+		Schema  int               `json:"schema"`
+		Verdict string            `json:"verdict"`
+		Results []modelResultJSON `json:"results"`
+	}{jsonSchema, verdictOf(code), results}
+	if out.Results == nil {
+		out.Results = []modelResultJSON{}
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(w, string(b))
+}
+
+// modelResult is r, whose counterexample was written to files, as JSON.
+func modelResult(r *explore.Result, files map[string]string) modelResultJSON {
+	out := modelResultJSON{
 		Verdict: r.Verdict.String(), Property: r.Property, Message: r.Message, Model: r.Config.String(),
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Seconds: r.Elapsed.Seconds(),
 		BytesState: r.BytesPerState(), Workers: r.Workers, Efficiency: r.Efficiency, Trace: files["trace"], Timeline: files["timeline"],
@@ -396,6 +440,5 @@ func printModelJSON(w io.Writer, r *explore.Result, files map[string]string) {
 			out.Loop = &l
 		}
 	}
-	b, _ := json.Marshal(out)
-	fmt.Fprintln(w, string(b))
+	return out
 }

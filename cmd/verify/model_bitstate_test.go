@@ -28,3 +28,13 @@ func TestBitstateTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// A bitstate search stopped by a budget claims no coverage: the share of
+// the states it met that it kept (100 %) is not the share of the reachable
+// states it searched.
+func TestBitstateStoppedClaimsNoCoverage(t *testing.T) {
+	code, out, stderr := run(t, "model", "-q", "--workers", "3", "--tasks", "4", "--pendings", "2", "--bitstate", "1", "--max-states", "1000")
+	if code != exitUnknown || strings.Contains(out, "coverage estimate") || !strings.Contains(out, "how much of the reachable state space that is is unknown") {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+}

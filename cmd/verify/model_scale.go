@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/checker/explore"
 	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
 )
 
 // scaleFlags are the flags of `verify model` for large state spaces: the
@@ -35,7 +35,7 @@ func (s *scaleFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&s.seed, "seed", 0, "base hash seed of a bitstate search or swarm")
 	fs.IntVar(&s.depthBound, "depth-bound", 0, "depth bound of a bitstate search (0: none; a swarm varies it)")
 	fs.IntVar(&s.hashes, "hashes", 3, "bits set per state in the bitstate filter")
-	fs.StringVar(&s.result, "result", "", "swarm result file (default swarm-I-of-N.json in the current directory)")
+	fs.StringVar(&s.result, "result", "", "swarm result file (default swarm-I-of-N.json in the user's cache directory, execspec/swarm)")
 }
 
 // apply sets the options the flags ask for.
@@ -53,8 +53,8 @@ func parseSwarm(s string) (int, int, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("--swarm %q: want I/N with 1 ≤ I ≤ N, e.g. 3/8", s)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n || n > maxSwarm {
+		return 0, 0, fmt.Errorf("--swarm %q: want I/N with 1 ≤ I ≤ N ≤ %d, e.g. 3/8", s, maxSwarm)
 	}
 	return i, n, nil
 }
@@ -102,6 +102,18 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []exp
 	if err != nil {
 		return usage("%v", err)
 	}
+	if r.Verdict != checker.Violated && !st.Complete {
+		// The coverage estimate is the share of the states met that were
+		// explored: of a search stopped early it says nothing about the
+		// reachable states, so none is claimed.
+		why := "stopped"
+		if p := strings.Index(r.Message, "%"); p >= 0 {
+			if i := strings.Index(r.Message[p:], " ("); i >= 0 {
+				why = strings.TrimSuffix(r.Message[p+i+2:], ")")
+			}
+		}
+		r.Message = fmt.Sprintf("no violation found in the %d states searched before the search stopped (%s); how much of the reachable state space that is is unknown", r.States, why)
+	}
 	files := map[string]string{}
 	if r.Verdict == checker.Violated {
 		out := f.out
@@ -114,7 +126,11 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []exp
 		}
 	}
 	if f.json {
-		printModelJSON(stdout, r, files)
+		code := exitUnknown
+		if r.Verdict == checker.Violated {
+			code = exitViolated
+		}
+		printModelJSON(stdout, code, []modelResultJSON{modelResult(r, files)})
 	} else {
 		printModelResult(stdout, r, files)
 		fmt.Fprintf(stdout, "  bitstate: %d MiB filter, %d hashes, %.2f %% of its bits set, seed %d, depth bound %d, deepest %d\n",
@@ -126,46 +142,48 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []exp
 	}
 	if n > 0 {
 		sr := explore.NewSwarmResult(i, n, b, r, st)
+		// The options that change what a member checks are part of its
+		// configuration: merge refuses to add up members that differ.
+		if f.invariants != "all" && f.invariants != "" {
+			sr.Model += " invariants=" + f.invariants
+		}
+		if f.symmetry {
+			sr.Model += " symmetry"
+		}
 		sr.Trace = files["trace"]
 		path := s.result
 		if path == "" {
-			path = fmt.Sprintf("swarm-%d-of-%d.json", i, n)
+			dir, err := defaultOutDir("swarm")
+			if err != nil {
+				fmt.Fprintf(stderr, "verify model: writing the swarm result: %v\n", err)
+				return exitUsage
+			}
+			path = filepath.Join(dir, fmt.Sprintf("swarm-%d-of-%d.json", i, n))
 		}
 		if err := writeResultFile(path, sr); err != nil {
 			fmt.Fprintf(stderr, "verify model: writing the swarm result: %v\n", err)
 			return exitUsage
 		}
 		if !f.json {
-			fmt.Fprintf(stdout, "  swarm member %d of %d: result in %s (combine them with: %s merge FILES…)\n", i, n, path, selfCommand())
+			glob := "FILES…"
+			if s.result == "" {
+				glob = traces.ShellQuote(filepath.Dir(path)) + string(filepath.Separator) + fmt.Sprintf("swarm-*-of-%d.json", n)
+			}
+			fmt.Fprintf(stdout, "  swarm member %d of %d: result in %s (combine them with: %s merge %s)\n", i, n, term(path), selfCommand(), glob)
 		}
 	}
 	return code
 }
 
-// writeResultFile writes v as JSON to path through a temporary file in the
-// same directory, renamed into place: a symlink at path is replaced, never
-// followed.
+// writeResultFile writes v as JSON to path, as every output file is
+// written (writeFile).
 func writeResultFile(path string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".swarm-*.json")
-	if err != nil {
+	return writeFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
 		return err
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	})
 }

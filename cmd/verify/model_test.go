@@ -61,16 +61,29 @@ func TestModelJSON(t *testing.T) {
 	if code != exitViolated {
 		t.Fatalf("exit %d", code)
 	}
-	var r struct {
-		Verdict, Property, Trace string
-		States                   int64
-		Path                     []struct{ Rule, Step string }
+	var all struct {
+		Schema  int
+		Verdict string
+		Results []struct {
+			Verdict, Property, Trace string
+			States                   int64
+			Path                     []struct{ Rule, Step string }
+		}
 	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
+	if err := json.Unmarshal([]byte(out), &all); err != nil {
 		t.Fatalf("%v: %q", err, out)
 	}
+	if all.Schema != jsonSchema || all.Verdict != "violated" || len(all.Results) != 1 {
+		t.Fatalf("unexpected output %+v", all)
+	}
+	r := all.Results[0]
 	if r.Verdict != "violated" || r.Property != "single-queue" || len(r.Path) != 4 || r.Path[3].Rule != "WAKE" || r.States == 0 {
 		t.Fatalf("unexpected result %+v", r)
+	}
+	// Every property checked is one object too, not one line each.
+	code, out, _ = run(t, "model", "--json", "--workers", "2", "--tasks", "2", "--property", "all", "--parallel", "1")
+	if err := json.Unmarshal([]byte(out), &all); err != nil || code != exitHolds || all.Verdict != "holds" || len(all.Results) < 2 || strings.Count(out, "\n") != 1 {
+		t.Fatalf("--property all: exit %d, %v: %q", code, err, out)
 	}
 	if _, err := os.Stat(r.Trace); err != nil {
 		t.Fatalf("trace not written: %v", err)

@@ -37,8 +37,8 @@ func TestReadmeCommandsRun(t *testing.T) {
 					t.Errorf("README: %q names %s, which does not exist", m[0], a)
 				}
 			}
-			if i > 0 && args[i-1] == "--html" {
-				args[i] = filepath.Join(out, a) // write the page elsewhere
+			if i > 0 && (args[i-1] == "--html" || args[i-1] == "--chrome" || args[i-1] == "--lin-html") {
+				args[i] = filepath.Join(out, filepath.Base(a)) // write the page elsewhere
 			}
 		}
 		if len(args) == 0 || !(args[0] == "check" || args[0] == "replay" || (args[0] == "model" && len(args) == 2 && args[1] == "--list")) {

@@ -56,8 +56,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if err := validateFlags(fs, replayFlagSpecs()); err != nil {
+		return flagError(stderr, "replay", err)
+	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "verify replay: want one trace FILE (see verify replay -h)")
+		fmt.Fprintf(stderr, "verify replay: want one trace FILE (see %s replay -h)\n", selfCommand())
 		return exitUsage
 	}
 	softMemoryLimit()
@@ -88,7 +91,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		tl     *traces.Timeline
 		cerr   *conform.Error
 		n      int
-		frames []replayFrame
+		frames = frameRing{max: replayMaxFrames}
 		// taskShown is the state last printed of each task not DONE.
 		taskShown = map[int64]string{}
 		lanes     = conf.BoundedLanes(replayShown)
@@ -130,9 +133,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			w.Flush()
 			return replayBad(stderr, file, fmt.Errorf("%s:%d: %w", file, src.Line(), err))
 		}
+		if cerr != nil && cerr.Premise == conform.PremiseWellFormed {
+			w.Flush() // the event's form, not the executor's behaviour: bad input, as check says
+			return replayBad(stderr, file, fmt.Errorf("%s:%d: malformed event: %s", file, src.Line(), cerr.Reason))
+		}
 		if cerr != nil {
 			if interactive {
-				frames = append(frames, replayFrame{i: n, e: e, lanes: conf.BoundedLanes(replayShown), err: cerr})
+				frames.push(replayFrame{i: n, e: e, lanes: conf.BoundedLanes(replayShown), err: cerr})
 			} else {
 				fmt.Fprintf(w, "%6d  %s\n", n+1, traces.Printable(shortEvent(e)))
 				printViolationLines(w, cerr)
@@ -153,10 +160,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		if n+1 >= *from {
 			if interactive {
-				if len(frames) < replayMaxFrames {
-					lanes = conf.BoundedLanes(replayShown)
-					frames = append(frames, replayFrame{i: n, e: e, lanes: lanes})
-				}
+				lanes = conf.BoundedLanes(replayShown)
+				frames.push(replayFrame{i: n, e: e, lanes: lanes})
 			} else {
 				// What the event changed: the queue and worker lines that
 				// differ, and its task's state. O(W + replayShown).
@@ -185,7 +190,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	code := exitHolds
 	var end []string
 	if cerr != nil {
-		mark = &traces.Mark{Index: n, Rule: cerr.Rule.String(), Message: cerr.Error()}
+		mark = &traces.Mark{Index: n, Rule: ruleName(cerr), Message: cerr.Error()}
 		code = exitViolated
 		if cerr.Limit != "" {
 			code = exitUnknown // a limit of the checker, not the executor's fault
@@ -200,7 +205,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		case checker.Violated:
 			code = exitViolated
 			if rep.Err != nil {
-				mark = &traces.Mark{Index: min(rep.Err.Index, n), Rule: rep.Err.Rule.String(), Message: rep.Err.Error()}
+				mark = &traces.Mark{Index: min(rep.Err.Index, n), Rule: ruleName(rep.Err), Message: rep.Err.Error()}
 			} else {
 				mark = &traces.Mark{Index: -1, Message: finishSummary(rep)}
 			}
@@ -230,7 +235,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if cerr != nil {
 			total++ // the violating event, replayed last
 		}
-		st := &stepper{title: title, init: initial, frames: frames, end: end, total: total, dropped: total - len(frames)}
+		kept := frames.slice()
+		st := &stepper{title: title, init: initial, frames: kept, end: end, total: total, dropped: total - len(kept)}
 		restore, err := rawTerminal(os.Stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "verify replay: %v (use --print)\n", err)
@@ -254,8 +260,32 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return code
 }
 
+// frameRing keeps the last max frames of an interactive replay: the
+// violation and the events before it are what a long trace is stepped
+// through for; the events before those are replayed but not kept (the
+// screen says so and names --from, which moves the window).
+type frameRing struct {
+	max   int
+	buf   []replayFrame
+	start int // the oldest frame, once buf is full
+}
+
+func (r *frameRing) push(f replayFrame) {
+	if len(r.buf) < r.max {
+		r.buf = append(r.buf, f)
+		return
+	}
+	r.buf[r.start] = f
+	r.start = (r.start + 1) % r.max
+}
+
+// slice returns the frames kept, oldest first.
+func (r *frameRing) slice() []replayFrame {
+	return append(r.buf[r.start:len(r.buf):len(r.buf)], r.buf[:r.start]...)
+}
+
 func printViolationLines(w io.Writer, cerr *conform.Error) {
-	fmt.Fprintf(w, "        VIOLATION of %s: %s\n", cerr.Rule, traces.Printable(cerr.Error()))
+	fmt.Fprintf(w, "        VIOLATION of %s: %s\n", ruleName(cerr), traces.Printable(cerr.Error()))
 	if cerr.Premise != "" {
 		fmt.Fprintf(w, "        premise: %s fails\n", traces.Printable(strings.TrimSuffix(cerr.Premise, " fails")))
 	}

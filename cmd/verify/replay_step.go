@@ -75,7 +75,7 @@ func (s *stepper) screen(p int) []string {
 		f := s.frames[p]
 		out = append(out, fmt.Sprintf("event %d of %d: %s", f.i+1, s.total, bounded(shortEvent(f.e))), bounded(ruleLine(f.e)), "")
 		if f.err != nil {
-			out = append(out, "VIOLATION of "+f.err.Rule.String()+": "+bounded(f.err.Error()))
+			out = append(out, "VIOLATION of "+ruleName(f.err)+": "+bounded(f.err.Error()))
 			if f.err.Premise != "" {
 				out = append(out, "  premise: "+bounded(strings.TrimSuffix(f.err.Premise, " fails"))+" fails")
 			}

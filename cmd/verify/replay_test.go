@@ -131,6 +131,16 @@ func TestReplayPipedPrintsChanges(t *testing.T) {
 // what the terminal has shown so far; it waits for the first screen.
 func ptyReplay(t *testing.T) (cmd *exec.Cmd, master, slave *os.File, shown func() string) {
 	t.Helper()
+	cmd, master, slave, shown = ptyStart(t)
+	waitShown(t, cmd, shown, "before event 1")
+	return cmd, master, slave, shown
+}
+
+// ptyStart starts verify replay of examples/traces/lost_wakeup.jsonl on a
+// pseudo-terminal, with env added to its environment, and returns what
+// the terminal has shown so far.
+func ptyStart(t *testing.T, env ...string) (cmd *exec.Cmd, master, slave *os.File, shown func() string) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("pseudo-terminals are opened the Linux way here")
 	}
@@ -142,6 +152,7 @@ func ptyReplay(t *testing.T) (cmd *exec.Cmd, master, slave *os.File, shown func(
 	t.Cleanup(func() { master.Close(); slave.Close() })
 	trace, _ := filepath.Abs(filepath.Join("..", "..", "examples", "traces", "lost_wakeup.jsonl"))
 	cmd = exec.Command(bin, "replay", trace)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -167,7 +178,6 @@ func ptyReplay(t *testing.T) (cmd *exec.Cmd, master, slave *os.File, shown func(
 			}
 		}
 	}()
-	waitShown(t, cmd, shown, "before event 1")
 	return cmd, master, slave, shown
 }
 
@@ -240,5 +250,45 @@ func TestReplayInTerminalSIGTERM(t *testing.T) {
 	}
 	if rawMode(t, slave) {
 		t.Error("the terminal was left in raw mode")
+	}
+}
+
+// An interactive replay of a trace longer than replayMaxFrames keeps the
+// last events — the violation and what led to it — not the first ones.
+func TestReplayKeepsTheLastFrames(t *testing.T) {
+	r := frameRing{max: replayMaxFrames}
+	const n = replayMaxFrames + 7000
+	for i := 0; i < n; i++ {
+		r.push(replayFrame{i: i})
+	}
+	got := r.slice()
+	if len(got) != replayMaxFrames || got[0].i != n-replayMaxFrames || got[len(got)-1].i != n-1 {
+		t.Fatalf("kept %d frames, %d to %d; want the last %d, %d to %d", len(got), got[0].i, got[len(got)-1].i, replayMaxFrames, n-replayMaxFrames, n-1)
+	}
+	for k := 1; k < len(got); k++ {
+		if got[k].i != got[k-1].i+1 {
+			t.Fatalf("frame %d is event %d after %d", k, got[k].i, got[k-1].i)
+		}
+	}
+}
+
+// On a terminal that says it cannot move the cursor (TERM=dumb), replay
+// prints instead of stepping, and no escape sequence reaches it.
+func TestReplayDumbTerminal(t *testing.T) {
+	cmd, _, _, shown := ptyStart(t, "TERM=dumb")
+	werr := make(chan error, 1)
+	go func() { werr <- cmd.Wait() }()
+	select {
+	case <-werr:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("replay on a dumb terminal did not end (stepping, waiting for keys?)")
+	}
+	waitShown(t, cmd, shown, "VIOLATION of WAKE") // the output has reached the reader
+	if code := cmd.ProcessState.ExitCode(); code != exitViolated {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if out := shown(); strings.Contains(out, "\x1b[") || !strings.Contains(out, "VIOLATION of WAKE") {
+		t.Errorf("output on a dumb terminal:\n%q", out)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -37,6 +38,7 @@ type runFlags struct {
 	list         bool
 	shrink       time.Duration
 	all          bool
+	json         bool
 }
 
 func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
@@ -48,11 +50,12 @@ func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.only, "property", "", "run only these properties (comma-separated names, see --list)")
 	fs.StringVar(&f.skip, "skip", "", "leave out these properties (comma-separated)")
 	fs.StringVar(&f.cases, "cases", "", "draw only the cases of these properties, still checking every property on them (comma-separated)")
-	fs.StringVar(&f.out, "out", ".", "directory for the trace and HTML timeline of a failure")
+	fs.StringVar(&f.out, "out", "", "directory for the trace and HTML timeline of a failure (default: the user's cache directory, execspec/run)")
 	fs.BoolVar(&f.uncontrolled, "uncontrolled", false, "run a controllable executor as a black box (no controlled interleavings)")
 	fs.IntVar(&f.pct, "pct", 0, fmt.Sprintf("draw controlled schedules with PCT of this depth, 1 to %d (0: a rapid choice at every decision)", maxPCTDepth))
 	fs.BoolVar(&f.list, "list", false, "list the properties and the executors, and exit")
 	fs.DurationVar(&f.shrink, "shrink-time", 5*time.Second, "time limit for shrinking one failure")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout instead of the report (docs/json-output.md)")
 	fs.BoolVar(&f.all, "all", false, "run every property even after one failed (by default the run stops at the first failure)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify run [flags]")
@@ -80,7 +83,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "verify run: unexpected argument %q (see verify run -h)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "verify run: unexpected argument %q (see %s run -h)\n", fs.Arg(0), selfCommand())
 		return exitUsage
 	}
 	if f.list {
@@ -100,11 +103,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ShrinkTime: f.shrink, Context: ctx, Uncontrolled: f.uncontrolled, PCTDepth: f.pct,
 		StopAtFirst: !f.all,
 	}
-	for _, n := range append(append(append([]string(nil), cfg.Only...), cfg.Skip...), cfg.Cases...) {
-		if _, err := properties.Lookup(n); err != nil {
-			fmt.Fprintf(stderr, "verify run: %v\n", err)
-			return exitUsage
-		}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "verify run: %s (flags --property, --skip, --cases)\n", strings.TrimPrefix(err.Error(), "properties: "))
+		return exitUsage
 	}
 	cfg.Progress = progressLine(stderr)
 	start := time.Now()
@@ -115,34 +116,43 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	interrupted := ctx.Err() != nil
+	text := stdout
+	if f.json {
+		text = io.Discard // the report goes out as JSON at the end
+	}
 	for _, r := range rep.Results {
 		switch {
 		case r.Skipped != "":
-			fmt.Fprintf(stdout, "%-22s skipped: %s\n", r.Property.Name, r.Skipped)
+			fmt.Fprintf(text, "%-22s skipped: %s\n", r.Property.Name, r.Skipped)
 		case r.Verdict == checker.Violated:
-			fmt.Fprintf(stdout, "%-22s VIOLATED after %d cases (%v)\n", r.Property.Name, r.Cases, r.Duration.Round(time.Millisecond))
+			fmt.Fprintf(text, "%-22s VIOLATED after %d cases (%v)\n", r.Property.Name, r.Cases, r.Duration.Round(time.Millisecond))
 		case r.Verdict == checker.Unknown && r.Runs == 0 && !interrupted:
-			fmt.Fprintf(stdout, "%-22s not run (stopped at the first failure; --all runs every property)\n", r.Property.Name)
+			fmt.Fprintf(text, "%-22s not run (stopped at the first failure; --all runs every property)\n", r.Property.Name)
 		case r.Verdict == checker.Holds:
 			extra := ""
 			if r.NoVerdict > 0 {
 				extra = fmt.Sprintf("; %d stopped by a budget without a verdict", r.NoVerdict)
 			}
-			fmt.Fprintf(stdout, "%-22s holds (%d cases, %v%s)\n", r.Property.Name, r.Runs, r.Duration.Round(time.Millisecond), extra)
+			fmt.Fprintf(text, "%-22s holds (%d cases, %v%s)\n", r.Property.Name, r.Runs, r.Duration.Round(time.Millisecond), extra)
 		default:
-			fmt.Fprintf(stdout, "%-22s unknown (interrupted)\n", r.Property.Name)
+			fmt.Fprintf(text, "%-22s unknown (interrupted)\n", r.Property.Name)
 		}
 	}
 	code := exitHolds
+	written := map[*properties.Result]map[string]string{}
 	for _, r := range rep.Results {
 		if r.Verdict == checker.Violated {
 			code = exitViolated
-			printRunFailure(stdout, stderr, &f, r)
+			written[r] = printRunFailure(text, stderr, &f, r)
 		}
 	}
 	v := rep.Verdict()
 	if code == exitHolds && (v == checker.Unknown || interrupted) {
 		code = exitUnknown
+	}
+	if f.json {
+		printRunJSON(stdout, &f, rep, code, interrupted, written, time.Since(start))
+		return code
 	}
 	what := v.String()
 	if interrupted {
@@ -153,6 +163,53 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Try more cases with --checks %d, or another executor (--list).\n", min(f.checks*10, maxChecks))
 	}
 	return code
+}
+
+// runPropertyJSON is one property of verify run --json.
+type runPropertyJSON struct {
+	Name     string  `json:"name"`
+	Protects string  `json:"protects"`
+	Verdict  string  `json:"verdict"`
+	Skipped  string  `json:"skipped,omitempty"`
+	Cases    int     `json:"cases"`
+	Runs     int     `json:"runs"`
+	Seconds  float64 `json:"seconds"`
+	Caught   string  `json:"caught,omitempty"`  // the check that failed
+	Message  string  `json:"message,omitempty"` // what it says of the failure
+	Detail   string  `json:"detail,omitempty"`
+	Workload string  `json:"workload,omitempty"` // the shrunk workload
+	Seed     uint64  `json:"seed,omitempty"`
+	Trace    string  `json:"trace,omitempty"`
+	Timeline string  `json:"timeline,omitempty"`
+	Replay   string  `json:"replay,omitempty"`
+}
+
+// printRunJSON prints verify run --json: one object (docs/json-output.md).
+func printRunJSON(w io.Writer, f *runFlags, rep *properties.Report, code int, interrupted bool, written map[*properties.Result]map[string]string, took time.Duration) {
+	out := struct {
+		Schema      int               `json:"schema"`
+		Verdict     string            `json:"verdict"`
+		Executor    string            `json:"executor"`
+		Checks      int               `json:"checks"`
+		Seconds     float64           `json:"seconds"`
+		Interrupted bool              `json:"interrupted,omitempty"`
+		Properties  []runPropertyJSON `json:"properties"`
+	}{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Checks: rep.Checks, Seconds: took.Seconds(), Interrupted: interrupted, Properties: []runPropertyJSON{}}
+	for _, r := range rep.Results {
+		p := runPropertyJSON{Name: r.Property.Name, Protects: r.Property.Protects(), Verdict: r.Verdict.String(), Skipped: r.Skipped,
+			Cases: r.Cases, Runs: r.Runs, Seconds: r.Duration.Seconds()}
+		if r.Verdict == checker.Violated {
+			p.Caught, p.Message, p.Detail, p.Seed = r.Caught, r.Message, r.Detail, r.Seed
+			if r.Counterexample != nil {
+				p.Workload = r.Counterexample.String()
+			}
+			files := written[r]
+			p.Trace, p.Timeline, p.Replay = files["trace"], files["timeline"], files["replay"]
+		}
+		out.Properties = append(out.Properties, p)
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(w, string(b))
 }
 
 // lookupExecutor finds a built-in executor or a catalogue entry.
@@ -168,7 +225,7 @@ func lookupExecutor(name string) (func() executor.Executor, error) {
 				return b.New, nil
 			}
 		}
-		return nil, fmt.Errorf("no broken executor %q (see verify run --list)", n)
+		return nil, fmt.Errorf("no broken executor %q (see %s run --list)", n, selfCommand())
 	}
 	if f, ok := executor.Builtin(name); ok {
 		return f, nil
@@ -213,7 +270,11 @@ func progressLine(w io.Writer) func(properties.Progress) {
 	}
 }
 
-func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result) {
+// printRunFailure prints a failure, writes its trace and timeline, and
+// returns what it wrote and the command that replays it, by kind ("trace",
+// "timeline", "replay").
+func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result) map[string]string {
+	files := map[string]string{}
 	p, _ := properties.Lookup(r.Caught)
 	protects := r.Caught
 	if p != nil {
@@ -229,19 +290,27 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 	for _, l := range strings.Split(strings.TrimSpace(r.Detail), "\n") {
 		fmt.Fprintf(stdout, "    %s\n", l)
 	}
-	if h, events, ok := r.Observation.Trace(); ok && len(events) > 0 {
-		base := filepath.Join(f.out, fmt.Sprintf("run-%s-%s", strings.ReplaceAll(f.executor, "/", "-"), r.Property.Name))
+	out, outErr := f.out, error(nil)
+	if out == "" {
+		out, outErr = defaultOutDir("run")
+	}
+	if h, events, ok := r.Observation.Trace(); ok && len(events) > 0 && outErr != nil {
+		fmt.Fprintf(stderr, "verify run: writing the trace: %s\n", term(outErr.Error()))
+	} else if ok && len(events) > 0 {
+		base := filepath.Join(out, fmt.Sprintf("run-%s-%s", strings.ReplaceAll(f.executor, "/", "-"), r.Property.Name))
 		jsonl, html := base+".jsonl", base+".html"
 		if err := traces.WriteFile(jsonl, h, events); err != nil {
 			fmt.Fprintf(stderr, "verify run: writing the trace: %s\n", term(err.Error()))
 		} else {
+			files["trace"] = jsonl
 			q := traces.ShellQuote(jsonl)
-			fmt.Fprintf(stdout, "  trace: %s (%d events; verify check %s, verify replay %s)\n", term(jsonl), len(events), q, q)
+			fmt.Fprintf(stdout, "  trace: %s (%d events; %s check %s, %s replay %s)\n", term(jsonl), len(events), selfCommand(), q, selfCommand(), q)
 		}
 		mark := runMark(stdout, h, events, r.Caught+": "+firstLine(r.Detail))
 		if err := writeFile(html, func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) }); err != nil {
 			fmt.Fprintf(stderr, "verify run: writing the timeline: %s\n", term(err.Error()))
 		} else {
+			files["timeline"] = html
 			fmt.Fprintf(stdout, "  timeline: %s\n", term(html))
 		}
 	} else {
@@ -255,8 +324,10 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 		if o := r.Observation; o != nil && o.Controlled {
 			fmt.Fprintf(stdout, "  schedule: %d decisions, checksum %016x (first failing case, before shrinking: checksum %016x)\n", o.Decisions, o.Checksum, r.FirstChecksum)
 		}
-		fmt.Fprintf(stdout, "  replay it (%s):\n    %s run --executor %s%s --cases %s --seed %d --checks 1\n", how, selfCommand(), traces.ShellQuote(f.executor), selectFlags(f), traces.ShellQuote(r.Property.Name), r.Seed)
+		files["replay"] = fmt.Sprintf("%s run --executor %s%s --cases %s --seed %d --checks 1", selfCommand(), traces.ShellQuote(f.executor), selectFlags(f), traces.ShellQuote(r.Property.Name), r.Seed)
+		fmt.Fprintf(stdout, "  replay it (%s):\n    %s\n", how, files["replay"])
 	}
+	return files
 }
 
 // selectFlags repeats the property selection of a run, for its replay

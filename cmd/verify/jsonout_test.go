@@ -1,0 +1,41 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every subcommand's --json is one object with "schema" and a "verdict"
+// that agrees with the exit code (docs/json-output.md).
+func TestJSONShapes(t *testing.T) {
+	dir := t.TempDir()
+	result := filepath.Join(dir, "r.json")
+	for _, args := range [][]string{
+		{"check", "--json", td("conforms.jsonl")},
+		{"check", "--json", td("steal_with_local_work.jsonl")},
+		{"model", "--json", "--workers", "2", "--tasks", "2", "--property", "all", "--parallel", "1"},
+		{"model", "--json", "--workers", "2", "--tasks", "2", "--bitstate", "1", "--swarm", "1/1", "--result", result},
+		{"merge", "--json", result},
+		{"cover", "--json", "-q", "--executor", "fifo", "--runs", "5"},
+		{"run", "--json", "--executor", "fifo", "--property", "exactly-once", "--checks", "2"},
+		{"run", "--json", "--executor", "broken/lost-wakeup", "--property", "no-lost-wakeup", "--checks", "50", "--shrink-time", "100ms", "--out", dir},
+	} {
+		code, out, errs := run(t, args...)
+		var v struct {
+			Schema  *int
+			Verdict string
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil || strings.Count(strings.TrimSpace(out), "\n") > 0 && args[0] != "cover" {
+			t.Errorf("%v: not one JSON object (%v):\n%s\n%s", args, err, out, errs)
+			continue
+		}
+		if v.Schema == nil || *v.Schema != jsonSchema {
+			t.Errorf("%v: schema %v, want %d", args, v.Schema, jsonSchema)
+		}
+		if v.Verdict != verdictOf(code) {
+			t.Errorf("%v: verdict %q, exit %d", args, v.Verdict, code)
+		}
+	}
+}

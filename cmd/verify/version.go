@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+)
+
+func init() {
+	register(command{name: "version", summary: "print the module version, the Go version and the VCS revision of this build", run: runVersion})
+}
+
+// versionInfo is what verify version prints: what debug.ReadBuildInfo
+// knows of this build. A build from a module cache (go install
+// module@version) has a module version; a build in a clone has "(devel)"
+// and, when the go command saw the repository, its revision.
+type versionInfo struct {
+	Schema   int    `json:"schema"`
+	Module   string `json:"module"`
+	Version  string `json:"version"`
+	Go       string `json:"go"`
+	Revision string `json:"revision,omitempty"`
+	Time     string `json:"time,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+}
+
+func buildVersion() versionInfo {
+	v := versionInfo{Schema: jsonSchema, Module: "github.com/execspec/execspec", Version: "(unknown)", Go: runtime.Version()}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	v.Module, v.Version = bi.Main.Path, bi.Main.Version
+	if v.Version == "" {
+		v.Version = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Revision = s.Value
+		case "vcs.time":
+			v.Time = s.Value
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	return v
+}
+
+func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: verify version [--json]")
+		fmt.Fprintln(stderr, "\nPrints the module version, the Go version and, when the build knows it, the")
+		fmt.Fprintln(stderr, "VCS revision (+dirty when the tree had changes) and its time.")
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "verify version: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	v := buildVersion()
+	if *asJSON {
+		b, _ := json.Marshal(v)
+		fmt.Fprintln(stdout, string(b))
+		return exitHolds
+	}
+	rev := ""
+	if v.Revision != "" {
+		rev = " " + v.Revision
+		if v.Modified {
+			rev += "+dirty"
+		}
+		if v.Time != "" {
+			rev += " (" + v.Time + ")"
+		}
+	}
+	fmt.Fprintf(stdout, "verify %s %s, %s%s\n", v.Module, v.Version, v.Go, rev)
+	return exitHolds
+}
