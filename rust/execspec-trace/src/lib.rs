@@ -54,9 +54,10 @@ pub mod deferred;
 mod event;
 mod packed;
 pub mod recorder;
+pub mod state;
 mod wrap;
 
-pub use event::{json_string, Event, Header, Kind, Order, Outcome, PollResult, Queue, Source};
+pub use event::{json_string, Event, Header, Kind, Order, Outcome, PollResult, Queue, Source, StopReason};
 pub use recorder::{current_worker, now_ns, set_worker, Op, Options, Recorder, Summary};
 pub use wrap::Traced;
 

@@ -18,7 +18,7 @@
 //! compare-and-swap, one fetch_add on the clock and a push onto a Vec.
 
 use crate::deferred::{self, Stream, TimeScale};
-use crate::event::{Event, Header, Kind, Source};
+use crate::event::{Event, Header, Kind, Source, StopReason};
 use crate::packed::Packed;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::io::{self, Write};
@@ -175,12 +175,22 @@ pub fn current_worker() -> Option<u32> {
     WORKER.with(|w| w.get())
 }
 
-/// Monotonic nanoseconds since the first call in this process (the `time`
-/// field of v1.1).
+/// Monotonic nanoseconds since the first call in this process, plus one
+/// (the `time` field of v1.1, where 0 means "not recorded": the first
+/// call returns 1 or more, never 0).
 pub fn now_ns() -> u64 {
     static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    let o = *ORIGIN.get_or_init(Instant::now);
-    o.elapsed().as_nanos() as u64
+    ns_since(*ORIGIN.get_or_init(Instant::now))
+}
+
+/// Nanoseconds from origin to now, plus one: never 0.
+fn ns_since(origin: Instant) -> u64 {
+    (origin.elapsed().as_nanos() as u64).saturating_add(1)
+}
+
+#[cfg(test)]
+pub(crate) fn ns_since_for_test(origin: Instant) -> u64 {
+    ns_since(origin)
 }
 
 /// What the writer thread shares with the recording threads.
@@ -208,6 +218,10 @@ pub(crate) struct Inner {
     pub(crate) deferred: bool,
     next_idx: AtomicU32,
     finished: AtomicBool,
+    /// The header declares v1.0: events are checked for v1.1 fields as
+    /// they are recorded, and counted in `undeclared`.
+    pub(crate) v1_0: bool,
+    pub(crate) undeclared: AtomicU64,
 }
 
 struct WriterState {
@@ -313,6 +327,8 @@ impl Recorder {
             deferred: opts.deferred,
             next_idx: AtomicU32::new(0),
             finished: AtomicBool::new(false),
+            v1_0: minor == 0,
+            undeclared: AtomicU64::new(0),
         });
         let mut st = WriterState {
             out: Box::new(io::BufWriter::with_capacity(1 << 16, out)),
@@ -363,9 +379,12 @@ impl Recorder {
         self.inner.next_task.0.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Draws one tick of the clock outside any op. Its event cannot be
-    /// recorded with it (use [`Recorder::op`]); use it only for ticks that
-    /// order nothing, e.g. to measure.
+    /// Reads the clock without drawing a tick: in streaming mode the tick
+    /// the next draw will get (every tick drawn so far is below it), in
+    /// deferred mode the largest tick any thread has published. It orders
+    /// nothing and no event can be recorded with it (an event's tick is
+    /// drawn in an op: [`Recorder::op`], [`Recorder::record`]); use it to
+    /// measure, e.g. how many ticks a stretch of a run drew.
     pub fn now(&self) -> u64 {
         if self.inner.deferred {
             return self.inner.s.max_published();
@@ -453,32 +472,79 @@ impl Recorder {
     /// Records a push (spawn, wake scheduled, requeue with its queue) done
     /// by f with the interval contract: call is drawn before f, ret after,
     /// and the event's seq is its call. Returns f's value.
+    ///
+    /// f runs inside an op (the push's seq is drawn before it and its
+    /// event must be buffered in the same op): it must not block. A push
+    /// that can wait (a bounded channel's `send`) stalls the writer and
+    /// [`Recorder::finish`] while it waits; use a non-blocking attempt
+    /// (`try_send`) in [`Recorder::try_push`] and retry outside.
     pub fn push<R>(&self, e: Event, f: impl FnOnce() -> R) -> R {
+        match self.try_push(e, || Ok::<R, std::convert::Infallible>(f())) {
+            Ok(r) => r,
+            Err(never) => match never {},
+        }
+    }
+
+    /// A push that may fail (a send on a closed channel, a full bounded
+    /// queue): as [`Recorder::push`], but the event is recorded only when
+    /// f returns Ok; a failed push leaves nothing in the trace (its ticks
+    /// are drawn and unused, which the format allows).
+    pub fn try_push<R, E>(&self, e: Event, f: impl FnOnce() -> Result<R, E>) -> Result<R, E> {
         let mut op = self.op();
         let call = op.tick();
         let r = f();
-        let ret = op.tick();
-        op.emit(Event { seq: call, call: Some(call), ret: Some(ret), ..e });
+        if r.is_ok() {
+            let ret = op.tick();
+            op.emit(Event { seq: call, call: Some(call), ret: Some(ret), ..e });
+        }
         r
     }
 
     /// Records a take done by f with the interval contract: call before f,
     /// ret after, seq = ret. f returns the task with its source and victim,
     /// or None (nothing recorded). Returns f's value.
-    pub fn take<T>(&self, worker: u32, f: impl FnOnce() -> Option<(T, u64, Source, Option<u32>)>) -> Option<T> {
+    ///
+    /// f runs outside any op, so it may block (a channel's `recv`, a
+    /// condition variable): the writer and [`Recorder::finish`] do not
+    /// wait for it. (A take's seq is its ret, drawn after f in an op of its
+    /// own; its call is only a bound.) A take that returns after finish is
+    /// not written.
+    pub fn take<T>(&self, worker: impl Into<Option<u32>>, f: impl FnOnce() -> Option<(T, u64, Source, Option<u32>)>) -> Option<T> {
+        let call = self.op().tick();
+        let (t, task, src, victim) = f()?;
         let mut op = self.op();
-        let call = op.tick();
-        let r = f();
         let ret = op.tick();
-        r.map(|(t, task, src, victim)| {
-            op.emit(Event { seq: ret, call: Some(call), ret: Some(ret), ..Event::take(task, worker, src, victim) });
-            t
-        })
+        op.emit(Event { seq: ret, call: Some(call), ret: Some(ret), ..Event::take(task, worker, src, victim) });
+        Some(t)
     }
 
     /// Records the executor (worker None) or one worker stopping (v1.1).
-    pub fn stop(&self, worker: Option<u32>) {
-        self.record(Event::stop(worker));
+    /// Called while the thread unwinds from a panic (from a destructor or
+    /// a guard: `std::thread::panicking()`), the stop's reason is
+    /// `unwound`; otherwise no reason is written (see
+    /// [`Recorder::stop_with`]).
+    pub fn stop(&self, worker: impl Into<Option<u32>>) {
+        let mut e = Event::stop(worker);
+        if thread::panicking() {
+            e.reason = Some(StopReason::Unwound);
+        }
+        self.record(e);
+    }
+
+    /// Records a stop with its reason (v1.1). While the thread unwinds
+    /// from a panic a `shutdown` is recorded as `unwound`: the executor
+    /// did not stop on its own terms.
+    pub fn stop_with(&self, worker: impl Into<Option<u32>>, reason: StopReason) {
+        let reason = if reason == StopReason::Shutdown && thread::panicking() { StopReason::Unwound } else { reason };
+        self.record(Event::stop(worker).with_reason(reason));
+    }
+
+    /// Events recorded so far that use a v1.1 field under a header that
+    /// declares v1.0 ([`Header::v1_0`]); counted as they are recorded, so
+    /// a program can stop at the first. Always 0 under a v1.1 header.
+    /// [`Recorder::finish`] fails when there were any.
+    pub fn undeclared_v1_1(&self) -> u64 {
+        self.inner.undeclared.load(Ordering::Relaxed)
     }
 
     /// Merges what is buffered, writes it, and flushes. Call it when no
@@ -760,9 +826,12 @@ impl Op<'_> {
         }
     }
 
-    /// Buffers e, whose seq (and call/ret) must be ticks drawn in this op.
+    /// Buffers e, whose seq must be a tick drawn in this op.
     #[inline]
     pub fn emit(&mut self, e: Event) {
+        if self.rec.inner.v1_0 && e.is_v1_1() {
+            self.rec.inner.undeclared.fetch_add(1, Ordering::Relaxed);
+        }
         // SAFETY: this thread holds the buffer's lock (see Recorder::op).
         unsafe { (*(*self.buf).chunks.get()).push(e) }
     }
