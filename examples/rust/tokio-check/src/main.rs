@@ -28,9 +28,10 @@
 //! (`Options::reserve`: its memory touched before the run);
 //! `--only N` runs just one way N times, for a profiler.
 
+use common::Args;
 use execspec_trace::{set_worker, Header, Options, Recorder, Summary};
 use std::future::Future;
-use std::io::{self, Write};
+use std::io;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -199,37 +200,16 @@ async fn sleepers(cx: Ctx) {
     }
 }
 
-fn arg(args: &[String], name: &str, def: u64) -> u64 {
-    match args.iter().position(|a| a == name) {
-        Some(i) => args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or_else(|| {
-            eprintln!("tokio-check: {} wants a number", name);
-            std::process::exit(2)
-        }),
-        None => def,
-    }
-}
-
-fn text_arg<'a>(args: &'a [String], name: &str, def: &'a str) -> &'a str {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str).unwrap_or(def)
-}
-
-fn output(args: &[String]) -> io::Result<Box<dyn Write + Send>> {
-    Ok(match args.iter().position(|a| a == "--out") {
-        Some(i) => Box::new(execspec_trace::create_file(&args[i + 1])?),
-        None => Box::new(io::stdout()),
-    })
-}
-
 const EXECUTOR: &str = "tokio-1.24.2 multi-thread";
 
-fn run(args: &[String]) -> io::Result<()> {
-    let workers = arg(args, "--workers", 2) as usize;
-    let scale = arg(args, "--scale", 4);
-    let time = !args.iter().any(|a| a == "--no-time");
-    let workload = text_arg(args, "--workload", "all").to_string();
-    let deferred = !args.iter().any(|a| a == "--streaming");
+fn run(args: &Args) -> io::Result<()> {
+    let workers = args.num("--workers", 2) as usize;
+    let scale = args.num("--scale", 4);
+    let time = !args.flag("--no-time");
+    let workload = args.text("--workload", "all").to_string();
+    let deferred = !args.flag("--streaming");
     let opts = Options { deferred, ..Options::default() };
-    let rec = Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), output(args)?, opts);
+    let rec = Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), args.out()?, opts);
     let rt = runtime(workers, Some(rec.clone()));
     let cx = Ctx { rec: rec.clone(), time, scale };
     let start = Instant::now();
@@ -378,26 +358,26 @@ struct BenchArgs {
 }
 
 impl BenchArgs {
-    fn parse(args: &[String]) -> BenchArgs {
+    fn parse(args: &Args) -> BenchArgs {
         BenchArgs {
-            workers: arg(args, "--workers", 2) as usize,
-            tasks: arg(args, "--tasks", 1000),
-            yields: arg(args, "--yields", 100),
-            work_ns: arg(args, "--work-ns", 0),
-            no_time: args.iter().any(|a| a == "--no-time"),
-            reserve: args.iter().any(|a| a == "--reserve"),
+            workers: args.num("--workers", 2) as usize,
+            tasks: args.num("--tasks", 1000),
+            yields: args.num("--yields", 100),
+            work_ns: args.num("--work-ns", 0),
+            no_time: args.flag("--no-time"),
+            reserve: args.flag("--reserve"),
             // By default a file of this process's own in the temporary
             // directory (removed at the end), not a fixed name there.
-            path: match args.iter().position(|a| a == "--out") {
-                Some(_) => text_arg(args, "--out", "").to_string(),
-                None => std::env::temp_dir().join(format!("tokio-bench-{}.jsonl", std::process::id())).display().to_string(),
+            path: match args.flag("--out") {
+                true => args.text("--out", "").to_string(),
+                false => std::env::temp_dir().join(format!("tokio-bench-{}.jsonl", std::process::id())).display().to_string(),
             },
         }
     }
 
     /// Removes the trace file, unless the user named it.
-    fn remove_default(&self, args: &[String]) {
-        if !args.iter().any(|a| a == "--out") {
+    fn remove_default(&self, args: &Args) {
+        if !args.flag("--out") {
             let _ = std::fs::remove_file(&self.path);
         }
     }
@@ -443,11 +423,8 @@ impl BenchArgs {
 }
 
 /// `bench-one N [options]`: one run, its figures on one line for `bench`.
-fn bench_one(args: &[String]) -> io::Result<()> {
-    let which: usize = args.get(1).and_then(|v| v.parse().ok()).filter(|&w| w <= 2).unwrap_or_else(|| {
-        eprintln!("tokio-check: bench-one wants 0 (plain), 1 (deferred) or 2 (streaming)");
-        std::process::exit(2)
-    });
+fn bench_one(args: &Args) -> io::Result<()> {
+    let which: usize = args.all().get(1).and_then(|v| v.parse().ok()).filter(|&w| w <= 2).unwrap_or_else(|| args.usage("bench-one wants 0 (plain), 1 (deferred) or 2 (streaming)"));
     let b = BenchArgs::parse(args);
     let c = b.once(which)?;
     b.remove_default(args);
@@ -455,13 +432,14 @@ fn bench_one(args: &[String]) -> io::Result<()> {
     Ok(())
 }
 
-fn bench(args: &[String]) -> io::Result<()> {
+fn bench(args: &Args) -> io::Result<()> {
     let b = BenchArgs::parse(args);
-    let reps = arg(args, "--reps", 11).max(1);
-    let warm = args.iter().any(|a| a == "--warm");
+    let reps = args.num("--reps", 11).max(1);
+    let warm = args.flag("--warm");
     // --only N: run just plain (0), deferred (1) or streaming (2), in this
     // process, for a profiler.
-    if let Some(w) = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<usize>().ok()) {
+    if args.flag("--only") {
+        let w = args.num("--only", 0) as usize;
         for _ in 0..reps {
             b.once(w.min(2))?;
         }
@@ -524,20 +502,16 @@ fn bench(args: &[String]) -> io::Result<()> {
     Ok(())
 }
 
-/// Errors (a bad output path, a failed write) as one line, exit status 1.
 fn main() {
-    if let Err(e) = run_main() {
-        eprintln!("tokio-check: {}", e);
-        std::process::exit(1);
-    }
+    common::run("tokio-check", run_main);
 }
 
 fn run_main() -> io::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    match args.get(1).map(String::as_str) {
-        Some("bench") => bench(&args[1..]),
-        Some("bench-one") => bench_one(&args[1..]),
-        Some("run") => run(&args[1..]),
-        _ => run(&args),
+    let args = Args::from_env("tokio-check");
+    match args.command() {
+        Some("bench") => bench(&args),
+        Some("bench-one") => bench_one(&args),
+        Some("run") | None => run(&args),
+        Some(c) => args.usage(&format!("unknown command {:?} (run, bench)", c)),
     }
 }
