@@ -124,18 +124,21 @@ declare -A maxwait
 
 for i in $(seq 1 "$RUNS"); do
   seed=$((RANDOM * 32768 + RANDOM + i))
+  # Every other run records with the streaming recorder, the others buffered.
+  rec=
+  [ $((i % 2)) = 1 ] && rec=--streaming
   t="$tmp/cb-$i.jsonl"
-  produce crossbeam "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --out "$t" &&
+  produce crossbeam "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" $rec --out "$t" &&
     check crossbeam 0 "$t" '^verdict: holds'
   t="$tmp/cb-bug-$i.jsonl"
-  produce crossbeam-no-queued-flag "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --bug --out "$t" &&
+  produce crossbeam-no-queued-flag "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --bug $rec --out "$t" &&
     check crossbeam-no-queued-flag 1 "$t" 'rule: +WAKE' 'reported scheduled'
   for k in busy slice; do
     t="$tmp/$k-$i.jsonl"
-    produce "$k" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --out "$t" &&
+    produce "$k" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" $rec --out "$t" &&
       check "$k" 0 "$t" '^verdict: holds' 'spurious polls'
     t="$tmp/$k-forbid-$i.jsonl"
-    produce "$k-forbid-spurious" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --forbid-spurious --out "$t" &&
+    produce "$k-forbid-spurious" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --forbid-spurious $rec --out "$t" &&
       check "$k-forbid-spurious" 1 "$t" 'rule: +TASK-SUSPEND' 'spurious poll'
   done
   t="$tmp/tokio-$i.jsonl"

@@ -216,6 +216,9 @@ pub(crate) struct Inner {
     /// Deferred mode: the writer state, used by finish only.
     later: Mutex<Option<WriterState>>,
     pub(crate) deferred: bool,
+    /// Deferred or buffered: explicit events are binary records in the
+    /// threads' streams, formatted by finish; ops take no lock.
+    pub(crate) binary: bool,
     next_idx: AtomicU32,
     finished: AtomicBool,
     /// The header declares v1.0: events are checked for v1.1 fields as
@@ -296,11 +299,21 @@ pub struct Options {
     /// half the memory available (Linux) and what one recorder can hold; a
     /// reserve the allocator refuses ends early, never fails.
     pub reserve: usize,
+    /// Buffered mode (default off; ignored when deferred): the one shared
+    /// clock of the streaming mode, but no writer thread: each event is a
+    /// 32-byte binary record (64 with call and ret that do not fit in 32
+    /// bits, or with a victim or queue number of 254 or more) in its
+    /// thread's buffer, and [`Recorder::finish`] merges and formats them
+    /// all. The cheapest way to record explicit calls on an executor's hot
+    /// path (an op takes no lock: a tick and a store); memory grows with
+    /// the run until finish. Events with `time`, `future`, `priority` or
+    /// `detail` take the general path (80 bytes).
+    pub buffered: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { interval: Duration::from_millis(2), deferred: false, reserve: 0 }
+        Options { interval: Duration::from_millis(2), deferred: false, reserve: 0, buffered: false }
     }
 }
 
@@ -314,8 +327,11 @@ impl Recorder {
     /// A recorder with options.
     pub fn with_options(header: Header, out: impl Write + Send + 'static, opts: Options) -> Recorder {
         let minor = header.effective_minor();
+        let binary = opts.deferred || opts.buffered;
         if opts.deferred {
             deferred::calibration_origin();
+        }
+        if binary {
             deferred::prefill(opts.reserve);
         }
         let inner = Arc::new(Inner {
@@ -325,6 +341,7 @@ impl Recorder {
             writer: Mutex::new(None),
             later: Mutex::new(None),
             deferred: opts.deferred,
+            binary,
             next_idx: AtomicU32::new(0),
             finished: AtomicBool::new(false),
             v1_0: minor == 0,
@@ -343,7 +360,7 @@ impl Recorder {
             minor,
             error: None,
         };
-        if opts.deferred {
+        if binary {
             *inner.later.lock().unwrap() = Some(st);
             return Recorder { inner };
         }
@@ -396,19 +413,25 @@ impl Recorder {
     /// recorded with them are taken by the writer together. Hold it across
     /// a state word's load–tick–CAS loop or a lock-free queue operation;
     /// keep it short (the writer waits for it). Ops nest on one thread.
+    #[inline]
     pub fn op(&self) -> Op<'_> {
         let buf = self.local_buf();
-        // SAFETY: the pointer stays valid while self (which holds an Arc of
-        // every buffer in `bufs`) is borrowed; depth is owner-only.
-        let b = unsafe { &*buf };
-        unsafe {
-            let d = &mut *b.depth.get();
-            if *d == 0 {
-                b.acquire();
+        // Deferred and buffered: no writer reads the buffers during the
+        // run, so no lock (a record is published by its stream's store).
+        let locked = !self.inner.binary;
+        if locked {
+            // SAFETY: the pointer stays valid while self (which holds an Arc
+            // of every buffer in `bufs`) is borrowed; depth is owner-only.
+            let b = unsafe { &*buf };
+            unsafe {
+                let d = &mut *b.depth.get();
+                if *d == 0 {
+                    b.acquire();
+                }
+                *d += 1;
             }
-            *d += 1;
         }
-        Op { rec: self, buf, _not_send: std::marker::PhantomData }
+        Op { rec: self, buf, locked, _not_send: std::marker::PhantomData }
     }
 
     /// This thread's buffer for this recorder. The pointer stays valid while
@@ -462,6 +485,7 @@ impl Recorder {
     /// Records e now: its seq is drawn and the event buffered in one op.
     /// This is the whole contract for recorders whose executor draws
     /// inside its own critical sections (order "seq"): call it there.
+    #[inline]
     pub fn record(&self, e: Event) -> u64 {
         let mut op = self.op();
         let s = op.tick();
@@ -555,7 +579,7 @@ impl Recorder {
         if self.inner.finished.swap(true, Ordering::SeqCst) {
             return Err(io::Error::other("execspec-trace: finish called twice"));
         }
-        if self.inner.deferred {
+        if self.inner.binary {
             let st = self.inner.later.lock().unwrap().take().expect("writer state");
             return self.finish_deferred(st);
         }
@@ -589,9 +613,9 @@ impl Recorder {
         s
     }
 
-    /// Deferred mode: takes every thread's records and events, orders them
-    /// by (tick, thread), renumbers the ticks 1, 2, … (seq, call and ret
-    /// alike) and writes the lines.
+    /// Deferred and buffered modes: takes every thread's records and
+    /// events, orders them by (tick, thread), renumbers the ticks 1, 2, …
+    /// (seq, call and ret alike) and writes the lines.
     fn finish_deferred(&self, mut st: WriterState) -> io::Result<Summary> {
         let scale = TimeScale::now();
         let time = |raw: u64| scale.ns(raw);
@@ -602,6 +626,15 @@ impl Recorder {
         const GENERAL: u32 = 1 << 31;
         const OFFSET_BITS: u32 = 16;
         const CHUNK_BITS: u32 = 31 - OFFSET_BITS - 1;
+        // The explicit event a record's key points to (None: another kind).
+        fn explicit_at(chunks: &[deferred::Chunk], at: u32) -> Option<Event> {
+            if at & GENERAL != 0 {
+                return None;
+            }
+            let c = &chunks[(at >> (OFFSET_BITS + 1)) as usize];
+            let off = ((at >> 1) & ((1 << OFFSET_BITS) - 1)) as usize;
+            c[off].is_explicit().then(|| c[off].explicit_event(c.get(off + 1)))
+        }
         const _: () = assert!(deferred::MAX_CHUNKS == 1 << CHUNK_BITS);
         const _: () = assert!(deferred::BIG <= 1 << OFFSET_BITS);
         let mut evs: Vec<Packed> = Vec::new();
@@ -643,6 +676,10 @@ impl Recorder {
                 if r.kind == deferred::POLL {
                     keys.push((r.end, thread, at | 1));
                 }
+                if r.kind == deferred::EXPLICIT {
+                    let e = c[off].explicit_event(c.get(off + 1));
+                    intervals |= e.call.is_some() || e.ret.is_some();
+                }
             }
         }
         keys.sort_unstable_by_key(|&(t, i, _)| (t, i));
@@ -653,6 +690,10 @@ impl Recorder {
             for &(_, i, at) in &keys {
                 if at & GENERAL != 0 {
                     evs[(at & !GENERAL) as usize].interval_ticks(|x| all.push((x, i)));
+                } else if let Some(e) = explicit_at(&chunks, at) {
+                    for x in e.call.into_iter().chain(e.ret) {
+                        all.push((x, i));
+                    }
                 }
             }
             all.sort_unstable();
@@ -676,6 +717,16 @@ impl Recorder {
                     st.v1_1_in_v1_0 += 1;
                 }
                 e.write_json(&mut st.line);
+            } else if let Some(mut e) = explicit_at(&chunks, at) {
+                e.seq = seq;
+                if ranks.is_some() {
+                    e.call = e.call.map(|x| rank((x, i)));
+                    e.ret = e.ret.map(|x| rank((x, i)));
+                }
+                if st.minor == 0 && e.is_v1_1() {
+                    st.v1_1_in_v1_0 += 1;
+                }
+                Packed::from(e).write_json(&mut st.line);
             } else {
                 let r = chunks[(at >> (OFFSET_BITS + 1)) as usize].full(((at >> 1) & ((1 << OFFSET_BITS) - 1)) as usize);
                 if st.minor == 0 && r.is_v1_1() {
@@ -775,6 +826,8 @@ impl Shared {
 pub struct Op<'r> {
     rec: &'r Recorder,
     buf: *const Buf,
+    /// Whether the op holds its buffer's lock (streaming mode).
+    locked: bool,
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
@@ -832,6 +885,20 @@ impl Op<'_> {
         if self.rec.inner.v1_0 && e.is_v1_1() {
             self.rec.inner.undeclared.fetch_add(1, Ordering::Relaxed);
         }
+        if !self.locked {
+            // SAFETY: see Recorder::op; the stream is this thread's own.
+            let b = unsafe { &*self.buf };
+            if let Some((r, x)) = deferred::Rec::explicit(&e) {
+                b.recs.push_slots(r, x);
+                return;
+            }
+            // The general path: under the lock, which finish takes too.
+            b.acquire();
+            // SAFETY: the lock is held.
+            unsafe { (*b.chunks.get()).push(e) };
+            b.release();
+            return;
+        }
         // SAFETY: this thread holds the buffer's lock (see Recorder::op).
         unsafe { (*(*self.buf).chunks.get()).push(e) }
     }
@@ -843,7 +910,11 @@ impl Op<'_> {
 }
 
 impl Drop for Op<'_> {
+    #[inline]
     fn drop(&mut self) {
+        if !self.locked {
+            return;
+        }
         // SAFETY: see Recorder::op.
         let b = unsafe { &*self.buf };
         unsafe {

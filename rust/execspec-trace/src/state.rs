@@ -153,6 +153,7 @@ mod tests {
             assert_eq!(o, Outcome::Late);
             step!(w, DONE, t);
             assert_eq!(versions, (0..8).collect::<Vec<u64>>());
+            assert!(last > 0);
         }
     }
 

@@ -49,12 +49,14 @@ fn text_field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
 /// and each take's seq is its ret, each push's its call.
 #[test]
 fn merge_writes_every_event_in_seq_order() {
+    for buffered in [false, true] {
+        merge_in_seq_order(Options { interval: Duration::from_micros(50), buffered, ..Options::default() });
+    }
+}
+
+fn merge_in_seq_order(opts: Options) {
     let out = Out::default();
-    let rec = Recorder::with_options(
-        Header::new("merge", 8, "worksteal").order(Order::Intervals),
-        out.clone(),
-        Options { interval: Duration::from_micros(50), ..Options::default() },
-    );
+    let rec = Recorder::with_options(Header::new("merge", 8, "worksteal").order(Order::Intervals), out.clone(), opts);
     const THREADS: u32 = 8;
     const PER: u64 = 5000;
     record_mixed(&rec, THREADS, PER, true);
@@ -128,7 +130,7 @@ fn tick_used_outside_its_op_is_reported() {
 /// is v1.1 unless it asks.
 #[test]
 fn v1_1_event_in_v1_0_header_is_an_error() {
-    for opts in [Options::default(), deferred()] {
+    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
         let rec = Recorder::with_options(Header::new("old", 1, "fifo").v1_0(), io::sink(), opts.clone());
         rec.record(Event::poll_begin(1, Some(0)));
         assert_eq!(rec.undeclared_v1_1(), 0);
@@ -156,7 +158,7 @@ fn v1_1_event_in_v1_0_header_is_an_error() {
 /// not written.
 #[test]
 fn blocking_take_does_not_stall_finish() {
-    for opts in [Options::default(), deferred()] {
+    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
         let out = Out::default();
         let rec = Recorder::with_options(Header::new("chan", 1, "fifo"), out.clone(), opts);
         let (tx, rx) = mpsc::channel::<u64>();
@@ -200,7 +202,7 @@ fn failed_push_is_not_recorded() {
 /// at or above it.
 #[test]
 fn now_reads_without_drawing() {
-    for opts in [Options::default(), deferred()] {
+    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
         let rec = Recorder::with_options(Header::new("now", 1, "fifo"), io::sink(), opts);
         let s1 = rec.record(Event::poll_begin(1, 0));
         let a = rec.now();
@@ -494,8 +496,10 @@ fn deferred_output_equals_streaming_output() {
     for explicit in [false, true] {
         let (old, old_sum) = record_the_same_events(Options::default(), explicit);
         let (new, new_sum) = record_the_same_events(deferred(), explicit);
-        let (old, new) = (String::from_utf8(old).unwrap(), String::from_utf8(new).unwrap());
+        let (buffered, _) = record_the_same_events(Options { buffered: true, ..Options::default() }, explicit);
+        let (old, new, buffered) = (String::from_utf8(old).unwrap(), String::from_utf8(new).unwrap(), String::from_utf8(buffered).unwrap());
         assert_eq!(old, new, "explicit {}", explicit);
+        assert_eq!(old, buffered, "buffered, explicit {}", explicit);
         // How many events waited for the streaming writer at once depends
         // on when its thread ran: that one figure is the timing's.
         assert_eq!(Summary { max_pending: 0, ..old_sum }, Summary { max_pending: 0, ..new_sum });
@@ -802,7 +806,7 @@ fn wakers_shared_across_threads_are_freed_once() {
     // LIVE counts the wakers of every test: the others drop theirs before
     // they return, so it is 0 again once those running beside this one
     // are done; wait for that at the end.
-    for opts in [Options::default(), deferred()] {
+    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
         let out = Out::default();
         let rec = Recorder::with_options(Header::black_box("test", 1), out.clone(), opts);
         let later = Arc::new(Mutex::new(Vec::new()));

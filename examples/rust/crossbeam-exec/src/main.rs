@@ -1,7 +1,10 @@
 //! Runs a workload on the crossbeam-deque work-stealing executor and writes
 //! its trace (format v1.1, order "intervals") for `verify check`.
 //!
-//!     crossbeam-exec [--workers N] [--tasks N] [--steps N] [--fanout K] [--seed N] [--bug] [--fifo] [--steal-batch] [--out FILE]
+//!     crossbeam-exec [--workers N] [--tasks N] [--steps N] [--fanout K] [--seed N] [--bug] [--fifo] [--steal-batch] [--streaming] [--out FILE]
+//!
+//! The recorder is buffered (binary records, the lines written at the end);
+//! `--streaming` merges and writes them as the run goes.
 //!
 //! The workload: root tasks spawned from outside; each step of a root either
 //! yields (woken during its own poll: NOTIFIED, re-queued), spawns a child
@@ -86,7 +89,7 @@ fn run_main() -> io::Result<()> {
         .order(Order::Intervals)
         .config("owner-lifo", if shape.fifo { 0 } else { 1 })
         .config("steal-half", if shape.batch { 1 } else { 0 });
-    let rec = Recorder::new(header, out);
+    let rec = Recorder::with_options(header, out, args.recorder_options());
     let start = Instant::now();
     let ex = Exec::new(shape, rec.clone(), bug);
 

@@ -13,7 +13,10 @@
 //! With `--forbid-spurious` the header declares `spurious-polls: 0` (the
 //! executor is unchanged): `verify check` must flag the first spurious poll.
 //!
-//!     simple-exec busy|slice [--workers N] [--tasks N] [--steps N] [--slice-us N] [--seed N] [--forbid-spurious] [--out FILE]
+//!     simple-exec busy|slice [--workers N] [--tasks N] [--steps N] [--slice-us N] [--seed N] [--forbid-spurious] [--streaming] [--out FILE]
+//!
+//! The recorder is buffered (binary records, the lines written at the end);
+//! `--streaming` merges and writes them as the run goes.
 //!
 //! The queue is a Mutex<VecDeque>: seq is drawn inside its critical section
 //! (order "seq"). Task state is the recorder's versioned `StateWord`:
@@ -258,7 +261,7 @@ fn run_main() -> io::Result<()> {
         Kind::Busy => Header::new("busy-fifo", workers, "fifo").config("spurious-polls", spurious),
         Kind::Slice => Header::new("timeslice", workers, "timeslice").config("slice-us", slice_us as i64).config("spurious-polls", spurious),
     };
-    let rec = Recorder::new(header, out);
+    let rec = Recorder::with_options(header, out, args.recorder_options());
     let start = Instant::now();
     let ex = Arc::new(Shared {
         kind,
