@@ -6,6 +6,11 @@
 //!
 //!     SPINS=8 cargo run --release --example busybench [T] [N] [R] [streaming|buffered|deferred|all]
 //!
+//! Each mode runs as a program's first recording would (its records'
+//! memory touched for the first time during the run) and, for buffered
+//! and deferred, with `Options::reserve` (touched when the recorder is
+//! made, before the run).
+//!
 //! Per event: (recorded run − plain run) / events, and the recorded run
 //! alone / events, both during the run; `finish` (ordering and formatting)
 //! after it, apart.
@@ -63,13 +68,16 @@ fn main() -> std::io::Result<()> {
     // The poll's work: SPINS multiply-rotate steps (default 8: about 16 ns
     // on the machine of bench/results/rust.md).
     let spins: u64 = std::env::var("SPINS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+    let events = 4 * n * u64::from(threads);
+    let reserve = events as usize;
     let all = [
         ("streaming", Options::default()),
         ("buffered", Options { buffered: true, ..Options::default() }),
+        ("buffered+reserve", Options { buffered: true, reserve, ..Options::default() }),
         ("deferred", Options { deferred: true, ..Options::default() }),
+        ("deferred+reserve", Options { deferred: true, reserve, ..Options::default() }),
     ];
-    let modes: Vec<_> = all.into_iter().filter(|(name, _)| which == "all" || which == *name).collect();
-    let events = 4 * n * u64::from(threads);
+    let modes: Vec<_> = all.into_iter().filter(|(name, _)| which == "all" || name.split('+').next() == Some(which) || which == *name).collect();
     for (name, opts) in modes {
         let (mut plain, mut rec_t, mut fin) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {

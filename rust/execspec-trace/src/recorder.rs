@@ -193,10 +193,24 @@ pub(crate) fn ns_since_for_test(origin: Instant) -> u64 {
     ns_since(origin)
 }
 
+/// Every snapshot of the buffer list made so far (see `Shared::snap`).
+struct Snapshots(Vec<Box<Vec<*const Buf>>>);
+
+// SAFETY: the pointers are to buffers that `Shared::bufs` keeps alive; the
+// list is only read and appended to under its mutex.
+unsafe impl Send for Snapshots {}
+
 /// What the writer thread shares with the recording threads.
 struct Shared {
     clock: AtomicU64,
     bufs: Mutex<Vec<Arc<Buf>>>,
+    /// The buffers as of the last registration, read without a lock by
+    /// [`Shared::max_published`] (a barrier tick of the deferred clock):
+    /// a buffer registered before an event that happened before the
+    /// barrier is in the snapshot the barrier loads (the store is Release,
+    /// the load Acquire). Points into `snaps`.
+    snap: std::sync::atomic::AtomicPtr<Vec<*const Buf>>,
+    snaps: Mutex<Snapshots>,
     header: Header,
     stop: Mutex<bool>,
     stop_cv: Condvar,
@@ -336,7 +350,15 @@ impl Recorder {
         }
         let inner = Arc::new(Inner {
             id: NEXT_RECORDER.fetch_add(1, Ordering::Relaxed),
-            s: Arc::new(Shared { clock: AtomicU64::new(1), bufs: Mutex::new(Vec::new()), header, stop: Mutex::new(false), stop_cv: Condvar::new() }),
+            s: Arc::new(Shared {
+                clock: AtomicU64::new(1),
+                bufs: Mutex::new(Vec::new()),
+                snap: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+                snaps: Mutex::new(Snapshots(Vec::new())),
+                header,
+                stop: Mutex::new(false),
+                stop_cv: Condvar::new(),
+            }),
             next_task: Padded(AtomicU64::new(1)),
             writer: Mutex::new(None),
             later: Mutex::new(None),
@@ -413,23 +435,14 @@ impl Recorder {
     /// recorded with them are taken by the writer together. Hold it across
     /// a state word's load–tick–CAS loop or a lock-free queue operation;
     /// keep it short (the writer waits for it). Ops nest on one thread.
-    #[inline]
+    #[inline(always)]
     pub fn op(&self) -> Op<'_> {
         let buf = self.local_buf();
         // Deferred and buffered: no writer reads the buffers during the
         // run, so no lock (a record is published by its stream's store).
         let locked = !self.inner.binary;
         if locked {
-            // SAFETY: the pointer stays valid while self (which holds an Arc
-            // of every buffer in `bufs`) is borrowed; depth is owner-only.
-            let b = unsafe { &*buf };
-            unsafe {
-                let d = &mut *b.depth.get();
-                if *d == 0 {
-                    b.acquire();
-                }
-                *d += 1;
-            }
+            lock_op(buf);
         }
         Op { rec: self, buf, locked, _not_send: std::marker::PhantomData }
     }
@@ -479,13 +492,22 @@ impl Recorder {
         let start = bufs.iter().map(|b| b.published.load(Ordering::Acquire)).max().unwrap_or(0);
         let b = Arc::new(Buf::new(self.inner.next_idx.fetch_add(1, Ordering::Relaxed), start));
         bufs.push(Arc::clone(&b));
+        // A new snapshot of the buffers for max_published; the old ones
+        // stay alive (a reader may hold one) until the recorder is dropped.
+        let mut snap = Box::new(bufs.iter().map(Arc::as_ptr).collect::<Vec<*const Buf>>());
+        let p: *mut Vec<*const Buf> = &mut *snap;
+        self.inner.s.snaps.lock().unwrap().0.push(snap);
+        self.inner.s.snap.store(p, Ordering::Release);
         b
     }
 
     /// Records e now: its seq is drawn and the event buffered in one op.
     /// This is the whole contract for recorders whose executor draws
     /// inside its own critical sections (order "seq"): call it there.
-    #[inline]
+    // Always inlined: out of line, the event built on the caller's stack
+    // was read back with loads wider than its stores (a store-forwarding
+    // stall, 40 % of a buffered record's time).
+    #[inline(always)]
     pub fn record(&self, e: Event) -> u64 {
         let mut op = self.op();
         let s = op.tick();
@@ -667,12 +689,14 @@ impl Recorder {
         }
         let n_recs: usize = chunks.iter().map(|c| c.len()).sum();
         let mut keys = Vec::with_capacity(2 * n_recs + evs.len());
+        let mut wakes = 0;
         keys.append(&mut gen_keys);
         for (ci, c) in chunks.iter().enumerate() {
             let thread = thread_of_chunk[ci];
             for (off, r) in c.records() {
                 let at = ((ci as u32) << (OFFSET_BITS + 1)) | ((off as u32) << 1);
                 keys.push((r.tick, thread, at));
+                wakes += u64::from(r.kind == deferred::WAKE);
                 if r.kind == deferred::POLL {
                     keys.push((r.end, thread, at | 1));
                 }
@@ -743,7 +767,6 @@ impl Recorder {
         st.out.flush()?;
         v1_1_declared(st.v1_1_in_v1_0)?;
         let n = keys.len();
-        let wakes = chunks.iter().flat_map(|c| c.records()).filter(|(_, r)| r.kind == deferred::WAKE).count() as u64;
         deferred::recycle_all(chunks);
         deferred::trim_pool();
         Ok(self.summary(Summary { events: n as u64, late: 0, max_pending: n, wakes, ..Summary::default() }))
@@ -752,8 +775,15 @@ impl Recorder {
 
 impl Shared {
     /// The largest tick any thread published (deferred mode).
+    #[inline]
     fn max_published(&self) -> u64 {
-        self.bufs.lock().unwrap().iter().map(|b| b.published.load(Ordering::Acquire)).max().unwrap_or(0)
+        let p = self.snap.load(Ordering::Acquire);
+        if p.is_null() {
+            return 0;
+        }
+        // SAFETY: a snapshot lives as long as self (`snaps`), and each
+        // buffer in it as long as `bufs` holds it (to the end).
+        unsafe { (*p).iter().map(|&b| (*b).published.load(Ordering::Acquire)).max().unwrap_or(0) }
     }
 
     /// One merge round: read the clock, take every buffer's events, write
@@ -880,7 +910,7 @@ impl Op<'_> {
     }
 
     /// Buffers e, whose seq must be a tick drawn in this op.
-    #[inline]
+    #[inline(always)]
     pub fn emit(&mut self, e: Event) {
         if self.rec.inner.v1_0 && e.is_v1_1() {
             self.rec.inner.undeclared.fetch_add(1, Ordering::Relaxed);
@@ -888,15 +918,10 @@ impl Op<'_> {
         if !self.locked {
             // SAFETY: see Recorder::op; the stream is this thread's own.
             let b = unsafe { &*self.buf };
-            if let Some((r, x)) = deferred::Rec::explicit(&e) {
-                b.recs.push_slots(r, x);
-                return;
+            match deferred::Rec::explicit(&e) {
+                Some((r, x)) => b.recs.push_slots(r, x),
+                None => emit_general(b, e),
             }
-            // The general path: under the lock, which finish takes too.
-            b.acquire();
-            // SAFETY: the lock is held.
-            unsafe { (*b.chunks.get()).push(e) };
-            b.release();
             return;
         }
         // SAFETY: this thread holds the buffer's lock (see Recorder::op).
@@ -909,8 +934,34 @@ impl Op<'_> {
     }
 }
 
+/// Opens a streaming op: the thread's buffer locked (nested ops count).
+#[cold]
+#[inline(never)]
+fn lock_op(buf: *const Buf) {
+    // SAFETY: see Recorder::op; depth is owner-only.
+    let b = unsafe { &*buf };
+    unsafe {
+        let d = &mut *b.depth.get();
+        if *d == 0 {
+            b.acquire();
+        }
+        *d += 1;
+    }
+}
+
+/// A deferred or buffered op's event with a field of the general path:
+/// buffered as a [`Packed`] under the buffer's lock, which finish takes too.
+#[cold]
+#[inline(never)]
+fn emit_general(b: &Buf, e: Event) {
+    b.acquire();
+    // SAFETY: the lock is held.
+    unsafe { (*b.chunks.get()).push(e) };
+    b.release();
+}
+
 impl Drop for Op<'_> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
         if !self.locked {
             return;
