@@ -16,6 +16,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
 )
@@ -65,7 +66,7 @@ func (rn *runner) masked(q *Property, err error) bool {
 			return true
 		}
 	}
-	var cerr *checker.ConformanceError
+	var cerr *conform.Error
 	if q.Name == checkConformance && errors.As(err, &cerr) {
 		for name := range rn.caught {
 			if p, lerr := Lookup(name); lerr == nil && p.Rule != 0 && p.Rule == cerr.Rule {
