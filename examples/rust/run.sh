@@ -93,31 +93,36 @@ check() {
   fi
 }
 
-# fairness NAME WANT TRACE: verify check TRACE must hold, and its longest
-# wait from spawn to first poll, in polls of other tasks, must be above
-# FAIR_BOUND (WANT flagged: a task starved) or at most it (WANT fair). The
-# bound, 128 polls, is the most tokio 1.29 lets a ready task wait for one
-# turn of the queue it is in (a coop budget of 128 polls from the LIFO
-# slot, a global queue interval of at most 127 ticks).
+# fairness NAME WANT TRACE: verify check --fair-bound FAIR_BOUND TRACE must
+# flag the trace (WANT flagged: a task waited more than FAIR_BOUND polls of
+# other tasks from its spawn or a wake to its next poll; exit 1,
+# bounded-fairness) or hold (WANT fair). The bound, 128 polls, is the most
+# tokio 1.29 lets a ready task wait for one turn of the queue it is in (a
+# coop budget of 128 polls from the LIFO slot, a global queue interval of
+# at most 127 ticks). The longest spawn → first poll wait is noted too.
 FAIR_BOUND=${FAIR_BOUND:-128}
 fairness() {
   local name=$1 want=$2 trace=$3
   note "$name"
   local out="$trace.out" rc=0 ok=1 n
-  "$VERIFY" check "$trace" >"$out" 2>&1 || rc=$?
-  [ "$rc" = 0 ] || ok=0
-  n=$(grep -oE 'spawn → first poll: [0-9]+ waits; at most [0-9]+ polls of other tasks' "$out" | grep -oE '[0-9]+ polls' | grep -oE '[0-9]+' || echo -1)
-  if [ "$want" = flagged ]; then [ "$n" -gt "$FAIR_BOUND" ] || ok=0; else [ "$n" -ge 0 ] && [ "$n" -le "$FAIR_BOUND" ] || ok=0; fi
+  "$VERIFY" check --fair-bound "$FAIR_BOUND" "$trace" >"$out" 2>&1 || rc=$?
+  if [ "$want" = flagged ]; then
+    [ "$rc" = 1 ] && grep -q 'bounded-fairness fails' "$out" || ok=0
+    n=$(grep -oE 'waited [0-9]+ polls of other tasks' "$out" | head -1 | grep -oE '[0-9]+' || echo -1)
+  else
+    [ "$rc" = 0 ] || ok=0
+    n=$(grep -oE 'spawn → first poll: [0-9]+ waits; at most [0-9]+ polls of other tasks' "$out" | grep -oE '[0-9]+ polls' | grep -oE '[0-9]+' || echo -1)
+  fi
   events[$name]=$((${events[$name]} + $(wc -l <"$trace") - 1))
-  [ "$n" -gt "$FAIR_BOUND" ] && violations[$name]=$((${violations[$name]} + 1))
+  [ "$rc" = 1 ] && violations[$name]=$((${violations[$name]} + 1))
   maxwait[$name]=$(( n > ${maxwait[$name]:-0} ? n : ${maxwait[$name]:-0} ))
   if [ $ok = 1 ]; then
     pass[$name]=$((${pass[$name]} + 1))
   else
     fail[$name]=$((${fail[$name]} + 1))
     cp "$trace" "$out" "$keep/" 2>/dev/null || true
-    echo "run.sh: $name: exit $rc, longest spawn → first poll $n polls of other tasks (want $want, bound $FAIR_BOUND) on $(basename "$trace"):" >&2
-    grep -E 'verdict|fairness' "$out" >&2 || head -5 "$out" >&2
+    echo "run.sh: $name: exit $rc (want $want at --fair-bound $FAIR_BOUND) on $(basename "$trace"):" >&2
+    grep -E 'VIOLATION|what:|verdict|fairness' "$out" >&2 || head -5 "$out" >&2
   fi
 }
 declare -A maxwait
@@ -182,7 +187,7 @@ if [ "$LONG" = 1 ]; then
 fi
 
 end=$(date +%s.%N)
-printf '%-28s %6s %6s %10s %10s  %s\n' check pass fail events violated "longest spawn → first poll (polls of other tasks; flagged above $FAIR_BOUND)"
+printf '%-28s %6s %6s %10s %10s  %s\n' check pass fail events violated "longest wait flagged, or spawn → first poll (polls of other tasks; --fair-bound $FAIR_BOUND)"
 bad=0
 for n in "${names[@]}"; do
   printf '%-28s %6d %6d %10d %10d  %s\n' "$n" "${pass[$n]}" "${fail[$n]}" "${events[$n]}" "${violations[$n]}" "${maxwait[$n]:-}"
