@@ -103,6 +103,20 @@ pub fn run(program: &str, main: impl FnOnce() -> io::Result<()>) {
     }
 }
 
+/// Records a worker's stop when dropped: at the end of the worker's loop,
+/// or while its thread unwinds from a panic, where the recorder writes the
+/// stop's reason `unwound` (the worker did not stop on its own terms).
+pub struct StopGuard {
+    pub rec: execspec_trace::Recorder,
+    pub worker: u32,
+}
+
+impl Drop for StopGuard {
+    fn drop(&mut self) {
+        self.rec.stop(self.worker);
+    }
+}
+
 /// A one-shot signal: fire() wakes the waiter registered by the last poll
 /// of [`Wait`].
 #[derive(Default)]
@@ -202,6 +216,39 @@ mod tests {
         assert_eq!(a.text("--out", "-"), "x.jsonl");
         assert_eq!(args("--workers 2").command(), None);
         assert_eq!(args("--seed 5").seed(), 5);
+    }
+
+    /// A worker that panics records its stop as unwound; one that ends
+    /// records a plain stop.
+    #[test]
+    fn stop_guard_records_unwound() {
+        use execspec_trace::{Header, Options, Recorder};
+        #[derive(Clone, Default)]
+        struct Out(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Out {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let out = Out::default();
+        let rec = Recorder::with_options(Header::new("guard", 2, "fifo"), out.clone(), Options { buffered: true, ..Options::default() });
+        let r = rec.clone();
+        let h = std::thread::spawn(move || {
+            let _g = StopGuard { rec: r, worker: 1 };
+            panic!("a task's poll panicked");
+        });
+        assert!(h.join().is_err());
+        drop(StopGuard { rec: rec.clone(), worker: 0 });
+        rec.finish().unwrap();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{}", text);
+        assert!(lines[1].contains("\"worker\":1,\"reason\":\"unwound\""), "{}", lines[1]);
+        assert!(lines[2].ends_with("\"kind\":\"stop\",\"worker\":0}"), "{}", lines[2]);
     }
 
     #[test]

@@ -236,6 +236,8 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
 }
 
 fn work(ex: Arc<Shared>, w: u32, local: Worker<Arc<Task>>) {
+    // The worker's stop, at the end or while a panic unwinds the thread.
+    let _stop = common::StopGuard { rec: ex.rec.clone(), worker: w };
     LOCAL.with(|l| *l.borrow_mut() = Some((w, local)));
     loop {
         let t = LOCAL.with(|l| {
@@ -267,7 +269,6 @@ fn work(ex: Arc<Shared>, w: u32, local: Worker<Arc<Task>>) {
             }
         }
     }
-    ex.rec.stop(Some(w));
     LOCAL.with(|l| *l.borrow_mut() = None);
 }
 

@@ -184,6 +184,8 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
 }
 
 fn work(ex: Arc<Shared>, w: u32) {
+    // The worker's stop, at the end or while a panic unwinds the thread.
+    let _stop = common::StopGuard { rec: ex.rec.clone(), worker: w };
     WORKER.with(|c| c.set(Some(w)));
     loop {
         let mut q = ex.queue.lock().unwrap();
@@ -209,7 +211,6 @@ fn work(ex: Arc<Shared>, w: u32) {
             None => break,
         }
     }
-    ex.rec.stop(Some(w));
 }
 
 // The workload: yields, children awaited through a signal, signals fired
