@@ -26,7 +26,11 @@ if [ ! -f "$dir/stamp" ] || [ "$(cat "$dir/stamp")" != "$stamp" ]; then
   mkdir -p "$dir/ws/tokio-check"
   cp -r "$src" "$dir/tokio"
   for p in $patches; do
-    (cd "$dir/tokio" && patch -p1 -s --no-backup-if-mismatch <"$here/tokio-check/patches/$p.patch")
+    if command -v patch >/dev/null 2>&1; then
+      (cd "$dir/tokio" && patch -p1 -s --no-backup-if-mismatch <"$here/tokio-check/patches/$p.patch")
+    else
+      (cd "$dir/tokio" && git apply -p1 <"$here/tokio-check/patches/$p.patch")
+    fi
   done
   cat >"$dir/ws/Cargo.toml" <<TOML
 [workspace]
