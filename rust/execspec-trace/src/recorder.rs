@@ -194,7 +194,13 @@ pub(crate) fn ns_since_for_test(origin: Instant) -> u64 {
 }
 
 /// Every snapshot of the buffer list made so far (see `Shared::snap`).
-struct Snapshots(Vec<Box<Vec<*const Buf>>>);
+/// Each is boxed so that its address (which `snap` holds) stays put when
+/// the list grows.
+#[allow(clippy::vec_box)] // the boxes are what keeps each address put
+struct Snapshots(Vec<Box<Snapshot>>);
+
+/// The buffers registered when it was made.
+struct Snapshot(Vec<*const Buf>);
 
 // SAFETY: the pointers are to buffers that `Shared::bufs` keeps alive; the
 // list is only read and appended to under its mutex.
@@ -209,7 +215,7 @@ struct Shared {
     /// a buffer registered before an event that happened before the
     /// barrier is in the snapshot the barrier loads (the store is Release,
     /// the load Acquire). Points into `snaps`.
-    snap: std::sync::atomic::AtomicPtr<Vec<*const Buf>>,
+    snap: std::sync::atomic::AtomicPtr<Snapshot>,
     snaps: Mutex<Snapshots>,
     header: Header,
     stop: Mutex<bool>,
@@ -494,8 +500,8 @@ impl Recorder {
         bufs.push(Arc::clone(&b));
         // A new snapshot of the buffers for max_published; the old ones
         // stay alive (a reader may hold one) until the recorder is dropped.
-        let mut snap = Box::new(bufs.iter().map(Arc::as_ptr).collect::<Vec<*const Buf>>());
-        let p: *mut Vec<*const Buf> = &mut *snap;
+        let mut snap = Box::new(Snapshot(bufs.iter().map(Arc::as_ptr).collect()));
+        let p: *mut Snapshot = &mut *snap;
         self.inner.s.snaps.lock().unwrap().0.push(snap);
         self.inner.s.snap.store(p, Ordering::Release);
         b
@@ -783,7 +789,7 @@ impl Shared {
         }
         // SAFETY: a snapshot lives as long as self (`snaps`), and each
         // buffer in it as long as `bufs` holds it (to the end).
-        unsafe { (*p).iter().map(|&b| (*b).published.load(Ordering::Acquire)).max().unwrap_or(0) }
+        unsafe { (*p).0.iter().map(|&b| (*b).published.load(Ordering::Acquire)).max().unwrap_or(0) }
     }
 
     /// One merge round: read the clock, take every buffer's events, write
