@@ -7,6 +7,12 @@
 #
 #   bash bench/rust_recording.sh            # REPS=21 at work 0, 11 otherwise
 #   BIG=1 bash bench/rust_recording.sh      # also 1000 tasks x 1000 yields
+#   BUSY=1 bash bench/rust_recording.sh     # only the explicit calls' cost
+#
+# Then explicit calls on an executor's hot path: busybench, a busy loop of
+# ~16 ns polls recording four events each, beside the same loop recording
+# nothing, in each mode (streaming, buffered, deferred; with and without a
+# reserve), one thread and two.
 #
 # Needs cargo and Debian's librust-tokio-dev (see examples/rust/README.md).
 set -euo pipefail
@@ -17,6 +23,16 @@ b="$root/examples/rust/target/release/tokio-check"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "start $(date -u '+%d %b %Y %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+busy() {
+  (cd "$root/rust/execspec-trace" && cargo build --release -q --offline --example busybench)
+  "$root/rust/execspec-trace/target/release/examples/busybench" 1 1000000 11
+  "$root/rust/execspec-trace/target/release/examples/busybench" 2 500000 11
+}
+if [ "${BUSY:-0}" = 1 ]; then
+  busy
+  echo "end $(date -u '+%H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 specs=("100 0 $REPS" "100 0 $REPS --no-time" "100 1000 11" "100 5000 11")
 if [ "${BIG:-0}" = 1 ]; then specs+=("1000 0 11" "1000 1000 5"); fi
 for spec in "${specs[@]}"; do
@@ -26,4 +42,5 @@ for spec in "${specs[@]}"; do
     "$b" bench --workers 2 --tasks 1000 --yields "$1" --work-ns "$2" --reps "$3" ${4:-} $mode --out "$out" | tail -3
   done
 done
+busy
 echo "end $(date -u '+%H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"

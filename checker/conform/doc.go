@@ -17,7 +17,9 @@
 // Unobserved kinds, such as a wrapper around the futures of an executor one
 // cannot change): it follows each task through the states the observed
 // events decide and checks every premise they decide (PartialRules); each
-// rule it cannot check is named in the report with the reason. Both
+// rule it cannot check is named in the report with the reason; with
+// SetFairnessBound a wait longer than the bound, in polls of other tasks,
+// is a violation too (bounded-fairness). Both
 // checkers stream: memory is bounded by the tasks and workers, not by the
 // trace's length, and both keep the same frame around their rules (the
 // events given, the last events before a violation, the findings), so

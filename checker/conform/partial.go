@@ -90,7 +90,18 @@ type PartialChecker struct {
 	noTask, late, spuriousN, failures int
 	wokenAtTake                       int
 	spawnD, wakeD                     PartialDelay
+	fairBound                         uint64 // SetFairnessBound; 0: none
 }
+
+// SetFairnessBound makes a wait of more than polls polls of other tasks,
+// from a task's spawn to its first poll or from a wake to its next poll, a
+// violation (check "bounded-fairness"): the poll that ends such a wait,
+// or, for a task still waiting at the end, Finish. It is the bounded
+// fairness of the design (a task ready is polled before a bound of polls
+// of others), with the bound given by the caller: a partially observed
+// trace's policy may be unknown. 0, the default, reports the figures only.
+// Call it before the first Step.
+func (c *PartialChecker) SetFairnessBound(polls uint64) { c.fairBound = polls }
 
 // Observed task states (not the model's: READY covers QUEUED whatever the
 // queue, and TAKEN a task taken and not yet begun).
@@ -545,6 +556,9 @@ func (c *PartialChecker) startPoll(idx int, e *traces.Event, r model.Rule) error
 		} else if pt.flags&pFromWake != 0 {
 			c.wakeD.add(t, ticks, other, dt, timed, false)
 		}
+		if c.fairBound > 0 && other > c.fairBound && pt.flags&(pFromSpawn|pFromWake) != 0 {
+			return c.fail(idx, e, 0, "bounded-fairness", fmt.Sprintf("t%d waited %d polls of other tasks since its %s at event %d: more than the bound of %d", t, other, readySince(pt), pt.idx+1, c.fairBound))
+		}
 	}
 	// A second wake before this poll may have reached the executor after
 	// its take (a black-box begin comes after the take): then the executor
@@ -789,9 +803,44 @@ func (c *PartialChecker) Finish() *PartialReport {
 		}
 	}
 	r.SpawnDelay, r.WakeDelay = c.spawnD, c.wakeD
+	if c.fairBound > 0 {
+		r.Checked = append(r.Checked, "bounded-fairness")
+		if c.err == nil {
+			c.starvedAtEnd()
+			r.Err = c.err
+		}
+	}
 	r.Verdict = c.verdict(len(r.NeverCompleted))
 	c.report, c.closed = r, errPartialAfterFinish
 	return r
+}
+
+// readySince names what made a READY task ready: its spawn or a wake.
+func readySince(pt *partTask) string {
+	if pt.flags&pFromSpawn != 0 {
+		return "spawn"
+	}
+	return "wake"
+}
+
+// starvedAtEnd, with a fairness bound, fails on the task still READY at
+// the end that waited the most polls of other tasks, if that is more
+// than the bound: the violation is at the trace's last event.
+func (c *PartialChecker) starvedAtEnd() {
+	var worst int
+	var most uint64
+	for i := range c.tasks {
+		pt := &c.tasks[i]
+		if pt.state == pReady && pt.flags&(pFromSpawn|pFromWake) != 0 && c.polls-pt.readyPolls > most {
+			worst, most = i+1, c.polls-pt.readyPolls
+		}
+	}
+	if most <= c.fairBound || c.ringN == 0 {
+		return
+	}
+	pt := &c.tasks[worst-1]
+	last := c.ring[(c.ringN-1)%len(c.ring)]
+	c.fail(c.n-1, &last, 0, "bounded-fairness", fmt.Sprintf("t%d, ready since its %s at event %d, waited %d polls of other tasks and was not polled by the end: more than the bound of %d", worst, readySince(pt), pt.idx+1, most, c.fairBound))
 }
 
 // Summary returns the lines a person reads: the verdict, the violation or

@@ -401,3 +401,64 @@ func TestPartialStepAfterFinish(t *testing.T) {
 func genPartial(workers, live, events int, seed uint64) []traces.Event {
 	return partialgen.Events(partialgen.Options{Workers: workers, Live: live, Events: events, Seed: seed, V11: true})
 }
+
+// pingPong is a starvation in the making: a victim spawned first, then two
+// tasks that wake each other on worker 0 for rounds rounds; with polled the
+// victim's one poll comes after them.
+func pingPong(rounds int, polled bool) []traces.Event {
+	b := &pt{}
+	b.spawn(1).spawn(2).spawn(3)
+	for i := 0; i < rounds; i++ {
+		b.begin(2, 0).wake(3, 0).end(2, 0, pending).begin(3, 0).wake(2, 0).end(3, 0, pending)
+	}
+	b.begin(2, 0).wake(3, 0).end(2, 0, ready).begin(3, 0).end(3, 0, ready)
+	if polled {
+		b.begin(1, 0).end(1, 0, ready)
+	}
+	return b.ev
+}
+
+// A wait longer than the fairness bound is a violation at the poll that
+// ends it, or at the end for a task never polled; within the bound, or
+// without one, the trace holds and only the figures tell.
+func TestPartialFairnessBound(t *testing.T) {
+	h := tokioHeader()
+	run := func(bound uint64, ev []traces.Event) *PartialReport {
+		c, err := NewPartialChecker(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetFairnessBound(bound)
+		for _, e := range ev {
+			if c.Step(e) != nil {
+				break
+			}
+		}
+		return c.Finish()
+	}
+	r := run(128, pingPong(100, true))
+	if r.Verdict != checker.Violated || r.Err.Premise != "bounded-fairness" {
+		t.Fatalf("a 202-poll wait with bound 128: %v %v", r.Verdict, r.Err)
+	}
+	if !strings.Contains(r.Err.Msg, "t1 waited 202 polls of other tasks since its spawn at event 1: more than the bound of 128") || r.Err.Event.Task != 1 || r.Err.Event.Kind != traces.KindPollBegin {
+		t.Errorf("message or event: %q %+v", r.Err.Msg, r.Err.Event)
+	}
+	if !slices.Contains(r.Checked, "bounded-fairness") {
+		t.Errorf("checked: %v", r.Checked)
+	}
+	for _, bound := range []uint64{0, 202, 1000} {
+		if r := run(bound, pingPong(100, true)); r.Verdict != checker.Holds || r.SpawnDelay.MaxOtherPolls != 202 || r.SpawnDelay.MaxOtherPollsTask != 1 {
+			t.Errorf("bound %d: %v %v, spawn delay %+v", bound, r.Verdict, r.Err, r.SpawnDelay)
+		}
+	}
+	// Never polled: the executor stopped with the victim still queued.
+	ev := pingPong(100, false)
+	ev = append(ev, traces.Event{Seq: uint64(len(ev) + 1), Kind: traces.KindStop, Worker: -1, Victim: -1})
+	r = run(128, ev)
+	if r.Verdict != checker.Violated || !strings.Contains(r.Err.Msg, "t1, ready since its spawn at event 1, waited 202 polls of other tasks and was not polled by the end") {
+		t.Fatalf("never polled: %v %v", r.Verdict, r.Err)
+	}
+	if r := run(0, ev); r.Verdict != checker.Holds || len(r.Abandoned) != 1 {
+		t.Errorf("without a bound: %v %v %v", r.Verdict, r.Err, r.Abandoned)
+	}
+}

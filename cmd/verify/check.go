@@ -39,6 +39,7 @@ type checkFlags struct {
 	linBudget    time.Duration
 	linHTML      string
 	stuckAfter   time.Duration
+	fairBound    uint64
 }
 
 func checkFlagSet(stderr io.Writer, f *checkFlags) *flag.FlagSet {
@@ -53,6 +54,7 @@ func checkFlagSet(stderr io.Writer, f *checkFlags) *flag.FlagSet {
 	fs.DurationVar(&f.linBudget, "lin-budget", lin.DefaultBudget, "time limit of the linearizability check, at least 1ms; when it is spent the check stops (within a second) and its verdict is unknown")
 	fs.StringVar(&f.linHTML, "lin-html", "", "with --linearizability: write porcupine's visualization of a violation to `FILE`")
 	fs.DurationVar(&f.stuckAfter, "stuck-after", time.Second, "with --go-trace: a goroutine runnable this long at the end of the trace, never run, is a finding")
+	fs.Uint64Var(&f.fairBound, "fair-bound", 0, "on a partially observed trace: a task that waits more than `N` polls of other tasks from its spawn or a wake to its next poll is a violation (bounded-fairness); 0: the fairness figures only")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify check [flags] FILE")
 		fmt.Fprintln(stderr, "\nReplays the trace in FILE through the model: every event must be an enabled")
@@ -116,6 +118,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	h := src.Header()
 	if len(h.Unobserved) > 0 {
 		return checkPartial(ctx, file, src, h, &f, stdout, stderr)
+	}
+	if f.fairBound > 0 {
+		fmt.Fprintf(stderr, "verify check: --fair-bound: %s is fully observed; the bound applies to partially observed traces (its fairness figures are in the report)\n", term(file))
+		return exitUsage
 	}
 	conf, err := conform.New(h)
 	if err != nil {

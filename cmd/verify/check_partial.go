@@ -30,6 +30,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
+	pc.SetFairnessBound(f.fairBound)
 	st, code := streamCheck(ctx, file, src, h, f, pc, stdout, stderr)
 	if st == nil {
 		return code

@@ -27,6 +27,11 @@ func TestCheckPartial(t *testing.T) {
 		{[]string{"check", td("partial_concurrent_poll.jsonl")}, exitViolated,
 			[]string{"VIOLATION at event 7 (line 8)", "exclusive-poll fails", "t1 RUNNING on w0 since event 6"}, nil},
 		{[]string{"check", "--linearizability", td("partial_conforms.jsonl")}, exitUsage, nil, []string{"--linearizability", "unobserved: take, queue, outcome"}},
+		{[]string{"check", td("partial_starved.jsonl")}, exitHolds, []string{"verdict: holds", "fairness, spawn → first poll: 3 waits; at most 6 polls of other tasks (t1)"}, nil},
+		{[]string{"check", "--fair-bound", "5", td("partial_starved.jsonl")}, exitViolated,
+			[]string{"VIOLATION at event 21 (line 22)", "t1 waited 6 polls of other tasks since its spawn at event 1: more than the bound of 5 (bounded-fairness fails)"}, nil},
+		{[]string{"check", "--fair-bound", "6", td("partial_starved.jsonl")}, exitHolds, []string{"verdict: holds (for the 11 rules checked"}, nil},
+		{[]string{"check", "--fair-bound", "6", td("conforms.jsonl")}, exitUsage, nil, []string{"--fair-bound", "fully observed"}},
 		{[]string{"replay", td("partial_conforms.jsonl")}, exitUsage, nil, []string{"cannot replay", "partially observed", "verify check"}},
 	})
 }

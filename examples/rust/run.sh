@@ -41,6 +41,9 @@ flag=--release
 [ "$PROFILE" = debug ] && flag=
 (cd "$here" && cargo build $flag --offline -q)
 bin="$here/target/$PROFILE"
+# tokio-check again, against Debian's tokio with the upstream starvation
+# fixes applied to a copy (tokio-check/patches, tokio-fixed.sh).
+fixed=$(PROFILE=$PROFILE bash "$here/tokio-fixed.sh")
 built=$(date +%s.%N)
 
 declare -A pass fail events violations
@@ -90,25 +93,74 @@ check() {
   fi
 }
 
+# fairness NAME WANT TRACE: verify check --fair-bound FAIR_BOUND TRACE must
+# flag the trace (WANT flagged: a task waited more than FAIR_BOUND polls of
+# other tasks from its spawn or a wake to its next poll; exit 1,
+# bounded-fairness) or hold (WANT fair). The bound, 128 polls, is the most
+# tokio 1.29 lets a ready task wait for one turn of the queue it is in (a
+# coop budget of 128 polls from the LIFO slot, a global queue interval of
+# at most 127 ticks). The longest spawn → first poll wait is noted too.
+FAIR_BOUND=${FAIR_BOUND:-128}
+fairness() {
+  local name=$1 want=$2 trace=$3
+  note "$name"
+  local out="$trace.out" rc=0 ok=1 n
+  "$VERIFY" check --fair-bound "$FAIR_BOUND" "$trace" >"$out" 2>&1 || rc=$?
+  if [ "$want" = flagged ]; then
+    [ "$rc" = 1 ] && grep -q 'bounded-fairness fails' "$out" || ok=0
+    n=$(grep -oE 'waited [0-9]+ polls of other tasks' "$out" | head -1 | grep -oE '[0-9]+' || echo -1)
+  else
+    [ "$rc" = 0 ] || ok=0
+    n=$(grep -oE 'spawn → first poll: [0-9]+ waits; at most [0-9]+ polls of other tasks' "$out" | grep -oE '[0-9]+ polls' | grep -oE '[0-9]+' || echo -1)
+  fi
+  events[$name]=$((${events[$name]} + $(wc -l <"$trace") - 1))
+  [ "$rc" = 1 ] && violations[$name]=$((${violations[$name]} + 1))
+  maxwait[$name]=$(( n > ${maxwait[$name]:-0} ? n : ${maxwait[$name]:-0} ))
+  if [ $ok = 1 ]; then
+    pass[$name]=$((${pass[$name]} + 1))
+  else
+    fail[$name]=$((${fail[$name]} + 1))
+    cp "$trace" "$out" "$keep/" 2>/dev/null || true
+    echo "run.sh: $name: exit $rc (want $want at --fair-bound $FAIR_BOUND) on $(basename "$trace"):" >&2
+    grep -E 'VIOLATION|what:|verdict|fairness' "$out" >&2 || head -5 "$out" >&2
+  fi
+}
+declare -A maxwait
+
 for i in $(seq 1 "$RUNS"); do
   seed=$((RANDOM * 32768 + RANDOM + i))
+  # Every other run records with the streaming recorder, the others buffered.
+  rec=
+  [ $((i % 2)) = 1 ] && rec=--streaming
   t="$tmp/cb-$i.jsonl"
-  produce crossbeam "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --out "$t" &&
+  produce crossbeam "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" $rec --out "$t" &&
     check crossbeam 0 "$t" '^verdict: holds'
   t="$tmp/cb-bug-$i.jsonl"
-  produce crossbeam-no-queued-flag "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --bug --out "$t" &&
+  produce crossbeam-no-queued-flag "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --bug $rec --out "$t" &&
     check crossbeam-no-queued-flag 1 "$t" 'rule: +WAKE' 'reported scheduled'
   for k in busy slice; do
     t="$tmp/$k-$i.jsonl"
-    produce "$k" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --out "$t" &&
+    produce "$k" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" $rec --out "$t" &&
       check "$k" 0 "$t" '^verdict: holds' 'spurious polls'
     t="$tmp/$k-forbid-$i.jsonl"
-    produce "$k-forbid-spurious" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --forbid-spurious --out "$t" &&
+    produce "$k-forbid-spurious" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" --forbid-spurious $rec --out "$t" &&
       check "$k-forbid-spurious" 1 "$t" 'rule: +TASK-SUSPEND' 'spurious poll'
   done
   t="$tmp/tokio-$i.jsonl"
   produce tokio "$t" "$bin/tokio-check" run --workers 2 --scale 4 --out "$t" &&
     check tokio 0 "$t" '^verdict: holds' 'not checked' 'take-rules'
+  # Starvation on one worker: through the LIFO slot (two tasks waking each
+  # other) and of the injection queue (slow polls); flagged on Debian's
+  # tokio 1.24.2, fair with the upstream fixes applied.
+  for sfx in "" -fixed; do
+    tc="$bin/tokio-check" want=flagged
+    [ "$sfx" = -fixed ] && tc=$fixed want=fair
+    for w in lifo inject; do
+      t="$tmp/$w$sfx-$i.jsonl"
+      produce "tokio-$w$sfx" "$t" "$tc" run --workload $w --workers 1 --out "$t" &&
+        fairness "tokio-$w$sfx" $want "$t"
+    done
+  done
   rm -f "$tmp"/*-"$i".jsonl "$tmp"/*-"$i".jsonl.out "$tmp"/*-"$i".jsonl.err
   if [ $((i % 10)) = 0 ]; then echo "run.sh: $i of $RUNS runs done" >&2; fi
 done
@@ -135,10 +187,10 @@ if [ "$LONG" = 1 ]; then
 fi
 
 end=$(date +%s.%N)
-printf '%-28s %6s %6s %10s %10s\n' check pass fail events violated
+printf '%-28s %6s %6s %10s %10s  %s\n' check pass fail events violated "longest wait flagged, or spawn → first poll (polls of other tasks; --fair-bound $FAIR_BOUND)"
 bad=0
 for n in "${names[@]}"; do
-  printf '%-28s %6d %6d %10d %10d\n' "$n" "${pass[$n]}" "${fail[$n]}" "${events[$n]}" "${violations[$n]}"
+  printf '%-28s %6d %6d %10d %10d  %s\n' "$n" "${pass[$n]}" "${fail[$n]}" "${events[$n]}" "${violations[$n]}" "${maxwait[$n]:-}"
   [ "${fail[$n]}" = 0 ] || bad=1
 done
 printf '\nruns %d, build %.1f s, runs and checks %.1f s, verify %s\n' "$RUNS" "$(echo "$built - $start" | bc)" "$(echo "$end - $built" | bc)" "$VERIFY"

@@ -75,9 +75,7 @@
 //! figures in `time`, and how near the order of unrelated events comes to
 //! their real order); the guarantees above do not.
 
-#[cfg(test)]
-use crate::event::Event;
-use crate::event::PollResult;
+use crate::event::{Event, Kind, Outcome, PollResult, Queue, Source, StopReason};
 use crate::packed::{field, text};
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -86,6 +84,9 @@ use std::time::Duration;
 pub(crate) const SPAWN: u8 = 0;
 pub(crate) const POLL: u8 = 1;
 pub(crate) const WAKE: u8 = 2;
+/// An explicit event ([`Recorder::record`](crate::Recorder::record),
+/// [`Op::emit`](crate::Op::emit)) in a buffered or deferred recorder.
+pub(crate) const EXPLICIT: u8 = 3;
 pub(crate) const NO_WORKER: u32 = u32::MAX;
 
 /// One wrapper event (spawn, wake) or one whole poll, unpacked (what the
@@ -174,6 +175,12 @@ impl Rec {
         }
     }
 
+    /// Whether the slot holds an explicit event.
+    #[inline]
+    pub(crate) fn is_explicit(&self) -> bool {
+        (self.meta >> KIND_SHIFT) as u8 & 3 == EXPLICIT
+    }
+
     /// Whether an extension slot follows this one.
     #[inline]
     pub(crate) fn wide(&self) -> bool {
@@ -200,6 +207,120 @@ impl Rec {
                 }
             }
         }
+    }
+}
+
+// An explicit event's slot: tick = seq, t0 = call (0: none), meta as a
+// wrapper record's (task, worker + 1, kind EXPLICIT, WIDE), deltas = ret −
+// call (bits 0–31) and the codes below. Its extension, when the values do
+// not fit: tick = ret, t0 = task, meta = worker | victim << 32 (u32::MAX:
+// none), deltas = the queue's code.
+const X_KIND: u32 = 32; // 4 bits: the event's Kind
+const X_SOURCE: u32 = 36; // 3 bits: 0 none, 1 + Source
+const X_RESULT: u32 = 39; // 3 bits: 0 none, 1 + PollResult
+const X_OUTCOME: u32 = 42; // 3 bits: 0 none, 1 + Outcome
+const X_REASON: u32 = 45; // 2 bits: 0 none, 1 + StopReason
+const X_HAS_RET: u64 = 1 << 47;
+const X_VICTIM: u32 = 48; // 8 bits: 0 none, 1 + victim (< 255)
+const X_QUEUE: u32 = 56; // 8 bits: 0 none, 1 global, 2 + n local n (< 254)
+
+// In declaration order: a variant's code is its index + 1.
+const KINDS: [Kind; 11] = [
+    Kind::Spawn,
+    Kind::Take,
+    Kind::PollBegin,
+    Kind::PollEnd,
+    Kind::Wake,
+    Kind::Requeue,
+    Kind::Park,
+    Kind::Unpark,
+    Kind::Panic,
+    Kind::Register,
+    Kind::Stop,
+];
+const SOURCES: [Source; 4] = [Source::Local, Source::Global, Source::Steal, Source::Lifo];
+const RESULTS: [PollResult; 4] = [PollResult::Pending, PollResult::Ready, PollResult::Panic, PollResult::Error];
+const OUTCOMES: [Outcome; 5] = [Outcome::Scheduled, Outcome::Notified, Outcome::Coalesced, Outcome::Late, Outcome::Dropped];
+const REASONS: [StopReason; 3] = [StopReason::Shutdown, StopReason::Panic, StopReason::Unwound];
+
+fn decode<T: Copy>(all: &[T], c: u64) -> Option<T> {
+    (c as usize).checked_sub(1).and_then(|i| all.get(i).copied())
+}
+
+impl Rec {
+    /// An explicit event as a slot, and an extension when its values do
+    /// not fit; None for an event with a field only the general path
+    /// writes (time, future, priority, detail).
+    #[inline(always)]
+    pub(crate) fn explicit(e: &Event) -> Option<(Rec, Option<Rec>)> {
+        if e.time.is_some() || e.future != 0 || e.priority.is_some() || e.detail.is_some() {
+            return None;
+        }
+        let call = e.call.unwrap_or(0);
+        let (has_ret, ret) = match e.ret {
+            Some(r) => (X_HAS_RET, r),
+            None => (0, call),
+        };
+        let d_ret = ret.wrapping_sub(call);
+        let w = e.worker.map_or(0, |w| u64::from(w) + 1);
+        let v = e.victim.map_or(0, |v| u64::from(v) + 1);
+        let q = match e.queue {
+            None => 0,
+            Some(Queue::Global) => 1,
+            Some(Queue::Local(n)) => u64::from(n) + 2,
+        };
+        // Each code is the variant's index (the arrays above list them in
+        // declaration order) + 1, 0 for none.
+        let codes = ((e.kind as u64) << X_KIND)
+            | (e.source.map_or(0, |x| x as u64 + 1) << X_SOURCE)
+            | (e.result.map_or(0, |x| x as u64 + 1) << X_RESULT)
+            | (e.outcome.map_or(0, |x| x as u64 + 1) << X_OUTCOME)
+            | (e.reason.map_or(0, |x| x as u64 + 1) << X_REASON)
+            | has_ret;
+        let kind = u64::from(EXPLICIT) << KIND_SHIFT;
+        let fits = e.task < 1 << TASK_BITS && w < 0xffff && v < 0xff && q < 0xff && d_ret >> 32 == 0 && (call != 0 || has_ret == 0);
+        if fits {
+            let meta = e.task | (w << WORKER_SHIFT) | kind;
+            Some((Rec { tick: e.seq, t0: call, meta, deltas: d_ret | codes | (v << X_VICTIM) | (q << X_QUEUE) }, None))
+        } else {
+            let main = Rec { tick: e.seq, t0: call, meta: kind | WIDE, deltas: codes };
+            let wv = u64::from(e.worker.unwrap_or(u32::MAX)) | (u64::from(e.victim.unwrap_or(u32::MAX)) << 32);
+            Some((main, Some(Rec { tick: ret, t0: e.task, meta: wv, deltas: q })))
+        }
+    }
+
+    /// The explicit event of this slot (with next its extension when it
+    /// is wide).
+    pub(crate) fn explicit_event(&self, next: Option<&Rec>) -> Event {
+        let d = self.deltas;
+        let (task, worker, victim, queue, ret) = match (self.wide(), next) {
+            (true, Some(x)) => {
+                let opt = |v: u32| (v != u32::MAX).then_some(v);
+                (x.t0, opt(x.meta as u32), opt((x.meta >> 32) as u32), x.deltas, x.tick)
+            }
+            _ => {
+                let w = (self.meta >> WORKER_SHIFT) & 0xffff;
+                let v = (d >> X_VICTIM) & 0xff;
+                (self.meta & ((1 << TASK_BITS) - 1), (w != 0).then(|| w as u32 - 1), (v != 0).then(|| v as u32 - 1), d >> X_QUEUE, self.t0.wrapping_add(d & 0xffff_ffff))
+            }
+        };
+        let mut e = Event::new(KINDS[((d >> X_KIND) & 0xf) as usize % KINDS.len()]);
+        e.seq = self.tick;
+        e.task = task;
+        e.worker = worker;
+        e.victim = victim;
+        e.queue = match queue {
+            0 => None,
+            1 => Some(Queue::Global),
+            n => Some(Queue::Local((n - 2) as u32)),
+        };
+        e.source = decode(&SOURCES, (d >> X_SOURCE) & 7);
+        e.result = decode(&RESULTS, (d >> X_RESULT) & 7);
+        e.outcome = decode(&OUTCOMES, (d >> X_OUTCOME) & 7);
+        e.reason = decode(&REASONS, (d >> X_REASON) & 3);
+        e.call = (self.t0 != 0).then_some(self.t0);
+        e.ret = (d & X_HAS_RET != 0).then_some(ret);
+        e
     }
 }
 
@@ -512,6 +633,12 @@ impl Stream {
     #[inline(always)]
     pub(crate) fn push(&self, f: Full) {
         let (r, ext) = Rec::pack(&f);
+        self.push_slots(r, ext);
+    }
+
+    /// Appends a slot and its extension. Owner thread only.
+    #[inline(always)]
+    pub(crate) fn push_slots(&self, r: Rec, ext: Option<Rec>) {
         let need = 1 + usize::from(ext.is_some());
         let mut n = self.len.load(Ordering::Relaxed);
         if n + need > self.cap.load(Ordering::Relaxed) {
@@ -698,6 +825,52 @@ mod tests {
             }
         }
         assert!(wide > 0);
+    }
+
+    /// Every explicit event comes back from its slot (and extension)
+    /// unchanged, at the edges of what fits in one slot and past them;
+    /// events with a field of the general path are refused.
+    #[test]
+    fn explicit_round_trip() {
+        let mut wide = 0;
+        let kinds = [Kind::Spawn, Kind::Take, Kind::PollBegin, Kind::PollEnd, Kind::Wake, Kind::Requeue, Kind::Park, Kind::Unpark, Kind::Register, Kind::Stop];
+        for kind in kinds {
+            for task in [0, 1, (1 << 40) - 1, 1 << 40] {
+                for worker in [None, Some(0), Some(0xfffd), Some(0xfffe), Some(u32::MAX - 1)] {
+                    for (victim, queue) in [(None, None), (Some(0), Some(Queue::Global)), (Some(253), Some(Queue::Local(252))), (Some(254), Some(Queue::Local(253))), (Some(u32::MAX - 1), Some(Queue::Local(u32::MAX - 2)))] {
+                        for (call, ret) in [(None, None), (Some(5), Some(9)), (Some(1), Some(1 + u64::from(u32::MAX))), (Some(7), None), (None, Some(3))] {
+                            let mut e = Event::new(kind);
+                            e.seq = 42;
+                            e.task = task;
+                            e.worker = worker;
+                            e.victim = victim;
+                            e.queue = queue;
+                            e.call = call;
+                            e.ret = ret;
+                            e.source = Some(Source::Steal);
+                            e.result = Some(PollResult::Error);
+                            e.outcome = Some(Outcome::Dropped);
+                            e.reason = Some(StopReason::Unwound);
+                            let (r, x) = Rec::explicit(&e).expect("an explicit event");
+                            assert!(r.is_explicit() && r.wide() == x.is_some());
+                            wide += usize::from(r.wide());
+                            assert_eq!(r.explicit_event(x.as_ref()), e);
+                            e.source = None;
+                            e.result = None;
+                            e.outcome = None;
+                            e.reason = None;
+                            let (r, x) = Rec::explicit(&e).unwrap();
+                            assert_eq!(r.explicit_event(x.as_ref()), e);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(wide > 0);
+        assert!(Rec::explicit(&Event::poll_begin(1, 0).with_time(5)).is_none());
+        assert!(Rec::explicit(&Event::poll_begin(1, 0).with_future(1)).is_none());
+        assert!(Rec::explicit(&Event::spawn(1, None, None).with_priority(-1)).is_none());
+        assert!(Rec::explicit(&Event::panic(1, 0, "boom")).is_none());
     }
 
     /// A stream's records across chunks, wide ones at a chunk's last slot

@@ -105,6 +105,33 @@ impl PollResult {
     }
 }
 
+/// Why the executor or a worker stopped (the `reason` of a `stop`
+/// event, v1.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// An orderly stop: the executor was shut down or dropped.
+    Shutdown,
+    /// The executor stopped because a task panicked (e.g. a runtime
+    /// configured to shut down on an unhandled panic).
+    Panic,
+    /// The stop was recorded while the thread was unwinding from a panic
+    /// (from a destructor or a guard): the executor did not stop on its
+    /// own terms. [`Recorder::stop`](crate::Recorder::stop) records it by
+    /// itself when `std::thread::panicking()` says so.
+    Unwound,
+}
+
+impl StopReason {
+    /// The name used in traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Shutdown => "shutdown",
+            StopReason::Panic => "panic",
+            StopReason::Unwound => "unwound",
+        }
+    }
+}
+
 /// What a wake did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -137,6 +164,12 @@ impl Outcome {
 /// [`Event::take`], …) and the setters; the recorder fills in `seq` (and
 /// `call`/`ret` for queue operations). Zero or `None` fields are omitted
 /// from the JSON line.
+///
+/// The worker argument of every constructor is `impl Into<Option<u32>>`:
+/// pass a worker number (`0`), `Some(w)`, or `None` for an event outside
+/// any worker (a spawn, wake or poll from another thread, the executor's
+/// stop). Takes, requeues, registers, parks, unparks and panics happen on
+/// a worker: the checker refuses them without one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     pub seq: u64,
@@ -161,6 +194,8 @@ pub struct Event {
     /// v1.1: the task's priority, higher runs first.
     pub priority: Option<i32>,
     pub detail: Option<Box<str>>,
+    /// v1.1: why a `stop` happened.
+    pub reason: Option<StopReason>,
 }
 
 impl Event {
@@ -182,51 +217,64 @@ impl Event {
             time: None,
             priority: None,
             detail: None,
+            reason: None,
         }
     }
     /// SPAWN of task onto queue (set `queue` to `None` when it is not observed).
-    pub fn spawn(task: u64, worker: Option<u32>, queue: Option<Queue>) -> Event {
-        Event { task, worker, queue, ..Event::new(Kind::Spawn) }
+    pub fn spawn(task: u64, worker: impl Into<Option<u32>>, queue: Option<Queue>) -> Event {
+        Event { task, worker: worker.into(), queue, ..Event::new(Kind::Spawn) }
     }
     /// A take by worker of task from source (victim for [`Source::Steal`]).
-    pub fn take(task: u64, worker: u32, source: Source, victim: Option<u32>) -> Event {
-        Event { task, worker: Some(worker), source: Some(source), victim, ..Event::new(Kind::Take) }
+    pub fn take(task: u64, worker: impl Into<Option<u32>>, source: Source, victim: Option<u32>) -> Event {
+        Event { task, worker: worker.into(), source: Some(source), victim, ..Event::new(Kind::Take) }
     }
     /// The poll of task on worker begins.
-    pub fn poll_begin(task: u64, worker: Option<u32>) -> Event {
-        Event { task, worker, ..Event::new(Kind::PollBegin) }
+    pub fn poll_begin(task: u64, worker: impl Into<Option<u32>>) -> Event {
+        Event { task, worker: worker.into(), ..Event::new(Kind::PollBegin) }
     }
     /// The poll of task on worker returned result.
-    pub fn poll_end(task: u64, worker: Option<u32>, result: PollResult) -> Event {
-        Event { task, worker, result: Some(result), ..Event::new(Kind::PollEnd) }
+    pub fn poll_end(task: u64, worker: impl Into<Option<u32>>, result: PollResult) -> Event {
+        Event { task, worker: worker.into(), result: Some(result), ..Event::new(Kind::PollEnd) }
     }
     /// A wake of task from worker (None: outside), with its outcome if observed.
-    pub fn wake(task: u64, worker: Option<u32>, outcome: Option<Outcome>) -> Event {
-        Event { task, worker, outcome, ..Event::new(Kind::Wake) }
+    /// A scheduled wake names its queue with [`Event::with_queue`].
+    pub fn wake(task: u64, worker: impl Into<Option<u32>>, outcome: Option<Outcome>) -> Event {
+        Event { task, worker: worker.into(), outcome, ..Event::new(Kind::Wake) }
     }
     /// A requeue of task by worker onto queue at the end of its poll.
-    pub fn requeue(task: u64, worker: u32, queue: Queue) -> Event {
-        Event { task, worker: Some(worker), queue: Some(queue), ..Event::new(Kind::Requeue) }
+    pub fn requeue(task: u64, worker: impl Into<Option<u32>>, queue: Queue) -> Event {
+        Event { task, worker: worker.into(), queue: Some(queue), ..Event::new(Kind::Requeue) }
     }
     /// POLL-PENDING: the poll registered the task's waker.
-    pub fn register(task: u64, worker: u32) -> Event {
-        Event { task, worker: Some(worker), ..Event::new(Kind::Register) }
+    pub fn register(task: u64, worker: impl Into<Option<u32>>) -> Event {
+        Event { task, worker: worker.into(), ..Event::new(Kind::Register) }
     }
     /// The worker parks.
-    pub fn park(worker: u32) -> Event {
-        Event { worker: Some(worker), ..Event::new(Kind::Park) }
+    pub fn park(worker: impl Into<Option<u32>>) -> Event {
+        Event { worker: worker.into(), ..Event::new(Kind::Park) }
     }
     /// The worker unparks.
-    pub fn unpark(worker: u32) -> Event {
-        Event { worker: Some(worker), ..Event::new(Kind::Unpark) }
+    pub fn unpark(worker: impl Into<Option<u32>>) -> Event {
+        Event { worker: worker.into(), ..Event::new(Kind::Unpark) }
     }
     /// A task panicked on worker with the message.
-    pub fn panic(task: u64, worker: u32, message: &str) -> Event {
-        Event { task, worker: Some(worker), detail: Some(message.into()), ..Event::new(Kind::Panic) }
+    pub fn panic(task: u64, worker: impl Into<Option<u32>>, message: &str) -> Event {
+        Event { task, worker: worker.into(), detail: Some(message.into()), ..Event::new(Kind::Panic) }
     }
-    /// v1.1: the executor (worker None) or one worker stopped.
-    pub fn stop(worker: Option<u32>) -> Event {
-        Event { worker, ..Event::new(Kind::Stop) }
+    /// v1.1: the executor (worker None) or one worker stopped; no reason
+    /// given (see [`Event::with_reason`]).
+    pub fn stop(worker: impl Into<Option<u32>>) -> Event {
+        Event { worker: worker.into(), ..Event::new(Kind::Stop) }
+    }
+    /// Sets the queue: of a spawn, of a scheduled wake, of a requeue.
+    pub fn with_queue(mut self, q: Queue) -> Event {
+        self.queue = Some(q);
+        self
+    }
+    /// Sets the reason of a stop (v1.1).
+    pub fn with_reason(mut self, r: StopReason) -> Event {
+        self.reason = Some(r);
+        self
     }
     /// Sets the future instance (v1.1).
     pub fn with_future(mut self, future: u64) -> Event {
@@ -297,9 +345,12 @@ pub enum Order {
     Intervals,
 }
 
-/// The first line of a trace. `minor` is written as 1 by [`Header::to_json`]
-/// whenever a v1.1 field is used in the header; set it yourself (with
-/// [`Header::v1_1`]) when only the events use v1.1.
+/// The first line of a trace. A header declares format v1.1 (`"minor":1`)
+/// unless [`Header::v1_0`] asks for v1.0, for a reader that knows only
+/// v1.0; a v1.0 header that uses a v1.1 field itself is written as v1.1
+/// all the same, and an event with a v1.1 field recorded under it is
+/// counted when it is recorded ([`Recorder::undeclared_v1_1`](crate::Recorder::undeclared_v1_1))
+/// and makes [`Recorder::finish`](crate::Recorder::finish) fail.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Header {
     pub executor: String,
@@ -314,13 +365,20 @@ pub struct Header {
 }
 
 impl Header {
-    /// A v1 header for the executor, its worker count and the model policy.
+    /// A v1.1 header for the executor, its worker count and the model policy.
     pub fn new(executor: &str, workers: u32, policy: &str) -> Header {
-        Header { executor: executor.into(), workers, policy: policy.into(), config: Vec::new(), minor: 0, order: Order::Seq, unobserved: Vec::new() }
+        Header { executor: executor.into(), workers, policy: policy.into(), config: Vec::new(), minor: 1, order: Order::Seq, unobserved: Vec::new() }
     }
-    /// Declares format v1.1.
+    /// Declares format v1.1 (the default).
     pub fn v1_1(mut self) -> Header {
         self.minor = 1;
+        self
+    }
+    /// Declares format v1.0 (no `minor`), for a reader that knows only
+    /// v1.0. Events with v1.1 fields (`time`, `future`, `priority`, a
+    /// `stop`, …) are then errors.
+    pub fn v1_0(mut self) -> Header {
+        self.minor = 0;
         self
     }
     /// Adds a config parameter (local-cap, owner-lifo, spurious-polls, slice-us, …).
@@ -427,7 +485,30 @@ mod tests {
         let e = Event::wake(2, None, Some(Outcome::Scheduled));
         assert!(!e.is_v1_1());
         assert_eq!(line(&Event::stop(None)), "{\"seq\":0,\"kind\":\"stop\"}\n");
+        assert_eq!(line(&Event::stop(2).with_reason(StopReason::Unwound)), "{\"seq\":0,\"kind\":\"stop\",\"worker\":2,\"reason\":\"unwound\"}\n");
+        assert_eq!(line(&Event::stop(None).with_reason(StopReason::Shutdown)), "{\"seq\":0,\"kind\":\"stop\",\"reason\":\"shutdown\"}\n");
+        assert_eq!(line(&Event::stop(None).with_reason(StopReason::Panic)), "{\"seq\":0,\"kind\":\"stop\",\"reason\":\"panic\"}\n");
+        // A scheduled wake's queue, set with with_queue.
+        let e = Event::wake(4, 1, Some(Outcome::Scheduled)).with_queue(Queue::Local(1));
+        assert_eq!(line(&e), "{\"seq\":0,\"kind\":\"wake\",\"task\":4,\"worker\":1,\"queue\":\"local:1\",\"outcome\":\"scheduled\"}\n");
         assert!(Event::wake(0, Some(1), None).is_v1_1());
+    }
+
+    /// Every constructor takes its worker as a number, Some or None.
+    #[test]
+    fn worker_argument_is_uniform() {
+        assert_eq!(Event::take(1, 3, Source::Local, None), Event::take(1, Some(3), Source::Local, None));
+        assert_eq!(Event::spawn(1, 3, None), Event::spawn(1, Some(3), None));
+        assert_eq!(Event::poll_begin(1, 2).worker, Some(2));
+        assert_eq!(Event::poll_end(1, None, PollResult::Ready).worker, None);
+        assert_eq!(Event::requeue(1, Some(0), Queue::Global), Event::requeue(1, 0, Queue::Global));
+        assert_eq!(Event::register(1, 5).worker, Some(5));
+        assert_eq!(Event::park(4), Event::park(Some(4)));
+        assert_eq!(Event::unpark(4).worker, Some(4));
+        assert_eq!(Event::panic(1, 0, "x").worker, Some(0));
+        assert_eq!(Event::stop(7).worker, Some(7));
+        let w: Option<u32> = None;
+        assert_eq!(Event::wake(1, w, None).worker, None);
     }
 
     #[test]
@@ -441,14 +522,19 @@ mod tests {
         let h = Header::new("x", 2, "worksteal").config("local-cap", 4);
         assert_eq!(
             h.to_json(),
+            "{\"format\":\"execspec-trace\",\"version\":1,\"minor\":1,\"executor\":\"x\",\"workers\":2,\"policy\":\"worksteal\",\"config\":{\"local-cap\":4}}\n"
+        );
+        assert_eq!(
+            h.clone().v1_0().to_json(),
             "{\"format\":\"execspec-trace\",\"version\":1,\"executor\":\"x\",\"workers\":2,\"policy\":\"worksteal\",\"config\":{\"local-cap\":4}}\n"
         );
         let h = Header::new("tokio", 4, "unknown").unobserved(&["take", "queue", "outcome"]);
         assert_eq!(h.to_json(), "{\"format\":\"execspec-trace\",\"version\":1,\"minor\":1,\"executor\":\"tokio\",\"workers\":4,\"policy\":\"unknown\",\"unobserved\":[\"take\",\"queue\",\"outcome\"]}\n");
         let h = Header::new("cb", 2, "worksteal").order(Order::Intervals);
         assert!(h.to_json().contains("\"minor\":1,") && h.to_json().contains("\"order\":\"intervals\""));
-        let h = Header::new("busy", 1, "fifo").config("spurious-polls", 1);
-        assert_eq!(h.effective_minor(), 1);
-        assert_eq!(Header::new("a", 1, "fifo").v1_1().effective_minor(), 1);
+        let h = Header::new("busy", 1, "fifo").config("spurious-polls", 1).v1_0();
+        assert_eq!(h.effective_minor(), 1, "a v1.1 field in the header makes it v1.1");
+        assert_eq!(Header::new("a", 1, "fifo").effective_minor(), 1);
+        assert_eq!(Header::new("a", 1, "fifo").v1_0().effective_minor(), 0);
     }
 }

@@ -2,7 +2,7 @@
 //! a thread touches per event is most of what recording costs), and its
 //! JSON line written without `core::fmt`.
 
-use crate::event::{json_string, Event, Kind, Outcome, PollResult, Queue, Source};
+use crate::event::{json_string, Event, Kind, Outcome, PollResult, Queue, Source, StopReason};
 
 const NONE32: u32 = u32::MAX;
 const HAS_CALL: u8 = 1;
@@ -25,6 +25,7 @@ pub(crate) struct Packed {
     source: Option<Source>,
     result: Option<PollResult>,
     outcome: Option<Outcome>,
+    reason: Option<StopReason>,
     flags: u8,
     detail: Option<Box<Box<str>>>,
 }
@@ -64,6 +65,7 @@ impl Packed {
             source: e.source,
             result: e.result,
             outcome: e.outcome,
+            reason: e.reason,
             flags,
             detail: e.detail.map(Box::new),
         }
@@ -140,6 +142,9 @@ impl Packed {
         }
         if let Some(o) = self.outcome {
             text(out, b",\"outcome\":\"", o.name());
+        }
+        if let Some(r) = self.reason {
+            text(out, b",\"reason\":\"", r.name());
         }
         if self.flags & HAS_PRIORITY != 0 {
             out.extend_from_slice(b",\"priority\":");

@@ -18,7 +18,7 @@
 //! compare-and-swap, one fetch_add on the clock and a push onto a Vec.
 
 use crate::deferred::{self, Stream, TimeScale};
-use crate::event::{Event, Header, Kind, Source};
+use crate::event::{Event, Header, Kind, Source, StopReason};
 use crate::packed::Packed;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::io::{self, Write};
@@ -175,18 +175,48 @@ pub fn current_worker() -> Option<u32> {
     WORKER.with(|w| w.get())
 }
 
-/// Monotonic nanoseconds since the first call in this process (the `time`
-/// field of v1.1).
+/// Monotonic nanoseconds since the first call in this process, plus one
+/// (the `time` field of v1.1, where 0 means "not recorded": the first
+/// call returns 1 or more, never 0).
 pub fn now_ns() -> u64 {
     static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    let o = *ORIGIN.get_or_init(Instant::now);
-    o.elapsed().as_nanos() as u64
+    ns_since(*ORIGIN.get_or_init(Instant::now))
 }
+
+/// Nanoseconds from origin to now, plus one: never 0.
+fn ns_since(origin: Instant) -> u64 {
+    (origin.elapsed().as_nanos() as u64).saturating_add(1)
+}
+
+#[cfg(test)]
+pub(crate) fn ns_since_for_test(origin: Instant) -> u64 {
+    ns_since(origin)
+}
+
+/// Every snapshot of the buffer list made so far (see `Shared::snap`).
+/// Each is boxed so that its address (which `snap` holds) stays put when
+/// the list grows.
+#[allow(clippy::vec_box)] // the boxes are what keeps each address put
+struct Snapshots(Vec<Box<Snapshot>>);
+
+/// The buffers registered when it was made.
+struct Snapshot(Vec<*const Buf>);
+
+// SAFETY: the pointers are to buffers that `Shared::bufs` keeps alive; the
+// list is only read and appended to under its mutex.
+unsafe impl Send for Snapshots {}
 
 /// What the writer thread shares with the recording threads.
 struct Shared {
     clock: AtomicU64,
     bufs: Mutex<Vec<Arc<Buf>>>,
+    /// The buffers as of the last registration, read without a lock by
+    /// [`Shared::max_published`] (a barrier tick of the deferred clock):
+    /// a buffer registered before an event that happened before the
+    /// barrier is in the snapshot the barrier loads (the store is Release,
+    /// the load Acquire). Points into `snaps`.
+    snap: std::sync::atomic::AtomicPtr<Snapshot>,
+    snaps: Mutex<Snapshots>,
     header: Header,
     stop: Mutex<bool>,
     stop_cv: Condvar,
@@ -206,8 +236,15 @@ pub(crate) struct Inner {
     /// Deferred mode: the writer state, used by finish only.
     later: Mutex<Option<WriterState>>,
     pub(crate) deferred: bool,
+    /// Deferred or buffered: explicit events are binary records in the
+    /// threads' streams, formatted by finish; ops take no lock.
+    pub(crate) binary: bool,
     next_idx: AtomicU32,
     finished: AtomicBool,
+    /// The header declares v1.0: events are checked for v1.1 fields as
+    /// they are recorded, and counted in `undeclared`.
+    pub(crate) v1_0: bool,
+    pub(crate) undeclared: AtomicU64,
 }
 
 struct WriterState {
@@ -282,11 +319,21 @@ pub struct Options {
     /// half the memory available (Linux) and what one recorder can hold; a
     /// reserve the allocator refuses ends early, never fails.
     pub reserve: usize,
+    /// Buffered mode (default off; ignored when deferred): the one shared
+    /// clock of the streaming mode, but no writer thread: each event is a
+    /// 32-byte binary record (64 with call and ret that do not fit in 32
+    /// bits, or with a victim or queue number of 254 or more) in its
+    /// thread's buffer, and [`Recorder::finish`] merges and formats them
+    /// all. The cheapest way to record explicit calls on an executor's hot
+    /// path (an op takes no lock: a tick and a store); memory grows with
+    /// the run until finish. Events with `time`, `future`, `priority` or
+    /// `detail` take the general path (80 bytes).
+    pub buffered: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { interval: Duration::from_millis(2), deferred: false, reserve: 0 }
+        Options { interval: Duration::from_millis(2), deferred: false, reserve: 0, buffered: false }
     }
 }
 
@@ -300,19 +347,33 @@ impl Recorder {
     /// A recorder with options.
     pub fn with_options(header: Header, out: impl Write + Send + 'static, opts: Options) -> Recorder {
         let minor = header.effective_minor();
+        let binary = opts.deferred || opts.buffered;
         if opts.deferred {
             deferred::calibration_origin();
+        }
+        if binary {
             deferred::prefill(opts.reserve);
         }
         let inner = Arc::new(Inner {
             id: NEXT_RECORDER.fetch_add(1, Ordering::Relaxed),
-            s: Arc::new(Shared { clock: AtomicU64::new(1), bufs: Mutex::new(Vec::new()), header, stop: Mutex::new(false), stop_cv: Condvar::new() }),
+            s: Arc::new(Shared {
+                clock: AtomicU64::new(1),
+                bufs: Mutex::new(Vec::new()),
+                snap: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+                snaps: Mutex::new(Snapshots(Vec::new())),
+                header,
+                stop: Mutex::new(false),
+                stop_cv: Condvar::new(),
+            }),
             next_task: Padded(AtomicU64::new(1)),
             writer: Mutex::new(None),
             later: Mutex::new(None),
             deferred: opts.deferred,
+            binary,
             next_idx: AtomicU32::new(0),
             finished: AtomicBool::new(false),
+            v1_0: minor == 0,
+            undeclared: AtomicU64::new(0),
         });
         let mut st = WriterState {
             out: Box::new(io::BufWriter::with_capacity(1 << 16, out)),
@@ -327,7 +388,7 @@ impl Recorder {
             minor,
             error: None,
         };
-        if opts.deferred {
+        if binary {
             *inner.later.lock().unwrap() = Some(st);
             return Recorder { inner };
         }
@@ -363,9 +424,12 @@ impl Recorder {
         self.inner.next_task.0.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Draws one tick of the clock outside any op. Its event cannot be
-    /// recorded with it (use [`Recorder::op`]); use it only for ticks that
-    /// order nothing, e.g. to measure.
+    /// Reads the clock without drawing a tick: in streaming mode the tick
+    /// the next draw will get (every tick drawn so far is below it), in
+    /// deferred mode the largest tick any thread has published. It orders
+    /// nothing and no event can be recorded with it (an event's tick is
+    /// drawn in an op: [`Recorder::op`], [`Recorder::record`]); use it to
+    /// measure, e.g. how many ticks a stretch of a run drew.
     pub fn now(&self) -> u64 {
         if self.inner.deferred {
             return self.inner.s.max_published();
@@ -377,19 +441,16 @@ impl Recorder {
     /// recorded with them are taken by the writer together. Hold it across
     /// a state word's load–tick–CAS loop or a lock-free queue operation;
     /// keep it short (the writer waits for it). Ops nest on one thread.
+    #[inline(always)]
     pub fn op(&self) -> Op<'_> {
         let buf = self.local_buf();
-        // SAFETY: the pointer stays valid while self (which holds an Arc of
-        // every buffer in `bufs`) is borrowed; depth is owner-only.
-        let b = unsafe { &*buf };
-        unsafe {
-            let d = &mut *b.depth.get();
-            if *d == 0 {
-                b.acquire();
-            }
-            *d += 1;
+        // Deferred and buffered: no writer reads the buffers during the
+        // run, so no lock (a record is published by its stream's store).
+        let locked = !self.inner.binary;
+        if locked {
+            lock_op(buf);
         }
-        Op { rec: self, buf, _not_send: std::marker::PhantomData }
+        Op { rec: self, buf, locked, _not_send: std::marker::PhantomData }
     }
 
     /// This thread's buffer for this recorder. The pointer stays valid while
@@ -437,12 +498,22 @@ impl Recorder {
         let start = bufs.iter().map(|b| b.published.load(Ordering::Acquire)).max().unwrap_or(0);
         let b = Arc::new(Buf::new(self.inner.next_idx.fetch_add(1, Ordering::Relaxed), start));
         bufs.push(Arc::clone(&b));
+        // A new snapshot of the buffers for max_published; the old ones
+        // stay alive (a reader may hold one) until the recorder is dropped.
+        let mut snap = Box::new(Snapshot(bufs.iter().map(Arc::as_ptr).collect()));
+        let p: *mut Snapshot = &mut *snap;
+        self.inner.s.snaps.lock().unwrap().0.push(snap);
+        self.inner.s.snap.store(p, Ordering::Release);
         b
     }
 
     /// Records e now: its seq is drawn and the event buffered in one op.
     /// This is the whole contract for recorders whose executor draws
     /// inside its own critical sections (order "seq"): call it there.
+    // Always inlined: out of line, the event built on the caller's stack
+    // was read back with loads wider than its stores (a store-forwarding
+    // stall, 40 % of a buffered record's time).
+    #[inline(always)]
     pub fn record(&self, e: Event) -> u64 {
         let mut op = self.op();
         let s = op.tick();
@@ -453,32 +524,79 @@ impl Recorder {
     /// Records a push (spawn, wake scheduled, requeue with its queue) done
     /// by f with the interval contract: call is drawn before f, ret after,
     /// and the event's seq is its call. Returns f's value.
+    ///
+    /// f runs inside an op (the push's seq is drawn before it and its
+    /// event must be buffered in the same op): it must not block. A push
+    /// that can wait (a bounded channel's `send`) stalls the writer and
+    /// [`Recorder::finish`] while it waits; use a non-blocking attempt
+    /// (`try_send`) in [`Recorder::try_push`] and retry outside.
     pub fn push<R>(&self, e: Event, f: impl FnOnce() -> R) -> R {
+        match self.try_push(e, || Ok::<R, std::convert::Infallible>(f())) {
+            Ok(r) => r,
+            Err(never) => match never {},
+        }
+    }
+
+    /// A push that may fail (a send on a closed channel, a full bounded
+    /// queue): as [`Recorder::push`], but the event is recorded only when
+    /// f returns Ok; a failed push leaves nothing in the trace (its ticks
+    /// are drawn and unused, which the format allows).
+    pub fn try_push<R, E>(&self, e: Event, f: impl FnOnce() -> Result<R, E>) -> Result<R, E> {
         let mut op = self.op();
         let call = op.tick();
         let r = f();
-        let ret = op.tick();
-        op.emit(Event { seq: call, call: Some(call), ret: Some(ret), ..e });
+        if r.is_ok() {
+            let ret = op.tick();
+            op.emit(Event { seq: call, call: Some(call), ret: Some(ret), ..e });
+        }
         r
     }
 
     /// Records a take done by f with the interval contract: call before f,
     /// ret after, seq = ret. f returns the task with its source and victim,
     /// or None (nothing recorded). Returns f's value.
-    pub fn take<T>(&self, worker: u32, f: impl FnOnce() -> Option<(T, u64, Source, Option<u32>)>) -> Option<T> {
+    ///
+    /// f runs outside any op, so it may block (a channel's `recv`, a
+    /// condition variable): the writer and [`Recorder::finish`] do not
+    /// wait for it. (A take's seq is its ret, drawn after f in an op of its
+    /// own; its call is only a bound.) A take that returns after finish is
+    /// not written.
+    pub fn take<T>(&self, worker: impl Into<Option<u32>>, f: impl FnOnce() -> Option<(T, u64, Source, Option<u32>)>) -> Option<T> {
+        let call = self.op().tick();
+        let (t, task, src, victim) = f()?;
         let mut op = self.op();
-        let call = op.tick();
-        let r = f();
         let ret = op.tick();
-        r.map(|(t, task, src, victim)| {
-            op.emit(Event { seq: ret, call: Some(call), ret: Some(ret), ..Event::take(task, worker, src, victim) });
-            t
-        })
+        op.emit(Event { seq: ret, call: Some(call), ret: Some(ret), ..Event::take(task, worker, src, victim) });
+        Some(t)
     }
 
     /// Records the executor (worker None) or one worker stopping (v1.1).
-    pub fn stop(&self, worker: Option<u32>) {
-        self.record(Event::stop(worker));
+    /// Called while the thread unwinds from a panic (from a destructor or
+    /// a guard: `std::thread::panicking()`), the stop's reason is
+    /// `unwound`; otherwise no reason is written (see
+    /// [`Recorder::stop_with`]).
+    pub fn stop(&self, worker: impl Into<Option<u32>>) {
+        let mut e = Event::stop(worker);
+        if thread::panicking() {
+            e.reason = Some(StopReason::Unwound);
+        }
+        self.record(e);
+    }
+
+    /// Records a stop with its reason (v1.1). While the thread unwinds
+    /// from a panic a `shutdown` is recorded as `unwound`: the executor
+    /// did not stop on its own terms.
+    pub fn stop_with(&self, worker: impl Into<Option<u32>>, reason: StopReason) {
+        let reason = if reason == StopReason::Shutdown && thread::panicking() { StopReason::Unwound } else { reason };
+        self.record(Event::stop(worker).with_reason(reason));
+    }
+
+    /// Events recorded so far that use a v1.1 field under a header that
+    /// declares v1.0 ([`Header::v1_0`]); counted as they are recorded, so
+    /// a program can stop at the first. Always 0 under a v1.1 header.
+    /// [`Recorder::finish`] fails when there were any.
+    pub fn undeclared_v1_1(&self) -> u64 {
+        self.inner.undeclared.load(Ordering::Relaxed)
     }
 
     /// Merges what is buffered, writes it, and flushes. Call it when no
@@ -489,7 +607,7 @@ impl Recorder {
         if self.inner.finished.swap(true, Ordering::SeqCst) {
             return Err(io::Error::other("execspec-trace: finish called twice"));
         }
-        if self.inner.deferred {
+        if self.inner.binary {
             let st = self.inner.later.lock().unwrap().take().expect("writer state");
             return self.finish_deferred(st);
         }
@@ -523,9 +641,9 @@ impl Recorder {
         s
     }
 
-    /// Deferred mode: takes every thread's records and events, orders them
-    /// by (tick, thread), renumbers the ticks 1, 2, … (seq, call and ret
-    /// alike) and writes the lines.
+    /// Deferred and buffered modes: takes every thread's records and
+    /// events, orders them by (tick, thread), renumbers the ticks 1, 2, …
+    /// (seq, call and ret alike) and writes the lines.
     fn finish_deferred(&self, mut st: WriterState) -> io::Result<Summary> {
         let scale = TimeScale::now();
         let time = |raw: u64| scale.ns(raw);
@@ -536,6 +654,15 @@ impl Recorder {
         const GENERAL: u32 = 1 << 31;
         const OFFSET_BITS: u32 = 16;
         const CHUNK_BITS: u32 = 31 - OFFSET_BITS - 1;
+        // The explicit event a record's key points to (None: another kind).
+        fn explicit_at(chunks: &[deferred::Chunk], at: u32) -> Option<Event> {
+            if at & GENERAL != 0 {
+                return None;
+            }
+            let c = &chunks[(at >> (OFFSET_BITS + 1)) as usize];
+            let off = ((at >> 1) & ((1 << OFFSET_BITS) - 1)) as usize;
+            c[off].is_explicit().then(|| c[off].explicit_event(c.get(off + 1)))
+        }
         const _: () = assert!(deferred::MAX_CHUNKS == 1 << CHUNK_BITS);
         const _: () = assert!(deferred::BIG <= 1 << OFFSET_BITS);
         let mut evs: Vec<Packed> = Vec::new();
@@ -568,14 +695,20 @@ impl Recorder {
         }
         let n_recs: usize = chunks.iter().map(|c| c.len()).sum();
         let mut keys = Vec::with_capacity(2 * n_recs + evs.len());
+        let mut wakes = 0;
         keys.append(&mut gen_keys);
         for (ci, c) in chunks.iter().enumerate() {
             let thread = thread_of_chunk[ci];
             for (off, r) in c.records() {
                 let at = ((ci as u32) << (OFFSET_BITS + 1)) | ((off as u32) << 1);
                 keys.push((r.tick, thread, at));
+                wakes += u64::from(r.kind == deferred::WAKE);
                 if r.kind == deferred::POLL {
                     keys.push((r.end, thread, at | 1));
+                }
+                if r.kind == deferred::EXPLICIT {
+                    let e = c[off].explicit_event(c.get(off + 1));
+                    intervals |= e.call.is_some() || e.ret.is_some();
                 }
             }
         }
@@ -587,6 +720,10 @@ impl Recorder {
             for &(_, i, at) in &keys {
                 if at & GENERAL != 0 {
                     evs[(at & !GENERAL) as usize].interval_ticks(|x| all.push((x, i)));
+                } else if let Some(e) = explicit_at(&chunks, at) {
+                    for x in e.call.into_iter().chain(e.ret) {
+                        all.push((x, i));
+                    }
                 }
             }
             all.sort_unstable();
@@ -610,6 +747,16 @@ impl Recorder {
                     st.v1_1_in_v1_0 += 1;
                 }
                 e.write_json(&mut st.line);
+            } else if let Some(mut e) = explicit_at(&chunks, at) {
+                e.seq = seq;
+                if ranks.is_some() {
+                    e.call = e.call.map(|x| rank((x, i)));
+                    e.ret = e.ret.map(|x| rank((x, i)));
+                }
+                if st.minor == 0 && e.is_v1_1() {
+                    st.v1_1_in_v1_0 += 1;
+                }
+                Packed::from(e).write_json(&mut st.line);
             } else {
                 let r = chunks[(at >> (OFFSET_BITS + 1)) as usize].full(((at >> 1) & ((1 << OFFSET_BITS) - 1)) as usize);
                 if st.minor == 0 && r.is_v1_1() {
@@ -626,7 +773,6 @@ impl Recorder {
         st.out.flush()?;
         v1_1_declared(st.v1_1_in_v1_0)?;
         let n = keys.len();
-        let wakes = chunks.iter().flat_map(|c| c.records()).filter(|(_, r)| r.kind == deferred::WAKE).count() as u64;
         deferred::recycle_all(chunks);
         deferred::trim_pool();
         Ok(self.summary(Summary { events: n as u64, late: 0, max_pending: n, wakes, ..Summary::default() }))
@@ -635,8 +781,15 @@ impl Recorder {
 
 impl Shared {
     /// The largest tick any thread published (deferred mode).
+    #[inline]
     fn max_published(&self) -> u64 {
-        self.bufs.lock().unwrap().iter().map(|b| b.published.load(Ordering::Acquire)).max().unwrap_or(0)
+        let p = self.snap.load(Ordering::Acquire);
+        if p.is_null() {
+            return 0;
+        }
+        // SAFETY: a snapshot lives as long as self (`snaps`), and each
+        // buffer in it as long as `bufs` holds it (to the end).
+        unsafe { (*p).0.iter().map(|&b| (*b).published.load(Ordering::Acquire)).max().unwrap_or(0) }
     }
 
     /// One merge round: read the clock, take every buffer's events, write
@@ -709,6 +862,8 @@ impl Shared {
 pub struct Op<'r> {
     rec: &'r Recorder,
     buf: *const Buf,
+    /// Whether the op holds its buffer's lock (streaming mode).
+    locked: bool,
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
@@ -760,9 +915,21 @@ impl Op<'_> {
         }
     }
 
-    /// Buffers e, whose seq (and call/ret) must be ticks drawn in this op.
-    #[inline]
+    /// Buffers e, whose seq must be a tick drawn in this op.
+    #[inline(always)]
     pub fn emit(&mut self, e: Event) {
+        if self.rec.inner.v1_0 && e.is_v1_1() {
+            self.rec.inner.undeclared.fetch_add(1, Ordering::Relaxed);
+        }
+        if !self.locked {
+            // SAFETY: see Recorder::op; the stream is this thread's own.
+            let b = unsafe { &*self.buf };
+            match deferred::Rec::explicit(&e) {
+                Some((r, x)) => b.recs.push_slots(r, x),
+                None => emit_general(b, e),
+            }
+            return;
+        }
         // SAFETY: this thread holds the buffer's lock (see Recorder::op).
         unsafe { (*(*self.buf).chunks.get()).push(e) }
     }
@@ -773,8 +940,38 @@ impl Op<'_> {
     }
 }
 
+/// Opens a streaming op: the thread's buffer locked (nested ops count).
+#[cold]
+#[inline(never)]
+fn lock_op(buf: *const Buf) {
+    // SAFETY: see Recorder::op; depth is owner-only.
+    let b = unsafe { &*buf };
+    unsafe {
+        let d = &mut *b.depth.get();
+        if *d == 0 {
+            b.acquire();
+        }
+        *d += 1;
+    }
+}
+
+/// A deferred or buffered op's event with a field of the general path:
+/// buffered as a [`Packed`] under the buffer's lock, which finish takes too.
+#[cold]
+#[inline(never)]
+fn emit_general(b: &Buf, e: Event) {
+    b.acquire();
+    // SAFETY: the lock is held.
+    unsafe { (*b.chunks.get()).push(e) };
+    b.release();
+}
+
 impl Drop for Op<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
+        if !self.locked {
+            return;
+        }
         // SAFETY: see Recorder::op.
         let b = unsafe { &*self.buf };
         unsafe {

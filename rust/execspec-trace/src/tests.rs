@@ -49,12 +49,14 @@ fn text_field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
 /// and each take's seq is its ret, each push's its call.
 #[test]
 fn merge_writes_every_event_in_seq_order() {
+    for buffered in [false, true] {
+        merge_in_seq_order(Options { interval: Duration::from_micros(50), buffered, ..Options::default() });
+    }
+}
+
+fn merge_in_seq_order(opts: Options) {
     let out = Out::default();
-    let rec = Recorder::with_options(
-        Header::new("merge", 8, "worksteal").order(Order::Intervals),
-        out.clone(),
-        Options { interval: Duration::from_micros(50), ..Options::default() },
-    );
+    let rec = Recorder::with_options(Header::new("merge", 8, "worksteal").order(Order::Intervals), out.clone(), opts);
     const THREADS: u32 = 8;
     const PER: u64 = 5000;
     record_mixed(&rec, THREADS, PER, true);
@@ -123,16 +125,133 @@ fn tick_used_outside_its_op_is_reported() {
     assert!(err.to_string().contains("a tick used outside the op that drew it"), "{}", err);
 }
 
+/// Under a header that asks for v1.0, a v1.1 event is counted when it is
+/// recorded (a program can stop at the first), and finish fails; a header
+/// is v1.1 unless it asks.
 #[test]
 fn v1_1_event_in_v1_0_header_is_an_error() {
-    let rec = Recorder::new(Header::new("old", 1, "fifo"), io::sink());
-    rec.record(Event::poll_begin(1, Some(0)).with_future(1));
-    let err = rec.finish().unwrap_err();
-    assert!(err.to_string().contains("does not declare minor 1"), "{}", err);
-    let rec = Recorder::new(Header::new("new", 1, "fifo").v1_1(), io::sink());
-    rec.record(Event::poll_begin(1, Some(0)).with_future(1));
+    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
+        let rec = Recorder::with_options(Header::new("old", 1, "fifo").v1_0(), io::sink(), opts.clone());
+        rec.record(Event::poll_begin(1, Some(0)));
+        assert_eq!(rec.undeclared_v1_1(), 0);
+        rec.record(Event::poll_begin(1, Some(0)).with_future(1));
+        assert_eq!(rec.undeclared_v1_1(), 1, "counted when recorded, before finish");
+        rec.stop(None);
+        assert_eq!(rec.undeclared_v1_1(), 2);
+        let err = rec.finish().unwrap_err();
+        assert!(err.to_string().contains("does not declare minor 1"), "{}", err);
+        let rec = Recorder::with_options(Header::new("old", 1, "fifo").v1_0(), io::sink(), opts.clone());
+        let _f = rec.trace(std::future::ready(()), false);
+        assert_eq!(rec.undeclared_v1_1(), 1, "a wrapped future's polls carry future (v1.1)");
+        let out = Out::default();
+        let rec = Recorder::with_options(Header::new("new", 1, "fifo"), out.clone(), opts);
+        rec.record(Event::poll_begin(1, Some(0)).with_future(1));
+        rec.stop(None);
+        assert_eq!(rec.undeclared_v1_1(), 0);
+        assert_eq!(rec.finish().unwrap().events, 2);
+        assert!(out.lines()[0].contains("\"minor\":1"), "{}", out.lines()[0]);
+    }
+}
+
+/// A take whose search blocks (a channel's recv) does not hold up finish:
+/// the search runs outside any op. The take that returns after finish is
+/// not written.
+#[test]
+fn blocking_take_does_not_stall_finish() {
+    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
+        let out = Out::default();
+        let rec = Recorder::with_options(Header::new("chan", 1, "fifo"), out.clone(), opts);
+        let (tx, rx) = mpsc::channel::<u64>();
+        rec.record(Event::spawn(1, None, Some(Queue::Global)));
+        let r2 = rec.clone();
+        let taker = thread::spawn(move || r2.take(0, || rx.recv().ok().map(|t| (t, t, Source::Global, None))));
+        thread::sleep(Duration::from_millis(20)); // the taker is in recv
+        let (done_tx, done_rx) = mpsc::channel();
+        let r3 = rec.clone();
+        thread::spawn(move || done_tx.send(r3.finish().map(|s| s.events)).unwrap());
+        let got = done_rx.recv_timeout(Duration::from_secs(10)).expect("finish returned while a take blocked in its search");
+        assert_eq!(got.unwrap(), 1);
+        tx.send(1).unwrap();
+        assert_eq!(taker.join().unwrap(), Some(1));
+        assert_eq!(out.lines().len(), 2, "{:?}", out.lines());
+    }
+}
+
+/// A push that fails (a send on a closed channel) is left out of the trace;
+/// one that succeeds is recorded with its interval.
+#[test]
+fn failed_push_is_not_recorded() {
+    let out = Out::default();
+    let rec = Recorder::new(Header::new("chan", 1, "fifo").order(Order::Intervals), out.clone());
+    let (tx, rx) = mpsc::channel::<u64>();
+    assert!(rec.try_push(Event::spawn(1, None, Some(Queue::Global)), || tx.send(1)).is_ok());
+    drop(rx);
+    assert!(rec.try_push(Event::spawn(2, None, Some(Queue::Global)), || tx.send(2)).is_err());
+    assert_eq!(rec.push(Event::spawn(3, None, Some(Queue::Global)), || 7), 7);
+    rec.finish().unwrap();
+    let lines = out.lines();
+    assert_eq!(lines.len(), 3, "{:?}", lines);
+    assert_eq!(field(&lines[1], "task"), Some(1));
+    assert_eq!(field(&lines[2], "task"), Some(3));
+    for l in &lines[1..] {
+        assert!(field(l, "call").unwrap() < field(l, "ret").unwrap(), "{}", l);
+    }
+}
+
+/// now() reads the clock: it draws no tick, and no tick drawn before it is
+/// at or above it.
+#[test]
+fn now_reads_without_drawing() {
+    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
+        let rec = Recorder::with_options(Header::new("now", 1, "fifo"), io::sink(), opts);
+        let s1 = rec.record(Event::poll_begin(1, 0));
+        let a = rec.now();
+        let b = rec.now();
+        assert_eq!(a, b, "now drew a tick");
+        assert!(s1 <= a);
+        let s2 = rec.record(Event::poll_end(1, 0, PollResult::Ready));
+        assert!(s2 > s1 && s2 >= a, "{} {} {}", s1, s2, a);
+        rec.finish().unwrap();
+    }
+}
+
+/// time 0 means "not recorded": now_ns never returns it.
+#[test]
+fn now_ns_is_never_zero() {
+    assert!(now_ns() >= 1);
+    assert!(crate::recorder::ns_since_for_test(std::time::Instant::now()) >= 1);
+}
+
+/// A stop recorded while the thread unwinds from a panic (a guard's drop)
+/// says `unwound`; an orderly one says nothing or its reason.
+#[test]
+fn stop_while_unwinding_is_unwound() {
+    let out = Out::default();
+    let rec = Recorder::new(Header::new("stops", 2, "fifo"), out.clone());
+    struct Guard(Recorder, u32);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.stop(Some(self.1));
+        }
+    }
+    let r2 = rec.clone();
+    let h = thread::spawn(move || {
+        let _g = Guard(r2, 1);
+        panic!("a worker's task panicked");
+    });
+    assert!(h.join().is_err());
+    rec.stop_with(Some(0), StopReason::Panic);
+    rec.stop_with(None, StopReason::Shutdown);
+    rec.finish().unwrap();
+    let lines = out.lines();
+    assert_eq!(lines.len(), 4, "{:?}", lines);
+    assert_eq!(text_field(&lines[1], "reason"), Some("unwound"), "{}", lines[1]);
+    assert_eq!(text_field(&lines[2], "reason"), Some("panic"));
+    assert_eq!(text_field(&lines[3], "reason"), Some("shutdown"));
+    let rec = Recorder::new(Header::new("plain", 1, "fifo"), out.clone());
     rec.stop(None);
-    assert_eq!(rec.finish().unwrap().events, 2);
+    rec.finish().unwrap();
+    assert!(out.lines().last().unwrap().ends_with("\"kind\":\"stop\"}"), "{:?}", out.lines().last());
 }
 
 #[test]
@@ -377,8 +496,10 @@ fn deferred_output_equals_streaming_output() {
     for explicit in [false, true] {
         let (old, old_sum) = record_the_same_events(Options::default(), explicit);
         let (new, new_sum) = record_the_same_events(deferred(), explicit);
-        let (old, new) = (String::from_utf8(old).unwrap(), String::from_utf8(new).unwrap());
+        let (buffered, _) = record_the_same_events(Options { buffered: true, ..Options::default() }, explicit);
+        let (old, new, buffered) = (String::from_utf8(old).unwrap(), String::from_utf8(new).unwrap(), String::from_utf8(buffered).unwrap());
         assert_eq!(old, new, "explicit {}", explicit);
+        assert_eq!(old, buffered, "buffered, explicit {}", explicit);
         // How many events waited for the streaming writer at once depends
         // on when its thread ran: that one figure is the timing's.
         assert_eq!(Summary { max_pending: 0, ..old_sum }, Summary { max_pending: 0, ..new_sum });
@@ -685,7 +806,7 @@ fn wakers_shared_across_threads_are_freed_once() {
     // LIVE counts the wakers of every test: the others drop theirs before
     // they return, so it is 0 again once those running beside this one
     // are done; wait for that at the end.
-    for opts in [Options::default(), deferred()] {
+    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
         let out = Out::default();
         let rec = Recorder::with_options(Header::black_box("test", 1), out.clone(), opts);
         let later = Arc::new(Mutex::new(Vec::new()));

@@ -71,6 +71,10 @@ impl Recorder {
     /// With time, the spawn, poll-begin and poll-end carry `time` (v1.1).
     pub fn trace<F: Future>(&self, fut: F, time: bool) -> Traced<F> {
         let task = self.new_task_id();
+        if self.inner.v1_0 {
+            // Its polls carry `future` (v1.1).
+            self.inner.undeclared.fetch_add(1, Relaxed);
+        }
         let mut home = None;
         if self.inner.deferred {
             let b = buf(self);

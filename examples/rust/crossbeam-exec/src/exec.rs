@@ -9,14 +9,14 @@
 //! outside, onto the global queue; a task woken during its poll (NOTIFIED)
 //! goes back onto the local queue when the poll returns.
 //!
-//! Task state: one `AtomicU64`, the model's state in the low byte and a
-//! version above it, bumped by every transition, so a compare-and-swap that
-//! succeeds proves nothing changed since the load. Every transition is a
-//! load, a tick, a CAS (the tick redrawn when the CAS fails); a wake that
-//! changes nothing (coalesced, late) still bumps the version, so its tick
-//! too is ordered with every transition of the task: of two successful
-//! CASes, the later one loaded after the earlier one's CAS, so drew its tick
-//! later.
+//! Task state: the recorder's `StateWord` (the model's state in the low
+//! byte and a version above it, bumped by every transition, so a
+//! compare-and-swap that succeeds proves nothing changed since the load).
+//! Every transition is a load, a tick, a CAS (the tick redrawn when the
+//! CAS fails); a wake that changes nothing (coalesced, late) still bumps
+//! the version, so its tick too is ordered with every transition of the
+//! task: of two successful CASes, the later one loaded after the earlier
+//! one's CAS, so drew its tick later.
 //!
 //! Recording (the v1.1 interval contract): a take's `call` is drawn before
 //! the search starts (before the local pop, so the premises "local empty",
@@ -32,6 +32,7 @@
 //! down a channel on every wake.
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+use execspec_trace::state::{StateWord, DONE, NOTIFIED, QUEUED, RUNNING, WAITING};
 use execspec_trace::{Event, Outcome, PollResult, Queue, Recorder, Source};
 use std::cell::RefCell;
 use std::future::Future;
@@ -42,27 +43,11 @@ use std::task::{Context, Wake, Waker};
 use std::thread;
 use std::time::Duration;
 
-const WAITING: u64 = 0;
-const QUEUED: u64 = 1;
-const RUNNING: u64 = 2;
-const NOTIFIED: u64 = 3;
-const DONE: u64 = 4;
-const VERSION: u64 = 1 << 8;
-
-fn st(word: u64) -> u64 {
-    word & 0xff
-}
-
-/// word with the state s and the version bumped.
-fn to(word: u64, s: u64) -> u64 {
-    ((word & !0xff) + VERSION) | s
-}
-
 type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 pub struct Task {
     id: u64,
-    state: AtomicU64,
+    state: StateWord,
     fut: Mutex<Option<BoxFuture>>,
     ex: Arc<Shared>,
 }
@@ -132,9 +117,10 @@ impl Shared {
     /// Spawns fut: from a worker thread onto its local queue, else global.
     pub fn spawn(self: &Arc<Self>, fut: impl Future<Output = ()> + Send + 'static) {
         let id = self.rec.new_task_id();
-        let t = Arc::new(Task { id, state: AtomicU64::new(QUEUED), fut: Mutex::new(Some(Box::pin(fut))), ex: Arc::clone(self) });
+        let t = Arc::new(Task { id, state: StateWord::new(QUEUED), fut: Mutex::new(Some(Box::pin(fut))), ex: Arc::clone(self) });
         self.live.fetch_add(1, SeqCst);
         let w = current_worker();
+        // The queue is known only once pushed: the event is made after.
         let mut op = self.rec.op();
         let call = op.tick();
         let q = push_here(self, t);
@@ -164,39 +150,16 @@ impl Wake for Task {
             ex.notify();
             return;
         }
-        loop {
-            let cur = self.state.load(SeqCst);
-            let tick = op.tick();
-            let (next, outcome) = match st(cur) {
-                WAITING => (to(cur, QUEUED), Outcome::Scheduled),
-                RUNNING => (to(cur, NOTIFIED), Outcome::Notified),
-                QUEUED | NOTIFIED => (to(cur, st(cur)), Outcome::Coalesced),
-                _ => (to(cur, st(cur)), Outcome::Late),
-            };
-            if self.state.compare_exchange(cur, next, SeqCst, SeqCst).is_err() {
-                continue; // redraw the tick
-            }
-            if outcome == Outcome::Scheduled {
-                let q = push_here(ex, Arc::clone(self));
-                let ret = op.tick();
-                op.emit(Event { seq: tick, call: Some(tick), ret: Some(ret), ..Event::wake(self.id, w, Some(outcome)).with_queue(q) });
-                drop(op);
-                ex.notify();
-            } else {
-                op.emit(Event { seq: tick, ..Event::wake(self.id, w, Some(outcome)) });
-            }
-            return;
+        let (tick, outcome) = self.state.wake(&mut op);
+        if outcome == Outcome::Scheduled {
+            let q = push_here(ex, Arc::clone(self));
+            let ret = op.tick();
+            op.emit(Event { seq: tick, call: Some(tick), ret: Some(ret), ..Event::wake(self.id, w, Some(outcome)).with_queue(q) });
+            drop(op);
+            ex.notify();
+        } else {
+            op.emit(Event { seq: tick, ..Event::wake(self.id, w, Some(outcome)) });
         }
-    }
-}
-
-trait WithQueue {
-    fn with_queue(self, q: Queue) -> Self;
-}
-impl WithQueue for Event {
-    fn with_queue(mut self, q: Queue) -> Event {
-        self.queue = Some(q);
-        self
     }
 }
 
@@ -240,7 +203,7 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
     if slot.is_none() {
         return; // (the bug only) a duplicate of a finished task
     }
-    rec.record(Event::poll_begin(t.id, Some(w)));
+    rec.record(Event::poll_begin(t.id, w));
     ex.polls.fetch_add(1, SeqCst);
     let waker = Waker::from(Arc::clone(&t));
     let ready = slot.as_mut().unwrap().as_mut().poll(&mut Context::from_waker(&waker)).is_ready();
@@ -249,40 +212,32 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
     }
     drop(slot);
     let mut op = rec.op();
-    loop {
-        let cur = t.state.load(SeqCst);
-        if ready {
-            let tick = op.tick();
-            if t.state.compare_exchange(cur, to(cur, DONE), SeqCst, SeqCst).is_ok() {
-                op.emit(Event { seq: tick, ..Event::poll_end(t.id, Some(w), PollResult::Ready) });
-                drop(op);
-                if ex.live.fetch_sub(1, SeqCst) == 1 {
-                    ex.cv.notify_all();
-                }
-                return;
-            }
-        } else if st(cur) == NOTIFIED && !ex.bug {
-            // poll-end pending and its requeue take effect in one step.
-            let tick = op.ticks(2);
-            if t.state.compare_exchange(cur, to(cur, QUEUED), SeqCst, SeqCst).is_ok() {
-                op.emit(Event { seq: tick, ..Event::poll_end(t.id, Some(w), PollResult::Pending) });
-                let q = push_here(ex, Arc::clone(&t));
-                let ret = op.tick();
-                op.emit(Event { seq: tick + 1, call: Some(tick + 1), ret: Some(ret), ..Event::requeue(t.id, w, q) });
-                return;
-            }
-        } else {
-            let tick = op.tick();
-            let next = if ex.bug && st(cur) != RUNNING { cur } else { to(cur, WAITING) };
-            if t.state.compare_exchange(cur, next, SeqCst, SeqCst).is_ok() {
-                op.emit(Event { seq: tick, ..Event::poll_end(t.id, Some(w), PollResult::Pending) });
-                return;
-            }
+    // Ready: DONE. Woken during the poll: poll-end pending and its requeue
+    // take effect in one step (two ticks). Else WAITING (with the bug, a
+    // task a wake already re-queued keeps its state).
+    let (tick, from, ()) = t.state.transition(&mut op, |s| match s {
+        _ if ready => (DONE, 1, ()),
+        NOTIFIED if !ex.bug => (QUEUED, 2, ()),
+        s if ex.bug && s != RUNNING => (s, 1, ()),
+        _ => (WAITING, 1, ()),
+    });
+    let result = if ready { PollResult::Ready } else { PollResult::Pending };
+    op.emit(Event { seq: tick, ..Event::poll_end(t.id, w, result) });
+    if ready {
+        drop(op);
+        if ex.live.fetch_sub(1, SeqCst) == 1 {
+            ex.cv.notify_all();
         }
+    } else if from == NOTIFIED && !ex.bug {
+        let q = push_here(ex, Arc::clone(&t));
+        let ret = op.tick();
+        op.emit(Event { seq: tick + 1, call: Some(tick + 1), ret: Some(ret), ..Event::requeue(t.id, w, q) });
     }
 }
 
 fn work(ex: Arc<Shared>, w: u32, local: Worker<Arc<Task>>) {
+    // The worker's stop, at the end or while a panic unwinds the thread.
+    let _stop = common::StopGuard { rec: ex.rec.clone(), worker: w };
     LOCAL.with(|l| *l.borrow_mut() = Some((w, local)));
     loop {
         let t = LOCAL.with(|l| {
@@ -293,16 +248,10 @@ fn work(ex: Arc<Shared>, w: u32, local: Worker<Arc<Task>>) {
             let (t, id, src, victim) = find(&ex, w, local)?;
             // QUEUED → RUNNING belongs to the take: its ret is the
             // transition's tick, so a wake after it finds the task RUNNING.
-            let ret = loop {
-                let cur = t.state.load(SeqCst);
-                if !ex.bug {
-                    assert_eq!(st(cur), QUEUED, "task {} taken in state {}", id, st(cur));
-                }
-                let ret = op.tick();
-                if t.state.compare_exchange(cur, to(cur, RUNNING), SeqCst, SeqCst).is_ok() {
-                    break ret;
-                }
-            };
+            let (ret, found) = t.state.take(&mut op);
+            if !ex.bug {
+                assert_eq!(found, QUEUED, "task {} taken in state {}", id, found);
+            }
             op.emit(Event { seq: ret, call: Some(call), ret: Some(ret), ..Event::take(id, w, src, victim) });
             Some(t)
         });
@@ -320,7 +269,6 @@ fn work(ex: Arc<Shared>, w: u32, local: Worker<Arc<Task>>) {
             }
         }
     }
-    ex.rec.stop(Some(w));
     LOCAL.with(|l| *l.borrow_mut() = None);
 }
 

@@ -1,7 +1,10 @@
 //! Runs a workload on the crossbeam-deque work-stealing executor and writes
 //! its trace (format v1.1, order "intervals") for `verify check`.
 //!
-//!     crossbeam-exec [--workers N] [--tasks N] [--steps N] [--fanout K] [--seed N] [--bug] [--fifo] [--steal-batch] [--out FILE]
+//!     crossbeam-exec [--workers N] [--tasks N] [--steps N] [--fanout K] [--seed N] [--bug] [--fifo] [--steal-batch] [--streaming] [--out FILE]
+//!
+//! The recorder is buffered (binary records, the lines written at the end);
+//! `--streaming` merges and writes them as the run goes.
 //!
 //! The workload: root tasks spawned from outside; each step of a root either
 //! yields (woken during its own poll: NOTIFIED, re-queued), spawns a child
@@ -24,90 +27,26 @@
 
 mod exec;
 
+use common::{yield_now, Args, Rng, Signal, Wait};
 use exec::{Exec, Shape, Shared};
 use execspec_trace::{Header, Order, Recorder};
-use std::future::Future;
-use std::io::{self, Write};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-use std::sync::{mpsc, Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::io;
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::Instant;
 
-/// A one-shot signal: fire() wakes the waiter registered by the last poll.
-#[derive(Default)]
-struct Signal {
-    fired: AtomicBool,
-    waker: Mutex<Option<Waker>>,
-}
-
-impl Signal {
-    fn fire(&self, twice: bool) {
-        self.fired.store(true, SeqCst);
-        let w = self.waker.lock().unwrap().take();
-        if let Some(w) = w {
-            if twice {
-                w.wake_by_ref();
-            }
-            w.wake();
-        }
-    }
-}
-
-struct Wait(Arc<Signal>);
-
-impl Future for Wait {
-    type Output = ();
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0.fired.load(SeqCst) {
-            return Poll::Ready(());
-        }
-        *self.0.waker.lock().unwrap() = Some(cx.waker().clone());
-        if self.0.fired.load(SeqCst) {
-            return Poll::Ready(());
-        }
-        Poll::Pending
-    }
-}
-
-struct YieldNow(bool);
-
-impl Future for YieldNow {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 async fn child(yields: u64, done: Arc<Signal>) {
     for _ in 0..yields {
-        YieldNow(false).await;
+        yield_now().await;
     }
     done.fire(false);
 }
 
 async fn root(ex: Arc<Shared>, outside: mpsc::Sender<(Arc<Signal>, bool)>, steps: u64, fanout: u64, seed: u64) {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     for _ in 0..steps {
         match rng.next() % 3 {
-            0 => YieldNow(false).await,
+            0 => yield_now().await,
             1 => {
                 // fanout children at once (more than one fills local queues).
                 let mut ss = Vec::new();
@@ -131,44 +70,26 @@ async fn root(ex: Arc<Shared>, outside: mpsc::Sender<(Arc<Signal>, bool)>, steps
     }
 }
 
-fn arg(args: &[String], name: &str, def: u64) -> u64 {
-    match args.iter().position(|a| a == name) {
-        Some(i) => args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or_else(|| {
-            eprintln!("crossbeam-exec: {} wants a number", name);
-            std::process::exit(2)
-        }),
-        None => def,
-    }
-}
-
-/// Errors (a bad output path, a failed write) as one line, exit status 1.
 fn main() {
-    if let Err(e) = run_main() {
-        eprintln!("crossbeam-exec: {}", e);
-        std::process::exit(1);
-    }
+    common::run("crossbeam-exec", run_main);
 }
 
 fn run_main() -> io::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let workers = arg(&args, "--workers", 4) as u32;
-    let tasks = arg(&args, "--tasks", 20);
-    let steps = arg(&args, "--steps", 40);
-    let clock_seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-    let seed = arg(&args, "--seed", clock_seed ^ u64::from(std::process::id()));
-    let bug = args.iter().any(|a| a == "--bug");
-    let fanout = arg(&args, "--fanout", 1).max(1);
-    let shape = Shape { workers, fifo: args.iter().any(|a| a == "--fifo"), batch: args.iter().any(|a| a == "--steal-batch") };
-    let out: Box<dyn Write + Send> = match args.iter().position(|a| a == "--out") {
-        Some(i) => Box::new(execspec_trace::create_file(&args[i + 1])?),
-        None => Box::new(io::stdout()),
-    };
+    let args = Args::from_env("crossbeam-exec");
+    let workers = args.num("--workers", 4) as u32;
+    let tasks = args.num("--tasks", 20);
+    let steps = args.num("--steps", 40);
+    let seed = args.seed();
+    let bug = args.flag("--bug");
+    let fanout = args.num("--fanout", 1).max(1);
+    let shape = Shape { workers, fifo: args.flag("--fifo"), batch: args.flag("--steal-batch") };
+    let out = args.out()?;
     let name = if bug { "crossbeam-worksteal/no-queued-flag" } else { "crossbeam-worksteal" };
     let header = Header::new(name, workers, "worksteal")
         .order(Order::Intervals)
         .config("owner-lifo", if shape.fifo { 0 } else { 1 })
         .config("steal-half", if shape.batch { 1 } else { 0 });
-    let rec = Recorder::new(header, out);
+    let rec = Recorder::with_options(header, out, args.recorder_options());
     let start = Instant::now();
     let ex = Exec::new(shape, rec.clone(), bug);
 

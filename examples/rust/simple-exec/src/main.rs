@@ -13,38 +13,29 @@
 //! With `--forbid-spurious` the header declares `spurious-polls: 0` (the
 //! executor is unchanged): `verify check` must flag the first spurious poll.
 //!
-//!     simple-exec busy|slice [--workers N] [--tasks N] [--steps N] [--slice-us N] [--seed N] [--forbid-spurious] [--out FILE]
+//!     simple-exec busy|slice [--workers N] [--tasks N] [--steps N] [--slice-us N] [--seed N] [--forbid-spurious] [--streaming] [--out FILE]
+//!
+//! The recorder is buffered (binary records, the lines written at the end);
+//! `--streaming` merges and writes them as the run goes.
 //!
 //! The queue is a Mutex<VecDeque>: seq is drawn inside its critical section
-//! (order "seq"). Task state is the crossbeam example's versioned state word:
+//! (order "seq"). Task state is the recorder's versioned `StateWord`:
 //! load, tick, CAS, the tick redrawn when the CAS fails. A re-poll in place
 //! records its poll-end and the next poll-begin with two consecutive ticks
 //! drawn before one CAS, so no wake falls between them.
 
+use common::{yield_now, Args, Signal, Wait};
+use execspec_trace::state::{StateWord, DONE, NOTIFIED, QUEUED, RUNNING, WAITING};
 use execspec_trace::{now_ns, Event, Header, Outcome, PollResult, Queue, Recorder, Source};
 use std::collections::VecDeque;
 use std::future::Future;
-use std::io::{self, Write};
+use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Wake, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
-
-const WAITING: u64 = 0;
-const QUEUED: u64 = 1;
-const RUNNING: u64 = 2;
-const NOTIFIED: u64 = 3;
-const DONE: u64 = 4;
-const VERSION: u64 = 1 << 8;
-
-fn st(word: u64) -> u64 {
-    word & 0xff
-}
-fn to(word: u64, s: u64) -> u64 {
-    ((word & !0xff) + VERSION) | s
-}
 
 type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -56,7 +47,7 @@ enum Kind {
 
 struct Task {
     id: u64,
-    state: AtomicU64,
+    state: StateWord,
     fut: Mutex<Option<BoxFuture>>,
     ex: Arc<Shared>,
 }
@@ -84,7 +75,7 @@ impl Shared {
 
     fn spawn(self: &Arc<Self>, fut: impl Future<Output = ()> + Send + 'static) {
         let id = self.rec.new_task_id();
-        let t = Arc::new(Task { id, state: AtomicU64::new(QUEUED), fut: Mutex::new(Some(Box::pin(fut))), ex: Arc::clone(self) });
+        let t = Arc::new(Task { id, state: StateWord::new(QUEUED), fut: Mutex::new(Some(Box::pin(fut))), ex: Arc::clone(self) });
         self.live.fetch_add(1, SeqCst);
         let w = WORKER.with(|w| w.get());
         let mut q = self.queue.lock().unwrap();
@@ -105,26 +96,13 @@ impl Wake for Task {
         // The queue's lock first: a scheduled wake pushes inside it.
         let mut q = ex.queue.lock().unwrap();
         let mut op = ex.rec.op();
-        loop {
-            let cur = self.state.load(SeqCst);
-            let tick = op.tick();
-            let (next, outcome) = match st(cur) {
-                WAITING => (to(cur, QUEUED), Outcome::Scheduled),
-                RUNNING => (to(cur, NOTIFIED), Outcome::Notified),
-                QUEUED | NOTIFIED => (to(cur, st(cur)), Outcome::Coalesced),
-                _ => (to(cur, st(cur)), Outcome::Late),
-            };
-            if self.state.compare_exchange(cur, next, SeqCst, SeqCst).is_err() {
-                continue;
-            }
-            let mut e = Event { seq: tick, ..Event::wake(self.id, w, Some(outcome)) };
-            if outcome == Outcome::Scheduled {
-                q.push_back(Arc::clone(self));
-                e.queue = Some(Queue::Global);
-            }
-            op.emit(e);
-            break;
+        let (tick, outcome) = self.state.wake(&mut op);
+        let mut e = Event { seq: tick, ..Event::wake(self.id, w, Some(outcome)) };
+        if outcome == Outcome::Scheduled {
+            q.push_back(Arc::clone(self));
+            e = e.with_queue(Queue::Global);
         }
+        op.emit(e);
         drop(op);
         drop(q);
         ex.cv.notify_one();
@@ -137,7 +115,7 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
     let mut slot = t.fut.lock().unwrap();
     let time = ex.time();
     let slice_start = time.unwrap_or(0);
-    rec.record(Event { time, ..Event::poll_begin(t.id, Some(w)) });
+    rec.record(Event { time, ..Event::poll_begin(t.id, w) });
     let waker = Waker::from(Arc::clone(&t));
     let mut in_place = 0u32;
     loop {
@@ -146,15 +124,8 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
         if ready {
             *slot = None;
             let mut op = rec.op();
-            loop {
-                let cur = t.state.load(SeqCst);
-                let tick = op.tick();
-                let time = ex.time();
-                if t.state.compare_exchange(cur, to(cur, DONE), SeqCst, SeqCst).is_ok() {
-                    op.emit(Event { seq: tick, time, ..Event::poll_end(t.id, Some(w), PollResult::Ready) });
-                    break;
-                }
-            }
+            let (tick, _, ()) = t.state.transition(&mut op, |_| (DONE, 1, ()));
+            op.emit(Event { seq: tick, time: ex.time(), ..Event::poll_end(t.id, w, PollResult::Ready) });
             drop(op);
             if ex.live.fetch_sub(1, SeqCst) == 1 {
                 ex.cv.notify_all();
@@ -164,42 +135,43 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
         // Pending: decide, with the state word, what comes next.
         let mut q = ex.queue.lock().unwrap();
         let mut op = rec.op();
-        let again = loop {
-            let cur = t.state.load(SeqCst);
-            let time = ex.time();
-            let woken = st(cur) == NOTIFIED;
+        // Re-polled in place (RUNNING: poll-end and the next poll-begin),
+        // re-queued (QUEUED: poll-end and its requeue) or left waiting: two
+        // ticks drawn before one CAS, so no wake falls between them.
+        let mut time = None;
+        let (tick, from, repoll) = t.state.transition(&mut op, |s| {
+            time = ex.time();
+            let woken = s == NOTIFIED;
             let repoll = match ex.kind {
                 Kind::Busy => !woken && in_place == 0,
                 Kind::Slice => time.unwrap() < slice_start + ex.slice_ns,
             };
-            let tick = op.ticks(2);
-            let end = Event { seq: tick, time, ..Event::poll_end(t.id, Some(w), PollResult::Pending) };
-            if repoll {
-                // In place: poll-end and the next poll-begin in one step.
-                if t.state.compare_exchange(cur, to(cur, RUNNING), SeqCst, SeqCst).is_err() {
-                    continue;
-                }
-                op.emit(end);
-                op.emit(Event { seq: tick + 1, time: ex.time(), ..Event::poll_begin(t.id, Some(w)) });
-                if !woken {
-                    ex.spurious.fetch_add(1, SeqCst);
-                }
-                break true;
+            let next = if repoll {
+                RUNNING
+            } else if woken || ex.kind == Kind::Busy {
+                QUEUED
+            } else {
+                WAITING
+            };
+            (next, 2, repoll)
+        });
+        let woken = from == NOTIFIED;
+        op.emit(Event { seq: tick, time, ..Event::poll_end(t.id, w, PollResult::Pending) });
+        let again = if repoll {
+            op.emit(Event { seq: tick + 1, time: ex.time(), ..Event::poll_begin(t.id, w) });
+            if !woken {
+                ex.spurious.fetch_add(1, SeqCst);
             }
-            let requeue = woken || ex.kind == Kind::Busy;
-            let next = if requeue { to(cur, QUEUED) } else { to(cur, WAITING) };
-            if t.state.compare_exchange(cur, next, SeqCst, SeqCst).is_err() {
-                continue;
-            }
-            op.emit(end);
-            if requeue {
+            true
+        } else {
+            if woken || ex.kind == Kind::Busy {
                 if !woken {
                     ex.spurious.fetch_add(1, SeqCst);
                 }
                 q.push_back(Arc::clone(&t));
                 op.emit(Event { seq: tick + 1, ..Event::requeue(t.id, w, Queue::Global) });
             }
-            break false;
+            false
         };
         drop(op);
         drop(q);
@@ -212,6 +184,8 @@ fn run(ex: &Arc<Shared>, w: u32, t: Arc<Task>) {
 }
 
 fn work(ex: Arc<Shared>, w: u32) {
+    // The worker's stop, at the end or while a panic unwinds the thread.
+    let _stop = common::StopGuard { rec: ex.rec.clone(), worker: w };
     WORKER.with(|c| c.set(Some(w)));
     loop {
         let mut q = ex.queue.lock().unwrap();
@@ -220,15 +194,9 @@ fn work(ex: Arc<Shared>, w: u32) {
                 // QUEUED → RUNNING belongs to the take (the model's take is
                 // that transition): a wake after it finds the task RUNNING.
                 let mut op = ex.rec.op();
-                loop {
-                    let cur = t.state.load(SeqCst);
-                    assert_eq!(st(cur), QUEUED, "task {} taken in state {}", t.id, st(cur));
-                    let tick = op.tick();
-                    if t.state.compare_exchange(cur, to(cur, RUNNING), SeqCst, SeqCst).is_ok() {
-                        op.emit(Event { seq: tick, ..Event::take(t.id, w, Source::Global, None) });
-                        break;
-                    }
-                }
+                let (tick, found) = t.state.take(&mut op);
+                assert_eq!(found, QUEUED, "task {} taken in state {}", t.id, found);
+                op.emit(Event { seq: tick, ..Event::take(t.id, w, Source::Global, None) });
                 drop(op);
                 break Some(t);
             }
@@ -243,68 +211,22 @@ fn work(ex: Arc<Shared>, w: u32) {
             None => break,
         }
     }
-    ex.rec.stop(Some(w));
 }
 
 // The workload: yields, children awaited through a signal, signals fired
 // by a thread outside the executor.
 
-#[derive(Default)]
-struct Signal {
-    fired: AtomicBool,
-    waker: Mutex<Option<Waker>>,
-}
-
-impl Signal {
-    fn fire(&self) {
-        self.fired.store(true, SeqCst);
-        if let Some(w) = self.waker.lock().unwrap().take() {
-            w.wake();
-        }
-    }
-}
-
-struct Wait(Arc<Signal>);
-
-impl Future for Wait {
-    type Output = ();
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0.fired.load(SeqCst) {
-            return Poll::Ready(());
-        }
-        *self.0.waker.lock().unwrap() = Some(cx.waker().clone());
-        if self.0.fired.load(SeqCst) {
-            return Poll::Ready(());
-        }
-        Poll::Pending
-    }
-}
-
-struct YieldNow(bool);
-
-impl Future for YieldNow {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
 async fn root(ex: Arc<Shared>, outside: mpsc::Sender<Arc<Signal>>, steps: u64, mut seed: u64) {
     for _ in 0..steps {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         match (seed >> 33) % 3 {
-            0 => YieldNow(false).await,
+            0 => yield_now().await,
             1 => {
                 let s = Arc::new(Signal::default());
                 let s2 = Arc::clone(&s);
                 ex.spawn(async move {
-                    YieldNow(false).await;
-                    s2.fire();
+                    yield_now().await;
+                    s2.fire(false);
                 });
                 Wait(s).await;
             }
@@ -317,51 +239,30 @@ async fn root(ex: Arc<Shared>, outside: mpsc::Sender<Arc<Signal>>, steps: u64, m
     }
 }
 
-fn arg(args: &[String], name: &str, def: u64) -> u64 {
-    match args.iter().position(|a| a == name) {
-        Some(i) => args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or_else(|| {
-            eprintln!("simple-exec: {} wants a number", name);
-            std::process::exit(2)
-        }),
-        None => def,
-    }
-}
-
-/// Errors (a bad output path, a failed write) as one line, exit status 1.
 fn main() {
-    if let Err(e) = run_main() {
-        eprintln!("simple-exec: {}", e);
-        std::process::exit(1);
-    }
+    common::run("simple-exec", run_main);
 }
 
 fn run_main() -> io::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let kind = match args.get(1).map(String::as_str) {
+    let args = Args::from_env("simple-exec");
+    let kind = match args.command() {
         Some("busy") => Kind::Busy,
         Some("slice") => Kind::Slice,
-        _ => {
-            eprintln!("usage: simple-exec busy|slice [--workers N] [--tasks N] [--steps N] [--slice-us N] [--seed N] [--forbid-spurious] [--out FILE]");
-            std::process::exit(2)
-        }
+        _ => args.usage("usage: simple-exec busy|slice [--workers N] [--tasks N] [--steps N] [--slice-us N] [--seed N] [--forbid-spurious] [--out FILE]"),
     };
-    let workers = arg(&args, "--workers", 2) as u32;
-    let tasks = arg(&args, "--tasks", 10);
-    let steps = arg(&args, "--steps", 20);
-    let slice_us = arg(&args, "--slice-us", 50).max(1);
-    let clock_seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-    let seed = arg(&args, "--seed", clock_seed ^ u64::from(std::process::id()));
-    let forbid = args.iter().any(|a| a == "--forbid-spurious");
-    let out: Box<dyn Write + Send> = match args.iter().position(|a| a == "--out") {
-        Some(i) => Box::new(execspec_trace::create_file(&args[i + 1])?),
-        None => Box::new(io::stdout()),
-    };
+    let workers = args.num("--workers", 2) as u32;
+    let tasks = args.num("--tasks", 10);
+    let steps = args.num("--steps", 20);
+    let slice_us = args.num("--slice-us", 50).max(1);
+    let seed = args.seed();
+    let forbid = args.flag("--forbid-spurious");
+    let out = args.out()?;
     let spurious = if forbid { 0 } else { 1 };
     let header = match kind {
         Kind::Busy => Header::new("busy-fifo", workers, "fifo").config("spurious-polls", spurious),
         Kind::Slice => Header::new("timeslice", workers, "timeslice").config("slice-us", slice_us as i64).config("spurious-polls", spurious),
     };
-    let rec = Recorder::new(header, out);
+    let rec = Recorder::with_options(header, out, args.recorder_options());
     let start = Instant::now();
     let ex = Arc::new(Shared {
         kind,
@@ -384,7 +285,7 @@ fn run_main() -> io::Result<()> {
     let firer = thread::spawn(move || {
         for s in rx {
             thread::sleep(Duration::from_micros(20));
-            s.fire();
+            s.fire(false);
         }
     });
     for r in 0..tasks {

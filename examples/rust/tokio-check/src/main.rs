@@ -2,6 +2,8 @@
 //! execspec-trace future wrapper.
 //!
 //!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time] [--streaming] [--out FILE]
+//!     tokio-check run --workload lifo --workers 1 [--victims N] [--rounds N] [--deadline-ms N]
+//!     tokio-check run --workload inject --workers 1 [--slow N] [--polls N] [--poll-us N] [--injected N] [--every-us N]
 //!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--no-time] [--out FILE] [--warm] [--reserve] [--only 0|1|2]
 //!
 //! Every task is spawned through `spawn`, which wraps it with
@@ -28,10 +30,11 @@
 //! (`Options::reserve`: its memory touched before the run);
 //! `--only N` runs just one way N times, for a profiler.
 
+use common::Args;
 use execspec_trace::{set_worker, Header, Options, Recorder, Summary};
 use std::future::Future;
-use std::io::{self, Write};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, Notify};
@@ -183,6 +186,102 @@ async fn outside(cx: Ctx) {
     th.join().unwrap();
 }
 
+/// Starvation through the LIFO slot (run with `--workers 1`): `victims`
+/// tasks are spawned from a worker (each onto its queue), then two tasks
+/// that wake each other through `Notify` start there. Every wake from a
+/// worker lands in its LIFO slot, which tokio 1.24 polls before its run
+/// queue as long as the task budget lasts, and `Notify` spends none: the
+/// pair runs on and the victims wait until it stops, after `rounds` rounds
+/// or at the deadline (a thread outside). With the slot's polls capped
+/// (tokio 1.29, `patches/1-lifo-slot-cap.patch`) each victim runs within a
+/// few polls of its spawn. A victim yields a few times (its own waker: to
+/// the back of the run queue) and ends.
+async fn lifo_pingpong(cx: Ctx, victims: u64, rounds: u64, deadline: Duration) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let s2 = stop.clone();
+    let timer = std::thread::spawn(move || {
+        let _ = done_rx.recv_timeout(deadline);
+        s2.store(true, Ordering::SeqCst);
+    });
+    let hs: Vec<_> = (0..victims)
+        .map(|_| {
+            spawn(&cx.rec, cx.time, async {
+                for _ in 0..3 {
+                    common::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    let (ping, pong) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let (ping2, pong2, stop2) = (ping.clone(), pong.clone(), stop.clone());
+    let partner = spawn(&cx.rec, cx.time, async move {
+        loop {
+            ping2.notified().await;
+            pong2.notify_one();
+            if stop2.load(Ordering::SeqCst) {
+                break;
+            }
+        }
+    });
+    let mut n = 0;
+    while n < rounds && !stop.load(Ordering::SeqCst) {
+        ping.notify_one();
+        pong.notified().await;
+        n += 1;
+    }
+    stop.store(true, Ordering::SeqCst);
+    ping.notify_one();
+    partner.await.unwrap();
+    drop(done_tx);
+    timer.join().unwrap();
+    for h in hs {
+        h.await.unwrap();
+    }
+    eprintln!("tokio-check: lifo: {} ping-pong rounds", n);
+}
+
+/// Starvation of the injection queue under slow polls (run with
+/// `--workers 1`): `slow` tasks spawned on the worker poll for `poll_us`
+/// each time and yield (to the back of its run queue), `polls` times, while
+/// a thread outside the runtime spawns `injected` tasks, one every
+/// `every_us` (onto the injection queue). tokio 1.24 takes from the
+/// injection queue every 61 ticks whatever a poll costs, so each waits up
+/// to 61 slow polls and they queue up; with the interval tuned from the
+/// poll time (tokio 1.29, `patches/2-inject-interval-tuning.patch`) every 2.
+async fn inject_slow(cx: Ctx, slow: u64, polls: u64, poll_us: u64, injected: u64, every_us: u64) {
+    let hs: Vec<_> = (0..slow)
+        .map(|_| {
+            spawn(&cx.rec, cx.time, async move {
+                for _ in 0..polls {
+                    spin(poll_us * 1000);
+                    common::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    let handle = tokio::runtime::Handle::current();
+    let (rec, time) = (cx.rec.clone(), cx.time);
+    let outside = std::thread::spawn(move || {
+        // Once the slow tasks have started.
+        std::thread::sleep(Duration::from_micros(2 * poll_us));
+        (0..injected)
+            .map(|_| {
+                let h = handle.spawn(rec.trace(async {}, time));
+                std::thread::sleep(Duration::from_micros(every_us));
+                h
+            })
+            .collect::<Vec<_>>()
+    });
+    for h in hs {
+        h.await.unwrap();
+    }
+    let injected = tokio::task::spawn_blocking(move || outside.join().unwrap()).await.unwrap();
+    for h in injected {
+        h.await.unwrap();
+    }
+}
+
 /// Tasks woken by the timer driver.
 async fn sleepers(cx: Ctx) {
     let hs: Vec<_> = (0..10 * cx.scale)
@@ -199,41 +298,22 @@ async fn sleepers(cx: Ctx) {
     }
 }
 
-fn arg(args: &[String], name: &str, def: u64) -> u64 {
-    match args.iter().position(|a| a == name) {
-        Some(i) => args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or_else(|| {
-            eprintln!("tokio-check: {} wants a number", name);
-            std::process::exit(2)
-        }),
-        None => def,
-    }
-}
-
-fn text_arg<'a>(args: &'a [String], name: &str, def: &'a str) -> &'a str {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str).unwrap_or(def)
-}
-
-fn output(args: &[String]) -> io::Result<Box<dyn Write + Send>> {
-    Ok(match args.iter().position(|a| a == "--out") {
-        Some(i) => Box::new(execspec_trace::create_file(&args[i + 1])?),
-        None => Box::new(io::stdout()),
-    })
-}
-
 const EXECUTOR: &str = "tokio-1.24.2 multi-thread";
 
-fn run(args: &[String]) -> io::Result<()> {
-    let workers = arg(args, "--workers", 2) as usize;
-    let scale = arg(args, "--scale", 4);
-    let time = !args.iter().any(|a| a == "--no-time");
-    let workload = text_arg(args, "--workload", "all").to_string();
-    let deferred = !args.iter().any(|a| a == "--streaming");
+fn run(args: &Args) -> io::Result<()> {
+    let workers = args.num("--workers", 2) as usize;
+    let scale = args.num("--scale", 4);
+    let time = !args.flag("--no-time");
+    let workload = args.text("--workload", "all").to_string();
+    let deferred = !args.flag("--streaming");
     let opts = Options { deferred, ..Options::default() };
-    let rec = Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), output(args)?, opts);
+    let rec = Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), args.out()?, opts);
     let rt = runtime(workers, Some(rec.clone()));
     let cx = Ctx { rec: rec.clone(), time, scale };
     let start = Instant::now();
     let w = workload.clone();
+    let lifo = (args.num("--victims", 8), args.num("--rounds", 20_000), Duration::from_millis(args.num("--deadline-ms", 5000)));
+    let inject = (args.num("--slow", 4), args.num("--polls", 100), args.num("--poll-us", 200), args.num("--injected", 20), args.num("--every-us", 2000));
     rt.block_on(async move {
         let all = w == "all";
         if all || w == "spawn" {
@@ -257,6 +337,14 @@ fn run(args: &[String]) -> io::Result<()> {
         }
         if all || w == "sleep" {
             spawn(&cx.rec, cx.time, sleepers(cx.clone())).await.unwrap();
+        }
+        // Not in "all": starvation workloads, one worker.
+        if w == "lifo" {
+            spawn(&cx.rec, cx.time, lifo_pingpong(cx.clone(), lifo.0, lifo.1, lifo.2)).await.unwrap();
+        }
+        if w == "inject" {
+            let (slow, polls, poll_us, injected, every_us) = inject;
+            spawn(&cx.rec, cx.time, inject_slow(cx.clone(), slow, polls, poll_us, injected, every_us)).await.unwrap();
         }
     });
     drop(rt); // joins the workers (their on_thread_stop records their stop)
@@ -378,26 +466,26 @@ struct BenchArgs {
 }
 
 impl BenchArgs {
-    fn parse(args: &[String]) -> BenchArgs {
+    fn parse(args: &Args) -> BenchArgs {
         BenchArgs {
-            workers: arg(args, "--workers", 2) as usize,
-            tasks: arg(args, "--tasks", 1000),
-            yields: arg(args, "--yields", 100),
-            work_ns: arg(args, "--work-ns", 0),
-            no_time: args.iter().any(|a| a == "--no-time"),
-            reserve: args.iter().any(|a| a == "--reserve"),
+            workers: args.num("--workers", 2) as usize,
+            tasks: args.num("--tasks", 1000),
+            yields: args.num("--yields", 100),
+            work_ns: args.num("--work-ns", 0),
+            no_time: args.flag("--no-time"),
+            reserve: args.flag("--reserve"),
             // By default a file of this process's own in the temporary
             // directory (removed at the end), not a fixed name there.
-            path: match args.iter().position(|a| a == "--out") {
-                Some(_) => text_arg(args, "--out", "").to_string(),
-                None => std::env::temp_dir().join(format!("tokio-bench-{}.jsonl", std::process::id())).display().to_string(),
+            path: match args.flag("--out") {
+                true => args.text("--out", "").to_string(),
+                false => std::env::temp_dir().join(format!("tokio-bench-{}.jsonl", std::process::id())).display().to_string(),
             },
         }
     }
 
     /// Removes the trace file, unless the user named it.
-    fn remove_default(&self, args: &[String]) {
-        if !args.iter().any(|a| a == "--out") {
+    fn remove_default(&self, args: &Args) {
+        if !args.flag("--out") {
             let _ = std::fs::remove_file(&self.path);
         }
     }
@@ -443,11 +531,8 @@ impl BenchArgs {
 }
 
 /// `bench-one N [options]`: one run, its figures on one line for `bench`.
-fn bench_one(args: &[String]) -> io::Result<()> {
-    let which: usize = args.get(1).and_then(|v| v.parse().ok()).filter(|&w| w <= 2).unwrap_or_else(|| {
-        eprintln!("tokio-check: bench-one wants 0 (plain), 1 (deferred) or 2 (streaming)");
-        std::process::exit(2)
-    });
+fn bench_one(args: &Args) -> io::Result<()> {
+    let which: usize = args.all().get(1).and_then(|v| v.parse().ok()).filter(|&w| w <= 2).unwrap_or_else(|| args.usage("bench-one wants 0 (plain), 1 (deferred) or 2 (streaming)"));
     let b = BenchArgs::parse(args);
     let c = b.once(which)?;
     b.remove_default(args);
@@ -455,13 +540,14 @@ fn bench_one(args: &[String]) -> io::Result<()> {
     Ok(())
 }
 
-fn bench(args: &[String]) -> io::Result<()> {
+fn bench(args: &Args) -> io::Result<()> {
     let b = BenchArgs::parse(args);
-    let reps = arg(args, "--reps", 11).max(1);
-    let warm = args.iter().any(|a| a == "--warm");
+    let reps = args.num("--reps", 11).max(1);
+    let warm = args.flag("--warm");
     // --only N: run just plain (0), deferred (1) or streaming (2), in this
     // process, for a profiler.
-    if let Some(w) = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<usize>().ok()) {
+    if args.flag("--only") {
+        let w = args.num("--only", 0) as usize;
         for _ in 0..reps {
             b.once(w.min(2))?;
         }
@@ -524,20 +610,16 @@ fn bench(args: &[String]) -> io::Result<()> {
     Ok(())
 }
 
-/// Errors (a bad output path, a failed write) as one line, exit status 1.
 fn main() {
-    if let Err(e) = run_main() {
-        eprintln!("tokio-check: {}", e);
-        std::process::exit(1);
-    }
+    common::run("tokio-check", run_main);
 }
 
 fn run_main() -> io::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    match args.get(1).map(String::as_str) {
-        Some("bench") => bench(&args[1..]),
-        Some("bench-one") => bench_one(&args[1..]),
-        Some("run") => run(&args[1..]),
-        _ => run(&args),
+    let args = Args::from_env("tokio-check");
+    match args.command() {
+        Some("bench") => bench(&args),
+        Some("bench-one") => bench_one(&args),
+        Some("run") | None => run(&args),
+        Some(c) => args.usage(&format!("unknown command {:?} (run, bench)", c)),
     }
 }
