@@ -55,3 +55,25 @@ func (m *Monitored) FairnessWait(n int) time.Duration {
 	}
 	return 0
 }
+
+// FairnessPromiser is an executor that states whether it promises fairness
+// at all: that a task which stays ready is polled again and again while
+// the executor polls others (□◇ready ⇒ □◇polled). Without a statement an
+// executor is held to it, within a default bound generous enough for any
+// fair design (properties: 1,000 polls of other tasks and 1 s of waiting;
+// a stated bound, Bounded or BoundedWait, replaces it). An executor that
+// states false here (a strict priority scheduler without aging, by design)
+// is not: its longest wait and a task it seemingly starved are reported as
+// information.
+type FairnessPromiser interface {
+	PromisesFairness() bool
+}
+
+// PromisesFairness implements FairnessPromiser with the inner executor's
+// statement; an inner executor that states nothing promises fairness.
+func (m *Monitored) PromisesFairness() bool {
+	if f, ok := m.inner.(FairnessPromiser); ok {
+		return f.PromisesFairness()
+	}
+	return true
+}

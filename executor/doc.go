@@ -42,7 +42,9 @@
 //
 // What an executor states about itself it is held to, and nothing more:
 // Bounded (a fairness bound in polls), BoundedWait (in time),
-// SpuriousPoller (whether it may poll a task that was not woken). A
+// FairnessPromiser (false: no fairness promised at all; without any of the
+// three it is held to a default bound), SpuriousPoller (whether it may
+// poll a task that was not woken). A
 // Retryable future is run again from fresh futures by Retry.
 //
 // Every built-in executor implements the optional abilities: Reporter (its

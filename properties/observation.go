@@ -83,9 +83,10 @@ type Observation struct {
 	// BoundWait is the fairness bound in time the executor states (or
 	// Config.FairnessWait), 0 if none; MaxWait the longest a ready task
 	// waited for its poll, by the clock; FairnessStated what the check held
-	// the executor to ("polls", "time", or "none stated"); Starved, when no
-	// bound is stated, describes a task that seemed starved (information:
-	// the case then stopped without a verdict).
+	// the executor to ("polls", "time", "default", or "none promised");
+	// Starved, when the executor promises no fairness, describes a task
+	// that seemed starved (information: the case then stopped without a
+	// verdict).
 	BoundWait      time.Duration
 	MaxWait        time.Duration
 	FairnessStated string

@@ -222,8 +222,9 @@ type Figures struct {
 	// MaxDelay is the most polls of other tasks between a task becoming
 	// ready and its poll, and MaxWait the longest wait by the clock, over
 	// the fairness cases; Fairness what the executor was held to ("polls",
-	// "time", "none stated"); Starved, when no bound was stated, the first
-	// task that seemed starved (the case stopped without a verdict).
+	// "time", "default", "none promised"); Starved, when the executor
+	// promises no fairness, the first task that seemed starved (the case
+	// stopped without a verdict).
 	MaxDelay int64
 	MaxWait  time.Duration
 	Fairness string
@@ -264,7 +265,7 @@ func (f *Figures) String() string {
 		fmt.Fprintf(&b, "fairness (bound: %s): at most %d polls of other tasks between ready and poll; longest wait %v\n", f.Fairness, f.MaxDelay, f.MaxWait.Round(time.Microsecond))
 	}
 	if f.Starved != "" {
-		fmt.Fprintf(&b, "seemingly starved, no bound stated: %s\n", f.Starved)
+		fmt.Fprintf(&b, "seemingly starved, no fairness promised: %s\n", f.Starved)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
