@@ -412,7 +412,7 @@ func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 			Panics:  p.spec.Panic && p.endless < 0,
 			Polls:   append([]pollRec(nil), p.polls...),
 			Wakes:   append([]wakeRec(nil), p.wakes...),
-			Dropped: p.dropped,
+			Dropped: p.dropped, FinishedAt: p.finishedAt, Repolls: p.repolls,
 		}
 		p.mu.Unlock()
 		sort.Slice(t.Wakes, func(i, j int) bool { return t.Wakes[i].seq < t.Wakes[j].seq })

@@ -40,45 +40,52 @@ type runner struct {
 	start       time.Time
 
 	mu     sync.Mutex
-	caught map[string]bool // checks reported as failures by earlier properties
+	caught map[string]caughtAt // checks reported as failures by earlier properties
 }
 
+// caughtAt is where a check's failure was reported: under property under,
+// whose shrunk case failed root first (root is the check itself, or the
+// one it failed as a consequence of).
+type caughtAt struct{ under, root string }
+
 func newRunner(newExecutor func() executor.Executor, sel []*Property, cfg *Config) *runner {
-	return &runner{newExecutor: newExecutor, sel: sel, cfg: cfg, start: time.Now(), caught: map[string]bool{}}
+	return &runner{newExecutor: newExecutor, sel: sel, cfg: cfg, start: time.Now(), caught: map[string]caughtAt{}}
 }
 
 // masked reports whether a case whose first failing check is q, with
-// error err, shows a defect already reported: q itself, a check q can be a
-// consequence of, or — for the conformance check, which sees every defect
-// that reaches the trace — a check that protects the rule err breaks. (So
-// a second, independent defect that breaks the same rule as one already
-// reported is not reported again in the same run; it shows once the first
-// is fixed.)
-func (rn *runner) masked(q *Property, err error) bool {
+// error err, shows a defect already reported, and where: q itself, a check
+// q can be a consequence of, or — for the conformance check, which sees
+// every defect that reaches the trace — a check that protects the rule err
+// breaks. (So a second, independent defect that breaks the same rule as
+// one already reported is not reported again in the same run; it shows
+// once the first is fixed.)
+func (rn *runner) masked(q *Property, err error) (caughtAt, bool) {
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
-	if rn.caught[q.Name] {
-		return true
+	if c, ok := rn.caught[q.Name]; ok {
+		return c, true
 	}
-	for _, c := range q.ConsequenceOf {
-		if rn.caught[c] {
-			return true
+	for _, name := range q.ConsequenceOf {
+		if c, ok := rn.caught[name]; ok {
+			return caughtAt{c.under, name}, true
 		}
 	}
 	var cerr *checker.ConformanceError
 	if q.Name == checkConformance && errors.As(err, &cerr) {
-		for name := range rn.caught {
-			if p, lerr := Lookup(name); lerr == nil && p.Rule != 0 && p.Rule == cerr.Rule {
-				return true
+		for _, p := range suite {
+			if c, ok := rn.caught[p.Name]; ok && p.Rule != 0 && p.Rule == cerr.Rule {
+				return caughtAt{c.under, p.Name}, true
 			}
 		}
 	}
-	return false
+	return caughtAt{}, false
 }
 
-func (rn *runner) markCaught(check string) {
+func (rn *runner) markCaught(check string, at caughtAt) {
 	rn.mu.Lock()
-	rn.caught[check] = true
+	if _, ok := rn.caught[check]; !ok {
+		rn.caught[check] = at
+	}
 	rn.mu.Unlock()
 }
 
@@ -99,13 +106,20 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 	res.Output = tb.output()
 	switch {
 	case res.Caught != "":
-		res.Verdict = checker.Violated
+		res.Verdict, res.Standing, res.Cause = checker.Violated, ReportedHere, res.Caught
 		if m := seedRE.FindStringSubmatch(res.Output); m != nil {
 			res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
 		}
-		rn.markCaught(res.Caught)
+		rn.markCaught(res.Caught, caughtAt{p.Name, res.Caught})
 		for _, c := range res.Consequences {
-			rn.markCaught(c[:strings.IndexByte(c, ':')])
+			rn.markCaught(c[:strings.IndexByte(c, ':')], caughtAt{p.Name, res.Caught})
+		}
+	case res.Violating > 0:
+		// The property's own check failed, but only on cases that showed
+		// a defect already reported: violated, reported elsewhere.
+		res.Verdict, res.Standing = checker.Violated, Consequence
+		if res.Cause == p.Name {
+			res.Standing = ReportedElsewhere
 		}
 	case rn.cfg.Context != nil && rn.cfg.Context.Err() != nil:
 		res.Verdict = checker.Unknown
@@ -169,8 +183,16 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			return
 		}
 		first := fails[0]
-		if rn.masked(first.check, first.err) {
+		if at, ok := rn.masked(first.check, first.err); ok {
 			res.Masked++
+			for _, f := range fails {
+				if f.check == p {
+					if res.Violating == 0 {
+						res.Cause, res.ReportedUnder = at.root, at.under
+					}
+					res.Violating++
+				}
+			}
 			progress()
 			return
 		}
@@ -181,7 +203,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			res.FirstChecksum = o.Checksum
 		}
 		q := first.check
-		res.Caught, res.Message, res.Detail = q.Name, q.Fails, first.err.Error()
+		res.Caught, res.Message, res.Detail = q.Name, q.Fails, foldLines(first.err.Error())
 		res.Counterexample, res.Observation = w, o
 		res.Consequences = res.Consequences[:0]
 		for _, f := range fails[1:] {
@@ -269,13 +291,19 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 				tb := &quietTB{name: t.Name()}
 				rn.property(tb, p, res)
 				if res.Masked > 0 {
-					t.Logf("%d cases failed only as already reported (%s): not counted again", res.Masked, strings.Join(rn.caughtNames(), ", "))
+					t.Logf("%d cases showed a defect already reported (%s); this property's own check failed on %d of them", res.Masked, strings.Join(rn.caughtNames(), ", "), res.Violating)
 				}
 				if f := res.Figures.String(); f != "" {
 					t.Log(f)
 				}
 				if res.Verdict != checker.Violated {
 					t.Logf("%s: %d cases in %v", res.Verdict, res.Cases, res.Duration.Round(time.Millisecond))
+					return
+				}
+				if res.Standing != ReportedHere {
+					// Violated, and said so, in one line: the
+					// counterexample is in the subtest named.
+					t.Error(res.Summary(0))
 					return
 				}
 				res.DetailFile, res.Replay = writeDetail(t.Name(), res)
@@ -296,7 +324,7 @@ func (rn *runner) caughtNames() []string {
 	defer rn.mu.Unlock()
 	var out []string
 	for _, p := range suite {
-		if rn.caught[p.Name] {
+		if _, ok := rn.caught[p.Name]; ok {
 			out = append(out, p.Name)
 		}
 	}

@@ -47,6 +47,10 @@ type TaskObservation struct {
 	// (16,384 of each in one case) that replaced the latest record instead
 	// of being kept.
 	Dropped int
+	// FinishedAt is the poll (from 1) at which the task finished, and
+	// Repolls the polls that came after it (each a failure of
+	// no-poll-after-ready; the first is reported with its detail).
+	FinishedAt, Repolls int
 }
 
 // lostWakes returns the wakes after the task's last poll began, if it is

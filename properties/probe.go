@@ -85,6 +85,8 @@ type probe struct {
 	handle      executor.Handle
 	spawnErr    error
 	dropped     int // polls and wakes past maxRecords, see appendCapped
+	finishedAt  int // the poll (from 1) at which the task finished
+	repolls     int // polls after it finished
 }
 
 // maxRecords bounds the polls and the wakes one task keeps a record of in
@@ -183,10 +185,16 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	}
 	p.mu.Lock()
 	if p.finished {
-		n := len(p.polls) + 1
+		p.repolls++
+		n := len(p.polls) + p.repolls
+		how := p.finishedHow()
 		p.mu.Unlock()
 		p.inPoll.Store(0)
-		r.violate(checkPollAfterReady, "task %d: poll %d on worker %d came after the task had finished", p.id, n, cx.Worker())
+		if n > p.finishedAt+1 {
+			// Counted (TaskObservation.Repolls), not reported again.
+			return nil, false
+		}
+		r.violate(checkPollAfterReady, "task %d %s at poll %d; poll %d, on worker %d, came after that. A future that finished is never polled again (TASK-COMPLETE)%s", p.id, how, p.finishedAt, n, cx.Worker(), p.retryHint())
 		return nil, false
 	}
 	p.polls = appendCapped(p.polls, pollRec{begin: begin, worker: cx.Worker()}, &p.dropped)
@@ -246,9 +254,32 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	return p.id, true
 }
 
+// finishedHow says how the task's future finished, in the API's terms.
+func (p *probe) finishedHow() string {
+	switch {
+	case p.endless >= 0:
+		return fmt.Sprintf("returned Ready (value %d)", p.id)
+	case p.spec.Panic:
+		return "panicked"
+	case p.spec.Fail:
+		return "finished with an error (Ready with an executor.Failed)"
+	}
+	return fmt.Sprintf("returned Ready (value %d)", p.id)
+}
+
+// retryHint is what to do instead, for a failed task polled again: the
+// usual cause is a retry that re-polls the failed future.
+func (p *probe) retryHint() string {
+	if p.endless < 0 && (p.spec.Panic || p.spec.Fail) {
+		return "; a retry must poll a fresh future: a future that can be retried implements executor.Retryable, whose Fresh makes one (executor.Retry runs it so)"
+	}
+	return ""
+}
+
 func (p *probe) finish() {
 	p.mu.Lock()
 	p.finished = true
+	p.finishedAt = len(p.polls)
 	p.completions++
 	p.mu.Unlock()
 	p.endPoll()

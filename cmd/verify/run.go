@@ -119,6 +119,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch {
 		case r.Skipped != "":
 			fmt.Fprintf(stdout, "%-22s skipped: %s\n", r.Property.Name, r.Skipped)
+		case r.Verdict == checker.Violated && r.Standing != properties.ReportedHere:
+			fmt.Fprintf(stdout, "%-22s VIOLATED: %s\n", r.Property.Name, r.State())
 		case r.Verdict == checker.Violated:
 			fmt.Fprintf(stdout, "%-22s VIOLATED after %d cases (%v)\n", r.Property.Name, r.Cases, r.Duration.Round(time.Millisecond))
 		case r.Verdict == checker.Unknown && r.Runs == 0 && !interrupted:
@@ -137,7 +139,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, r := range rep.Results {
 		if r.Verdict == checker.Violated {
 			code = exitViolated
-			printRunFailure(stdout, stderr, &f, r)
+			if r.Standing == properties.ReportedHere {
+				printRunFailure(stdout, stderr, &f, r)
+			}
 		}
 	}
 	v := rep.Verdict()

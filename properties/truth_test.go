@@ -1,0 +1,73 @@
+package properties_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/broken"
+)
+
+func outcome(t *testing.T, name string) func() executor.Executor {
+	t.Helper()
+	for _, e := range broken.Outcomes() {
+		if e.Name == name {
+			return e.New
+		}
+	}
+	t.Fatalf("no broken executor %q", name)
+	return nil
+}
+
+// TestRepollSaysWhatHappened: a retry that re-polls the failed future is
+// reported in the user's terms (how the task finished and at which poll,
+// the poll that broke the rule, the rule, and Retryable), with repeated
+// lines folded; no property it violated is reported as holding.
+func TestRepollSaysWhatHappened(t *testing.T) {
+	rep := properties.Check(outcome(t, "retry-repolls-failed"), properties.Config{Checks: 100, ShrinkTime: 300 * time.Millisecond})
+	var here *properties.Result
+	for _, r := range rep.Results {
+		t.Logf("%-22s %s", r.Property.Name, r.State())
+		if r.Standing == properties.ReportedHere {
+			if here != nil {
+				t.Errorf("reported twice: under %s and %s", here.Property.Name, r.Property.Name)
+			}
+			here = r
+		}
+		if r.Property.Name == "no-poll-after-ready" && r.Verdict != checker.Violated {
+			t.Errorf("no-poll-after-ready: %s, want violated", r.State())
+		}
+		if r.Standing == properties.Consequence || r.Standing == properties.ReportedElsewhere {
+			if here == nil || r.ReportedUnder != here.Property.Name || r.Violating == 0 {
+				t.Errorf("%s: %s; want it reported under the failure above", r.Property.Name, r.State())
+			}
+		}
+	}
+	if here == nil || here.Caught != "no-poll-after-ready" {
+		t.Fatalf("not caught as no-poll-after-ready:\n%s", rep)
+	}
+	d := here.Detail
+	t.Logf("detail:\n%s", d)
+	if !regexp.MustCompile(`at poll \d+; poll \d+, on worker \d+, came after that`).MatchString(d) {
+		t.Errorf("the detail does not name the poll it finished at and the poll after:\n%s", d)
+	}
+	for _, want := range []string{"never polled again (TASK-COMPLETE)", "executor.Retryable"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the detail does not say %q:\n%s", want, d)
+		}
+	}
+	if !strings.Contains(d, "panicked") && !strings.Contains(d, "finished with an error") {
+		t.Errorf("the detail does not say how the task finished:\n%s", d)
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(d, "\n") {
+		if seen[l] {
+			t.Errorf("line repeated: %q", l)
+		}
+		seen[l] = true
+	}
+}
