@@ -45,9 +45,9 @@ type fairMode uint8
 const (
 	fairUnchecked fairMode = iota // not a fairness case
 	fairDefault                   // nothing stated: the default bound
-	fairPolls                   // a bound in polls of other tasks
-	fairTime                    // a bound in time
-	fairOff                     // the executor promises no fairness: figures only
+	fairPolls                     // a bound in polls of other tasks
+	fairTime                      // a bound in time
+	fairOff                       // the executor promises no fairness: figures only
 )
 
 func (m fairMode) String() string {

@@ -62,7 +62,7 @@ type Result struct {
 	Cause         string
 	ReportedUnder string
 	Violating     int
-	Skipped string // why the property did not apply, if it did not
+	Skipped       string // why the property did not apply, if it did not
 	// Cases counts the cases run up to and including the first failing one
 	// (all of them when none failed); Runs counts every case, shrinking
 	// included.
