@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,7 +63,7 @@ func newRunner(newExecutor func() executor.Executor, sel []*Property, cfg *Confi
 func (rn *runner) masked(q *Property, err error) (caughtAt, bool) {
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
-	if c, ok := rn.caught[q.Name]; ok {
+	if c, ok := rn.caught[caughtKey(q.Name, err)]; ok {
 		return c, true
 	}
 	for _, name := range q.ConsequenceOf {
@@ -79,6 +80,18 @@ func (rn *runner) masked(q *Property, err error) (caughtAt, bool) {
 		}
 	}
 	return caughtAt{}, false
+}
+
+// caughtKey is the key of a failure of check with err in runner.caught:
+// the check's name, and for conformance, which sees every defect that
+// reaches the trace, its name and the rule broken ("conformance:WAKE"), so
+// that a conformance failure of another rule is still reported.
+func caughtKey(check string, err error) string {
+	var cerr *checker.ConformanceError
+	if check == checkConformance && errors.As(err, &cerr) {
+		return check + ":" + cerr.Rule.String()
+	}
+	return check
 }
 
 func (rn *runner) markCaught(check string, at caughtAt) {
@@ -110,7 +123,7 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 		if m := seedRE.FindStringSubmatch(res.Output); m != nil {
 			res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
 		}
-		rn.markCaught(res.Caught, caughtAt{p.Name, res.Caught})
+		rn.markCaught(caughtKey(res.Caught, res.err), caughtAt{p.Name, res.Caught})
 		for _, c := range res.Consequences {
 			rn.markCaught(c[:strings.IndexByte(c, ':')], caughtAt{p.Name, res.Caught})
 		}
@@ -136,10 +149,15 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 	cfg := rn.cfg
 	var usable []*Property
+	var conform *Property // the conformance check, when selected and usable on failing cases only
 	ex0 := rn.newExecutor()
 	for _, q := range rn.sel {
-		if (q.Applies == nil || q.Applies(ex0)) && (!q.Costly || q == p) {
+		switch {
+		case q.Applies != nil && !q.Applies(ex0):
+		case !q.Costly || q == p:
 			usable = append(usable, q)
+		case q.Name == checkConformance:
+			conform = q
 		}
 	}
 	ex0.Close()
@@ -182,6 +200,13 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			progress()
 			return
 		}
+		if conform != nil {
+			// The case failed: conformance, which names the earliest
+			// departure from the model, is worth its cost now.
+			if err := conform.Check(o); err != nil {
+				fails = leadWithRoot(append(fails, failure{conform, err}))
+			}
+		}
 		first := fails[0]
 		if at, ok := rn.masked(first.check, first.err); ok {
 			res.Masked++
@@ -203,11 +228,11 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			res.FirstChecksum = o.Checksum
 		}
 		q := first.check
-		res.Caught, res.Message, res.Detail = q.Name, q.Fails, foldLines(first.err.Error())
+		res.Caught, res.Message, res.Detail, res.err = q.Name, q.Fails, foldLines(first.err.Error()), first.err
 		res.Counterexample, res.Observation = w, o
 		res.Consequences = res.Consequences[:0]
 		for _, f := range fails[1:] {
-			res.Consequences = append(res.Consequences, f.check.Name+": "+clip(firstLine(f.err.Error()), 1, 160))
+			res.Consequences = append(res.Consequences, f.check.Name+": "+clip(firstLine(f.err.Error()), 1, 150))
 		}
 		progress()
 		t.Logf("workload (%d tasks, size %d; %s after %v):\n%s", len(o.Tasks), w.Size(), o.End, o.Elapsed.Round(time.Microsecond), w)
@@ -240,7 +265,24 @@ func failures(usable []*Property, o *Observation) []failure {
 			}
 		}
 	}
-	return out
+	return leadWithRoot(out)
+}
+
+// leadWithRoot puts the conformance failure, if any, first: its first
+// violating event is the earliest departure from the model, the root cause
+// of what the other checks saw later (a wake that re-queued a finished
+// task, before the poll after Ready it led to). The others keep their
+// order after it.
+func leadWithRoot(fs []failure) []failure {
+	for i, f := range fs {
+		if f.check.Name == checkConformance && i > 0 {
+			c := fs[i]
+			copy(fs[1:i+1], fs[:i])
+			fs[0] = c
+			break
+		}
+	}
+	return fs
 }
 
 // Run runs the suite on the executors newExecutor makes, one subtest per
@@ -324,9 +366,14 @@ func (rn *runner) caughtNames() []string {
 	defer rn.mu.Unlock()
 	var out []string
 	for _, p := range suite {
-		if _, ok := rn.caught[p.Name]; ok {
-			out = append(out, p.Name)
+		var keys []string
+		for k := range rn.caught {
+			if k == p.Name || strings.HasPrefix(k, p.Name+":") {
+				keys = append(keys, k)
+			}
 		}
+		sort.Strings(keys)
+		out = append(out, keys...)
 	}
 	return out
 }

@@ -222,8 +222,14 @@ const defaultStarveTime = time.Second
 const starveLimitControlled = 300
 
 // allWorkersPolledSince reports whether every worker seen so far has ended
-// polls since p became ready: at least one each, on the Go scheduler; under
-// a controller, a fair share of the starvation limit each. A ready task
+// polls since p became ready: for a task still waiting (cur -1), and
+// under a controller, a fair share of the starvation limit each (a quarter
+// of it, split between the workers); for a task being polled on the Go
+// scheduler one each (its poller's own polls are discounted: ownDelay).
+// One each was too few for a task still waiting: a worker that ended one
+// poll, took p and was descheduled for 34 ms while the other polled a
+// thousand tasks made a fair executor (wakeable, 2 workers, black-box)
+// fail once in 10,000 cases on a loaded machine. A ready task
 // passed over while some worker polled little or nothing may be held by
 // that worker, descheduled (by the operating system, or by a schedule such
 // as PCT's that runs a goroutine only when nothing else can) between its
@@ -237,7 +243,7 @@ func (r *caseRun) allWorkersPolledSince(p *probe, cur int) bool {
 	seen := r.workerSeen.Load()
 	workers := int64(bits.OnesCount64(seen))
 	need := int64(1)
-	if r.ctl != nil && workers > 0 {
+	if workers > 0 && (r.ctl != nil || cur < 0) {
 		need = max(1, r.budget/(4*workers))
 	}
 	for w := range r.workerLast {

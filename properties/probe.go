@@ -271,7 +271,7 @@ func (p *probe) finishedHow() string {
 // usual cause is a retry that re-polls the failed future.
 func (p *probe) retryHint() string {
 	if p.endless < 0 && (p.spec.Panic || p.spec.Fail) {
-		return "; a retry must poll a fresh future: a future that can be retried implements executor.Retryable, whose Fresh makes one (executor.Retry runs it so)"
+		return "; if it was retried, a retry must poll a fresh future: a future that can be retried implements executor.Retryable, whose Fresh makes one (executor.Retry runs it so)"
 	}
 	return ""
 }

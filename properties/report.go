@@ -80,6 +80,7 @@ type Result struct {
 	// volatile detail of the shrunk case, the shrunk workload and what the
 	// executor did on it.
 	Caught         string
+	err            error // the failure of Caught, for the runner
 	Message        string
 	Detail         string
 	Counterexample *Workload

@@ -71,3 +71,26 @@ func TestRepollSaysWhatHappened(t *testing.T) {
 		seen[l] = true
 	}
 }
+
+// TestRootCauseLeads: when one case fails several checks, the report
+// leads with conformance's first violating event, the earliest departure
+// from the model, and lists what the workload saw after it as
+// consequences.
+func TestRootCauseLeads(t *testing.T) {
+	rep := properties.Check(catalogued(t, "double-enqueue"), properties.Config{Checks: 100, ShrinkTime: 300 * time.Millisecond})
+	var here []*properties.Result
+	for _, r := range rep.Results {
+		t.Logf("%-22s %s", r.Property.Name, r.State())
+		if r.Standing == properties.ReportedHere {
+			here = append(here, r)
+		}
+	}
+	if len(here) == 0 {
+		t.Fatalf("double-enqueue not caught:\n%s", rep)
+	}
+	r := here[0]
+	t.Logf("%s", r.Summary(30))
+	if r.Caught != "conformance" || len(r.Consequences) == 0 {
+		t.Errorf("led by %s with consequences %v; want conformance, the root cause, first and the symptoms after it", r.Caught, r.Consequences)
+	}
+}

@@ -233,6 +233,12 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 	for _, l := range strings.Split(strings.TrimSpace(r.Detail), "\n") {
 		fmt.Fprintf(stdout, "    %s\n", l)
 	}
+	if len(r.Consequences) > 0 {
+		fmt.Fprintln(stdout, "  then, as consequences:")
+		for _, c := range r.Consequences {
+			fmt.Fprintf(stdout, "    - %s\n", c)
+		}
+	}
 	if h, events, ok := r.Observation.Trace(); ok && len(events) > 0 {
 		base := filepath.Join(f.out, fmt.Sprintf("run-%s-%s", strings.ReplaceAll(f.executor, "/", "-"), r.Property.Name))
 		jsonl, html := base+".jsonl", base+".html"
