@@ -303,7 +303,7 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 		r.minPolls = 3
 		r.setFairness(ex, len(w.Endless), cfg)
 	}
-	if s, ok := ex.(executor.SpuriousPoller); ok && !s.PollsSpuriously() {
+	if s, ok := ex.(executor.SpuriousPoller); ok && !s.PollsSpuriously() || cfg.NoSpuriousPolls {
 		r.wakeDriven = true
 	}
 	start := time.Now()

@@ -242,6 +242,11 @@ const starveLimitControlled = 300
 func (r *caseRun) allWorkersPolledSince(p *probe, cur int) bool {
 	seen := r.workerSeen.Load()
 	workers := int64(bits.OnesCount64(seen))
+	if r.workers > 0 && workers < int64(min(r.workers, 64)) {
+		// A worker not seen yet may hold p: taken as its very first task,
+		// then descheduled (a goroutine's first run on a loaded machine).
+		return false
+	}
 	need := int64(1)
 	if workers > 0 && (r.ctl != nil || cur < 0) {
 		need = max(1, r.budget/(4*workers))

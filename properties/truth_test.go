@@ -94,3 +94,13 @@ func TestRootCauseLeads(t *testing.T) {
 		t.Errorf("led by %s with consequences %v; want conformance, the root cause, first and the symptoms after it", r.Caught, r.Consequences)
 	}
 }
+
+// TestNoSpuriousPollsOption: the option holds an executor that states it
+// may poll spuriously to polling only after a wake.
+func TestNoSpuriousPollsOption(t *testing.T) {
+	mk := func() executor.Executor { return newSliceExec(0, false) }
+	rep := properties.Check(mk, properties.Config{Checks: 30, Only: []string{"waker-idempotence"}, NoSpuriousPolls: true, ShrinkTime: 200 * time.Millisecond})
+	if rep.Verdict() != checker.Violated {
+		t.Fatalf("a busy round robin held to no spurious polls: %v", rep.Verdict())
+	}
+}
