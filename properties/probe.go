@@ -162,6 +162,23 @@ func (p *probe) markReady(seq uint64) {
 	p.setReady()
 }
 
+// requeued notes that worker w, which polled p last and saw it woken
+// during that poll, has begun another poll: it has re-queued p by now
+// (TASK-SUSPEND happens before the worker's next poll). p counts as ready
+// from here, not from the end of its poll: a worker descheduled between a
+// poll's return and the re-queue holds p, which is no delay of the
+// executor's order (it made wakeable, 2 workers, black-box, fail its
+// bound of 2 polls with 460, once in 10,000 cases on a loaded machine).
+func (p *probe) requeued(w int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.polls)
+	if p.readyAt < 0 || n == 0 || p.polls[n-1].worker != w || p.polls[n-1].end == 0 {
+		return
+	}
+	p.setReady()
+}
+
 // setReady marks p ready now. Called with p.mu held.
 func (p *probe) setReady() {
 	r := p.r
@@ -179,6 +196,11 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 		r.cutOff()
 	}
 	begin := r.tick()
+	if w := cx.Worker(); w >= 0 && w < len(r.requeuing) {
+		if q := r.requeuing[w].Swap(nil); q != nil && q != p {
+			q.requeued(w)
+		}
+	}
 	if !p.inPoll.CompareAndSwap(0, 1) {
 		r.violate(checkConcurrentPoll, "task %d: a poll began on worker %d while another poll of it was running", p.id, cx.Worker())
 		return nil, false
@@ -297,6 +319,9 @@ func (p *probe) endPoll() {
 	}
 	if p.readyAtEnd && !p.finished {
 		p.setReady()
+		if w := last.worker; w >= 0 && w < len(p.r.requeuing) {
+			p.r.requeuing[w].Store(p)
+		}
 	}
 	p.readyAtEnd = false
 	p.mu.Unlock()
