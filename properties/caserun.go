@@ -42,9 +42,9 @@ type caseRun struct {
 	wakeDriven    bool         // the executor states it never polls spuriously
 	workers       int          // from the executor's Describe, 0 if unknown
 	workerLast    [64]atomic.Int64
-	workerSeen    atomic.Uint64   // bit w: worker w has polled
-	workerPolls   [8]atomic.Int64 // polls ended by each of the first workers
-	workerEndAt   [8]atomic.Int64 // pollCount when each of the first workers last ended a poll
+	workerSeen    atomic.Uint64            // bit w: worker w has polled
+	workerPolls   [8]atomic.Int64          // polls ended by each of the first workers
+	workerEndAt   [8]atomic.Int64          // pollCount when each of the first workers last ended a poll
 	requeuing     [8]atomic.Pointer[probe] // a task each of the first workers saw woken during its last poll, until its next poll
 	minPolls      int
 	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
