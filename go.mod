@@ -8,3 +8,5 @@ require (
 	golang.org/x/sys v0.49.0
 	pgregory.net/rapid v1.3.0
 )
+
+require golang.org/x/mod v0.43.0

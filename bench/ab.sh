@@ -20,9 +20,12 @@ REPS=${REPS:-7}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 mkdir "$WORK/base-src"
+# conformPkg DIR: the package of the conformance checker in the tree DIR
+# (./checker before the engines had a package each).
+conformPkg() { if [ -d "$1/checker/conform" ]; then echo ./checker/conform; else echo ./checker; fi; }
 git -C "$ROOT" archive "$BASE" | tar -x -C "$WORK/base-src"
-(cd "$WORK/base-src" && go test -c -o "$WORK/base.test" ./checker && go build -o "$WORK/base-verify" ./cmd/verify)
-(cd "$ROOT" && go test -c -o "$WORK/new.test" ./checker && go build -o "$WORK/new-verify" ./cmd/verify && go build -o "$WORK/gentrace" ./bench/gentrace)
+(cd "$WORK/base-src" && go test -c -o "$WORK/base.test" "$(conformPkg "$WORK/base-src")" && go build -o "$WORK/base-verify" ./cmd/verify)
+(cd "$ROOT" && go test -c -o "$WORK/new.test" ./checker/conform && go build -o "$WORK/new-verify" ./cmd/verify && go build -o "$WORK/gentrace" ./bench/gentrace)
 "$WORK/gentrace" -events 10000000 -tasks 1000 > "$WORK/cycling.jsonl"
 "$WORK/gentrace" -partial 2000000 > "$WORK/partial.jsonl"
 echo "base $BASE ($(git -C "$ROOT" rev-parse --short "$BASE")), new: the working tree at $(git -C "$ROOT" rev-parse --short HEAD); $REPS repetitions"
@@ -30,7 +33,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   cores: $(nproc)"
 
 one() { # one VERSION: a run of each measurement, appended to $WORK/VERSION.txt
   local v=$1
-  (cd "$ROOT/checker" && "$WORK/$v.test" -test.run '^$' -test.bench 'BenchmarkConformance$' -test.benchtime 3x -test.cpu 1) |
+  (cd "$ROOT/checker/conform" && "$WORK/$v.test" -test.run '^$' -test.bench 'BenchmarkConformance$' -test.benchtime 3x -test.cpu 1) |
     awk -v v="$v" '/^BenchmarkConformance\//{for(i=1;i<=NF;i++){if($(i+1)=="ns/event")ns=$i; if($(i+1)=="events/cpu-s")cpu=$i}; print $1, ns, cpu}' >> "$WORK/$v.txt"
   for t in cycling partial; do
     /usr/bin/time -f "%e %U %S" -o "$WORK/time" "$WORK/$v-verify" check "$WORK/$t.jsonl" > /dev/null

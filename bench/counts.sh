@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the model reaches exactly the reference's numbers of distinct
 # states and transitions for every configuration the reference lists (the
-# small ones are asserted by `go test ./checker`; these are the large ones).
+# small ones are asserted by `go test ./checker/explore`; these are the large ones).
 # The reference numbers come from an independent encoding of the same rules
 # on which a Python explorer, SPIN and TLC agree; SPIN's transitions count two
 # more than the model's edges (its initial step and the final stutter).

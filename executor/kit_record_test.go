@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/traces"
 )
@@ -135,9 +136,9 @@ func kitJobs(t *testing.T, ex executor.Executor, n int) {
 	outDone.Wait()
 }
 
-func kitConforms(t *testing.T, h traces.Header, evs []traces.Event) *checker.ConformanceReport {
+func kitConforms(t *testing.T, h traces.Header, evs []traces.Event) *conform.Report {
 	t.Helper()
-	c, err := checker.NewConformance(h)
+	c, err := conform.New(h)
 	if err != nil {
 		t.Fatalf("header %+v: %v", h, err)
 	}

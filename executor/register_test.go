@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/traces"
@@ -75,7 +76,7 @@ func TestRegisterEventConforms(t *testing.T) {
 			t.Errorf("%s: %d register events, want 20", name, regs)
 		}
 		h := ex.(executor.Describer).Describe()
-		r, err := checker.CheckTrace(h, func(yield func(traces.Event, error) bool) {
+		r, err := conform.Check(h, func(yield func(traces.Event, error) bool) {
 			for _, e := range ev {
 				if !yield(e, nil) {
 					return

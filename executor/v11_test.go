@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
@@ -14,7 +15,7 @@ import (
 
 // checkV11 writes the run's trace as JSON lines, reads it back (so that
 // what is checked is what `verify check` reads) and checks it.
-func checkV11(t *testing.T, h traces.Header, events []traces.Event) (*checker.ConformanceReport, []traces.Event) {
+func checkV11(t *testing.T, h traces.Header, events []traces.Event) (*conform.Report, []traces.Event) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := traces.WriteAll(&buf, h, events); err != nil {
@@ -27,7 +28,7 @@ func checkV11(t *testing.T, h traces.Header, events []traces.Event) (*checker.Co
 	if h2.Minor != 1 {
 		t.Fatalf("header minor %d, want 1 (format v1.1)", h2.Minor)
 	}
-	r, err := checker.CheckTrace(h2, func(yield func(traces.Event, error) bool) {
+	r, err := conform.Check(h2, func(yield func(traces.Event, error) bool) {
 		for _, e := range evs {
 			if !yield(e, nil) {
 				return

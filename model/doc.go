@@ -16,7 +16,7 @@
 // TASK-SUSPEND, TASK-COMPLETE and WAKE. Model.Apply checks a rule's premise
 // and applies its conclusion; a failed premise is a *PremiseError naming the
 // premise. Model.Next enumerates every enabled rule instance of a state, in a
-// fixed order, for the model checker in package checker.
+// fixed order, for the model checker in package checker/explore.
 //
 // The model is pure: no goroutines, no clock, no randomness. A closed model
 // (New) knows the futures' programs and bounds the wakes, so its state space

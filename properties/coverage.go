@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/cover"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties/control"
@@ -18,7 +19,7 @@ import (
 
 // Spec coverage of a controllable executor: runs of the workload of a
 // closed model configuration under controlled interleavings, each run's
-// trace projected onto the closed model (checker.Coverage).
+// trace projected onto the closed model (cover.Coverage).
 //
 // The workload is the configuration's: Tasks tasks spawned in order from
 // outside; each future returns Pending Pendings times, then Ready; each
@@ -78,7 +79,7 @@ type CoverProgress struct {
 
 // CoverResult is what Cover found.
 type CoverResult struct {
-	Report   *checker.CoverageReport
+	Report   *cover.Report
 	Strategy string
 	Elapsed  time.Duration
 	// Stopped says why the runs stopped: "runs", "time", "goal",
@@ -116,7 +117,7 @@ var CoverStrategies = []string{"random", "pct", "guided", "exhaustive", "dfs"}
 
 // CoverResultJSON is a CoverResult as `verify cover --json` prints it.
 type CoverResultJSON struct {
-	*checker.CoverageReport
+	*cover.Report
 	StatePercent        float64          `json:"state_percent"`
 	TransitionPercent   float64          `json:"transition_percent"`
 	AllVariantsFired    bool             `json:"all_variants_fired"`
@@ -130,7 +131,7 @@ type CoverResultJSON struct {
 
 // JSON returns r for JSON output.
 func (r *CoverResult) JSON() *CoverResultJSON {
-	j := &CoverResultJSON{CoverageReport: r.Report, StatePercent: r.Report.StatePercent(), TransitionPercent: r.Report.TransitionPercent()}
+	j := &CoverResultJSON{Report: r.Report, StatePercent: r.Report.StatePercent(), TransitionPercent: r.Report.TransitionPercent()}
 	j.AllVariantsFired, _ = r.Report.AllVariantsFired()
 	j.Guided = r.Guided
 	j.Exhaustive = r.Exhaustive
@@ -235,7 +236,7 @@ func (cfg *CoverConfig) resolve() (model.Config, func() executor.Executor, error
 	if !ctl || !rep || !desc {
 		return w, nil, fmt.Errorf("cover: %T must be executor.Controllable, executor.Reporter and executor.Describer", ex)
 	}
-	mc, err := checker.ClosedConfig(d.Describe(), w)
+	mc, err := cover.ClosedConfig(d.Describe(), w)
 	return mc, cfg.New, err
 }
 
@@ -247,11 +248,11 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := checker.NewCoverageSpace(ctx, mc, checker.CoverageOptions{})
+	sp, err := cover.NewSpace(ctx, mc, cover.Options{})
 	if err != nil {
 		return nil, err
 	}
-	cv := checker.NewCoverage(sp)
+	cv := cover.New(sp)
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = 1

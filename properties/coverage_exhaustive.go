@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/traces"
@@ -60,7 +60,7 @@ type exhaustive struct {
 	dfs  *control.DFS
 	h    traces.Header
 	wl   *coverWorkload
-	conf *checker.Conformance
+	conf *conform.Conformance
 	bad  bool
 	pend []traces.Event
 	regs []int // register events per task
@@ -93,7 +93,7 @@ func (x *exhaustive) next(draw func() *coverWorkload) (control.Strategy, *coverW
 	x.bad, x.have = false, false
 	clear(x.regs)
 	clear(x.wake)
-	conf, err := checker.NewConformance(x.h)
+	conf, err := conform.New(x.h)
 	x.conf = conf
 	if err != nil {
 		x.bad = true

@@ -3,7 +3,7 @@ package properties
 import (
 	"math/rand/v2"
 
-	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/cover"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/traces"
@@ -12,7 +12,7 @@ import (
 // Model-guided exploration (Cover's "guided" strategy).
 //
 // Each run first aims at a state of the model that no run has visited: the
-// model checker's shortest path to it (CoverageSpace.Path) is realized on
+// model checker's shortest path to it (cover.Space.Path) is realized on
 // the real executor as a schedule plus a workload. Each step of the path
 // names the process that takes it, and so the controlled goroutine to run:
 //
@@ -44,8 +44,8 @@ import (
 
 // guided is the state of the guided strategy across runs.
 type guided struct {
-	sp       *checker.CoverageSpace
-	cv       *checker.Coverage
+	sp       *cover.Space
+	cv       *cover.Coverage
 	rng      *rand.Rand
 	targets  []int32 // states to aim at, in random order
 	pos      int
@@ -63,7 +63,7 @@ type corpusEntry struct {
 	wl      *coverWorkload
 }
 
-func newGuided(sp *checker.CoverageSpace, cv *checker.Coverage, seed uint64) *guided {
+func newGuided(sp *cover.Space, cv *cover.Coverage, seed uint64) *guided {
 	g := &guided{sp: sp, cv: cv, rng: rand.New(rand.NewPCG(seed, 0x6a1de)), attempts: map[int32]int{}}
 	for id := 1; id < sp.States(); id++ {
 		if !sp.Excluded(id) {
@@ -118,7 +118,7 @@ func (gd *guided) next(wl *coverWorkload) (control.Strategy, *guide, *coverWorkl
 
 // done learns from a finished run: a run that found new states joins the
 // corpus.
-func (gd *guided) done(g *guide, wl *coverWorkload, s control.Schedule, pr checker.ProjectResult) {
+func (gd *guided) done(g *guide, wl *coverWorkload, s control.Schedule, pr cover.ProjectResult) {
 	if g != nil && !g.diverged && g.k == len(g.path) {
 		gd.Realized++
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/cover"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties/broken"
 	"github.com/execspec/execspec/properties/control"
@@ -124,7 +124,7 @@ func BenchmarkCoverRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sp, err := checker.NewCoverageSpace(context.Background(), mc, checker.CoverageOptions{})
+	sp, err := cover.NewSpace(context.Background(), mc, cover.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func BenchmarkCoverRun(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			cv := checker.NewCoverage(sp)
+			cv := cover.New(sp)
 			strat := control.Random(1)
 			for b.Loop() {
 				h, evs, _, err := coverRun(mk, mc, strat, drawWorkload(mc, rng), nil, nil)
@@ -172,7 +172,7 @@ func BenchmarkCoverRun(b *testing.B) {
 		runs = append(runs, run{h, evs})
 	}
 	b.Run("project", func(b *testing.B) {
-		cv := checker.NewCoverage(sp)
+		cv := cover.New(sp)
 		i := 0
 		for b.Loop() {
 			r := runs[i%len(runs)]

@@ -40,7 +40,7 @@
 // liveness (a hang names the unfinished tasks and the wakes they were
 // waiting for); and, for an executor that is an executor.Reporter and an
 // executor.Describer, conformance of its trace to the model and
-// linearizability of its history (package checker).
+// linearizability of its history (package checker/lin).
 //
 // Every case checks every property (conformance and linearizability only
 // on their own cases, for their cost), so a workload drawn for one can fail

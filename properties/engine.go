@@ -17,6 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
 )
@@ -71,7 +72,7 @@ func (rn *runner) masked(q *Property, err error) (caughtAt, bool) {
 			return caughtAt{c.under, name}, true
 		}
 	}
-	var cerr *checker.ConformanceError
+	var cerr *conform.Error
 	if q.Name == checkConformance && errors.As(err, &cerr) {
 		for _, p := range suite {
 			if c, ok := rn.caught[p.Name]; ok && p.Rule != 0 && p.Rule == cerr.Rule {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
+	"github.com/execspec/execspec/checker/lin"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/traces"
 )
@@ -44,7 +46,7 @@ func checkConform(o *Observation) error {
 		}
 		evs = gapless(evs)
 	}
-	c, err := checker.NewConformance(*o.Header)
+	c, err := conform.New(*o.Header)
 	if err != nil {
 		// The executor describes a policy the model does not know: nothing
 		// to check against, which is the executor's statement to fix.
@@ -86,7 +88,7 @@ func gapless(evs []traces.Event) []traces.Event {
 // conformFailure is the failure of the conformance check: the message and
 // the model state, and the rule it breaks (for the runner, which does not
 // report again a defect of a rule already reported).
-type conformFailure struct{ err *checker.ConformanceError }
+type conformFailure struct{ err *conform.Error }
 
 func (f conformFailure) Error() string { return f.err.Msg + "\n" + f.err.State }
 func (f conformFailure) Unwrap() error { return f.err }
@@ -100,7 +102,7 @@ func checkLinear(o *Observation) error {
 	if !o.complete() {
 		return nil
 	}
-	res, err := checker.CheckLinearizability(*o.Header, o.Events, checker.LinOptions{Budget: linBudget, Complete: o.End == EndWait})
+	res, err := lin.Check(*o.Header, o.Events, lin.Options{Budget: linBudget, Complete: o.End == EndWait})
 	if err != nil {
 		return fmt.Errorf("the history cannot be checked: %w", err)
 	}

@@ -16,6 +16,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
+	"github.com/execspec/execspec/checker/gotrace"
+	"github.com/execspec/execspec/checker/lin"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -46,8 +49,8 @@ func checkFlagSet(stderr io.Writer, f *checkFlags) *flag.FlagSet {
 	fs.BoolVar(&f.goTrace, "go-trace", false, "FILE is a Go runtime execution trace (runtime/trace), not an execspec trace")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
 	fs.IntVar(&f.last, "last", 10, fmt.Sprintf("how many events before the violation to print (0 to %d)", maxLast))
-	fs.BoolVar(&f.lin, "linearizability", false, fmt.Sprintf("also check the linearizability of the trace's queue operations (call/ret ticks); traces of more than %d events are unknown", checker.LinDefaultMaxEvents))
-	fs.DurationVar(&f.linBudget, "lin-budget", checker.LinDefaultBudget, "time limit of the linearizability check, at least 1ms; when it is spent the check stops (within a second) and its verdict is unknown")
+	fs.BoolVar(&f.lin, "linearizability", false, fmt.Sprintf("also check the linearizability of the trace's queue operations (call/ret ticks); traces of more than %d events are unknown", lin.DefaultMaxEvents))
+	fs.DurationVar(&f.linBudget, "lin-budget", lin.DefaultBudget, "time limit of the linearizability check, at least 1ms; when it is spent the check stops (within a second) and its verdict is unknown")
 	fs.StringVar(&f.linHTML, "lin-html", "", "with --linearizability: write porcupine's visualization of a violation to `FILE`")
 	fs.DurationVar(&f.stuckAfter, "stuck-after", time.Second, "with --go-trace: a goroutine runnable this long at the end of the trace, never run, is a finding")
 	fs.Usage = func() {
@@ -114,7 +117,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if len(h.Unobserved) > 0 {
 		return checkPartial(ctx, file, src, h, &f, stdout, stderr)
 	}
-	conf, err := checker.NewConformance(h)
+	conf, err := conform.New(h)
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
@@ -128,7 +131,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return checkInterrupted(stdout, stderr, &f, file, &h, n)
 	}
 	var (
-		rep   *checker.ConformanceReport
+		rep   *conform.Report
 		mark  *traces.Mark
 		limit string // a limit of the checker that stopped it
 	)
@@ -154,23 +157,23 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	st.writeOutputs(mark, "no output file written, no linearizability check")
 	files := st.files
-	var lin *checker.LinResult
+	var lr *lin.Result
 	if f.lin && !st.interrupted {
 		if st.linTooLong {
-			r := checker.LinTooLong(st.total, st.linLimit)
-			lin = &r
+			r := lin.TooLong(st.total, st.linLimit)
+			lr = &r
 		} else {
-			opt := checker.LinOptions{Budget: f.linBudget, Complete: cerr == nil && limit == "" && rep != nil && len(rep.NeverCompleted) == 0,
+			opt := lin.Options{Budget: f.linBudget, Complete: cerr == nil && limit == "" && rep != nil && len(rep.NeverCompleted) == 0,
 				HTML: f.linHTML, Inputs: []string{file}}
 			r, err := runLinearizability(ctx, h, st.linEvents, opt)
 			if err != nil {
 				return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: linearizability: %w", file, err))
 			}
-			lin = &r
+			lr = &r
 		}
 		st.linEvents = nil
 		if files["html"] != "" {
-			if err := st.tl.linkLin(f.html, file, mark, lin.HTML); err != nil {
+			if err := st.tl.linkLin(f.html, file, mark, lr.HTML); err != nil {
 				st.outErrs = append(st.outErrs, fmt.Errorf("--html: %w", err))
 			}
 		}
@@ -182,11 +185,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case limit != "" || rep.Verdict == checker.Unknown:
 		code = exitUnknown
 	}
-	if lin != nil {
+	if lr != nil {
 		switch {
-		case lin.Verdict == checker.Violated:
+		case lr.Verdict == checker.Violated:
 			code = exitViolated
-		case lin.Verdict == checker.Unknown && code == exitHolds:
+		case lr.Verdict == checker.Unknown && code == exitHolds:
 			code = exitUnknown
 		}
 	}
@@ -197,7 +200,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer st.printOutErrs(stderr)
 	if f.json {
-		printCheckJSON(stdout, file, h, n, st.line, cerr, rep, st.recent, lin, files, limit, st.outErrs)
+		printCheckJSON(stdout, file, h, n, st.line, cerr, rep, st.recent, lr, files, limit, st.outErrs)
 		return code
 	}
 	bw := bufio.NewWriter(stdout)
@@ -221,8 +224,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if st.interrupted {
 		fmt.Fprintf(bw, "interrupted after %d events\n", st.total)
 	}
-	if lin != nil {
-		for _, l := range strings.Split(strings.TrimRight(lin.Summary(), "\n"), "\n") {
+	if lr != nil {
+		for _, l := range strings.Split(strings.TrimRight(lr.Summary(), "\n"), "\n") {
 			fmt.Fprintln(bw, term(l))
 		}
 	}
@@ -273,24 +276,24 @@ func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *t
 // budget nor an interrupt can be overrun: the check stops itself at the
 // budget, and if it has not returned a second later (or at once, on
 // SIGINT/SIGTERM) the command goes on with an Unknown verdict without it.
-func runLinearizability(ctx context.Context, h traces.Header, events []traces.Event, opt checker.LinOptions) (checker.LinResult, error) {
+func runLinearizability(ctx context.Context, h traces.Header, events []traces.Event, opt lin.Options) (lin.Result, error) {
 	type result struct {
-		r   checker.LinResult
+		r   lin.Result
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		r, err := checker.CheckLinearizability(h, events, opt)
+		r, err := lin.Check(h, events, opt)
 		ch <- result{r, err}
 	}()
 	budget := opt.Budget
 	if budget <= 0 {
-		budget = checker.LinDefaultBudget
+		budget = lin.DefaultBudget
 	}
 	t := time.NewTimer(budget + time.Second)
 	defer t.Stop()
-	unknown := func(why string) checker.LinResult {
-		return checker.LinResult{Verdict: checker.Unknown, Checks: []checker.LinCheck{{Spec: "history", Verdict: checker.Unknown, Detail: why}}}
+	unknown := func(why string) lin.Result {
+		return lin.Result{Verdict: checker.Unknown, Checks: []lin.SpecCheck{{Spec: "history", Verdict: checker.Unknown, Detail: why}}}
 	}
 	select {
 	case r := <-ch:
@@ -362,7 +365,7 @@ func nonEmpty(s, def string) string {
 
 // printViolation prints the violation, the state before it as lanes, and
 // the events that led to it.
-func printViolation(w io.Writer, cerr *checker.ConformanceError, recent *ring, at int) {
+func printViolation(w io.Writer, cerr *conform.Error, recent *ring, at int) {
 	if cerr.Rule != 0 {
 		fmt.Fprintf(w, "  rule:    %s\n", cerr.Rule)
 	}
@@ -394,7 +397,7 @@ func printViolation(w io.Writer, cerr *checker.ConformanceError, recent *ring, a
 	})
 }
 
-func finishSummary(rep *checker.ConformanceReport) string {
+func finishSummary(rep *conform.Report) string {
 	var parts []string
 	if len(rep.LostWakeups) > 0 {
 		parts = append(parts, fmt.Sprintf("lost wakeups (woken, never polled again, not done): tasks %s", taskList(rep.LostWakeups)))
@@ -408,7 +411,7 @@ func finishSummary(rep *checker.ConformanceReport) string {
 	return strings.Join(parts, "; ")
 }
 
-func printFinish(w io.Writer, rep *checker.ConformanceReport) {
+func printFinish(w io.Writer, rep *conform.Report) {
 	fmt.Fprintf(w, "verdict: %s", rep.Verdict)
 	if rep.Verdict == checker.Unknown {
 		fmt.Fprint(w, " (every event conforms, but a finite trace cannot tell a task that would never finish from one that had not finished yet)")
@@ -471,7 +474,7 @@ type violationJSON struct {
 	Before  []string `json:"before"`
 }
 
-func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr *checker.ConformanceError, rep *checker.ConformanceReport, recent *ring, lin *checker.LinResult, files map[string]string, limit string, outErrs []error) {
+func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr *conform.Error, rep *conform.Report, recent *ring, lr *lin.Result, files map[string]string, limit string, outErrs []error) {
 	out := checkJSON{File: file, Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files, Limit: limit}
 	for _, err := range outErrs {
 		out.OutputErrors = append(out.OutputErrors, err.Error())
@@ -495,9 +498,9 @@ func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr
 		out.MaxOtherPolls, out.MaxDelay = rep.MaxOtherPolls, rep.MaxDelay
 		out.ReportCountsJSON = reportCounts(rep)
 	}
-	if lin != nil {
-		out.Linearizable = lin.Verdict.String()
-		if lin.Verdict == checker.Violated {
+	if lr != nil {
+		out.Linearizable = lr.Verdict.String()
+		if lr.Verdict == checker.Violated {
 			out.Verdict = checker.Violated.String()
 		}
 	}
@@ -600,7 +603,7 @@ func checkGoTrace(ctx context.Context, file string, f *checkFlags, stdout, stder
 		}
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s: %w", file, err))
 	}
-	rep := checker.CheckGoTrace(gt, checker.GoTraceOptions{StuckAfter: f.stuckAfter})
+	rep := gotrace.Check(gt, gotrace.Options{StuckAfter: f.stuckAfter})
 	files := map[string]string{}
 	var outErrs []error
 	if f.html != "" {
@@ -643,7 +646,7 @@ func checkGoTrace(ctx context.Context, file string, f *checkFlags, stdout, stder
 			MaxOtherRuns int    `json:"max_other_runs"`
 			Where        string `json:"where,omitempty"`
 		}
-		conv := func(ds []checker.GoDelay) []delayJSON {
+		conv := func(ds []gotrace.Delay) []delayJSON {
 			out := []delayJSON{}
 			for _, d := range ds {
 				out = append(out, delayJSON{d.Goroutine, d.Waits, int64(d.MaxDelay), int64(d.MeanDelay), d.MaxOtherRuns, cmp.Or(d.Where, d.Start)})

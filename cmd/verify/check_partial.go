@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -17,7 +18,7 @@ import (
 const partialNote = "the trace is partially observed (its header lists unobserved: %s): the model's state — which queue holds which task — is not determined by it, so it cannot be stepped through; verify check checks what it shows and names what it cannot"
 
 // checkPartial is verify check on a partially observed trace (a header
-// with a non-empty unobserved list): checker.PartialChecker instead of the
+// with a non-empty unobserved list): conform.PartialChecker instead of the
 // model replay, the same output files, exit codes and flags but
 // --linearizability, which needs every queue operation.
 func checkPartial(ctx context.Context, file string, src traceSource, h traces.Header, f *checkFlags, stdout, stderr io.Writer) int {
@@ -26,7 +27,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 		fmt.Fprintf(stderr, "verify check: --linearizability: %s lists unobserved: %s; the linearizability check needs every queue operation with its call and return\n", term(file), term(unobs))
 		return exitUsage
 	}
-	pc, err := checker.NewPartialChecker(h)
+	pc, err := conform.NewPartialChecker(h)
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
@@ -110,7 +111,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 	return code
 }
 
-func ruleName(cerr *checker.ConformanceError) string {
+func ruleName(cerr *conform.Error) string {
 	if cerr.Rule == 0 {
 		return cerr.Premise
 	}
@@ -130,7 +131,7 @@ type partialDelayJSON struct {
 	MeanTimeNS        int64  `json:"mean_time_ns"`
 }
 
-func delayJSON(d checker.PartialDelay) partialDelayJSON {
+func delayJSON(d conform.PartialDelay) partialDelayJSON {
 	return partialDelayJSON{d.Count, d.MaxTicks, d.MaxTicksTask, d.MaxOtherPolls, d.MaxOtherPollsTask, d.StillWaiting, d.Timed, d.MaxTime, d.MaxTimeTask, d.MeanTime()}
 }
 
@@ -144,7 +145,7 @@ type partialJSON struct {
 	Partial        bool                       `json:"partial"`
 	Unobserved     []string                   `json:"unobserved"`
 	Checked        []string                   `json:"checked"`
-	Unchecked      []checker.PartialUnchecked `json:"unchecked"`
+	Unchecked      []conform.PartialUnchecked `json:"unchecked"`
 	Replayed       bool                       `json:"replayed"`
 	Violation      *violationJSON             `json:"violation,omitempty"`
 	Limit          string                     `json:"limit,omitempty"`
@@ -153,7 +154,7 @@ type partialJSON struct {
 	LostWakeups    []int64                    `json:"lost_wakeups"`
 	NeverCompleted []int64                    `json:"never_completed"`
 	Stopped        bool                       `json:"stopped"`
-	Abandoned      []checker.PartialAbandoned `json:"abandoned"`
+	Abandoned      []conform.PartialAbandoned `json:"abandoned"`
 	Polls          int                        `json:"polls"`
 	WorkerPolls    []int                      `json:"worker_polls"`
 	NoTaskWakes    int                        `json:"no_task_wakes"`
@@ -167,13 +168,13 @@ type partialJSON struct {
 	OutputErrors   []string                   `json:"output_errors,omitempty"`
 }
 
-func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, rep *checker.PartialReport, recent *ring, files map[string]string, outErrs []error) {
+func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, rep *conform.PartialReport, recent *ring, files map[string]string, outErrs []error) {
 	out := partialJSON{
 		File: file, Verdict: rep.Verdict.String(), Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: rep.Events,
 		Partial: true, Unobserved: rep.Unobserved, Checked: rep.Checked, Unchecked: rep.Unchecked, Replayed: rep.Replayed,
 		Tasks: rep.Tasks, Completed: rep.Completed,
 		LostWakeups: append([]int64{}, rep.LostWakeups...), NeverCompleted: append([]int64{}, rep.NeverCompleted...),
-		Stopped: rep.Stopped, Abandoned: append([]checker.PartialAbandoned{}, rep.Abandoned...),
+		Stopped: rep.Stopped, Abandoned: append([]conform.PartialAbandoned{}, rep.Abandoned...),
 		Polls: rep.Polls, WorkerPolls: rep.WorkerPolls, NoTaskWakes: rep.NoTaskWakes, LateWakes: rep.LateWakes,
 		SpuriousPolls: rep.SpuriousPolls, WokenAtTake: rep.WokenAtTake, Failures: rep.Failures,
 		SpawnDelay: delayJSON(rep.SpawnDelay), WakeDelay: delayJSON(rep.WakeDelay), Files: files,

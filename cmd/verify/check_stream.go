@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
+	"github.com/execspec/execspec/checker/lin"
 	"github.com/execspec/execspec/traces"
 )
 
-// traceChecker is a streaming trace checker: checker.Conformance, or
-// checker.PartialChecker for a partially observed trace.
+// traceChecker is a streaming trace checker: conform.Conformance, or
+// conform.PartialChecker for a partially observed trace.
 type traceChecker interface {
 	Step(traces.Event) error
 }
@@ -34,7 +35,7 @@ type checkStream struct {
 
 	recent      *ring
 	n, total    int // events that conform; events read
-	cerr        *checker.ConformanceError
+	cerr        *conform.Error
 	line        int // the violation's line in file
 	interrupted bool
 
@@ -67,7 +68,7 @@ func streamCheck(ctx context.Context, file string, src traceSource, h traces.Hea
 // caller defers abort.
 func newCheckStream(file string, h traces.Header, f *checkFlags) (*checkStream, error) {
 	s := &checkStream{file: file, f: f, tl: newCheckTimeline(f.html, h), files: map[string]string{},
-		recent: newRing(f.last + 1), linLimit: checker.LinDefaultMaxEvents}
+		recent: newRing(f.last + 1), linLimit: lin.DefaultMaxEvents}
 	if f.chrome != "" {
 		out, err := traces.CreateOutput(f.chrome, file)
 		if err != nil {

@@ -1,6 +1,8 @@
 package main
 
-import "github.com/execspec/execspec/checker"
+import (
+	"github.com/execspec/execspec/checker/conform"
+)
 
 // ReportCountsJSON (exported for encoding/json, which cannot fill an
 // embedded pointer to an unexported type) holds the counts of a conformance report that --json
@@ -23,7 +25,7 @@ type abandonedJSON struct {
 	State string `json:"state"`
 }
 
-func reportCounts(rep *checker.ConformanceReport) *ReportCountsJSON {
+func reportCounts(rep *conform.Report) *ReportCountsJSON {
 	c := &ReportCountsJSON{Panics: rep.PanicCount, Errors: rep.ErrorCount, SpuriousPolls: rep.SpuriousPolls, NoTaskWakes: rep.NoTaskWakes, Stopped: rep.Stopped, PriorityUnchecked: rep.PriorityUnchecked}
 	if rep.Stopped {
 		c.StopEvent = rep.StopIndex + 1

@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/explore"
 	"github.com/execspec/execspec/traces"
 )
 
 // The root cause and the symptom of a model counterexample, printed the
 // way check and replay print a violation: by the event's number in the
-// counterexample's trace (checker.Diagnosis).
+// counterexample's trace (explore.Diagnosis).
 
 // printDiagnosis prints the root cause (the first event that departs from
 // the rules, as verify check and verify replay report it) and the symptom.
-func printDiagnosis(w io.Writer, d *checker.Diagnosis) {
+func printDiagnosis(w io.Writer, d *explore.Diagnosis) {
 	if d == nil {
 		return
 	}
@@ -31,7 +31,7 @@ func printDiagnosis(w io.Writer, d *checker.Diagnosis) {
 // the counterexample's trace (an event that is no step of its own, such as
 // the requeue that ends a NOTIFIED task's poll, gets its own row), and the
 // root cause and the symptom are pointed at.
-func printSteps(w io.Writer, workers int, cx *checker.Counterexample, d *checker.Diagnosis) {
+func printSteps(w io.Writer, workers int, cx *explore.Counterexample, d *explore.Diagnosis) {
 	events, at := cx.StepEvents()
 	culprit := -1
 	if d != nil && d.Culprit != nil {
@@ -101,7 +101,7 @@ type culpritJSON struct {
 	Message string `json:"message"`
 }
 
-func diagnosisJSON(d *checker.Diagnosis) (root, symptom *culpritJSON) {
+func diagnosisJSON(d *explore.Diagnosis) (root, symptom *culpritJSON) {
 	if d == nil {
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/explore"
 	"github.com/execspec/execspec/model"
 )
 
@@ -20,8 +21,8 @@ func runDefault(ctx context.Context, _ []string, stdout, stderr io.Writer) int {
 	cfg := model.Config{Policy: model.WorkSteal, Workers: 2, Tasks: 3, Pendings: 1, LocalCap: 2}
 	fmt.Fprintf(stdout, "execspec: model-checking the work-stealing policy (%s)\n\n", cfg)
 	code := exitHolds
-	for _, p := range []checker.Property{checker.Safety, checker.EventuallyDone, checker.WokenPolled} {
-		r, err := checker.Explore(ctx, cfg, checker.Options{Property: p})
+	for _, p := range []explore.Property{explore.Safety, explore.EventuallyDone, explore.WokenPolled} {
+		r, err := explore.Explore(ctx, cfg, explore.Options{Property: p})
 		if err != nil {
 			fmt.Fprintf(stderr, "verify: %v\n", err)
 			return exitUsage
@@ -39,13 +40,13 @@ func runDefault(ctx context.Context, _ []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\nand each deliberately broken variant of the rules is caught:")
 	for _, v := range model.Variants {
-		c, p := cfg, checker.Safety
+		c, p := cfg, explore.Safety
 		c.Variant = v.Variant
 		if v.Variant == model.NoAging {
 			c = model.Config{Policy: model.Priority, Workers: 1, Tasks: 2, Endless: true, Variant: v.Variant}
-			p = checker.Fairness
+			p = explore.Fairness
 		}
-		r, err := checker.Explore(ctx, c, checker.Options{Property: p})
+		r, err := explore.Explore(ctx, c, explore.Options{Property: p})
 		if err != nil {
 			fmt.Fprintf(stderr, "verify: %v\n", err)
 			return exitUsage

@@ -266,7 +266,7 @@ func TestHostileCorpus(t *testing.T) {
 				if code == exitUsage && !strings.Contains(r.stderr, name) {
 					t.Errorf("the message does not name the file:\n%s", r.stderr)
 				}
-				if sub == "check" && name == "task_beyond_limit.jsonl" && !strings.Contains(r.stdout, "MaxConformTask") {
+				if sub == "check" && name == "task_beyond_limit.jsonl" && !strings.Contains(r.stdout, "conform.MaxTask") {
 					t.Errorf("the limit is not named:\n%s", r.stdout)
 				}
 			})

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/explore"
 )
 
 func init() {
@@ -39,14 +40,14 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "verify merge: no result files given")
 		return exitUsage
 	}
-	var rs []*checker.SwarmResult
+	var rs []*explore.SwarmResult
 	for _, name := range fs.Args() {
 		fh, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "verify merge: %v\n", err)
 			return exitUsage
 		}
-		r, err := checker.ReadSwarmResult(name, fh)
+		r, err := explore.ReadSwarmResult(name, fh)
 		fh.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "verify merge: %v\n", err)
@@ -54,7 +55,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		rs = append(rs, r)
 	}
-	v, err := checker.MergeSwarm(rs)
+	v, err := explore.MergeSwarm(rs)
 	if err != nil {
 		fmt.Fprintf(stderr, "verify merge: %v\n", err)
 		return exitUsage
@@ -70,7 +71,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitUnknown
 }
 
-func printMerge(w io.Writer, v *checker.SwarmVerdict) {
+func printMerge(w io.Writer, v *explore.SwarmVerdict) {
 	head := fmt.Sprintf("swarm of %d (%d results)", v.Of, v.Members)
 	if v.Verdict == checker.Violated {
 		first := v.Violations[0]
@@ -115,7 +116,7 @@ func sanitize(s string) string {
 	}, s)
 }
 
-func printMergeJSON(w io.Writer, v *checker.SwarmVerdict) {
+func printMergeJSON(w io.Writer, v *explore.SwarmVerdict) {
 	out := struct {
 		Verdict        string   `json:"verdict"`
 		Model          string   `json:"model"`

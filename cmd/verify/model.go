@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/explore"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -116,8 +117,8 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if f.scale.search() {
 		return runSearch(ctx, &f, cfg, props, opts, stdout, stderr) // model_scale.go
 	}
-	// One exploration for every property (checker.ExploreAll).
-	rs, err := checker.ExploreAll(ctx, cfg, props, opts)
+	// One exploration for every property (explore.ExploreAll).
+	rs, err := explore.ExploreAll(ctx, cfg, props, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "verify model: %v\n", err)
 		return exitUsage
@@ -150,22 +151,22 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // resolve turns the flags into a configuration, the properties to check and
 // the options.
-func (f *modelFlags) resolve() (model.Config, []checker.Property, checker.Options, error) {
+func (f *modelFlags) resolve() (model.Config, []explore.Property, explore.Options, error) {
 	cfg := f.cfg
 	cfg.Policy = model.Policy(f.policy)
 	if cfg.Workers < 1 || cfg.Tasks < 1 {
-		return cfg, nil, checker.Options{}, fmt.Errorf("--workers and --tasks must be at least 1")
+		return cfg, nil, explore.Options{}, fmt.Errorf("--workers and --tasks must be at least 1")
 	}
 	v, err := model.ParseVariant(f.variant)
 	if err != nil {
-		return cfg, nil, checker.Options{}, fmt.Errorf("%w (see --list)", err)
+		return cfg, nil, explore.Options{}, fmt.Errorf("%w (see --list)", err)
 	}
 	cfg.Variant = v
 	if f.priorities != "" {
 		for _, s := range strings.Split(f.priorities, ",") {
 			p, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
-				return cfg, nil, checker.Options{}, fmt.Errorf("--priorities: %q is not a number", s)
+				return cfg, nil, explore.Options{}, fmt.Errorf("--priorities: %q is not a number", s)
 			}
 			cfg.Priorities = append(cfg.Priorities, p)
 		}
@@ -174,22 +175,22 @@ func (f *modelFlags) resolve() (model.Config, []checker.Property, checker.Option
 		cfg.LocalCap = 0
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, nil, checker.Options{}, err
+		return cfg, nil, explore.Options{}, err
 	}
-	var props []checker.Property
+	var props []explore.Property
 	if f.property == "all" {
-		props = checker.AllProperties
+		props = explore.AllProperties
 		if !cfg.Endless {
 			props = props[:3] // fairness says nothing about finite programs
 		}
 	} else {
-		p, err := checker.ParseProperty(f.property)
+		p, err := explore.ParseProperty(f.property)
 		if err != nil {
-			return cfg, nil, checker.Options{}, err
+			return cfg, nil, explore.Options{}, err
 		}
-		props = []checker.Property{p}
+		props = []explore.Property{p}
 	}
-	opts := checker.Options{
+	opts := explore.Options{
 		MaxStates: f.maxStates,
 		MaxBytes:  f.maxMemMiB << 20,
 		Timeout:   f.timeout,
@@ -212,8 +213,8 @@ func (f *modelFlags) resolve() (model.Config, []checker.Property, checker.Option
 	return cfg, props, opts, nil
 }
 
-func progressPrinter(w io.Writer) func(checker.Progress) {
-	return func(p checker.Progress) {
+func progressPrinter(w io.Writer) func(explore.Progress) {
+	return func(p explore.Progress) {
 		rate := float64(p.States) / p.Elapsed.Seconds()
 		if p.Phase != "exploring" {
 			fmt.Fprintf(w, "  %s states explored; checking %s  %s\n", human(p.States), p.Phase, p.Elapsed.Truncate(time.Second))
@@ -244,7 +245,7 @@ func printModelList(w io.Writer) {
 		fmt.Fprintf(w, "  %-16s %s  [protects %s]\n", inv.Name, inv.Doc, inv.Rule)
 	}
 	fmt.Fprintf(w, "  %-16s a state with no rule enabled has every task DONE\n", model.NoStuckState)
-	fmt.Fprintf(w, "  %-16s a take finds its task QUEUED (a DONE or RUNNING task is never polled)\n", checker.TakeQueuedOnly)
+	fmt.Fprintf(w, "  %-16s a take finds its task QUEUED (a DONE or RUNNING task is never polled)\n", explore.TakeQueuedOnly)
 	fmt.Fprintln(w, "\nProperties (--property):")
 	fmt.Fprintln(w, "  safety           every invariant in every reachable state, and no stuck state")
 	fmt.Fprintln(w, "  eventually-done  under weak fairness every run ends with every task DONE")
@@ -262,7 +263,7 @@ func printModelList(w io.Writer) {
 
 // writeCounterexample writes the counterexample as a trace (JSON lines) and
 // as an HTML timeline, and returns their paths.
-func writeCounterexample(dir string, r *checker.Result) (map[string]string, error) {
+func writeCounterexample(dir string, r *explore.Result) (map[string]string, error) {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "execspec-")
 		if err != nil {
@@ -276,7 +277,7 @@ func writeCounterexample(dir string, r *checker.Result) (map[string]string, erro
 	if r.Config.Variant != model.Correct {
 		name = string(r.Config.Variant) + "-" + name
 	}
-	h := checker.HeaderOf(r.Config)
+	h := explore.HeaderOf(r.Config)
 	events := r.Counterexample.Events()
 	files := map[string]string{
 		"trace":    filepath.Join(dir, name+".jsonl"),
@@ -285,11 +286,11 @@ func writeCounterexample(dir string, r *checker.Result) (map[string]string, erro
 	if err := traces.WriteFile(files["trace"], h, events); err != nil {
 		return nil, err
 	}
-	mark := checker.Diagnose(r).Mark()
+	mark := explore.Diagnose(r).Mark()
 	return files, writeFile(files["timeline"], func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) })
 }
 
-func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
+func printModelResult(w io.Writer, r *explore.Result, files map[string]string) {
 	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %.2fs (%s states/s, %.1f bytes/state)",
 		r.States, r.Transitions, r.Depth, r.Elapsed.Seconds(), human(int64(r.StatesPerSecond())), r.BytesPerState())
 	switch r.Verdict {
@@ -301,7 +302,7 @@ func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
 		return
 	}
 	fmt.Fprintf(w, "VIOLATED  %s: %s\n", r.Property, r.Message)
-	d := checker.Diagnose(r)
+	d := explore.Diagnose(r)
 	printDiagnosis(w, d)
 	if rule := brokenRule(r); rule != "" {
 		fmt.Fprintf(w, "  rule: %s\n", rule)
@@ -335,7 +336,7 @@ func printModelResult(w io.Writer, r *checker.Result, files map[string]string) {
 	}
 }
 
-func brokenRule(r *checker.Result) string {
+func brokenRule(r *explore.Result) string {
 	if inv, ok := model.InvariantByName(r.Property); ok {
 		return fmt.Sprintf("%s (the invariant %s protects it)", inv.Rule, inv.Name)
 	}
@@ -356,7 +357,7 @@ type jsonStep struct {
 	State string `json:"state,omitempty"`
 }
 
-func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
+func printModelJSON(w io.Writer, r *explore.Result, files map[string]string) {
 	out := struct {
 		Verdict     string       `json:"verdict"`
 		Property    string       `json:"property"`
@@ -380,7 +381,7 @@ func printModelJSON(w io.Writer, r *checker.Result, files map[string]string) {
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Seconds: r.Elapsed.Seconds(),
 		BytesState: r.BytesPerState(), Workers: r.Workers, Efficiency: r.Efficiency, Trace: files["trace"], Timeline: files["timeline"],
 	}
-	out.RootCause, out.Symptom = diagnosisJSON(checker.Diagnose(r))
+	out.RootCause, out.Symptom = diagnosisJSON(explore.Diagnose(r))
 	if cx := r.Counterexample; cx != nil {
 		_, at := cx.StepEvents()
 		for k, cs := range cx.Steps {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/explore"
 	"github.com/execspec/execspec/model"
 )
 
@@ -38,7 +39,7 @@ func (s *scaleFlags) register(fs *flag.FlagSet) {
 }
 
 // apply sets the options the flags ask for.
-func (s *scaleFlags) apply(o *checker.Options) {
+func (s *scaleFlags) apply(o *explore.Options) {
 	o.Compact = s.compact
 }
 
@@ -59,13 +60,13 @@ func parseSwarm(s string) (int, int, error) {
 }
 
 // runSearch runs a bitstate search or one swarm member.
-func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []checker.Property, opts checker.Options, stdout, stderr io.Writer) int {
+func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []explore.Property, opts explore.Options, stdout, stderr io.Writer) int {
 	s := &f.scale
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "verify model: "+format+"\n", a...)
 		return exitUsage
 	}
-	if len(props) != 1 || props[0] != checker.Safety {
+	if len(props) != 1 || props[0] != explore.Safety {
 		return usage("--bitstate and --swarm check the safety property only")
 	}
 	if s.compact {
@@ -81,14 +82,14 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 	if mb == 0 {
 		mb = 64
 	}
-	b := checker.BitstateOptions{Bytes: mb << 20, Hashes: s.hashes, Seed: s.seed, MaxDepth: s.depthBound}
+	b := explore.BitstateOptions{Bytes: mb << 20, Hashes: s.hashes, Seed: s.seed, MaxDepth: s.depthBound}
 	i, n := 0, 0
 	if s.swarm != "" {
 		var err error
 		if i, n, err = parseSwarm(s.swarm); err != nil {
 			return usage("%v", err)
 		}
-		if b, err = checker.SwarmMember(i, n, b); err != nil {
+		if b, err = explore.SwarmMember(i, n, b); err != nil {
 			return usage("%v", err)
 		}
 	} else if s.result != "" {
@@ -97,7 +98,7 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 		return usage("--depth-bound is for a bitstate search (--bitstate MB or --swarm I/N)")
 	}
 	opts.MaxBytes = 0 // the filter is the memory
-	r, st, err := checker.Bitstate(ctx, cfg, opts, b)
+	r, st, err := explore.Bitstate(ctx, cfg, opts, b)
 	if err != nil {
 		return usage("%v", err)
 	}
@@ -124,7 +125,7 @@ func runSearch(ctx context.Context, f *modelFlags, cfg model.Config, props []che
 		code = exitViolated
 	}
 	if n > 0 {
-		sr := checker.NewSwarmResult(i, n, b, r, st)
+		sr := explore.NewSwarmResult(i, n, b, r, st)
 		sr.Trace = files["trace"]
 		path := s.result
 		if path == "" {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -76,7 +77,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "verify replay: cannot replay %s: "+partialNote+"\n", traces.Printable(file), traces.Printable(strings.Join(h.Unobserved, ", ")))
 		return exitUsage
 	}
-	conf, err := checker.NewConformance(h)
+	conf, err := conform.New(h)
 	if err != nil {
 		return replayBad(stderr, file, fmt.Errorf("%s:1: %w", file, err))
 	}
@@ -85,7 +86,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	title := fmt.Sprintf("replaying %s: %s, %d workers, policy %s", traces.Printable(file), traces.Printable(nonEmpty(h.Executor, "an unnamed executor")), h.Workers, traces.Printable(nonEmpty(h.Policy, "worksteal")))
 	var (
 		tl     *traces.Timeline
-		cerr   *checker.ConformanceError
+		cerr   *conform.Error
 		n      int
 		frames []replayFrame
 		// taskShown is the state last printed of each task not DONE.
@@ -253,7 +254,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return code
 }
 
-func printViolationLines(w io.Writer, cerr *checker.ConformanceError) {
+func printViolationLines(w io.Writer, cerr *conform.Error) {
 	fmt.Fprintf(w, "        VIOLATION of %s: %s\n", cerr.Rule, traces.Printable(cerr.Error()))
 	if cerr.Premise != "" {
 		fmt.Fprintf(w, "        premise: %s fails\n", traces.Printable(strings.TrimSuffix(cerr.Premise, " fails")))

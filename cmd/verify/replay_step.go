@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -18,7 +18,7 @@ type replayFrame struct {
 	i     int // index in the trace, from 0
 	e     traces.Event
 	lanes string
-	err   *checker.ConformanceError
+	err   *conform.Error
 }
 
 // stepper shows a replay a screen at a time and moves through it with
@@ -46,7 +46,7 @@ var rulePremise = map[model.Rule][2]string{
 }
 
 func ruleLine(e traces.Event) string {
-	r := checker.EventRule(e)
+	r := conform.EventRule(e)
 	if e.Kind == traces.KindStep && e.Rule == model.WORKER_STEAL && e.Queue != traces.QueueNone {
 		return "no rule: a look at a queue (the first half of a two-step steal)"
 	}

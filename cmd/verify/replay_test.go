@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -25,7 +25,7 @@ func loadFrames(t *testing.T, file string) *stepper {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf, err := checker.NewConformance(h)
+	conf, err := conform.New(h)
 	if err != nil {
 		t.Fatal(err)
 	}

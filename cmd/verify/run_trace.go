@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -15,7 +15,7 @@ import (
 // the end of the run. It prints the root cause. Without a departure (the
 // property, not a rule, fails) the property is the mark.
 func runMark(w io.Writer, h traces.Header, events []traces.Event, caught string) *traces.Mark {
-	ce := checker.FirstDeparture(h, events)
+	ce := conform.FirstDeparture(h, events)
 	if ce == nil || ce.Index < 0 {
 		return &traces.Mark{Index: -1, Message: caught}
 	}

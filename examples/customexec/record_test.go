@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
+	"github.com/execspec/execspec/checker/lin"
 	"github.com/execspec/execspec/examples/customexec"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/traces"
@@ -120,10 +122,10 @@ func run(t *testing.T, ex executor.Executor, n int) (traces.Header, []traces.Eve
 	return ex.(executor.Describer).Describe(), log.Events()
 }
 
-// conform replays a trace through the model of its header's policy.
-func conform(t *testing.T, h traces.Header, evs []traces.Event) *checker.ConformanceReport {
+// replay replays a trace through the model of its header's policy.
+func replay(t *testing.T, h traces.Header, evs []traces.Event) *conform.Report {
 	t.Helper()
-	c, err := checker.NewConformance(h)
+	c, err := conform.New(h)
 	if err != nil {
 		t.Fatalf("header %+v: %v", h, err)
 	}
@@ -150,14 +152,14 @@ func TestConformance(t *testing.T) {
 		if h.Policy != "fifo" || h.Workers != workers {
 			t.Fatalf("header %+v: want policy fifo, %d workers", h, workers)
 		}
-		r := conform(t, h, evs)
+		r := replay(t, h, evs)
 		if r.Verdict != checker.Holds {
 			if r.Err != nil {
 				t.Fatalf("run %d (%d workers): %s\nstate:\n%s", i, workers, r.Err.Msg, r.Err.State)
 			}
 			t.Fatalf("run %d (%d workers): %s", i, workers, r.Summary())
 		}
-		lr, err := checker.CheckLinearizability(h, evs, checker.LinOptions{Budget: 5 * time.Second, Complete: true})
+		lr, err := lin.Check(h, evs, lin.Options{Budget: 5 * time.Second, Complete: true})
 		if err != nil || lr.Verdict != checker.Holds {
 			t.Fatalf("run %d (%d workers): linearizability %v (%v):\n%s", i, workers, lr.Verdict, err, lr.Summary())
 		}
@@ -235,11 +237,11 @@ func (e *doublePush) work(w int) {
 func TestConformanceCatchesDoublePush(t *testing.T) {
 	for i := range 5 {
 		h, evs := run(t, newDoublePush(), 40)
-		r := conform(t, h, evs)
+		r := replay(t, h, evs)
 		if r.Verdict != checker.Violated {
 			t.Fatalf("run %d: verdict %v on an executor that pushes every task twice: %s", i, r.Verdict, r.Summary())
 		}
-		lr, err := checker.CheckLinearizability(h, evs, checker.LinOptions{Budget: 5 * time.Second, Complete: true})
+		lr, err := lin.Check(h, evs, lin.Options{Budget: 5 * time.Second, Complete: true})
 		if err != nil || lr.Verdict != checker.Violated {
 			t.Fatalf("run %d: linearizability %v (%v) on an executor that pushes every task twice", i, lr.Verdict, err)
 		}

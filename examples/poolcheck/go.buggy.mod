@@ -14,6 +14,7 @@ require (
 	github.com/alitto/pond v1.9.1 // indirect
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
+	golang.org/x/mod v0.43.0
 	golang.org/x/sys v0.49.0 // indirect
 )
 

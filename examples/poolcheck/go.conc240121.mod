@@ -11,6 +11,9 @@ require (
 	golang.org/x/sync v0.11.0
 )
 
-require golang.org/x/sys v0.49.0 // indirect
+require (
+	golang.org/x/mod v0.43.0
+	golang.org/x/sys v0.49.0 // indirect
+)
 
 replace github.com/execspec/execspec => ../..

@@ -14,7 +14,7 @@ fails=0
 # modfile | package | test | expect | library@version | what
 targets=(
   "go.ants242.mod|./ants|TestAnts$|fail progress/Resize|ants v2.4.2|Tune wakes no blocked submitter (#205); a dying worker neither (#146)"
-  "go.ants275.mod|./ants|TestAntsKnownRace$|pass|ants v2.7.5|the Tune fix (the capacity race #374 acknowledged)"
+  "go.ants275.mod|./ants|TestAnts$|pass|ants v2.7.5|the Tune fix (the capacity race #374 acknowledged by version)"
   "go.buggy.mod|./ants|TestAntsCapacityRace$|fail capacity|ants v2.11.3|capacity race (#374)"
   "go.mod|./ants|TestAnts|pass|ants v2.11.4|both fixes"
   "go.buggy.mod|./pond|TestPond$|fail no-hang|pond v2.5.0|Goexit hangs StopAndWait (#135)"
@@ -34,7 +34,7 @@ for t in "${targets[@]}"; do
   if [ "$only" = fixed ] && [ "${expect%% *}" != pass ]; then continue; fi
   if [ "$only" = buggy ] && [ "${expect%% *}" = pass ]; then continue; fi
   start=$(date +%s)
-  out=$(go test -count=1 -timeout 60m -modfile="$modfile" -run "$test" "$pkg" 2>&1)
+  out=$(go test -count=1 -timeout 60m -modfile="$modfile" -run "$test" "$pkg" -pool.cases="${POOLCHECK_CASES:-100}" 2>&1)
   rc=$?
   secs=$(( $(date +%s) - start ))
   found=$(grep -o 'pool: [a-z-]* (after [^)]*)' <<< "$out" | sort -u | tr '\n' ' ')

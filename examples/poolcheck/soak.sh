@@ -15,8 +15,8 @@ start=$(date +%s) seed=0 cases=0 fails=0
 while (( $(date +%s) - start < minutes * 60 )); do
   seed=$((seed + 1))
   t0=$(date +%s) l0=$(cut -d' ' -f1 /proc/loadavg)
-  out=$(POOLCHECK_CASES=$part POOLCHECK_SEED=$seed go test -count=1 -timeout 60m \
-    -modfile="$modfile" -run "$test" "$pkg" 2>&1)
+  out=$(go test -count=1 -timeout 60m -modfile="$modfile" -run "$test" "$pkg" \
+    -pool.cases="$part" -pool.seed="$seed" 2>&1)
   rc=$?
   cases=$((cases + part))
   [ $rc -eq 0 ] || fails=$((fails + 1))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/lin"
 	"github.com/execspec/execspec/internal/chaselev"
 )
 
@@ -14,19 +15,19 @@ var rates = flag.Int("rates", 0, "measure detection rates over this many runs pe
 
 // linOps turns a deque history into the checker's queue operations: the
 // owner pushes and pops at the tail, thieves take from the head.
-func linOps(ops []chaselev.Op) []checker.LinQueueOp {
-	out := make([]checker.LinQueueOp, 0, len(ops))
+func linOps(ops []chaselev.Op) []lin.QueueOp {
+	out := make([]lin.QueueOp, 0, len(ops))
 	for _, op := range ops {
-		q := checker.LinQueueOp{Client: op.Client, Value: op.Value, Call: op.Call, Return: op.Return}
+		q := lin.QueueOp{Client: op.Client, Value: op.Value, Call: op.Call, Return: op.Return}
 		switch {
 		case op.Kind == chaselev.OpPush && op.Full, op.Abort:
-			q.Kind, q.Value = checker.LinAbort, 0
+			q.Kind, q.Value = lin.Abort, 0
 		case op.Kind == chaselev.OpPush:
-			q.Kind = checker.LinPush
+			q.Kind = lin.Push
 		case op.Kind == chaselev.OpPop:
-			q.Kind = checker.LinTakeTail
+			q.Kind = lin.TakeTail
 		default:
-			q.Kind = checker.LinTakeHead
+			q.Kind = lin.TakeHead
 		}
 		out = append(out, q)
 	}
@@ -35,12 +36,12 @@ func linOps(ops []chaselev.Op) []checker.LinQueueOp {
 
 // verdict runs one stress run and checks it both ways: duplicates counted
 // directly, and linearizability of the history against the deque spec.
-func verdict(t testing.TB, cfg chaselev.StressConfig) (dup bool, lin checker.Verdict, n int) {
+func verdict(t testing.TB, cfg chaselev.StressConfig) (dup bool, linV checker.Verdict, n int) {
 	res, err := chaselev.Stress(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := checker.CheckLinQueue("deque", linOps(res.Ops), checker.LinOptions{Complete: true, Budget: 10 * time.Second})
+	c, err := lin.CheckQueue("deque", linOps(res.Ops), lin.Options{Complete: true, Budget: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestSequential(t *testing.T) {
 		if _, r := l.Steal(d); r != chaselev.Empty {
 			t.Fatalf("steal from empty = %v", r)
 		}
-		c, err := checker.CheckLinQueue("deque", linOps(l.Ops()), checker.LinOptions{Complete: true})
+		c, err := lin.CheckQueue("deque", linOps(l.Ops()), lin.Options{Complete: true})
 		if err != nil || c.Verdict != checker.Holds {
 			t.Fatalf("sequential history: %v %v %s", err, c.Verdict, c.Detail)
 		}

@@ -2,7 +2,9 @@ package pool
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -375,5 +377,70 @@ func mapKeys(m map[int]bool) func(func(int) bool) {
 				return
 			}
 		}
+	}
+}
+
+// TestCloseRaceIsNotReuse: a pool reused across rounds whose Submit
+// panics once Close has been called is reported as a panic of a Submit
+// racing Close, not as a defect of reuse (the pool reuses well).
+func TestCloseRaceIsNotReuse(t *testing.T) {
+	newPool := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, func(p *semPool) { p.closePanics = true }), "wait")
+	}
+	rep := Explore(newPool, fast(Config{Capacity: 2, CloseEarly: true, Cases: 60}))
+	var racing bool
+	for _, f := range rep.Findings {
+		if f.Property == Reuse {
+			t.Errorf("a Close race filed as reuse: %v", f)
+		}
+		if f.Property == NoPanic && strings.Contains(f.Op, "racing Close") {
+			racing = true
+		}
+	}
+	if !racing {
+		t.Fatalf("no panic of a Submit racing Close reported; findings: %v", rep.Err())
+	}
+}
+
+// TestStallBlamesTheFirstLoss: a grow the pool missed, then a task's
+// panic, then a submit that stalls: the stall is the grow's (where the
+// pool first lost track of its room), not the later panic's; a shrink in
+// the same place gives no room and is not blamed.
+func TestStallBlamesTheFirstLoss(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		want string
+	}{{2, "Resize"}, {1, "task panic"}} {
+		tr := newTracker(Workload{Options: Options{Capacity: 1}, Submitters: 1, Rounds: []Round{{Ops: []Op{{Kind: OpSubmit}, {Kind: OpSubmit}}}}}, fast(Config{}))
+		a := &tr.tasks[0]
+		a.startAt.Store(5)
+		a.endAt.Store(15)
+		a.how.Store(endPanicked)
+		capLog := []capChange{{call: 10, at: 11, cap: c.size}}
+		pendEnd := [][2]int64{{1, 15}, {20, 0}}
+		if got := tr.trigger(20, pendEnd, capLog); got != c.want {
+			t.Errorf("Resize(%d) at 11, panic at 15, stall from a Submit at 20: blamed %q, want %q", c.size, got, c.want)
+		}
+	}
+}
+
+// TestSizesReachHundreds: the default sizes are mostly small (quick cases,
+// fast shrinking) and still reach the hundreds of tasks some races need.
+func TestSizesReachHundreds(t *testing.T) {
+	cfg := Config{Space: Space{Capacity: [2]int{1, 3}}}.withDefaults()
+	ab := abilitiesOf(newFixed(3, nil))
+	var sizes []int
+	for i := range 2000 {
+		w := generate(rand.New(rand.NewPCG(uint64(i), 7)), cfg, ab)
+		sizes = append(sizes, w.opCount())
+		if w.Submitters < 1 || w.Submitters > cfg.MaxSubmitters {
+			t.Fatalf("%d submitters", w.Submitters)
+		}
+	}
+	slices.Sort(sizes)
+	median, top := sizes[len(sizes)/2], sizes[len(sizes)-1]
+	large := len(sizes) - sort.SearchInts(sizes, 200)
+	if median > 64 || top < 200 || large < 20 {
+		t.Errorf("sizes: median %d, largest %d, %d of %d cases with 200 tasks or more; want a median ≤ 64 and at least 20 cases ≥ 200", median, top, large, len(sizes))
 	}
 }

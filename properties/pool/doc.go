@@ -28,7 +28,15 @@
 //   - reuse: after Wait the pool accepts and runs tasks again;
 //   - cancel-stops: after Cancel, Close returns and no task starts later;
 //   - done-refused (with Config.RefuseDone): a submit whose context is
-//     already done is refused.
+//     already done is refused;
+//   - no-crash: the pool does not end the process — a panic on a
+//     goroutine of its own, a fatal error such as a negative WaitGroup
+//     counter, os.Exit. Check and CheckOptions run the cases in a child
+//     process (the test binary, re-run for that test alone), so a crash
+//     is a finding with the stack and the function that crashed, and the
+//     run goes on in a new child from the next case; the crashing case is
+//     reported as drawn, with the flags that run it alone
+//     (-pool.seed, -pool.from, -pool.cases).
 //
 // Vocabulary: a Pool is the two-method interface the checks drive
 // (Submit, Close); its optional abilities are small interfaces found by
@@ -51,6 +59,21 @@
 //			return &pool.Adapter{SubmitFunc: p.Submit, ResizeFunc: p.Tune,
 //				CloseFunc: func() error { return p.ReleaseTimeout(5 * time.Second) }}
 //		}, pool.Config{Space: pool.Space{Capacity: [2]int{1, 4}}})
+//	}
+//
+// An adapter's test declares the library once — its module, one of its
+// functions (where the binary links it from names the version) and the
+// defects acknowledged in a range of versions — and checks its targets;
+// -pool.cases and -pool.seed size the run:
+//
+//	var antsLib = pool.Library{
+//		Module: "github.com/panjf2000/ants/v2",
+//		Func:   ants.NewPool,
+//		Known:  []pool.KnownDefect{{Key: pool.CapacityBound, Fixed: "v2.11.4", Why: "ants #374"}},
+//	}
+//
+//	func TestAnts(t *testing.T) {
+//		antsLib.Check(t, pool.Target{New: newAnts, Config: antsConfig})
 //	}
 //
 // Explore (behind Check, CheckOptions, Run and RunOptions) runs

@@ -48,16 +48,26 @@ func Check(t *testing.T, newPool func() Pool, cfg Config) {
 
 // CheckOptions is Check for a constructor that takes the configuration
 // each case draws from Config.Space.
+//
+// The cases run in a child process (the test binary, re-run for this test
+// alone) so that a crash of the pool — a panic on a goroutine of its own,
+// a fatal error such as a negative WaitGroup counter, os.Exit — is a
+// finding (no-crash, with the stack) and the run goes on in a new child
+// from the next case; Config.InProcess runs them in the test's process.
 func CheckOptions(t *testing.T, newPool func(Options) Pool, cfg Config) {
 	t.Helper()
-	rep := Explore(newPool, cfg)
+	rep := exploreFor(t, newPool, cfg)
 	t.Logf("pool: %d cases in %v; abilities [%s]; exercised %v %s", rep.Cases, rep.Elapsed.Round(time.Millisecond), rep.Abilities, rep.Exercised, rep.Stopped)
 	for k, n := range rep.Known {
 		t.Logf("known defect %s seen in %d cases", k, n)
 	}
 	for _, f := range rep.Findings {
 		t.Errorf("%v", f)
-		t.Logf("%s: found after %v; reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Failures, f.Runs)
+		if f.Runs > 0 {
+			t.Logf("%s: found after %v; reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Failures, f.Runs)
+		} else {
+			t.Logf("%s: found after %v; not shrunk", f.Key(), f.After.Round(time.Millisecond))
+		}
 		if f.Stack != "" {
 			t.Logf("%s stack:\n%s", f.Key(), f.Stack)
 		}
@@ -81,6 +91,18 @@ func RunOptions(newPool func(Options) Pool, cfg Config) error {
 // case. A hang leaks the goroutines stuck in its pool; later cases use
 // fresh pools.
 func Explore(newPool func(Options) Pool, cfg Config) *Report {
+	return explore(newPool, cfg, exploreHooks{})
+}
+
+// exploreHooks let a child process resume a run and record its progress.
+type exploreHooks struct {
+	from      int                     // cases before it are drawn, not run
+	seen      []string                // keys already reported by earlier children
+	begin     func(i int, w Workload) // before case i runs
+	shrinking func(i int, f *Finding) // before a finding of case i is shrunk
+}
+
+func explore(newPool func(Options) Pool, cfg Config, hooks exploreHooks) *Report {
 	cfg = cfg.withDefaults()
 	start := time.Now()
 	rep := &Report{Known: map[string]int{}, Exercised: map[string]int{}}
@@ -93,8 +115,11 @@ func Explore(newPool func(Options) Pool, cfg Config) *Report {
 	}
 	rep.Abilities = ab.String()
 	seen := map[string]bool{}
+	for _, k := range hooks.seen {
+		seen[k] = true
+	}
 	hangs := 0
-	for range cfg.Cases {
+	for i := range cfg.Cases {
 		if hangs >= cfg.MaxHangs {
 			// Each hang leaks its goroutines and costs a Timeout; the
 			// distinct ones have been reported.
@@ -102,6 +127,12 @@ func Explore(newPool func(Options) Pool, cfg Config) *Report {
 			break
 		}
 		w := generate(r, cfg, ab)
+		if i < hooks.from {
+			continue
+		}
+		if hooks.begin != nil {
+			hooks.begin(i, w)
+		}
 		rep.Cases++
 		exercised(w, ab, rep.Exercised)
 		for _, f := range runCase(newPool, w, cfg) {
@@ -117,6 +148,9 @@ func Explore(newPool func(Options) Pool, cfg Config) *Report {
 				continue
 			}
 			seen[key] = true
+			if hooks.shrinking != nil {
+				hooks.shrinking(i, f)
+			}
 			after := time.Since(start)
 			g := shrink(newPool, w, f, cfg)
 			g.After = after

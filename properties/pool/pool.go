@@ -122,7 +122,12 @@ type Config struct {
 	// a Close that does not wait (the task runs later) from a lost task
 	// (it never runs). Default 50ms.
 	Grace time.Duration
-	// MaxTasks and MaxSubmitters bound the generated workloads.
+	// MaxTasks and MaxSubmitters bound the generated workloads. Sizes are
+	// drawn skewed to the small (a case's bound is MaxTasks/8, /4, /2 or
+	// MaxTasks, each as likely, and its size uniform below it), so most
+	// cases are quick and shrink fast while one in four can reach the
+	// hundreds of tasks some races need (a close racing a queue that a
+	// pool of one to three workers drains).
 	MaxTasks      int
 	MaxSubmitters int
 	// Nested lets tasks submit further tasks from inside the pool. Pools
@@ -176,9 +181,11 @@ type Config struct {
 	// Key ("capacity", or "progress/Resize" for one trigger only); they
 	// are counted but not reported.
 	Known []string
-	// Cases is the number of workloads Run tries. Default 100.
+	// Cases is the number of workloads Run tries. Default: the test flag
+	// -pool.cases where it is set, else 100.
 	Cases int
-	// Seed seeds Run's workloads. Default 1.
+	// Seed seeds Run's workloads. Default: the test flag -pool.seed where
+	// it is set, else 1.
 	Seed uint64
 	// Retries is how many times a workload is run, while shrinking, before
 	// a candidate is taken not to show the defect (races do not repeat on
@@ -186,6 +193,13 @@ type Config struct {
 	Retries int
 	// ShrinkTime bounds the time spent shrinking one defect. Default 20s.
 	ShrinkTime time.Duration
+	// InProcess runs CheckOptions' cases in the test's own process; by
+	// default they run in a child process, so that a crash of the pool is
+	// a finding rather than the end of the test binary.
+	InProcess bool
+	// MaxCrashes stops CheckOptions after that many crashing cases (each
+	// costs a child process). Default 10.
+	MaxCrashes int
 	// MaxHangs stops Explore after that many hanging cases (each leaks
 	// the pool's stuck goroutines and costs a Timeout). Default 3.
 	MaxHangs int
@@ -195,8 +209,8 @@ type Config struct {
 const (
 	DefaultTimeout       = 2 * time.Second
 	DefaultGrace         = 50 * time.Millisecond
-	DefaultMaxTasks      = 64
-	DefaultMaxSubmitters = 4
+	DefaultMaxTasks      = 256
+	DefaultMaxSubmitters = 8
 	DefaultCases         = 100
 	DefaultRetries       = 20
 	DefaultProgress      = 1000
@@ -219,18 +233,27 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Cases <= 0 {
 		c.Cases = DefaultCases
+		if *flagCases > 0 {
+			c.Cases = *flagCases
+		}
 	}
 	if c.Retries <= 0 {
 		c.Retries = DefaultRetries
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
+		if *flagSeed > 0 {
+			c.Seed = *flagSeed
+		}
 	}
 	if c.Progress == 0 {
 		c.Progress = DefaultProgress
 	}
 	if c.ProgressFloor <= 0 {
 		c.ProgressFloor = DefaultProgressFloor
+	}
+	if c.MaxCrashes <= 0 {
+		c.MaxCrashes = 10
 	}
 	if c.MaxHangs <= 0 {
 		c.MaxHangs = 3
@@ -268,6 +291,10 @@ const (
 	// DoneRefused: with Config.RefuseDone, a submit whose context is done
 	// before the call is refused.
 	DoneRefused = "done-refused"
+	// NoCrash: the pool does not end the process (a panic on a goroutine
+	// of its own, a fatal error, os.Exit); its Op names the function of
+	// the pool that crashed.
+	NoCrash = "no-crash"
 )
 
 // Properties lists every property with a line of doc.
@@ -285,6 +312,7 @@ var Properties = []struct{ Name, Doc string }{
 	{Reuse, "after Wait the pool accepts and runs new tasks"},
 	{CancelStops, "after Cancel, Close returns and no task starts once it has returned"},
 	{DoneRefused, "with Config.RefuseDone, a submit whose context is already done is refused"},
+	{NoCrash, "the pool does not crash the process (a panic on a goroutine of its own, a fatal error, os.Exit)"},
 }
 
 // Finding is one property that failed in one case.

@@ -219,14 +219,25 @@ func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {
 // trigger names the event that gave the pool room at instant t: a
 // Resize, a task's end (by panic, Goexit or return), a cancelled submit
 // giving up, or a Submit. When the stall begins with a plain Submit or
-// task end, the most recent Resize, task panic, task Goexit or cancelled
-// submit since the pool last started a task is named instead: that is
-// where the pool lost track of its room.
+// task end, the earliest grow (a Resize to more than the capacity before
+// it), task panic, task Goexit or cancelled submit since the pool last
+// started a task is named instead: that is where the pool first lost
+// track of its room, and what came later found the pool already stalled
+// (a task's panic after a grow the pool missed is not the cause). A
+// Resize that does not grow gives no room and is named only where the
+// stall begins with it.
 func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) string {
+	grew := func(i int) bool {
+		before := tr.w.Options.Capacity
+		if i > 0 {
+			before = capLog[i-1].cap
+		}
+		return capLog[i].cap > before
+	}
 	kind := func(at int64) (string, bool) {
-		for _, c := range capLog {
+		for i, c := range capLog {
 			if c.at == at {
-				return "Resize", true
+				return "Resize", at == t || grew(i)
 			}
 		}
 		for id, pe := range pendEnd {
@@ -261,7 +272,7 @@ func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) stri
 	}
 	best, bestAt := "", int64(-1)
 	consider := func(at int64) {
-		if at > lastStart && at < t && at > bestAt {
+		if at > lastStart && at < t && (bestAt < 0 || at < bestAt) {
 			if k, special := kind(at); special {
 				best, bestAt = k, at
 			}

@@ -307,11 +307,8 @@ func (tr *tracker) submit(slot, id int, op Op) {
 		if r := recover(); r != nil {
 			rec.returnAt.Store(tr.now())
 			rec.verdict.Store(panicked)
-			prop := NoPanic
-			if tr.round.Load() > 0 {
-				prop = Reuse
-			}
-			tr.recordPanic(prop, name, r)
+			prop, op := tr.panicCause(name)
+			tr.recordPanic(prop, op, r)
 			tr.events.Add(1)
 		}
 	}()
@@ -399,9 +396,14 @@ func (tr *tracker) finish(ri int, name string, fn func() error) {
 			if r := recover(); r != nil {
 				if !(tr.cfg.Panics == PanicsPropagated && isTaskPanic(r)) {
 					prop, op := NoPanic, name
-					if name == "Wait" {
+					switch {
+					case name == "Close" && tr.w.CloseEarly:
+						op = "Close racing submitters"
+					case tr.cancelAt.Load() != 0:
+						op = name + " after Cancel"
+					case name == "Wait":
 						prop = Reuse
-					} else if ri > 0 {
+					case ri > 0:
 						prop, op = Reuse, name+" after Wait"
 					}
 					tr.recordPanic(prop, op, r)
@@ -415,6 +417,23 @@ func (tr *tracker) finish(ri int, name string, fn func() error) {
 	tr.roundErr[ri], tr.roundErrDone[ri] = err, true
 	tr.mu.Unlock()
 	tr.events.Add(1)
+}
+
+// panicCause attributes a panic of the operation name (a submit, or a
+// Close after Wait) to what raced it: a Close already called (Close
+// racing submitters, Config.CloseEarly) or a Cancel already called comes
+// before reuse, so that a panic they cause is not filed as "reuse"; only
+// a panic in a later round with neither is the reuse property's.
+func (tr *tracker) panicCause(name string) (prop, op string) {
+	switch {
+	case tr.closeCallAt.Load() != 0 && name != "Close" && !strings.HasPrefix(name, "Close "):
+		return NoPanic, name + " racing Close"
+	case tr.cancelAt.Load() != 0:
+		return NoPanic, name + " after Cancel"
+	case tr.round.Load() > 0:
+		return Reuse, name
+	}
+	return NoPanic, name
 }
 
 // errPoolPanicked stands for the result of an operation that panicked.

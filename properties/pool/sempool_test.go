@@ -34,6 +34,7 @@ type semPool struct {
 	goexitLeaks    bool // a Goexit-ing task's slot never comes back
 	cancelLeaks    bool // a submit refused by Cancel is never subtracted from Close's count
 	reusePanics    bool // Submit after Wait panics (conc #103)
+	closePanics    bool // Submit after Close panics (a send on the closed queue)
 	doneAccepted   bool // an acquire with a done context succeeds when there is room (x/sync before v0.7.0)
 	errsKept       bool // Wait does not reset the errors (conc #128)
 	errsDropped    bool // Wait and Close return nil
@@ -139,6 +140,10 @@ func (p *semPool) submit(ctx context.Context, weight int, task func() error) err
 	}
 	p.mu.Lock()
 	reused := p.reusePanics && p.waited
+	if p.closed && p.closePanics {
+		p.mu.Unlock()
+		panic("send on closed channel")
+	}
 	if p.closed && !reused {
 		p.mu.Unlock()
 		return errClosed

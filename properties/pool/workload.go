@@ -216,7 +216,12 @@ func (w Workload) layout() (ops []Op, round []int, children []int, total int) {
 // the abilities ab: it draws the operations and task kinds the pool can
 // take, and the pool's Options from cfg.Space.
 func generate(r *rand.Rand, cfg Config, ab abilities) Workload {
-	w := Workload{Options: drawOptions(r, cfg), Submitters: 1 + r.IntN(cfg.MaxSubmitters)}
+	w := Workload{Options: drawOptions(r, cfg)}
+	n := drawSize(r, cfg.MaxTasks)
+	// As many submitters as the size keeps busy: up to one per 16 tasks
+	// (at least 4, where allowed), so that a small case is not mostly
+	// goroutines.
+	w.Submitters = 1 + r.IntN(min(cfg.MaxSubmitters, max(4, n/16)))
 	capacity := w.Options.Capacity
 	if capacity <= 0 {
 		capacity = 4
@@ -225,7 +230,6 @@ func generate(r *rand.Rand, cfg Config, ab abilities) Workload {
 	if ab.wait != nil {
 		rounds += r.IntN(3)
 	}
-	n := r.IntN(cfg.MaxTasks + 1)
 	holds := 0
 	cancelled := false
 	for ri := range rounds {
@@ -279,6 +283,14 @@ func generate(r *rand.Rand, cfg Config, ab abilities) Workload {
 	}
 	w.CloseEarly = cfg.CloseEarly && r.IntN(2) == 0
 	return w
+}
+
+// drawSize draws a case's number of tasks below max, skewed to the small:
+// a bound of max/8, max/4, max/2 or max, each as likely, and a size
+// uniform up to it (Config.MaxTasks says why).
+func drawSize(r *rand.Rand, max int) int {
+	bound := max >> (3 - r.IntN(4))
+	return r.IntN(bound + 1)
 }
 
 // delay draws the Delay of a Resize or Cancel: mostly within the first

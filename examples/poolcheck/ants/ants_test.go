@@ -6,7 +6,6 @@ package ants
 import (
 	"errors"
 	"os"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -16,23 +15,6 @@ import (
 	"github.com/execspec/execspec/properties/pool"
 	"github.com/execspec/execspec/properties/stress"
 )
-
-// cases is the number of cases per check: POOLCHECK_CASES, default 100.
-func cases() int {
-	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 100
-}
-
-// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
-// other cases (for long runs in several parts).
-func seed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 0
-}
 
 // newAnts adapts an ants pool: Submit, Tune as Resize; the drawn options
 // set the capacity, the idle-worker expiry, the bound on blocked submitters
@@ -88,11 +70,17 @@ var antsConfig = pool.Config{
 	LazyShrink: true,
 }
 
+// antsLib acknowledges the capacity race of issue #374 (fixed in
+// v2.11.4) in the versions before the fix, so that the versions between
+// the Tune fix (v2.7.5) and it are checked for every other defect.
+var antsLib = pool.Library{
+	Module: "github.com/panjf2000/ants/v2",
+	Func:   ants.NewPool,
+	Known:  []pool.KnownDefect{{Key: pool.CapacityBound, Fixed: "v2.11.4", Why: "ants #374"}},
+}
+
 func TestAnts(t *testing.T) {
-	cfg := antsConfig
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	pool.CheckOptions(t, newAnts, cfg)
+	antsLib.Check(t, pool.Target{New: newAnts, Config: antsConfig})
 }
 
 // TestAntsCapacityRace aims at the race of ants issue #374: retrieveWorker
@@ -145,15 +133,4 @@ func TestAntsDetectionRate(t *testing.T) {
 			t.Logf("pinned %-5v %d submitters: capacity exceeded in %3d of %d runs (%.1f%%)", pin, subs, fails, runs, 100*float64(fails)/runs)
 		}
 	}
-}
-
-// TestAntsKnownRace is TestAnts with the capacity race of issue #374
-// (fixed in v2.11.4) acknowledged, for the versions between the Tune fix
-// (v2.7.5) and it: every other defect is still reported.
-func TestAntsKnownRace(t *testing.T) {
-	cfg := antsConfig
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	cfg.Known = []string{pool.CapacityBound}
-	pool.CheckOptions(t, newAnts, cfg)
 }

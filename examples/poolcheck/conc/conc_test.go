@@ -5,31 +5,12 @@ package conc
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"testing"
 
 	concpool "github.com/sourcegraph/conc/pool"
 
 	"github.com/execspec/execspec/properties/pool"
 )
-
-// cases is the number of cases per check: POOLCHECK_CASES, default 100.
-func cases() int {
-	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 100
-}
-
-// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
-// other cases (for long runs in several parts).
-func seed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 0
-}
 
 // newConc adapts a conc error pool with a goroutine limit: Go as
 // SubmitErr (and Submit), Wait as Wait and Close. conc documents that
@@ -82,24 +63,16 @@ var concConfig = pool.Config{
 
 // TestConc checks the error pool (every error joined); TestConcFirstError
 // the error pool and the context pool that return the first error only.
+var concLib = pool.Library{Module: "github.com/sourcegraph/conc", Func: concpool.New}
+
 func TestConc(t *testing.T) {
-	cfg := concConfig
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	pool.CheckOptions(t, newConc, cfg)
+	concLib.Check(t, pool.Target{New: newConc, Config: concConfig})
 }
 
 func TestConcFirstError(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		new  func(pool.Options) pool.Pool
-	}{{"ErrorPool", newConcFirst}, {"ContextPool", newConcContext}} {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := concConfig
-			cfg.Errors = pool.ErrorsFirst
-			cfg.Cases = cases()
-			cfg.Seed = seed()
-			pool.CheckOptions(t, c.new, cfg)
-		})
-	}
+	first := concConfig
+	first.Errors = pool.ErrorsFirst
+	concLib.Check(t,
+		pool.Target{Name: "ErrorPool", New: newConcFirst, Config: first},
+		pool.Target{Name: "ContextPool", New: newConcContext, Config: first})
 }

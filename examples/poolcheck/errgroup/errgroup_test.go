@@ -4,31 +4,12 @@
 package errgroup
 
 import (
-	"os"
-	"strconv"
 	"testing"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/execspec/execspec/properties/pool"
 )
-
-// cases is the number of cases per check: POOLCHECK_CASES, default 100.
-func cases() int {
-	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 100
-}
-
-// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
-// other cases (for long runs in several parts).
-func seed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 0
-}
 
 // newErrgroup adapts an errgroup.Group with SetLimit: Go as SubmitErr,
 // Wait as Close; Wait returns the first error.
@@ -48,8 +29,5 @@ var errgroupConfig = pool.Config{
 }
 
 func TestErrgroup(t *testing.T) {
-	cfg := errgroupConfig
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	pool.CheckOptions(t, newErrgroup, cfg)
+	pool.Library{Module: "golang.org/x/sync", Func: errgroup.WithContext}.Check(t, pool.Target{New: newErrgroup, Config: errgroupConfig})
 }

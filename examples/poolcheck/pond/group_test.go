@@ -46,8 +46,5 @@ var pondGroupConfig = pool.Config{
 // group's Wait never returns (cancel-stops). v2.7.0 resolves those tasks
 // with ErrContextCanceled.
 func TestPondGroup(t *testing.T) {
-	cfg := pondGroupConfig
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	pool.CheckOptions(t, newPondGroup, cfg)
+	pondLib.Check(t, pool.Target{New: newPondGroup, Config: pondGroupConfig})
 }

@@ -5,31 +5,12 @@ package pond
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/alitto/pond/v2"
 
 	"github.com/execspec/execspec/properties/pool"
 )
-
-// cases is the number of cases per check: POOLCHECK_CASES, default 100.
-func cases() int {
-	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 100
-}
-
-// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
-// other cases (for long runs in several parts).
-func seed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 0
-}
 
 // newPond adapts a pond v2 pool: Go as Submit, Resize, StopAndWait as
 // Close, and the cancellation of the context given with WithContext as
@@ -64,11 +45,10 @@ var pondConfig = pool.Config{
 	Goexit: true,
 }
 
+var pondLib = pool.Library{Module: "github.com/alitto/pond/v2", Func: pond.NewPool}
+
 func TestPond(t *testing.T) {
-	cfg := pondConfig
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	pool.CheckOptions(t, newPond, cfg)
+	pondLib.Check(t, pool.Target{New: newPond, Config: pondConfig})
 }
 
 // TestPondWithoutGoexit leaves out runtime.Goexit, the trigger of pond
@@ -78,7 +58,5 @@ func TestPond(t *testing.T) {
 func TestPondWithoutGoexit(t *testing.T) {
 	cfg := pondConfig
 	cfg.Goexit = false
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	pool.CheckOptions(t, newPond, cfg)
+	pondLib.Check(t, pool.Target{New: newPond, Config: cfg})
 }

@@ -5,8 +5,6 @@ package pond1
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -14,23 +12,6 @@ import (
 
 	"github.com/execspec/execspec/properties/pool"
 )
-
-// cases is the number of cases per check: POOLCHECK_CASES, default 100.
-func cases() int {
-	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 100
-}
-
-// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
-// other cases (for long runs in several parts).
-func seed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 0
-}
 
 // newPond1 adapts a pond v1 pool: Submit (blocks while the buffer of
 // QueueBound tasks is full), StopAndWait as Close, the cancellation of
@@ -60,8 +41,5 @@ var pond1Config = pool.Config{
 }
 
 func TestPond1(t *testing.T) {
-	cfg := pond1Config
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	pool.CheckOptions(t, newPond1, cfg)
+	pool.Library{Module: "github.com/alitto/pond", Func: pond.New}.Check(t, pool.Target{New: newPond1, Config: pond1Config})
 }

@@ -5,8 +5,6 @@ package semaphore
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -14,23 +12,6 @@ import (
 
 	"github.com/execspec/execspec/properties/pool"
 )
-
-// cases is the number of cases per check: POOLCHECK_CASES, default 100.
-func cases() int {
-	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 100
-}
-
-// seed seeds the drawn cases: POOLCHECK_SEED, default 1; other seeds draw
-// other cases (for long runs in several parts).
-func seed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("POOLCHECK_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 0
-}
 
 // newSemaphore adapts the worker pool of x/sync/semaphore's documentation:
 // acquire the task's weight (giving up when the context is done), run it
@@ -64,8 +45,5 @@ var semaphoreConfig = pool.Config{
 }
 
 func TestSemaphore(t *testing.T) {
-	cfg := semaphoreConfig
-	cfg.Cases = cases()
-	cfg.Seed = seed()
-	pool.CheckOptions(t, newSemaphore, cfg)
+	pool.Library{Module: "golang.org/x/sync", Func: semaphore.NewWeighted}.Check(t, pool.Target{New: newSemaphore, Config: semaphoreConfig})
 }

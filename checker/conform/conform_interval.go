@@ -1,0 +1,262 @@
+package conform
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
+)
+
+// Lock-free recording (header "order":"intervals", trace format v1.1). A
+// queue operation of a lock-free executor has no instant at which the
+// recorder could draw its Seq: it carries the ticks Call and Return of one
+// logical clock drawn just before it starts and just after it returns, and
+// took effect at some unknown tick between them. Its Seq is its Call for a
+// push (spawn, wake or requeue onto a queue) and its Return for a take: a
+// push is placed as early as it could have taken effect and a take as late,
+// so the push of a task always comes before its take.
+//
+// The checker replays the events at their Seq, as under "order":"seq". When
+// a take's premise fails there, it looks for an order of the overlapping
+// operations that the intervals allow and the model accepts. Two operations
+// overlap when neither returned before the other was called. The orders
+// tried, each cheap and local to the take:
+//
+//   - reorder: a take of task x from the end of a FIFO queue (the global
+//     queue; a victim's local queue, for a steal; the owner's local queue
+//     when the owner takes FIFO) finds tasks y in front of x. Each such y
+//     either was pushed by a push that overlaps x's push (y's push returned
+//     after x's was called: x may have landed first, and y then stays in
+//     the queue behind it), or is promised to be taken by a take that
+//     overlaps this one (an obligation, below). The model then takes x from
+//     the head.
+//   - own local queue: a take by w from elsewhere (GLOBAL-STEAL,
+//     WORKER-STEAL) finds w's own local queue non-empty: its tasks are
+//     promised to be taken by takes that overlap this one (thieves that
+//     emptied it before w looked). Not with steal-half (the steal moves
+//     tasks into that queue) or lifo-slot.
+//   - global queue: a take whose premise reads the global queue
+//     (WORKER-STEAL's "global = ∅", POLL-LOCAL's global check) finds it
+//     non-empty after the existing relaxed premise did not apply: each of
+//     its tasks either was pushed by a push that had not returned when the
+//     worker began to look (see the relaxed premises of Conformance), or is
+//     promised to be taken by a take that overlaps this one.
+//
+// An obligation "t is taken by a take overlapping take X" is checked when
+// t's next take comes (its Call must be before X's Return) or, if none
+// comes, at the end of the trace; a failed obligation is a violation at
+// take X, the take it was for, naming the take that should have come and
+// its interval. The model's state is never cloned: the orders are tried by
+// moving one task within a queue or hiding a queue for one rule
+// application, so the cost stays O(1) per event on a trace whose
+// operations overlap a bounded number of others; obligations are a map
+// from task to the earliest deadline. Report.Reordered counts
+// the takes accepted this way. Under "order":"seq" none of this runs.
+type confIntervals struct {
+	push      []confPush        // by task id - 1: the interval of the task's last push
+	owed      map[int32]confOwe // obligations by task
+	reordered int
+}
+
+type confPush struct{ call, ret uint64 }
+
+// confOwe is an obligation: task must be taken by a take called before
+// deadline, the Return of take ev (event idx of the trace).
+type confOwe struct {
+	deadline uint64
+	idx      int
+	ev       traces.Event
+	why      string // why the take needed it gone
+}
+
+func newConfIntervals() *confIntervals {
+	return &confIntervals{owed: map[int32]confOwe{}}
+}
+
+// ivPush notes the interval of a push event.
+func (c *Conformance) ivPush(e *traces.Event) {
+	switch e.Kind {
+	case traces.KindSpawn, traces.KindWake, traces.KindRequeue:
+	default:
+		return
+	}
+	if e.Queue == traces.QueueNone || e.Task <= 0 || e.Task > MaxTask {
+		return
+	}
+	iv := c.iv
+	t := int(e.Task)
+	for len(iv.push) < t {
+		iv.push = append(iv.push, confPush{})
+	}
+	p := confPush{call: e.Call, ret: e.Return}
+	if p.call == 0 || p.ret < p.call {
+		p = confPush{call: e.Seq, ret: e.Seq} // no interval: a point
+	}
+	iv.push[t-1] = p
+}
+
+func (c *Conformance) pushOf(t int32) confPush {
+	if int(t) <= len(c.iv.push) {
+		return c.iv.push[t-1]
+	}
+	return confPush{}
+}
+
+// ivTake checks a take's interval and settles the obligation on its task,
+// before the take is applied.
+func (c *Conformance) ivTake(idx int, e *traces.Event) error {
+	if e.Call == 0 || e.Return == 0 || e.Call > e.Return || e.Seq != e.Return {
+		return c.fail(idx, e, confRule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
+			fmt.Sprintf("call %d, ret %d, seq %d", e.Call, e.Return, e.Seq))
+	}
+	o, ok := c.iv.owed[int32(e.Task)]
+	if !ok {
+		return nil
+	}
+	delete(c.iv.owed, int32(e.Task))
+	if e.Call < o.deadline {
+		return nil
+	}
+	return c.failOwed(int32(e.Task), o, fmt.Sprintf("its take at event %d (seq %d) has interval [%d, %d], called after this take returned", idx+1, e.Seq, e.Call, e.Return))
+}
+
+// failOwed records the violation of an obligation at the take it was for.
+func (c *Conformance) failOwed(t int32, o confOwe, what string) error {
+	premise := fmt.Sprintf("t%d is removed first by a take overlapping this one (order intervals)", t)
+	reason := fmt.Sprintf("%s, so this take is accepted only if t%d was taken by a take overlapping it (called before tick %d); %s", o.why, t, o.deadline, what)
+	return c.fail(o.idx, &o.ev, confRule(&o.ev), premise, reason)
+}
+
+// ivFinish fails the first obligation no take settled.
+func (c *Conformance) ivFinish() {
+	var (
+		first int32
+		o     confOwe
+	)
+	for t, ow := range c.iv.owed {
+		if first == 0 || ow.idx < o.idx || (ow.idx == o.idx && t < first) {
+			first, o = t, ow
+		}
+	}
+	if first != 0 {
+		c.failOwed(first, o, "it was never taken by the end of the trace")
+	}
+}
+
+func (c *Conformance) owe(t int32, idx int, e *traces.Event, why string) {
+	if o, ok := c.iv.owed[t]; ok && o.deadline <= e.Seq {
+		return
+	}
+	c.iv.owed[t] = confOwe{deadline: e.Seq, idx: idx, ev: *e, why: why}
+}
+
+// ivRelax tries the orders of the overlapping operations (see
+// confIntervals) for a take whose premise failed at its Seq with err. It
+// returns nil when one is accepted (the take is applied and its obligations
+// noted), else err.
+func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error) error {
+	s := c.s
+	w, x := st.Worker, int32(st.Task)
+	cfg := c.m.Config()
+
+	// The queue the take reads from its FIFO end, if any.
+	var q *[]int32
+	var qname string
+	switch {
+	case st.Rule == model.GLOBAL_STEAL && !c.priority:
+		q, qname = &s.Global, "the global queue"
+	case st.Rule == model.WORKER_STEAL && !c.slotOn && st.Victim >= 0 && st.Victim < len(s.Local) && st.Victim != w:
+		q, qname = &s.Local[st.Victim], fmt.Sprintf("w%d's local queue", st.Victim)
+	case st.Rule == model.POLL_LOCAL && cfg.OwnerFIFO && !c.slotOn && e.Source == traces.SourceLocal && w < len(s.Local):
+		q, qname = &s.Local[w], fmt.Sprintf("w%d's local queue", w)
+	}
+	k := -1
+	if q != nil {
+		k = slices.Index(*q, x)
+	}
+	if k > 0 {
+		// Move x to the head.
+		qq := *q
+		copy(qq[1:k+1], qq[:k])
+		qq[0] = x
+	}
+	hideOwn := (st.Rule == model.GLOBAL_STEAL || (st.Rule == model.WORKER_STEAL && !cfg.StealHalf)) &&
+		!c.slotOn && w >= 0 && w < len(s.Local) && len(s.Local[w]) > 0
+	hideGlobal := (st.Rule == model.WORKER_STEAL || st.Rule == model.POLL_LOCAL) && len(s.Global) > 0
+	var ownSaved, globalSaved []int32
+	try := func(own, global bool) bool {
+		if !own && !global && k <= 0 {
+			return false // nothing changed: the premise failed as it was
+		}
+		if (own && !hideOwn) || (global && !hideGlobal) {
+			return false
+		}
+		ownSaved, globalSaved = nil, nil
+		if own {
+			ownSaved, s.Local[w] = s.Local[w], nil
+		}
+		if global {
+			globalSaved, s.Global = s.Global, nil
+		}
+		ok := c.takeStep(st, e) == nil
+		if own {
+			s.Local[w] = ownSaved
+		}
+		if global {
+			// The take read the global queue but did not take from it.
+			s.Global = globalSaved
+		}
+		return ok
+	}
+	accepted := false
+	var own, global bool
+	for _, v := range [...][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+		if try(v[0], v[1]) {
+			accepted, own, global = true, v[0], v[1]
+			break
+		}
+	}
+	if !accepted {
+		if k > 0 { // put x back where it was
+			qq := *q
+			copy(qq[:k], qq[1:k+1])
+			qq[k] = x
+		}
+		return err
+	}
+	c.iv.reordered++
+	if k > 0 {
+		// The tasks that were in front of x: now just behind the head
+		// (the head, x, was taken).
+		xp := c.pushOf(x)
+		for _, y := range (*q)[:k] {
+			if c.pushOf(y).ret > xp.call {
+				continue // its push overlaps x's: x may have landed first
+			}
+			c.owe(y, idx, e, fmt.Sprintf("t%d was in front of t%d on %s", y, x, qname))
+		}
+	}
+	if own {
+		for _, y := range ownSaved {
+			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
+		}
+	}
+	if global {
+		start := min(e.Call, c.workers[w].lastSeq)
+		for _, y := range globalSaved {
+			if c.pushOf(y).ret > start {
+				continue // its push had not returned when w began to look
+			}
+			c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
+		}
+	}
+	return nil
+}
+
+func (c *Conformance) reordered() int {
+	if c.iv == nil {
+		return 0
+	}
+	return c.iv.reordered
+}

@@ -1,0 +1,51 @@
+package conform
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/execspec/execspec/traces"
+)
+
+// TestConformanceMemoryPerTask: a trace of many tasks, each spawned, taken
+// and polled once, costs the checker a few bytes per task id, so that
+// `verify check` fits millions of tasks in 100 MB.
+func TestConformanceMemoryPerTask(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates tens of MB")
+	}
+	const tasks = 1 << 19
+	c, err := New(traces.Header{Format: traces.Format, Version: traces.Version, Workers: 2, Policy: "worksteal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	seq := uint64(0)
+	step := func(e traces.Event) {
+		seq++
+		e.Seq = seq
+		if err := c.Step(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for task := int64(1); task <= tasks; task++ {
+		step(traces.Event{Kind: traces.KindSpawn, Task: task, Worker: -1, Queue: traces.QueueGlobal})
+		step(traces.Event{Kind: traces.KindTake, Task: task, Worker: 0, Source: traces.SourceGlobal})
+		step(traces.Event{Kind: traces.KindPollBegin, Task: task, Worker: 0})
+		step(traces.Event{Kind: traces.KindPollEnd, Task: task, Worker: 0, Result: traces.ResultReady})
+	}
+	per := float64(heap()-before) / tasks
+	runtime.KeepAlive(c)
+	t.Logf("%.1f bytes per task", per)
+	// 8 bytes of the checker's own and 6 of the model's state per task,
+	// plus the slack of growing slices.
+	if per > 20 {
+		t.Errorf("the checker keeps %.1f bytes per task id, want at most 20", per)
+	}
+}

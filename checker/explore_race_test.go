@@ -1,7 +1,0 @@
-//go:build race
-
-package checker
-
-// raceOn: the race detector slows every atomic operation of the parallel
-// explorer, so the largest configurations run sequentially only.
-const raceOn = true

@@ -1,6 +1,0 @@
-//go:build !race
-
-package checker_test
-
-// linRuns is how many runs each executor gets in the stress tests.
-const linRuns = 3

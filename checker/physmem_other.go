@@ -1,6 +1,0 @@
-//go:build !linux
-
-package checker
-
-// physicalMemory returns the machine's RAM in bytes, or 0 if unknown.
-func physicalMemory() int64 { return 0 }

@@ -1,0 +1,385 @@
+package pool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Crash isolation. A pool that crashes the process — a panic on a
+// goroutine of its own that nothing recovers, a fatal error (a negative
+// WaitGroup counter, a concurrent map write), os.Exit — would end the
+// test binary and lose the run. CheckOptions therefore runs its cases in
+// a child: the test binary itself, re-run with -test.run selecting this
+// test alone and the environment naming a progress file. The child runs
+// Explore from a given case and writes a record before each case, before
+// each shrink, and its report at the end. When the child dies before its
+// report, the parent reads the last record: that case crashed. The crash
+// is a finding (no-crash, the panic's first line, the crashing goroutine's
+// stack, the case as drawn: a crash cannot be shrunk in-process), and a
+// new child goes on from the next case, told which defects were already
+// reported.
+//
+//	parent                                child (same test, same binary)
+//	exploreFor: start child from case k   exploreFor: EXECSPEC_POOL_CHILD set
+//	                                      explore(from k), a record per case
+//	wait; report record? merge, done      report record; SkipNow
+//	no report: crash at the last case,
+//	  start a child from that case + 1
+
+const (
+	envChild = "EXECSPEC_POOL_CHILD" // the progress file
+	envCall  = "EXECSPEC_POOL_CALL"  // which CheckOptions call of the test
+	envSeen  = "EXECSPEC_POOL_SEEN"  // JSON list of keys already reported
+)
+
+// -pool.from skips the first cases of a run, drawing them without running
+// them: -pool.from=17 -pool.cases=18 runs case 17 alone, as a crash
+// finding suggests.
+var flagFrom = flag.Int("pool.from", 0, "pool: run the cases from this one on (the earlier ones are drawn, not run)")
+
+// progress is one line of the progress file.
+type progress struct {
+	Case      int            `json:"case"`
+	Workload  string         `json:"workload,omitempty"`
+	Pool      string         `json:"pool,omitempty"`
+	Exercised map[string]int `json:"exercised,omitempty"`
+	Shrinking *Finding       `json:"shrinking,omitempty"` // the finding being shrunk, as found
+	Report    *Report        `json:"report,omitempty"`
+}
+
+// calls numbers the CheckOptions calls of each test, so that a child runs
+// the same call its parent made.
+var calls struct {
+	sync.Mutex
+	n map[string]int
+}
+
+func nextCall(name string) int {
+	calls.Lock()
+	defer calls.Unlock()
+	if calls.n == nil {
+		calls.n = map[string]int{}
+	}
+	calls.n[name]++
+	return calls.n[name]
+}
+
+// exploreFor runs Explore for t: in a child process unless cfg.InProcess,
+// or, in a child, the part its parent asked for.
+func exploreFor(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
+	t.Helper()
+	call := nextCall(t.Name())
+	if path := os.Getenv(envChild); path != "" {
+		if os.Getenv(envCall) != strconv.Itoa(call) {
+			t.SkipNow() // another CheckOptions call of this test: its own child runs it
+		}
+		runChild(t, newPool, cfg, path)
+		t.SkipNow()
+	}
+	from := *flagFrom
+	if cfg.InProcess {
+		return explore(newPool, cfg, exploreHooks{from: from})
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Logf("pool: cases run in this process (the test binary cannot be re-run: %v); a crash of the pool ends it", err)
+		return explore(newPool, cfg, exploreHooks{from: from})
+	}
+	return runIsolated(t, exe, call, cfg.withDefaults(), from)
+}
+
+// runChild is the child's side: explore from the case the parent named,
+// a record before each case, the report at the end.
+func runChild(t *testing.T, newPool func(Options) Pool, cfg Config, path string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatalf("pool: child: %v", err)
+	}
+	defer f.Close()
+	var seen []string
+	if s := os.Getenv(envSeen); s != "" {
+		if err := json.Unmarshal([]byte(s), &seen); err != nil {
+			t.Fatalf("pool: child: %s: %v", envSeen, err)
+		}
+	}
+	enc := json.NewEncoder(f) // one write(2) per record: a crash keeps what was written
+	write := func(p progress) {
+		if err := enc.Encode(p); err != nil {
+			t.Fatalf("pool: child: %v", err)
+		}
+	}
+	rep := explore(newPool, cfg, exploreHooks{
+		from: *flagFrom,
+		seen: seen,
+		begin: func(i int, w Workload) {
+			ex := map[string]int{}
+			exercised(w, abilities{}, ex)
+			write(progress{Case: i, Workload: w.String(), Pool: w.Options.String(), Exercised: ex})
+		},
+		shrinking: func(i int, fd *Finding) { write(progress{Case: i, Shrinking: fd}) },
+	})
+	write(progress{Case: -1, Report: rep})
+}
+
+// runIsolated is the parent's side: children until the cases are done,
+// a finding per distinct crash.
+func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Report {
+	t.Helper()
+	start := time.Now()
+	total := &Report{Known: map[string]int{}, Exercised: map[string]int{}}
+	path := filepath.Join(t.TempDir(), "progress.jsonl")
+	var seen []string
+	crashes := 0
+	for from < cfg.Cases {
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatalf("pool: %v", err)
+		}
+		seenJSON, _ := json.Marshal(seen)
+		out, runErr := runChildProcess(t, exe, call, path, string(seenJSON), from)
+		recs, err := readProgress(path)
+		if err != nil {
+			t.Fatalf("pool: reading the child's progress: %v", err)
+		}
+		if n := len(recs); n > 0 && recs[n-1].Report != nil {
+			merge(total, recs[n-1].Report)
+			break
+		}
+		// The child died before its report.
+		last, cases := progress{Case: from}, 0
+		for _, r := range recs {
+			if r.Shrinking == nil && r.Report == nil {
+				cases++
+				for k, n := range r.Exercised {
+					total.Exercised[k] += n
+				}
+			}
+			if r.Workload != "" {
+				last.Workload, last.Pool = r.Workload, r.Pool
+			}
+			last.Case, last.Shrinking = r.Case, r.Shrinking
+		}
+		total.Cases += cases
+		if len(recs) == 0 {
+			// It died before its first case: nothing to go on from.
+			t.Fatalf("pool: the child process ended before its first case (%v):\n%s", runErr, tail(out, 4000))
+		}
+		if s := last.Shrinking; s != nil && !contains(seen, s.Key()) {
+			// Found, then lost to the crash while being shrunk: reported
+			// as found.
+			s.Detail += " (not shrunk: the pool crashed while this case was being shrunk)"
+			s.After = time.Since(start)
+			total.Findings = append(total.Findings, s)
+			seen = append(seen, s.Key())
+		}
+		f := crashFinding(out, runErr, last, cfg.Seed)
+		if !known(cfg.Known, f) && !contains(seen, f.Key()) {
+			f.After = time.Since(start)
+			total.Findings = append(total.Findings, f)
+			seen = append(seen, f.Key())
+		} else {
+			total.Known[f.Key()]++
+		}
+		if crashes++; crashes >= cfg.MaxCrashes {
+			total.Stopped = fmt.Sprintf("stopped after %d crashing cases", crashes)
+			break
+		}
+		from = last.Case + 1
+	}
+	total.Elapsed = time.Since(start)
+	return total
+}
+
+// runChildProcess runs the test binary for this test alone, as a child,
+// and returns the end of what it printed.
+func runChildProcess(t *testing.T, exe string, call int, path, seen string, from int) ([]byte, error) {
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Second))
+		defer cancel()
+	}
+	args := []string{
+		"-test.run=" + runPattern(t.Name()),
+		"-test.timeout=0", // the parent's deadline bounds it
+		"-pool.from=" + strconv.Itoa(from),
+		"-pool.cases=" + strconv.Itoa(*flagCases),
+		"-pool.seed=" + strconv.FormatUint(*flagSeed, 10),
+	}
+	if f := flag.Lookup("test.cpu"); f != nil && f.Value.String() != "" {
+		args = append(args, "-test.cpu="+f.Value.String())
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), envChild+"="+path, envCall+"="+strconv.Itoa(call), envSeen+"="+seen)
+	out := &tailBuffer{max: 256 << 10}
+	cmd.Stdout, cmd.Stderr = out, out
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// runPattern is a -test.run pattern that selects the test named name
+// (subtests included) and nothing else.
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+func readProgress(path string) ([]progress, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var recs []progress
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var p progress
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			// A line cut by the crash: everything before it stands.
+			break
+		}
+		recs = append(recs, p)
+	}
+	return recs, nil
+}
+
+// merge adds a child's report to the total.
+func merge(total, r *Report) {
+	total.Findings = append(total.Findings, r.Findings...)
+	for k, n := range r.Known {
+		total.Known[k] += n
+	}
+	for k, n := range r.Exercised {
+		total.Exercised[k] += n
+	}
+	total.Cases += r.Cases
+	total.Abilities = r.Abilities
+	if r.Stopped != "" {
+		total.Stopped = r.Stopped
+	}
+}
+
+// crashFinding describes the crash of a child in the case last: the
+// panic's or fatal error's first line, the crashing goroutine's stack,
+// and the function of the pool it crashed in.
+func crashFinding(out []byte, runErr error, last progress, seed uint64) *Finding {
+	text := string(out)
+	f := &Finding{Property: NoCrash, Pool: last.Pool}
+	i := crashStart(text)
+	switch {
+	case i >= 0:
+		msg, _, _ := strings.Cut(text[i:], "\n")
+		f.Detail = "the process crashed: " + msg
+		f.Stack = tail([]byte(text[i:]), 16<<10)
+		f.Op = crashSite(text[i:])
+	default:
+		f.Detail = fmt.Sprintf("the process ended without a panic (os.Exit or a signal): %v", runErr)
+		f.Stack = tail(out, 4000)
+	}
+	where := fmt.Sprintf("case %d as drawn from seed %d (replay: -pool.seed=%d -pool.from=%d -pool.cases=%d)", last.Case, seed, seed, last.Case, last.Case+1)
+	if last.Shrinking != nil {
+		where += ", while shrinking its " + last.Shrinking.Key() + " finding"
+	}
+	f.Workload = where
+	if last.Workload != "" {
+		f.Workload += ": " + last.Workload
+	}
+	return f
+}
+
+// crashStart finds the line where Go reports a crash.
+func crashStart(text string) int {
+	for _, marker := range []string{"panic: ", "fatal error: "} {
+		if strings.HasPrefix(text, marker) {
+			return 0
+		}
+		if i := strings.Index(text, "\n"+marker); i >= 0 {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// crashSite is the first function of the crashing goroutine's stack that
+// is not the runtime's or sync's: where the pool went wrong.
+func crashSite(text string) string {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	inStack := false
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "goroutine ") {
+			inStack = true
+			continue
+		}
+		if !inStack || line == "" || strings.HasPrefix(line, "\t") {
+			continue
+		}
+		fn := line
+		if j := strings.LastIndexByte(fn, '('); j > 0 && strings.HasSuffix(fn, ")") {
+			fn = fn[:j]
+		}
+		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "panic(") {
+			continue
+		}
+		return "crash in " + fn
+	}
+	return "crash"
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// tailBuffer keeps the last max bytes written to it: a child's output
+// is bounded, and a crash prints at the end.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (w *tailBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b = append(w.b, p...)
+	if len(w.b) > 2*w.max {
+		w.b = append(w.b[:0], w.b[len(w.b)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailBuffer) Bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.b) > w.max {
+		return w.b[len(w.b)-w.max:]
+	}
+	return w.b
+}
