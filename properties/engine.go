@@ -88,7 +88,7 @@ func (rn *runner) masked(q *Property, err error) (caughtAt, bool) {
 // reaches the trace, its name and the rule broken ("conformance:WAKE"), so
 // that a conformance failure of another rule is still reported.
 func caughtKey(check string, err error) string {
-	var cerr *checker.ConformanceError
+	var cerr *conform.Error
 	if check == checkConformance && errors.As(err, &cerr) {
 		return check + ":" + cerr.Rule.String()
 	}
@@ -150,7 +150,7 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 	cfg := rn.cfg
 	var usable []*Property
-	var conform *Property // the conformance check, when selected and usable on failing cases only
+	var conformP *Property // the conformance check, when selected and usable on failing cases only
 	ex0 := rn.newExecutor()
 	for _, q := range rn.sel {
 		switch {
@@ -158,7 +158,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 		case !q.Costly || q == p:
 			usable = append(usable, q)
 		case q.Name == checkConformance:
-			conform = q
+			conformP = q
 		}
 	}
 	ex0.Close()
@@ -201,11 +201,11 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			progress()
 			return
 		}
-		if conform != nil {
+		if conformP != nil {
 			// The case failed: conformance, which names the earliest
 			// departure from the model, is worth its cost now.
-			if err := conform.Check(o); err != nil {
-				fails = leadWithRoot(append(fails, failure{conform, err}))
+			if err := conformP.Check(o); err != nil {
+				fails = leadWithRoot(append(fails, failure{conformP, err}))
 			}
 		}
 		first := fails[0]

@@ -55,7 +55,7 @@ func checkConform(o *Observation) error {
 	for _, e := range evs {
 		if err := c.Step(e); err != nil {
 			if !whole {
-				var cerr *checker.ConformanceError
+				var cerr *conform.Error
 				if errors.As(err, &cerr) {
 					return conformFailure{cerr}
 				}
