@@ -32,10 +32,9 @@ type base struct {
 	clock atomic.Uint64 // the one logical clock of this executor's events
 	_     [56]byte
 
-	outMu   sync.Mutex
-	out     sharedBuf    // events of goroutines outside the workers, under outMu
-	stopped bool         // under outMu: the stop is recorded, no event may follow
-	shared  []*sharedBuf // out, and the queues' buffers of pushes from outside
+	outMu  sync.Mutex
+	out    sharedBuf    // events of goroutines outside the workers, under outMu
+	shared []*sharedBuf // out, and the queues' buffers of pushes from outside
 
 	ids     atomic.Int64 // last task id handed out
 	pending atomic.Int64 // spawned and not DONE
@@ -307,14 +306,14 @@ func (b *base) Close() error {
 	return nil
 }
 
-// recordStop records the executor's stop (format v1.1) once every worker
-// has returned: every task is DONE, so the only events that could come
-// later are late wakes from outside, which take outMu and, finding
-// stopped, record nothing (a trace has no event after its stop).
+// recordStop records the executor's orderly stop (format v1.1, reason
+// shutdown) once every worker has returned: every task is DONE, so the only
+// events that can come later are late wakes through wakers that outlived
+// the executor, recorded after it (outcome late), which a trace allows
+// after an orderly stop and counts.
 func (b *base) recordStop() {
 	b.outMu.Lock()
 	b.out.put(traces.PackedEvent(traces.KindStop, b.tick(), 0, -1))
-	b.stopped = true
 	b.outMu.Unlock()
 }
 
@@ -502,10 +501,6 @@ func (b *base) wakeNoPush(t *task, w int) bool {
 	}
 	if l != nil {
 		l.Lock()
-	}
-	if w < 0 && b.stopped { // after the stop: a late wake, not recorded
-		b.outMu.Unlock()
-		return b.wakeState(t, w, false)
 	}
 	done := b.wakeState(t, w, true)
 	b.publish(w)
