@@ -80,6 +80,7 @@ type probe struct {
 	hasWaker    bool
 	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
 	readySince  time.Time
+	readyCPU    time.Duration // the process's CPU time then (default fairness bound, black-box only)
 	readyAtEnd  bool     // woken during the current poll: ready when it returns
 	readyShares [8]int64 // caseRun.workerPolls (polls ended) when it became ready
 	handle      executor.Handle
@@ -184,6 +185,9 @@ func (p *probe) setReady() {
 	r := p.r
 	p.readyAt = r.pollCount.Load()
 	p.readySince = time.Now()
+	if r.mode == fairDefault && r.ctl == nil {
+		p.readyCPU = cpuTime()
+	}
 	for w := range p.readyShares {
 		p.readyShares[w] = r.workerPolls[w].Load()
 	}
