@@ -81,8 +81,8 @@ type probe struct {
 	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
 	readySince  time.Time
 	readyCPU    time.Duration // the process's CPU time then (default fairness bound, black-box only)
-	readyAtEnd  bool     // woken during the current poll: ready when it returns
-	readyShares [8]int64 // caseRun.workerPolls (polls ended) when it became ready
+	readyAtEnd  bool          // woken during the current poll: ready when it returns
+	readyShares [8]int64      // caseRun.workerPolls (polls ended) when it became ready
 	handle      executor.Handle
 	spawnErr    error
 	dropped     int // polls and wakes past maxRecords, see appendCapped
