@@ -563,11 +563,34 @@ func header(name string, workers int, policy string, cfg map[string]int) traces.
 func (b *base) park(w int, hasWork, ready func() bool) {
 	l := &b.lot
 	if b.sched != nil {
+		// As off, with tokens: the worker announces itself idle, looks
+		// again, and sleeps until a notify hands it a token (or the
+		// executor stops), not merely until there is work. A Block on
+		// hasWork would wake it for work nobody told it about, and hide a
+		// push that forgets to notify (a worker left asleep while work
+		// waits), which the work-conservation check exists to find. Under
+		// the Scheduler one goroutine runs at a time: l.mu is never
+		// contended.
+		l.mu.Lock()
+		l.idle++
+		l.nidle.Store(int32(l.idle))
+		l.mu.Unlock()
 		if ready() {
+			l.mu.Lock()
+			l.idle--
+			l.nidle.Store(int32(l.idle))
+			l.mu.Unlock()
 			return
 		}
 		b.recordPark(traces.KindPark, w)
-		b.sched.Block(PointPark, ready)
+		b.sched.Block(PointPark, l.woken)
+		l.mu.Lock()
+		if l.tokens > 0 {
+			l.tokens--
+		}
+		l.idle--
+		l.nidle.Store(int32(l.idle))
+		l.mu.Unlock()
 		b.recordPark(traces.KindUnpark, w)
 		return
 	}

@@ -301,14 +301,14 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 		}
 	}
 	if len(w.Endless) > 0 {
-		r.minPolls = 3
+		r.minPolls = max(3, w.EndlessPolls)
 		r.setFairness(ex, len(w.Endless), cfg)
 	}
 	if s, ok := ex.(executor.SpuriousPoller); ok && !s.PollsSpuriously() || cfg.NoSpuriousPolls {
 		r.wakeDriven = true
 	}
 	start := time.Now()
-	o := &Observation{Workload: w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl != nil, WakeDriven: r.wakeDriven}
+	o := &Observation{Workload: w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl != nil, PCT: ctl != nil && cfg.PCTDepth > 0, WakeDriven: r.wakeDriven}
 	if ctl != nil {
 		ex.(executor.Controllable).SetScheduler(ctl)
 		o.End = EndWait

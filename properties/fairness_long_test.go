@@ -56,3 +56,29 @@ func TestFairnessDefaultNoFalseAlarm(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkConservationNoFalseAlarm measures the work-conservation check on
+// the built-in executors and on customexec's design (sleepyFIFO without
+// its bug), under the controller: none may fail. PROPERTIES_FAIRNESS_LONG
+// gives the number of cases per executor; bench/fairness.sh runs it.
+func TestWorkConservationNoFalseAlarm(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("PROPERTIES_FAIRNESS_LONG"))
+	if err != nil || n <= 0 {
+		t.Skip("set PROPERTIES_FAIRNESS_LONG to the number of cases per executor")
+	}
+	mks := map[string]func() executor.Executor{"kit-fifo": func() executor.Executor { return newSleepyFIFO(false) }}
+	for _, name := range executor.BuiltinNames() {
+		mks[name], _ = executor.Builtin(name)
+	}
+	for name, mk := range mks {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			rep := properties.Run(t, mk, properties.Checks(n), properties.Only("work-conservation"))
+			r := rep.Results[0]
+			if r.Verdict != checker.Holds {
+				t.Fatalf("false alarm: %v", rep.Err())
+			}
+			t.Logf("FIGURES work-conservation %s: %d cases, %d without a verdict, %v", name, r.Cases, r.NoVerdict, time.Since(start).Round(time.Second))
+		})
+	}
+}

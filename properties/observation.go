@@ -111,6 +111,7 @@ type Observation struct {
 	// executor reported), equal on an exact replay, and Decisions the
 	// number of scheduling choices made.
 	Controlled bool
+	PCT        bool // the controlled schedule was PCT's (Config.PCTDepth)
 	Checksum   uint64
 	Decisions  int
 	// Control is the controller's error for a controlled case that did not

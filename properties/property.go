@@ -26,6 +26,7 @@ const (
 	checkFairness       = "fairness"
 	checkConformance    = "conformance"
 	checkLinearizable   = "linearizability"
+	checkWorkConserve   = "work-conservation"
 )
 
 // Property is one declared check of the suite: the workloads it draws, the
@@ -199,6 +200,16 @@ var suite = []*Property{
 		Shape:    Shape{Repeat: true, Spawn: true, Panics: true},
 		Applies:  reports,
 		Check:    checkConform,
+		Costly:   true,
+	},
+	{
+		Name:     checkWorkConserve,
+		Doc:      "no worker sleeps while a task waits that it could take: a parked worker for which the model enables a take stays parked for at most 16 polls of other workers (controlled cases)",
+		Contract: "work conservation",
+		Fails:    "a worker slept while a task waited that it could take",
+		Shape:    Shape{Endless: true, EndlessPolls: 24},
+		Applies:  reportsControllable,
+		Check:    checkConserve,
 		Costly:   true,
 	},
 	{
