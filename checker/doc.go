@@ -15,7 +15,8 @@
 //
 // Imports go one way: cover uses conform (and explore in its tests),
 // explore uses conform (to diagnose a counterexample); lin and gotrace use
-// neither, and none of them uses cmd/ or properties/.
+// neither, and none of them uses cmd/ or properties/ (only conform's tests
+// drive executors through properties/control).
 //
 // # Verdicts
 //

@@ -371,21 +371,8 @@ func (r *Report) Summary() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func taskList(ts []int64) string {
-	const show = 20
-	var b strings.Builder
-	for i, t := range ts {
-		if i == show {
-			fmt.Fprintf(&b, " ... (%d in all)", len(ts))
-			break
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "t%d", t)
-	}
-	return b.String()
-}
+// taskList names the tasks ts, the first 20 of them.
+func taskList(ts []int64) string { return list(ts, 20, "t", " ... (%d in all)") }
 
 // confKeys are the header config keys a Conformance understands. "tasks"
 // and "pendings" describe the workload of a model checker's counterexample
@@ -411,6 +398,7 @@ func New(h traces.Header) (*Conformance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conformance: header: %w", err)
 	}
+	c.conf = c // the frame's rules
 	c.h = h
 	c.m = m
 	c.s = m.Init()
@@ -511,32 +499,7 @@ var errConfAfterFinish = errors.New("conformance: Step after Finish")
 // Step checks the next event. It returns nil, or the *Error of the
 // first violation; once a violation was found every later call returns it
 // again. Events must come in Seq order.
-func (c *Conformance) Step(e traces.Event) error {
-	if c.err != nil {
-		return c.err
-	}
-	if c.report != nil {
-		return errConfAfterFinish
-	}
-	idx := c.n
-	c.n++
-	if err := c.step(idx, &e); err != nil {
-		return err
-	}
-	c.lastSeq = e.Seq
-	if e.Worker >= 0 {
-		c.workers[e.Worker].lastSeq = e.Seq
-	}
-	if c.v11 != nil {
-		c.afterV11(&e)
-	}
-	c.afterEvent(&e)
-	if err := c.checkInvariants(idx, &e); err != nil {
-		return err
-	}
-	c.push(idx, &e)
-	return nil
-}
+func (c *Conformance) Step(e traces.Event) error { return c.feed(&e) }
 
 // afterEvent keeps the global queue's history: when it last became
 // non-empty, and how often it became empty.
@@ -550,7 +513,9 @@ func (c *Conformance) afterEvent(e *traces.Event) {
 	c.globalFull = full
 }
 
-func (c *Conformance) step(idx int, e *traces.Event) error {
+// check checks event idx, e (the frame numbered it) and, once it
+// conforms, keeps what the next events need and checks the invariants.
+func (c *Conformance) check(idx int, e *traces.Event) error {
 	if idx > 0 && e.Seq < c.lastSeq {
 		return c.fail(idx, e, 0, "Seq increases", fmt.Sprintf("seq %d comes after seq %d: the trace is not in Seq order", e.Seq, c.lastSeq))
 	}
@@ -586,36 +551,51 @@ func (c *Conformance) step(idx int, e *traces.Event) error {
 	if c.iv != nil {
 		c.ivPush(e)
 	}
+	var err error
+	done := false // the event was a v1.1 one, checked by stepV11
 	if c.v11 != nil {
-		if done, err := c.stepV11(idx, e); done || err != nil {
+		if done, err = c.stepV11(idx, e); err != nil {
 			return err
 		}
 	}
-	switch e.Kind {
-	case traces.KindSpawn:
-		return c.spawn(idx, e)
-	case traces.KindTake:
-		return c.take(idx, e)
-	case traces.KindPollBegin:
-		return c.pollBegin(idx, e)
-	case traces.KindPollEnd:
-		return c.pollEnd(idx, e)
-	case traces.KindWake:
-		return c.wake(idx, e)
-	case traces.KindRequeue:
-		return c.requeue(idx, e)
-	case traces.KindPark:
-		c.park(idx, e)
-	case traces.KindUnpark:
-		c.workers[e.Worker].parked = false
-	case traces.KindPanic:
-		c.panicked(idx, e)
-	case traces.KindStep:
-		return c.modelStep(idx, e)
-	case traces.KindRegister:
-		return c.register(idx, e)
+	if !done {
+		switch e.Kind {
+		case traces.KindSpawn:
+			err = c.spawn(idx, e)
+		case traces.KindTake:
+			err = c.take(idx, e)
+		case traces.KindPollBegin:
+			err = c.pollBegin(idx, e)
+		case traces.KindPollEnd:
+			err = c.pollEnd(idx, e)
+		case traces.KindWake:
+			err = c.wake(idx, e)
+		case traces.KindRequeue:
+			err = c.requeue(idx, e)
+		case traces.KindPark:
+			c.park(idx, e)
+		case traces.KindUnpark:
+			c.workers[e.Worker].parked = false
+		case traces.KindPanic:
+			c.panicked(idx, e)
+		case traces.KindStep:
+			err = c.modelStep(idx, e)
+		case traces.KindRegister:
+			err = c.register(idx, e)
+		}
 	}
-	return nil
+	if err != nil {
+		return err
+	}
+	// The event conforms.
+	if e.Worker >= 0 {
+		c.workers[e.Worker].lastSeq = e.Seq
+	}
+	if c.v11 != nil {
+		c.afterV11(e)
+	}
+	c.afterEvent(e)
+	return c.checkInvariants(idx, e)
 }
 
 // confRule is the rule an event maps onto, for messages; 0 if none.
@@ -1302,17 +1282,8 @@ func (c *Conformance) Finish() *Report {
 	}
 	sort.SliceStable(r.Warnings, func(i, j int) bool { return r.Warnings[i].Index < r.Warnings[j].Index })
 	c.finishV11(r)
-	switch {
-	case r.Err != nil && r.Err.Limit != "":
-		r.Verdict = checker.Unknown
-	case r.Err != nil:
-		r.Verdict = checker.Violated
-	case len(r.NeverCompleted) > 0:
-		r.Verdict = checker.Unknown
-	default:
-		r.Verdict = checker.Holds
-	}
-	c.report = r
+	r.Verdict = c.verdict(len(r.NeverCompleted))
+	c.report, c.closed = r, errConfAfterFinish
 	return r
 }
 
@@ -1330,9 +1301,5 @@ func tasksOf(q []int32) string {
 // error: it is in the report.
 func Check(h traces.Header, events iter.Seq2[traces.Event, error]) (*Report, error) {
 	c, err := New(h)
-	if err != nil {
-		return nil, err
-	}
-	err = stepAll(c, events)
-	return c.Finish(), err
+	return checkAll(c, err, events)
 }

@@ -285,6 +285,7 @@ func NewPartialChecker(h traces.Header) (*PartialChecker, error) {
 		retry:    model.Policy(h.Policy) == model.Retry, retries: h.Config["retries"],
 		workers: make([]partWorker, h.Workers),
 	}
+	c.part = c // the frame's rules
 	if !un(ObsTake) && !un(ObsSource) && !un(ObsQueue) {
 		hr := h
 		hr.Unobserved = nil
@@ -306,20 +307,16 @@ var errPartialAfterFinish = errors.New("partial check: Step after Finish")
 // the first violation (Rule is the model rule it breaks, 0 for a form
 // check; Premise names the PartialRules entry); once a violation was found
 // every later call returns it again. Events must come in Seq order.
-func (c *PartialChecker) Step(e traces.Event) error {
-	if c.err != nil {
-		return c.err
-	}
-	if c.report != nil {
-		return errPartialAfterFinish
-	}
-	idx := c.n
-	c.n++
-	if err := c.step(idx, &e); err != nil {
+func (c *PartialChecker) Step(e traces.Event) error { return c.feed(&e) }
+
+// check checks event idx, e (the frame numbered it), then, when the
+// queues are observed, replays it through the model.
+func (c *PartialChecker) check(idx int, e *traces.Event) error {
+	if err := c.step(idx, e); err != nil {
 		return err
 	}
 	if c.replay != nil && e.Kind != traces.KindStop && !(e.Kind == traces.KindWake && e.Task == 0) && !(c.stopped && e.Kind == traces.KindWake) {
-		re := e
+		re := *e
 		if re.Result == traces.ResultError {
 			re.Result = traces.ResultPanic // a failed task, to the model
 		}
@@ -333,8 +330,6 @@ func (c *PartialChecker) Step(e traces.Event) error {
 			return err
 		}
 	}
-	c.lastSeq = e.Seq
-	c.push(idx, &e)
 	return nil
 }
 
@@ -821,17 +816,8 @@ func (c *PartialChecker) Finish() *PartialReport {
 		c.failAt(c.stopIdx, &e, model.TASK_COMPLETE, "", "lost-at-crash", fmt.Sprintf("%d tasks were lost in a crash (stop, reason %s): %s", len(r.Lost), c.stopEv.Reason, strings.Join(names, ", ")), "")
 		r.Err = c.err
 	}
-	switch {
-	case r.Err != nil && r.Err.Limit != "":
-		r.Verdict = checker.Unknown
-	case r.Err != nil:
-		r.Verdict = checker.Violated
-	case len(r.NeverCompleted) > 0:
-		r.Verdict = checker.Unknown
-	default:
-		r.Verdict = checker.Holds
-	}
-	c.report = r
+	r.Verdict = c.verdict(len(r.NeverCompleted))
+	c.report, c.closed = r, errPartialAfterFinish
 	return r
 }
 
@@ -908,29 +894,13 @@ func writeDelay(b *strings.Builder, what string, d PartialDelay) {
 	b.WriteString("\n")
 }
 
-func intList(xs []int) string {
-	var b strings.Builder
-	for i, x := range xs {
-		if i == 16 {
-			fmt.Fprintf(&b, " … (%d workers)", len(xs))
-			break
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d", x)
-	}
-	return b.String()
-}
+// intList lists the numbers xs, the first 16 of them (one per worker).
+func intList(xs []int) string { return list(xs, 16, "", " … (%d workers)") }
 
 // CheckPartial checks a whole partially observed trace, as Check
 // does a fully observed one. A read error stops the check: it returns the
 // report on the events before it and the error.
 func CheckPartial(h traces.Header, events iter.Seq2[traces.Event, error]) (*PartialReport, error) {
 	c, err := NewPartialChecker(h)
-	if err != nil {
-		return nil, err
-	}
-	err = stepAll(c, events)
-	return c.Finish(), err
+	return checkAll(c, err, events)
 }
