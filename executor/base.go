@@ -558,66 +558,46 @@ func header(name string, workers int, policy string, cfg map[string]int) traces.
 
 // park blocks worker w until it is notified or the executor shuts down,
 // unless hasWork (checked after w announced itself idle) finds work. Under a
-// Scheduler it is a Block on ready (hasWork or shutdown), a value made once
-// per worker. It records Park and Unpark when w actually slept.
-func (b *base) park(w int, hasWork, ready func() bool) {
+// Scheduler it is a Block on the lot's token (lot.woken). It records Park
+// and Unpark when w actually slept.
+func (b *base) park(w int, hasWork func() bool) {
 	l := &b.lot
-	if b.sched != nil {
-		// As off, with tokens: the worker announces itself idle, looks
-		// again, and sleeps until a notify hands it a token (or the
-		// executor stops), not merely until there is work. A Block on
-		// hasWork would wake it for work nobody told it about, and hide a
-		// push that forgets to notify (a worker left asleep while work
-		// waits), which the work-conservation check exists to find. Under
-		// the Scheduler one goroutine runs at a time: l.mu is never
-		// contended.
-		l.mu.Lock()
-		l.idle++
-		l.nidle.Store(int32(l.idle))
-		l.mu.Unlock()
-		if ready() {
-			l.mu.Lock()
-			l.idle--
-			l.nidle.Store(int32(l.idle))
-			l.mu.Unlock()
-			return
-		}
-		b.recordPark(traces.KindPark, w)
-		b.sched.Block(PointPark, l.woken)
-		l.mu.Lock()
-		if l.tokens > 0 {
-			l.tokens--
-		}
-		l.idle--
-		l.nidle.Store(int32(l.idle))
-		l.mu.Unlock()
-		b.recordPark(traces.KindUnpark, w)
-		return
-	}
-	if b.batching() {
+	if b.sched == nil && b.batching() {
 		if testHookIdle != nil {
 			testHookIdle()
 		}
 		b.deliverIdle(w)
 	}
 	l.mu.Lock()
-	l.idle++
-	l.nidle.Store(int32(l.idle))
+	l.setIdle(+1)
 	if hasWork() || l.stop.Load() {
-		l.idle--
-		l.nidle.Store(int32(l.idle))
+		l.setIdle(-1)
 		l.mu.Unlock()
 		return
 	}
-	b.recordPark(traces.KindPark, w)
-	for l.tokens == 0 && !l.stop.Load() {
-		l.cond.Wait()
+	if b.sched != nil {
+		// Under a Scheduler as off: the worker sleeps until a notify
+		// hands it a token (or the executor stops), not merely until
+		// there is work. A Block on hasWork would wake it for work nobody
+		// told it about, and hide a push that forgets to notify (a worker
+		// left asleep while work waits), which the work-conservation
+		// check exists to find. l.mu is released first: recording may be
+		// a yield point (the Scheduler's recorder), and no yield happens
+		// inside a critical section.
+		l.mu.Unlock()
+		b.recordPark(traces.KindPark, w)
+		b.sched.Block(PointPark, l.woken)
+		l.mu.Lock()
+	} else {
+		b.recordPark(traces.KindPark, w)
+		for l.tokens == 0 && !l.stop.Load() {
+			l.cond.Wait()
+		}
 	}
 	if l.tokens > 0 {
 		l.tokens--
 	}
-	l.idle--
-	l.nidle.Store(int32(l.idle))
+	l.setIdle(-1)
 	l.mu.Unlock()
 	b.recordPark(traces.KindUnpark, w)
 }

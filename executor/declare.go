@@ -87,6 +87,16 @@ type FairnessPromiser interface {
 	PromisesFairness() bool
 }
 
+// PromisesFairness implements FairnessPromiser: a WorkSteal executor
+// whose owner takes from the tail of its local queue (LIFO, the default)
+// promises no fairness. A task that wakes itself during its poll is
+// re-queued at that end and taken again at once, so the tasks below it in
+// the same local queue wait while it keeps waking itself, unless another
+// worker steals them (the global-queue check does not reach them): the
+// fairness property found a task passed over for more than 300 polls of
+// others behind a self-waking task. With OwnerFIFO it promises fairness.
+func (e *WorkSteal) PromisesFairness() bool { return e.cfg.OwnerFIFO }
+
 // PromisesFairness implements FairnessPromiser with the inner executor's
 // statement; an inner executor that states nothing promises fairness.
 func (m *Monitored) PromisesFairness() bool {

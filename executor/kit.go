@@ -178,7 +178,7 @@ func (k *Kit) Park(w int, hasWork func() bool) bool {
 	// worker's queue) then still passes through the Scheduler, which
 	// bounds it, instead of spinning outside it.
 	k.b.yield(PointPark)
-	k.b.park(w, hasWork, func() bool { return hasWork() || k.b.lot.stop.Load() })
+	k.b.park(w, hasWork)
 	return !k.b.lot.stop.Load() || hasWork()
 }
 

@@ -104,6 +104,13 @@ func (l *lot) init() {
 	l.woken = func() bool { return l.tokens > 0 || l.stop.Load() }
 }
 
+// setIdle counts a worker that becomes idle (+1) or stops being idle
+// (-1). Called with mu held.
+func (l *lot) setIdle(d int) {
+	l.idle += d
+	l.nidle.Store(int32(l.idle))
+}
+
 // notify unparks one idle worker, if there is one. Any goroutine may call
 // it, after publishing the work that the worker should find. It costs one
 // atomic load when no worker is idle.

@@ -44,9 +44,11 @@ func (c *controlledNothing) SetScheduler(s executor.Scheduler) {
 	c.ex.(executor.Controllable).SetScheduler(s)
 }
 
+// catalogued returns the constructor of the broken executor name from the
+// catalogue or the outcome classes.
 func catalogued(t *testing.T, name string) func() executor.Executor {
 	t.Helper()
-	for _, e := range broken.Catalogue() {
+	for _, e := range append(broken.Catalogue(), broken.Outcomes()...) {
 		if e.Name == name {
 			return e.New
 		}

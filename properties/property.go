@@ -127,7 +127,7 @@ var suite = []*Property{
 		Doc:           "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled): within the executor's stated bound, or by default within 1,000 polls of other tasks and 1 s; not checked for an executor that states it promises no fairness (executor.FairnessPromiser)",
 		Contract:      "fairness",
 		Fails:         "a ready task was starved",
-		Shape:         Shape{Endless: true, Priorities: true},
+		Shape:         Shape{Endless: true, Priorities: true, EndlessPolls: 24},
 		Check:         violations(checkFairness),
 		ConsequenceOf: []string{checkLostWakeup, checkLiveness},
 	},

@@ -9,26 +9,14 @@ import (
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties"
-	"github.com/execspec/execspec/properties/broken"
 )
-
-func outcome(t *testing.T, name string) func() executor.Executor {
-	t.Helper()
-	for _, e := range broken.Outcomes() {
-		if e.Name == name {
-			return e.New
-		}
-	}
-	t.Fatalf("no broken executor %q", name)
-	return nil
-}
 
 // TestRepollSaysWhatHappened: a retry that re-polls the failed future is
 // reported in the user's terms (how the task finished and at which poll,
 // the poll that broke the rule, the rule, and Retryable), with repeated
 // lines folded; no property it violated is reported as holding.
 func TestRepollSaysWhatHappened(t *testing.T) {
-	rep := properties.Check(outcome(t, "retry-repolls-failed"), properties.Config{Checks: 100, ShrinkTime: 300 * time.Millisecond})
+	rep := properties.Check(catalogued(t, "retry-repolls-failed"), properties.Config{Checks: 100, ShrinkTime: 300 * time.Millisecond})
 	var here *properties.Result
 	for _, r := range rep.Results {
 		t.Logf("%-22s %s", r.Property.Name, r.State())
