@@ -40,7 +40,9 @@
 // liveness (a hang names the unfinished tasks and the wakes they were
 // waiting for); and, for an executor that is an executor.Reporter and an
 // executor.Describer, conformance of its trace to the model and
-// linearizability of its history (package checker/lin).
+// linearizability of its history (package checker/lin), and, when it is
+// also executor.Controllable, work conservation (no worker left parked
+// while a task waits that it could take: conserve.go).
 //
 // Every case checks every property (conformance and linearizability only
 // on their own cases, for their cost), so a workload drawn for one can fail
