@@ -116,7 +116,8 @@ type Executor interface {
 type Handle interface {
 	Future
 	// Join blocks until the task is DONE and returns its value, or the
-	// *PanicError it failed with.
+	// error it failed with: a *PanicError if its future panicked, a
+	// *FailedError (wrapping the error) if it returned a Failed value.
 	Join() (any, error)
 }
 

@@ -32,10 +32,9 @@ type base struct {
 	clock atomic.Uint64 // the one logical clock of this executor's events
 	_     [56]byte
 
-	outMu   sync.Mutex
-	out     sharedBuf    // events of goroutines outside the workers, under outMu
-	stopped bool         // under outMu: the stop is recorded, no event may follow
-	shared  []*sharedBuf // out, and the queues' buffers of pushes from outside
+	outMu  sync.Mutex
+	out    sharedBuf    // events of goroutines outside the workers, under outMu
+	shared []*sharedBuf // out, and the queues' buffers of pushes from outside
 
 	ids     atomic.Int64 // last task id handed out
 	pending atomic.Int64 // spawned and not DONE
@@ -307,14 +306,14 @@ func (b *base) Close() error {
 	return nil
 }
 
-// recordStop records the executor's stop (format v1.1) once every worker
-// has returned: every task is DONE, so the only events that could come
-// later are late wakes from outside, which take outMu and, finding
-// stopped, record nothing (a trace has no event after its stop).
+// recordStop records the executor's orderly stop (format v1.1, reason
+// shutdown) once every worker has returned: every task is DONE, so the only
+// events that can come later are late wakes through wakers that outlived
+// the executor, recorded after it (outcome late), which a trace allows
+// after an orderly stop and counts.
 func (b *base) recordStop() {
 	b.outMu.Lock()
 	b.out.put(traces.PackedEvent(traces.KindStop, b.tick(), 0, -1))
-	b.stopped = true
 	b.outMu.Unlock()
 }
 
@@ -503,10 +502,6 @@ func (b *base) wakeNoPush(t *task, w int) bool {
 	if l != nil {
 		l.Lock()
 	}
-	if w < 0 && b.stopped { // after the stop: a late wake, not recorded
-		b.outMu.Unlock()
-		return b.wakeState(t, w, false)
-	}
 	done := b.wakeState(t, w, true)
 	b.publish(w)
 	if l != nil {
@@ -563,43 +558,46 @@ func header(name string, workers int, policy string, cfg map[string]int) traces.
 
 // park blocks worker w until it is notified or the executor shuts down,
 // unless hasWork (checked after w announced itself idle) finds work. Under a
-// Scheduler it is a Block on ready (hasWork or shutdown), a value made once
-// per worker. It records Park and Unpark when w actually slept.
-func (b *base) park(w int, hasWork, ready func() bool) {
+// Scheduler it is a Block on the lot's token (lot.woken). It records Park
+// and Unpark when w actually slept.
+func (b *base) park(w int, hasWork func() bool) {
 	l := &b.lot
-	if b.sched != nil {
-		if ready() {
-			return
-		}
-		b.recordPark(traces.KindPark, w)
-		b.sched.Block(PointPark, ready)
-		b.recordPark(traces.KindUnpark, w)
-		return
-	}
-	if b.batching() {
+	if b.sched == nil && b.batching() {
 		if testHookIdle != nil {
 			testHookIdle()
 		}
 		b.deliverIdle(w)
 	}
 	l.mu.Lock()
-	l.idle++
-	l.nidle.Store(int32(l.idle))
+	l.setIdle(+1)
 	if hasWork() || l.stop.Load() {
-		l.idle--
-		l.nidle.Store(int32(l.idle))
+		l.setIdle(-1)
 		l.mu.Unlock()
 		return
 	}
-	b.recordPark(traces.KindPark, w)
-	for l.tokens == 0 && !l.stop.Load() {
-		l.cond.Wait()
+	if b.sched != nil {
+		// Under a Scheduler as off: the worker sleeps until a notify
+		// hands it a token (or the executor stops), not merely until
+		// there is work. A Block on hasWork would wake it for work nobody
+		// told it about, and hide a push that forgets to notify (a worker
+		// left asleep while work waits), which the work-conservation
+		// check exists to find. l.mu is released first: recording may be
+		// a yield point (the Scheduler's recorder), and no yield happens
+		// inside a critical section.
+		l.mu.Unlock()
+		b.recordPark(traces.KindPark, w)
+		b.sched.Block(PointPark, l.woken)
+		l.mu.Lock()
+	} else {
+		b.recordPark(traces.KindPark, w)
+		for l.tokens == 0 && !l.stop.Load() {
+			l.cond.Wait()
+		}
 	}
 	if l.tokens > 0 {
 		l.tokens--
 	}
-	l.idle--
-	l.nidle.Store(int32(l.idle))
+	l.setIdle(-1)
 	l.mu.Unlock()
 	b.recordPark(traces.KindUnpark, w)
 }

@@ -37,12 +37,16 @@
 // (ErrWaitInTask), failures (a panic, or a Ready Failed value), a Goexit in
 // a future, parking. An executor on a Kit holds its queue and its loop
 // (Kit.Run for wake-driven polling, Kit.PollOnce for round robin or busy
-// polling); examples/customexec is one in sixty lines. TaskState is the
-// state word alone, for an executor with its own task type.
+// polling); examples/customexec is one in sixty lines, controllable
+// through Kit.SetScheduler. For an executor with its own task type the
+// pieces come one by one (parts.go): WorkerIDs, Tally, Promise, PollTask,
+// and TaskState for the state word (examples/ownexec).
 //
 // What an executor states about itself it is held to, and nothing more:
 // Bounded (a fairness bound in polls), BoundedWait (in time),
-// SpuriousPoller (whether it may poll a task that was not woken). A
+// FairnessPromiser (false: no fairness promised at all; without any of the
+// three it is held to a default bound), SpuriousPoller (whether it may
+// poll a task that was not woken). A
 // Retryable future is run again from fresh futures by Retry.
 //
 // Every built-in executor implements the optional abilities: Reporter (its

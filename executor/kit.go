@@ -73,10 +73,23 @@ func NewKit(c KitConfig) *Kit {
 	return k
 }
 
+// SetScheduler makes the Kit's goroutines pass through s
+// (executor.Controllable): call it from the executor's own SetScheduler,
+// before the first Spawn; once the workers run it does nothing. Under s
+// the workers are started through s.Go, the Kit yields before each spawn,
+// wake and poll, after each poll (before the worker's next pop), and at a
+// registration, and every wait (Park, Wait, Close, Join) is an s.Block, so
+// an executor on a Kit gets controlled interleavings, guided coverage and
+// replayable failures with no other code. Its own critical sections (the
+// push of Schedule, the pop) must not block or yield: under s one
+// goroutine runs at a time, so a lock is never found held.
+func (k *Kit) SetScheduler(s Scheduler) { k.b.SetScheduler(s) }
+
 // Spawn is SPAWN: it counts a new task, makes it QUEUED and hands it to
 // Schedule. It fails with ErrNilFuture for a nil f and ErrClosed after
 // Close.
 func (k *Kit) Spawn(f Future) (Handle, error) {
+	k.b.yield(PointSpawn)
 	if err := k.b.admit(f); err != nil {
 		return nil, err
 	}
@@ -97,6 +110,7 @@ func (k *Kit) Spawn(f Future) (Handle, error) {
 // makes it QUEUED and schedules it; any other wake is one CAS (NOTIFIED, or
 // coalesced, or late).
 func (k *Kit) wake(t *task) {
+	k.b.yield(PointWake)
 	if k.b.rec != nil {
 		k.wakeRec(t)
 		return
@@ -119,6 +133,8 @@ func (k *Kit) joinCtl() *base { return &k.b }
 // Schedule. Only worker w calls it, for a task it took.
 func (k *Kit) Run(t *JoinHandle, w int) {
 	tk := (*task)(t)
+	k.b.yield(PointPoll)
+	defer k.b.yield(PointPop) // the worker's next pop comes after a yield
 	k.begin(tk, w)
 	cx := NewContext(tk.waker(), w)
 	k.b.wk[w].cur = tk
@@ -157,7 +173,12 @@ func (k *Kit) Park(w int, hasWork func() bool) bool {
 	if k.b.lot.stop.Load() {
 		return false
 	}
-	k.b.park(w, hasWork, func() bool { return hasWork() || k.b.lot.stop.Load() })
+	// Under a Scheduler, a yield even when hasWork finds work at once: a
+	// loop whose pop finds nothing where hasWork saw something (another
+	// worker's queue) then still passes through the Scheduler, which
+	// bounds it, instead of spinning outside it.
+	k.b.yield(PointPark)
+	k.b.park(w, hasWork)
 	return !k.b.lot.stop.Load() || hasWork()
 }
 
@@ -185,6 +206,8 @@ func (k *Kit) InWorker() int { return k.b.inWorker() }
 // Only one worker at a time may poll t.
 func (k *Kit) PollOnce(t *JoinHandle, w int) (done bool) {
 	tk := (*task)(t)
+	k.b.yield(PointPoll)
+	defer k.b.yield(PointPop)
 	if tk.state.Load()&stMask == stQueued {
 		k.b.running(tk)
 	}

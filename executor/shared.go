@@ -68,7 +68,6 @@ type shared struct {
 	refresh func(t *task) bool
 
 	hasWork func() bool
-	ready   func() bool
 }
 
 func (e *shared) initShared(workers int, q runq) {
@@ -77,7 +76,6 @@ func (e *shared) initShared(workers int, q runq) {
 	e.addQueueBuf(&e.qb, &e.mu)
 	e.q = q
 	e.hasWork = func() bool { return e.size.Load() > 0 }
-	e.ready = func() bool { return e.size.Load() > 0 || e.lot.stop.Load() }
 }
 
 // spawn is SPAWN onto the shared queue. Any goroutine may call it. The
@@ -263,7 +261,7 @@ func (e *shared) work(w int) {
 				return
 			}
 			e.yield(PointPark)
-			e.park(w, e.hasWork, e.ready)
+			e.park(w, e.hasWork)
 			continue
 		}
 		if e.rec != nil {

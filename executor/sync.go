@@ -93,9 +93,23 @@ type lot struct {
 	tokens int // unparks not yet consumed; guarded by mu
 	nidle  atomic.Int32
 	stop   atomic.Bool
+	// woken is what a parked worker waits for under a Scheduler (which
+	// calls it only while no controlled goroutine runs): a token, or the
+	// stop. Made once, so that parking allocates nothing.
+	woken func() bool
 }
 
-func (l *lot) init() { l.cond.L = &l.mu }
+func (l *lot) init() {
+	l.cond.L = &l.mu
+	l.woken = func() bool { return l.tokens > 0 || l.stop.Load() }
+}
+
+// setIdle counts a worker that becomes idle (+1) or stops being idle
+// (-1). Called with mu held.
+func (l *lot) setIdle(d int) {
+	l.idle += d
+	l.nidle.Store(int32(l.idle))
+}
 
 // notify unparks one idle worker, if there is one. Any goroutine may call
 // it, after publishing the work that the worker should find. It costs one

@@ -224,9 +224,9 @@ func TestBrokenRetryCaught(t *testing.T) {
 	t.Logf("caught: %s", r.Err.Msg)
 }
 
-// Close records the stop last; a wake after it (necessarily late: every
-// task is DONE) is counted but not recorded, since nothing may follow a
-// stop.
+// Close records the stop (an orderly one: reason shutdown); a wake after it
+// (necessarily late: every task is DONE, the waker outlived the executor)
+// is recorded after it and counted, and the trace conforms.
 func TestCloseRecordsStop(t *testing.T) {
 	ex := executor.NewPriority(executor.PriorityConfig{})
 	var log traces.Log
@@ -245,13 +245,14 @@ func TestCloseRecordsStop(t *testing.T) {
 	}
 	w.Wake()
 	evs := log.Events()
-	if last := evs[len(evs)-1]; last.Kind != traces.KindStop || last.Worker != -1 {
-		t.Fatalf("last event %s, want the executor's stop", traces.FormatEvent(last))
+	stop, last := evs[len(evs)-2], evs[len(evs)-1]
+	if stop.Kind != traces.KindStop || stop.Worker != -1 || stop.Reason != traces.StopShutdown || last.Kind != traces.KindWake || last.Outcome != traces.OutcomeLate {
+		t.Fatalf("last events %s, %s: want the executor's stop, then the late wake", traces.FormatEvent(stop), traces.FormatEvent(last))
 	}
 	if ex.LateWakes() != 1 {
 		t.Fatalf("%d late wakes, want 1", ex.LateWakes())
 	}
-	if r, _ := checkV11(t, ex.Describe(), evs); r.Verdict != checker.Holds {
-		t.Fatal(r.Summary())
+	if r, _ := checkV11(t, ex.Describe(), evs); r.Verdict != checker.Holds || r.WakesAfterStop != 1 {
+		t.Fatalf("wakes after the stop %d, want 1:\n%s", r.WakesAfterStop, r.Summary())
 	}
 }

@@ -66,7 +66,6 @@ type WorkSteal struct {
 	cfg     WorkStealConfig
 	locals  []localq
 	hasWork []func() bool
-	ready   []func() bool
 	_       [64]byte // the global queue's lock and ends are written often:
 	global  globalq  // keep them off the lines of the fields read on every take
 	_       [64]byte
@@ -93,12 +92,10 @@ func NewWorkSteal(c WorkStealConfig) *WorkSteal {
 	e.addQueueBuf(&e.global.rb, &e.global.mu)
 	e.locals = make([]localq, c.Workers)
 	e.hasWork = make([]func() bool, c.Workers)
-	e.ready = make([]func() bool, c.Workers)
 	for w := range e.locals {
 		e.locals[w].init(c.LocalCap)
 		e.locals[w].victim = w + 1
 		e.hasWork[w] = func() bool { return e.workFor(w) }
-		e.ready[w] = func() bool { return e.workFor(w) || e.lot.stop.Load() }
 	}
 	return e
 }
@@ -476,7 +473,7 @@ func (e *WorkSteal) work(w int) {
 				return
 			}
 			e.yield(PointPark)
-			e.park(w, e.hasWork[w], e.ready[w])
+			e.park(w, e.hasWork[w])
 			continue
 		}
 		e.run(t, w, cx)

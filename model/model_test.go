@@ -173,3 +173,32 @@ func TestValidate(t *testing.T) {
 		t.Fatal("ParseRule accepted an unknown name")
 	}
 }
+
+// TestTakeable: an idle worker with work it could take has a take, named
+// with its queue; a busy one, or one with nothing to take, has none.
+func TestTakeable(t *testing.T) {
+	m, err := New(Config{Policy: WorkSteal, Workers: 2, Tasks: 2, LocalCap: 2, Pendings: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Init()
+	if _, ok := m.Takeable(s, 0); ok {
+		t.Fatal("a take with nothing spawned")
+	}
+	for _, st := range []Step{
+		{Rule: SPAWN, Worker: -1, Task: 1, Victim: -1, Dest: Global},
+		{Rule: GLOBAL_STEAL, Worker: 0, Task: 1, Victim: -1, Dest: -1},
+		{Rule: SPAWN, Worker: 0, Task: 2, Victim: -1, Dest: 0},
+	} {
+		if err := m.Apply(s, st); err != nil {
+			t.Fatalf("%v: %v", st, err)
+		}
+	}
+	if _, ok := m.Takeable(s, 0); ok {
+		t.Error("worker 0 polls t1: it is not idle")
+	}
+	st, ok := m.Takeable(s, 1)
+	if !ok || st.Rule != WORKER_STEAL || st.Task != 2 || st.TakeQueue() != "local:0" {
+		t.Errorf("worker 1: %v %v (%s), want a WORKER-STEAL of t2 from local:0", st, ok, st.TakeQueue())
+	}
+}

@@ -129,7 +129,7 @@ func TestCatalogueDefaults(t *testing.T) {
 		var names []string
 		for _, r := range rep.Results {
 			masked += r.Masked
-			if r.Verdict == checker.Violated {
+			if r.Standing == properties.ReportedHere {
 				n++
 				names = append(names, r.Caught)
 				if first == nil {
@@ -164,7 +164,7 @@ func TestSecondDefectFound(t *testing.T) {
 		got := map[string]bool{}
 		masked := 0
 		for _, r := range rep.Results {
-			if r.Verdict == checker.Violated {
+			if r.Standing == properties.ReportedHere {
 				if got[r.Caught] {
 					t.Errorf("%s: %s reported twice", e.Name, r.Caught)
 				}
@@ -193,7 +193,7 @@ func TestOutcomesCaught(t *testing.T) {
 			continue
 		}
 		for _, r := range rep.Results {
-			if r.Verdict == checker.Violated {
+			if r.Standing == properties.ReportedHere {
 				t.Logf("%s: %s", e.Name, r.Summary(20))
 				if r.Caught != want[e.Name] {
 					t.Errorf("%s caught by %s, want %s", e.Name, r.Caught, want[e.Name])

@@ -42,9 +42,10 @@ type caseRun struct {
 	wakeDriven    bool         // the executor states it never polls spuriously
 	workers       int          // from the executor's Describe, 0 if unknown
 	workerLast    [64]atomic.Int64
-	workerSeen    atomic.Uint64   // bit w: worker w has polled
-	workerPolls   [8]atomic.Int64 // polls ended by each of the first workers
-	workerEndAt   [8]atomic.Int64 // pollCount when each of the first workers last ended a poll
+	workerSeen    atomic.Uint64            // bit w: worker w has polled
+	workerPolls   [8]atomic.Int64          // polls ended by each of the first workers
+	workerEndAt   [8]atomic.Int64          // pollCount when each of the first workers last ended a poll
+	requeuing     [8]atomic.Pointer[probe] // a task each of the first workers saw woken during its last poll, until its next poll
 	minPolls      int
 	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
 
@@ -305,14 +306,14 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 		}
 	}
 	if len(w.Endless) > 0 {
-		r.minPolls = 3
+		r.minPolls = max(3, w.EndlessPolls)
 		r.setFairness(ex, len(w.Endless), cfg)
 	}
-	if s, ok := ex.(executor.SpuriousPoller); ok && !s.PollsSpuriously() {
+	if s, ok := ex.(executor.SpuriousPoller); ok && !s.PollsSpuriously() || cfg.NoSpuriousPolls {
 		r.wakeDriven = true
 	}
 	start := time.Now()
-	o := &Observation{Workload: w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl != nil, WakeDriven: r.wakeDriven}
+	o := &Observation{Workload: w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl != nil, PCT: ctl != nil && cfg.PCTDepth > 0, WakeDriven: r.wakeDriven}
 	if ctl != nil {
 		ex.(executor.Controllable).SetScheduler(ctl)
 		o.End = EndWait
@@ -417,7 +418,7 @@ func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 			Panics:  p.spec.Panic && p.endless < 0,
 			Polls:   append([]pollRec(nil), p.polls...),
 			Wakes:   append([]wakeRec(nil), p.wakes...),
-			Dropped: p.dropped,
+			Dropped: p.dropped, FinishedAt: p.finishedAt, Repolls: p.repolls,
 		}
 		p.mu.Unlock()
 		sort.Slice(t.Wakes, func(i, j int) bool { return t.Wakes[i].seq < t.Wakes[j].seq })

@@ -33,27 +33,36 @@
 //     it reports one.
 //
 // The properties: exactly-once completion (and Join's value or error); no concurrent poll; no poll
-// after Ready; fairness (□◇ready ⇒ □◇polled, and the executor's stated bound
-// when it is executor.Bounded); Close waits for every task; the waker
+// after Ready; fairness (□◇ready ⇒ □◇polled, within the executor's stated
+// bound, or the default one); Close waits for every task; the waker
 // contract (a wake during a poll, from any goroutine, through a clone; no
 // lost wakeup; idempotence: every poll is owed to a wake of its own);
 // liveness (a hang names the unfinished tasks and the wakes they were
 // waiting for); and, for an executor that is an executor.Reporter and an
 // executor.Describer, conformance of its trace to the model and
-// linearizability of its history (package checker/lin).
+// linearizability of its history (package checker/lin), and, when it is
+// also executor.Controllable, work conservation (no worker left parked
+// while a task waits that it could take: conserve.go).
 //
 // Every case checks every property (conformance and linearizability only
 // on their own cases, for their cost), so a workload drawn for one can fail
 // another; the report names the check that failed and the property whose
 // cases found it.
 //
-// One defect, one failure. On a failing case the check that failed first
-// (the earliest violation seen, else the first in list order) is the
-// failure, and the other checks that failed on the case are listed as its
-// Consequences. A later property's case that fails first in a check
-// already reported (or in one it can follow from, Property.ConsequenceOf)
-// is Masked: not reported again, while the property goes on with fresh
-// cases, so a second, independent defect is still found. Run prints each
+// One defect, one failure, root cause first. On a failing case the check
+// that failed first is the failure: conformance's, when the executor
+// reports its trace (its first violating event is the earliest departure
+// from the model; it is checked on every failing case, and on a controlled
+// case stopped early up to the trace's first gap), else the earliest
+// violation seen, else the first in list order; the other checks that
+// failed on the case are listed as its Consequences. A later property's
+// case that fails first in a check already reported (or in one it can
+// follow from, Property.ConsequenceOf) is Masked: not reported again,
+// while the property goes on with fresh cases, so a second, independent
+// defect is still found. A property whose own check failed only on such
+// cases is Violated all the same, with its Standing (ReportedElsewhere or
+// Consequence), its Cause and the property it is ReportedUnder; its
+// subtest fails with one line saying so. Run prints each
 // failure in at most 60 lines, writes the full detail beside rapid's
 // failfile, and gives the one command that replays it; Run and Check return
 // a Report (per property: verdict, cases, time, failure, Figures).
@@ -65,9 +74,11 @@
 //
 // What the executor states. Fairness is checked against the bound the
 // executor states, in polls (executor.Bounded) or in time
-// (executor.BoundedWait), or that Config sets; with none, the figures (the
-// most polls of others between ready and poll, the longest wait) are
-// information. Spurious polls (a poll no wake accounts for) are counted;
+// (executor.BoundedWait), or that Config sets; with none, against the
+// default bound (1,000 polls of other tasks and 1 s; fairness.go says
+// why); only an executor that states it promises no fairness
+// (executor.FairnessPromiser) gets the figures (the most polls of others
+// between ready and poll, the longest wait) as information. Spurious polls (a poll no wake accounts for) are counted;
 // they fail waker-idempotence only for an executor that states it never
 // polls spuriously (executor.SpuriousPoller).
 //

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,45 +42,64 @@ type runner struct {
 	start       time.Time
 
 	mu     sync.Mutex
-	caught map[string]bool // checks reported as failures by earlier properties
+	caught map[string]caughtAt // checks reported as failures by earlier properties
 }
 
+// caughtAt is where a check's failure was reported: under property under,
+// whose shrunk case failed root first (root is the check itself, or the
+// one it failed as a consequence of).
+type caughtAt struct{ under, root string }
+
 func newRunner(newExecutor func() executor.Executor, sel []*Property, cfg *Config) *runner {
-	return &runner{newExecutor: newExecutor, sel: sel, cfg: cfg, start: time.Now(), caught: map[string]bool{}}
+	return &runner{newExecutor: newExecutor, sel: sel, cfg: cfg, start: time.Now(), caught: map[string]caughtAt{}}
 }
 
 // masked reports whether a case whose first failing check is q, with
-// error err, shows a defect already reported: q itself, a check q can be a
-// consequence of, or — for the conformance check, which sees every defect
-// that reaches the trace — a check that protects the rule err breaks. (So
-// a second, independent defect that breaks the same rule as one already
-// reported is not reported again in the same run; it shows once the first
-// is fixed.)
-func (rn *runner) masked(q *Property, err error) bool {
+// error err, shows a defect already reported, and where: q itself, a check
+// q can be a consequence of, or — for the conformance check, which sees
+// every defect that reaches the trace — a check that protects the rule err
+// breaks. (So a second, independent defect that breaks the same rule as
+// one already reported is not reported again in the same run; it shows
+// once the first is fixed.)
+func (rn *runner) masked(q *Property, err error) (caughtAt, bool) {
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
-	if rn.caught[q.Name] {
-		return true
+	if c, ok := rn.caught[caughtKey(q.Name, err)]; ok {
+		return c, true
 	}
-	for _, c := range q.ConsequenceOf {
-		if rn.caught[c] {
-			return true
+	for _, name := range q.ConsequenceOf {
+		if c, ok := rn.caught[name]; ok {
+			return caughtAt{c.under, name}, true
 		}
 	}
 	var cerr *conform.Error
 	if q.Name == checkConformance && errors.As(err, &cerr) {
-		for name := range rn.caught {
-			if p, lerr := Lookup(name); lerr == nil && p.Rule != 0 && p.Rule == cerr.Rule {
-				return true
+		for _, p := range suite {
+			if c, ok := rn.caught[p.Name]; ok && p.Rule != 0 && p.Rule == cerr.Rule {
+				return caughtAt{c.under, p.Name}, true
 			}
 		}
 	}
-	return false
+	return caughtAt{}, false
 }
 
-func (rn *runner) markCaught(check string) {
+// caughtKey is the key of a failure of check with err in runner.caught:
+// the check's name, and for conformance, which sees every defect that
+// reaches the trace, its name and the rule broken ("conformance:WAKE"), so
+// that a conformance failure of another rule is still reported.
+func caughtKey(check string, err error) string {
+	var cerr *conform.Error
+	if check == checkConformance && errors.As(err, &cerr) {
+		return check + ":" + cerr.Rule.String()
+	}
+	return check
+}
+
+func (rn *runner) markCaught(check string, at caughtAt) {
 	rn.mu.Lock()
-	rn.caught[check] = true
+	if _, ok := rn.caught[check]; !ok {
+		rn.caught[check] = at
+	}
 	rn.mu.Unlock()
 }
 
@@ -100,13 +120,20 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 	res.Output = tb.output()
 	switch {
 	case res.Caught != "":
-		res.Verdict = checker.Violated
+		res.Verdict, res.Standing, res.Cause = checker.Violated, ReportedHere, res.Caught
 		if m := seedRE.FindStringSubmatch(res.Output); m != nil {
 			res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
 		}
-		rn.markCaught(res.Caught)
+		rn.markCaught(caughtKey(res.Caught, res.err), caughtAt{p.Name, res.Caught})
 		for _, c := range res.Consequences {
-			rn.markCaught(c[:strings.IndexByte(c, ':')])
+			rn.markCaught(c[:strings.IndexByte(c, ':')], caughtAt{p.Name, res.Caught})
+		}
+	case res.Violating > 0:
+		// The property's own check failed, but only on cases that showed
+		// a defect already reported: violated, reported elsewhere.
+		res.Verdict, res.Standing = checker.Violated, Consequence
+		if res.Cause == p.Name {
+			res.Standing = ReportedElsewhere
 		}
 	case rn.cfg.Context != nil && rn.cfg.Context.Err() != nil:
 		res.Verdict = checker.Unknown
@@ -123,13 +150,18 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 	cfg := rn.cfg
 	var usable []*Property
+	var conformP *Property // the conformance check, when selected and usable on failing cases only
 	ex0, err := fresh(rn.newExecutor)
 	if err != nil {
 		return func(t *rapid.T) { t.Fatalf("%v", err) }
 	}
 	for _, q := range rn.sel {
-		if (q.Applies == nil || q.Applies(ex0)) && (!q.Costly || q == p) {
+		switch {
+		case q.Applies != nil && !q.Applies(ex0):
+		case !q.Costly || q == p:
 			usable = append(usable, q)
+		case q.Name == checkConformance:
+			conformP = q
 		}
 	}
 	_ = closeWithin(ex0, probeClose)
@@ -175,9 +207,24 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			progress()
 			return
 		}
+		if conformP != nil {
+			// The case failed: conformance, which names the earliest
+			// departure from the model, is worth its cost now.
+			if err := conformP.Check(o); err != nil {
+				fails = leadWithRoot(append(fails, failure{conformP, err}))
+			}
+		}
 		first := fails[0]
-		if rn.masked(first.check, first.err) {
+		if at, ok := rn.masked(first.check, first.err); ok {
 			res.Masked++
+			for _, f := range fails {
+				if f.check == p {
+					if res.Violating == 0 {
+						res.Cause, res.ReportedUnder = at.root, at.under
+					}
+					res.Violating++
+				}
+			}
 			progress()
 			return
 		}
@@ -188,11 +235,11 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			res.FirstChecksum = o.Checksum
 		}
 		q := first.check
-		res.Caught, res.Message, res.Detail = q.Name, q.Fails, first.err.Error()
+		res.Caught, res.Message, res.Detail, res.err = q.Name, q.Fails, foldLines(first.err.Error()), first.err
 		res.Counterexample, res.Observation = w, o
 		res.Consequences = res.Consequences[:0]
 		for _, f := range fails[1:] {
-			res.Consequences = append(res.Consequences, f.check.Name+": "+clip(firstLine(f.err.Error()), 1, 160))
+			res.Consequences = append(res.Consequences, f.check.Name+": "+clip(firstLine(f.err.Error()), 1, 150))
 		}
 		progress()
 		t.Logf("workload (%d tasks, size %d; %s after %v):\n%s", len(o.Tasks), w.Size(), o.End, o.Elapsed.Round(time.Microsecond), w)
@@ -225,7 +272,24 @@ func failures(usable []*Property, o *Observation) []failure {
 			}
 		}
 	}
-	return out
+	return leadWithRoot(out)
+}
+
+// leadWithRoot puts the conformance failure, if any, first: its first
+// violating event is the earliest departure from the model, the root cause
+// of what the other checks saw later (a wake that re-queued a finished
+// task, before the poll after Ready it led to). The others keep their
+// order after it.
+func leadWithRoot(fs []failure) []failure {
+	for i, f := range fs {
+		if f.check.Name == checkConformance && i > 0 {
+			c := fs[i]
+			copy(fs[1:i+1], fs[:i])
+			fs[0] = c
+			break
+		}
+	}
+	return fs
 }
 
 // Run runs the suite on the executors newExecutor makes, one subtest per
@@ -279,13 +343,19 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 				tb := &quietTB{name: t.Name()}
 				rn.property(tb, p, res)
 				if res.Masked > 0 {
-					t.Logf("%d cases failed only as already reported (%s): not counted again", res.Masked, strings.Join(rn.caughtNames(), ", "))
+					t.Logf("%d cases showed a defect already reported (%s); this property's own check failed on %d of them", res.Masked, strings.Join(rn.caughtNames(), ", "), res.Violating)
 				}
 				if f := res.Figures.String(); f != "" {
 					t.Log(f)
 				}
 				if res.Verdict != checker.Violated {
 					t.Logf("%s: %d cases in %v", res.Verdict, res.Cases, res.Duration.Round(time.Millisecond))
+					return
+				}
+				if res.Standing != ReportedHere {
+					// Violated, and said so, in one line: the
+					// counterexample is in the subtest named.
+					t.Error(res.Summary(0))
 					return
 				}
 				res.DetailFile, res.Replay = writeDetail(t.Name(), res)
@@ -306,9 +376,14 @@ func (rn *runner) caughtNames() []string {
 	defer rn.mu.Unlock()
 	var out []string
 	for _, p := range suite {
-		if rn.caught[p.Name] {
-			out = append(out, p.Name)
+		var keys []string
+		for k := range rn.caught {
+			if k == p.Name || strings.HasPrefix(k, p.Name+":") {
+				keys = append(keys, k)
+			}
 		}
+		sort.Strings(keys)
+		out = append(out, keys...)
 	}
 	return out
 }

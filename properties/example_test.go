@@ -10,7 +10,9 @@ import (
 
 // Check runs the suite outside a test; here on a broken executor whose
 // wakes of a queued task push it again. Under the controller the failing
-// case is found, shrunk and named deterministically.
+// case is found, shrunk and named deterministically, led by its root cause:
+// the trace's first departure from the model (the second push), before
+// the poll after Ready it leads to.
 func ExampleCheck() {
 	var doubleEnqueue broken.Executor
 	for _, b := range broken.Catalogue() {
@@ -27,7 +29,7 @@ func ExampleCheck() {
 	}
 	// Output:
 	// violated
-	// exactly-once: no-poll-after-ready (TASK-COMPLETE): a task was polled after it finished
+	// exactly-once: conformance (model conformance): the executor's trace does not conform to the model
 }
 
 // Properties lists the suite: each property's name and the rule or

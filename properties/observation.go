@@ -47,6 +47,10 @@ type TaskObservation struct {
 	// (16,384 of each in one case) that replaced the latest record instead
 	// of being kept.
 	Dropped int
+	// FinishedAt is the poll (from 1) at which the task finished, and
+	// Repolls the polls that came after it (each a failure of
+	// no-poll-after-ready; the first is reported with its detail).
+	FinishedAt, Repolls int
 }
 
 // lostWakes returns the wakes after the task's last poll began, if it is
@@ -83,9 +87,10 @@ type Observation struct {
 	// BoundWait is the fairness bound in time the executor states (or
 	// Config.FairnessWait), 0 if none; MaxWait the longest a ready task
 	// waited for its poll, by the clock; FairnessStated what the check held
-	// the executor to ("polls", "time", or "none stated"); Starved, when no
-	// bound is stated, describes a task that seemed starved (information:
-	// the case then stopped without a verdict).
+	// the executor to ("polls", "time", "default", or "none promised");
+	// Starved, when the executor promises no fairness, describes a task
+	// that seemed starved (information: the case then stopped without a
+	// verdict).
 	BoundWait      time.Duration
 	MaxWait        time.Duration
 	FairnessStated string
@@ -106,6 +111,7 @@ type Observation struct {
 	// executor reported), equal on an exact replay, and Decisions the
 	// number of scheduling choices made.
 	Controlled bool
+	PCT        bool // the controlled schedule was PCT's (Config.PCTDepth)
 	Checksum   uint64
 	Decisions  int
 	// Control is the controller's error for a controlled case that did not

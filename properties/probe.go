@@ -80,11 +80,14 @@ type probe struct {
 	hasWaker    bool
 	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
 	readySince  time.Time
-	readyAtEnd  bool     // woken during the current poll: ready when it returns
-	readyShares [8]int64 // caseRun.workerPolls (polls ended) when it became ready
+	readyCPU    time.Duration // the process's CPU time then (default fairness bound, black-box only)
+	readyAtEnd  bool          // woken during the current poll: ready when it returns
+	readyShares [8]int64      // caseRun.workerPolls (polls ended) when it became ready
 	handle      executor.Handle
 	spawnErr    error
 	dropped     int // polls and wakes past maxRecords, see appendCapped
+	finishedAt  int // the poll (from 1) at which the task finished
+	repolls     int // polls after it finished
 }
 
 // maxRecords bounds the polls and the wakes one task keeps a record of in
@@ -160,11 +163,31 @@ func (p *probe) markReady(seq uint64) {
 	p.setReady()
 }
 
+// requeued notes that worker w, which polled p last and saw it woken
+// during that poll, has begun another poll: it has re-queued p by now
+// (TASK-SUSPEND happens before the worker's next poll). p counts as ready
+// from here, not from the end of its poll: a worker descheduled between a
+// poll's return and the re-queue holds p, which is no delay of the
+// executor's order (it made wakeable, 2 workers, black-box, fail its
+// bound of 2 polls with 460, once in 10,000 cases on a loaded machine).
+func (p *probe) requeued(w int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.polls)
+	if p.readyAt < 0 || n == 0 || p.polls[n-1].worker != w || p.polls[n-1].end == 0 {
+		return
+	}
+	p.setReady()
+}
+
 // setReady marks p ready now. Called with p.mu held.
 func (p *probe) setReady() {
 	r := p.r
 	p.readyAt = r.pollCount.Load()
 	p.readySince = time.Now()
+	if r.mode == fairDefault && r.ctl == nil {
+		p.readyCPU = cpuTime()
+	}
 	for w := range p.readyShares {
 		p.readyShares[w] = r.workerPolls[w].Load()
 	}
@@ -177,16 +200,27 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 		r.cutOff()
 	}
 	begin := r.tick()
+	if w := cx.Worker(); w >= 0 && w < len(r.requeuing) {
+		if q := r.requeuing[w].Swap(nil); q != nil && q != p {
+			q.requeued(w)
+		}
+	}
 	if !p.inPoll.CompareAndSwap(0, 1) {
 		r.violate(checkConcurrentPoll, "task %d: a poll began on worker %d while another poll of it was running", p.id, cx.Worker())
 		return nil, false
 	}
 	p.mu.Lock()
 	if p.finished {
-		n := len(p.polls) + 1
+		p.repolls++
+		n := len(p.polls) + p.repolls
+		how := p.finishedHow()
 		p.mu.Unlock()
 		p.inPoll.Store(0)
-		r.violate(checkPollAfterReady, "task %d: poll %d on worker %d came after the task had finished", p.id, n, cx.Worker())
+		if n > p.finishedAt+1 {
+			// Counted (TaskObservation.Repolls), not reported again.
+			return nil, false
+		}
+		r.violate(checkPollAfterReady, "task %d %s at poll %d; poll %d, on worker %d, came after that. A future that finished is never polled again (TASK-COMPLETE)%s", p.id, how, p.finishedAt, n, cx.Worker(), p.retryHint())
 		return nil, false
 	}
 	p.polls = appendCapped(p.polls, pollRec{begin: begin, worker: cx.Worker()}, &p.dropped)
@@ -246,9 +280,32 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	return p.id, true
 }
 
+// finishedHow says how the task's future finished, in the API's terms.
+func (p *probe) finishedHow() string {
+	switch {
+	case p.endless >= 0:
+		return fmt.Sprintf("returned Ready (value %d)", p.id)
+	case p.spec.Panic:
+		return "panicked"
+	case p.spec.Fail:
+		return "finished with an error (Ready with an executor.Failed)"
+	}
+	return fmt.Sprintf("returned Ready (value %d)", p.id)
+}
+
+// retryHint is what to do instead, for a failed task polled again: the
+// usual cause is a retry that re-polls the failed future.
+func (p *probe) retryHint() string {
+	if p.endless < 0 && (p.spec.Panic || p.spec.Fail) {
+		return "; if it was retried, a retry must poll a fresh future: a future that can be retried implements executor.Retryable, whose Fresh makes one (executor.Retry runs it so)"
+	}
+	return ""
+}
+
 func (p *probe) finish() {
 	p.mu.Lock()
 	p.finished = true
+	p.finishedAt = len(p.polls)
 	p.completions++
 	p.mu.Unlock()
 	p.endPoll()
@@ -266,6 +323,9 @@ func (p *probe) endPoll() {
 	}
 	if p.readyAtEnd && !p.finished {
 		p.setReady()
+		if w := last.worker; w >= 0 && w < len(p.r.requeuing) {
+			p.r.requeuing[w].Store(p)
+		}
 	}
 	p.readyAtEnd = false
 	p.mu.Unlock()

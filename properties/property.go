@@ -26,6 +26,7 @@ const (
 	checkFairness       = "fairness"
 	checkConformance    = "conformance"
 	checkLinearizable   = "linearizability"
+	checkWorkConserve   = "work-conservation"
 )
 
 // Property is one declared check of the suite: the workloads it draws, the
@@ -119,14 +120,14 @@ var suite = []*Property{
 		Rule:  model.TASK_COMPLETE,
 		Fails: "a task was polled after it finished",
 		Shape: Shape{Repeat: true, Spawn: true, Panics: true, Clone: 1},
-		Check: violations(checkPollAfterReady),
+		Check: checkRepoll,
 	},
 	{
 		Name:          checkFairness,
-		Doc:           "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled), within the executor's stated bound if it states one",
+		Doc:           "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled): within the executor's stated bound, or by default within 1,000 polls of other tasks and 1 s; not checked for an executor that states it promises no fairness (executor.FairnessPromiser)",
 		Contract:      "fairness",
 		Fails:         "a ready task was starved",
-		Shape:         Shape{Endless: true, Priorities: true},
+		Shape:         Shape{Endless: true, Priorities: true, EndlessPolls: 24},
 		Check:         violations(checkFairness),
 		ConsequenceOf: []string{checkLostWakeup, checkLiveness},
 	},
@@ -202,6 +203,16 @@ var suite = []*Property{
 		Costly:   true,
 	},
 	{
+		Name:     checkWorkConserve,
+		Doc:      "no worker sleeps while a task waits that it could take: a parked worker for which the model enables a take stays parked for at most 16 polls of other workers (controlled cases)",
+		Contract: "work conservation",
+		Fails:    "a worker slept while a task waited that it could take",
+		Shape:    Shape{Endless: true, EndlessPolls: 24},
+		Applies:  reportsControllable,
+		Check:    checkConserve,
+		Costly:   true,
+	},
+	{
 		Name:     checkLinearizable,
 		Doc:      "the executor's recorded history of queue operations and task steps is linearizable to the model's sequential specifications",
 		Contract: "linearizability",
@@ -213,17 +224,60 @@ var suite = []*Property{
 	},
 }
 
-// violations fails on the violations of check seen while the case ran.
+// violations fails on the violations of check seen while the case ran,
+// identical ones folded into one line with their count.
 func violations(check string) func(o *Observation) error {
 	return func(o *Observation) error {
-		var errs []error
+		var lines []string
 		for _, v := range o.Violations {
 			if v.check == check {
-				errs = append(errs, errors.New(v.detail))
+				lines = append(lines, v.detail)
 			}
 		}
-		return errors.Join(errs...)
+		if len(lines) == 0 {
+			return nil
+		}
+		return errors.New(foldLines(strings.Join(lines, "\n")))
 	}
+}
+
+// foldLines folds the repeated lines of s into their first, which gets
+// the count: "line (12 times)".
+func foldLines(s string) string {
+	lines := strings.Split(s, "\n")
+	count := map[string]int{}
+	for _, l := range lines {
+		count[l]++
+	}
+	out := lines[:0:0]
+	for _, l := range lines {
+		switch n := count[l]; {
+		case n == 0:
+			continue
+		case n > 1:
+			out = append(out, fmt.Sprintf("%s (%d times)", l, n))
+		default:
+			out = append(out, l)
+		}
+		count[l] = 0
+	}
+	return strings.Join(out, "\n")
+}
+
+// checkRepoll fails on polls of a finished task: the first with its
+// detail, the count of the others.
+func checkRepoll(o *Observation) error {
+	err := violations(checkPollAfterReady)(o)
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	for _, t := range o.Tasks {
+		if t.Repolls > 1 {
+			s += fmt.Sprintf("\ntask %d was polled %d times in all after it finished at poll %d", t.ID, t.Repolls, t.FinishedAt)
+		}
+	}
+	return errors.New(s)
 }
 
 func checkOnce(o *Observation) error {

@@ -61,3 +61,22 @@ func TestReadmeCustomExecutor(t *testing.T) {
 		t.Fatalf("examples/customexec's conformance tests fail: %v\n%s", err, out)
 	}
 }
+
+// TestOwnExecModule: examples/ownexec, an executor with its own task type
+// on the Kit's pieces, vets and its Join outcomes hold (its own go test
+// runs the whole suite on it).
+func TestOwnExecModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds another module")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "-run", "JoinOutcomes|GlueLines", "."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = filepath.Join("..", "examples", "ownexec")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("examples/ownexec: go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}

@@ -29,9 +29,22 @@ func (o *Observation) complete() bool {
 
 // checkConform replays the recorded trace through the model of the
 // executor's policy.
+//
+// A controlled case stopped early (at a violation, or a deadlock) is
+// checked too, up to its first gap in Seq: under the controller one
+// goroutine runs at a time and an event is recorded where its Seq is drawn,
+// so the events up to the first missing number are every event up to it,
+// and the first departure from the model among them (the root cause of the
+// violation that stopped the case) is real. Only the steps are checked,
+// not what a whole trace must end with.
 func checkConform(o *Observation) error {
-	if !o.complete() {
-		return nil
+	evs := o.Events
+	whole := o.complete()
+	if !whole {
+		if !o.Controlled || o.Header == nil {
+			return nil
+		}
+		evs = gapless(evs)
 	}
 	c, err := conform.New(*o.Header)
 	if err != nil {
@@ -39,16 +52,37 @@ func checkConform(o *Observation) error {
 		// to check against, which is the executor's statement to fix.
 		return fmt.Errorf("the executor's header cannot be checked: %w", err)
 	}
-	for _, e := range o.Events {
+	for _, e := range evs {
 		if err := c.Step(e); err != nil {
+			if !whole {
+				var cerr *conform.Error
+				if errors.As(err, &cerr) {
+					return conformFailure{cerr}
+				}
+				return nil
+			}
 			break
 		}
+	}
+	if !whole {
+		return nil
 	}
 	r := c.Finish()
 	if r.Verdict == checker.Violated && r.Err != nil {
 		return conformFailure{r.Err}
 	}
 	return nil
+}
+
+// gapless returns the events of evs (sorted by Seq) up to the first
+// missing Seq.
+func gapless(evs []traces.Event) []traces.Event {
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Seq != evs[i-1].Seq+1 {
+			return evs[:i]
+		}
+	}
+	return evs
 }
 
 // conformFailure is the failure of the conformance check: the message and

@@ -19,13 +19,50 @@ type Progress struct {
 	Elapsed  time.Duration // since the suite started
 }
 
+// Standing says where a violated property's failure is reported.
+type Standing uint8
+
+const (
+	// NotViolated: the property holds, is unknown or was skipped.
+	NotViolated Standing = iota
+	// ReportedHere: this Result reports a failure found by the property's
+	// cases, with its shrunk counterexample (Caught names the check that
+	// failed first on it, which may be another property's).
+	ReportedHere
+	// ReportedElsewhere: the property's own check failed, first, on its
+	// cases, with a defect that an earlier property's cases had already
+	// found and reported (ReportedUnder) as a failure of this very check.
+	ReportedElsewhere
+	// Consequence: the property's own check failed on its cases, but only
+	// on cases where another check (Cause) failed first, and that failure
+	// is reported under ReportedUnder: a consequence of the same defect.
+	Consequence
+)
+
+func (s Standing) String() string {
+	return [...]string{"", "reported here", "reported elsewhere", "consequence"}[s]
+}
+
 // Result is the outcome of one property.
 type Result struct {
 	Property *Property
-	// Verdict is Holds when every case passed, Violated on a failure, and
-	// Unknown when the property was skipped or the run was interrupted.
+	// Verdict is Holds when every case passed, Violated when the
+	// property's own check failed on a case or its cases found a failure,
+	// and Unknown when the property was skipped or the run was
+	// interrupted. Standing says where a violation is reported: a property
+	// violated only by a defect reported under another is Violated too,
+	// never Holds.
 	Verdict checker.Verdict
-	Skipped string // why the property did not apply, if it did not
+	// Standing, for a violation, says where it is reported; Cause is the
+	// check that failed first on the cases that violated the property, and
+	// ReportedUnder the property whose Result reports that failure with
+	// its counterexample (for ReportedElsewhere and Consequence); Violating
+	// counts the property's cases on which its own check failed.
+	Standing      Standing
+	Cause         string
+	ReportedUnder string
+	Violating     int
+	Skipped       string // why the property did not apply, if it did not
 	// Cases counts the cases run up to and including the first failing one
 	// (all of them when none failed); Runs counts every case, shrinking
 	// included.
@@ -43,6 +80,7 @@ type Result struct {
 	// volatile detail of the shrunk case, the shrunk workload and what the
 	// executor did on it.
 	Caught         string
+	err            error // the failure of Caught, for the runner
 	Message        string
 	Detail         string
 	Counterexample *Workload
@@ -81,12 +119,40 @@ type Result struct {
 	DetailFile, Replay string
 }
 
-// Err is the failure of r as an error, or nil.
+// Err is the failure of r as an error, or nil. For a property violated by
+// a defect reported under another, it says so in one line.
 func (r *Result) Err() error {
 	if r.Verdict != checker.Violated {
 		return nil
 	}
+	if r.Standing == ReportedElsewhere || r.Standing == Consequence {
+		return errors.New(r.Property.Name + ": " + r.State())
+	}
 	return fmt.Errorf("%s: %s (%s): %s", r.Property.Name, r.Caught, protects(r.Caught), r.Message)
+}
+
+// State says the verdict in words, with where a violation is reported:
+// "holds", "violated", "violated; reported under exactly-once", "violated
+// as a consequence of no-poll-after-ready (reported under exactly-once)".
+func (r *Result) State() string {
+	switch {
+	case r.Skipped != "":
+		return "skipped: " + r.Skipped
+	case r.Verdict != checker.Violated:
+		return r.Verdict.String()
+	case r.Standing == ReportedElsewhere:
+		return fmt.Sprintf("violated on %d cases; first seen and reported under %s", r.Violating, r.ReportedUnder)
+	case r.Standing == Consequence:
+		return fmt.Sprintf("violated on %d cases, as a consequence of %s (reported under %s)", r.Violating, r.Cause, r.ReportedUnder)
+	case r.Caught != "" && r.Caught != r.Property.Name:
+		for _, c := range r.Consequences {
+			if strings.HasPrefix(c, r.Property.Name+":") {
+				return fmt.Sprintf("violated, as a consequence of %s (reported here)", r.Caught)
+			}
+		}
+		return fmt.Sprintf("violated: its cases found a failure of %s (reported here); its own check held on that case", r.Caught)
+	}
+	return "violated"
 }
 
 func protects(name string) string {
@@ -146,6 +212,9 @@ func (r *Report) Verdict() checker.Verdict {
 func (r *Result) Summary(maxLines int) string {
 	if r.Verdict != checker.Violated {
 		return ""
+	}
+	if r.Standing == ReportedElsewhere || r.Standing == Consequence {
+		return fmt.Sprintf("%s: %s", r.Property.Name, r.State())
 	}
 	lim := func(n int) int {
 		if maxLines <= 0 {
@@ -227,8 +296,9 @@ type Figures struct {
 	// MaxDelay is the most polls of other tasks between a task becoming
 	// ready and its poll, and MaxWait the longest wait by the clock, over
 	// the fairness cases; Fairness what the executor was held to ("polls",
-	// "time", "none stated"); Starved, when no bound was stated, the first
-	// task that seemed starved (the case stopped without a verdict).
+	// "time", "default", "none promised"); Starved, when the executor
+	// promises no fairness, the first task that seemed starved (the case
+	// stopped without a verdict).
 	MaxDelay int64
 	MaxWait  time.Duration
 	Fairness string
@@ -269,7 +339,7 @@ func (f *Figures) String() string {
 		fmt.Fprintf(&b, "fairness (bound: %s): at most %d polls of other tasks between ready and poll; longest wait %v\n", f.Fairness, f.MaxDelay, f.MaxWait.Round(time.Microsecond))
 	}
 	if f.Starved != "" {
-		fmt.Fprintf(&b, "seemingly starved, no bound stated: %s\n", f.Starved)
+		fmt.Fprintf(&b, "seemingly starved, no fairness promised: %s\n", f.Starved)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -285,13 +355,15 @@ func (r *Report) String() string {
 		case x.Skipped != "":
 			fmt.Fprintf(&b, "%-22s skipped: %s\n", name, x.Skipped)
 			continue
+		case x.Verdict == checker.Violated && x.Standing != ReportedHere:
+			fmt.Fprintf(&b, "%-22s %d cases, %v: %s\n", name, x.Cases, x.Duration.Round(time.Millisecond), x.State())
 		case x.Verdict == checker.Violated:
 			fmt.Fprintf(&b, "%-22s %-8s %d cases, %v: %s (%s): %s\n", name, x.Verdict, x.Cases, x.Duration.Round(time.Millisecond), x.Caught, protects(x.Caught), x.Message)
 		default:
 			fmt.Fprintf(&b, "%-22s %-8s %d cases, %v\n", name, x.Verdict, x.Cases, x.Duration.Round(time.Millisecond))
 		}
 		if x.Masked > 0 {
-			fmt.Fprintf(&b, "  %d cases showed a defect already reported\n", x.Masked)
+			fmt.Fprintf(&b, "  %d cases showed a defect already reported (this property's own check failed on %d of them)\n", x.Masked, x.Violating)
 		}
 		if f := x.Figures.String(); f != "" {
 			b.WriteString(indent(f, "  "))

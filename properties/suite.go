@@ -62,20 +62,36 @@ type Config struct {
 	Uncontrolled bool
 	// FairnessBound, when above 0, is the fairness bound in polls of other
 	// tasks (as executor.Bounded states it) to hold an executor to that
-	// states none of its own.
+	// states none of its own; the check allows 2 more per worker (takes it
+	// cannot see). Without it, or FairnessWait, or a bound stated by the
+	// executor, the default holds: 1,000 polls of other tasks and 1 s
+	// (fairness.go says why).
 	FairnessBound int
 	// FairnessWait, when above 0, is a fairness bound in time (as
-	// executor.BoundedWait states it) for an executor that states none.
+	// executor.BoundedWait states it) for an executor that states none; a
+	// task fails past 3×FairnessWait + 500 ms (the clock's and the operating
+	// system's share), on black-box cases only. Setting both is an error.
 	FairnessWait time.Duration
 	// PCTDepth, when above 0, draws schedules with PCT of that depth
 	// (priorities and change points from rapid) instead of a choice from
 	// rapid at every decision.
 	PCTDepth int
 
+	// NoSpuriousPolls holds the executor to polling a task only after its
+	// spawn or a wake of its own, as executor.SpuriousPoller false states:
+	// a spurious poll then fails waker-idempotence instead of being
+	// counted as information.
+	NoSpuriousPolls bool
+
 	// Coverage, when set, also measures the executor's spec coverage
 	// (Cover; its New is the suite's constructor) and fails below its Goal
 	// or on a visited state outside the model (coverage.go).
 	Coverage *CoverConfig
+
+	// set records what the options of Run set, and conflicts what two of
+	// them set differently (options.go).
+	set       map[string]string
+	conflicts []string
 }
 
 // controlSteps bounds the yield points of one controlled case.
@@ -123,6 +139,9 @@ func (c *Config) selected() ([]*Property, error) {
 	if c.Timeout < 0 || c.Idle < 0 || c.ShrinkTime < 0 {
 		return nil, fmt.Errorf("properties: Timeout %v, Idle %v, ShrinkTime %v: want 0 (the default) or more", c.Timeout, c.Idle, c.ShrinkTime)
 	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
 	for _, n := range append(append(append([]string(nil), c.Only...), c.Skip...), c.Cases...) {
 		if _, err := Lookup(n); err != nil {
 			return nil, err
@@ -160,25 +179,6 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
-
-// Option changes the Config of Run.
-type Option func(*Config)
-
-// WithConfig replaces the whole Config.
-func WithConfig(c Config) Option { return func(d *Config) { *d = c } }
-
-// Checks sets the number of cases per property.
-func Checks(n int) Option { return func(c *Config) { c.Checks = n } }
-
-// Only runs just the named properties.
-func Only(names ...string) Option { return func(c *Config) { c.Only = append(c.Only, names...) } }
-
-// Skip leaves out the named properties.
-func Skip(names ...string) Option { return func(c *Config) { c.Skip = append(c.Skip, names...) } }
-
-// BlackBox runs an executor.Controllable executor as a black box too, on
-// the Go scheduler (Config.Uncontrolled).
-func BlackBox() Option { return func(c *Config) { c.Uncontrolled = true } }
 
 // rapid reads its settings from package flags; the suite sets them for the
 // length of a run, one run at a time.

@@ -74,6 +74,9 @@ type Workload struct {
 	Endless    []Endless
 	Concurrent bool // half of the tasks are spawned from a second goroutine
 	Shutdown   bool // the case ends with Close instead of Wait
+	// EndlessPolls is how many polls each endless task gets before the
+	// case ends (0 means 3).
+	EndlessPolls int
 }
 
 // Size is the length of a workload as a counterexample: tasks, polls and
@@ -175,6 +178,9 @@ type Shape struct {
 	Shutdown   bool       // end with Close instead of Wait
 	Endless    bool       // a fairness workload of endless tasks
 	Priorities bool       // tasks draw priorities 0..3
+	// EndlessPolls, for an endless workload, is how many polls each task
+	// gets before the case ends (0 means 3): more makes longer runs.
+	EndlessPolls int
 }
 
 // Draw generates one workload of shape s from t.
@@ -250,7 +256,7 @@ func (s Shape) drawTask(t *rapid.T, label string, total *int, top bool) TaskSpec
 // drawEndless draws a fairness workload: endless tasks grouped in rings
 // (a ring of one wakes itself) and tasks woken from outside.
 func (s Shape) drawEndless(t *rapid.T) *Workload {
-	w := &Workload{}
+	w := &Workload{EndlessPolls: s.EndlessPolls}
 	groups := rapid.IntRange(1, 3).Draw(t, "groups")
 	for g := 0; g < groups; g++ {
 		kind := rapid.IntRange(0, 2).Draw(t, fmt.Sprintf("group%d.kind", g))

@@ -135,10 +135,11 @@ type Event struct {
 	Detail  string
 
 	// Format v1.1 fields; zero when not recorded.
-	Future      int64 // the future instance a poll drives, from 1; 0 = not recorded
-	Time        int64 // monotonic nanoseconds since any origin; 0 = not recorded
-	Priority    int32 // the task's priority (higher runs first), when Prioritized
-	Prioritized bool  // Priority was recorded (on spawn, wake, requeue)
+	Future      int64      // the future instance a poll drives, from 1; 0 = not recorded
+	Time        int64      // monotonic nanoseconds since any origin; 0 = not recorded
+	Priority    int32      // the task's priority (higher runs first), when Prioritized
+	Prioritized bool       // Priority was recorded (on spawn, wake, requeue)
+	Reason      StopReason // on a stop: why (StopShutdown, the zero value, when not recorded)
 }
 
 // Format and Version identify the trace format in a Header; Minor is the

@@ -131,6 +131,10 @@ func decodeFast(b []byte, e *Event) bool {
 			case fDetail:
 				ok = utf8.Valid(s)
 				e.Detail = string(s)
+			case fReason:
+				var err error
+				e.Reason, err = ParseStopReason(string(s))
+				ok = err == nil
 			}
 			if !ok {
 				return false

@@ -83,6 +83,11 @@ func appendEvent(b []byte, e *Event) []byte {
 		b = append(b, `,"detail":`...)
 		b = appendString(b, e.Detail)
 	}
+	if e.Reason != StopShutdown {
+		b = append(b, `,"reason":"`...)
+		b = append(b, stopReasonNames[e.Reason]...)
+		b = append(b, '"')
+	}
 	return append(b, '}')
 }
 
@@ -149,9 +154,10 @@ const (
 	fFuture   // v1.1
 	fTime     // v1.1
 	fDetail
+	fReason // v1.1
 )
 
-var fieldNames = [...]string{"seq", "kind", "task", "worker", "source", "victim", "queue", "result", "outcome", "rule", "call", "ret", "priority", "future", "time", "detail"}
+var fieldNames = [...]string{"seq", "kind", "task", "worker", "source", "victim", "queue", "result", "outcome", "rule", "call", "ret", "priority", "future", "time", "detail", "reason"}
 
 // decoder reads one event object from a line.
 type decoder struct {
@@ -490,6 +496,9 @@ func fieldIndex(key []byte) int {
 			f = fVictim
 		case 'r':
 			f = fResult
+			if key[2] == 'a' {
+				f = fReason
+			}
 		case 'd':
 			f = fDetail
 		case 'f':
@@ -592,6 +601,12 @@ func (d *decoder) value(f int, e *Event) error {
 			if !ok {
 				_, err = model.ParseRule(string(s))
 			}
+		case fReason:
+			var r StopReason
+			if r, err = ParseStopReason(string(s)); err != nil {
+				return errf(ErrUnknown, err.Error())
+			}
+			e.Reason = r
 		case fDetail:
 			if !utf8.Valid(s) {
 				return errf(ErrSyntax, "detail: invalid UTF-8 in a string")

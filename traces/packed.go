@@ -117,7 +117,7 @@ func (p Packed) WithFuture(f int64) Packed {
 }
 
 // Pack returns the packed form of e, and false (with a zero Packed) if e
-// does not fit: a Rule, Detail or Time, a Priority or Future out of range
+// does not fit: a Rule, Detail, Time or stop Reason, a Priority or Future out of range
 // or on an event of another kind, a field out of its range, or a Return
 // tick other than 0, Seq and Seq+1.
 func Pack(e Event) (Packed, bool) {
@@ -137,7 +137,7 @@ func Pack(e Event) (Packed, bool) {
 		}
 		extra = 1<<pkExtra | uint64(e.Future)<<pkVictim
 	}
-	if e.Rule != 0 || e.Detail != "" || e.Time != 0 || e.Kind > 0xf || !in(e.Worker) || !in(e.Victim) ||
+	if e.Rule != 0 || e.Detail != "" || e.Time != 0 || e.Reason != StopShutdown || e.Kind > 0xf || !in(e.Worker) || !in(e.Victim) ||
 		e.Queue < QueueGlobal || e.Queue > MaxPackedWorker+1 ||
 		e.Source > 0xf || e.Result > 0xf || e.Outcome > 0xf {
 		return Packed{}, false

@@ -27,7 +27,8 @@ import (
 // Each event line is "#SEQ WHO KIND" (WHO is wN for worker N, or out) and
 // then, in this order and only when set: tTASK, the take's source, "from wV"
 // for a steal's victim, "-> QUEUE", the poll's result, the wake's outcome,
-// rule=RULE, call=N, ret=N, and the v1.1 fields prio=N (priority), fN
+// rule=RULE, reason=REASON (v1.1, on a stop), call=N, ret=N, and the v1.1
+// fields prio=N (priority), fN
 // (future N) and @Nns (time in nanoseconds), then detail="Go-quoted text".
 // Blank lines and lines starting with // are ignored.
 //
@@ -147,6 +148,10 @@ func AppendText(b []byte, e Event) []byte {
 	if e.Rule != 0 {
 		b = append(b, " rule="...)
 		b = append(b, e.Rule.String()...)
+	}
+	if e.Reason != StopShutdown {
+		b = append(b, " reason="...)
+		b = append(b, e.Reason.String()...)
 	}
 	if e.Call != 0 {
 		b = append(b, " call="...)
@@ -533,6 +538,13 @@ func parseTextEvent(toks []string) (Event, error) {
 			case "detail":
 				f = fDetail
 				e.Detail = v
+			case "reason":
+				f = fReason
+				r, err := ParseStopReason(v)
+				if err != nil {
+					return e, errf(ErrUnknown, err.Error())
+				}
+				e.Reason = r
 			case "prio":
 				f = fPriority
 				n, err := strconv.ParseInt(v, 10, 32)
@@ -541,7 +553,7 @@ func parseTextEvent(toks []string) (Event, error) {
 				}
 				e.Priority, e.Prioritized = int32(n), true
 			default:
-				return e, errf(ErrUnknown, fmt.Sprintf("%q: unknown key (want rule, call, ret, prio or detail)", t))
+				return e, errf(ErrUnknown, fmt.Sprintf("%q: unknown key (want rule, call, ret, prio, reason or detail)", t))
 			}
 		default:
 			if s, ok := lookupSource([]byte(t)); ok && s != SourceNone {

@@ -169,6 +169,12 @@ func Validate(h Header, e Event) error {
 	if e.Queue < QueueGlobal || e.Queue.Worker() >= h.Workers {
 		return errf(ErrRange, fmt.Sprintf("%s event on queue %s: the header declares %d workers", k, e.Queue, h.Workers))
 	}
+	if int(e.Reason) >= len(stopReasonNames) {
+		return errf(ErrUnknown, fmt.Sprintf("unknown stop reason %d", uint8(e.Reason)))
+	}
+	if e.Reason != StopShutdown && k != KindStop {
+		return errf(ErrUnknown, fmt.Sprintf("%s event with reason %s: only a stop has a reason", k, e.Reason))
+	}
 	if e.Rule != 0 && (int(e.Rule) >= model.NumRules) {
 		return errf(ErrUnknown, fmt.Sprintf("unknown rule %d", uint8(e.Rule)))
 	}

@@ -13,10 +13,17 @@ import (
 // trace never reaches this file: Conformance.v11 is nil for it, and every
 // hook in conform.go is one nil test.
 //
-//	stop (worker -1)     the executor stopped: no event may follow; tasks not
-//	                     DONE are abandoned at stop (listed by state), not
-//	                     lost wakeups, and do not make the verdict unknown
-//	stop (worker w)      w stopped: no event of w may follow
+//	stop (worker -1)     the executor stopped. reason shutdown (or none):
+//	                     tasks not DONE are abandoned at stop (listed by
+//	                     state), not lost wakeups, and do not make the
+//	                     verdict unknown; only wakes may follow (a waker
+//	                     outliving its executor), late, counted
+//	                     (WakesAfterStop). reason panic or unwound (a
+//	                     crash): tasks not DONE are lost, a violation;
+//	                     no event may follow
+//	stop (worker w)      w stopped: no event of w may follow; reason panic
+//	                     or unwound: a task w was polling is lost unless
+//	                     it ends DONE
 //	wake without task    a no-op waker: counted (NoTaskWakes), no rule
 //	poll-end error       as poll-end panic (a failed task: DONE, or re-run
 //	                     by the retry policy), counted apart (ErrorCount)
@@ -47,13 +54,16 @@ type confV11 struct {
 	spurious bool
 	sliceNs  int64 // slice-us · 1000; 0 = no time-based slice
 
-	stopped  bool // the whole executor stopped
-	stopIdx  int
-	wstopped []bool  // per worker, allocated at the first worker stop
-	lastPend []int32 // per worker: task whose poll returned Pending (WAITING), no poll-begin by the worker since
-	lastTime []int64 // per worker: the time of its last event with a time
-	slStart  []int64 // per worker: time of the first poll-begin after its take; -1 = not yet
-	slEnd    []int64 // per worker: time of its last poll-end
+	stopped    bool // the whole executor stopped
+	stopIdx    int
+	stopEv     traces.Event
+	lostOn     []int64 // tasks a worker was polling when it crashed (stop, reason panic or unwound)
+	wakesAfter int     // wakes after an orderly stop
+	wstopped   []bool  // per worker, allocated at the first worker stop
+	lastPend   []int32 // per worker: task whose poll returned Pending (WAITING), no poll-begin by the worker since
+	lastTime   []int64 // per worker: the time of its last event with a time
+	slStart    []int64 // per worker: time of the first poll-begin after its take; -1 = not yet
+	slEnd      []int64 // per worker: time of its last poll-end
 
 	finished []int64 // per task: the future id that last finished; grown once a future id is seen
 	polling  []int64 // per worker: the future id of its poll in progress (0: none, or no id), once a future id is seen
@@ -87,6 +97,13 @@ type V11 struct {
 	Stopped   bool
 	StopIndex int
 	Abandoned []AbandonedTask
+	// StopReason is the reason of that stop; after a crash (panic,
+	// unwound) the tasks not DONE are Lost, a violation, and Abandoned is
+	// empty. WakesAfterStop counts the wakes after an orderly stop (wakers
+	// that outlived the executor: legal, late).
+	StopReason     traces.StopReason
+	Lost           []AbandonedTask
+	WakesAfterStop int
 	// PriorityUnchecked: a v1.0 trace under the priority policy, which
 	// carries no priorities: the order of its takes was not checked.
 	PriorityUnchecked bool
@@ -151,7 +168,15 @@ func (c *Conformance) stepV11(idx int, e *traces.Event) (done bool, err error) {
 	v := c.v11
 	w, t := int(e.Worker), int(e.Task)
 	if v.stopped {
-		return true, c.fail(idx, e, confRule(e), "no event follows the executor's stop", fmt.Sprintf("the executor stopped at event %d", v.stopIdx+1))
+		if e.Kind == traces.KindWake && !v.stopEv.Reason.Crash() && e.Outcome != traces.OutcomeScheduled && e.Outcome != traces.OutcomeNotified {
+			// A waker that outlives its executor: legal, and late.
+			v.wakesAfter++
+			return true, nil
+		}
+		if e.Kind == traces.KindWake && !v.stopEv.Reason.Crash() {
+			return true, c.fail(idx, e, model.WAKE, "a wake after the executor's orderly stop does nothing (late)", fmt.Sprintf("the executor stopped at event %d, and this wake reports %s", v.stopIdx+1, e.Outcome))
+		}
+		return true, c.fail(idx, e, confRule(e), "no event follows the executor's stop", fmt.Sprintf("the executor stopped at event %d (%s)%s", v.stopIdx+1, v.stopEv.Reason, afterStopHint(v.stopEv.Reason)))
 	}
 	if w >= 0 && v.wstopped != nil && v.wstopped[w] {
 		return true, c.fail(idx, e, confRule(e), "no event of a worker follows its stop", fmt.Sprintf("worker %d stopped", w))
@@ -187,8 +212,11 @@ func (c *Conformance) stepV11(idx int, e *traces.Event) (done bool, err error) {
 	switch {
 	case e.Kind == traces.KindStop:
 		if w < 0 {
-			v.stopped, v.stopIdx = true, idx
+			v.stopped, v.stopIdx, v.stopEv = true, idx, *e
 		} else {
+			if cur := c.s.Cur[w]; e.Reason.Crash() && cur != 0 {
+				v.lostOn = append(v.lostOn, int64(cur))
+			}
 			if v.wstopped == nil {
 				v.wstopped = make([]bool, len(c.workers))
 			}
@@ -410,14 +438,47 @@ func (c *Conformance) finishV11(r *Report) {
 	}
 	r.SpuriousPolls, r.NoTaskWakes = v.spuriousPolls, v.noTaskWakes
 	r.Errors, r.ErrorCount = v.errors, v.nerrors
+	r.WakesAfterStop = v.wakesAfter
+	var lost []AbandonedTask
+	for _, t := range v.lostOn {
+		if c.s.Task[t-1] != model.Done {
+			lost = append(lost, AbandonedTask{Task: t, State: c.s.Task[t-1].String()})
+		}
+	}
 	if v.stopped {
-		r.Stopped, r.StopIndex = true, v.stopIdx
+		r.Stopped, r.StopIndex, r.StopReason = true, v.stopIdx, v.stopEv.Reason
 		for _, t := range r.NeverCompleted {
-			r.Abandoned = append(r.Abandoned, AbandonedTask{Task: t, State: c.s.Task[t-1].String()})
+			a := AbandonedTask{Task: t, State: c.s.Task[t-1].String()}
+			if v.stopEv.Reason.Crash() {
+				if !slices.Contains(v.lostOn, t) {
+					lost = append(lost, a)
+				}
+			} else if !slices.Contains(v.lostOn, t) {
+				r.Abandoned = append(r.Abandoned, a)
+			}
 		}
 		slices.SortStableFunc(r.Abandoned, func(a, b AbandonedTask) int { return strings.Compare(a.State, b.State) })
 		r.NeverCompleted, r.LostWakeups = nil, nil
 	}
+	slices.SortStableFunc(lost, func(a, b AbandonedTask) int { return strings.Compare(a.State, b.State) })
+	r.Lost = lost
+	if len(lost) > 0 && r.Err == nil {
+		e, idx := v.stopEv, v.stopIdx
+		if !v.stopped {
+			e, idx = traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1, Kind: traces.KindStop}, c.n-1
+		}
+		c.failAt(idx, &e, model.TASK_COMPLETE, "", "a crash loses no task: every spawned task is DONE, or abandoned at an orderly stop",
+			fmt.Sprintf("%d tasks were lost in a crash: %s", len(lost), abandonedList(lost)), c.Lanes())
+		r.Err = c.err
+	}
+}
+
+// afterStopHint says what may follow a stop of the given reason.
+func afterStopHint(r traces.StopReason) string {
+	if r.Crash() {
+		return ": after a crash no event may follow"
+	}
+	return ": after an orderly stop only wakes may follow (late)"
 }
 
 // summaryV11 adds the v1.1 lines to a report's summary.
@@ -427,11 +488,19 @@ func (r *Report) summaryV11(b *strings.Builder) {
 	}
 	if r.Stopped {
 		fmt.Fprintf(b, "the executor stopped at event %d", r.StopIndex+1)
-		if len(r.Abandoned) == 0 {
+		if r.StopReason.Crash() {
+			fmt.Fprintf(b, " (%s: a crash)", r.StopReason)
+		}
+		if len(r.Lost) > 0 {
+			fmt.Fprintf(b, "; %d tasks lost in the crash: %s\n", len(r.Lost), abandonedList(r.Lost))
+		} else if len(r.Abandoned) == 0 {
 			b.WriteString(" with every task DONE\n")
 		} else {
 			fmt.Fprintf(b, "; %d tasks abandoned at stop: %s\n", len(r.Abandoned), abandonedList(r.Abandoned))
 		}
+	}
+	if r.WakesAfterStop > 0 {
+		fmt.Fprintf(b, "%d wakes after the executor's stop (wakers that outlived it: late)\n", r.WakesAfterStop)
 	}
 	if r.SpuriousPolls > 0 {
 		fmt.Fprintf(b, "%d spurious polls (busy re-queues and in-place re-polls of tasks not woken)\n", r.SpuriousPolls)

@@ -70,6 +70,10 @@ func v11Figure(r *Report, item string) string {
 		return fmt.Sprintf("stopped at %d", r.StopIndex+1)
 	case "abandoned":
 		return "abandoned " + abandonedList(r.Abandoned)
+	case "lost":
+		return "lost " + abandonedList(r.Lost)
+	case "wakesafter":
+		return fmt.Sprintf("wakesafter %d", r.WakesAfterStop)
 	case "errors":
 		return fmt.Sprintf("errors %d", r.ErrorCount)
 	case "panics":

@@ -77,10 +77,12 @@ type PartialChecker struct {
 	replay    *Conformance // the model replay, when the queues are observed
 	replayErr error
 
-	report    *PartialReport
-	confFrame      // events seen, the violation, the last events, the findings (conform_frame.go)
-	stopped   bool // the whole executor stopped
-	stopIdx   int
+	report     *PartialReport
+	confFrame       // events seen, the violation, the last events, the findings (conform_frame.go)
+	stopped    bool // the whole executor stopped
+	stopEv     traces.Event
+	wakesAfter int // wakes after an orderly stop (wakers that outlived the executor)
+	stopIdx    int
 
 	tasks    []partTask
 	finished map[int64][]int64 // under retry: the future instances of a task that failed
@@ -230,6 +232,13 @@ type PartialReport struct {
 	// the tasks not DONE then, with their state.
 	Stopped   bool
 	Abandoned []PartialAbandoned
+	// StopReason is that stop's reason; after a crash (panic, unwound)
+	// the tasks not DONE are Lost (a violation), not abandoned.
+	// WakesAfterStop counts the wakes after an orderly stop (wakers that
+	// outlived the executor: legal, late).
+	StopReason     traces.StopReason
+	Lost           []PartialAbandoned
+	WakesAfterStop int
 
 	Polls         int   // polls begun (or takes, when observed)
 	WorkerPolls   []int // per worker
@@ -317,7 +326,7 @@ func (c *PartialChecker) check(idx int, e *traces.Event) error {
 	if err := c.step(idx, e); err != nil {
 		return err
 	}
-	if c.replay != nil && e.Kind != traces.KindStop && !(e.Kind == traces.KindWake && e.Task == 0) {
+	if c.replay != nil && e.Kind != traces.KindStop && !(e.Kind == traces.KindWake && e.Task == 0) && !(c.stopped && e.Kind == traces.KindWake) {
 		re := *e
 		if re.Result == traces.ResultError {
 			re.Result = traces.ResultPanic // a failed task, to the model
@@ -393,7 +402,11 @@ func (c *PartialChecker) step(idx int, e *traces.Event) error {
 		return c.taskLimit(idx, e, 0)
 	}
 	if c.stopped {
-		return c.fail(idx, e, 0, "stop-is-final", fmt.Sprintf("the executor stopped at event %d", c.stopIdx+1))
+		if e.Kind == traces.KindWake && !c.stopEv.Reason.Crash() && e.Outcome != traces.OutcomeScheduled && e.Outcome != traces.OutcomeNotified {
+			c.wakesAfter++ // a waker that outlived its executor: late
+			return nil
+		}
+		return c.fail(idx, e, 0, "stop-is-final", fmt.Sprintf("the executor stopped at event %d (%s)%s", c.stopIdx+1, c.stopEv.Reason, afterStopHint(c.stopEv.Reason)))
 	}
 	w := int(e.Worker)
 	if w >= 0 {
@@ -440,7 +453,7 @@ func (c *PartialChecker) step(idx int, e *traces.Event) error {
 		c.panicked(idx, e)
 	case traces.KindStop:
 		if w < 0 {
-			c.stopped, c.stopIdx = true, idx
+			c.stopped, c.stopIdx, c.stopEv = true, idx, *e
 		} else {
 			c.workers[w].stopped = true
 		}
@@ -793,6 +806,10 @@ func (c *PartialChecker) Finish() *PartialReport {
 				d.add(t, ticks, other, dt, timed, true)
 			}
 		}
+		if c.stopped && c.stopEv.Reason.Crash() {
+			r.Lost = append(r.Lost, PartialAbandoned{Task: t, State: c.taskState(pt)})
+			continue
+		}
 		if c.stopped {
 			r.Abandoned = append(r.Abandoned, PartialAbandoned{Task: t, State: c.taskState(pt)})
 			continue
@@ -809,6 +826,16 @@ func (c *PartialChecker) Finish() *PartialReport {
 			c.starvedAtEnd()
 			r.Err = c.err
 		}
+	}
+	r.StopReason, r.WakesAfterStop = c.stopEv.Reason, c.wakesAfter
+	if len(r.Lost) > 0 && r.Err == nil {
+		names := make([]string, len(r.Lost))
+		for i, a := range r.Lost {
+			names[i] = fmt.Sprintf("t%d (%s)", a.Task, a.State)
+		}
+		e := c.stopEv
+		c.failAt(c.stopIdx, &e, model.TASK_COMPLETE, "", "lost-at-crash", fmt.Sprintf("%d tasks were lost in a crash (stop, reason %s): %s", len(r.Lost), c.stopEv.Reason, strings.Join(names, ", ")), "")
+		r.Err = c.err
 	}
 	r.Verdict = c.verdict(len(r.NeverCompleted))
 	c.report, c.closed = r, errPartialAfterFinish

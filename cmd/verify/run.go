@@ -124,6 +124,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch {
 		case r.Skipped != "":
 			fmt.Fprintf(text, "%-22s skipped: %s\n", r.Property.Name, r.Skipped)
+		case r.Verdict == checker.Violated && r.Standing != properties.ReportedHere:
+			fmt.Fprintf(text, "%-22s VIOLATED: %s\n", r.Property.Name, r.State())
 		case r.Verdict == checker.Violated:
 			fmt.Fprintf(text, "%-22s VIOLATED after %d cases (%v)\n", r.Property.Name, r.Cases, r.Duration.Round(time.Millisecond))
 		case r.Verdict == checker.Unknown && r.Runs == 0 && !interrupted:
@@ -143,7 +145,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, r := range rep.Results {
 		if r.Verdict == checker.Violated {
 			code = exitViolated
-			written[r] = printRunFailure(text, stderr, &f, r)
+			if r.Standing == properties.ReportedHere {
+				written[r] = printRunFailure(text, stderr, &f, r)
+			}
 		}
 	}
 	v := rep.Verdict()
@@ -289,6 +293,12 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 	fmt.Fprintln(stdout, "  what happened:")
 	for _, l := range strings.Split(strings.TrimSpace(r.Detail), "\n") {
 		fmt.Fprintf(stdout, "    %s\n", l)
+	}
+	if len(r.Consequences) > 0 {
+		fmt.Fprintln(stdout, "  then, as consequences:")
+		for _, c := range r.Consequences {
+			fmt.Fprintf(stdout, "    - %s\n", c)
+		}
 	}
 	out, outErr := f.out, error(nil)
 	if out == "" {

@@ -27,7 +27,7 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "--executor", "fifo", "--checks", "5", "--property", "exactly-once,waker-during-poll"}, exitHolds,
 			[]string{"exactly-once", "holds (5 cases", "fifo: holds"}},
 		{[]string{"run", "--executor", "broken/double-enqueue", "--checks", "50", "--shrink-time", "200ms"}, exitViolated,
-			[]string{"no-poll-after-ready (TASK-COMPLETE) violated", "shrunk workload", "replay it", "run --executor broken/double-enqueue --cases exactly-once --seed "}},
+			[]string{"conformance (model conformance) violated", "enqueued twice", "then, as consequences:", "- no-poll-after-ready: ", "shrunk workload", "replay it", "run --executor broken/double-enqueue --cases exactly-once --seed "}},
 		{[]string{"run", "--list"}, exitHolds, []string{"no-lost-wakeup", "broken/lost-wakeup", "worksteal"}},
 		{[]string{"run", "--executor", "nosuch"}, exitUsage, nil},
 		{[]string{"run", "--property", "nosuch"}, exitUsage, nil},
@@ -68,7 +68,7 @@ func TestRunReplay(t *testing.T) {
 	if code := dispatch(context.Background(), strings.Fields(line), &out, &errb); code != exitViolated {
 		t.Fatalf("replay %q: exit %d, want %d:\n%s", line, code, exitViolated, out.String())
 	}
-	if !strings.Contains(out.String(), "no-poll-after-ready (TASK-COMPLETE) violated") {
+	if !strings.Contains(out.String(), "conformance (model conformance) violated") || !strings.Contains(out.String(), "but t1 is DONE") {
 		t.Fatalf("replay %q found another failure:\n%s", line, out.String())
 	}
 }

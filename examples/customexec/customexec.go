@@ -8,8 +8,7 @@ import (
 	"github.com/execspec/execspec/traces"
 )
 
-// Exec is a FIFO executor with a fixed number of workers. It reports its
-// events (executor.Reporter, executor.Describer): policy "fifo".
+// Exec is a FIFO executor with a fixed number of workers (policy "fifo").
 type Exec struct {
 	kit *executor.Kit
 	mu  sync.Mutex
@@ -27,6 +26,7 @@ func (e *Exec) Spawn(f executor.Future) (executor.Handle, error) { return e.kit.
 func (e *Exec) Wait() error                                      { return e.kit.Wait() }
 func (e *Exec) Close() error                                     { return e.kit.Close() }
 func (e *Exec) SetRecorder(r executor.Recorder)                  { e.kit.SetRecorder(r) }
+func (e *Exec) SetScheduler(s executor.Scheduler)                { e.kit.SetScheduler(s) }
 func (e *Exec) Describe() traces.Header                          { return e.kit.Header("customexec", "fifo") }
 
 func (e *Exec) push(t *executor.JoinHandle) {

@@ -1,0 +1,115 @@
+package properties_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/broken"
+)
+
+// statesNothing hides every statement of an executor (its bound, whether
+// it polls spuriously, its trace, its hook for controlled interleavings):
+// what a user's executor that implements only Executor and Prioritized
+// shows the suite. promise, when set, is its answer to
+// executor.FairnessPromiser.
+type statesNothing struct {
+	ex      executor.Executor
+	promise *bool
+}
+
+func (s *statesNothing) Spawn(f executor.Future) (executor.Handle, error) { return s.ex.Spawn(f) }
+func (s *statesNothing) Wait() error                                      { return s.ex.Wait() }
+func (s *statesNothing) Close() error                                     { return s.ex.Close() }
+func (s *statesNothing) SpawnPriority(f executor.Future, p int) (executor.Handle, error) {
+	if pe, ok := s.ex.(executor.Prioritized); ok {
+		return pe.SpawnPriority(f, p)
+	}
+	return s.ex.Spawn(f)
+}
+
+// unfairByDesign is statesNothing that states it promises no fairness.
+type unfairByDesign struct{ statesNothing }
+
+func (unfairByDesign) PromisesFairness() bool { return false }
+
+// controlledNothing is statesNothing that keeps the executor's hook for
+// controlled interleavings.
+type controlledNothing struct{ statesNothing }
+
+func (c *controlledNothing) SetScheduler(s executor.Scheduler) {
+	c.ex.(executor.Controllable).SetScheduler(s)
+}
+
+// catalogued returns the constructor of the broken executor name from the
+// catalogue or the outcome classes.
+func catalogued(t *testing.T, name string) func() executor.Executor {
+	t.Helper()
+	for _, e := range append(broken.Catalogue(), broken.Outcomes()...) {
+		if e.Name == name {
+			return e.New
+		}
+	}
+	t.Fatalf("no broken executor %q", name)
+	return nil
+}
+
+// TestStarvationFailsByDefault: a priority executor without aging that
+// states no bound fails fairness by default, black-box and under the
+// controller; stating that it promises no fairness turns the failure into
+// a figure.
+func TestStarvationFailsByDefault(t *testing.T) {
+	noAging := catalogued(t, "priority-no-aging")
+	for _, tc := range []struct {
+		name string
+		mk   func() executor.Executor
+	}{
+		{"black-box", func() executor.Executor { return &statesNothing{ex: noAging()} }},
+		{"controlled", func() executor.Executor { return &controlledNothing{statesNothing{ex: noAging()}} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := properties.Check(tc.mk, properties.Config{Checks: 30, Only: []string{"fairness"}, ShrinkTime: time.Second})
+			r := rep.Results[0]
+			if r.Verdict != checker.Violated || r.Caught != "fairness" {
+				t.Fatalf("a priority executor without aging that states nothing: %v %q (%s)", r.Verdict, r.Caught, r.Figures.String())
+			}
+			if r.Figures.Fairness != "default" || !strings.Contains(r.Detail, "default") {
+				t.Errorf("held to %q, detail %q: want the default bound named", r.Figures.Fairness, r.Detail)
+			}
+			t.Logf("caught: %s", firstLineOf(r.Detail))
+		})
+	}
+	t.Run("promises-none", func(t *testing.T) {
+		mk := func() executor.Executor { return &unfairByDesign{statesNothing{ex: noAging()}} }
+		rep := properties.Check(mk, properties.Config{Checks: 10, Only: []string{"fairness"}})
+		r := rep.Results[0]
+		if r.Verdict != checker.Holds || r.Figures.Fairness != "none promised" || r.Figures.Starved == "" {
+			t.Fatalf("an executor that promises no fairness: %v, figures %q", r.Verdict, r.Figures.String())
+		}
+	})
+	t.Run("stated-bound-tightens", func(t *testing.T) {
+		// Busy polling in 15ms slices, stating nothing: within the
+		// default bound; held to 5 polls of others, which it exceeds by
+		// thousands (and, waiting more than 10ms, not for a descheduled
+		// worker), it fails.
+		mk := func() executor.Executor { return &statesNothing{ex: newSliceExec(15*time.Millisecond, false)} }
+		rep := properties.Check(mk, properties.Config{Checks: 5, Only: []string{"fairness"}})
+		if rep.Verdict() != checker.Holds {
+			t.Fatalf("15ms slices failed the default bound: %v", rep.Err())
+		}
+		rep = properties.Check(mk, properties.Config{Checks: 5, Only: []string{"fairness"}, FairnessBound: 5, ShrinkTime: 200 * time.Millisecond})
+		if rep.Verdict() != checker.Violated {
+			t.Fatalf("15ms slices held to 5 polls of others: %v (%s)", rep.Verdict(), rep.Results[0].Figures.String())
+		}
+	})
+}
+
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
