@@ -123,5 +123,46 @@ func (cv *Coverage) classes(max int) []UnvisitedClass {
 	return out
 }
 
+// transitionClasses groups the unvisited transitions the executor can take
+// (excluded ones aside) by their rule variant and the class of the state
+// they leave, largest group first; max bounds the list (0: all). Each
+// group's example is a shallowest state it leaves from.
+func (cv *Coverage) transitionClasses(max int) []UnvisitedClass {
+	sp := cv.sp
+	idx := map[string]int{}
+	var out []UnvisitedClass
+	s := sp.m.Init()
+	for i := 0; i+1 < len(sp.first); i++ {
+		lo, hi := sp.first[i], sp.first[i+1]
+		var class string
+		for e := lo; e < hi; e++ {
+			if cv.edge[e] || sp.edges[e].excl {
+				continue
+			}
+			if class == "" {
+				sp.unpack(int32(i), s)
+				class = sp.classOf(s)
+			}
+			c := sp.variants[sp.edges[e].variant] + " from: " + class
+			k, ok := idx[c]
+			if !ok {
+				k = len(out)
+				idx[c] = k
+				out = append(out, UnvisitedClass{Class: c, Example: oneLine(s), Depth: int(sp.depth[i])})
+			}
+			out[k].States++
+			if d := int(sp.depth[i]); d < out[k].Depth {
+				out[k].Depth = d
+				out[k].Example = oneLine(s)
+			}
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].States > out[b].States })
+	if max > 0 && len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
 // oneLine prints a state on one line.
 func oneLine(s *model.State) string { return strings.ReplaceAll(s.String(), "\n", " | ") }

@@ -179,7 +179,9 @@ type VariantCount struct {
 	Fired       int64      `json:"fired"`                // instances fired, counting repeats
 }
 
-// UnvisitedClass is a class of unvisited states, with one of them.
+// UnvisitedClass is a class of unvisited states, with one of them; or, in
+// Report.UnvisitedTransitions, a group of unvisited transitions (States
+// counts the transitions), with a state they leave.
 type UnvisitedClass struct {
 	Class   string `json:"class"`
 	States  int    `json:"states"`
@@ -220,6 +222,9 @@ type Report struct {
 	Rules      []VariantCount   `json:"rules"` // per rule: its variants summed (Variant is the rule's name)
 	Variants   []VariantCount   `json:"variants"`
 	Unvisited  []UnvisitedClass `json:"unvisited_classes"`
+	// UnvisitedTransitions groups the transitions never taken by rule
+	// variant and the class of the state they leave.
+	UnvisitedTransitions []UnvisitedClass `json:"unvisited_transition_classes"`
 }
 
 // AllVariantsFired reports whether every rule variant the executor can
@@ -313,6 +318,7 @@ func (cv *Coverage) Report(maxClasses int) *Report {
 		x.Fired += v.Fired
 	}
 	r.Unvisited = cv.classes(maxClasses)
+	r.UnvisitedTransitions = cv.transitionClasses(maxClasses)
 	return r
 }
 
@@ -359,6 +365,12 @@ func (r *Report) String() string {
 		b.WriteString("\n  unvisited states, by class (largest first):\n")
 		for _, c := range r.Unvisited {
 			fmt.Fprintf(&b, "  %6d  %s\n          e.g. (depth %d) %s\n", c.States, c.Class, c.Depth, c.Example)
+		}
+	}
+	if len(r.UnvisitedTransitions) > 0 {
+		b.WriteString("\n  unvisited transitions, by rule variant and the class of the state they leave (largest first):\n")
+		for _, c := range r.UnvisitedTransitions {
+			fmt.Fprintf(&b, "  %6d  %s\n          e.g. from (depth %d) %s\n", c.States, c.Class, c.Depth, c.Example)
 		}
 	}
 	return b.String()

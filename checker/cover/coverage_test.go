@@ -213,6 +213,19 @@ func TestCoverageProjectsModelRuns(t *testing.T) {
 		t.Fatalf("report: %+v", rep)
 	}
 	t.Logf("\n%s", rep)
+	// Every transition the executor can take and never took is in one
+	// group of unvisited transitions, and each group is of one variant.
+	all := cv.Report(0)
+	n := 0
+	for _, c := range all.UnvisitedTransitions {
+		n += c.States
+		if v, _, ok := strings.Cut(c.Class, " from: "); !ok || !slices.ContainsFunc(all.Variants, func(x VariantCount) bool { return x.Variant == v }) {
+			t.Errorf("group %q names no rule variant", c.Class)
+		}
+	}
+	if want := all.ModelTransitions - all.ExcludedTransitions - all.VisitedTransitions; n != want || want == 0 {
+		t.Errorf("unvisited transitions in groups: %d, want %d", n, want)
+	}
 }
 
 // A run that conforms to the open model but reaches a state no closed run

@@ -61,6 +61,10 @@ code{font-size:12px}
 <table><tr><th class="num">states</th><th>class</th><th>a shallowest example (depth)</th></tr>
 {{range .Unvisited}}<tr><td class="num">{{.States}}</td><td>{{.Class}}</td><td><code>{{.Example}}</code> ({{.Depth}})</td></tr>{{end}}
 </table>
+<h2>Unvisited transitions, by rule variant and the class of the state they leave</h2>
+<table><tr><th class="num">transitions</th><th>variant, from</th><th>a shallowest state they leave (depth)</th></tr>
+{{range .UnvisitedTransitions}}<tr><td class="num">{{.States}}</td><td>{{.Class}}</td><td><code>{{.Example}}</code> ({{.Depth}})</td></tr>{{end}}
+</table>
 {{end}}
 </body></html>
 `))

@@ -58,7 +58,7 @@ func TestCoverHTMLAndUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"Spec coverage: wakeable", "WAKE", "Unvisited states, by class"} {
+	for _, s := range []string{"Spec coverage: wakeable", "WAKE", "Unvisited states, by class", "Unvisited transitions, by rule variant"} {
 		if !bytes.Contains(b, []byte(s)) {
 			t.Errorf("the page lacks %q", s)
 		}
