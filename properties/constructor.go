@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/control"
 )
 
 // The suite calls code it does not trust: the user's constructor and the
@@ -44,10 +45,15 @@ func fresh(newExecutor func() executor.Executor) (ex executor.Executor, err erro
 }
 
 // guard runs f, one call into the executor, and returns a panic in it as
-// a *callPanic that names what was called.
+// a *callPanic that names what was called. The controller's abort, which
+// unwinds a controlled run's goroutines when it stops, is not the
+// executor's: it goes on unwinding.
 func guard(what string, f func() error) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
+			if control.IsAbort(x) {
+				panic(x)
+			}
 			err = &callPanic{what: what, value: x}
 		}
 	}()
