@@ -171,3 +171,17 @@ func TestVerifyTestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyTestOldGo: a go command whose version has no overlay support,
+// synctest or known channel layout is refused with its version named.
+func TestVerifyTestOldGo(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte("#!/bin/sh\necho go1.24.9\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	code, _, stderr := run(t, "test", ".")
+	if code != exitUsage || !strings.Contains(stderr, "go1.24.9 is not supported") {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+}
