@@ -106,7 +106,6 @@ type run struct {
 	cfg      Config
 	strategy control.Strategy
 	caseRand *rand.Rand
-	replay   *control.Replay
 
 	gs      []*gor
 	alive   []*gor // the goroutines not done, in the order of their ids
@@ -256,7 +255,6 @@ func newRun(cfg Config) *run {
 	}
 	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1), adoptCh: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
-	r.replay, _ = cfg.Strategy.(*control.Replay)
 	if _, ok := cfg.Strategy.(*control.PCT); ok {
 		// PCT chooses goroutines by priority; the cases of a select are
 		// chosen from a stream of their own.
@@ -750,7 +748,7 @@ func where(stack string) string {
 	lines := strings.Split(stack, "\n")
 	for i := 1; i+1 < len(lines); i += 2 {
 		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") {
+		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "created by ") {
 			continue
 		}
 		loc := strings.TrimSpace(lines[i+1])
