@@ -13,8 +13,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-
-	"github.com/execspec/execspec/properties"
 	"sync"
 	"syscall"
 	"testing"
@@ -22,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/traces"
 )
 
