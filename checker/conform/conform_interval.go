@@ -57,6 +57,35 @@ type confIntervals struct {
 	push      []confPush        // by task id - 1: the interval of the task's last push
 	owed      map[int32]confOwe // obligations by task
 	reordered int
+	// pops: by worker, the last takes that removed tasks from its local
+	// queue (Seq, tasks removed; oldest first), its own and thieves', for a
+	// batch steal that overlaps them (steal-last).
+	pops [][]confPop
+}
+
+type confPop struct {
+	seq     uint64
+	removed int
+}
+
+// confMaxPops is how many takes from one local queue are kept (pops):
+// more than a batch steal's interval overlaps in the traces seen.
+const confMaxPops = 16
+
+// ivRemoved notes that the take e removed n tasks from worker v's local
+// queue.
+func (c *Conformance) ivRemoved(v int, e *traces.Event, n int) {
+	if v < 0 || n <= 0 {
+		return
+	}
+	for len(c.iv.pops) <= v {
+		c.iv.pops = append(c.iv.pops, nil)
+	}
+	p := c.iv.pops[v]
+	if len(p) == confMaxPops {
+		p = append(p[:0], p[1:]...)
+	}
+	c.iv.pops[v] = append(p, confPop{seq: e.Seq, removed: n})
 }
 
 type confPush struct{ call, ret uint64 }
@@ -159,6 +188,10 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 	s := c.s
 	w, x := st.Worker, int32(st.Task)
 	cfg := c.m.Config()
+	if st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast && c.ivBatchBefore(e, st) {
+		c.iv.reordered++
+		return nil
+	}
 
 	// The queue the take reads from its FIFO end, if any.
 	var q *[]int32
@@ -252,6 +285,44 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		}
 	}
 	return nil
+}
+
+// ivBatchBefore tries a batch steal (steal-last) as of when it began: the
+// batch's bound is half of the victim's queue as the thief read it, and
+// the takes from that queue that returned since the steal was called (the
+// owner's, at its end; other thieves', at the head) had not shortened it
+// yet. The queue is lengthened by as many places for the step (at the
+// owner end: the batch, from the head up to the task it runs, never
+// reaches them), then shortened again. It returns whether the step was
+// accepted (and applied).
+func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
+	v := st.Victim
+	if v < 0 || v >= len(c.s.Local) || v == st.Worker || v >= len(c.iv.pops) || e.Call == 0 {
+		return false
+	}
+	pad := 0
+	for _, p := range c.iv.pops[v] {
+		if p.seq > e.Call {
+			pad += p.removed
+		}
+	}
+	if pad == 0 {
+		return false
+	}
+	q := c.s.Local[v]
+	n := len(q)
+	for range pad {
+		q = append(q, 0) // no task: a place only
+	}
+	c.s.Local[v] = q
+	err := c.takeStep(st, e)
+	q = c.s.Local[v]
+	if err == nil {
+		c.s.Local[v] = q[:len(q)-pad]
+	} else {
+		c.s.Local[v] = q[:n]
+	}
+	return err == nil
 }
 
 func (c *Conformance) reordered() int {
