@@ -892,6 +892,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	if err != nil {
 		return c.failStep(idx, e, r, err)
 	}
+	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
+		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
+	}
 	c.growTasks(t)
 	ct := &c.tasks[t-1]
 	if ct.flags&confReady != 0 {
