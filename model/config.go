@@ -61,6 +61,14 @@ type Config struct {
 	StealHalf      bool
 	GlobalInterval int
 
+	// StealLast, with StealHalf: a thief takes a batch of 1 to half of
+	// the victim's tasks from its head and runs the last one; the ones
+	// before it go to the thief's own deque, in order (crossbeam-deque's
+	// batch steal from a LIFO deque, which takes the tasks one at a time
+	// and runs the last it took). The batch's length is the run task's
+	// place in the victim's queue, one step per length.
+	StealLast bool
+
 	// Priority: Priorities[t-1] is task t's priority (higher runs first); nil
 	// means task t has priority t-1. A queued task that has been passed over
 	// Aging times runs before any task that has not; 0 means no aging.
@@ -226,6 +234,9 @@ func (c Config) String() string {
 		}
 		if n.StealHalf {
 			b.WriteString(" steal-half")
+		}
+		if n.StealHalf && n.StealLast {
+			b.WriteString(" steal-last")
 		}
 		if n.GlobalInterval > 0 {
 			fmt.Fprintf(&b, " global-interval=%d", n.GlobalInterval)

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Model is the executable specification for one configuration: the initial
 // state, the rules as premise-checked transitions, and the enumeration of
@@ -252,6 +255,13 @@ func (m *Model) checkTake(s *State, st Step) error {
 		if len(q) == 0 {
 			return premise(st, "local(v) ≠ ∅", "w%d's local queue is empty", v)
 		}
+		if m.cfg.StealHalf && m.cfg.StealLast && m.cfg.Variant != StealOwnerEnd {
+			// t ends a batch: it is one of the first half of the tasks.
+			if k := slices.Index(q, int32(t)); k < 0 || k >= (len(q)+1)/2 {
+				return premise(st, "t among the first half of local(v)", "w%d's local queue is %s", v, queueString(q))
+			}
+			break
+		}
 		end := q[0]
 		if m.cfg.Variant == StealOwnerEnd {
 			if !st.Read {
@@ -392,6 +402,13 @@ func (m *Model) take(s *State, st Step) {
 			}
 			s.Steal[w] = 0
 			s.Victim[w] = 0
+		case c.StealHalf && c.StealLast:
+			// The batch ends at t: the tasks before it go to w's deque.
+			k := slices.Index(q, t)
+			s.Local[w] = append(s.Local[w], q[:k]...)
+			for i := 0; i <= k; i++ {
+				s.Local[v] = remove(s.Local[v], 0)
+			}
 		case c.StealHalf:
 			n := (len(q) + 1) / 2
 			s.Local[w] = append(s.Local[w], q[1:n]...)
@@ -571,6 +588,14 @@ func (m *Model) nextWorker(s *State, w int, try func(Step) bool) bool {
 		}
 		if !try(st) {
 			return false
+		}
+		if c.StealHalf && c.StealLast && c.Variant != StealOwnerEnd {
+			// Longer batches: each ends at (and runs) its last task.
+			for k := 1; k < (len(q)+1)/2; k++ {
+				if !try(Step{Rule: WORKER_STEAL, Worker: w, Task: int(q[k]), Victim: v, Dest: -1}) {
+					return false
+				}
+			}
 		}
 	}
 	return true

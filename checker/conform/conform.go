@@ -378,7 +378,7 @@ func taskList(ts []int64) string { return list(ts, 20, "t", " ... (%d in all)") 
 // and "pendings" describe the workload of a model checker's counterexample
 // (HeaderOf); a trace shows its tasks and their results itself, so they are
 // accepted and not used.
-var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
+var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "steal-last", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
 
 // confKeyPolicy names the policy whose parameter each policy-specific
 // config key is: under another policy the key means nothing, and is
@@ -468,6 +468,12 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 		cfg.OwnerFIFO = !lifo
 		if cfg.StealHalf, err = flag("steal-half", false); err != nil {
 			return cfg, nil, err
+		}
+		if cfg.StealLast, err = flag("steal-last", false); err != nil {
+			return cfg, nil, err
+		}
+		if cfg.StealLast && !cfg.StealHalf {
+			return cfg, nil, fmt.Errorf("steal-last = 1 without steal-half = 1: a batch steal runs its last task")
 		}
 		if c.slotOn, err = flag("lifo-slot", false); err != nil {
 			return cfg, nil, err
@@ -870,6 +876,22 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	if r == model.WORKER_STEAL {
 		st.Victim = int(e.Victim)
 	}
+	// The local queue the take may remove from (steal-last counts them).
+	from := -1
+	if r == model.WORKER_STEAL {
+		from = st.Victim
+	} else if r == model.POLL_LOCAL {
+		from = w
+	}
+	before := 0
+	if from >= 0 && from < len(c.s.Local) {
+		before = len(c.s.Local[from])
+	}
+	defer func() {
+		if c.iv != nil && c.err == nil && from >= 0 && from < len(c.s.Local) {
+			c.ivRemoved(from, e, before-len(c.s.Local[from]))
+		}
+	}()
 	err := c.takeStep(st, e)
 	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
 		// The relaxed premises: the global queue was empty at an instant
@@ -887,6 +909,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	}
 	if err != nil {
 		return c.failStep(idx, e, r, err)
+	}
+	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
+		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
 	}
 	c.growTasks(t)
 	ct := &c.tasks[t-1]

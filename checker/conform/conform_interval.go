@@ -57,6 +57,47 @@ type confIntervals struct {
 	push      []confPush        // by task id - 1: the interval of the task's last push
 	owed      map[int32]confOwe // obligations by task
 	reordered int
+	// pops: by worker, the last takes that removed tasks from its local
+	// queue (Seq, tasks removed; oldest first), its own and thieves', for a
+	// batch steal that overlaps them (steal-last).
+	pops [][]confPop
+	// batch: by thief, the tasks a steal-half (its first task run) may
+	// have moved into the thief's deque, left at the victim's head until a
+	// take shows where they went (see ivOpenBatch).
+	batch []confBatch
+	moved bool // the take being checked took a task of an open batch
+}
+
+type confBatch struct {
+	victim int
+	tasks  []int32
+	call   uint64 // the steal's Call
+	ret    uint64 // and its Return
+}
+
+type confPop struct {
+	seq     uint64
+	removed int
+}
+
+// confMaxPops is how many takes from one local queue are kept (pops):
+// more than a batch steal's interval overlaps in the traces seen.
+const confMaxPops = 16
+
+// ivRemoved notes that the take e removed n tasks from worker v's local
+// queue.
+func (c *Conformance) ivRemoved(v int, e *traces.Event, n int) {
+	if v < 0 || n <= 0 {
+		return
+	}
+	for len(c.iv.pops) <= v {
+		c.iv.pops = append(c.iv.pops, nil)
+	}
+	p := c.iv.pops[v]
+	if len(p) == confMaxPops {
+		p = append(p[:0], p[1:]...)
+	}
+	c.iv.pops[v] = append(p, confPop{seq: e.Seq, removed: n})
 }
 
 type confPush struct{ call, ret uint64 }
@@ -118,6 +159,11 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 	if e.Call < o.deadline {
 		return nil
 	}
+	// Taken by the thief from an open batch: it left the queue with the
+	// batch, whose steal overlaps the take the obligation is for.
+	if w := int(e.Worker); w >= 0 && w < len(c.iv.batch) && slices.Contains(c.iv.batch[w].tasks, int32(e.Task)) && c.iv.batch[w].call < o.deadline {
+		return nil
+	}
 	return c.failOwed(int32(e.Task), o, fmt.Sprintf("its take at event %d (seq %d) has interval [%d, %d], called after this take returned", idx+1, e.Seq, e.Call, e.Return))
 }
 
@@ -159,6 +205,32 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 	s := c.s
 	w, x := st.Worker, int32(st.Task)
 	cfg := c.m.Config()
+	if st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast && c.ivBatchBefore(e, st) {
+		c.iv.reordered++
+		return nil
+	}
+	if cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
+		// A task of an open batch, taken from the thief's deque.
+		from := -1
+		switch {
+		case st.Rule == model.POLL_LOCAL:
+			from = w
+		case st.Rule == model.WORKER_STEAL:
+			from = st.Victim
+		}
+		if c.ivBatchTake(from, x) {
+			if c.takeStep(st, e) == nil {
+				c.iv.reordered++
+				return nil
+			}
+			// Put it back: the premise fails for another reason.
+			b := &c.iv.batch[from]
+			s.Local[from] = s.Local[from][1:]
+			s.Local[b.victim] = append([]int32{x}, s.Local[b.victim]...)
+			b.tasks = append([]int32{x}, b.tasks...)
+			c.iv.moved = false
+		}
+	}
 
 	// The queue the take reads from its FIFO end, if any.
 	var q *[]int32
@@ -252,6 +324,137 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		}
 	}
 	return nil
+}
+
+// ivOpenBatch leaves the size of a steal-half by w from v (which runs the
+// batch's first task; FIFO deques, owner-lifo 0) open: a lock-free deque takes the batch with one CAS,
+// its size from a length read before it, so the half the model computes at
+// the steal's Seq may be more than was taken. The tasks the model moved
+// into w's deque go back to the head of v's, in order, and are noted; a
+// later take shows where each went (ivBatchTake).
+func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64) {
+	s := c.s
+	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) || len(s.Local[w]) == 0 {
+		return
+	}
+	moved := slices.Clone(s.Local[w])
+	s.Local[v] = append(slices.Clone(moved), s.Local[v]...)
+	s.Local[w] = s.Local[w][:0]
+	for len(c.iv.batch) <= w {
+		c.iv.batch = append(c.iv.batch, confBatch{})
+	}
+	c.iv.batch[w] = confBatch{victim: v, tasks: moved, call: call, ret: ret}
+}
+
+// ivBatchTake is a take of x from worker w's deque (by w, or by a thief
+// of w) whose premise failed: if x is the next task of w's open batch and
+// still at the head of the victim's deque, the batch did include it, and
+// it moves to the front of w's deque (the batch is below anything w pushed
+// since). It returns whether it moved x.
+func (c *Conformance) ivBatchTake(w int, x int32) bool {
+	if w < 0 || w >= len(c.iv.batch) {
+		return false
+	}
+	b := &c.iv.batch[w]
+	s := c.s
+	if len(b.tasks) == 0 || b.tasks[0] != x || len(s.Local[b.victim]) == 0 || s.Local[b.victim][0] != x {
+		return false
+	}
+	s.Local[b.victim] = remove32(s.Local[b.victim], 0)
+	s.Local[w] = append([]int32{x}, s.Local[w]...)
+	b.tasks = b.tasks[1:]
+	c.iv.moved = true
+	return true
+}
+
+// ivBatchAfter keeps the open batches after a take by w of t (rule r,
+// victim v for a steal; its interval [call, ret]): a steal opens w's
+// batch (its size left open); a take by w of a task not in its batch
+// closes it, and so does a take by another worker of a batch task from the
+// victim's deque (the batch, taken from the head in one piece, did not
+// reach it), unless that take overlaps the steal: then it came first, and
+// the batch starts after it.
+func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret uint64) {
+	moved := c.iv.moved
+	c.iv.moved = false
+	for i := range c.iv.batch {
+		b := &c.iv.batch[i]
+		k := slices.Index(b.tasks, t)
+		switch {
+		case k < 0:
+		case i != w && call < b.ret:
+			// A take overlapping the steal, placed after it, took t
+			// first: the batch is the tasks after t, as many.
+			b.tasks = slices.Delete(b.tasks, k, k+1)
+			if q := c.s.Local[b.victim]; len(q) > len(b.tasks) && q[len(b.tasks)] != 0 {
+				b.tasks = append(b.tasks, q[len(b.tasks)])
+			}
+		default:
+			b.tasks = nil
+		}
+	}
+	switch r {
+	case model.WORKER_STEAL:
+		c.ivBatchClose(w)
+		c.ivOpenBatch(w, v, call, ret)
+	case model.POLL_LOCAL:
+		if !moved {
+			c.ivBatchClose(w)
+		}
+	case model.GLOBAL_STEAL:
+		c.ivBatchClose(w)
+	}
+}
+
+// ivBatchClose forgets w's open batch: a take showed that the rest of it
+// was never moved (w took something else first, or stole again).
+func (c *Conformance) ivBatchClose(w int) {
+	if w >= 0 && w < len(c.iv.batch) {
+		c.iv.batch[w].tasks = nil
+	}
+}
+
+func remove32(q []int32, k int) []int32 {
+	copy(q[k:], q[k+1:])
+	return q[:len(q)-1]
+}
+
+// ivBatchBefore tries a batch steal (steal-last) as of when it began: the
+// batch's bound is half of the victim's queue as the thief read it, and
+// the takes from that queue that returned since the steal was called (the
+// owner's, at its end; other thieves', at the head) had not shortened it
+// yet. The queue is lengthened by as many places for the step (at the
+// owner end: the batch, from the head up to the task it runs, never
+// reaches them), then shortened again. It returns whether the step was
+// accepted (and applied).
+func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
+	v := st.Victim
+	if v < 0 || v >= len(c.s.Local) || v == st.Worker || v >= len(c.iv.pops) || e.Call == 0 {
+		return false
+	}
+	pad := 0
+	for _, p := range c.iv.pops[v] {
+		if p.seq > e.Call {
+			pad += p.removed
+		}
+	}
+	if pad == 0 {
+		return false
+	}
+	q := c.s.Local[v]
+	n := len(q)
+	for range pad {
+		q = append(q, 0) // no task: a place only
+	}
+	c.s.Local[v] = q
+	err := c.takeStep(st, e)
+	q = c.s.Local[v]
+	if err == nil {
+		c.s.Local[v] = q[:len(q)-pad]
+	} else {
+		c.s.Local[v] = q[:n]
+	}
+	return err == nil
 }
 
 func (c *Conformance) reordered() int {

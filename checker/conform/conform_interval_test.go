@@ -524,3 +524,96 @@ func TestIntervalCases(t *testing.T) {
 		}
 	}
 }
+
+// A batch steal that runs its last task (steal-last, crossbeam's batch
+// from a LIFO deque): a batch may end anywhere in the first half of the
+// victim's deque, counted as the thief read it, the owner's own takes that
+// returned after the steal was called not yet subtracted.
+func TestIntervalStealLast(t *testing.T) {
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 2, Policy: "worksteal",
+		Config: map[string]int{"steal-half": 1, "steal-last": 1}}
+	spawns := func(n int64) []traces.Event {
+		var evs []traces.Event
+		for task := int64(1); task <= n; task++ {
+			s := uint64(2*task - 1)
+			evs = append(evs, traces.Event{Kind: traces.KindSpawn, Seq: s, Call: s, Return: s + 1, Task: task, Worker: 0, Victim: -1, Queue: traces.LocalQueue(0)})
+		}
+		return evs
+	}
+	take := func(w int32, task int64, call, ret uint64, src traces.Source, victim int32) traces.Event {
+		return traces.Event{Kind: traces.KindTake, Seq: ret, Call: call, Return: ret, Task: task, Worker: w, Victim: victim, Source: src}
+	}
+	steal := func(task int64, call, ret uint64) traces.Event {
+		return take(1, task, call, ret, traces.SourceSteal, 0)
+	}
+	pop := func(task int64, call, ret uint64) traces.Event {
+		return take(0, task, call, ret, traces.SourceLocal, -1)
+	}
+	for _, c := range []struct {
+		name      string
+		evs       []traces.Event
+		violation int // index of the event reported, -1 = none
+	}{
+		{"a batch of two runs its second", append(spawns(4), steal(2, 10, 11)), -1},
+		{"a batch of one", append(spawns(4), steal(1, 10, 11)), -1},
+		{"a batch past the half", append(spawns(4), steal(3, 10, 11)), 4},
+		{"the owner's pop during the steal", append(spawns(3), steal(2, 10, 14), pop(3, 11, 12)), -1},
+		{"the owner's pop before the steal", append(spawns(3), pop(3, 7, 8), steal(2, 9, 10)), 4},
+	} {
+		evs := slices.Clone(c.evs)
+		slices.SortStableFunc(evs, func(a, b traces.Event) int { return int(a.Seq) - int(b.Seq) })
+		r := ivCheck(h, evs)
+		switch {
+		case c.violation < 0 && r.Err != nil:
+			t.Errorf("%s: %s", c.name, r.Err.Msg)
+		case c.violation >= 0 && (r.Err == nil || r.Err.Index != c.violation):
+			t.Errorf("%s: want a violation at event %d, got %v", c.name, c.violation+1, r.Err)
+		}
+	}
+	h.Config = map[string]int{"steal-last": 1}
+	if _, err := conform.New(h); err == nil || !strings.Contains(err.Error(), "steal-last = 1 without steal-half = 1") {
+		t.Errorf("steal-last without steal-half: %v", err)
+	}
+}
+
+// A steal of half a FIFO deque (its first task run) leaves the batch's
+// size open: a later take shows whether a task went with the batch (the
+// thief takes it from its own deque) or stayed (the owner takes it).
+func TestIntervalOpenBatch(t *testing.T) {
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 2, Policy: "worksteal",
+		Config: map[string]int{"steal-half": 1, "owner-lifo": 0}}
+	var evs []traces.Event
+	for task := int64(1); task <= 4; task++ {
+		s := uint64(2*task - 1)
+		evs = append(evs, traces.Event{Kind: traces.KindSpawn, Seq: s, Call: s, Return: s + 1, Task: task, Worker: 0, Victim: -1, Queue: traces.LocalQueue(0)})
+	}
+	take := func(w int32, task int64, seq uint64, src traces.Source, victim int32) traces.Event {
+		return traces.Event{Kind: traces.KindTake, Seq: seq, Call: seq - 1, Return: seq, Task: task, Worker: w, Victim: victim, Source: src}
+	}
+	poll := func(w int32, task int64, seq uint64) []traces.Event {
+		return []traces.Event{
+			{Kind: traces.KindPollBegin, Seq: seq, Task: task, Worker: w, Victim: -1},
+			{Kind: traces.KindPollEnd, Seq: seq + 1, Task: task, Worker: w, Victim: -1, Result: traces.ResultReady},
+		}
+	}
+	steal := append([]traces.Event{take(1, 1, 10, traces.SourceSteal, 0)}, poll(1, 1, 11)...)
+	for _, c := range []struct {
+		name      string
+		after     []traces.Event
+		violation int // index of the event reported, -1 = none
+	}{
+		{"the thief takes the batch's second task", []traces.Event{take(1, 2, 14, traces.SourceLocal, -1)}, -1},
+		{"the owner takes it: the batch was one task", []traces.Event{take(0, 2, 14, traces.SourceLocal, -1)}, -1},
+		{"the thief takes a task past the batch", []traces.Event{take(1, 3, 14, traces.SourceLocal, -1)}, 7},
+		{"the owner took it, then the thief", append(append([]traces.Event{take(0, 2, 14, traces.SourceLocal, -1)}, poll(0, 2, 15)...), take(1, 2, 18, traces.SourceLocal, -1)), 10},
+	} {
+		all := append(append(slices.Clone(evs), steal...), c.after...)
+		r := ivCheck(h, all)
+		switch {
+		case c.violation < 0 && r.Err != nil:
+			t.Errorf("%s: %s", c.name, r.Err.Msg)
+		case c.violation >= 0 && (r.Err == nil || r.Err.Index != c.violation):
+			t.Errorf("%s: want a violation at event %d, got %v", c.name, c.violation+1, r.Err)
+		}
+	}
+}
