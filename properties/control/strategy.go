@@ -126,5 +126,8 @@ func (r *Replay) Choose(d Decision) int {
 	return c.Index
 }
 
+// Used returns how many of the schedule's choices the current run made.
+func (r *Replay) Used() int { return r.next }
+
 // Err says why the replay stopped the run, or nil.
 func (r *Replay) Err() error { return r.err }

@@ -1,0 +1,416 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/execspec/execspec/instrument"
+	"github.com/execspec/execspec/instrument/rt"
+)
+
+func init() {
+	register(command{name: "test", summary: "run a package's tests under controlled schedules, its dependencies rewritten at build time", run: runTest})
+}
+
+type testFlags struct {
+	instrument []string
+	strategy   string
+	depth      int
+	runs       int
+	seed       uint64
+	run        string
+	replay     string
+	out        string
+	timeout    time.Duration
+	maxSteps   int
+	json       bool
+	quiet      bool
+	keep       bool
+}
+
+type listFlag struct{ dst *[]string }
+
+func (l listFlag) String() string {
+	if l.dst == nil {
+		return ""
+	}
+	return strings.Join(*l.dst, ",")
+}
+
+func (l listFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l.dst = append(*l.dst, p)
+		}
+	}
+	return nil
+}
+
+func testFlagSpecs(f *testFlags) []flagSpec {
+	return []flagSpec{
+		{name: "runs", min: 1, max: 100_000_000},
+		{name: "pct-depth", min: 1, max: 20, applies: onlyWith(func() bool { return f.strategy == "pct" }, "--strategy pct")},
+		{name: "max-steps", min: 0, max: 1 << 30},
+		{name: "timeout", min: int64(time.Second), max: int64(1000 * time.Hour)},
+		{name: "seed", applies: func() string {
+			if f.replay != "" {
+				return "a replay makes the schedule's choices"
+			}
+			return ""
+		}},
+	}
+}
+
+// testReport is the result of verify test, printed with --json.
+type testReport struct {
+	Packages     []string       `json:"packages"`
+	Instrumented []string       `json:"instrumented"`
+	Rewrites     map[string]int `json:"rewrites"`
+	Uncontrolled []string       `json:"uncontrolled"`
+	Strategy     string         `json:"strategy"`
+	Seed         uint64         `json:"seed"`
+	Runs         int            `json:"runs_per_test"`
+	Tests        []rt.Outcome   `json:"tests"`
+	Interrupted  bool           `json:"interrupted,omitempty"`
+	Seconds      float64        `json:"seconds"`
+}
+
+func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f testFlags
+	fs := flag.NewFlagSet("verify test", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(listFlag{&f.instrument}, "instrument", "also rewrite these packages (comma-separated patterns: a module's package such as github.com/panjf2000/ants/v2, ./..., ...)")
+	fs.StringVar(&f.strategy, "strategy", "random", "how schedules are chosen: random or pct")
+	fs.IntVar(&f.depth, "pct-depth", 3, "PCT's bug depth (--strategy pct)")
+	fs.IntVar(&f.runs, "runs", 100, "controlled runs of each test")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the schedules")
+	fs.StringVar(&f.run, "run", "", "run only the tests matching this regular expression (as go test -run)")
+	fs.StringVar(&f.replay, "replay", "", "replay this schedule file (printed with a failure) instead of searching")
+	fs.StringVar(&f.out, "out", filepath.Join(os.TempDir(), "execspec-schedules"), "directory for the schedules of failures")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "wall-clock limit of the whole go test run (a test that never ends)")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "yield points of one run before it is stopped as unknown (0: 100000)")
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
+	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
+	fs.BoolVar(&f.keep, "keep", false, "keep the rewritten files and the overlay (their directory is printed)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: verify test [flags] [PACKAGE...]")
+		fmt.Fprintln(stderr, "\nRewrites the packages under test and those named by --instrument so that their")
+		fmt.Fprintln(stderr, "goroutines, channel operations, selects, locks and atomics pass through a")
+		fmt.Fprintln(stderr, "scheduler, hands them to go test -overlay (nothing is written to your tree or")
+		fmt.Fprintln(stderr, "the module cache), and runs each TestXxx --runs times, each run in a")
+		fmt.Fprintln(stderr, "testing/synctest bubble with one goroutine running at a time. A deadlock, a")
+		fmt.Fprintln(stderr, "leaked goroutine, a panic or a failed test is reported with its blocked")
+		fmt.Fprintln(stderr, "goroutines, and its schedule is saved: the printed command replays it exactly.")
+		fmt.Fprintln(stderr, "\nExamples:")
+		fmt.Fprintln(stderr, "  verify test ./pool --instrument github.com/panjf2000/ants/v2 --strategy pct --runs 1000 --run TestTune")
+		fmt.Fprintln(stderr, "  verify test ./pool --instrument github.com/panjf2000/ants/v2 --run '^TestTune$' --replay /tmp/execspec-schedules/TestTune.schedule")
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nExit codes: 0 every run passed, 1 a run failed, 2 usage, a package that does not")
+		fmt.Fprintln(stderr, "build or a pattern that matches nothing, 3 interrupted or timed out.")
+	}
+	// Flags may follow the packages: parse in rounds.
+	var pkgs []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitHolds
+			}
+			return exitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pkgs = append(pkgs, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(pkgs) == 0 {
+		pkgs = []string{"."}
+	}
+	if err := validateFlags(fs, testFlagSpecs(&f)); err != nil {
+		return flagError(stderr, "test", err)
+	}
+	if f.strategy != "random" && f.strategy != "pct" {
+		return flagError(stderr, "test", fmt.Errorf("--strategy %q: expected random or pct", f.strategy))
+	}
+	if f.run != "" {
+		if _, err := regexp.Compile(f.run); err != nil {
+			return flagError(stderr, "test", fmt.Errorf("--run: %v", err))
+		}
+	}
+	if f.replay != "" {
+		abs, err := filepath.Abs(f.replay)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "verify test: --replay: %v\n", err)
+			return exitUsage
+		}
+		f.replay = abs
+	}
+	if v, err := goVersion(); err != nil {
+		fmt.Fprintf(stderr, "verify test: %v\n", err)
+		return exitUsage
+	} else if !supportedGo(v) {
+		fmt.Fprintf(stderr, "verify test: %s is not supported: controlled runs need go test -overlay, testing/synctest and the channel layout of Go 1.25 or 1.26\n", v)
+		return exitUsage
+	}
+	start := time.Now()
+	work, err := os.MkdirTemp("", "execspec-test-")
+	if err != nil {
+		fmt.Fprintf(stderr, "verify test: %v\n", err)
+		return exitUsage
+	}
+	if f.keep {
+		fmt.Fprintf(stderr, "verify test: the rewritten files and the overlay are in %s\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	cwd, _ := os.Getwd()
+	if !f.quiet {
+		fmt.Fprintf(stderr, "verify test: rewriting %s", strings.Join(pkgs, " "))
+		if len(f.instrument) > 0 {
+			fmt.Fprintf(stderr, " and %s", strings.Join(f.instrument, " "))
+		}
+		fmt.Fprintln(stderr, " ...")
+	}
+	b, err := instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: work})
+	if err != nil {
+		fmt.Fprintf(stderr, "verify test: %v\n", err)
+		return exitUsage
+	}
+	rep := testReport{Packages: b.Tested, Instrumented: b.Packages, Rewrites: b.Counts, Uncontrolled: b.Uncontrolled,
+		Strategy: f.strategy, Seed: f.seed, Runs: f.runs}
+	if f.replay != "" {
+		rep.Strategy, rep.Runs = "replay", 1
+	}
+	if !f.quiet {
+		fmt.Fprintf(stderr, "verify test: %d files rewritten in %s (%s) in %.1fs\n", len(b.Files), strings.Join(b.Packages, " "), countsText(b.Counts), time.Since(start).Seconds())
+		if len(b.Uncontrolled) > 0 {
+			fmt.Fprintf(stderr, "verify test: not controlled (their goroutines, channels and locks run outside the scheduler): %s, and the standard library\n", strings.Join(b.Uncontrolled, " "))
+		}
+	}
+	reportFile := filepath.Join(work, "report.jsonl")
+	env := append(os.Environ(),
+		rt.EnvStrategy+"="+rep.Strategy,
+		rt.EnvSeed+"="+strconv.FormatUint(f.seed, 10),
+		rt.EnvRuns+"="+strconv.Itoa(f.runs),
+		rt.EnvDepth+"="+strconv.Itoa(f.depth),
+		rt.EnvOut+"="+f.out,
+		rt.EnvReport+"="+reportFile,
+		rt.EnvMaxSteps+"="+strconv.Itoa(f.maxSteps),
+		rt.EnvCommand+"="+replayCommand(pkgs, f.instrument, "%s"),
+	)
+	if f.replay != "" {
+		env = append(env, rt.EnvSchedule+"="+f.replay)
+	}
+	goArgs := append([]string{"test"}, b.Flags()...)
+	goArgs = append(goArgs, "-count=1", "-v", "-timeout="+f.timeout.String())
+	if f.run != "" {
+		goArgs = append(goArgs, "-run", f.run)
+	}
+	goArgs = append(goArgs, pkgs...)
+	cmd := exec.Command("go", goArgs...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintf(stderr, "verify test: %v\n", err)
+		return exitUsage
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "verify test: %v\n", err)
+		return exitUsage
+	}
+	stop := context.AfterFunc(ctx, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	defer stop()
+	var output bytes.Buffer
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		output.WriteString(line)
+		output.WriteByte('\n')
+		if !f.quiet && strings.HasPrefix(line, "=== RUN") {
+			fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", strings.TrimSpace(strings.TrimPrefix(line, "=== RUN")), time.Since(start).Seconds())
+		}
+	}
+	werr := cmd.Wait()
+	rep.Seconds = time.Since(start).Seconds()
+	rep.Tests = readOutcomes(reportFile)
+	out := output.String()
+	code := exitHolds
+	switch {
+	case ctx.Err() != nil:
+		rep.Interrupted = true
+		fmt.Fprintln(stderr, "verify test: interrupted; what was found so far:")
+		code = exitUnknown
+	case strings.Contains(out, "panic: test timed out after"):
+		fmt.Fprintf(stderr, "verify test: a test did not end within --timeout %v (a goroutine outside control that never blocks, or a loop without a yield point):\n%s", f.timeout, tail(out, 60))
+		code = exitUnknown
+	case strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]"):
+		fmt.Fprintf(stderr, "verify test: the instrumented build failed:\n%s", tail(out, 40))
+		return exitUsage
+	case strings.Contains(out, "execspec/rt: controlled goroutine") && strings.Contains(out, "blocked outside the scheduler"):
+		fmt.Fprintf(stderr, "verify test: %s", tail(out, 60))
+		code = exitUnknown
+	case werr != nil && len(failures(rep.Tests)) == 0:
+		if strings.Contains(out, "unexpected call to os.Exit") || !strings.Contains(out, "--- FAIL") {
+			fmt.Fprintf(stderr, "verify test: the test binary ended before its tests did (os.Exit, a crash or a failure outside control):\n%s", tail(out, 40))
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "verify test: go test failed:\n%s", tail(out, 40))
+		code = exitViolated
+	}
+	if len(rep.Tests) == 0 && code == exitHolds {
+		fmt.Fprintf(stderr, "verify test: no test ran under control (does -run match a TestXxx of %s?)\n", strings.Join(pkgs, " "))
+		return exitUsage
+	}
+	for _, o := range failures(rep.Tests) {
+		if o.Kind == rt.KindExit {
+			fmt.Fprintf(stderr, "verify test: %s calls os.Exit: a test under control must return (it runs many times in one process)\n", o.Test)
+			return exitUsage
+		}
+	}
+	for _, o := range failures(rep.Tests) {
+		code = exitViolated
+		fmt.Fprintf(stderr, "\n%s: %s in run %d of %s\n%s\n", o.Test, o.Kind, o.FailedRun, runsText(rep), indent(o.Error))
+		if o.Kind == "fail" {
+			fmt.Fprint(stderr, testLog(out, o.Test))
+		}
+		if o.Schedule != "" {
+			fmt.Fprintf(stderr, "replay:\n\t%s\n", replayCommand(pkgs, f.instrument, o.Schedule)+" --run '^"+o.Test+"$'")
+		}
+		if f.replay != "" && o.Replayed {
+			fmt.Fprintln(stderr, "the replay followed the schedule and reproduced its checksum")
+		}
+	}
+	if !f.quiet {
+		passed := 0
+		for _, o := range rep.Tests {
+			if o.FailedRun == 0 {
+				passed++
+			}
+		}
+		fmt.Fprintf(stderr, "verify test: %d tests under control, %d passed every run, %d failed (%.1fs)\n", len(rep.Tests), passed, len(rep.Tests)-passed, rep.Seconds)
+	}
+	if f.json {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+	}
+	return code
+}
+
+func runsText(r testReport) string {
+	if r.Strategy == "replay" {
+		return "1 (replay)"
+	}
+	return fmt.Sprintf("%d (%s, seed %d)", r.Runs, r.Strategy, r.Seed)
+}
+
+// testLog returns what test logged in the go test -v output, without the
+// lines of the runtime's own report.
+func testLog(out, test string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "=== RUN") || strings.HasPrefix(line, "=== CONT"):
+			f := strings.Fields(line)
+			in = len(f) == 3 && f[2] == test
+		case strings.HasPrefix(line, "--- "):
+			in = false
+		case in && strings.HasPrefix(line, "    ") && !strings.Contains(line, "schedule saved; replay it with") && !strings.Contains(line, "harness.go:") && !strings.HasPrefix(line, "        \t"):
+			b.WriteString(line[2:])
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func failures(os []rt.Outcome) []rt.Outcome {
+	var f []rt.Outcome
+	for _, o := range os {
+		if o.FailedRun > 0 {
+			f = append(f, o)
+		}
+	}
+	return f
+}
+
+func readOutcomes(path string) []rt.Outcome {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []rt.Outcome
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var o rt.Outcome
+		if json.Unmarshal(line, &o) == nil && o.Test != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func replayCommand(pkgs, inst []string, schedule string) string {
+	s := "verify test " + strings.Join(pkgs, " ")
+	if len(inst) > 0 {
+		s += " --instrument " + strings.Join(inst, ",")
+	}
+	return s + " --replay " + schedule
+}
+
+func countsText(m map[string]int) string {
+	var parts []string
+	for _, r := range []string{instrument.RuleGo, instrument.RuleSend, instrument.RuleRecv, instrument.RuleRecv2, instrument.RuleClose, instrument.RuleRange, instrument.RuleSelect, instrument.RuleSync, instrument.RuleAtomic, instrument.RuleGosched, instrument.RuleSleep, instrument.RuleTest} {
+		if m[r] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", r, m[r]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func indent(s string) string { return "\t" + strings.ReplaceAll(s, "\n", "\n\t") }
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{"..."}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func goVersion() (string, error) {
+	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOVERSION: %v (is the go command on PATH?)", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func supportedGo(v string) bool {
+	for _, ok := range []string{"go1.25", "go1.26"} {
+		if v == ok || strings.HasPrefix(v, ok+".") || strings.HasPrefix(v, ok+"rc") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,97 @@
+package instrument
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBehaviour builds each program of testdata/rules twice, as written
+// and rewritten, in a module of its own, and checks that the rewritten
+// program returns what the original returns: run freely (the runtime then
+// does what Go does), and under control with random and PCT schedules.
+func TestBehaviour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module (about 10 s)")
+	}
+	root := SourceRoot()
+	if root == "" {
+		t.Skip("the module's source is not at hand")
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", fmt.Appendf(nil, "module behave\n\ngo 1.25\n\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", root))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("go.sum", sum)
+	files, _ := filepath.Glob("testdata/rules/*.go")
+	var imports, cases strings.Builder
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(path), ".go")
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := rewriteFile(t, path, true)
+		write(filepath.Join("orig", name, name+".go"), src)
+		write(filepath.Join("inst", name, name+".go"), out)
+		fmt.Fprintf(&imports, "\torig%[1]s \"behave/orig/%[1]s\"\n\tinst%[1]s \"behave/inst/%[1]s\"\n", name)
+		fmt.Fprintf(&cases, "\t{%q, orig%[2]s.Program, inst%[2]s.Program},\n", name, name)
+	}
+	write("behave_test.go", fmt.Appendf(nil, `package behave
+
+import (
+	"testing"
+
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/properties/control"
+%s)
+
+var programs = []struct {
+	name       string
+	orig, inst func() string
+}{
+%s}
+
+func TestSame(t *testing.T) {
+	for _, p := range programs {
+		want := p.orig()
+		if got := p.inst(); got != want {
+			t.Errorf("%%s, run freely: %%q, want %%q", p.name, got, want)
+		}
+		for seed := range uint64(20) {
+			for _, s := range []control.Strategy{control.Random(seed), control.NewPCT(2, 50, seed)} {
+				var got string
+				_, err := rt.Run(t, rt.Config{Strategy: s}, func(*testing.T) { got = p.inst() })
+				if err != nil || got != want {
+					t.Fatalf("%%s under control (seed %%d, %%T): %%q, %%v; want %%q", p.name, seed, s, got, err, want)
+				}
+			}
+		}
+	}
+}
+`, imports.String(), cases.String()))
+	cmd := exec.Command("go", "test", "-count=1", "-mod=mod", "./")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test in %s: %v\n%s", dir, err, out)
+	}
+}

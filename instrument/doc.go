@@ -1,0 +1,40 @@
+// Package instrument rewrites Go source so that its concurrency passes
+// through a scheduler: controlled interleavings for code that was not
+// written for them — a third-party pool, a user's executor, any package.
+//
+// Vocabulary:
+//   - A rewrite rule turns one construct (a go statement, a channel
+//     operation, a select, a sync type, an atomic operation, Gosched,
+//     Sleep, a TestXxx function) into calls of the runtime package
+//     instrument/rt, keeping Go's evaluation order. The rules and their
+//     before/after forms are the table at the top of rewrite.go; each has
+//     a golden test under testdata/rules and a test that the rewritten
+//     program returns what the original returns, run freely and under
+//     control (behave_test.go).
+//   - A Rewriter rewrites the files of one type-checked package (source in,
+//     source out); it knows nothing of scheduling. The runtime knows
+//     nothing of syntax. Format prints a rewritten file, with //line
+//     directives so that errors and stacks name the original lines.
+//   - Instrument builds the whole thing for go test: it loads the packages
+//     under test (their _test.go files too) and the packages named to be
+//     instrumented with golang.org/x/tools/go/packages, rewrites them into
+//     a directory of its own, and returns the flags for go test: an
+//     -overlay for files of the user's module, and a -modfile that
+//     replaces each module of the module cache that was rewritten by a
+//     copy (go test refuses overlays of module-cache files) and, if the
+//     user's module does not require it, adds the runtime's module.
+//     Nothing is written to the user's tree or to the module cache.
+//   - Uncontrolled packages: the packages linked into the test that were
+//     not rewritten (apart from the standard library) are listed in the
+//     Build, never silently trusted.
+//
+// Example (what `verify test` does):
+//
+//	b, err := instrument.Instrument(instrument.Config{
+//		Dir:        ".",
+//		Tests:      []string{"./pool"},
+//		Instrument: []string{"github.com/panjf2000/ants/v2/..."},
+//		Out:        tmp,
+//	})
+//	// go test <b.Flags()...> -run TestTune ./pool   (EXECSPEC_RUNS=1000 ...)
+package instrument

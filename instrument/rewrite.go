@@ -1,0 +1,557 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// RTPath is the import path of the runtime that rewritten code calls, and
+// RTName the name it is imported as (chosen not to collide with the
+// program's names).
+const (
+	RTPath = "github.com/execspec/execspec/instrument/rt"
+	RTName = "execspecrt"
+)
+
+// The rewrite rules. Each rewritten construct keeps Go's evaluation order;
+// the generated names start with _rt_ and a number unique in the file.
+//
+//	rule       before                              after
+//	go         go f(x, y)                          { _rt_f, _rt_a := f, x, ...; rt.Go(func() { _rt_f(_rt_a, ...) }) }
+//	           go func() {...}()                   rt.Go(func() {...})
+//	send       ch <- v                             rt.To(ch).Send(v)   (the element type comes from ch alone)
+//	recv       <-ch                                rt.Recv(ch)
+//	recv2      v, ok := <-ch (= and var too)       v, ok := rt.Recv2(ch)
+//	close      close(ch)                           rt.Close(ch)
+//	range      for v := range ch { body }          for _rt_ch := ch; ; { v, _rt_ok := rt.Recv2(_rt_ch); if !_rt_ok { break }; body }
+//	select     select { case v := <-a: A           { _rt_c0 := rt.RecvCase(a); _rt_c1 := rt.To(b).Case(x)
+//	           case b <- x: B; default: D }          switch rt.Select(true, _rt_c0, _rt_c1) {
+//	                                                 case 0: v := _rt_c0.V; A  case 1: B  default: D } }
+//	                                               (a label on the select moves to the switch: break means the same)
+//	sync       sync.Mutex, RWMutex, WaitGroup,     rt.Mutex, ... (rt.NewCond)
+//	           Once, Cond, NewCond
+//	atomic     atomic.AddInt32(p, 1), x.Load()     rt.Then(rt.Yield(), atomic.AddInt32(p, 1))
+//	           atomic.StoreInt32(p, 1) (statement) rt.Yield(); atomic.StoreInt32(p, 1)
+//	gosched    runtime.Gosched                     rt.Gosched
+//	sleep      time.Sleep                          rt.Sleep
+//	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
+//	                                               (not with a //execspec:nocontrol line in its doc comment)
+//
+// runtime.Goexit needs no rule: the runtime sees the goroutine's deferred
+// calls run. Calls in defer and go statements are not wrapped with a
+// yield (that would move the yield to the defer statement).
+const (
+	RuleGo      = "go"
+	RuleSend    = "send"
+	RuleRecv    = "recv"
+	RuleRecv2   = "recv2"
+	RuleClose   = "close"
+	RuleRange   = "range"
+	RuleSelect  = "select"
+	RuleSync    = "sync"
+	RuleAtomic  = "atomic"
+	RuleGosched = "gosched"
+	RuleSleep   = "sleep"
+	RuleTest    = "test"
+)
+
+// NoControl, as a line of a test function's doc comment, keeps the
+// function from being wrapped (its body is still rewritten): for a test
+// that drives the runtime itself.
+const NoControl = "//execspec:nocontrol"
+
+// Rewriter rewrites the files of one type-checked package.
+type Rewriter struct {
+	Info *types.Info
+	// Tests wraps each TestXxx(t *testing.T) function to run under
+	// control (for the _test.go files of a package under test).
+	Tests bool
+	// Counts counts the rewrites by rule.
+	Counts map[string]int
+
+	n     int
+	skip  map[ast.Node]bool
+	notes map[ast.Node]any
+	built map[*ast.BlockStmt]bool // blocks made from a select
+}
+
+// goNote is what pre learned about a go statement.
+type goNote struct {
+	evalFun bool   // the function value must be evaluated now
+	inline  []bool // argument i is a constant or nil: written into the closure
+}
+
+// File rewrites f in place and reports whether it changed. The import of
+// the runtime is added when needed; imports left unused are removed.
+func (w *Rewriter) File(fset *token.FileSet, f *ast.File) bool {
+	if w.Counts == nil {
+		w.Counts = map[string]int{}
+	}
+	w.skip = map[ast.Node]bool{}
+	w.notes = map[ast.Node]any{}
+	w.built = map[*ast.BlockStmt]bool{}
+	before := total(w.Counts)
+	astutil.Apply(f, w.pre, w.post)
+	if total(w.Counts) == before {
+		return false
+	}
+	astutil.AddNamedImport(fset, f, RTName, RTPath)
+	for _, imp := range slices.Clone(f.Imports) {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		if imp.Name != nil && (imp.Name.Name == "_" || imp.Name.Name == ".") {
+			continue
+		}
+		name := path[strings.LastIndex(path, "/")+1:]
+		if pn := w.Info.PkgNameOf(imp); pn != nil {
+			name = pn.Name()
+		} else if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		if path == RTPath {
+			continue
+		}
+		if !usesName(f, name) {
+			if imp.Name != nil {
+				astutil.DeleteNamedImport(fset, f, imp.Name.Name, path)
+			} else {
+				astutil.DeleteImport(fset, f, path)
+			}
+		}
+	}
+	return true
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// usesName reports whether f refers to the package name (a selector
+// X.Sel with X that identifier).
+func usesName(f *ast.File, name string) bool {
+	used := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == name {
+				used = true
+			}
+		}
+		return !used
+	})
+	return used
+}
+
+func (w *Rewriter) name(kind string) string {
+	w.n++
+	return fmt.Sprintf("_rt_%s%d", kind, w.n)
+}
+
+func rtSel(name string) *ast.SelectorExpr {
+	return &ast.SelectorExpr{X: ast.NewIdent(RTName), Sel: ast.NewIdent(name)}
+}
+
+func rtCall(name string, args ...ast.Expr) *ast.CallExpr {
+	return &ast.CallExpr{Fun: rtSel(name), Args: args}
+}
+
+// pkgOf returns the import path of the package that id names, or "".
+func (w *Rewriter) pkgOf(e ast.Expr) string {
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	if pn, ok := w.Info.Uses[id].(*types.PkgName); ok {
+		return pn.Imported().Path()
+	}
+	return ""
+}
+
+func isRecv(e ast.Expr) (*ast.UnaryExpr, bool) {
+	u, ok := ast.Unparen(e).(*ast.UnaryExpr)
+	return u, ok && u.Op == token.ARROW
+}
+
+func (w *Rewriter) isChan(e ast.Expr) bool {
+	t := w.Info.TypeOf(e)
+	if t == nil {
+		return false
+	}
+	_, ok := t.Underlying().(*types.Chan)
+	return ok
+}
+
+// atomicCall reports whether call is a function of sync/atomic or a
+// method of one of its types, and how many results it has.
+func (w *Rewriter) atomicCall(call *ast.CallExpr) (bool, int) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false, 0
+	}
+	results := func() int {
+		if sig, ok := w.Info.TypeOf(call.Fun).(*types.Signature); ok {
+			return sig.Results().Len()
+		}
+		return -1
+	}
+	if w.pkgOf(sel.X) == "sync/atomic" {
+		return true, results()
+	}
+	if s := w.Info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
+		t := s.Recv()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync/atomic" {
+			return true, results()
+		}
+	}
+	return false, 0
+}
+
+var syncTypes = map[string]bool{"Mutex": true, "RWMutex": true, "WaitGroup": true, "Once": true, "Cond": true, "NewCond": true}
+
+func (w *Rewriter) pre(c *astutil.Cursor) bool {
+	switch n := c.Node().(type) {
+	case *ast.SelectStmt:
+		for _, cl := range n.Body.List {
+			switch comm := cl.(*ast.CommClause).Comm.(type) {
+			case *ast.SendStmt:
+				w.skip[comm] = true
+			case *ast.ExprStmt:
+				if u, ok := isRecv(comm.X); ok {
+					w.skip[u] = true
+				}
+			case *ast.AssignStmt:
+				if u, ok := isRecv(comm.Rhs[0]); ok {
+					w.skip[u] = true
+				}
+			}
+		}
+	case *ast.AssignStmt:
+		if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
+			if u, ok := isRecv(n.Rhs[0]); ok && !w.skip[u] {
+				w.skip[u] = true
+				w.notes[n] = u
+			}
+		}
+	case *ast.ValueSpec:
+		if len(n.Names) == 2 && len(n.Values) == 1 {
+			if u, ok := isRecv(n.Values[0]); ok {
+				w.skip[u] = true
+				w.notes[n] = u
+			}
+		}
+	case *ast.RangeStmt:
+		if w.isChan(n.X) {
+			w.notes[n] = true
+		}
+	case *ast.DeferStmt:
+		w.skip[n.Call] = true
+	case *ast.GoStmt:
+		w.skip[n.Call] = true
+		w.notes[n] = w.noteGo(n.Call)
+	case *ast.CallExpr:
+		if ok, res := w.atomicCall(n); ok && !w.skip[n] {
+			w.notes[n] = res
+		}
+		if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+			if b, ok := w.Info.Uses[id].(*types.Builtin); ok && b.Name() == "close" {
+				w.notes[id] = "close"
+			}
+		}
+	case *ast.ExprStmt:
+		if call, ok := n.X.(*ast.CallExpr); ok {
+			if ok, res := w.atomicCall(call); ok && res == 0 {
+				w.notes[n] = "atomic"
+			}
+		}
+	case *ast.SelectorExpr:
+		switch w.pkgOf(n.X) {
+		case "sync":
+			if syncTypes[n.Sel.Name] {
+				w.notes[n] = RuleSync
+			}
+		case "runtime":
+			if n.Sel.Name == "Gosched" {
+				w.notes[n] = RuleGosched
+			}
+		case "time":
+			if n.Sel.Name == "Sleep" {
+				w.notes[n] = RuleSleep
+			}
+		}
+	case *ast.FuncDecl:
+		if w.Tests && w.isTest(n) {
+			w.notes[n] = RuleTest
+		}
+	}
+	return true
+}
+
+func (w *Rewriter) noteGo(call *ast.CallExpr) goNote {
+	var g goNote
+	fun := ast.Unparen(call.Fun)
+	switch f := fun.(type) {
+	case *ast.Ident:
+		_, isVar := w.Info.Uses[f].(*types.Var)
+		g.evalFun = isVar
+	case *ast.SelectorExpr:
+		if w.pkgOf(f.X) == "" {
+			g.evalFun = true // a method value or a field: evaluated now
+		}
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		g.evalFun = false // an instantiated generic function
+	case *ast.FuncLit:
+		g.evalFun = false
+	default:
+		g.evalFun = true
+	}
+	if id, ok := fun.(*ast.Ident); ok {
+		if _, ok := w.Info.Uses[id].(*types.Builtin); ok {
+			g.evalFun = false
+		}
+	}
+	for _, a := range call.Args {
+		tv := w.Info.Types[a]
+		g.inline = append(g.inline, tv.Value != nil || tv.IsNil())
+	}
+	return g
+}
+
+func (w *Rewriter) isTest(fd *ast.FuncDecl) bool {
+	if fd.Recv != nil || fd.Body == nil || fd.Type.TypeParams != nil || !strings.HasPrefix(fd.Name.Name, "Test") {
+		return false
+	}
+	if fd.Doc != nil {
+		for _, c := range fd.Doc.List {
+			if c.Text == NoControl {
+				return false
+			}
+		}
+	}
+	if rest := fd.Name.Name[4:]; rest != "" && rest[0] >= 'a' && rest[0] <= 'z' {
+		return false
+	}
+	obj, ok := w.Info.Defs[fd.Name].(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := obj.Type().(*types.Signature)
+	if sig.Params().Len() != 1 || sig.Results().Len() != 0 {
+		return false
+	}
+	p, ok := sig.Params().At(0).Type().(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := p.Elem().(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "T"
+}
+
+func (w *Rewriter) post(c *astutil.Cursor) bool {
+	switch n := c.Node().(type) {
+	case *ast.SendStmt:
+		if !w.skip[n] {
+			c.Replace(&ast.ExprStmt{X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: rtCall("To", n.Chan), Sel: ast.NewIdent("Send")}, Args: []ast.Expr{n.Value}}})
+			w.Counts[RuleSend]++
+		}
+	case *ast.UnaryExpr:
+		if n.Op == token.ARROW && !w.skip[n] {
+			c.Replace(rtCall("Recv", n.X))
+			w.Counts[RuleRecv]++
+		}
+	case *ast.AssignStmt:
+		if u, ok := w.notes[n].(*ast.UnaryExpr); ok {
+			n.Rhs[0] = rtCall("Recv2", u.X)
+			w.Counts[RuleRecv2]++
+		}
+	case *ast.ValueSpec:
+		if u, ok := w.notes[n].(*ast.UnaryExpr); ok {
+			n.Values[0] = rtCall("Recv2", u.X)
+			w.Counts[RuleRecv2]++
+		}
+	case *ast.Ident:
+		if w.notes[n] == "close" {
+			c.Replace(rtSel("Close"))
+			w.Counts[RuleClose]++
+		}
+	case *ast.SelectorExpr:
+		switch rule := w.notes[n]; rule {
+		case RuleSync, RuleGosched, RuleSleep:
+			c.Replace(rtSel(n.Sel.Name))
+			w.Counts[rule.(string)]++
+		}
+	case *ast.CallExpr:
+		if res, ok := w.notes[n].(int); ok && res == 1 {
+			c.Replace(rtCall("Then", rtCall("Yield"), n))
+			w.Counts[RuleAtomic]++
+		}
+	case *ast.ExprStmt:
+		if w.notes[n] == "atomic" && c.Index() >= 0 {
+			c.InsertBefore(&ast.ExprStmt{X: rtCall("Yield")})
+			w.Counts[RuleAtomic]++
+		}
+	case *ast.RangeStmt:
+		if w.notes[n] == true {
+			c.Replace(w.rangeChan(n))
+			w.Counts[RuleRange]++
+		}
+	case *ast.GoStmt:
+		c.Replace(w.goStmt(n, w.notes[n].(goNote)))
+		w.Counts[RuleGo]++
+	case *ast.SelectStmt:
+		b := w.selectStmt(n)
+		w.built[b] = true
+		c.Replace(b)
+		w.Counts[RuleSelect]++
+	case *ast.LabeledStmt:
+		if b, ok := n.Stmt.(*ast.BlockStmt); ok && w.built[b] {
+			// L: select → { cases...; L: switch }: break L means the same.
+			last := len(b.List) - 1
+			b.List[last] = &ast.LabeledStmt{Label: n.Label, Stmt: b.List[last]}
+			c.Replace(b)
+		}
+	case *ast.FuncDecl:
+		if w.notes[n] == RuleTest {
+			w.wrapTest(n)
+			w.Counts[RuleTest]++
+		}
+	}
+	return true
+}
+
+func (w *Rewriter) rangeChan(n *ast.RangeStmt) *ast.ForStmt {
+	ch := ast.NewIdent(w.name("ch"))
+	ok := ast.NewIdent(w.name("ok"))
+	var first []ast.Stmt
+	var lhs ast.Expr = ast.NewIdent("_")
+	var assign ast.Stmt
+	if n.Key != nil {
+		if n.Tok == token.DEFINE {
+			lhs = n.Key
+		} else {
+			v := ast.NewIdent(w.name("v"))
+			lhs = v
+			assign = &ast.AssignStmt{Lhs: []ast.Expr{n.Key}, Tok: token.ASSIGN, Rhs: []ast.Expr{ast.NewIdent(v.Name)}}
+		}
+	}
+	first = append(first,
+		&ast.AssignStmt{Lhs: []ast.Expr{lhs, ok}, Tok: token.DEFINE, Rhs: []ast.Expr{rtCall("Recv2", ast.NewIdent(ch.Name))}},
+		&ast.IfStmt{Cond: &ast.UnaryExpr{Op: token.NOT, X: ast.NewIdent(ok.Name)}, Body: &ast.BlockStmt{List: []ast.Stmt{&ast.BranchStmt{Tok: token.BREAK}}}})
+	if assign != nil {
+		first = append(first, assign)
+	}
+	body := &ast.BlockStmt{Lbrace: n.Body.Lbrace, List: append(first, n.Body.List...), Rbrace: n.Body.Rbrace}
+	return &ast.ForStmt{For: n.For,
+		Init: &ast.AssignStmt{Lhs: []ast.Expr{ch}, Tok: token.DEFINE, Rhs: []ast.Expr{n.X}},
+		Body: body}
+}
+
+func (w *Rewriter) goStmt(n *ast.GoStmt, note goNote) ast.Stmt {
+	call := n.Call
+	var lhs, rhs []ast.Expr
+	fun := call.Fun
+	if note.evalFun {
+		f := w.name("f")
+		lhs = append(lhs, ast.NewIdent(f))
+		rhs = append(rhs, fun)
+		fun = ast.NewIdent(f)
+	}
+	args := make([]ast.Expr, len(call.Args))
+	for i, a := range call.Args {
+		if i < len(note.inline) && note.inline[i] {
+			args[i] = a
+			continue
+		}
+		v := w.name("a")
+		lhs = append(lhs, ast.NewIdent(v))
+		rhs = append(rhs, a)
+		args[i] = ast.NewIdent(v)
+	}
+	inner := &ast.CallExpr{Fun: fun, Args: args, Ellipsis: call.Ellipsis}
+	var body ast.Expr
+	if lit, ok := fun.(*ast.FuncLit); ok && len(call.Args) == 0 {
+		body = lit
+	} else {
+		body = &ast.FuncLit{Type: &ast.FuncType{Params: &ast.FieldList{}}, Body: &ast.BlockStmt{List: []ast.Stmt{&ast.ExprStmt{X: inner}}}}
+	}
+	goCall := &ast.ExprStmt{X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(RTName), Sel: ast.NewIdent("Go")}, Args: []ast.Expr{body}}}
+	if len(lhs) == 0 {
+		return goCall
+	}
+	return &ast.BlockStmt{List: []ast.Stmt{
+		&ast.AssignStmt{Lhs: lhs, Tok: token.DEFINE, Rhs: rhs},
+		goCall,
+	}}
+}
+
+func (w *Rewriter) selectStmt(n *ast.SelectStmt) *ast.BlockStmt {
+	var decls []ast.Stmt
+	var cases []ast.Expr
+	hasDefault := false
+	var clauses []ast.Stmt
+	for _, s := range n.Body.List {
+		cl := s.(*ast.CommClause)
+		if cl.Comm == nil {
+			hasDefault = true
+			clauses = append(clauses, &ast.CaseClause{Case: cl.Case, Colon: cl.Colon, Body: cl.Body})
+			continue
+		}
+		idx := len(cases)
+		cv := w.name("c")
+		var mk ast.Expr
+		var first []ast.Stmt
+		switch comm := cl.Comm.(type) {
+		case *ast.SendStmt:
+			mk = &ast.CallExpr{Fun: &ast.SelectorExpr{X: rtCall("To", comm.Chan), Sel: ast.NewIdent("Case")}, Args: []ast.Expr{comm.Value}}
+		case *ast.ExprStmt:
+			u, _ := isRecv(comm.X)
+			mk = rtCall("RecvCase", u.X)
+		case *ast.AssignStmt:
+			u, _ := isRecv(comm.Rhs[0])
+			mk = rtCall("RecvCase", u.X)
+			rhs := []ast.Expr{&ast.SelectorExpr{X: ast.NewIdent(cv), Sel: ast.NewIdent("V")}}
+			if len(comm.Lhs) == 2 {
+				rhs = append(rhs, &ast.SelectorExpr{X: ast.NewIdent(cv), Sel: ast.NewIdent("OK")})
+			}
+			first = append(first, &ast.AssignStmt{Lhs: comm.Lhs, Tok: comm.Tok, Rhs: rhs})
+		}
+		decls = append(decls, &ast.AssignStmt{Lhs: []ast.Expr{ast.NewIdent(cv)}, Tok: token.DEFINE, Rhs: []ast.Expr{mk}})
+		cases = append(cases, ast.NewIdent(cv))
+		clauses = append(clauses, &ast.CaseClause{Case: cl.Case, Colon: cl.Colon,
+			List: []ast.Expr{&ast.BasicLit{Kind: token.INT, Value: strconv.Itoa(idx)}},
+			Body: append(first, cl.Body...)})
+	}
+	args := append([]ast.Expr{ast.NewIdent(strconv.FormatBool(hasDefault))}, cases...)
+	sw := &ast.SwitchStmt{Switch: n.Select, Tag: &ast.CallExpr{Fun: rtSel("Select"), Args: args},
+		Body: &ast.BlockStmt{Lbrace: n.Body.Lbrace, List: clauses, Rbrace: n.Body.Rbrace}}
+	return &ast.BlockStmt{List: append(decls, sw)}
+}
+
+func (w *Rewriter) wrapTest(fd *ast.FuncDecl) {
+	param := fd.Type.Params.List[0]
+	outer := "_rt_t"
+	if len(param.Names) == 1 && param.Names[0].Name != "_" {
+		outer = param.Names[0].Name
+	}
+	inner := &ast.FuncLit{
+		Type: &ast.FuncType{Params: &ast.FieldList{List: []*ast.Field{{Names: param.Names, Type: param.Type}}}},
+		Body: fd.Body,
+	}
+	fd.Type = &ast.FuncType{Func: fd.Type.Func, Params: &ast.FieldList{List: []*ast.Field{{Names: []*ast.Ident{ast.NewIdent(outer)}, Type: param.Type}}}}
+	call := rtCall("Test", &ast.Ident{NamePos: fd.Body.Lbrace, Name: outer}, inner)
+	// Positions, so that the printer keeps the comments that follow in place.
+	sel := call.Fun.(*ast.SelectorExpr)
+	sel.X.(*ast.Ident).NamePos, sel.Sel.NamePos, call.Lparen, call.Rparen = fd.Body.Lbrace, fd.Body.Lbrace, fd.Body.Lbrace, fd.Body.Rbrace
+	fd.Body = &ast.BlockStmt{Lbrace: fd.Body.Lbrace, List: []ast.Stmt{&ast.ExprStmt{X: call}}, Rbrace: fd.Body.Rbrace}
+}

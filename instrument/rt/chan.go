@@ -1,0 +1,464 @@
+package rt
+
+import (
+	"reflect"
+	"slices"
+	"unsafe"
+)
+
+// hchan mirrors the head of the runtime's channel descriptor
+// (runtime/chan.go, Go 1.23 to 1.26). The scheduler reads it, never
+// writes it, and only while every goroutine that could change it is
+// blocked (settled), to tell without side effects whether an operation
+// could complete: a non-blocking probe that receives would lose the value.
+// checkGo refuses other Go versions.
+type hchan struct {
+	qcount   uint
+	dataqsiz uint
+	buf      unsafe.Pointer
+	elemsize uint16
+	closed   uint32
+	timer    unsafe.Pointer
+	elemtype unsafe.Pointer
+	sendx    uint
+	recvx    uint
+	recvq    waitq
+	sendq    waitq
+}
+
+type waitq struct{ first, last unsafe.Pointer }
+
+// hchanOf returns the descriptor of the channel stored at p (a pointer to
+// a variable of any channel type), or nil for a nil channel.
+func hchanOf(p unsafe.Pointer) *hchan { return *(**hchan)(p) }
+
+// entry is an operation of a blocked controlled goroutine, pending on a
+// channel's shadow: two controlled goroutines that meet on a channel are
+// neither of them blocked in the runtime, so the value is handed over here.
+type entry struct {
+	sel  *selState // shared by the cases of one select (a plain send or receive is a select of one case)
+	idx  int       // the case of sel
+	val  any       // send: the value offered; receive: the value handed over
+	ok   bool
+	push func() bool // send on a buffered channel: put val into the buffer without blocking
+}
+
+// selState is one blocked select: a counterpart that completes one of its
+// cases marks it done, so no other case completes too.
+type selState struct {
+	done bool
+	idx  int
+}
+
+// shadow holds the pending operations of controlled goroutines on one
+// channel, in arrival order (the runtime's queues are FIFO too).
+type shadow struct{ senders, receivers []*entry }
+
+func (r *run) shadowOf(h *hchan) *shadow {
+	sh := r.shadows[unsafe.Pointer(h)]
+	if sh == nil {
+		sh = &shadow{}
+		r.shadows[unsafe.Pointer(h)] = sh
+	}
+	return sh
+}
+
+// firstLive returns the first pending entry of list that belongs to
+// another select than sel and is not done.
+func firstLive(list []*entry, sel *selState) *entry {
+	for _, e := range list {
+		if e.sel != sel && !e.sel.done {
+			return e
+		}
+	}
+	return nil
+}
+
+func (e *entry) complete() {
+	e.sel.done = true
+	e.sel.idx = e.idx
+}
+
+func removeEntry(list []*entry, e *entry) []*entry {
+	if i := slices.Index(list, e); i >= 0 {
+		return slices.Delete(list, i, i+1)
+	}
+	return list
+}
+
+// Case is one case of a select, made by RecvCase or SendCase. After
+// Select returned its index, a receive case holds the value in V and OK.
+type Case interface {
+	hc() *hchan
+	ready(r *run, sel *selState) bool
+	do(r *run, sel *selState) bool
+	enqueue(r *run, sel *selState, idx int)
+	dequeue(r *run)
+	matched()
+	reflectCase() reflect.SelectCase
+	fromReflect(v reflect.Value, ok bool)
+}
+
+// RecvC is a receive case: after Select chose it, V and OK hold what
+// `v, ok := <-ch` would.
+type RecvC[T any] struct {
+	V  T
+	OK bool
+	ch <-chan T
+	h  *hchan
+	e  *entry
+}
+
+// RecvCase returns the case `<-ch` of a select.
+func RecvCase[T any](ch <-chan T) *RecvC[T] {
+	return &RecvC[T]{ch: ch, h: hchanOf(unsafe.Pointer(&ch))}
+}
+
+func (c *RecvC[T]) hc() *hchan { return c.h }
+
+func (c *RecvC[T]) ready(r *run, sel *selState) bool {
+	h := c.h
+	if h == nil {
+		return false
+	}
+	if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil {
+		return true
+	}
+	sh := r.shadows[unsafe.Pointer(h)]
+	return sh != nil && firstLive(sh.senders, sel) != nil
+}
+
+func (c *RecvC[T]) do(r *run, sel *selState) bool {
+	h := c.h
+	if h == nil {
+		return false
+	}
+	sh := r.shadows[unsafe.Pointer(h)]
+	if h.qcount == 0 && sh != nil {
+		// A controlled sender waits: take its value, as the runtime
+		// takes it from a blocked sender.
+		if e := firstLive(sh.senders, sel); e != nil && h.closed == 0 {
+			if h.dataqsiz == 0 {
+				c.V, _ = e.val.(T)
+				c.OK = true
+				e.complete()
+				sh.senders = removeEntry(sh.senders, e)
+				return true
+			}
+		}
+	}
+	select {
+	case v, ok := <-c.ch:
+		c.V, c.OK = v, ok
+		// A controlled sender blocked on the full buffer moves its value
+		// into the slot just freed, as the runtime does.
+		if ok && h.dataqsiz > 0 && sh != nil {
+			if e := firstLive(sh.senders, nil); e != nil && e.push() {
+				e.complete()
+				sh.senders = removeEntry(sh.senders, e)
+			}
+		}
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *RecvC[T]) enqueue(r *run, sel *selState, idx int) {
+	if c.h == nil {
+		return
+	}
+	c.e = &entry{sel: sel, idx: idx}
+	sh := r.shadowOf(c.h)
+	sh.receivers = append(sh.receivers, c.e)
+}
+
+func (c *RecvC[T]) dequeue(r *run) {
+	if c.e == nil {
+		return
+	}
+	if sh := r.shadows[unsafe.Pointer(c.h)]; sh != nil {
+		sh.receivers = removeEntry(sh.receivers, c.e)
+	}
+}
+
+func (c *RecvC[T]) matched() {
+	c.V, _ = c.e.val.(T)
+	c.OK = c.e.ok
+}
+
+func (c *RecvC[T]) reflectCase() reflect.SelectCase {
+	return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c.ch)}
+}
+
+func (c *RecvC[T]) fromReflect(v reflect.Value, ok bool) {
+	if v.IsValid() {
+		c.V, _ = v.Interface().(T)
+	}
+	c.OK = ok
+}
+
+// SendC is a send case.
+type SendC[T any] struct {
+	ch chan<- T
+	v  T
+	h  *hchan
+	e  *entry
+}
+
+// SendCase returns the case `ch <- v` of a select (v is evaluated here,
+// as Go evaluates it on entering the select).
+func SendCase[T any](ch chan<- T, v T) *SendC[T] {
+	return &SendC[T]{ch: ch, v: v, h: hchanOf(unsafe.Pointer(&ch))}
+}
+
+func (c *SendC[T]) hc() *hchan { return c.h }
+
+func (c *SendC[T]) ready(r *run, sel *selState) bool {
+	h := c.h
+	if h == nil {
+		return false
+	}
+	if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil {
+		return true
+	}
+	sh := r.shadows[unsafe.Pointer(h)]
+	return sh != nil && firstLive(sh.receivers, sel) != nil
+}
+
+func (c *SendC[T]) do(r *run, sel *selState) bool {
+	h := c.h
+	if h == nil {
+		return false
+	}
+	if h.closed == 0 && h.qcount == 0 {
+		if sh := r.shadows[unsafe.Pointer(h)]; sh != nil {
+			if e := firstLive(sh.receivers, sel); e != nil {
+				e.val, e.ok = c.v, true
+				e.complete()
+				sh.receivers = removeEntry(sh.receivers, e)
+				return true
+			}
+		}
+	}
+	select {
+	case c.ch <- c.v: // panics, as Go does, if the channel is closed
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *SendC[T]) enqueue(r *run, sel *selState, idx int) {
+	if c.h == nil {
+		return
+	}
+	c.e = &entry{sel: sel, idx: idx, val: c.v, push: func() bool {
+		select {
+		case c.ch <- c.v:
+			return true
+		default:
+			return false
+		}
+	}}
+	sh := r.shadowOf(c.h)
+	sh.senders = append(sh.senders, c.e)
+}
+
+func (c *SendC[T]) dequeue(r *run) {
+	if c.e == nil {
+		return
+	}
+	if sh := r.shadows[unsafe.Pointer(c.h)]; sh != nil {
+		sh.senders = removeEntry(sh.senders, c.e)
+	}
+}
+
+func (c *SendC[T]) matched() {}
+
+func (c *SendC[T]) reflectCase() reflect.SelectCase {
+	return reflect.SelectCase{Dir: reflect.SelectSend, Chan: reflect.ValueOf(c.ch), Send: reflect.ValueOf(&c.v).Elem()}
+}
+
+func (c *SendC[T]) fromReflect(reflect.Value, bool) {}
+
+// Operation codes, mixed into the checksum with each step.
+const (
+	opSend uint64 = iota + 1
+	opRecv
+	opClose
+	opSelect
+	opGo
+	opYield
+	opLock
+	opUnlock
+	opRLock
+	opRUnlock
+	opWait
+	opSignal
+	opOnce
+	opAtomic
+	opSleep
+)
+
+// Select runs a select statement whose cases are cases (in source order)
+// and returns the index of the case chosen, or -1 for the default case
+// (only if hasDefault). Under control the scheduler chooses among the
+// ready cases; a select with no ready case and no default blocks.
+func Select(hasDefault bool, cases ...Case) int {
+	r, g := current()
+	if g == nil {
+		return realSelect(hasDefault, cases, nil)
+	}
+	name := "select"
+	op := opSelect
+	if len(cases) == 0 {
+		name = "select {}"
+	}
+	return r.selectCases(g, hasDefault, cases, name, op)
+}
+
+// realSelect performs the select for real. With cancel, it is one more
+// case and -2 means cancelled.
+func realSelect(hasDefault bool, cases []Case, cancel <-chan struct{}) int {
+	sc := make([]reflect.SelectCase, 0, len(cases)+1)
+	for _, c := range cases {
+		sc = append(sc, c.reflectCase())
+	}
+	switch {
+	case hasDefault:
+		sc = append(sc, reflect.SelectCase{Dir: reflect.SelectDefault})
+	case cancel != nil:
+		sc = append(sc, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(cancel)})
+	}
+	i, v, ok := reflect.Select(sc)
+	if i == len(cases) {
+		if hasDefault {
+			return -1
+		}
+		return -2
+	}
+	cases[i].fromReflect(v, ok)
+	return i
+}
+
+func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op uint64) int {
+	if hasDefault {
+		r.yield(g, op)
+		return r.tryCases(g, cases, nil)
+	}
+	sel := &selState{idx: -1}
+	ready := func() bool {
+		if sel.done {
+			return true
+		}
+		for _, c := range cases {
+			if c.ready(r, sel) {
+				return true
+			}
+		}
+		return false
+	}
+	extIdx := -1
+	ext := func(cancel <-chan struct{}) bool {
+		extIdx = realSelect(false, cases, cancel)
+		return extIdx >= 0
+	}
+	for {
+		for i, c := range cases {
+			c.enqueue(r, sel, i)
+		}
+		gotExt := r.block(g, op, wait{op: name, ready: ready, ext: ext})
+		for _, c := range cases {
+			c.dequeue(r)
+		}
+		if sel.done {
+			cases[sel.idx].matched()
+			return sel.idx
+		}
+		if gotExt {
+			return extIdx
+		}
+		if i := r.tryCases(g, cases, sel); i >= 0 {
+			return i
+		}
+	}
+}
+
+// tryCases completes one of the ready cases, chosen by the schedule, or
+// returns -1 if none is ready.
+func (r *run) tryCases(g *gor, cases []Case, sel *selState) int {
+	var ready [8]int
+	idx := ready[:0]
+	for i, c := range cases {
+		if c.ready(r, sel) {
+			idx = append(idx, i)
+		}
+	}
+	for len(idx) > 0 {
+		k := 0
+		if len(idx) > 1 {
+			k = r.pickCase(g, len(idx))
+		}
+		i := idx[k]
+		if cases[i].do(r, sel) {
+			return i
+		}
+		idx = slices.Delete(idx, k, k+1)
+	}
+	return -1
+}
+
+// Send is `ch <- v`.
+func Send[T any](ch chan<- T, v T) {
+	r, g := current()
+	if g == nil {
+		ch <- v
+		return
+	}
+	r.selectCases(g, false, []Case{SendCase(ch, v)}, "chan send", opSend)
+}
+
+// Recv is `<-ch`.
+func Recv[T any](ch <-chan T) T {
+	v, _ := Recv2(ch)
+	return v
+}
+
+// Recv2 is `v, ok := <-ch`.
+func Recv2[T any](ch <-chan T) (T, bool) {
+	r, g := current()
+	if g == nil {
+		v, ok := <-ch
+		return v, ok
+	}
+	c := RecvCase(ch)
+	r.selectCases(g, false, []Case{c}, "chan receive", opRecv)
+	return c.V, c.OK
+}
+
+// Close is `close(ch)`: a yield point, then the real close (which panics
+// as Go does on a closed or nil channel). Controlled goroutines blocked on
+// ch see it closed at the next decision.
+func Close[T any](ch chan<- T) {
+	r, g := current()
+	if g != nil {
+		r.yield(g, opClose)
+	}
+	close(ch)
+}
+
+// Sender is a channel to send on: To(ch).Send(v) is `ch <- v` with v
+// converted to the channel's element type as Go converts it (the element
+// type is inferred from the channel alone, so that `ch <- &impl{}` on a
+// channel of an interface type compiles).
+type Sender[T any] struct{ ch chan<- T }
+
+// To returns ch as a Sender.
+func To[T any](ch chan<- T) Sender[T] { return Sender[T]{ch} }
+
+// Send is `ch <- v`.
+func (s Sender[T]) Send(v T) { Send(s.ch, v) }
+
+// Case is the select case `ch <- v`.
+func (s Sender[T]) Case(v T) *SendC[T] { return SendCase(s.ch, v) }

@@ -1,0 +1,55 @@
+// Package rt is the runtime that instrumented code calls: it runs the
+// goroutines of a test one at a time inside a testing/synctest bubble and
+// lets a strategy of properties/control (random, PCT, replay) choose, at
+// each yield point, which one runs next. It is linked into the test
+// binaries of the packages it controls, so it imports nothing but the
+// standard library and properties/control (for the strategies and the
+// schedule format).
+//
+// Vocabulary:
+//   - A controlled goroutine is goroutine 0 (the test's body) or one
+//     started by Go from a controlled goroutine. Exactly one holds control
+//     at a time; the others wait on a channel of their own (durably
+//     blocked, in synctest's words). Goroutines started by code that was
+//     not rewritten are uncontrolled: before every decision the scheduler
+//     lets them run until they block (synctest.Wait), so that what a
+//     decision sees does not depend on timing.
+//   - A yield point is a call of this package by the goroutine holding
+//     control: Go, Send, Recv, Recv2, Select, Close, the methods of Mutex,
+//     RWMutex, WaitGroup, Once and Cond, Yield (before an atomic
+//     operation), Gosched, Sleep. Called by any other goroutine they do
+//     what Go does.
+//   - Blocking: a goroutine whose operation cannot complete waits with a
+//     predicate that reads state without side effects: for a channel, the
+//     runtime's own channel descriptor (length, closed, waiting senders
+//     and receivers, read only while every other goroutine is settled) and
+//     a shadow of the pending operations of controlled goroutines, through
+//     which two controlled goroutines that meet on an unbuffered channel
+//     hand the value over. When no controlled goroutine can run, those
+//     blocked on channels perform their operations for real (the external
+//     phase), so that timers and uncontrolled goroutines can complete
+//     them; virtual time then advances.
+//   - A hang is decided, not timed: every controlled goroutine blocked and
+//     nothing woken within Config.Horizon of virtual time is a deadlock
+//     (*HangError, ErrDeadlock), or a leak (ErrLeak) once the test's body
+//     has returned; each blocked goroutine is named with its operation,
+//     its file:line and its stack. A controlled goroutine blocked outside
+//     the scheduler (in code that was not rewritten) for the horizon is
+//     reported with every stack.
+//   - Fairness: after Config.Fair consecutive steps of one goroutine while
+//     others could run, the next runs, so that a spin loop cannot hold a
+//     search forever.
+//   - A run's Schedule (properties/control's format) records its choices,
+//     steps and checksum; Replay reruns it and checks the checksum.
+//
+// Entry points: Test (what the rewriter makes of each TestXxx: runs from
+// the EXECSPEC_* environment, the first failure's schedule saved and its
+// replay command printed), TestWith (explicit Options), Run (one run) and
+// Replay (one replay, checked).
+//
+//	func TestTune(t *testing.T) {
+//		rt.TestWith(t, rt.Options{Strategy: "pct", Runs: 1000}, func(t *testing.T) {
+//			// code that uses instrumented packages
+//		})
+//	}
+package rt

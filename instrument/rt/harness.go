@@ -1,0 +1,323 @@
+package rt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/execspec/execspec/properties/control"
+)
+
+// Options say how Test runs a test body: which strategy, how many runs,
+// where a failing schedule goes. The zero Options work: 100 random runs
+// from seed 1, schedules saved under the system's temporary directory.
+type Options struct {
+	Strategy string // "random" (default), "pct" or "replay"
+	Seed     uint64
+	Runs     int    // 0: 100
+	Depth    int    // PCT's bug depth; 0: 3
+	Schedule string // replay: the schedule file
+	Out      string // directory for failing schedules; "": os.TempDir()/execspec-schedules
+	Report   string // if set, a JSON line per test is appended to this file
+	MaxSteps int
+	// Command, if set, is the command line that replays a failure, with
+	// %s for the schedule file; it is printed with the failure.
+	Command string
+}
+
+// Environment variables read by OptionsFromEnv (set by `verify test`).
+const (
+	EnvStrategy = "EXECSPEC_STRATEGY"
+	EnvSeed     = "EXECSPEC_SEED"
+	EnvRuns     = "EXECSPEC_RUNS"
+	EnvDepth    = "EXECSPEC_DEPTH"
+	EnvSchedule = "EXECSPEC_SCHEDULE"
+	EnvOut      = "EXECSPEC_OUT"
+	EnvReport   = "EXECSPEC_REPORT"
+	EnvMaxSteps = "EXECSPEC_MAX_STEPS"
+	EnvCommand  = "EXECSPEC_REPLAY_COMMAND"
+)
+
+// OptionsFromEnv reads Options from the EXECSPEC_* environment variables.
+// A schedule file implies the replay strategy.
+func OptionsFromEnv() (Options, error) {
+	o := Options{
+		Strategy: os.Getenv(EnvStrategy),
+		Schedule: os.Getenv(EnvSchedule),
+		Out:      os.Getenv(EnvOut),
+		Report:   os.Getenv(EnvReport),
+		Command:  os.Getenv(EnvCommand),
+	}
+	num := func(name string, dst *int) error {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%s=%q: expected a count", name, v)
+			}
+			*dst = n
+		}
+		return nil
+	}
+	if err := errors.Join(num(EnvRuns, &o.Runs), num(EnvDepth, &o.Depth), num(EnvMaxSteps, &o.MaxSteps)); err != nil {
+		return o, err
+	}
+	if v := os.Getenv(EnvSeed); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return o, fmt.Errorf("%s=%q: expected a number", EnvSeed, v)
+		}
+		o.Seed = n
+	}
+	if o.Schedule != "" && o.Strategy == "" {
+		o.Strategy = "replay"
+	}
+	return o, nil
+}
+
+// Outcome is the record of one test under control, written as a JSON
+// line to Options.Report.
+type Outcome struct {
+	Test      string `json:"test"`
+	Strategy  string `json:"strategy"`
+	Runs      int    `json:"runs"`                 // runs made (the failing one included)
+	FailedRun int    `json:"failed_run,omitempty"` // 1-based; 0: none failed
+	Kind      string `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged, os.Exit
+	Error     string `json:"error,omitempty"`
+	Schedule  string `json:"schedule,omitempty"`
+	Steps     int    `json:"steps"`
+	Checksum  string `json:"checksum,omitempty"`
+	Replayed  bool   `json:"replayed,omitempty"` // a replay matched its schedule's checksum
+}
+
+// KindExit is the Outcome.Kind of a test that called os.Exit.
+const KindExit = "os.Exit"
+
+// checkGo refuses Go versions whose channel layout or synctest the
+// scheduler does not know.
+func checkGo() error {
+	v := runtime.Version()
+	for _, ok := range []string{"go1.25", "go1.26"} {
+		if v == ok || strings.HasPrefix(v, ok+".") || strings.HasPrefix(v, ok+"rc") {
+			return nil
+		}
+	}
+	return fmt.Errorf("execspec/rt: %s is not supported: the scheduler reads channel descriptors laid out as in Go 1.25 and 1.26 and needs testing/synctest", v)
+}
+
+// Test runs body under control with the Options of the environment
+// (OptionsFromEnv): each run in its own synctest bubble, one goroutine at
+// a time. The first failing run (a deadlock, a leak, a panic, a failed
+// t) fails t, saves its schedule and says how to replay it. This is what
+// the rewriter makes of each TestXxx function of a package under test.
+func Test(t *testing.T, body func(t *testing.T)) {
+	t.Helper()
+	o, err := OptionsFromEnv()
+	if err != nil {
+		t.Fatalf("execspec/rt: %v", err)
+	}
+	TestWith(t, o, body)
+}
+
+// TestWith is Test with explicit Options.
+func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
+	t.Helper()
+	if err := checkGo(); err != nil {
+		t.Fatal(err)
+	}
+	runs := o.Runs
+	if runs <= 0 {
+		runs = 100
+	}
+	var strategy control.Strategy
+	var replay control.Schedule
+	switch o.Strategy {
+	case "", "random":
+		o.Strategy = "random"
+		strategy = control.Random(o.Seed)
+	case "pct":
+		depth := o.Depth
+		if depth <= 0 {
+			depth = 3
+		}
+		strategy = control.NewPCT(depth, 0, o.Seed)
+	case "replay":
+		s, err := control.Load(o.Schedule)
+		if err != nil {
+			t.Fatalf("execspec/rt: %v", err)
+		}
+		replay = s
+		runs = 1
+	default:
+		t.Fatalf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
+	}
+	out := Outcome{Test: t.Name(), Strategy: o.Strategy}
+	defer func() {
+		if o.Report != "" {
+			writeOutcome(t, o.Report, out)
+		}
+	}()
+	for i := range runs {
+		rp := (*control.Replay)(nil)
+		if o.Strategy == "replay" {
+			rp = control.NewReplay(replay)
+			strategy = rp
+		}
+		out.Runs = i + 1
+		failed := false
+		synctest.Test(t, func(bt *testing.T) {
+			bt.Helper()
+			if b, ok := strategy.(interface{ Begin() }); ok {
+				b.Begin()
+			}
+			s, err := runOnce(Config{Strategy: strategy, MaxSteps: o.MaxSteps, Seed: o.Seed + uint64(i)}, func() { body(bt) })
+			if e, ok := strategy.(interface{ End(steps int) }); ok {
+				e.End(s.Steps)
+			}
+			out.Steps = s.Steps
+			out.Checksum = fmt.Sprintf("%016x", s.Checksum)
+			if rp != nil {
+				if derr := diverged(rp, s, replay); derr != nil {
+					err = derr
+				} else {
+					out.Replayed = true
+				}
+			}
+			if err == nil && !bt.Failed() {
+				return
+			}
+			failed = true
+			out.FailedRun = i + 1
+			out.Kind = kind(err)
+			if err != nil {
+				out.Error = err.Error()
+			} else {
+				out.Error = "the test failed"
+			}
+			if rp == nil && !errors.Is(err, control.ErrBudget) {
+				path := schedulePath(o.Out, t.Name())
+				if serr := s.Save(path); serr != nil {
+					bt.Errorf("execspec/rt: %v", serr)
+				} else {
+					out.Schedule = path
+				}
+			}
+			if err != nil {
+				bt.Errorf("run %d of %d (%s, seed %d): %v", i+1, runs, o.Strategy, o.Seed, err)
+			} else {
+				bt.Errorf("run %d of %d (%s, seed %d) failed", i+1, runs, o.Strategy, o.Seed)
+			}
+			if out.Schedule != "" {
+				cmd := fmt.Sprintf("%s=%s go test -run '^%s$'", EnvSchedule, out.Schedule, t.Name())
+				if o.Command != "" {
+					cmd = strings.ReplaceAll(o.Command, "%s", out.Schedule)
+				}
+				bt.Errorf("schedule saved; replay it with:\n\t%s", cmd)
+			}
+		})
+		if failed {
+			return
+		}
+	}
+}
+
+func diverged(rp *control.Replay, s, want control.Schedule) error {
+	if err := rp.Err(); err != nil {
+		return err
+	}
+	if rp.Used() != len(want.Choices) {
+		return fmt.Errorf("%w: the run ended after %d of the schedule's %d choices", control.ErrDiverged, rp.Used(), len(want.Choices))
+	}
+	if s.Steps != want.Steps || s.Checksum != want.Checksum {
+		return fmt.Errorf("%w: %d steps, checksum %016x; the schedule recorded %d steps, checksum %016x", control.ErrDiverged, s.Steps, s.Checksum, want.Steps, want.Checksum)
+	}
+	return nil
+}
+
+func kind(err error) string {
+	var p *PanicError
+	switch {
+	case err == nil:
+		return "fail"
+	case errors.Is(err, ErrLeak):
+		return "leak"
+	case errors.Is(err, ErrDeadlock):
+		return "deadlock"
+	case errors.As(err, &p):
+		if s, ok := p.Value.(string); ok && strings.HasPrefix(s, "unexpected call to os.Exit") {
+			return KindExit
+		}
+		return "panic"
+	case errors.Is(err, control.ErrBudget):
+		return "budget"
+	case errors.Is(err, control.ErrDiverged):
+		return "diverged"
+	}
+	return "error"
+}
+
+func schedulePath(dir, test string) string {
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "execspec-schedules")
+	}
+	return filepath.Join(dir, filepath.Base(control.TestdataPath(test)))
+}
+
+func writeOutcome(t *testing.T, path string, out Outcome) {
+	b, _ := json.Marshal(out)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		_, err = f.Write(append(b, '\n'))
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		t.Errorf("execspec/rt: writing the report: %v", err)
+	}
+}
+
+// runOnce runs main under control; it must be called on the root
+// goroutine of a synctest bubble.
+func runOnce(cfg Config, main func()) (control.Schedule, error) {
+	r := newRun(cfg)
+	if !active.CompareAndSwap(nil, r) {
+		return control.Schedule{}, errors.New("execspec/rt: a controlled run is already in progress (tests under control cannot run in parallel)")
+	}
+	defer active.Store(nil)
+	err := r.coordinate(main)
+	return control.Schedule{Choices: r.choices, Steps: r.steps, Checksum: r.sum}, err
+}
+
+// Replay runs body once under the choices of s, like Run, and checks that
+// the run followed them and reproduced s's steps and checksum: it returns
+// an error wrapping control.ErrDiverged if not, otherwise the run's own
+// error (the failure that s recorded).
+func Replay(t *testing.T, s control.Schedule, body func(t *testing.T)) error {
+	t.Helper()
+	rp := control.NewReplay(s)
+	got, err := Run(t, Config{Strategy: rp}, body)
+	if derr := diverged(rp, got, s); derr != nil {
+		return derr
+	}
+	return err
+}
+
+// Run runs body once under control in a synctest bubble of t, with cfg,
+// and returns the run's schedule and error: nil, a *HangError (deadlock
+// or leak), a *PanicError, or an error wrapping control.ErrBudget or
+// control.ErrStrategy. A body that fails t fails it as usual.
+func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s control.Schedule, err error) {
+	t.Helper()
+	if err := checkGo(); err != nil {
+		return s, err
+	}
+	synctest.Test(t, func(bt *testing.T) {
+		s, err = runOnce(cfg, func() { body(bt) })
+	})
+	return s, err
+}

@@ -1,0 +1,148 @@
+package rt
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/properties/control"
+)
+
+// Programs written as the rewriter writes them.
+
+func TestPingPong(t *testing.T) {
+	for seed := range uint64(20) {
+		var got []int
+		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+			ch := make(chan int)
+			done := make(chan struct{})
+			Go(func() {
+				for i := range 3 {
+					Send(ch, i)
+				}
+				Close(ch)
+			})
+			Go(func() {
+				for {
+					v, ok := Recv2(ch)
+					if !ok {
+						break
+					}
+					got = append(got, v)
+				}
+				Close(done)
+			})
+			Recv(done)
+		})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if len(got) != 3 || got[0] != 0 || got[2] != 2 {
+			t.Fatalf("seed %d: got %v", seed, got)
+		}
+	}
+}
+
+func TestDeadlockABBA(t *testing.T) {
+	found := 0
+	for seed := range uint64(50) {
+		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+			var a, b Mutex
+			var wg WaitGroup
+			wg.Add(2)
+			Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); wg.Done() })
+			Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock(); wg.Done() })
+			wg.Wait()
+		})
+		var h *HangError
+		if errors.As(err, &h) {
+			if h.Leak || len(h.Blocked) != 3 {
+				t.Fatalf("%v", err)
+			}
+			found++
+			t.Log(err)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if found == 0 {
+		t.Fatal("the AB-BA deadlock was not found in 50 runs")
+	}
+}
+
+func TestLeakAndSleep(t *testing.T) {
+	_, err := Run(t, Config{}, func(t *testing.T) {
+		ch := make(chan int)
+		Go(func() { Send(ch, 1) })
+		start := time.Now()
+		Sleep(time.Second)
+		if time.Since(start) != time.Second {
+			t.Errorf("slept %v", time.Since(start))
+		}
+	})
+	if !errors.Is(err, ErrLeak) {
+		t.Fatalf("want a leak, got %v", err)
+	}
+	t.Log(err)
+}
+
+func TestSelectTimeout(t *testing.T) {
+	for seed := range uint64(10) {
+		var which int
+		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+			ch := make(chan int)
+			Go(func() { Sleep(2 * time.Second); Select(true, SendCase(ch, 1)) })
+			c0, c1 := RecvCase(ch), RecvCase(time.After(time.Second))
+			which = Select(false, c0, c1)
+			Sleep(5 * time.Second)
+		})
+		if err != nil || which != 1 {
+			t.Fatalf("seed %d: case %d, %v", seed, which, err)
+		}
+	}
+}
+
+func TestReplay(t *testing.T) {
+	body := func(t *testing.T) {
+		x := 0
+		var mu Mutex
+		ch := make(chan int, 1)
+		for range 3 {
+			Go(func() { mu.Lock(); x++; mu.Unlock(); Send(ch, x); Recv(ch) })
+		}
+	}
+	s, err := Run(t, Config{Strategy: control.Random(7)}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		rp := control.NewReplay(s)
+		s2, err := Run(t, Config{Strategy: rp}, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if derr := diverged(rp, s2, s); derr != nil {
+			t.Fatal(derr)
+		}
+	}
+}
+
+// A goroutine that goes on sleeping and waking after the test returned is
+// leaked too: reported once LeakAfter of virtual time has passed.
+func TestLeakStillRunning(t *testing.T) {
+	_, err := Run(t, Config{}, func(t *testing.T) {
+		stop := make(chan bool)
+		Go(func() {
+			for {
+				c0, c1 := RecvCase(stop), RecvCase(time.After(time.Millisecond))
+				if Select(false, c0, c1) == 0 {
+					return
+				}
+			}
+		})
+	})
+	var h *HangError
+	if !errors.As(err, &h) || !h.Leak || len(h.Blocked) != 1 {
+		t.Fatalf("want a leak of one goroutine, got %v", err)
+	}
+}

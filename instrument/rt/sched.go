@@ -1,0 +1,668 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"testing/synctest"
+	"time"
+	"unsafe"
+
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/control"
+)
+
+// Config sets the strategy and budgets of one controlled run. The zero
+// Config works: control.Random(1), DefaultMaxSteps, DefaultFair,
+// DefaultHorizon.
+type Config struct {
+	// Strategy chooses among the enabled goroutines at each decision
+	// (control.Random, control.NewPCT, control.NewReplay, ...).
+	Strategy control.Strategy
+	// MaxSteps bounds the yield points of a run; a run that reaches it
+	// stops with an error wrapping control.ErrBudget (unknown, not a
+	// failure).
+	MaxSteps int
+	// Fair bounds the consecutive steps of one goroutine while others are
+	// enabled: after Fair of them the next enabled goroutine runs, whatever
+	// the Strategy says, so that a spin loop (a CAS retried with Gosched)
+	// cannot keep a search running forever.
+	Fair int
+	// Horizon is how much virtual time may pass with every controlled
+	// goroutine blocked and none woken before the run is called a
+	// deadlock (or a leak, once the body returned).
+	Horizon time.Duration
+	// LeakAfter is how much virtual time goroutines may go on after the
+	// test's body returned (sleeping, waking on timers) before they are
+	// reported as leaked although not blocked for good.
+	LeakAfter time.Duration
+	// Seed seeds the choices among the ready cases of a select under PCT
+	// (PCT orders goroutines, not cases).
+	Seed uint64
+}
+
+// Defaults for the zero Config.
+const (
+	DefaultMaxSteps  = 100_000
+	DefaultFair      = 64
+	DefaultHorizon   = time.Hour
+	DefaultLeakAfter = time.Second
+)
+
+type gstate uint8
+
+const (
+	gRunnable gstate = iota // may run: waiting for its turn, or running
+	gBlocked                // waiting for w.ready, or (external phase) in a real operation
+	gDone
+)
+
+// wait is what a blocked goroutine waits for.
+type wait struct {
+	op    string      // "chan receive", "Mutex.Lock", ... for reports
+	ready func() bool // side-effect free: the goroutine can go on now
+	// ext, if not nil, performs the operation for real (a blocking
+	// select with cancel as one more case) and reports whether it
+	// completed. It is used when no controlled goroutine can run: then
+	// only uncontrolled goroutines and timers can end the wait.
+	ext func(cancel <-chan struct{}) bool
+}
+
+// gor is one controlled goroutine. Its fields are touched only by whoever
+// holds control (a controlled goroutine or the coordinator); every handover
+// is a channel operation, which orders their memory.
+type gor struct {
+	id     int
+	gp     atomic.Uintptr // runtime descriptor, set by the goroutine itself
+	sem    chan struct{}  // capacity 1: a send gives this goroutine control
+	state  gstate
+	w      wait
+	extReq bool // the coordinator asks for the real operation (external phase)
+	extOK  bool // the real operation completed
+	cancel chan struct{}
+	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
+}
+
+// abortSignal unwinds a controlled goroutine when a run is stopped.
+type abortSignal struct{}
+
+var abortValue any = &abortSignal{}
+
+// IsAbort reports whether v, a value recovered from a panic, is the
+// scheduler's signal that the run was stopped; code that recovers panics
+// should re-panic it.
+func IsAbort(v any) bool { return v == abortValue }
+
+// run is the state of one controlled run, inside one synctest bubble.
+type run struct {
+	gen      uint64 // this run's number: state of controlled sync values is valid for one run
+	cfg      Config
+	strategy control.Strategy
+	caseRand *rand.Rand
+	replay   *control.Replay
+
+	gs      []*gor
+	live    int
+	cur     atomic.Pointer[gor]
+	steps   int
+	prog    atomic.Int64 // steps, for the coordinator's watch
+	sum     uint64
+	choices []control.Choice
+	streak  int
+	last    *gor
+	cand    []*gor
+	ids     []int
+
+	events   chan struct{} // the holder found nobody to run: the coordinator takes over
+	extRep   chan *gor
+	aborting bool
+	err      error
+	mainDone bool
+	mainEnd  time.Time // virtual time when goroutine 0 returned
+	shadows  map[unsafe.Pointer]*shadow
+}
+
+// runs numbers the runs of the process.
+var runs atomic.Uint64
+
+// active is the run in progress (one at a time in a process).
+var active atomic.Pointer[run]
+
+// current returns the active run and the calling goroutine's record, or
+// nil if the caller is not the controlled goroutine holding control.
+func current() (*run, *gor) {
+	r := active.Load()
+	if r == nil {
+		return nil, nil
+	}
+	g := r.cur.Load()
+	if g == nil || g.gp.Load() != curg() {
+		return r, nil
+	}
+	return r, g
+}
+
+// Checksum tags and operation codes.
+const (
+	tagStep = iota + 1
+	tagGo
+	tagExit
+	tagCase
+)
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func (r *run) mix(v uint64) { r.sum = (r.sum ^ v) * fnvPrime }
+
+func newRun(cfg Config) *run {
+	if cfg.Strategy == nil {
+		cfg.Strategy = control.Random(1)
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.Fair <= 0 {
+		cfg.Fair = DefaultFair
+	}
+	if cfg.Horizon <= 0 {
+		cfg.Horizon = DefaultHorizon
+	}
+	if cfg.LeakAfter <= 0 {
+		cfg.LeakAfter = DefaultLeakAfter
+	}
+	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1),
+		shadows: map[unsafe.Pointer]*shadow{}}
+	r.replay, _ = cfg.Strategy.(*control.Replay)
+	if _, ok := cfg.Strategy.(*control.PCT); ok {
+		// PCT chooses goroutines by priority; the cases of a select are
+		// chosen from a stream of their own.
+		r.caseRand = rand.New(rand.NewPCG(cfg.Seed, 0x2545f4914f6cdd1d))
+	}
+	return r
+}
+
+func (r *run) newG() *gor {
+	g := &gor{id: len(r.gs), sem: make(chan struct{}, 1)}
+	r.gs = append(r.gs, g)
+	r.live++
+	return g
+}
+
+// start is the body of every controlled goroutine.
+func (r *run) start(g *gor, fn func()) {
+	g.gp.Store(curg())
+	<-g.sem
+	defer r.exit(g)
+	if r.aborting {
+		return
+	}
+	fn()
+}
+
+// exit runs when g's function returns, panics or calls runtime.Goexit.
+func (r *run) exit(g *gor) {
+	if v := recover(); v != nil && !IsAbort(v) && !r.aborting {
+		r.fail(&PanicError{G: g.id, Steps: r.steps, Value: v, Stack: debug.Stack()})
+	}
+	g.state = gDone
+	r.live--
+	if g.id == 0 {
+		r.mainDone = true
+		r.mainEnd = time.Now()
+	}
+	var next *gor
+	if !r.aborting {
+		r.mix(tagExit)
+		r.mix(uint64(g.id))
+		next = r.pick(g)
+	}
+	r.handTo(next)
+}
+
+// handTo gives control to next, or to the coordinator if next is nil.
+func (r *run) handTo(next *gor) {
+	r.cur.Store(next)
+	if next == nil {
+		r.events <- struct{}{}
+		return
+	}
+	next.sem <- struct{}{}
+}
+
+func (r *run) fail(err error) {
+	if r.aborting {
+		return
+	}
+	r.aborting = true
+	r.err = err
+}
+
+// step counts a yield point of g.
+func (r *run) step(g *gor, op uint64) {
+	if r.aborting {
+		panic(abortValue)
+	}
+	r.steps++
+	r.prog.Store(int64(r.steps))
+	r.mix(tagStep)
+	r.mix(uint64(g.id)<<8 | op)
+	if r.steps > r.cfg.MaxSteps {
+		r.fail(fmt.Errorf("%w: %d steps (goroutine %d)", control.ErrBudget, r.cfg.MaxSteps, g.id))
+		panic(abortValue)
+	}
+}
+
+// yield is a yield point of g: another goroutine may run before it returns.
+func (r *run) yield(g *gor, op uint64) {
+	r.step(g, op)
+	r.switchFrom(g, r.pick(g))
+}
+
+// block is a yield point that returns once w.ready() holds, or once the
+// real operation w.ext completed (it then returns true).
+func (r *run) block(g *gor, op uint64, w wait) (ext bool) {
+	r.step(g, op)
+	g.state = gBlocked
+	g.w = w
+	g.extOK = false
+	r.switchFrom(g, r.pick(g))
+	ext = g.extOK
+	g.extOK = false
+	g.w = wait{}
+	return ext
+}
+
+func (r *run) switchFrom(g, next *gor) {
+	if next == g {
+		return
+	}
+	r.handTo(next)
+	r.park(g)
+}
+
+// park waits until g is given control again. Meanwhile the coordinator may
+// ask g to perform its operation for real (the external phase).
+func (r *run) park(g *gor) {
+	for {
+		<-g.sem
+		if r.aborting {
+			g.stack = debug.Stack()
+			panic(abortValue)
+		}
+		if g.extReq {
+			g.extReq = false
+			g.extOK = g.w.ext(g.cancel)
+			r.extRep <- g
+			continue
+		}
+		return
+	}
+}
+
+// settle lets every uncontrolled goroutine of the bubble run until it is
+// durably blocked, so that what a choice sees does not depend on timing.
+func settle() { synctest.Wait() }
+
+// pick chooses who runs after g reached a yield point or returned; nil
+// means nobody can: the coordinator takes over.
+func (r *run) pick(g *gor) *gor {
+	if r.aborting {
+		return nil
+	}
+	settle()
+	cands := r.cand[:0]
+	curRunnable := false
+	if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
+		cands = append(cands, g)
+		curRunnable = true
+	}
+	for _, h := range r.gs {
+		if h != g && (h.state == gRunnable || (h.state == gBlocked && h.w.ready())) {
+			cands = append(cands, h)
+		}
+	}
+	r.cand = cands
+	if len(cands) == 0 {
+		return nil
+	}
+	next := r.choose(g, curRunnable, cands)
+	if next == nil {
+		return nil
+	}
+	next.state = gRunnable
+	return next
+}
+
+func (r *run) choose(g *gor, curRunnable bool, cands []*gor) *gor {
+	var next *gor
+	switch {
+	case len(cands) == 1:
+		next = cands[0]
+	case curRunnable && r.last == g && r.streak >= r.cfg.Fair:
+		// The fairness bound: a deterministic switch, not a decision.
+		next = cands[1]
+	default:
+		ids := r.ids[:0]
+		for _, h := range cands {
+			ids = append(ids, h.id)
+		}
+		r.ids = ids
+		i := r.decide(control.Decision{N: len(r.choices), Step: r.steps, Current: g.id,
+			Point: executor.PointNone, CurrentRunnable: curRunnable, Runnable: ids})
+		if i < 0 {
+			return nil
+		}
+		r.choices = append(r.choices, control.Choice{Index: i, Of: len(ids), Preempt: curRunnable && i != 0})
+		next = cands[i]
+	}
+	if next == r.last && len(cands) > 1 {
+		r.streak++
+	} else {
+		r.streak = 0
+	}
+	r.last = next
+	return next
+}
+
+// decide asks the Strategy; a bad choice stops the run.
+func (r *run) decide(d control.Decision) int {
+	i := r.strategy.Choose(d)
+	if i < 0 || i >= len(d.Runnable) {
+		var why error
+		if e, ok := r.strategy.(interface{ Err() error }); ok {
+			why = e.Err()
+		}
+		if why == nil {
+			why = fmt.Errorf("%w: choice %d of %d at decision %d", control.ErrStrategy, i, len(d.Runnable), d.N)
+		}
+		r.fail(why)
+		return -1
+	}
+	return i
+}
+
+// pickCase chooses one of n ready cases of a select of g, as Go chooses
+// uniformly; the choice is part of the schedule.
+func (r *run) pickCase(g *gor, n int) int {
+	var i int
+	if r.caseRand != nil {
+		i = r.caseRand.IntN(n)
+	} else {
+		ids := r.ids[:0]
+		for range n {
+			ids = append(ids, g.id)
+		}
+		r.ids = ids
+		i = r.decide(control.Decision{N: len(r.choices), Step: r.steps, Current: g.id, CurrentRunnable: true, Runnable: ids})
+		if i < 0 {
+			panic(abortValue)
+		}
+	}
+	r.choices = append(r.choices, control.Choice{Index: i, Of: n})
+	r.mix(tagCase)
+	r.mix(uint64(i))
+	return i
+}
+
+// coordinate is the bubble's root goroutine: it starts goroutine 0, takes
+// over whenever nobody can run (the external phase: the blocked goroutines
+// perform their operations for real, so timers and uncontrolled
+// goroutines can end them), decides deadlocks and leaks, and unwinds the
+// goroutines of a stopped run one at a time.
+func (r *run) coordinate(main func()) error {
+	g0 := r.newG()
+	go r.start(g0, main)
+	r.cur.Store(g0)
+	g0.sem <- struct{}{}
+	watch := time.NewTimer(r.cfg.Horizon)
+	defer watch.Stop()
+	lastProg := int64(-1)
+	for {
+		select {
+		case <-r.events:
+		case <-watch.C:
+			// Virtual time passed while the goroutine holding control
+			// was blocked outside the scheduler.
+			if p := r.prog.Load(); p != lastProg {
+				lastProg = p
+				watch.Reset(r.cfg.Horizon)
+				continue
+			}
+			g := r.cur.Load()
+			panic(fmt.Sprintf("execspec/rt: controlled goroutine %d blocked outside the scheduler (in code that is not instrumented) for %v of virtual time; all goroutines:\n%s", g.id, r.cfg.Horizon, allStacks()))
+		}
+		if r.aborting {
+			if next := r.firstLive(); next != nil {
+				r.handTo(next)
+				continue
+			}
+			break
+		}
+		if r.live == 0 {
+			break
+		}
+		if next := r.external(); next != nil {
+			if r.mainDone && time.Since(r.mainEnd) > r.cfg.LeakAfter {
+				// Still going (sleeping, waking) long after the body
+				// returned: leaked, though not blocked for good.
+				var left []*gor
+				for _, g := range r.gs {
+					if g.state != gDone {
+						left = append(left, g)
+					}
+				}
+				r.fail(&HangError{Leak: true, Steps: r.steps, gs: left})
+				r.handTo(r.firstLive())
+				continue
+			}
+			r.handTo(next)
+			continue
+		}
+		if r.aborting {
+			continue // a bad choice in external
+		}
+		// Nobody can run, nobody was woken within the horizon.
+		var blocked []*gor
+		for _, g := range r.gs {
+			if g.state == gBlocked {
+				blocked = append(blocked, g)
+			}
+		}
+		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: blocked})
+		r.handTo(r.firstLive())
+	}
+	if h, ok := r.err.(*HangError); ok {
+		h.fill()
+	}
+	return r.err
+}
+
+func (r *run) firstLive() *gor {
+	for _, g := range r.gs {
+		if g.state != gDone {
+			return g
+		}
+	}
+	return nil
+}
+
+// external runs when no controlled goroutine can run. Each goroutine
+// blocked on a channel performs its operation for real, in the order of
+// goroutine ids; once one completes (a timer fired, an uncontrolled
+// goroutine sent), the others are cancelled and the completed ones become
+// runnable. It returns the goroutine to run, or nil if none completed
+// within the horizon.
+func (r *run) external() *gor {
+	var launched []*gor
+	for _, g := range r.gs {
+		if g.state == gBlocked && g.w.ext != nil {
+			launched = append(launched, g)
+		}
+	}
+	if len(launched) == 0 {
+		return nil
+	}
+	r.extRep = make(chan *gor, len(launched))
+	for _, g := range launched {
+		g.extReq = true
+		g.cancel = make(chan struct{})
+		g.sem <- struct{}{}
+		settle() // g is now in its real operation, or done with it
+	}
+	horizon := time.NewTimer(r.cfg.Horizon)
+	reported := 0
+	var woken []*gor
+	note := func(g *gor) {
+		reported++
+		if g.extOK {
+			woken = append(woken, g)
+		}
+	}
+	select {
+	case g := <-r.extRep:
+		note(g)
+	case <-horizon.C:
+	}
+	horizon.Stop()
+	settle()
+drain:
+	for {
+		select {
+		case g := <-r.extRep:
+			note(g)
+		default:
+			break drain
+		}
+	}
+	for _, g := range launched {
+		close(g.cancel)
+	}
+	for reported < len(launched) {
+		note(<-r.extRep)
+	}
+	if len(woken) == 0 {
+		return nil
+	}
+	// Deterministic order: by goroutine id.
+	for _, g := range launched {
+		if g.extOK {
+			g.state = gRunnable
+		}
+	}
+	settle()
+	var cands []*gor
+	for _, g := range r.gs {
+		if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
+			cands = append(cands, g)
+		}
+	}
+	next := r.choose(cands[0], false, cands)
+	if next != nil {
+		next.state = gRunnable
+	}
+	return next
+}
+
+// PanicError is a panic in a controlled goroutine, with its stack.
+type PanicError struct {
+	G     int
+	Steps int
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("goroutine %d panicked after %d steps: %v\n%s", e.G, e.Steps, e.Value, e.Stack)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// Blocked is a goroutine found blocked for good: its operation, where it
+// was called, and its stack.
+type Blocked struct {
+	G     int
+	Op    string
+	Where string // file:line of the blocking operation in the program
+	Stack string
+}
+
+// HangError is a run in which every controlled goroutine left was blocked
+// and nothing (no timer, no uncontrolled goroutine) woke one within the
+// horizon: a deadlock while the body had not returned, a leak once it had.
+type HangError struct {
+	Leak    bool
+	Steps   int
+	Blocked []Blocked
+	gs      []*gor
+}
+
+// ErrDeadlock and ErrLeak are matched by errors.Is on a *HangError.
+var (
+	ErrDeadlock = errors.New("deadlock")
+	ErrLeak     = errors.New("goroutine leak")
+)
+
+// Is makes errors.Is(err, ErrDeadlock) and errors.Is(err, ErrLeak) work.
+func (e *HangError) Is(target error) bool {
+	return (target == ErrLeak && e.Leak) || (target == ErrDeadlock && !e.Leak)
+}
+
+func (e *HangError) fill() {
+	for _, g := range e.gs {
+		st := string(g.stack)
+		op := g.w.op
+		if op == "" {
+			op = "running"
+		}
+		e.Blocked = append(e.Blocked, Blocked{G: g.id, Op: op, Where: where(st), Stack: st})
+	}
+	e.gs = nil
+}
+
+func (e *HangError) Error() string {
+	var b strings.Builder
+	if e.Leak {
+		fmt.Fprintf(&b, "goroutine leak: the test returned and %d goroutine(s) never end (after %d steps)", len(e.Blocked), e.Steps)
+	} else {
+		fmt.Fprintf(&b, "deadlock after %d steps: every goroutine is blocked and no timer is pending", e.Steps)
+	}
+	for _, g := range e.Blocked {
+		fmt.Fprintf(&b, "\n\tgoroutine %d: %s at %s", g.G, g.Op, g.Where)
+	}
+	return b.String()
+}
+
+// where returns the file:line of the first frame of a stack (debug.Stack
+// text) that is not in this package, the runtime or the scheduler's
+// plumbing.
+func where(stack string) string {
+	lines := strings.Split(stack, "\n")
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn := lines[i]
+		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") {
+			continue
+		}
+		loc := strings.TrimSpace(lines[i+1])
+		if j := strings.LastIndex(loc, " +0x"); j >= 0 {
+			loc = loc[:j]
+		}
+		return loc
+	}
+	return "?"
+}
+
+func allStacks() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}

@@ -1,0 +1,59 @@
+package syncs
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+type counter struct {
+	sync.RWMutex
+	n int
+}
+
+// Program uses the sync types, atomics, Gosched and Sleep.
+func Program() string {
+	var c counter
+	var once sync.Once
+	var wg sync.WaitGroup
+	var hits atomic.Int32
+	var spins int64
+	inits := 0
+	mu := &sync.Mutex{}
+	cond := sync.NewCond(mu)
+	ready := false
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			once.Do(func() { inits++ })
+			c.Lock()
+			c.n++
+			c.Unlock()
+			c.RLock()
+			_ = c.n
+			c.RUnlock()
+			hits.Add(1)
+			atomic.AddInt64(&spins, 1)
+			runtime.Gosched()
+			mu.Lock()
+			for !ready {
+				cond.Wait()
+			}
+			mu.Unlock()
+		}()
+	}
+	time.Sleep(time.Millisecond)
+	for atomic.LoadInt64(&spins) < 3 {
+		runtime.Gosched()
+	}
+	mu.Lock()
+	ready = true
+	cond.Broadcast()
+	mu.Unlock()
+	wg.Wait()
+	atomic.StoreInt64(&spins, 0)
+	return fmt.Sprint(c.n, inits, hits.Load(), spins)
+}
