@@ -41,6 +41,7 @@ const (
 //	           atomic.StoreInt32(p, 1) (statement) rt.Yield(); atomic.StoreInt32(p, 1)
 //	gosched    runtime.Gosched                     rt.Gosched
 //	sleep      time.Sleep                          rt.Sleep
+//	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
 //
@@ -60,7 +61,13 @@ const (
 	RuleGosched = "gosched"
 	RuleSleep   = "sleep"
 	RuleTest    = "test"
+	RuleRand    = "rand"
 )
+
+// randFuncs are the top-level functions of math/rand that are also
+// methods of *rand.Rand.
+var randFuncs = map[string]bool{"Int": true, "Intn": true, "Int31": true, "Int31n": true, "Int63": true, "Int63n": true,
+	"Uint32": true, "Uint64": true, "Float32": true, "Float64": true, "Perm": true, "Shuffle": true, "ExpFloat64": true, "NormFloat64": true}
 
 // NoControl, as a line of a test function's doc comment, keeps the
 // function from being wrapped (its body is still rewritten): for a test
@@ -289,6 +296,10 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 			if n.Sel.Name == "Sleep" {
 				w.notes[n] = RuleSleep
 			}
+		case "math/rand":
+			if randFuncs[n.Sel.Name] {
+				w.notes[n] = RuleRand
+			}
 		}
 	case *ast.FuncDecl:
 		if w.Tests && w.isTest(n) {
@@ -390,6 +401,9 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 		case RuleSync, RuleGosched, RuleSleep:
 			c.Replace(rtSel(n.Sel.Name))
 			w.Counts[rule.(string)]++
+		case RuleRand:
+			c.Replace(&ast.SelectorExpr{X: rtCall("Rand"), Sel: ast.NewIdent(n.Sel.Name)})
+			w.Counts[RuleRand]++
 		}
 	case *ast.CallExpr:
 		if res, ok := w.notes[n].(int); ok && res == 1 {

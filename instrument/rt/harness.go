@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/execspec/execspec/properties/control"
 )
@@ -84,16 +85,17 @@ func OptionsFromEnv() (Options, error) {
 // Outcome is the record of one test under control, written as a JSON
 // line to Options.Report.
 type Outcome struct {
-	Test      string `json:"test"`
-	Strategy  string `json:"strategy"`
-	Runs      int    `json:"runs"`                 // runs made (the failing one included)
-	FailedRun int    `json:"failed_run,omitempty"` // 1-based; 0: none failed
-	Kind      string `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged, os.Exit
-	Error     string `json:"error,omitempty"`
-	Schedule  string `json:"schedule,omitempty"`
-	Steps     int    `json:"steps"`
-	Checksum  string `json:"checksum,omitempty"`
-	Replayed  bool   `json:"replayed,omitempty"` // a replay matched its schedule's checksum
+	Test      string  `json:"test"`
+	Strategy  string  `json:"strategy"`
+	Runs      int     `json:"runs"`                 // runs made (the failing one included)
+	FailedRun int     `json:"failed_run,omitempty"` // 1-based; 0: none failed
+	Kind      string  `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged, os.Exit
+	Error     string  `json:"error,omitempty"`
+	Schedule  string  `json:"schedule,omitempty"`
+	Steps     int     `json:"steps"`
+	Checksum  string  `json:"checksum,omitempty"`
+	Replayed  bool    `json:"replayed,omitempty"` // a replay matched its schedule's checksum
+	Seconds   float64 `json:"seconds"`            // wall-clock time of the runs
 }
 
 // KindExit is the Outcome.Kind of a test that called os.Exit.
@@ -158,7 +160,9 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 		t.Fatalf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
 	}
 	out := Outcome{Test: t.Name(), Strategy: o.Strategy}
+	start := time.Now()
 	defer func() {
+		out.Seconds = time.Since(start).Seconds()
 		if o.Report != "" {
 			writeOutcome(t, o.Report, out)
 		}

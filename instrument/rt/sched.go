@@ -3,6 +3,7 @@ package rt
 import (
 	"errors"
 	"fmt"
+	mathrand "math/rand"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -124,6 +125,7 @@ type run struct {
 	mainDone bool
 	mainEnd  time.Time // virtual time when goroutine 0 returned
 	shadows  map[unsafe.Pointer]*shadow
+	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
 }
 
 // runs numbers the runs of the process.

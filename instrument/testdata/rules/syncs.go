@@ -2,6 +2,7 @@ package syncs
 
 import (
 	"fmt"
+	"math/rand"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -55,5 +56,8 @@ func Program() string {
 	mu.Unlock()
 	wg.Wait()
 	atomic.StoreInt64(&spins, 0)
+	if d := rand.Intn(10); d < 0 || d >= 10 {
+		return "rand out of range"
+	}
 	return fmt.Sprint(c.n, inits, hits.Load(), spins)
 }
