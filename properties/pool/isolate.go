@@ -81,6 +81,9 @@ func nextCall(name string) int {
 // or, in a child, the part its parent asked for.
 func exploreFor(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
 	t.Helper()
+	if underControl() {
+		return controlledCase(t, newPool, cfg)
+	}
 	call := nextCall(t.Name())
 	if path := os.Getenv(envChild); path != "" {
 		if os.Getenv(envCall) != strconv.Itoa(call) {
@@ -139,7 +142,7 @@ func runChild(t *testing.T, newPool func(Options) Pool, cfg Config, path string)
 func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Report {
 	t.Helper()
 	start := time.Now()
-	total := &Report{Known: map[string]int{}, Exercised: map[string]int{}}
+	total := &Report{Known: map[string]int{}, Exercised: map[string]int{}, Mode: ModeStress}
 	path := filepath.Join(t.TempDir(), "progress.jsonl")
 	var seen []string
 	crashes := 0

@@ -203,6 +203,9 @@ type Config struct {
 	// MaxHangs stops Explore after that many hanging cases (each leaks
 	// the pool's stuck goroutines and costs a Timeout). Default 3.
 	MaxHangs int
+
+	control bool           // the case runs under the controlled runtime (control.go)
+	onAbort func(*Finding) // under control: the scheduler stopped the run; what was stuck
 }
 
 // Defaults for the zero Config.

@@ -103,6 +103,18 @@ func (lib Library) Check(t *testing.T, targets ...Target) {
 		run(t, targets[0])
 		return
 	}
+	if underControl() {
+		// A controlled run is a synctest bubble, where t.Run is not
+		// allowed: the targets run one after the other in the same run.
+		for _, tg := range targets {
+			if tg.Name == "" {
+				t.Fatal("pool: Library.Check with several targets needs a Name for each")
+			}
+			t.Logf("pool: target %s", tg.Name)
+			run(t, tg)
+		}
+		return
+	}
 	for _, tg := range targets {
 		if tg.Name == "" {
 			t.Fatal("pool: Library.Check with several targets needs a Name for each")
