@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The table of run.sh under control: each target's adapter test (unchanged)
+# run by `verify test` with its library instrumented, one generated case per
+# controlled run, to the first failing run; each failure replayed 10 times.
+#
+#   bash control.sh [RUNS]          # every target, up to RUNS runs each (default 2000)
+#   bash control.sh 20000 fixed     # only the fixed versions
+#
+# Prints, per target: the outcome, the run that first failed and its kind,
+# replays that matched the schedule's checksum, seconds. Needs the module proxy.
+set -uo pipefail
+cd "$(dirname "$0")"
+runs=${1:-2000}
+only=${2:-}
+root=$(cd ../.. && pwd)
+verify=$(mktemp -d)/verify
+(cd "$root" && go build -o "$verify" ./cmd/verify) || exit 2
+out=$(mktemp -d)
+fails=0
+# modfile | package | test | expect | instrument | library@version
+targets=(
+  "go.ants242.mod|./ants|TestAnts$|fail progress|github.com/panjf2000/ants/v2/...|ants v2.4.2"
+  "go.ants275.mod|./ants|TestAnts$|pass|github.com/panjf2000/ants/v2/...|ants v2.7.5"
+  "go.buggy.mod|./ants|TestAnts$|fail capacity|github.com/panjf2000/ants/v2/...|ants v2.11.3"
+  "go.mod|./ants|TestAnts$|pass|github.com/panjf2000/ants/v2/...|ants v2.11.4"
+  "go.buggy.mod|./pond|TestPond$|fail no-hang|github.com/alitto/pond/v2/...|pond v2.5.0"
+  "go.mod|./pond|TestPond$|pass|github.com/alitto/pond/v2/...|pond v2.7.1"
+  "go.buggy.mod|./pond|TestPondGroup$|fail cancel-stops|github.com/alitto/pond/v2/...|pond v2.5.0 group"
+  "go.buggy.mod|./pond1|TestPond1$|pass|github.com/alitto/pond/...|pond v1.9.1"
+  "go.mod|./pond1|TestPond1$|fail cancel-stops|github.com/alitto/pond/...|pond v1.9.2"
+  "go.sync060.mod|./semaphore|TestSemaphore$|fail done-refused|golang.org/x/sync/semaphore|x/sync v0.6.0"
+  "go.mod|./semaphore|TestSemaphore$|pass|golang.org/x/sync/semaphore|x/sync v0.11.0"
+  "go.mod|./conc|TestConc$|fail reuse|github.com/sourcegraph/conc/...|conc v0.3.0"
+  "go.conc240108.mod|./conc|TestConc$|fail errors-propagate|github.com/sourcegraph/conc/...|conc main 2024-01-08"
+  "go.conc240121.mod|./conc|TestConc$|pass|github.com/sourcegraph/conc/...|conc main 2024-01-21"
+  "go.mod|./errgroup|TestErrgroup$|pass|golang.org/x/sync/errgroup|x/sync v0.11.0 errgroup"
+)
+for t in "${targets[@]}"; do
+  IFS='|' read -r modfile pkg test expect inst lib <<< "$t"
+  if [ "$only" = fixed ] && [ "${expect%% *}" != pass ]; then continue; fi
+  if [ "$only" = buggy ] && [ "${expect%% *}" = pass ]; then continue; fi
+  # verify test reads go.mod: a modfile variant is copied into a scratch
+  # copy of the module.
+  work=$(mktemp -d)
+  cp -r ants conc errgroup pond pond1 semaphore "$work"/
+  cp "$modfile" "$work/go.mod"; cp "${modfile%.mod}.sum" "$work/go.sum"
+  sed -i "s#=> ../..#=> $root#" "$work/go.mod"
+  start=$(date +%s)
+  res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --runs "$runs" --out "$out/${lib// /_}" --timeout 30m -q --json 2>"$work/stderr")
+  secs=$(( $(date +%s) - start ))
+  read -r failed kind sched <<< "$(python3 -c '
+import json,sys
+try:
+  r=json.loads(sys.stdin.read())
+  o=[t for t in r["tests"] if t.get("failed_run")]
+  print(o[0]["failed_run"], o[0]["kind"], o[0].get("schedule","-")) if o else print(0, "-", "-")
+except Exception: print(-1, "error", "-")' <<< "$res")"
+  found=$(grep -o 'pool: [a-z-]* (after [^)]*)' "$work/stderr" | sort -u | tr '\n' ' ')
+  replays=-
+  if [ "$sched" != - ] && [ -f "$sched" ]; then
+    replays=0
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      if (cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --replay "$sched" -q 2>&1) | grep -q "reproduced its checksum"; then
+        replays=$((replays+1))
+      fi
+    done
+  fi
+  case "$expect" in
+    pass) [ "$failed" = 0 ] && verdict=ok || verdict=UNEXPECTED ;;
+    fail*) want=${expect#fail }
+      if [ "$failed" -gt 0 ] && { grep -q "pool: $want" "$work/stderr" || [ "$want" = no-hang -a "$kind" = deadlock ] || [ "$kind" = panic -o "$kind" = leak -o "$kind" = deadlock ]; }; then verdict=ok; else verdict=UNEXPECTED; fi ;;
+  esac
+  [ "$verdict" = ok ] || fails=$((fails+1))
+  printf '%-10s %-22s expect %-22s run %-5s of %-5s %-9s replays %s/10  %4ss\n' "$verdict" "$lib" "$expect" "$failed" "$runs" "$kind" "$replays" "$secs"
+  [ -n "$found" ] && printf '           found: %s\n' "$found"
+  if [ "$verdict" != ok ]; then grep -E 'pool: |FAIL|panic|deadlock|leak|verify test:' "$work/stderr" | cut -c1-300 | head -8; fi
+  rm -rf "$work"
+done
+exit $fails
