@@ -5,6 +5,7 @@
 #
 #   bash control.sh [RUNS]          # every target, up to RUNS runs each (default 2000)
 #   bash control.sh 20000 fixed     # only the fixed versions
+#   bash control.sh 500 all 'ants v2.4'   # the rows whose library matches
 #
 # Prints, per target: the outcome, the run that first failed and its kind,
 # replays that matched the schedule's checksum, seconds. Needs the module proxy.
@@ -12,6 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 runs=${1:-2000}
 only=${2:-}
+match=${3:-}
 root=$(cd ../.. && pwd)
 verify=$(mktemp -d)/verify
 (cd "$root" && go build -o "$verify" ./cmd/verify) || exit 2
@@ -28,15 +30,16 @@ targets=(
   "go.buggy.mod|./pond|TestPondGroup$|fail cancel-stops|github.com/alitto/pond/v2/...|pond v2.5.0 group"
   "go.buggy.mod|./pond1|TestPond1$|pass|github.com/alitto/pond/...|pond v1.9.1"
   "go.mod|./pond1|TestPond1$|fail cancel-stops|github.com/alitto/pond/...|pond v1.9.2"
-  "go.sync060.mod|./semaphore|TestSemaphore$|fail done-refused|golang.org/x/sync/semaphore|x/sync v0.6.0"
-  "go.mod|./semaphore|TestSemaphore$|pass|golang.org/x/sync/semaphore|x/sync v0.11.0"
+  # x/sync v0.6.0 (go.sync060.mod) cannot be selected: execspec requires x/sync v0.24.0 (through golang.org/x/tools)
+  "go.mod|./semaphore|TestSemaphore$|pass|golang.org/x/sync/semaphore|x/sync v0.24.0"
   "go.mod|./conc|TestConc$|fail reuse|github.com/sourcegraph/conc/...|conc v0.3.0"
   "go.conc240108.mod|./conc|TestConc$|fail errors-propagate|github.com/sourcegraph/conc/...|conc main 2024-01-08"
   "go.conc240121.mod|./conc|TestConc$|pass|github.com/sourcegraph/conc/...|conc main 2024-01-21"
-  "go.mod|./errgroup|TestErrgroup$|pass|golang.org/x/sync/errgroup|x/sync v0.11.0 errgroup"
+  "go.mod|./errgroup|TestErrgroup$|pass|golang.org/x/sync/errgroup|x/sync v0.24.0 errgroup"
 )
 for t in "${targets[@]}"; do
   IFS='|' read -r modfile pkg test expect inst lib <<< "$t"
+  if [ -n "$match" ] && ! grep -q -- "$match" <<< "$lib"; then continue; fi
   if [ "$only" = fixed ] && [ "${expect%% *}" != pass ]; then continue; fi
   if [ "$only" = buggy ] && [ "${expect%% *}" = pass ]; then continue; fi
   # verify test reads go.mod: a modfile variant is copied into a scratch
@@ -45,6 +48,20 @@ for t in "${targets[@]}"; do
   cp -r ants conc errgroup pond pond1 semaphore "$work"/
   cp "$modfile" "$work/go.mod"; cp "${modfile%.mod}.sum" "$work/go.sum"
   sed -i "s#=> ../..#=> $root#" "$work/go.mod"
+  # The rewritten code calls generic functions of the runtime: a library
+  # whose go.mod says go < 1.18 (ants v2.4.2, v2.7.5) does not compile
+  # rewritten. It is copied with its go directive raised, into a directory
+  # named as in the module cache (path@version, which tells pool.Library
+  # the version), and replaced.
+  mod=${inst%/...}
+  if info=$(cd "$work" && go list -m -f '{{.Dir}}|{{.Version}}|{{.GoVersion}}' "$mod" 2>/dev/null); then
+    IFS='|' read -r mdir mver mgo <<< "$info"
+    if [ -n "$mgo" ] && [ "$(printf '%s\n1.18\n' "$mgo" | sort -V | head -1)" != 1.18 ]; then
+      mkdir -p "$work/lib/$mod@$mver"; cp -r "$mdir/." "$work/lib/$mod@$mver"; chmod -R u+w "$work/lib"
+      sed -i "s#^go .*#go 1.18#" "$work/lib/$mod@$mver/go.mod"
+      printf '\nreplace %s => ./lib/%s@%s\n' "$mod" "$mod" "$mver" >> "$work/go.mod"
+    fi
+  fi
   start=$(date +%s)
   res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --runs "$runs" --out "$out/${lib// /_}" --timeout 30m -q --json 2>"$work/stderr")
   secs=$(( $(date +%s) - start ))
