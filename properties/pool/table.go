@@ -206,12 +206,21 @@ func linkedVersion(module string, fn any) (string, bool) {
 // versionInPath finds "<module>@<version>/" in a source file's path. The
 // module cache escapes capital letters in both ("!azure"); the version
 // is unescaped before it is compared.
+//
+// A module rewritten for the controlled runtime is built from a copy
+// named with the module's slashes made underscores
+// (".../mod/github.com_panjf2000_ants_v2@v2.12.1/pool.go", instrument's
+// copies of module-cache modules); that name is read too.
 func versionInPath(file, module string) (string, bool) {
 	esc, err := gomodule.EscapePath(module)
 	if err != nil {
 		return "", false
 	}
 	i := strings.Index(file, esc+"@")
+	if i < 0 {
+		esc = strings.ReplaceAll(module, "/", "_")
+		i = strings.Index(file, esc+"@")
+	}
 	if i < 0 || (i > 0 && file[i-1] != '/') {
 		return "", false
 	}
