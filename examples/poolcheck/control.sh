@@ -77,7 +77,8 @@ except Exception: print(-1, "error", "-")' <<< "$res")"
   if [ "$sched" != - ] && [ -f "$sched" ]; then
     replays=0
     for _ in 1 2 3 4 5 6 7 8 9 10; do
-      if (cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --replay "$sched" -q 2>&1) | grep -q "reproduced its checksum"; then
+      (cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --replay "$sched" -q) > "$work/replay" 2>&1
+      if grep -q "reproduced its checksum" "$work/replay"; then
         replays=$((replays+1))
       fi
     done
@@ -90,6 +91,7 @@ except Exception: print(-1, "error", "-")' <<< "$res")"
   [ "$verdict" = ok ] || fails=$((fails+1))
   printf '%-10s %-22s expect %-22s run %-5s of %-5s %-9s replays %s/10  %4ss\n' "$verdict" "$lib" "$expect" "$failed" "$runs" "$kind" "$replays" "$secs"
   [ -n "$found" ] && printf '           found: %s\n' "$found"
+  if [ "$replays" = 0 ]; then grep -v '^\s' "$work/replay" | cut -c1-300 | head -8; fi
   if [ "$verdict" != ok ]; then grep -E 'pool: |FAIL|panic|deadlock|leak|verify test:' "$work/stderr" | cut -c1-300 | head -8; fi
   rm -rf "$work"
 done
