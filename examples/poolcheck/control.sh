@@ -63,33 +63,41 @@ for t in "${targets[@]}"; do
     fi
   fi
   start=$(date +%s)
-  res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --runs "$runs" --out "$out/${lib// /_}" --timeout 30m -q --json 2>"$work/stderr")
+  res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --runs "$runs" --out "$out/${lib// /_}" --timeout 30m -q --keep --json 2>"$work/stderr")
+  build=$(sed -n 's/^verify test: the rewritten files and the overlay are in //p' "$work/stderr")
   secs=$(( $(date +%s) - start ))
-  read -r failed kind sched <<< "$(python3 -c '
+  read -r failed kind sched rate <<< "$(python3 -c '
 import json,sys
 try:
   r=json.loads(sys.stdin.read())
-  o=[t for t in r["tests"] if t.get("failed_run")]
-  print(o[0]["failed_run"], o[0]["kind"], o[0].get("schedule","-")) if o else print(0, "-", "-")
-except Exception: print(-1, "error", "-")' <<< "$res")"
+  t=r["tests"]
+  n=sum(x["runs"] for x in t); s=sum(x.get("seconds",0) for x in t)
+  rate="%.0f/s" % (n/s) if s else "-"
+  o=[x for x in t if x.get("failed_run")]
+  print(o[0]["failed_run"], o[0]["kind"], o[0].get("schedule","-"), rate) if o else print(0, "-", "-", rate)
+except Exception: print(-1, "error", "-", "-")' <<< "$res")"
   found=$(grep -o 'pool: [a-z-]* (after [^)]*)' "$work/stderr" | sort -u | tr '\n' ' ')
   replays=-
-  if [ "$sched" != - ] && [ -f "$sched" ]; then
-    replays=0
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      (cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --replay "$sched" -q) > "$work/replay" 2>&1
-      if grep -q "reproduced its checksum" "$work/replay"; then
-        replays=$((replays+1))
-      fi
-    done
+  if [ "$sched" != - ] && [ -f "$sched" ] && [ -n "$build" ]; then
+    # Ten replays in one process of the instrumented test binary that
+    # verify test built (kept): each must follow the schedule and
+    # reproduce its checksum.
+    flags=(-overlay="$build/overlay.json")
+    [ -f "$build/go.mod" ] && flags+=(-modfile="$build/go.mod" -mod=mod)
+    (cd "$work" && EXECSPEC_SCHEDULE="$sched" EXECSPEC_REPORT="$work/replays.jsonl" go test "${flags[@]}" -count=10 -run "$test" "$pkg") > "$work/replay" 2>&1
+    # rt marks a replay "replayed" only if it made the schedule's choices
+    # and reproduced its steps and checksum.
+    want=$(sed -n 's/^checksum //p' "$sched")
+    replays=$(grep "\"replayed\":true" "$work/replays.jsonl" 2>/dev/null | grep -c "\"checksum\":\"$want\"")
   fi
+  [ -n "$build" ] && rm -rf "$build"
   case "$expect" in
     pass) [ "$failed" = 0 ] && verdict=ok || verdict=UNEXPECTED ;;
     fail*) want=${expect#fail }
       if [ "$failed" -gt 0 ] && { grep -q "pool: $want" "$work/stderr" || [ "$want" = no-hang -a "$kind" = deadlock ] || [ "$kind" = panic -o "$kind" = leak -o "$kind" = deadlock ]; }; then verdict=ok; else verdict=UNEXPECTED; fi ;;
   esac
   [ "$verdict" = ok ] || fails=$((fails+1))
-  printf '%-10s %-22s expect %-22s run %-5s of %-5s %-9s replays %s/10  %4ss\n' "$verdict" "$lib" "$expect" "$failed" "$runs" "$kind" "$replays" "$secs"
+  printf '%-10s %-22s expect %-20s run %-5s of %-5s %-8s replays %s/10 %4ss (%s runs)\n' "$verdict" "$lib" "$expect" "$failed" "$runs" "$kind" "$replays" "$secs" "$rate"
   [ -n "$found" ] && printf '           found: %s\n' "$found"
   if [ "$replays" = 0 ]; then grep -v '^\s' "$work/replay" | cut -c1-300 | head -8; fi
   if [ "$verdict" != ok ]; then grep -E 'pool: |FAIL|panic|deadlock|leak|verify test:' "$work/stderr" | cut -c1-300 | head -8; fi
