@@ -459,14 +459,18 @@ var errPoolPanicked = errors.New("the pool panicked")
 
 // RunWorkload runs one workload on a fresh pool and returns its findings
 // joined (each a *Finding), or nil. A hang leaks the goroutines stuck in
-// the pool: they cannot be stopped from outside.
+// the pool: they cannot be stopped from outside. Under verify test (the
+// controlled mode) the workload runs in the controlled run of the calling
+// test, and a hang is the scheduler's to report.
 func RunWorkload(newPool func() Pool, w Workload, cfg Config) error {
-	return errors.Join(asErrors(runCase(func(Options) Pool { return newPool() }, w, cfg.withDefaults()))...)
+	return RunWorkloadOptions(func(Options) Pool { return newPool() }, w, cfg)
 }
 
 // RunWorkloadOptions is RunWorkload for a constructor that takes Options.
 func RunWorkloadOptions(newPool func(Options) Pool, w Workload, cfg Config) error {
-	return errors.Join(asErrors(runCase(newPool, w, cfg.withDefaults()))...)
+	cfg = cfg.withDefaults()
+	cfg.control = underControl()
+	return errors.Join(asErrors(runCase(newPool, w, cfg))...)
 }
 
 func asErrors(fs []*Finding) []error {
