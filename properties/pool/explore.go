@@ -73,9 +73,9 @@ func CheckOptions(t *testing.T, newPool func(Options) Pool, cfg Config) {
 		if rep.Mode == ModeControl {
 			// Found in this run; rt saves its schedule and prints the replay.
 		} else if f.Runs > 0 {
-			t.Logf("%s: found after %v; reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Failures, f.Runs)
+			t.Logf("%s: found after %v (case %d); reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Case, f.Failures, f.Runs)
 		} else {
-			t.Logf("%s: found after %v; not shrunk", f.Key(), f.After.Round(time.Millisecond))
+			t.Logf("%s: found after %v (case %d); not shrunk", f.Key(), f.After.Round(time.Millisecond), f.Case)
 		}
 		if f.Stack != "" {
 			t.Logf("%s stack:\n%s", f.Key(), f.Stack)
@@ -162,7 +162,7 @@ func explore(newPool func(Options) Pool, cfg Config, hooks exploreHooks) *Report
 			}
 			after := time.Since(start)
 			g := shrink(newPool, w, f, cfg)
-			g.After = after
+			g.After, g.Case = after, i
 			rep.Findings = append(rep.Findings, g)
 		}
 	}

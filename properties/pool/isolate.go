@@ -183,13 +183,13 @@ func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Repo
 			// Found, then lost to the crash while being shrunk: reported
 			// as found.
 			s.Detail += " (not shrunk: the pool crashed while this case was being shrunk)"
-			s.After = time.Since(start)
+			s.After, s.Case = time.Since(start), last.Case
 			total.Findings = append(total.Findings, s)
 			seen = append(seen, s.Key())
 		}
 		f := crashFinding(out, runErr, last, cfg.Seed)
 		if !known(cfg.Known, f) && !contains(seen, f.Key()) {
-			f.After = time.Since(start)
+			f.After, f.Case = time.Since(start), last.Case
 			total.Findings = append(total.Findings, f)
 			seen = append(seen, f.Key())
 		} else {

@@ -336,8 +336,10 @@ type Finding struct {
 	// when it was run again.
 	Runs, Failures int
 	// After is how long Explore had run when it first saw the defect
-	// (before shrinking it).
+	// (before shrinking it), and Case the number of the case (from 0)
+	// that showed it.
 	After time.Duration
+	Case  int
 }
 
 // Key identifies a defect: its property and the operation that triggered
