@@ -40,7 +40,7 @@ const (
 //	atomic     atomic.AddInt32(p, 1), x.Load()     rt.Then(rt.Yield(), atomic.AddInt32(p, 1))
 //	           atomic.StoreInt32(p, 1) (statement) rt.Yield(); atomic.StoreInt32(p, 1)
 //	gosched    runtime.Gosched                     rt.Gosched
-//	sleep      time.Sleep                          rt.Sleep
+//	sleep      time.Sleep, time.AfterFunc          rt.Sleep, rt.AfterFunc (the callback runs on a goroutine the scheduler adopts)
 //	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
@@ -293,7 +293,7 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 				w.notes[n] = RuleGosched
 			}
 		case "time":
-			if n.Sel.Name == "Sleep" {
+			if n.Sel.Name == "Sleep" || n.Sel.Name == "AfterFunc" {
 				w.notes[n] = RuleSleep
 			}
 		case "math/rand":

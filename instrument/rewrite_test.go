@@ -18,9 +18,16 @@ var rewriteGolden = flag.Bool("rewrite", false, "rewrite the golden files of tes
 
 // rewriteFile type-checks one file on its own (standard library imports
 // only) and rewrites it.
+// One file set and one importer for every file: the source importer
+// type-checks each standard package once.
+var (
+	testFset = token.NewFileSet()
+	testImp  = importer.ForCompiler(testFset, "source", nil)
+)
+
 func rewriteFile(t *testing.T, path string, sourcePos bool) ([]byte, map[string]int) {
 	t.Helper()
-	fset := token.NewFileSet()
+	fset := testFset
 	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +35,7 @@ func rewriteFile(t *testing.T, path string, sourcePos bool) ([]byte, map[string]
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
 		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Instances: map[*ast.Ident]types.Instance{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	conf := types.Config{Importer: testImp}
 	if _, err := conf.Check(f.Name.Name, fset, []*ast.File{f}, info); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

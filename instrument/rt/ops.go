@@ -109,3 +109,24 @@ func (s *lockedSource) Seed(seed int64) {
 	defer s.mu.Unlock()
 	s.src.Seed(seed)
 }
+
+// AfterFunc is time.AfterFunc: when the timer fires, f runs on a
+// goroutine that the scheduler adopts, so that f's locks and channel
+// operations are controlled like any other goroutine's. A callback that
+// fires after the run ended, or outside any run, runs as Go runs it.
+func AfterFunc(d time.Duration, f func()) *time.Timer {
+	r, g := current()
+	if g == nil {
+		return time.AfterFunc(d, f)
+	}
+	// Counted until it fires (a stopped timer stays counted: the
+	// scheduler then waits the horizon of virtual time, which costs
+	// nothing, before it calls a hang).
+	r.afterFuncs.Add(1)
+	return time.AfterFunc(d, func() {
+		r.afterFuncs.Add(-1)
+		if active.Load() != r || !r.adopt(f) {
+			f()
+		}
+	})
+}

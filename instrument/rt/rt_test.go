@@ -2,6 +2,8 @@ package rt
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +146,105 @@ func TestLeakStillRunning(t *testing.T) {
 	var h *HangError
 	if !errors.As(err, &h) || !h.Leak || len(h.Blocked) != 1 {
 		t.Fatalf("want a leak of one goroutine, got %v", err)
+	}
+}
+
+// A time.AfterFunc callback runs on a goroutine the scheduler adopts: the
+// mutex it takes is the controlled one, held by goroutine 0 across a sleep
+// longer than the timer's.
+func TestAfterFuncAdopted(t *testing.T) {
+	for seed := range uint64(10) {
+		var order []string
+		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+			var mu Mutex
+			done := make(chan bool)
+			AfterFunc(time.Millisecond, func() {
+				mu.Lock()
+				order = append(order, "callback")
+				mu.Unlock()
+				Send(done, true)
+			})
+			mu.Lock()
+			Sleep(2 * time.Millisecond)
+			order = append(order, "main")
+			mu.Unlock()
+			Recv(done)
+		})
+		if err != nil || len(order) != 2 || order[0] != "main" {
+			t.Fatalf("seed %d: %v, %v", seed, order, err)
+		}
+	}
+}
+
+// A spin loop (CAS retried with Gosched) waiting for another goroutine
+// ends under PCT too: the fairness bound runs the other goroutine.
+func TestFairSpin(t *testing.T) {
+	for seed := range uint64(10) {
+		_, err := Run(t, Config{Strategy: control.NewPCT(2, 50, seed)}, func(t *testing.T) {
+			flag := false
+			Go(func() { Yield(); flag = true })
+			for {
+				Yield()
+				if flag {
+					break
+				}
+				Gosched()
+			}
+		})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+}
+
+// Uncontrolled goroutines (started by code that was not rewritten) meet
+// controlled ones on channels: their blocked sends and receives are seen
+// without taking their values, and a controlled goroutine waiting for
+// them is woken for real.
+func TestUncontrolledPeers(t *testing.T) {
+	for seed := range uint64(10) {
+		var got []int
+		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+			in := make(chan int)
+			out := make(chan int)
+			go func() { // uncontrolled
+				for i := range 3 {
+					in <- i
+				}
+				v := <-out
+				in <- v * 10
+			}()
+			for range 3 {
+				got = append(got, Recv(in))
+			}
+			Send(out, 7)
+			got = append(got, Recv(in))
+		})
+		if err != nil || len(got) != 4 || got[3] != 70 {
+			t.Fatalf("seed %d: %v, %v", seed, got, err)
+		}
+	}
+}
+
+// Go's channel rules hold under control: a nil channel is never ready,
+// a send on a closed channel and a second close panic.
+func TestChannelRules(t *testing.T) {
+	_, err := Run(t, Config{}, func(t *testing.T) {
+		var ch chan int
+		Recv(ch)
+	})
+	var h *HangError
+	if !errors.As(err, &h) || h.Leak || len(h.Blocked) != 1 || h.Blocked[0].Op != "chan receive" {
+		t.Errorf("receive from nil: %v", err)
+	}
+	for name, body := range map[string]func(){
+		"send on closed channel":  func() { ch := make(chan int, 1); Close(ch); Send(ch, 1) },
+		"close of closed channel": func() { ch := make(chan int); Close(ch); Close(ch) },
+	} {
+		_, err := Run(t, Config{}, func(t *testing.T) { body() })
+		var p *PanicError
+		if !errors.As(err, &p) || !strings.Contains(fmt.Sprint(p.Value), name) {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing/synctest"
 	"time"
@@ -104,9 +106,9 @@ type run struct {
 	cfg      Config
 	strategy control.Strategy
 	caseRand *rand.Rand
-	replay   *control.Replay
 
 	gs      []*gor
+	alive   []*gor // the goroutines not done, in the order of their ids
 	live    int
 	cur     atomic.Pointer[gor]
 	steps   int
@@ -126,6 +128,78 @@ type run struct {
 	mainEnd  time.Time // virtual time when goroutine 0 returned
 	shadows  map[unsafe.Pointer]*shadow
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
+
+	// Adoptions: goroutines that the runtime starts for time.AfterFunc
+	// callbacks of instrumented code ask to become controlled.
+	adoptMu sync.Mutex
+	adoptQ  []*adoption
+	adoptCh chan struct{} // a doorbell, capacity 1
+	ended   bool          // under adoptMu: late callbacks run uncontrolled
+	// afterFuncs counts the AfterFunc timers of the run not yet fired.
+	afterFuncs atomic.Int64
+}
+
+type adoption struct {
+	sem chan struct{}
+	gp  uintptr
+	g   *gor // set by the scheduler before it sends on sem; nil: run uncontrolled
+}
+
+// adopt makes the calling goroutine (a timer's callback) a controlled
+// goroutine of r and runs f on it; it returns false if the run is over.
+func (r *run) adopt(f func()) bool {
+	a := &adoption{sem: make(chan struct{}, 1), gp: curg()}
+	r.adoptMu.Lock()
+	if r.ended {
+		r.adoptMu.Unlock()
+		return false
+	}
+	r.adoptQ = append(r.adoptQ, a)
+	r.adoptMu.Unlock()
+	select {
+	case r.adoptCh <- struct{}{}:
+	default:
+	}
+	<-a.sem
+	g := a.g
+	if g == nil {
+		return false
+	}
+	defer r.exit(g)
+	if r.aborting {
+		return true
+	}
+	f()
+	return true
+}
+
+// drainAdoptions registers the goroutines waiting to be adopted, in the
+// order they asked; they are runnable.
+func (r *run) drainAdoptions() {
+	r.adoptMu.Lock()
+	q := r.adoptQ
+	r.adoptQ = nil
+	r.adoptMu.Unlock()
+	for _, a := range q {
+		g := r.newG()
+		g.sem = a.sem
+		g.gp.Store(a.gp)
+		a.g = g
+		r.mix(tagGo)
+		r.mix(uint64(g.id))
+	}
+}
+
+// endAdoptions lets late callbacks run uncontrolled.
+func (r *run) endAdoptions() {
+	r.adoptMu.Lock()
+	r.ended = true
+	q := r.adoptQ
+	r.adoptQ = nil
+	r.adoptMu.Unlock()
+	for _, a := range q {
+		a.sem <- struct{}{}
+	}
 }
 
 // runs numbers the runs of the process.
@@ -179,9 +253,8 @@ func newRun(cfg Config) *run {
 	if cfg.LeakAfter <= 0 {
 		cfg.LeakAfter = DefaultLeakAfter
 	}
-	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1),
+	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1), adoptCh: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
-	r.replay, _ = cfg.Strategy.(*control.Replay)
 	if _, ok := cfg.Strategy.(*control.PCT); ok {
 		// PCT chooses goroutines by priority; the cases of a select are
 		// chosen from a stream of their own.
@@ -193,6 +266,7 @@ func newRun(cfg Config) *run {
 func (r *run) newG() *gor {
 	g := &gor{id: len(r.gs), sem: make(chan struct{}, 1)}
 	r.gs = append(r.gs, g)
+	r.alive = append(r.alive, g)
 	r.live++
 	return g
 }
@@ -215,6 +289,9 @@ func (r *run) exit(g *gor) {
 	}
 	g.state = gDone
 	r.live--
+	if i := slices.Index(r.alive, g); i >= 0 {
+		r.alive = slices.Delete(r.alive, i, i+1)
+	}
 	if g.id == 0 {
 		r.mainDone = true
 		r.mainEnd = time.Now()
@@ -319,13 +396,14 @@ func (r *run) pick(g *gor) *gor {
 		return nil
 	}
 	settle()
+	r.drainAdoptions()
 	cands := r.cand[:0]
 	curRunnable := false
 	if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
 		cands = append(cands, g)
 		curRunnable = true
 	}
-	for _, h := range r.gs {
+	for _, h := range r.alive {
 		if h != g && (h.state == gRunnable || (h.state == gBlocked && h.w.ready())) {
 			cands = append(cands, h)
 		}
@@ -455,7 +533,7 @@ func (r *run) coordinate(main func()) error {
 				// Still going (sleeping, waking) long after the body
 				// returned: leaked, though not blocked for good.
 				var left []*gor
-				for _, g := range r.gs {
+				for _, g := range r.alive {
 					if g.state != gDone {
 						left = append(left, g)
 					}
@@ -472,7 +550,7 @@ func (r *run) coordinate(main func()) error {
 		}
 		// Nobody can run, nobody was woken within the horizon.
 		var blocked []*gor
-		for _, g := range r.gs {
+		for _, g := range r.alive {
 			if g.state == gBlocked {
 				blocked = append(blocked, g)
 			}
@@ -480,14 +558,21 @@ func (r *run) coordinate(main func()) error {
 		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: blocked})
 		r.handTo(r.firstLive())
 	}
+	r.endAdoptions()
 	if h, ok := r.err.(*HangError); ok {
 		h.fill()
 	}
 	return r.err
 }
 
+// waitAdoption reports whether a timer callback may still come to be
+// adopted: some AfterFunc of instrumented code is pending. It is not
+// known without the runtime's timers, so the external phase waits for one
+// within the horizon whenever it would otherwise give up at once.
+func (r *run) waitAdoption() bool { return r.afterFuncs.Load() > 0 }
+
 func (r *run) firstLive() *gor {
-	for _, g := range r.gs {
+	for _, g := range r.alive {
 		if g.state != gDone {
 			return g
 		}
@@ -503,15 +588,15 @@ func (r *run) firstLive() *gor {
 // within the horizon.
 func (r *run) external() *gor {
 	var launched []*gor
-	for _, g := range r.gs {
+	for _, g := range r.alive {
 		if g.state == gBlocked && g.w.ext != nil {
 			launched = append(launched, g)
 		}
 	}
-	if len(launched) == 0 {
+	if len(launched) == 0 && !r.waitAdoption() {
 		return nil
 	}
-	r.extRep = make(chan *gor, len(launched))
+	r.extRep = make(chan *gor, len(launched)+1)
 	for _, g := range launched {
 		g.extReq = true
 		g.cancel = make(chan struct{})
@@ -527,30 +612,37 @@ func (r *run) external() *gor {
 			woken = append(woken, g)
 		}
 	}
-	select {
-	case g := <-r.extRep:
-		note(g)
-	case <-horizon.C:
-	}
-	horizon.Stop()
-	settle()
-drain:
-	for {
+	for timedOut := false; !timedOut; {
 		select {
 		case g := <-r.extRep:
 			note(g)
-		default:
-			break drain
+		case <-r.adoptCh:
+		case <-horizon.C:
+			timedOut = true
+		}
+		settle()
+	drain:
+		for {
+			select {
+			case g := <-r.extRep:
+				note(g)
+			default:
+				break drain
+			}
+		}
+		r.adoptMu.Lock()
+		adopted := len(r.adoptQ) > 0
+		r.adoptMu.Unlock()
+		if len(woken) > 0 || adopted {
+			break
 		}
 	}
+	horizon.Stop()
 	for _, g := range launched {
 		close(g.cancel)
 	}
 	for reported < len(launched) {
 		note(<-r.extRep)
-	}
-	if len(woken) == 0 {
-		return nil
 	}
 	// Deterministic order: by goroutine id.
 	for _, g := range launched {
@@ -559,11 +651,15 @@ drain:
 		}
 	}
 	settle()
+	r.drainAdoptions()
 	var cands []*gor
-	for _, g := range r.gs {
+	for _, g := range r.alive {
 		if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
 			cands = append(cands, g)
 		}
+	}
+	if len(cands) == 0 {
+		return nil
 	}
 	next := r.choose(cands[0], false, cands)
 	if next != nil {
@@ -652,7 +748,7 @@ func where(stack string) string {
 	lines := strings.Split(stack, "\n")
 	for i := 1; i+1 < len(lines); i += 2 {
 		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") {
+		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "created by ") {
 			continue
 		}
 		loc := strings.TrimSpace(lines[i+1])

@@ -47,6 +47,14 @@ func Program() string {
 		}()
 	}
 	time.Sleep(time.Millisecond)
+	fired := make(chan int)
+	time.AfterFunc(time.Millisecond, func() {
+		mu.Lock()
+		inits += 10
+		mu.Unlock()
+		fired <- 1
+	})
+	<-fired
 	for atomic.LoadInt64(&spins) < 3 {
 		runtime.Gosched()
 	}
