@@ -116,7 +116,8 @@ type Config struct {
 	Space Space
 	// Timeout is how long a case may go without any progress (no task
 	// starting or ending, no operation returning) before it fails as a
-	// hang. Default 2s.
+	// hang. Default 2s. Not used under control, where the scheduler
+	// decides a hang (control.go).
 	Timeout time.Duration
 	// Grace is how long after Close a check waits for late tasks, to tell
 	// a Close that does not wait (the task runs later) from a lost task
@@ -152,7 +153,8 @@ type Config struct {
 	// Pin runs each submitter on an OS thread pinned to a CPU, round robin
 	// over the CPUs the process may use (see package stress), so that
 	// submitters really run at the same time. Where pinning is not
-	// permitted they run unpinned.
+	// permitted they run unpinned; under control, where one goroutine
+	// runs at a time, never.
 	Pin bool
 	// CloseEarly lets Close run concurrently with the submitters: each task
 	// is then either accepted (and must run) or refused (and must not).
