@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
   rc=$?
   secs=$(( $(date +%s) - start ))
   found=$(grep -o 'pool: [a-z-]* (after [^)]*)' <<< "$out" | sort -u | tr '\n' ' ')
-  after=$(grep -o '[a-z/ A-Za-z-]*: found after [0-9.]*[µmn]*s' <<< "$out" | tr '\n' ';')
+  after=$(grep -o '[a-z/ A-Za-z-]*: found after [0-9.]*[µmn]*s (case [0-9]*)' <<< "$out" | tr '\n' ';')
   case "$expect" in
     pass) if [ $rc -eq 0 ]; then verdict=ok; else verdict=UNEXPECTED; fi ;;
     fail*) want=${expect#fail }

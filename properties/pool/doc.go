@@ -84,4 +84,23 @@
 // longer reported. Races do not repeat on demand, so a shrinking step is
 // kept if one of Config.Retries runs shows the defect again, and the
 // finding says how often its shrunk case reproduced it.
+//
+// Two modes. Run by go test, the cases run free (stress mode: real
+// threads, pinned where Config.Pin asks, a hang is a Timeout without
+// progress, progress is judged against a canary goroutine). Run by
+// `verify test` with the library instrumented, the same adapter's test
+// runs under the controlled runtime (instrument/rt), and the suite,
+// seeing the EXECSPEC_* environment, makes each controlled run one case
+// (controlled mode, control.go): one goroutine runs at a time and the
+// scheduler picks which, a hang is every goroutine blocked with no timer
+// pending, progress is measured in virtual time, a crash on any goroutine
+// is the run's panic with its stack, and a failing run is saved as a
+// schedule (with the case numbers beside it, .pool.json) that replays
+// the same case and the same interleaving:
+//
+//	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --runs 2000
+//	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --replay /tmp/execspec-schedules/TestAnts.schedule
+//
+// Under control the search stops at the first failing run and nothing
+// is shrunk; Report.Mode says which mode ran.
 package pool

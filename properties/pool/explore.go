@@ -30,6 +30,10 @@ type Report struct {
 	Elapsed   time.Duration
 	// Stopped says why Explore ran fewer than Config.Cases cases.
 	Stopped string
+	// Mode says how the cases ran: ModeStress (free, in a child process
+	// unless Config.InProcess) or ModeControl (one case per run of the
+	// controlled runtime, under verify test; control.go).
+	Mode string
 }
 
 // Err joins the findings, or returns nil.
@@ -57,16 +61,27 @@ func Check(t *testing.T, newPool func() Pool, cfg Config) {
 func CheckOptions(t *testing.T, newPool func(Options) Pool, cfg Config) {
 	t.Helper()
 	rep := exploreFor(t, newPool, cfg)
-	t.Logf("pool: %d cases in %v; abilities [%s]; exercised %v %s", rep.Cases, rep.Elapsed.Round(time.Millisecond), rep.Abilities, rep.Exercised, rep.Stopped)
+	if rep.Mode != ModeControl {
+		// Under control each run is one case: the runs' count is rt's.
+		t.Logf("pool: %s mode: %d cases in %v; abilities [%s]; exercised %v %s", rep.Mode, rep.Cases, rep.Elapsed.Round(time.Millisecond), rep.Abilities, rep.Exercised, rep.Stopped)
+	}
 	for k, n := range rep.Known {
+		if rep.Mode == ModeControl {
+			if !loggedOnce(t.Name() + "\x00" + k) {
+				t.Logf("known defect %s seen under control (logged once)", k)
+			}
+			continue
+		}
 		t.Logf("known defect %s seen in %d cases", k, n)
 	}
 	for _, f := range rep.Findings {
 		t.Errorf("%v", f)
-		if f.Runs > 0 {
-			t.Logf("%s: found after %v; reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Failures, f.Runs)
+		if rep.Mode == ModeControl {
+			// Found in this run; rt saves its schedule and prints the replay.
+		} else if f.Runs > 0 {
+			t.Logf("%s: found after %v (case %d); reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Case, f.Failures, f.Runs)
 		} else {
-			t.Logf("%s: found after %v; not shrunk", f.Key(), f.After.Round(time.Millisecond))
+			t.Logf("%s: found after %v (case %d); not shrunk", f.Key(), f.After.Round(time.Millisecond), f.Case)
 		}
 		if f.Stack != "" {
 			t.Logf("%s stack:\n%s", f.Key(), f.Stack)
@@ -105,7 +120,7 @@ type exploreHooks struct {
 func explore(newPool func(Options) Pool, cfg Config, hooks exploreHooks) *Report {
 	cfg = cfg.withDefaults()
 	start := time.Now()
-	rep := &Report{Known: map[string]int{}, Exercised: map[string]int{}}
+	rep := &Report{Known: map[string]int{}, Exercised: map[string]int{}, Mode: ModeStress}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0xda3e39cb94b95bdb))
 	ab, err := probe(newPool, drawOptions(rand.New(rand.NewPCG(cfg.Seed, 1)), cfg))
 	if err != nil {
@@ -153,7 +168,7 @@ func explore(newPool func(Options) Pool, cfg Config, hooks exploreHooks) *Report
 			}
 			after := time.Since(start)
 			g := shrink(newPool, w, f, cfg)
-			g.After = after
+			g.After, g.Case = after, i
 			rep.Findings = append(rep.Findings, g)
 		}
 	}
@@ -165,6 +180,7 @@ func explore(newPool func(Options) Pool, cfg Config, hooks exploreHooks) *Report
 func probe(newPool func(Options) Pool, o Options) (ab abilities, f *Finding) {
 	defer func() {
 		if r := recover(); r != nil {
+			reraiseAbort(r)
 			f = finding(NoPanic, "newPool", "newPool panicked: %v", r)
 			f.Pool = o.String()
 		}
@@ -175,7 +191,7 @@ func probe(newPool func(Options) Pool, o Options) (ab abilities, f *Finding) {
 	}
 	ab = abilitiesOf(p)
 	func() {
-		defer func() { _ = recover() }() // the cases will find it
+		defer func() { reraiseAbort(recover()) }() // the cases will find it
 		_ = p.Close()
 	}()
 	return ab, nil

@@ -81,6 +81,9 @@ func nextCall(name string) int {
 // or, in a child, the part its parent asked for.
 func exploreFor(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
 	t.Helper()
+	if underControl() {
+		return controlledCase(t, newPool, cfg)
+	}
 	call := nextCall(t.Name())
 	if path := os.Getenv(envChild); path != "" {
 		if os.Getenv(envCall) != strconv.Itoa(call) {
@@ -139,7 +142,7 @@ func runChild(t *testing.T, newPool func(Options) Pool, cfg Config, path string)
 func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Report {
 	t.Helper()
 	start := time.Now()
-	total := &Report{Known: map[string]int{}, Exercised: map[string]int{}}
+	total := &Report{Known: map[string]int{}, Exercised: map[string]int{}, Mode: ModeStress}
 	path := filepath.Join(t.TempDir(), "progress.jsonl")
 	var seen []string
 	crashes := 0
@@ -180,13 +183,13 @@ func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Repo
 			// Found, then lost to the crash while being shrunk: reported
 			// as found.
 			s.Detail += " (not shrunk: the pool crashed while this case was being shrunk)"
-			s.After = time.Since(start)
+			s.After, s.Case = time.Since(start), last.Case
 			total.Findings = append(total.Findings, s)
 			seen = append(seen, s.Key())
 		}
 		f := crashFinding(out, runErr, last, cfg.Seed)
 		if !known(cfg.Known, f) && !contains(seen, f.Key()) {
-			f.After = time.Since(start)
+			f.After, f.Case = time.Since(start), last.Case
 			total.Findings = append(total.Findings, f)
 			seen = append(seen, f.Key())
 		} else {

@@ -116,7 +116,8 @@ type Config struct {
 	Space Space
 	// Timeout is how long a case may go without any progress (no task
 	// starting or ending, no operation returning) before it fails as a
-	// hang. Default 2s.
+	// hang. Default 2s. Not used under control, where the scheduler
+	// decides a hang (control.go).
 	Timeout time.Duration
 	// Grace is how long after Close a check waits for late tasks, to tell
 	// a Close that does not wait (the task runs later) from a lost task
@@ -152,7 +153,8 @@ type Config struct {
 	// Pin runs each submitter on an OS thread pinned to a CPU, round robin
 	// over the CPUs the process may use (see package stress), so that
 	// submitters really run at the same time. Where pinning is not
-	// permitted they run unpinned.
+	// permitted they run unpinned; under control, where one goroutine
+	// runs at a time, never.
 	Pin bool
 	// CloseEarly lets Close run concurrently with the submitters: each task
 	// is then either accepted (and must run) or refused (and must not).
@@ -203,6 +205,9 @@ type Config struct {
 	// MaxHangs stops Explore after that many hanging cases (each leaks
 	// the pool's stuck goroutines and costs a Timeout). Default 3.
 	MaxHangs int
+
+	control bool           // the case runs under the controlled runtime (control.go)
+	onAbort func(*Finding) // under control: the scheduler stopped the run; what was stuck
 }
 
 // Defaults for the zero Config.
@@ -333,8 +338,10 @@ type Finding struct {
 	// when it was run again.
 	Runs, Failures int
 	// After is how long Explore had run when it first saw the defect
-	// (before shrinking it).
+	// (before shrinking it), and Case the number of the case (from 0)
+	// that showed it.
 	After time.Duration
+	Case  int
 }
 
 // Key identifies a defect: its property and the operation that triggered

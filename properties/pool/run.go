@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/stress"
 )
 
@@ -107,6 +108,7 @@ type tracker struct {
 	tasks    []taskRec
 
 	events atomic.Int64 // every observation bumps it: the hang watchdog's pulse
+	last   atomic.Int64 // under control: the last instant now returned
 
 	running   atomic.Int64 // weight running
 	bound     atomic.Int64 // capacity in effect, 0: none
@@ -177,7 +179,19 @@ func (tr *tracker) now() int64 {
 	if n <= 0 {
 		n = 1
 	}
-	return n
+	if !tr.cfg.control {
+		return n
+	}
+	// Under control the clock is virtual and stands still while the
+	// goroutines run: the instants of one case are made distinct, in the
+	// order they were taken, a nanosecond apart.
+	for {
+		last := tr.last.Load()
+		m := max(n, last+1)
+		if tr.last.CompareAndSwap(last, m) {
+			return m
+		}
+	}
 }
 
 func (tr *tracker) add(f *Finding) {
@@ -305,6 +319,7 @@ func (tr *tracker) submit(slot, id int, op Op) {
 	defer tr.slots[slot].Store(nil)
 	defer func() {
 		if r := recover(); r != nil {
+			reraiseAbort(r)
 			rec.returnAt.Store(tr.now())
 			rec.verdict.Store(panicked)
 			prop, op := tr.panicCause(name)
@@ -363,6 +378,7 @@ func (tr *tracker) resize(slot int, n int) {
 	defer tr.slots[slot].Store(nil)
 	defer func() {
 		if r := recover(); r != nil {
+			reraiseAbort(r)
 			tr.recordPanic(NoPanic, "Resize", r)
 		}
 	}()
@@ -379,6 +395,7 @@ func (tr *tracker) cancelPool(slot int) {
 	defer tr.slots[slot].Store(nil)
 	defer func() {
 		if r := recover(); r != nil {
+			reraiseAbort(r)
 			tr.recordPanic(NoPanic, "Cancel", r)
 		}
 	}()
@@ -394,6 +411,7 @@ func (tr *tracker) finish(ri int, name string, fn func() error) {
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
+				reraiseAbort(r)
 				if !(tr.cfg.Panics == PanicsPropagated && isTaskPanic(r)) {
 					prop, op := NoPanic, name
 					switch {
@@ -441,14 +459,18 @@ var errPoolPanicked = errors.New("the pool panicked")
 
 // RunWorkload runs one workload on a fresh pool and returns its findings
 // joined (each a *Finding), or nil. A hang leaks the goroutines stuck in
-// the pool: they cannot be stopped from outside.
+// the pool: they cannot be stopped from outside. Under verify test (the
+// controlled mode) the workload runs in the controlled run of the calling
+// test, and a hang is the scheduler's to report.
 func RunWorkload(newPool func() Pool, w Workload, cfg Config) error {
-	return errors.Join(asErrors(runCase(func(Options) Pool { return newPool() }, w, cfg.withDefaults()))...)
+	return RunWorkloadOptions(func(Options) Pool { return newPool() }, w, cfg)
 }
 
 // RunWorkloadOptions is RunWorkload for a constructor that takes Options.
 func RunWorkloadOptions(newPool func(Options) Pool, w Workload, cfg Config) error {
-	return errors.Join(asErrors(runCase(newPool, w, cfg.withDefaults()))...)
+	cfg = cfg.withDefaults()
+	cfg.control = underControl()
+	return errors.Join(asErrors(runCase(newPool, w, cfg))...)
 }
 
 func asErrors(fs []*Finding) []error {
@@ -467,13 +489,21 @@ func runCase(newPool func(Options) Pool, w Workload, cfg Config) []*Finding {
 	}
 	tr := newTracker(w, cfg)
 	tr.base = time.Now()
+	var fs []*Finding
+	if cfg.control {
+		fs = tr.runControlled(newPool)
+		for _, f := range fs {
+			f.Pool = w.Options.String()
+			f.Workload = w.String()
+		}
+		return fs
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		tr.run(newPool)
 	}()
 	go tr.runCanary(done)
-	var fs []*Finding
 	if hung := tr.watch(done); hung != nil {
 		tr.mu.Lock()
 		fs = append(slices.Clone(tr.findings), hung)
@@ -512,6 +542,7 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
+				reraiseAbort(r)
 				tr.recordPanic(NoPanic, "newPool", r)
 			}
 		}()
@@ -525,7 +556,7 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 		tr.bound.Store(int64(c))
 	}
 	var cpus []int
-	if tr.cfg.Pin {
+	if tr.cfg.Pin && !tr.cfg.control {
 		cpus, _ = stress.CPUs()
 	}
 	w := tr.w
@@ -538,13 +569,22 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 		if early {
 			parties++
 		}
-		b := stress.NewBarrier(parties, time.Second)
-		var wg sync.WaitGroup
+		// Under control the submitters start as the scheduler picks: a
+		// spin barrier would only spin.
+		var b *stress.Barrier
+		if !tr.cfg.control {
+			b = stress.NewBarrier(parties, time.Second)
+		}
+		// rt's WaitGroup, Go, Sleep, Recv and Close are Go's own outside a
+		// controlled run, and the scheduler's yield points inside one.
+		var wg rt.WaitGroup
 		for s := range w.Submitters {
 			wg.Add(1)
 			fn := func() {
 				defer wg.Done()
-				b.Wait()
+				if b != nil {
+					b.Wait()
+				}
 				for i := s; i < len(round.Ops); i += w.Submitters {
 					if k := round.Ops[i].Kind; k != OpResize && k != OpCancel {
 						tr.do(s, base+i, round.Ops[i])
@@ -556,7 +596,7 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 				// a submitter that cannot be pinned still runs.
 				stress.Go(cpus[s%len(cpus)], fn)
 			} else {
-				go fn()
+				rt.Go(fn)
 			}
 		}
 		// Resize and Cancel run on a goroutine of their own, each after
@@ -569,26 +609,28 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 		}
 		if len(control) > 0 {
 			wg.Add(1)
-			go func() {
+			rt.Go(func() {
 				defer wg.Done()
 				for _, op := range control {
-					time.Sleep(time.Duration(op.Delay) * time.Microsecond)
+					rt.Sleep(time.Duration(op.Delay) * time.Microsecond)
 					tr.do(len(tr.slots)-2, -1, op)
 				}
-			}()
+			})
 		}
 		closed := make(chan struct{})
 		if early {
-			go func() {
-				defer close(closed)
-				b.Wait()
+			rt.Go(func() {
+				defer rt.Close(closed)
+				if b != nil {
+					b.Wait()
+				}
 				tr.close(ri)
-			}()
+			})
 		}
 		wg.Wait()
 		base += len(round.Ops)
 		if early {
-			<-closed
+			rt.Recv(closed)
 			break
 		}
 		if last {
@@ -657,7 +699,7 @@ func (tr *tracker) verify() []*Finding {
 	if len(unfinished) > 0 {
 		deadline := time.Now().Add(tr.cfg.Grace)
 		for time.Now().Before(deadline) && len(tr.unfinished(all)) > 0 {
-			time.Sleep(time.Millisecond)
+			rt.Sleep(time.Millisecond)
 		}
 	}
 	after := tr.unfinished(all)
@@ -922,6 +964,9 @@ func (tr *tracker) hang() *Finding {
 		}
 	}
 	msg := fmt.Sprintf("no progress for %v", tr.cfg.Timeout)
+	if tr.cfg.control {
+		msg = "the scheduler stopped the case (every goroutine blocked with no timer pending, a goroutine leaked past the end, or the run's step budget: the scheduler's report says which)"
+	}
 	if len(where) > 0 {
 		msg += ": " + strings.Join(where, "; ")
 	}
@@ -944,8 +989,10 @@ func (tr *tracker) hang() *Finding {
 		op = "Submit"
 	}
 	f := finding(prop, op, "%s", msg)
-	buf := make([]byte, 1<<16)
-	f.Stack = string(buf[:runtime.Stack(buf, true)])
+	if !tr.cfg.control { // under control, rt reports the blocked goroutines
+		buf := make([]byte, 1<<16)
+		f.Stack = string(buf[:runtime.Stack(buf, true)])
+	}
 	return f
 }
 

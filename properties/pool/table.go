@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	gomodule "golang.org/x/mod/module"
@@ -87,7 +88,8 @@ func (lib Library) Check(t *testing.T, targets ...Target) {
 	if err != nil {
 		t.Fatalf("pool: %v", err)
 	}
-	if lib.Module != "" {
+	if lib.Module != "" && !(underControl() && loggedOnce(t.Name())) {
+		// Under control the test runs once per case: said once.
 		t.Logf("pool: %s %s; acknowledged: %s", lib.Module, version, describeKnown(known))
 	}
 	run := func(t *testing.T, tg Target) {
@@ -101,6 +103,18 @@ func (lib Library) Check(t *testing.T, targets ...Target) {
 	}
 	if len(targets) == 1 && targets[0].Name == "" {
 		run(t, targets[0])
+		return
+	}
+	if underControl() {
+		// A controlled run is a synctest bubble, where t.Run is not
+		// allowed: the targets run one after the other in the same run.
+		for _, tg := range targets {
+			if tg.Name == "" {
+				t.Fatal("pool: Library.Check with several targets needs a Name for each")
+			}
+			t.Logf("pool: target %s", tg.Name)
+			run(t, tg)
+		}
 		return
 	}
 	for _, tg := range targets {
@@ -194,12 +208,21 @@ func linkedVersion(module string, fn any) (string, bool) {
 // versionInPath finds "<module>@<version>/" in a source file's path. The
 // module cache escapes capital letters in both ("!azure"); the version
 // is unescaped before it is compared.
+//
+// A module rewritten for the controlled runtime is built from a copy
+// named with the module's slashes made underscores
+// (".../mod/github.com_panjf2000_ants_v2@v2.12.1/pool.go", instrument's
+// copies of module-cache modules); that name is read too.
 func versionInPath(file, module string) (string, bool) {
 	esc, err := gomodule.EscapePath(module)
 	if err != nil {
 		return "", false
 	}
 	i := strings.Index(file, esc+"@")
+	if i < 0 {
+		esc = strings.ReplaceAll(module, "/", "_")
+		i = strings.Index(file, esc+"@")
+	}
 	if i < 0 || (i > 0 && file[i-1] != '/') {
 		return "", false
 	}
@@ -223,6 +246,14 @@ func inRange(v, from, fixed string) bool {
 		return from == "" && fixed == ""
 	}
 	return (from == "" || semver.Compare(from, v) <= 0) && (fixed == "" || semver.Compare(v, fixed) < 0)
+}
+
+var logged sync.Map
+
+// loggedOnce reports whether key was seen before, and marks it seen.
+func loggedOnce(key string) bool {
+	_, seen := logged.LoadOrStore(key, true)
+	return seen
 }
 
 func knownKeys(known []KnownDefect) []string {

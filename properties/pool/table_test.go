@@ -119,7 +119,9 @@ func TestVersionInPath(t *testing.T) {
 		{"/m/github.com/!burnt!sushi/toml@v1.2.0/decode.go", "github.com/BurntSushi/toml", "v1.2.0"},
 		{"/m/github.com/panjf2000/ants/v2@v2.12.1/pool.go", "github.com/panjf2000/ants", ""}, // another module
 		{"/m/xgithub.com/panjf2000/ants/v2@v2.12.1/pool.go", "github.com/panjf2000/ants/v2", ""},
-		{"/src/ants/pool.go", "github.com/panjf2000/ants/v2", ""}, // a replacement directory
+		{"/src/ants/pool.go", "github.com/panjf2000/ants/v2", ""},                                              // a replacement directory
+		{"/tmp/b/mod/github.com_panjf2000_ants_v2@v2.11.3/pool.go", "github.com/panjf2000/ants/v2", "v2.11.3"}, // instrument's copy
+		{"/tmp/b/mod/github.com_panjf2000_ants_v2@v2.11.3/pool.go", "github.com/panjf2000/ants", ""},
 	} {
 		got, ok := versionInPath(c.file, c.module)
 		if got != c.want || ok != (c.want != "") {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/execspec/execspec/instrument/rt"
 )
 
 // Work is what a task does while it runs.
@@ -368,12 +370,12 @@ func (t Task) do(id int) error {
 		spinSink.Store(int64(x))
 	case WorkYield:
 		for range t.Amount / 20 {
-			runtime.Gosched()
+			rt.Gosched()
 		}
 	case WorkSleep:
-		time.Sleep(time.Duration(t.Amount) * time.Microsecond)
+		rt.Sleep(time.Duration(t.Amount) * time.Microsecond)
 	case WorkHold:
-		time.Sleep(time.Duration(t.Amount) * time.Millisecond)
+		rt.Sleep(time.Duration(t.Amount) * time.Millisecond)
 	case WorkGoexit:
 		runtime.Goexit()
 	case WorkPanic:

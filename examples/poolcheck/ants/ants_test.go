@@ -72,11 +72,21 @@ var antsConfig = pool.Config{
 
 // antsLib acknowledges the capacity race of issue #374 (fixed in
 // v2.11.4) in the versions before the fix, so that the versions between
-// the Tune fix (v2.7.5) and it are checked for every other defect.
+// the Tune fix (v2.7.5) and it are checked for every other defect; and
+// two lost wakeups that no release fixes, both a cond.Signal() called
+// without p.lock, so that a submitter between its capacity check and
+// cond.Wait() misses it: Tune's (repro/) and a worker's that dies of a
+// task's panic or Goexit (worker.go; found under controlled schedules,
+// see README.md). Stress runs seldom see either.
 var antsLib = pool.Library{
 	Module: "github.com/panjf2000/ants/v2",
 	Func:   ants.NewPool,
-	Known:  []pool.KnownDefect{{Key: pool.CapacityBound, Fixed: "v2.11.4", Why: "ants #374"}},
+	Known: []pool.KnownDefect{
+		{Key: pool.CapacityBound, Fixed: "v2.11.4", Why: "ants #374"},
+		{Key: pool.Progress + "/Resize", From: "v2.7.5", Why: "Tune signals without the pool's lock"},
+		{Key: pool.Progress + "/task panic", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
+		{Key: pool.Progress + "/task Goexit", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
+	},
 }
 
 func TestAnts(t *testing.T) {

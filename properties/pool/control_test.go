@@ -1,0 +1,101 @@
+package pool
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/execspec/execspec/instrument"
+	"github.com/execspec/execspec/instrument/rt"
+)
+
+// TestControlledMode runs the tests of testdata/ctlpool — a small pool
+// with deliberate bugs, checked by CheckOptions with no knowledge of the
+// controlled runtime — as verify test does: the package rewritten for
+// the runtime, each test run under control, one case per run. The
+// correct pool passes every run; the lost wakeup after a grow is a
+// progress finding, the Goexit leak a deadlock the scheduler decides,
+// the negative WaitGroup counter on a pool goroutine a panic with its
+// stack; each failure replays ten times with the same checksum.
+func TestControlledMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "ctlpool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	b, err := instrument.Instrument(instrument.Config{Dir: dir, Tests: []string{"."}, Out: filepath.Join(work, "build")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(work, "ctlpool.test")
+	build := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, b.Flags()...), ".")...)
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the instrumented tests: %v\n%s", err, out)
+	}
+	sched := filepath.Join(work, "schedules")
+	run := func(test string, count int, env ...string) []rt.Outcome {
+		t.Helper()
+		report := filepath.Join(work, test+".jsonl")
+		_ = os.Remove(report)
+		cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.count="+strconv.Itoa(count))
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), rt.EnvOut+"="+sched, rt.EnvReport+"="+report)
+		cmd.Env = append(cmd.Env, env...)
+		out, _ := cmd.CombinedOutput()
+		data, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatalf("%s: no report: %v\n%s", test, err, tail(out, 3000))
+		}
+		var outs []rt.Outcome
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var o rt.Outcome
+			if err := json.Unmarshal(line, &o); err != nil {
+				t.Fatalf("%s: report line %q: %v", test, line, err)
+			}
+			outs = append(outs, o)
+		}
+		return outs
+	}
+	const runs = 300
+	if o := run("TestCorrect", 1, rt.EnvRuns+"="+strconv.Itoa(runs)); len(o) != 1 || o[0].FailedRun != 0 || o[0].Runs != runs {
+		t.Fatalf("the correct pool under control: %+v", o)
+	}
+	for _, c := range []struct{ test, kind, text string }{
+		{"TestGrowNoWake", "fail", ""},
+		{"TestGoexitLeaks", "deadlock", "Cond.Wait"},
+		{"TestPanicDoubleDone", "panic", "negative WaitGroup counter"},
+	} {
+		o := run(c.test, 1, rt.EnvRuns+"="+strconv.Itoa(runs))
+		if len(o) != 1 || o[0].FailedRun == 0 || o[0].Kind != c.kind || !strings.Contains(o[0].Error, c.text) || o[0].Schedule == "" {
+			t.Errorf("%s: want a %s (%q) with a schedule, got %+v", c.test, c.kind, c.text, o)
+			continue
+		}
+		if _, err := os.Stat(o[0].Schedule + noteSuffix); err != nil {
+			t.Errorf("%s: the case note beside the schedule: %v", c.test, err)
+		}
+		// Ten replays in one process.
+		replays := run(c.test, 10, rt.EnvSchedule+"="+o[0].Schedule)
+		matched := 0
+		for _, r := range replays {
+			if r.Replayed && r.Kind == c.kind && r.Checksum == o[0].Checksum {
+				matched++
+			}
+		}
+		if matched != 10 {
+			t.Errorf("%s: %d of %d replays reproduced run %d (%s, checksum %s): %+v", c.test, matched, len(replays), o[0].FailedRun, o[0].Kind, o[0].Checksum, replays)
+		}
+		t.Logf("%s: %s in run %d of %d, replayed %d/10", c.test, o[0].Kind, o[0].FailedRun, runs, matched)
+	}
+}

@@ -1,0 +1,42 @@
+package ctlpool
+
+import (
+	"testing"
+
+	"github.com/execspec/execspec/properties/pool"
+)
+
+// These tests mean something only under the controlled runtime (the
+// suite's TestControlledMode runs them so); run freely they are skipped.
+
+func check(t *testing.T, bugs func(*Pool), cfg pool.Config) {
+	if !pool.UnderControl() {
+		t.Skip("runs under the controlled runtime (properties/pool's TestControlledMode)")
+	}
+	cfg.Space = pool.Space{Capacity: [2]int{1, 3}}
+	cfg.MaxTasks = 24
+	cfg.MaxSubmitters = 3
+	pool.CheckOptions(t, func(o pool.Options) pool.Pool {
+		p := New(o.Capacity)
+		if bugs != nil {
+			bugs(p)
+		}
+		return &pool.Adapter{SubmitFunc: p.Submit, ResizeFunc: p.Resize, CloseFunc: p.Close}
+	}, cfg)
+}
+
+func TestCorrect(t *testing.T) {
+	check(t, nil, pool.Config{Panics: pool.PanicsRecovered, Goexit: true})
+}
+
+func TestGrowNoWake(t *testing.T) {
+	check(t, func(p *Pool) { p.GrowNoWake = true }, pool.Config{})
+}
+
+func TestGoexitLeaks(t *testing.T) {
+	check(t, func(p *Pool) { p.GoexitLeaks = true }, pool.Config{Goexit: true})
+}
+
+func TestPanicDoubleDone(t *testing.T) {
+	check(t, func(p *Pool) { p.PanicDoubleDone = true }, pool.Config{Panics: pool.PanicsRecovered})
+}
