@@ -546,6 +546,14 @@ func (w *Rewriter) selectStmt(n *ast.SelectStmt) *ast.BlockStmt {
 			List: []ast.Expr{&ast.BasicLit{Kind: token.INT, Value: strconv.Itoa(idx)}},
 			Body: append(first, cl.Body...)})
 	}
+	if !hasDefault {
+		// rt.Select without a default returns one of the cases or blocks
+		// for ever; the default clause is never taken, but it keeps the
+		// switch a terminating statement wherever the select was one (a
+		// function that ends in a select whose cases all return).
+		clauses = append(clauses, &ast.CaseClause{Body: []ast.Stmt{&ast.ExprStmt{X: &ast.CallExpr{
+			Fun: ast.NewIdent("panic"), Args: []ast.Expr{&ast.BasicLit{Kind: token.STRING, Value: `"execspec: rt.Select returned no case"`}}}}}})
+	}
 	args := append([]ast.Expr{ast.NewIdent(strconv.FormatBool(hasDefault))}, cases...)
 	sw := &ast.SwitchStmt{Switch: n.Select, Tag: &ast.CallExpr{Fun: rtSel("Select"), Args: args},
 		Body: &ast.BlockStmt{Lbrace: n.Body.Lbrace, List: clauses, Rbrace: n.Body.Rbrace}}

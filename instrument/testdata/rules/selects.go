@@ -61,5 +61,17 @@ outer:
 		}
 		out += "unreachable"
 	}
-	return fmt.Sprint(out, n, got)
+	b <- 9
+	return fmt.Sprint(out, n, got, first(quit, b))
+}
+
+// first ends in a select whose every case returns: the rewritten switch
+// must still be a terminating statement.
+func first(a <-chan bool, b <-chan int) int {
+	select {
+	case <-a:
+		return -1
+	case v := <-b:
+		return v
+	}
 }
