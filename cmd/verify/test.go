@@ -100,7 +100,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the schedules")
 	fs.StringVar(&f.run, "run", "", "run only the tests matching this regular expression (as go test -run)")
 	fs.StringVar(&f.replay, "replay", "", "replay this schedule file (printed with a failure) instead of searching")
-	fs.StringVar(&f.out, "out", filepath.Join(os.TempDir(), "execspec-schedules"), "directory for the schedules of failures")
+	fs.StringVar(&f.out, "out", "", "directory for the schedules of failures (default: execspec/schedules in the user's cache directory)")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "wall-clock limit of the whole go test run (a test that never ends)")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "yield points of one run before it is stopped as unknown (0: 100000)")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
@@ -117,7 +117,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "goroutines, and its schedule is saved: the printed command replays it exactly.")
 		fmt.Fprintln(stderr, "\nExamples:")
 		fmt.Fprintln(stderr, "  verify test ./pool --instrument github.com/panjf2000/ants/v2/... --strategy pct --runs 1000 --run TestTune")
-		fmt.Fprintln(stderr, "  verify test ./pool --instrument github.com/panjf2000/ants/v2/... --run '^TestTune$' --replay /tmp/execspec-schedules/TestTune.schedule")
+		fmt.Fprintln(stderr, "  verify test ./pool --instrument github.com/panjf2000/ants/v2/... --run '^TestTune$' --replay ~/.cache/execspec/schedules/TestTune.schedule")
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "\nExit codes: 0 every run passed, 1 a run failed, 2 usage, a package that does not")
@@ -170,6 +170,14 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else if !supportedGo(v) {
 		fmt.Fprintf(stderr, "verify test: %s is not supported: controlled runs need go test -overlay, testing/synctest and the channel layout of Go 1.25 or 1.26\n", v)
 		return exitUsage
+	}
+	if f.out == "" {
+		d, err := defaultOutDir("schedules")
+		if err != nil {
+			fmt.Fprintf(stderr, "verify test: %s\n", term(err.Error()))
+			return exitUsage
+		}
+		f.out = d
 	}
 	start := time.Now()
 	work, err := os.MkdirTemp("", "execspec-test-")

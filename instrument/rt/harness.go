@@ -25,7 +25,7 @@ type Options struct {
 	Runs     int    // 0: 100
 	Depth    int    // PCT's bug depth; 0: 3
 	Schedule string // replay: the schedule file
-	Out      string // directory for failing schedules; "": os.TempDir()/execspec-schedules
+	Out      string // directory for failing schedules; "": DefaultOut()
 	Report   string // if set, a JSON line per test is appended to this file
 	MaxSteps int
 	// Command, if set, is the command line that replays a failure, with
@@ -205,7 +205,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 				out.Error = "the test failed"
 			}
 			if rp == nil && !errors.Is(err, control.ErrBudget) {
-				path := schedulePath(o.Out, t.Name())
+				path := SchedulePath(o.Out, t.Name())
 				if serr := s.Save(path); serr != nil {
 					bt.Errorf("execspec/rt: %v", serr)
 				} else {
@@ -266,9 +266,22 @@ func kind(err error) string {
 	return "error"
 }
 
-func schedulePath(dir, test string) string {
+// DefaultOut is where the schedules of failing runs go when Options.Out
+// is empty: execspec/schedules in the user's cache directory (beside the
+// other files verify keeps), or in the temporary directory where there is
+// none.
+func DefaultOut() string {
+	if base, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(base, "execspec", "schedules")
+	}
+	return filepath.Join(os.TempDir(), "execspec-schedules")
+}
+
+// SchedulePath is the file the schedule of a failing run of test is saved
+// to in dir ("": DefaultOut()).
+func SchedulePath(dir, test string) string {
 	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "execspec-schedules")
+		dir = DefaultOut()
 	}
 	return filepath.Join(dir, filepath.Base(control.TestdataPath(test)))
 }

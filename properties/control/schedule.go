@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/execspec/execspec/traces"
 )
 
 // Schedule is the record of one controlled run: its decisions, the number
@@ -178,7 +180,17 @@ func (s Schedule) Save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("control: saving schedule: %w", err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	// Written whole or not at all, never through a symbolic link planted
+	// at the path (the directory may be a shared one).
+	out, err := traces.CreateOutput(path)
+	if err != nil {
+		return fmt.Errorf("control: saving schedule: %w", err)
+	}
+	if _, err := out.Write(b); err != nil {
+		out.Abort()
+		return fmt.Errorf("control: saving schedule: %w", err)
+	}
+	if err := out.Commit(); err != nil {
 		return fmt.Errorf("control: saving schedule: %w", err)
 	}
 	return nil

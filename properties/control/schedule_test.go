@@ -2,6 +2,7 @@ package control
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -97,5 +98,34 @@ func TestTestdataPath(t *testing.T) {
 	want := filepath.Join("testdata", "schedules", "TestSuite_worksteal_lost_wakeup_01.schedule")
 	if got != want {
 		t.Fatalf("%q, want %q", got, want)
+	}
+}
+
+// TestSaveRefusesALink: a schedule is written whole, and never through a
+// symbolic link planted where it goes (its directory may be shared).
+func TestSaveRefusesALink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "TestX.schedule")
+	if err := os.Symlink(victim, path); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	s := Schedule{Steps: 3, Checksum: 7}
+	if err := s.Save(path); err == nil {
+		t.Fatal("saved through a symbolic link")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+	os.Remove(path)
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil || got.Steps != 3 || got.Checksum != 7 {
+		t.Fatalf("saved and loaded: %+v, %v", got, err)
 	}
 }

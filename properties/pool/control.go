@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/instrument/rt"
-	"github.com/execspec/execspec/properties/control"
 )
 
 // The controlled mode. When an adapter's test runs under `verify test`
@@ -95,15 +94,8 @@ type runCases struct {
 }
 
 // schedulePath is where rt.Test saves the schedule of a failing run of
-// test (rt's rule: the directory of rt.EnvOut, the name from
-// control.TestdataPath).
-func schedulePath(test string) string {
-	dir := os.Getenv(rt.EnvOut)
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "execspec-schedules")
-	}
-	return filepath.Join(dir, filepath.Base(control.TestdataPath(test)))
-}
+// test: rt's rule, in the directory of rt.EnvOut.
+func schedulePath(test string) string { return rt.SchedulePath(os.Getenv(rt.EnvOut), test) }
 
 // nextCase returns the number of the case this CheckOptions call runs,
 // and records it in the note beside the schedule rt would save for a

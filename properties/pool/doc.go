@@ -99,7 +99,7 @@
 // the same case and the same interleaving:
 //
 //	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --runs 2000
-//	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --replay /tmp/execspec-schedules/TestAnts.schedule
+//	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --replay ~/.cache/execspec/schedules/TestAnts.schedule
 //
 // Under control the search stops at the first failing run and nothing
 // is shrunk; Report.Mode says which mode ran.
