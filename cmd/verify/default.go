@@ -68,7 +68,8 @@ func runDefault(ctx context.Context, _ []string, stdout, stderr io.Writer) int {
 		{"model --list", "the rules, invariants, properties and variants"},
 		{"cover --time 20s", "how much of the model a real executor's runs reach"},
 		{"run --executor broken/lost-wakeup", "the property suite catching a broken executor"},
-		{"-h", "every command (check, replay, run, ...)"},
+		{"test ./pkg --instrument MODULE/...", "a package's tests under controlled schedules, replayable"},
+		{"-h", "every command (check, replay, run, test, ...)"},
 	} {
 		// As the user ran this command: "verify …" or "go run ./cmd/verify …".
 		fmt.Fprintln(stdout, strings.TrimRight(fmt.Sprintf("  %-56s %s", selfCommand()+" "+l[0], l[1]), " "))
