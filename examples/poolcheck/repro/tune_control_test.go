@@ -15,7 +15,7 @@ import (
 // goroutines, locks, condition variable and atomics pass through a
 // scheduler) it fails within a few hundred runs and replays exactly:
 //
-//	go run ../../../cmd/verify test . --instrument github.com/panjf2000/ants/v2/... --run '^TestTuneGrow$' --runs 2000
+//	../../../verify test . --instrument github.com/panjf2000/ants/v2/... --run '^TestTuneGrow$' --runs 2000
 //
 // It is skipped in plain `go test` runs (set POOLCHECK_REPRO=1 to run it
 // freely): one trial finds nothing and waits for nothing.
