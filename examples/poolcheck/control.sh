@@ -30,7 +30,7 @@ targets=(
   "go.buggy.mod|./pond|TestPondGroup$|fail cancel-stops|github.com/alitto/pond/v2/...|pond v2.5.0 group"
   "go.buggy.mod|./pond1|TestPond1$|pass|github.com/alitto/pond/...|pond v1.9.1"
   "go.mod|./pond1|TestPond1$|fail cancel-stops|github.com/alitto/pond/...|pond v1.9.2"
-  # x/sync v0.6.0 (go.sync060.mod) cannot be selected: execspec requires x/sync v0.24.0 (through golang.org/x/tools)
+  "go.sync060.mod|./semaphore|TestSemaphore$|fail done-refused|golang.org/x/sync/semaphore|x/sync v0.6.0"
   "go.mod|./semaphore|TestSemaphore$|pass|golang.org/x/sync/semaphore|x/sync v0.24.0"
   "go.mod|./conc|TestConc$|fail reuse|github.com/sourcegraph/conc/...|conc v0.3.0"
   "go.conc240108.mod|./conc|TestConc$|fail errors-propagate|github.com/sourcegraph/conc/...|conc main 2024-01-08"
