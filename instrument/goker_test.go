@@ -20,10 +20,10 @@ func TestGoKer(t *testing.T) {
 	root := SourceRoot()
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil || root == "" {
-		t.Skip("no go command or module source at hand")
+		skipOutsideCI(t, "no go command or module source at hand")
 	}
 	if _, err := os.Stat(filepath.Join(strings.TrimSpace(string(goroot)), "src/runtime/testdata/testgoroutineleakprofile/goker/moby4951.go")); err != nil {
-		t.Skip("this Go installation has no GoBench kernels (Go 1.26 ships them)")
+		skipOutsideCI(t, "this Go installation has no GoBench kernels (Go 1.26 ships them)")
 	}
 	cmd := exec.Command("go", "run", "./bench/goker", "-copies", "1", "-runs", "100", "-json", "-only", "^(Moby4951|Cockroach584|Etcd6708)$")
 	cmd.Dir = root
