@@ -306,10 +306,20 @@ func TestProgressFigure(t *testing.T) {
 		return semAdapter(newSemPool(o.Capacity, func(p *semPool) { p.panicLeaks = true }))
 	}
 	w := Tasks(1, Task{Work: WorkPanic}, Task{}, Task{}, Task{})
-	err := RunWorkloadOptions(newPool, w, Config{Capacity: 1, Panics: PanicsRecovered})
+	// The 300 ms stall is discounted by twice the lateness of the canary:
+	// on a loaded machine (the whole suite runs beside it under -race) the
+	// discount can exceed it, and the case rightly passes. A pass is
+	// retried; a finding of another kind fails at once.
 	var f *Finding
-	if !errors.As(err, &f) || f.Key() != Progress+"/task panic" {
-		t.Fatalf("got %v", err)
+	for attempt := 1; ; attempt++ {
+		err := RunWorkloadOptions(newPool, w, Config{Capacity: 1, Panics: PanicsRecovered})
+		if errors.As(err, &f) && f.Key() == Progress+"/task panic" {
+			break
+		}
+		if err != nil || attempt == 5 {
+			t.Fatalf("attempt %d: got %v", attempt, err)
+		}
+		t.Logf("attempt %d: no finding (the machine was late through the stall)", attempt)
 	}
 	for _, s := range []string{"task 1 started 3", "ms after submit", "the pool's median start is ", "(bound ", "0 of 1 running"} {
 		if !strings.Contains(f.Detail, s) {
