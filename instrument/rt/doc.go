@@ -1,10 +1,10 @@
 // Package rt is the runtime that instrumented code calls: it runs the
 // goroutines of a test one at a time inside a testing/synctest bubble and
-// lets a strategy of properties/control (random, PCT, replay) choose, at
-// each yield point, which one runs next. It is linked into the test
-// binaries of the packages it controls, so it imports nothing but the
-// standard library and properties/control (for the strategies and the
-// schedule format).
+// lets a strategy (random, PCT, replay: properties/control/sched, the
+// same as properties/control's) choose, at each yield point, which one
+// runs next. It is linked into the test binaries of the packages it
+// controls, so it imports nothing but the standard library and
+// properties/control/sched (standard library only itself).
 //
 // Vocabulary:
 //   - A controlled goroutine is goroutine 0 (the test's body) or one
@@ -39,7 +39,7 @@
 //   - Fairness: after Config.Fair consecutive steps of one goroutine while
 //     others could run, the next runs, so that a spin loop cannot hold a
 //     search forever.
-//   - A run's Schedule (properties/control's format) records its choices,
+//   - A run's Schedule (properties/control/sched's format) records its choices,
 //     steps and checksum; Replay reruns it and checks the checksum.
 //
 // Entry points: Test (what the rewriter makes of each TestXxx: runs from

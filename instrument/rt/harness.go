@@ -13,7 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/control/sched"
 )
 
 // Options say how Test runs a test body: which strategy, how many runs,
@@ -137,20 +137,20 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	if runs <= 0 {
 		runs = 100
 	}
-	var strategy control.Strategy
-	var replay control.Schedule
+	var strategy sched.Strategy
+	var replay sched.Schedule
 	switch o.Strategy {
 	case "", "random":
 		o.Strategy = "random"
-		strategy = control.Random(o.Seed)
+		strategy = sched.Random(o.Seed)
 	case "pct":
 		depth := o.Depth
 		if depth <= 0 {
 			depth = 3
 		}
-		strategy = control.NewPCT(depth, 0, o.Seed)
+		strategy = sched.NewPCT(depth, 0, o.Seed)
 	case "replay":
-		s, err := control.Load(o.Schedule)
+		s, err := sched.Load(o.Schedule)
 		if err != nil {
 			t.Fatalf("execspec/rt: %v", err)
 		}
@@ -168,9 +168,9 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 		}
 	}()
 	for i := range runs {
-		rp := (*control.Replay)(nil)
+		rp := (*sched.Replay)(nil)
 		if o.Strategy == "replay" {
-			rp = control.NewReplay(replay)
+			rp = sched.NewReplay(replay)
 			strategy = rp
 		}
 		out.Runs = i + 1
@@ -204,7 +204,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 			} else {
 				out.Error = "the test failed"
 			}
-			if rp == nil && !errors.Is(err, control.ErrBudget) {
+			if rp == nil && !errors.Is(err, sched.ErrBudget) {
 				path := SchedulePath(o.Out, t.Name())
 				if serr := s.Save(path); serr != nil {
 					bt.Errorf("execspec/rt: %v", serr)
@@ -231,15 +231,15 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	}
 }
 
-func diverged(rp *control.Replay, s, want control.Schedule) error {
+func diverged(rp *sched.Replay, s, want sched.Schedule) error {
 	if err := rp.Err(); err != nil {
 		return err
 	}
 	if rp.Used() != len(want.Choices) {
-		return fmt.Errorf("%w: the run ended after %d of the schedule's %d choices", control.ErrDiverged, rp.Used(), len(want.Choices))
+		return fmt.Errorf("%w: the run ended after %d of the schedule's %d choices", sched.ErrDiverged, rp.Used(), len(want.Choices))
 	}
 	if s.Steps != want.Steps || s.Checksum != want.Checksum {
-		return fmt.Errorf("%w: %d steps, checksum %016x; the schedule recorded %d steps, checksum %016x", control.ErrDiverged, s.Steps, s.Checksum, want.Steps, want.Checksum)
+		return fmt.Errorf("%w: %d steps, checksum %016x; the schedule recorded %d steps, checksum %016x", sched.ErrDiverged, s.Steps, s.Checksum, want.Steps, want.Checksum)
 	}
 	return nil
 }
@@ -258,9 +258,9 @@ func kind(err error) string {
 			return KindExit
 		}
 		return "panic"
-	case errors.Is(err, control.ErrBudget):
+	case errors.Is(err, sched.ErrBudget):
 		return "budget"
-	case errors.Is(err, control.ErrDiverged):
+	case errors.Is(err, sched.ErrDiverged):
 		return "diverged"
 	}
 	return "error"
@@ -283,7 +283,7 @@ func SchedulePath(dir, test string) string {
 	if dir == "" {
 		dir = DefaultOut()
 	}
-	return filepath.Join(dir, filepath.Base(control.TestdataPath(test)))
+	return filepath.Join(dir, filepath.Base(sched.TestdataPath(test)))
 }
 
 func writeOutcome(t *testing.T, path string, out Outcome) {
@@ -300,23 +300,23 @@ func writeOutcome(t *testing.T, path string, out Outcome) {
 
 // runOnce runs main under control; it must be called on the root
 // goroutine of a synctest bubble.
-func runOnce(cfg Config, main func()) (control.Schedule, error) {
+func runOnce(cfg Config, main func()) (sched.Schedule, error) {
 	r := newRun(cfg)
 	if !active.CompareAndSwap(nil, r) {
-		return control.Schedule{}, errors.New("execspec/rt: a controlled run is already in progress (tests under control cannot run in parallel)")
+		return sched.Schedule{}, errors.New("execspec/rt: a controlled run is already in progress (tests under control cannot run in parallel)")
 	}
 	defer active.Store(nil)
 	err := r.coordinate(main)
-	return control.Schedule{Choices: r.choices, Steps: r.steps, Checksum: r.sum}, err
+	return sched.Schedule{Choices: r.choices, Steps: r.steps, Checksum: r.sum}, err
 }
 
 // Replay runs body once under the choices of s, like Run, and checks that
 // the run followed them and reproduced s's steps and checksum: it returns
-// an error wrapping control.ErrDiverged if not, otherwise the run's own
+// an error wrapping sched.ErrDiverged if not, otherwise the run's own
 // error (the failure that s recorded).
-func Replay(t *testing.T, s control.Schedule, body func(t *testing.T)) error {
+func Replay(t *testing.T, s sched.Schedule, body func(t *testing.T)) error {
 	t.Helper()
-	rp := control.NewReplay(s)
+	rp := sched.NewReplay(s)
 	got, err := Run(t, Config{Strategy: rp}, body)
 	if derr := diverged(rp, got, s); derr != nil {
 		return derr
@@ -326,9 +326,9 @@ func Replay(t *testing.T, s control.Schedule, body func(t *testing.T)) error {
 
 // Run runs body once under control in a synctest bubble of t, with cfg,
 // and returns the run's schedule and error: nil, a *HangError (deadlock
-// or leak), a *PanicError, or an error wrapping control.ErrBudget or
-// control.ErrStrategy. A body that fails t fails it as usual.
-func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s control.Schedule, err error) {
+// or leak), a *PanicError, or an error wrapping sched.ErrBudget or
+// sched.ErrStrategy. A body that fails t fails it as usual.
+func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s sched.Schedule, err error) {
 	t.Helper()
 	if err := checkGo(); err != nil {
 		return s, err

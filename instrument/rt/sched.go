@@ -15,19 +15,18 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/execspec/execspec/executor"
-	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/control/sched"
 )
 
 // Config sets the strategy and budgets of one controlled run. The zero
-// Config works: control.Random(1), DefaultMaxSteps, DefaultFair,
+// Config works: sched.Random(1), DefaultMaxSteps, DefaultFair,
 // DefaultHorizon.
 type Config struct {
 	// Strategy chooses among the enabled goroutines at each decision
-	// (control.Random, control.NewPCT, control.NewReplay, ...).
-	Strategy control.Strategy
+	// (sched.Random, sched.NewPCT, sched.NewReplay, ...).
+	Strategy sched.Strategy
 	// MaxSteps bounds the yield points of a run; a run that reaches it
-	// stops with an error wrapping control.ErrBudget (unknown, not a
+	// stops with an error wrapping sched.ErrBudget (unknown, not a
 	// failure).
 	MaxSteps int
 	// Fair bounds the consecutive steps of one goroutine while others are
@@ -104,7 +103,7 @@ func IsAbort(v any) bool { return v == abortValue }
 type run struct {
 	gen      uint64 // this run's number: state of controlled sync values is valid for one run
 	cfg      Config
-	strategy control.Strategy
+	strategy sched.Strategy
 	caseRand *rand.Rand
 
 	gs      []*gor
@@ -114,7 +113,7 @@ type run struct {
 	steps   int
 	prog    atomic.Int64 // steps, for the coordinator's watch
 	sum     uint64
-	choices []control.Choice
+	choices []sched.Choice
 	streak  int
 	last    *gor
 	cand    []*gor
@@ -239,7 +238,7 @@ func (r *run) mix(v uint64) { r.sum = (r.sum ^ v) * fnvPrime }
 
 func newRun(cfg Config) *run {
 	if cfg.Strategy == nil {
-		cfg.Strategy = control.Random(1)
+		cfg.Strategy = sched.Random(1)
 	}
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
@@ -255,7 +254,7 @@ func newRun(cfg Config) *run {
 	}
 	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1), adoptCh: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
-	if _, ok := cfg.Strategy.(*control.PCT); ok {
+	if _, ok := cfg.Strategy.(*sched.PCT); ok {
 		// PCT chooses goroutines by priority; the cases of a select are
 		// chosen from a stream of their own.
 		r.caseRand = rand.New(rand.NewPCG(cfg.Seed, 0x2545f4914f6cdd1d))
@@ -333,7 +332,7 @@ func (r *run) step(g *gor, op uint64) {
 	r.mix(tagStep)
 	r.mix(uint64(g.id)<<8 | op)
 	if r.steps > r.cfg.MaxSteps {
-		r.fail(fmt.Errorf("%w: %d steps (goroutine %d)", control.ErrBudget, r.cfg.MaxSteps, g.id))
+		r.fail(fmt.Errorf("%w: %d steps (goroutine %d)", sched.ErrBudget, r.cfg.MaxSteps, g.id))
 		panic(abortValue)
 	}
 }
@@ -434,12 +433,12 @@ func (r *run) choose(g *gor, curRunnable bool, cands []*gor) *gor {
 			ids = append(ids, h.id)
 		}
 		r.ids = ids
-		i := r.decide(control.Decision{N: len(r.choices), Step: r.steps, Current: g.id,
-			Point: executor.PointNone, CurrentRunnable: curRunnable, Runnable: ids})
+		i := r.decide(sched.Decision{N: len(r.choices), Step: r.steps, Current: g.id,
+			CurrentRunnable: curRunnable, Runnable: ids})
 		if i < 0 {
 			return nil
 		}
-		r.choices = append(r.choices, control.Choice{Index: i, Of: len(ids), Preempt: curRunnable && i != 0})
+		r.choices = append(r.choices, sched.Choice{Index: i, Of: len(ids), Preempt: curRunnable && i != 0})
 		next = cands[i]
 	}
 	if next == r.last && len(cands) > 1 {
@@ -452,7 +451,7 @@ func (r *run) choose(g *gor, curRunnable bool, cands []*gor) *gor {
 }
 
 // decide asks the Strategy; a bad choice stops the run.
-func (r *run) decide(d control.Decision) int {
+func (r *run) decide(d sched.Decision) int {
 	i := r.strategy.Choose(d)
 	if i < 0 || i >= len(d.Runnable) {
 		var why error
@@ -460,7 +459,7 @@ func (r *run) decide(d control.Decision) int {
 			why = e.Err()
 		}
 		if why == nil {
-			why = fmt.Errorf("%w: choice %d of %d at decision %d", control.ErrStrategy, i, len(d.Runnable), d.N)
+			why = fmt.Errorf("%w: choice %d of %d at decision %d", sched.ErrStrategy, i, len(d.Runnable), d.N)
 		}
 		r.fail(why)
 		return -1
@@ -480,12 +479,12 @@ func (r *run) pickCase(g *gor, n int) int {
 			ids = append(ids, g.id)
 		}
 		r.ids = ids
-		i = r.decide(control.Decision{N: len(r.choices), Step: r.steps, Current: g.id, CurrentRunnable: true, Runnable: ids})
+		i = r.decide(sched.Decision{N: len(r.choices), Step: r.steps, Current: g.id, CurrentRunnable: true, Runnable: ids})
 		if i < 0 {
 			panic(abortValue)
 		}
 	}
-	r.choices = append(r.choices, control.Choice{Index: i, Of: n})
+	r.choices = append(r.choices, sched.Choice{Index: i, Of: n})
 	r.mix(tagCase)
 	r.mix(uint64(i))
 	return i

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/control/sched"
 )
 
 // Config sets the budgets of a Controller. The zero Config works: it means
@@ -144,15 +145,8 @@ func (c *Controller) Strategy() Strategy { return c.strategy }
 
 // Errors of Run.
 var (
-	// ErrBudget is wrapped by the error of a run that reached MaxSteps.
-	ErrBudget = errors.New("control: step budget exceeded")
 	// ErrBusy is returned by Run when another Run is in progress.
 	ErrBusy = errors.New("control: Run called while another run is in progress")
-	// ErrDiverged is wrapped by the error of a replay that did not follow
-	// its schedule or whose checksum differs.
-	ErrDiverged = errors.New("control: replay diverged")
-	// ErrStrategy is wrapped when a Strategy returned an impossible choice.
-	ErrStrategy = errors.New("control: bad choice")
 )
 
 // BlockedGoroutine is one goroutine found blocked in a deadlock.
@@ -581,7 +575,7 @@ func (c *Controller) choose(cur *gor, curRunnable bool, cands []*gor) (idx int, 
 		N:               len(c.choices),
 		Step:            c.steps,
 		Current:         cur.id,
-		Point:           cur.point,
+		Point:           sched.Point(cur.point),
 		CurrentRunnable: curRunnable,
 		Runnable:        ids,
 	}
@@ -629,11 +623,11 @@ func (c *Controller) Replay(main func(), s Schedule) error {
 	c.strategy = r
 	defer func() { c.strategy = old }()
 	err := c.Run(main)
-	if r.err != nil {
-		return r.err
+	if err := r.Err(); err != nil {
+		return err
 	}
-	if r.next != len(s.Choices) {
-		return fmt.Errorf("%w: the run ended after %d of the schedule's %d choices", ErrDiverged, r.next, len(s.Choices))
+	if r.Used() != len(s.Choices) {
+		return fmt.Errorf("%w: the run ended after %d of the schedule's %d choices", ErrDiverged, r.Used(), len(s.Choices))
 	}
 	if c.steps != s.Steps || c.sum != s.Checksum {
 		return fmt.Errorf("%w: %d steps, checksum %016x; the schedule recorded %d steps, checksum %016x", ErrDiverged, c.steps, c.sum, s.Steps, s.Checksum)

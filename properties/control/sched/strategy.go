@@ -1,22 +1,35 @@
-package control
+package sched
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+)
 
-	"pgregory.net/rapid"
+// Point names the yield point a goroutine reached: an executor.Point of
+// the built-in executors, or 0 under instrumentation.
+type Point uint8
 
-	"github.com/execspec/execspec/executor"
+// Errors of controlled runs.
+var (
+	// ErrBudget is wrapped by the error of a run that reached its step
+	// budget.
+	ErrBudget = errors.New("control: step budget exceeded")
+	// ErrDiverged is wrapped by the error of a replay that did not follow
+	// its schedule or whose checksum differs.
+	ErrDiverged = errors.New("control: replay diverged")
+	// ErrStrategy is wrapped when a Strategy returned an impossible choice.
+	ErrStrategy = errors.New("control: bad choice")
 )
 
 // Decision is what a Strategy is asked at a yield point where more than one
 // goroutine can run. It is valid only during the Choose call.
 type Decision struct {
-	N               int            // decisions so far in this run
-	Step            int            // yield points so far in this run (this one included)
-	Current         int            // the goroutine that reached the yield point (or returned)
-	Point           executor.Point // where Current is
-	CurrentRunnable bool           // Current may continue; it is then Runnable[0]
+	N               int   // decisions so far in this run
+	Step            int   // yield points so far in this run (this one included)
+	Current         int   // the goroutine that reached the yield point (or returned)
+	Point           Point // where Current is
+	CurrentRunnable bool  // Current may continue; it is then Runnable[0]
 	// Runnable are the goroutines that may run next: Current first when it
 	// may continue, then the others in the order they were started. The
 	// choice is an index into it, so choosing 0 never preempts: a schedule
@@ -60,36 +73,6 @@ func Random(seed uint64) Strategy {
 }
 
 func (s *random) Choose(d Decision) int { return s.r.IntN(len(d.Runnable)) }
-
-// rapidChooser draws each choice from a rapid test.
-type rapidChooser struct {
-	t    *rapid.T
-	gens []*rapid.Generator[int] // gens[n] draws from [0, n)
-}
-
-// RapidChooser returns a Strategy that draws each choice from t with
-// rapid.IntRange(0, n-1), labelled "schedule". The schedule is then part of
-// the test case: rapid shrinks it together with the workload, towards
-// zeros, which means fewer context switches (see Decision.Runnable).
-//
-// The draws happen on controlled goroutines, one at a time; rapid's own
-// panics (when a shrunk case runs out of data) stop the run and are
-// re-panicked by Run on the test's goroutine, where rapid expects them.
-// Use one RapidChooser per rapid test case.
-func RapidChooser(t *rapid.T) Strategy { return &rapidChooser{t: t} }
-
-func (s *rapidChooser) Choose(d Decision) int {
-	n := len(d.Runnable)
-	for len(s.gens) <= n {
-		s.gens = append(s.gens, nil)
-	}
-	g := s.gens[n]
-	if g == nil {
-		g = rapid.IntRange(0, n-1)
-		s.gens[n] = g
-	}
-	return g.Draw(s.t, "schedule")
-}
 
 // Replay is a Strategy that makes the choices of a recorded Schedule, and
 // notices when the run does not match them.

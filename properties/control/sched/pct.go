@@ -1,10 +1,8 @@
-package control
+package sched
 
 import (
 	"math/rand/v2"
 	"slices"
-
-	"pgregory.net/rapid"
 )
 
 // PCT is probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi,
@@ -23,7 +21,7 @@ import (
 //
 // A PCT carries its random stream from run to run and must be used by one
 // Controller at a time. Its zero value is not usable; call NewPCT or
-// RapidPCT.
+// NewPCTFunc.
 type PCT struct {
 	depth int
 	steps int // k, 0 = learn
@@ -43,26 +41,13 @@ type change struct{ step, prio int }
 // about steps yield points (0: learn it from the runs), seeded with seed.
 func NewPCT(depth, steps int, seed uint64) *PCT {
 	r := rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d))
-	return newPCT(depth, steps, r.IntN)
+	return NewPCTFunc(depth, steps, r.IntN)
 }
 
-// RapidPCT returns a PCT strategy whose priorities and change points are
-// drawn from t, so that they shrink with the workload. Use one per rapid
-// test case. steps is k (required: one case is one run, nothing to learn).
-func RapidPCT(t *rapid.T, depth, steps int) *PCT {
-	var gens []*rapid.Generator[int]
-	return newPCT(depth, max(steps, 1), func(n int) int {
-		for len(gens) <= n {
-			gens = append(gens, nil)
-		}
-		if gens[n] == nil {
-			gens[n] = rapid.IntRange(0, n-1)
-		}
-		return gens[n].Draw(t, "pct")
-	})
-}
-
-func newPCT(depth, steps int, intn func(int) int) *PCT {
+// NewPCTFunc returns a PCT strategy whose priorities and change points
+// are drawn by intn (a uniform draw from [0, n)): control.RapidPCT draws
+// them from a rapid test so that they shrink with the workload.
+func NewPCTFunc(depth, steps int, intn func(n int) int) *PCT {
 	return &PCT{depth: max(depth, 1), steps: steps, intn: intn}
 }
 

@@ -1,4 +1,4 @@
-package control
+package sched
 
 import (
 	"bufio"
@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/execspec/execspec/traces"
 )
 
 // Schedule is the record of one controlled run: its decisions, the number
@@ -174,24 +172,33 @@ func (s *Schedule) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// Save writes s to path in its text form, creating the directory.
+// Save writes s to path in its text form, creating the directory. The file
+// is written whole (a temporary file renamed over path) and never through
+// a symbolic link, a directory or any other non-regular file at path (the
+// directory may be a shared one).
 func (s Schedule) Save(path string) error {
 	b, _ := s.MarshalText()
+	fail := func(err error) error { return fmt.Errorf("control: saving schedule: %w", err) }
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("control: saving schedule: %w", err)
+		return fail(err)
 	}
-	// Written whole or not at all, never through a symbolic link planted
-	// at the path (the directory may be a shared one).
-	out, err := traces.CreateOutput(path)
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return fail(fmt.Errorf("%s is not a regular file (%v): neither followed nor replaced", path, st.Mode().Type()))
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("control: saving schedule: %w", err)
+		return fail(err)
 	}
-	if _, err := out.Write(b); err != nil {
-		out.Abort()
-		return fmt.Errorf("control: saving schedule: %w", err)
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := out.Commit(); err != nil {
-		return fmt.Errorf("control: saving schedule: %w", err)
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fail(err)
 	}
 	return nil
 }
