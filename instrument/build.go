@@ -13,10 +13,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -38,11 +41,22 @@ func Format(fset *token.FileSet, f *ast.File, sourcePos bool) ([]byte, error) {
 
 // Config says what to build under control.
 type Config struct {
-	Dir        string   // the directory go test runs in (inside the user's module)
-	Tests      []string // packages whose tests run under control (and whose own files are rewritten)
-	Instrument []string // further packages rewritten wholesale (patterns: a module path, ./..., ...)
-	Out        string   // a fresh directory for the rewritten files, overlay.json and, if needed, go.mod
-	Root       string   // the execspec module's source, if the user's module does not require it ("" = find it)
+	Dir   string   // the directory go test runs in (inside the user's module)
+	Tests []string // packages whose tests run under control (and whose own files are rewritten)
+	// Instrument are further packages rewritten wholesale (patterns: a
+	// module path, ./..., ...). A pattern without "..." also covers the
+	// packages below it that the tests link (a module's path names the
+	// module's packages).
+	Instrument []string
+	Out        string // a fresh directory for the rewritten files, overlay.json and, if needed, go.mod
+	Root       string // the execspec module's source, if the user's module does not require it ("" = find it)
+	// Cache, if set, keeps builds by the content of what they are built
+	// from (the sources of the packages rewritten, go.mod and go.sum, the
+	// Go version and the rewriter): a build whose inputs did not change is
+	// not loaded, type-checked and rewritten again, and its files keep
+	// their paths so that go's build cache holds their compiled form. The
+	// build is then in a directory under Cache and Out is not used.
+	Cache string
 }
 
 // Build is an instrumented build ready for go test.
@@ -57,6 +71,8 @@ type Build struct {
 	// instrumented (the standard library apart): their goroutines,
 	// channels and locks run outside the scheduler.
 	Uncontrolled []string
+	// Cached says that the build was found in Config.Cache.
+	Cached bool `json:"-"`
 
 	modcache string
 	copies   map[string]string // module directory in the module cache → its copy in Out
@@ -73,8 +89,16 @@ func (b *Build) Flags() []string {
 	return fl
 }
 
+// loadMode type-checks the packages to rewrite from their source and takes
+// the types of their dependencies from export data (compiled, and cached,
+// by the go command): type-checking every dependency from source took
+// most of an instrumented build's time.
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
-	packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps | packages.NeedModule
+	packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule
+
+// listMode lists the packages linked into the tests, with their files and
+// modules, without type-checking anything.
+const listMode = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
 
 // Errors of Instrument.
 var (
@@ -83,9 +107,210 @@ var (
 	ErrNoTests = errors.New("has no test files")
 )
 
-// Instrument rewrites the packages of cfg into cfg.Out and writes the
-// overlay that hands them to go test. Nothing is written outside cfg.Out.
+// Instrument rewrites the packages of cfg into cfg.Out (or a directory of
+// cfg.Cache) and writes the overlay that hands them to go test. Nothing is
+// written outside cfg.Out and cfg.Cache.
 func Instrument(cfg Config) (*Build, error) {
+	linked, err := packages.Load(&packages.Config{Mode: listMode, Dir: cfg.Dir, Tests: true}, cfg.Tests...)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", strings.Join(cfg.Tests, " "), err)
+	}
+	if err := loadErrors(linked, cfg.Tests); err != nil {
+		return nil, err
+	}
+	patterns := expandPatterns(cfg.Instrument, linked)
+	if cfg.Cache == "" {
+		return instrument(cfg, patterns, linked)
+	}
+	key, err := buildKey(cfg, patterns, linked)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(cfg.Cache, key)
+	if b, err := readBuild(dir); err == nil {
+		b.Cached = true
+		now := time.Now()
+		_ = os.Chtimes(dir, now, now)
+		return b, nil
+	}
+	if err := os.MkdirAll(cfg.Cache, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(cfg.Cache, ".new-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	// The build is made in its final directory (its paths are written
+	// into overlay.json and go.mod), reserved by renaming the temporary
+	// one; a concurrent builder of the same key keeps its own.
+	if err := os.Rename(tmp, dir); err != nil {
+		if b, err := readBuild(dir); err == nil {
+			return b, nil
+		}
+		return nil, fmt.Errorf("build cache: %w", err)
+	}
+	cfg.Out = dir
+	b, err := instrument(cfg, patterns, linked)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := writeBuild(dir, b); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	pruneCache(cfg.Cache, dir)
+	return b, nil
+}
+
+// expandPatterns adds, for each pattern that names a package path (not a
+// file system path, no "..."), the packages below it that the tests link:
+// a module's path then covers the module's packages.
+func expandPatterns(patterns []string, linked []*packages.Package) []string {
+	var out []string
+	below := map[string]bool{}
+	for _, pat := range patterns {
+		out = append(out, pat)
+		if strings.Contains(pat, "...") || strings.HasPrefix(pat, ".") || filepath.IsAbs(pat) {
+			continue
+		}
+		packages.Visit(linked, nil, func(p *packages.Package) {
+			if strings.HasPrefix(p.PkgPath, pat+"/") && !below[p.PkgPath] {
+				below[p.PkgPath] = true
+				out = append(out, p.PkgPath)
+			}
+		})
+	}
+	return out
+}
+
+// cacheVersion changes when the form of a cached build changes.
+const cacheVersion = "execspec-build 2"
+
+// buildKey hashes what a build is made from: the configuration, the Go
+// version, the rewriter (the running executable), go.mod and go.sum, and
+// the source files of every package that may be rewritten.
+func buildKey(cfg Config, patterns []string, linked []*packages.Package) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%q\n%q\n%q\n%s\n", cacheVersion, runtime.Version(), cfg.Dir, cfg.Tests, patterns, cfg.Root)
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(h, "%s %d %d\n", exe, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	if gomod := goEnv(cfg.Dir, "GOMOD"); gomod != "" {
+		for _, f := range []string{gomod, strings.TrimSuffix(gomod, ".mod") + ".sum"} {
+			data, _ := os.ReadFile(f)
+			fmt.Fprintf(h, "%s %d\n", f, len(data))
+			h.Write(data)
+		}
+	}
+	var extra []*packages.Package
+	if len(patterns) > 0 {
+		var err error
+		extra, err = packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles, Dir: cfg.Dir}, patterns...)
+		if err != nil {
+			return "", fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
+		}
+		if err := loadErrors(extra, patterns); err != nil {
+			return "", err
+		}
+	}
+	// The packages rewritten, and every package of a module outside the
+	// module cache (their types shape the rewriting; those of the module
+	// cache are named by go.sum).
+	var files []string
+	add := func(p *packages.Package) {
+		files = append(files, p.GoFiles...)
+		files = append(files, p.OtherFiles...)
+		files = append(files, p.EmbedFiles...)
+	}
+	for _, p := range extra {
+		add(p)
+	}
+	modcache := goEnv(cfg.Dir, "GOMODCACHE")
+	packages.Visit(linked, nil, func(p *packages.Package) {
+		if p.Module != nil && (modcache == "" || !strings.HasPrefix(p.Module.Dir, modcache+string(filepath.Separator))) {
+			add(p)
+		}
+	})
+	for _, f := range dedup(files) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12]), nil
+}
+
+// The state of a Build that a cached one needs.
+type buildFile struct {
+	Build
+	Copies       map[string]string
+	Replaces     []string
+	OverlayFiles map[string]string
+}
+
+func writeBuild(dir string, b *Build) error {
+	data, err := json.Marshal(buildFile{Build: *b, Copies: b.copies, Replaces: b.replaces, OverlayFiles: b.overlay})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "build.json"), data, 0o644)
+}
+
+func readBuild(dir string) (*Build, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "build.json"))
+	if err != nil {
+		return nil, err
+	}
+	var f buildFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, err
+	}
+	b := f.Build
+	b.copies, b.replaces, b.overlay = f.Copies, f.Replaces, f.OverlayFiles
+	if _, err := os.Stat(b.Overlay); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// cacheKeep is how many builds a cache keeps (the most recently used).
+const cacheKeep = 8
+
+// pruneCache removes the builds of cache beyond the cacheKeep most
+// recently used, never keep.
+func pruneCache(cache, keep string) {
+	ents, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	type ent struct {
+		path string
+		t    time.Time
+	}
+	var es []ent
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			es = append(es, ent{filepath.Join(cache, e.Name()), info.ModTime()})
+		}
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].t.After(es[j].t) })
+	for i, e := range es {
+		if i >= cacheKeep && e.path != keep {
+			os.RemoveAll(e.path)
+		}
+	}
+}
+
+func instrument(cfg Config, patterns []string, linked []*packages.Package) (*Build, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -100,21 +325,19 @@ func Instrument(cfg Config) (*Build, error) {
 		return nil, err
 	}
 	var extra []*packages.Package
-	if len(cfg.Instrument) > 0 {
+	if len(patterns) > 0 {
 		lcfg.Tests = false
-		extra, err = packages.Load(lcfg, cfg.Instrument...)
+		extra, err = packages.Load(lcfg, patterns...)
 		if err != nil {
-			return nil, fmt.Errorf("loading %s: %w", strings.Join(cfg.Instrument, " "), err)
+			return nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 		}
-		if err := loadErrors(extra, cfg.Instrument); err != nil {
+		if err := loadErrors(extra, patterns); err != nil {
 			return nil, err
 		}
 	}
 	rewritten := map[string]bool{}
-	testBins := map[string]bool{}
 	for _, p := range tested {
 		if strings.HasSuffix(p.ID, ".test") {
-			testBins[p.ID] = true
 			continue
 		}
 		if !strings.Contains(p.ID, "[") {
@@ -146,8 +369,8 @@ func Instrument(cfg Config) (*Build, error) {
 	b.Packages = dedup(b.Packages)
 	b.Tested = dedup(b.Tested)
 	seen := map[string]bool{}
-	packages.Visit(tested, nil, func(p *packages.Package) {
-		if seen[p.PkgPath] || rewritten[p.PkgPath] || p.Module == nil || testBins[p.ID] || strings.HasPrefix(p.PkgPath, "github.com/execspec/execspec/") {
+	packages.Visit(linked, nil, func(p *packages.Package) {
+		if seen[p.PkgPath] || rewritten[p.PkgPath] || p.Module == nil || strings.HasSuffix(p.ID, ".test") || strings.HasPrefix(p.PkgPath, "github.com/execspec/execspec/") {
 			return
 		}
 		seen[p.PkgPath] = true
@@ -261,12 +484,45 @@ func (b *Build) copyModule(out string, m *packages.Module) (string, error) {
 		}
 		return os.WriteFile(dst, data, 0o644)
 	})
+	if err == nil {
+		err = raiseGo(cp, m.Path)
+	}
 	if err != nil {
 		return "", fmt.Errorf("copying module %s: %w", m.Path, err)
 	}
 	b.copies[m.Dir] = cp
 	b.replaces = append(b.replaces, fmt.Sprintf("replace %s %s => %s", m.Path, m.Version, cp))
 	return cp, nil
+}
+
+// minGo is the least language version of a rewritten module: rewritten
+// code calls the runtime's generic functions.
+const minGo = 18
+
+var goDirective = regexp.MustCompile(`(?m)^go[ \t]+1\.(\d+)(\.\d+)?[ \t]*(//.*)?$`)
+
+// raiseGo makes the go.mod of the module copied into dir declare at least
+// go 1.18 (a module without go.mod, from before modules, gets one): the
+// language version of rewritten files must allow generics. It is raised no
+// further (from 1.22 on, loop variables change meaning).
+func raiseGo(dir, path string) error {
+	name := filepath.Join(dir, "go.mod")
+	data, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.WriteFile(name, fmt.Appendf(nil, "module %s\n\ngo 1.%d\n", path, minGo), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	m := goDirective.FindSubmatchIndex(data)
+	if m == nil {
+		data = fmt.Appendf(data, "\ngo 1.%d\n", minGo)
+	} else if v, _ := strconv.Atoi(string(data[m[2]:m[3]])); v < minGo {
+		data = slices.Concat(data[:m[0]], fmt.Appendf(nil, "go 1.%d", minGo), data[m[1]:])
+	} else {
+		return nil
+	}
+	return os.WriteFile(name, data, 0o644)
 }
 
 func goEnv(dir, name string) string {

@@ -40,6 +40,7 @@ type testFlags struct {
 	json       bool
 	quiet      bool
 	keep       bool
+	noCache    bool
 }
 
 type listFlag struct{ dst *[]string }
@@ -106,6 +107,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.keep, "keep", false, "keep the rewritten files and the overlay (their directory is printed)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "rewrite afresh in a temporary directory instead of reusing a build of the same sources kept in the user's cache directory")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify test [flags] [PACKAGE...]")
 		fmt.Fprintln(stderr, "\nRewrites the packages under test and those named by --instrument so that their")
@@ -185,10 +187,13 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
 		return exitUsage
 	}
-	if f.keep {
-		fmt.Fprintf(stderr, "verify test: the rewritten files and the overlay are in %s\n", work)
-	} else {
-		defer os.RemoveAll(work)
+	defer os.RemoveAll(work)
+	// Builds are kept by the content of their inputs in the user's cache
+	// directory: an unchanged build is neither rewritten again nor
+	// compiled again (its files keep their paths for go's build cache).
+	cache, cerr := defaultOutDir("builds")
+	if cerr != nil || f.noCache {
+		cache = ""
 	}
 	cwd, _ := os.Getwd()
 	if !f.quiet {
@@ -198,10 +203,20 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, " ...")
 	}
-	b, err := instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: work})
+	buildDir := filepath.Join(work, "build")
+	if f.keep && cache == "" {
+		if buildDir, err = os.MkdirTemp("", "execspec-build-"); err != nil {
+			fmt.Fprintf(stderr, "verify test: %v\n", err)
+			return exitUsage
+		}
+	}
+	b, err := instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: buildDir, Cache: cache})
 	if err != nil {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
 		return exitUsage
+	}
+	if f.keep {
+		fmt.Fprintf(stderr, "verify test: the rewritten files and the overlay are in %s\n", filepath.Dir(b.Overlay))
 	}
 	rep := testReport{Packages: b.Tested, Instrumented: b.Packages, Rewrites: b.Counts, Uncontrolled: b.Uncontrolled,
 		Strategy: f.strategy, Seed: f.seed, Runs: f.runs}
@@ -209,7 +224,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		rep.Strategy, rep.Runs = "replay", 1
 	}
 	if !f.quiet {
-		fmt.Fprintf(stderr, "verify test: %d files rewritten in %s (%s) in %.1fs\n", len(b.Files), strings.Join(b.Packages, " "), countsText(b.Counts), time.Since(start).Seconds())
+		cached := ""
+		if b.Cached {
+			cached = ", unchanged since the last build"
+		}
+		fmt.Fprintf(stderr, "verify test: %d files rewritten in %s (%s%s) in %.1fs\n", len(b.Files), strings.Join(b.Packages, " "), countsText(b.Counts), cached, time.Since(start).Seconds())
 		if len(b.Uncontrolled) > 0 {
 			fmt.Fprintf(stderr, "verify test: not controlled (their goroutines, channels and locks run outside the scheduler): %s, and the standard library\n", strings.Join(b.Uncontrolled, " "))
 		}

@@ -28,6 +28,7 @@ func demoModule(t *testing.T, files map[string]string) string {
 		}
 	}
 	t.Chdir(dir)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // where builds are kept
 	return dir
 }
 
@@ -121,6 +122,10 @@ func TestVerifyTestFindsAndReplays(t *testing.T) {
 	code, _, stderr = run(t, "test", ".", "--replay", abbaOut.sched, "--run", "^TestABBA$", "-q")
 	if code != exitViolated || !strings.Contains(stderr, "reproduced its checksum") {
 		t.Fatalf("replay: exit %d\n%s", code, stderr)
+	}
+	// The replay reused the search's build (same sources, same key).
+	if builds, err := os.ReadDir(filepath.Join(os.Getenv("XDG_CACHE_HOME"), "execspec", "builds")); err != nil || len(builds) != 1 {
+		t.Errorf("kept builds: %v, %v; want the one build reused", builds, err)
 	}
 	if after := listTree(t, dir); !slices.Equal(before, after) {
 		t.Errorf("the module's tree changed:\nbefore %v\nafter  %v", before, after)
