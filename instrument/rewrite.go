@@ -31,6 +31,8 @@ const (
 //	recv2      v, ok := <-ch (= and var too)       v, ok := rt.Recv2(ch)
 //	close      close(ch)                           rt.Close(ch)
 //	range      for v := range ch { body }          for _rt_ch := ch; ; { v, _rt_ok := rt.Recv2(_rt_ch); if !_rt_ok { break }; body }
+//	maprange   for k, v := range m { body }        for k, v, _rt_it := rt.MapOrdered(m).Start(); _rt_it.Next(&k, &v); { body }
+//	           (keys of ordered types; rt.MapAny for arrays and structs of them: the keys' order, so that replays take the same path)
 //	select     select { case v := <-a: A           { _rt_c0 := rt.RecvCase(a); _rt_c1 := rt.To(b).Case(x)
 //	           case b <- x: B; default: D }          switch rt.Select(true, _rt_c0, _rt_c1) {
 //	                                                 case 0: v := _rt_c0.V; A  case 1: B  default: D } }
@@ -62,6 +64,7 @@ const (
 	RuleSleep   = "sleep"
 	RuleTest    = "test"
 	RuleRand    = "rand"
+	RuleMap     = "maprange"
 )
 
 // randFuncs are the top-level functions of math/rand that are also
@@ -261,6 +264,8 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 	case *ast.RangeStmt:
 		if w.isChan(n.X) {
 			w.notes[n] = true
+		} else if f := w.mapOrder(n.X); f != "" {
+			w.notes[n] = f
 		}
 	case *ast.DeferStmt:
 		w.skip[n.Call] = true
@@ -419,6 +424,9 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 		if w.notes[n] == true {
 			c.Replace(w.rangeChan(n))
 			w.Counts[RuleRange]++
+		} else if f, ok := w.notes[n].(string); ok {
+			c.Replace(w.rangeMap(n, f))
+			w.Counts[RuleMap]++
 		}
 	case *ast.GoStmt:
 		c.Replace(w.goStmt(n, w.notes[n].(goNote)))
@@ -469,6 +477,100 @@ func (w *Rewriter) rangeChan(n *ast.RangeStmt) *ast.ForStmt {
 	return &ast.ForStmt{For: n.For,
 		Init: &ast.AssignStmt{Lhs: []ast.Expr{ch}, Tok: token.DEFINE, Rhs: []ast.Expr{n.X}},
 		Body: body}
+}
+
+// mapOrder returns the runtime's function that ranges over the map e in
+// the order of its keys ("MapOrdered" or "MapAny"), or "" if e is not a
+// map or its keys have no order (pointers, channels, interfaces: such a
+// range keeps Go's order, which replays do not reproduce).
+func (w *Rewriter) mapOrder(e ast.Expr) string {
+	t := w.Info.TypeOf(e)
+	if t == nil {
+		return ""
+	}
+	if _, ok := t.(*types.TypeParam); ok {
+		return ""
+	}
+	m, ok := t.Underlying().(*types.Map)
+	if !ok {
+		return ""
+	}
+	if b, ok := m.Key().Underlying().(*types.Basic); ok && b.Info()&types.IsOrdered != 0 {
+		return "MapOrdered"
+	}
+	if ordered(m.Key()) {
+		return "MapAny"
+	}
+	return ""
+}
+
+// ordered reports whether values of t can be ordered field by field and
+// element by element (see rt.MapAny).
+func ordered(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&(types.IsOrdered|types.IsBoolean|types.IsComplex) != 0
+	case *types.Array:
+		return ordered(u.Elem())
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if !ordered(u.Field(i).Type()) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// rangeMap rewrites a range over a map into a loop over rt's iterator in
+// key order. The loop's variables are declared by the loop's init
+// statement, as the range's are, so that they are shared or per iteration
+// exactly as the file's language version says.
+func (w *Rewriter) rangeMap(n *ast.RangeStmt, f string) *ast.ForStmt {
+	it := w.name("it")
+	blank := func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		return e == nil || ok && id.Name == "_"
+	}
+	addr := func(e ast.Expr) ast.Expr {
+		if blank(e) {
+			return ast.NewIdent("nil")
+		}
+		return &ast.UnaryExpr{Op: token.AND, X: ast.NewIdent(e.(*ast.Ident).Name)}
+	}
+	orBlank := func(e ast.Expr) ast.Expr {
+		if blank(e) {
+			return ast.NewIdent("_")
+		}
+		return e
+	}
+	start := &ast.CallExpr{Fun: &ast.SelectorExpr{X: rtCall(f, n.X), Sel: ast.NewIdent("Start")}}
+	next := func(k, v ast.Expr) ast.Expr {
+		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(it), Sel: ast.NewIdent("Next")}, Args: []ast.Expr{k, v}}
+	}
+	loop := &ast.ForStmt{For: n.For, Body: n.Body}
+	if n.Tok == token.DEFINE {
+		loop.Init = &ast.AssignStmt{Lhs: []ast.Expr{orBlank(n.Key), orBlank(n.Value), ast.NewIdent(it)}, Tok: token.DEFINE, Rhs: []ast.Expr{start}}
+		loop.Cond = next(addr(n.Key), addr(n.Value))
+		return loop
+	}
+	loop.Init = &ast.AssignStmt{Lhs: []ast.Expr{ast.NewIdent("_"), ast.NewIdent("_"), ast.NewIdent(it)}, Tok: token.DEFINE, Rhs: []ast.Expr{start}}
+	loop.Cond = next(ast.NewIdent("nil"), ast.NewIdent("nil"))
+	var lhs, rhs []ast.Expr
+	for _, x := range []struct {
+		e      ast.Expr
+		method string
+	}{{n.Key, "Key"}, {n.Value, "Value"}} {
+		if !blank(x.e) {
+			lhs = append(lhs, x.e)
+			rhs = append(rhs, &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(it), Sel: ast.NewIdent(x.method)}})
+		}
+	}
+	if len(lhs) > 0 {
+		loop.Body = &ast.BlockStmt{Lbrace: n.Body.Lbrace, List: []ast.Stmt{&ast.AssignStmt{Lhs: lhs, Tok: token.ASSIGN, Rhs: rhs}, n.Body}, Rbrace: n.Body.Rbrace}
+	}
+	return loop
 }
 
 func (w *Rewriter) goStmt(n *ast.GoStmt, note goNote) ast.Stmt {

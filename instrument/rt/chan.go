@@ -2,7 +2,9 @@ package rt
 
 import (
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"unsafe"
 )
 
@@ -51,8 +53,18 @@ type selState struct {
 }
 
 // shadow holds the pending operations of controlled goroutines on one
-// channel, in arrival order (the runtime's queues are FIFO too).
-type shadow struct{ senders, receivers []*entry }
+// channel, in arrival order (the runtime's queues are FIFO too), and the
+// values received from it for real that no controlled goroutine took yet
+// (stash: older than the channel's buffer, so taken first).
+type shadow struct {
+	senders, receivers []*entry
+	stash              []stashed
+}
+
+type stashed struct {
+	val any
+	ok  bool
+}
 
 func (r *run) shadowOf(h *hchan) *shadow {
 	sh := r.shadows[unsafe.Pointer(h)]
@@ -95,6 +107,7 @@ type Case interface {
 	enqueue(r *run, sel *selState, idx int)
 	dequeue(r *run)
 	matched()
+	timed() bool
 	reflectCase() reflect.SelectCase
 	fromReflect(v reflect.Value, ok bool)
 }
@@ -125,7 +138,7 @@ func (c *RecvC[T]) ready(r *run, sel *selState) bool {
 		return true
 	}
 	sh := r.shadows[unsafe.Pointer(h)]
-	return sh != nil && firstLive(sh.senders, sel) != nil
+	return sh != nil && (len(sh.stash) > 0 || firstLive(sh.senders, sel) != nil)
 }
 
 func (c *RecvC[T]) do(r *run, sel *selState) bool {
@@ -134,6 +147,13 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 		return false
 	}
 	sh := r.shadows[unsafe.Pointer(h)]
+	if sh != nil && len(sh.stash) > 0 {
+		v := sh.stash[0]
+		sh.stash = sh.stash[1:]
+		c.V, _ = v.val.(T)
+		c.OK = v.ok
+		return true
+	}
 	if h.qcount == 0 && sh != nil {
 		// A controlled sender waits: take its value, as the runtime
 		// takes it from a blocked sender.
@@ -163,6 +183,18 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 		return false
 	}
 }
+
+// unreceive keeps the value this case received for real for the next
+// controlled receive from the channel.
+func (c *RecvC[T]) unreceive(r *run) {
+	sh := r.shadowOf(c.h)
+	sh.stash = append(sh.stash, stashed{c.V, c.OK})
+	var zero T
+	c.V, c.OK = zero, false
+}
+
+// timed reports whether the channel is a timer's whose timer will fire.
+func (c *RecvC[T]) timed() bool { return timerArmed(c.h) }
 
 func (c *RecvC[T]) enqueue(r *run, sel *selState, idx int) {
 	if c.h == nil {
@@ -276,6 +308,8 @@ func (c *SendC[T]) dequeue(r *run) {
 
 func (c *SendC[T]) matched() {}
 
+func (c *SendC[T]) timed() bool { return false }
+
 func (c *SendC[T]) reflectCase() reflect.SelectCase {
 	return reflect.SelectCase{Dir: reflect.SelectSend, Chan: reflect.ValueOf(c.ch), Send: reflect.ValueOf(&c.v).Elem()}
 }
@@ -364,11 +398,19 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		extIdx = realSelect(false, cases, cancel)
 		return extIdx >= 0
 	}
+	timed := func() bool {
+		for _, c := range cases {
+			if c.timed() {
+				return true
+			}
+		}
+		return false
+	}
 	for {
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
 		}
-		gotExt := r.block(g, op, wait{op: name, ready: ready, ext: ext})
+		gotExt := r.block(g, op, wait{op: name, ready: ready, ext: ext, timed: timed})
 		for _, c := range cases {
 			c.dequeue(r)
 		}
@@ -377,12 +419,32 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 			return sel.idx
 		}
 		if gotExt {
+			// The real select took the case whose event came first; other
+			// cases may have become ready at the same instant (timers of
+			// the same virtual instant fire in an order the runtime
+			// randomizes). The received value is put back and the
+			// schedule chooses among the ready cases, as on any decision.
+			if u, ok := cases[extIdx].(interface{ unreceive(*run) }); ok && len(cases) > 1 && othersReady(r, cases, extIdx, sel) {
+				u.unreceive(r)
+				if i := r.tryCases(g, cases, sel); i >= 0 {
+					return i
+				}
+			}
 			return extIdx
 		}
 		if i := r.tryCases(g, cases, sel); i >= 0 {
 			return i
 		}
 	}
+}
+
+func othersReady(r *run, cases []Case, except int, sel *selState) bool {
+	for i, c := range cases {
+		if i != except && c.ready(r, sel) {
+			return true
+		}
+	}
+	return false
 }
 
 // tryCases completes one of the ready cases, chosen by the schedule, or
@@ -462,3 +524,19 @@ func (s Sender[T]) Send(v T) { Send(s.ch, v) }
 
 // Case is the select case `ch <- v`.
 func (s Sender[T]) Case(v T) *SendC[T] { return SendCase(s.ch, v) }
+
+// timersReadable says whether timerArmed can read the runtime's timer
+// (runtime/time.go of Go 1.26: when, at offset 24 on 64-bit platforms).
+// Elsewhere timers fire only once every controlled goroutine is blocked.
+var timersReadable = strings.HasPrefix(runtime.Version(), "go1.26") && unsafe.Sizeof(uintptr(0)) == 8
+
+// timerArmed reports whether h is the channel of a timer that will fire
+// (a one-shot timer not yet fired or stopped, or a running ticker) and
+// nothing is buffered yet.
+func timerArmed(h *hchan) bool {
+	if !timersReadable || h == nil || h.timer == nil || h.qcount > 0 || h.closed != 0 {
+		return false
+	}
+	when := *(*int64)(unsafe.Add(h.timer, 24))
+	return when > 0
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"testing/synctest"
 	"time"
 	"unsafe"
@@ -45,6 +46,16 @@ type Config struct {
 	// Seed seeds the choices among the ready cases of a select under PCT
 	// (PCT orders goroutines, not cases).
 	Seed uint64
+	// EarlyTimers lets timers fire while other goroutines could run: each
+	// goroutine waiting for a timer (a sleep, a timer's or ticker's
+	// channel) is then a candidate of every decision, and choosing it lets
+	// virtual time pass until a timer fires while the others wait, as if
+	// they were slow. Without it time passes only once every controlled
+	// goroutine is blocked, so goroutines seem infinitely fast: bugs that
+	// need a timer to fire before another goroutine gets to run are out of
+	// reach, and tests that wait with a sleep never see it too short. Go
+	// 1.26 only (the runtime's timers are read); elsewhere it does nothing.
+	EarlyTimers bool
 }
 
 // Defaults for the zero Config.
@@ -72,6 +83,12 @@ type wait struct {
 	// completed. It is used when no controlled goroutine can run: then
 	// only uncontrolled goroutines and timers can end the wait.
 	ext func(cancel <-chan struct{}) bool
+	// timed, if not nil, reports whether a timer that will fire can end
+	// the wait (a receive from a timer's channel): the schedule may then
+	// let virtual time pass to that timer while other goroutines could
+	// run (they are then slow, not stopped), instead of only once every
+	// controlled goroutine is blocked.
+	timed func() bool
 }
 
 // gor is one controlled goroutine. Its fields are touched only by whoever
@@ -407,13 +424,27 @@ func (r *run) pick(g *gor) *gor {
 			cands = append(cands, h)
 		}
 	}
-	r.cand = cands
 	if len(cands) == 0 {
+		r.cand = cands
 		return nil
 	}
+	if r.cfg.EarlyTimers && timersReadable {
+		// Goroutines waiting for a timer are candidates too: choosing one
+		// lets virtual time pass until a timer fires while the others
+		// wait (the external phase), as if they had been slow.
+		for _, h := range r.alive {
+			if h.state == gBlocked && h.w.timed != nil && !h.w.ready() && h.w.timed() {
+				cands = append(cands, h)
+			}
+		}
+	}
+	r.cand = cands
 	next := r.choose(g, curRunnable, cands)
 	if next == nil {
 		return nil
+	}
+	if next.state == gBlocked && !next.w.ready() {
+		return nil // time passes: the coordinator takes over
 	}
 	next.state = gRunnable
 	return next
@@ -762,4 +793,18 @@ func where(stack string) string {
 func allStacks() string {
 	buf := make([]byte, 1<<20)
 	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// ReplayWith is Replay for runs made with cfg (EarlyTimers, budgets): the
+// replay must run as the search did. cfg's Strategy is replaced by s's
+// choices.
+func ReplayWith(t *testing.T, cfg Config, s sched.Schedule, body func(t *testing.T)) error {
+	t.Helper()
+	rp := sched.NewReplay(s)
+	cfg.Strategy = rp
+	got, err := Run(t, cfg, body)
+	if derr := diverged(rp, got, s); derr != nil {
+		return derr
+	}
+	return err
 }

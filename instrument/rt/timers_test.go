@@ -1,0 +1,83 @@
+package rt
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/properties/control/sched"
+)
+
+// TestEarlyTimers: with EarlyTimers a goroutine's sleep may end before a
+// goroutine that could run has run (it is slow), which a search without
+// it never sees; the runs that see it replay exactly.
+func TestEarlyTimers(t *testing.T) {
+	if !timersReadable {
+		t.Skip("timers are read on Go 1.26 only")
+	}
+	body := func(which *int) func(t *testing.T) {
+		return func(t *testing.T) {
+			ch := make(chan int)
+			Go(func() { Sleep(2 * time.Second); Select(true, SendCase(ch, 1)) })
+			*which = Select(false, RecvCase(ch), RecvCase(time.After(time.Second)))
+		}
+	}
+	for _, early := range []bool{false, true} {
+		seen := map[int]bool{}
+		for seed := range uint64(30) {
+			var which int
+			// A slow goroutine starts its sleep late: it may still sleep
+			// a while after the body returned.
+			cfg := Config{EarlyTimers: early, LeakAfter: 10 * time.Second}
+			cfg.Strategy = sched.Random(seed)
+			s, err := Run(t, cfg, body(&which))
+			if err != nil {
+				t.Fatalf("early %v, seed %d: %v", early, seed, err)
+			}
+			seen[which] = true
+			var again int
+			if err := ReplayWith(t, cfg, s, body(&again)); err != nil || again != which {
+				t.Fatalf("early %v, seed %d: replay %v, case %d then %d", early, seed, err, which, again)
+			}
+		}
+		if early != seen[0] || !seen[1] {
+			t.Errorf("early %v: cases seen %v", early, seen)
+		}
+	}
+}
+
+// TestSameInstant: two timers of the same virtual instant are received in
+// an order the schedule chooses (the runtime randomizes the order in which
+// they fire): replays take the same case.
+func TestSameInstant(t *testing.T) {
+	body := func(got *[]int) func(t *testing.T) {
+		return func(t *testing.T) {
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			after := time.After(4 * time.Millisecond)
+			for {
+				i := Select(false, RecvCase(tick.C), RecvCase(after))
+				*got = append(*got, i)
+				if i == 1 {
+					return
+				}
+			}
+		}
+	}
+	for seed := range uint64(20) {
+		var got []int
+		s, err := Run(t, Config{Strategy: sched.Random(seed)}, body(&got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 5 {
+			var again []int
+			if err := Replay(t, s, body(&again)); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			if len(again) != len(got) || errors.Is(err, sched.ErrDiverged) {
+				t.Fatalf("seed %d: %v, then %v", seed, got, again)
+			}
+		}
+	}
+}
