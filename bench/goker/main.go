@@ -6,7 +6,7 @@
 // installation at run time and written, with the rewritten files, to a
 // temporary directory only.
 //
-//	go run ./bench/goker [-strategy random|pct] [-runs 1000] [-seed 1] [-copies N] [-only REGEXP] [-json]
+//	go run ./bench/goker [-strategy random|pct] [-runs 1000] [-seed 1] [-copies N] [-early-timers] [-only REGEXP] [-json]
 //
 // Go's test starts many copies of most kernels (loops of 100 to 100,000
 // iterations) so that a free run leaks at least once; -copies 1 runs one,
@@ -35,13 +35,14 @@ import (
 )
 
 type result struct {
-	Kernel   string  `json:"kernel"`
-	Found    bool    `json:"found"`
-	Runs     int     `json:"runs"` // runs to the first detection (or all runs made)
-	Kind     string  `json:"kind,omitempty"`
-	Replayed int     `json:"replayed"` // of 10
-	Error    string  `json:"error,omitempty"`
-	Seconds  float64 `json:"seconds"`
+	Kernel      string  `json:"kernel"`
+	Found       bool    `json:"found"`
+	Runs        int     `json:"runs"` // runs to the first detection (or all runs made)
+	Kind        string  `json:"kind,omitempty"`
+	Replayed    int     `json:"replayed"` // of 10
+	Error       string  `json:"error,omitempty"`
+	ReplayError string  `json:"replay_error,omitempty"` // the first replay that differed
+	Seconds     float64 `json:"seconds"`
 }
 
 // driver is the test that runs one kernel; it is not wrapped by the
@@ -76,6 +77,7 @@ func TestKernel(t *testing.T) {
 	if os.Getenv("GOKER_STRATEGY") == "pct" {
 		s = control.NewPCT(3, 0, seed)
 	}
+	early := os.Getenv("GOKER_EARLY") == "1"
 	start := time.Now()
 	out := map[string]any{"kernel": name}
 	var sched control.Schedule
@@ -87,7 +89,7 @@ func TestKernel(t *testing.T) {
 		if b, ok := s.(interface{ Begin() }); ok {
 			b.Begin()
 		}
-		sc, err := rt.Run(t, rt.Config{Strategy: s, Seed: seed + uint64(n)}, func(*testing.T) { f() })
+		sc, err := rt.Run(t, rt.Config{Strategy: s, Seed: seed + uint64(n), EarlyTimers: early}, func(*testing.T) { f() })
 		if e, ok := s.(interface{ End(int) }); ok {
 			e.End(sc.Steps)
 		}
@@ -110,9 +112,11 @@ func TestKernel(t *testing.T) {
 		out["error"] = found.Error()
 		ok := 0
 		for range 10 {
-			err := rt.Replay(t, sched, func(*testing.T) { f() })
+			err := rt.ReplayWith(t, rt.Config{Seed: seed + uint64(n), EarlyTimers: early}, sched, func(*testing.T) { f() })
 			if err != nil && err.Error() == found.Error() {
 				ok++
+			} else if out["replay_error"] == nil {
+				out["replay_error"] = fmt.Sprint(err)
 			}
 		}
 		out["replayed"] = ok
@@ -133,12 +137,16 @@ func main() {
 	asJSON := flag.Bool("json", false, "print one JSON object per kernel")
 	timeout := flag.Duration("timeout", time.Minute, "wall-clock limit per kernel")
 	copies := flag.Int("copies", 0, "if > 0, loops of 100 or more iterations (the copies Go's test starts to make a leak likely) run this many times")
+	early := flag.Bool("early-timers", false, "let timers fire while other goroutines could run (rt.Config.EarlyTimers)")
 	flag.Parse()
+	earlyTimers = *early
 	if err := run(*strategy, *runs, *seed, *only, *asJSON, *timeout, *copies); err != nil {
 		fmt.Fprintln(os.Stderr, "goker:", err)
 		os.Exit(2)
 	}
 }
+
+var earlyTimers bool
 
 var registerRE = regexp.MustCompile(`register\("(\w+)"`)
 
@@ -240,7 +248,7 @@ func runKernel(bin, dir, name, strategy string, runs int, seed uint64, timeout t
 	start := time.Now()
 	cmd := exec.Command(bin, "-test.run", "^TestKernel$", "-test.timeout", timeout.String())
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOKER_KERNEL="+name, fmt.Sprintf("GOKER_RUNS=%d", runs), fmt.Sprintf("GOKER_SEED=%d", seed), "GOKER_STRATEGY="+strategy)
+	cmd.Env = append(os.Environ(), "GOKER_KERNEL="+name, fmt.Sprintf("GOKER_RUNS=%d", runs), fmt.Sprintf("GOKER_SEED=%d", seed), "GOKER_STRATEGY="+strategy, fmt.Sprintf("GOKER_EARLY=%d", map[bool]int{false: 0, true: 1}[earlyTimers]))
 	out, err := cmd.CombinedOutput()
 	r := result{Kernel: name, Seconds: time.Since(start).Seconds()}
 	for _, line := range strings.Split(string(out), "\n") {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -134,7 +135,7 @@ func (c *RecvC[T]) ready(r *run, sel *selState) bool {
 	if h == nil {
 		return false
 	}
-	if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil {
+	if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || timerDue(h) {
 		return true
 	}
 	sh := r.shadows[unsafe.Pointer(h)]
@@ -530,13 +531,30 @@ func (s Sender[T]) Case(v T) *SendC[T] { return SendCase(s.ch, v) }
 // Elsewhere timers fire only once every controlled goroutine is blocked.
 var timersReadable = strings.HasPrefix(runtime.Version(), "go1.26") && unsafe.Sizeof(uintptr(0)) == 8
 
+// timerWhen returns when the timer of h fires next in the runtime's
+// clock (the bubble's: time.Now().UnixNano()), or 0 if h is not a timer's
+// channel, the timer is stopped or fired, or timers cannot be read.
+func timerWhen(h *hchan) int64 {
+	if !timersReadable || h == nil || h.timer == nil {
+		return 0
+	}
+	return *(*int64)(unsafe.Add(h.timer, 24))
+}
+
 // timerArmed reports whether h is the channel of a timer that will fire
 // (a one-shot timer not yet fired or stopped, or a running ticker) and
 // nothing is buffered yet.
 func timerArmed(h *hchan) bool {
-	if !timersReadable || h == nil || h.timer == nil || h.qcount > 0 || h.closed != 0 {
-		return false
-	}
-	when := *(*int64)(unsafe.Add(h.timer, 24))
-	return when > 0
+	return timerWhen(h) > 0 && h.qcount == 0 && h.closed == 0
+}
+
+// timerDue reports whether h is the channel of a timer whose time has
+// come although its value is not in the channel yet: the runtime sends it
+// only when the channel is received from (timers of channels nobody waits
+// on are run lazily), so the descriptor alone would say "not ready" and
+// the real select that follows would choose at random among this and
+// other cases ready at the same instant.
+func timerDue(h *hchan) bool {
+	w := timerWhen(h)
+	return w > 0 && w <= time.Now().UnixNano()
 }

@@ -81,3 +81,43 @@ func TestSameInstant(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyTimers: timers whose time came while nobody waited on their
+// channels hold no value yet (the runtime sends it when the channel is
+// received from); a select over two of them is still the schedule's
+// choice, the same in every replay.
+func TestLazyTimers(t *testing.T) {
+	if !timersReadable {
+		t.Skip("timers are read on Go 1.26 only")
+	}
+	body := func(got *int) func(t *testing.T) {
+		return func(t *testing.T) {
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			after := time.NewTimer(3 * time.Millisecond)
+			// Blocked on both channels, then on neither while the
+			// timer's time comes.
+			Select(false, RecvCase(tick.C), RecvCase(after.C))
+			Sleep(5 * time.Millisecond)
+			*got = Select(false, RecvCase(tick.C), RecvCase(after.C))
+		}
+	}
+	seen := map[int]bool{}
+	for seed := range uint64(20) {
+		var got int
+		s, err := Run(t, Config{Strategy: sched.Random(seed)}, body(&got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[got] = true
+		for range 5 {
+			var again int
+			if err := Replay(t, s, body(&again)); err != nil || again != got {
+				t.Fatalf("seed %d: case %d, then %d (%v)", seed, got, again, err)
+			}
+		}
+	}
+	if !seen[0] || !seen[1] {
+		t.Errorf("cases seen: %v", seen)
+	}
+}
