@@ -17,13 +17,23 @@
 //     directives so that errors and stacks name the original lines.
 //   - Instrument builds the whole thing for go test: it loads the packages
 //     under test (their _test.go files too) and the packages named to be
-//     instrumented with golang.org/x/tools/go/packages, rewrites them into
-//     a directory of its own, and returns the flags for go test: an
+//     instrumented with golang.org/x/tools/go/packages (type-checked from
+//     source; their dependencies' types come from the go command's export
+//     data), rewrites them into a directory of its own, and returns the
+//     flags for go test: an
 //     -overlay for files of the user's module, and a -modfile that
 //     replaces each module of the module cache that was rewritten by a
 //     copy (go test refuses overlays of module-cache files) and, if the
 //     user's module does not require it, adds the runtime's module.
+//     A copied module below go 1.18 is raised to it (rewritten code calls
+//     generic functions). A pattern that names a package path covers the
+//     linked packages below it, so a module's path names the module.
 //     Nothing is written to the user's tree or to the module cache.
+//   - With Config.Cache, a build is kept under the hash of what it is made
+//     from (the sources of the packages that may be rewritten and of the
+//     user's module, go.mod, go.sum, the Go version, the rewriter): an
+//     unchanged build is reused as it is, at the same paths, so go's build
+//     cache holds its compiled packages too.
 //   - Uncontrolled packages: the packages linked into the test that were
 //     not rewritten (apart from the standard library) are listed in the
 //     Build, never silently trusted.
@@ -33,8 +43,9 @@
 //	b, err := instrument.Instrument(instrument.Config{
 //		Dir:        ".",
 //		Tests:      []string{"./pool"},
-//		Instrument: []string{"github.com/panjf2000/ants/v2/..."},
+//		Instrument: []string{"github.com/panjf2000/ants/v2"},
 //		Out:        tmp,
+//		Cache:      filepath.Join(userCache, "execspec", "builds"),
 //	})
 //	// go test <b.Flags()...> -run TestTune ./pool   (EXECSPEC_RUNS=1000 ...)
 package instrument

@@ -41,6 +41,7 @@ type testFlags struct {
 	quiet      bool
 	keep       bool
 	noCache    bool
+	early      bool
 }
 
 type listFlag struct{ dst *[]string }
@@ -107,6 +108,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.keep, "keep", false, "keep the rewritten files and the overlay (their directory is printed)")
+	fs.BoolVar(&f.early, "early-timers", false, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; a test that waits with a sleep may then see it too short")
 	fs.BoolVar(&f.noCache, "no-cache", false, "rewrite afresh in a temporary directory instead of reusing a build of the same sources kept in the user's cache directory")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify test [flags] [PACKAGE...]")
@@ -242,8 +244,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		rt.EnvOut+"="+f.out,
 		rt.EnvReport+"="+reportFile,
 		rt.EnvMaxSteps+"="+strconv.Itoa(f.maxSteps),
-		rt.EnvCommand+"="+replayCommand(pkgs, f.instrument, "%s"),
+		rt.EnvCommand+"="+replayCommand(pkgs, f.instrument, f.early, "%s"),
 	)
+	if f.early {
+		env = append(env, rt.EnvEarlyTimers+"=1")
+	}
 	if f.replay != "" {
 		env = append(env, rt.EnvSchedule+"="+f.replay)
 	}
@@ -323,7 +328,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stderr, testLog(out, o.Test))
 		}
 		if o.Schedule != "" {
-			fmt.Fprintf(stderr, "replay:\n\t%s\n", replayCommand(pkgs, f.instrument, o.Schedule)+" --run '^"+o.Test+"$'")
+			fmt.Fprintf(stderr, "replay:\n\t%s\n", replayCommand(pkgs, f.instrument, f.early, o.Schedule)+" --run '^"+o.Test+"$'")
 		}
 		if f.replay != "" && o.Replayed {
 			fmt.Fprintln(stderr, "the replay followed the schedule and reproduced its checksum")
@@ -397,10 +402,13 @@ func readOutcomes(path string) []rt.Outcome {
 	return out
 }
 
-func replayCommand(pkgs, inst []string, schedule string) string {
+func replayCommand(pkgs, inst []string, early bool, schedule string) string {
 	s := "verify test " + strings.Join(pkgs, " ")
 	if len(inst) > 0 {
 		s += " --instrument " + strings.Join(inst, ",")
+	}
+	if early {
+		s += " --early-timers"
 	}
 	return s + " --replay " + schedule
 }

@@ -190,3 +190,12 @@ func TestVerifyTestOldGo(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 }
+
+// TestReplayCommandKeepsEarlyTimers: a run made with --early-timers is
+// replayed with it (without, the replay would diverge).
+func TestReplayCommandKeepsEarlyTimers(t *testing.T) {
+	got := replayCommand([]string{"./pool"}, []string{"example.com/m"}, true, "s.schedule")
+	if want := "verify test ./pool --instrument example.com/m --early-timers --replay s.schedule"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+}

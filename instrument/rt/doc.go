@@ -28,7 +28,17 @@
 //     hand the value over. When no controlled goroutine can run, those
 //     blocked on channels perform their operations for real (the external
 //     phase), so that timers and uncontrolled goroutines can complete
-//     them; virtual time then advances.
+//     them; virtual time then advances. A timer whose time came counts as
+//     ready even before the runtime put its value in the channel, and a
+//     value the real select took while other cases became ready at the
+//     same instant is put back for the schedule to choose: the runtime's
+//     order among timers of one instant (random) decides nothing.
+//   - Config.EarlyTimers: goroutines waiting for a timer are candidates of
+//     every decision; choosing one lets virtual time pass while the
+//     runnable goroutines wait (they are slow), so bugs that need a timer
+//     to fire before another goroutine runs are reached (Go 1.26).
+//   - Ranges over maps in rewritten code go through MapOrdered or MapAny:
+//     key order, so a replay takes the same path.
 //   - A hang is decided, not timed: every controlled goroutine blocked and
 //     nothing woken within Config.Horizon of virtual time is a deadlock
 //     (*HangError, ErrDeadlock), or a leak (ErrLeak) once the test's body
@@ -44,8 +54,8 @@
 //
 // Entry points: Test (what the rewriter makes of each TestXxx: runs from
 // the EXECSPEC_* environment, the first failure's schedule saved and its
-// replay command printed), TestWith (explicit Options), Run (one run) and
-// Replay (one replay, checked).
+// replay command printed), TestWith (explicit Options), Run (one run),
+// Replay and ReplayWith (one replay, checked).
 //
 //	func TestTune(t *testing.T) {
 //		rt.TestWith(t, rt.Options{Strategy: "pct", Runs: 1000}, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	mathrand "math/rand"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -253,7 +254,17 @@ const (
 
 func (r *run) mix(v uint64) { r.sum = (r.sum ^ v) * fnvPrime }
 
+// EnvEarlyTimers set to 1 turns Config.EarlyTimers on for every run of
+// the process (verify test --early-timers sets it for the test binary, so
+// that the runs of rewritten TestXxx functions and their replays have it).
+const EnvEarlyTimers = "EXECSPEC_EARLY_TIMERS"
+
+var earlyFromEnv = os.Getenv(EnvEarlyTimers) == "1"
+
 func newRun(cfg Config) *run {
+	if earlyFromEnv {
+		cfg.EarlyTimers = true
+	}
 	if cfg.Strategy == nil {
 		cfg.Strategy = sched.Random(1)
 	}
