@@ -630,7 +630,10 @@ func (r *run) firstLive() *gor {
 func (r *run) external() *gor {
 	var launched []*gor
 	for _, g := range r.alive {
-		if g.state == gBlocked && g.w.ext != nil {
+		// Not those whose operation can complete under control (the
+		// schedule let time pass while they could run, EarlyTimers): done
+		// for real, it could complete with another's at random.
+		if g.state == gBlocked && g.w.ext != nil && !g.w.ready() {
 			launched = append(launched, g)
 		}
 	}
