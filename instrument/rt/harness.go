@@ -161,9 +161,10 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	}
 	out := Outcome{Test: t.Name(), Strategy: o.Strategy}
 	start := time.Now()
+	owned := false // the body makes its own runs (Own): its Session reports
 	defer func() {
 		out.Seconds = time.Since(start).Seconds()
-		if o.Report != "" {
+		if o.Report != "" && !owned {
 			writeOutcome(t, o.Report, out)
 		}
 	}()
@@ -181,6 +182,10 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 				b.Begin()
 			}
 			s, err := runOnce(Config{Strategy: strategy, MaxSteps: o.MaxSteps, Seed: o.Seed + uint64(i)}, func() { body(bt) })
+			if errors.Is(err, errOwned) {
+				owned = true
+				return
+			}
 			if e, ok := strategy.(interface{ End(steps int) }); ok {
 				e.End(s.Steps)
 			}
@@ -225,6 +230,14 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 				bt.Errorf("schedule saved; replay it with:\n\t%s", cmd)
 			}
 		})
+		if owned {
+			// The body asked to own its runs (Own): it is called again,
+			// outside any bubble, and makes them through its Session.
+			owners.Store(t, o)
+			defer owners.Delete(t)
+			body(t)
+			return
+		}
 		if failed {
 			return
 		}
