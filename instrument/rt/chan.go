@@ -368,7 +368,7 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
 		}
-		gotExt := r.block(g, op, wait{op: name, ready: ready, ext: ext})
+		gotExt := r.block(g, op, wait{op: name, ready: ready, ext: ext, tick: anyTicker(cases)})
 		for _, c := range cases {
 			c.dequeue(r)
 		}
