@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -27,13 +28,18 @@ import (
 // takes ownership and hand it the runs (their --runs, strategy, seed and
 // replay file).
 //
-// Each Run is one run in its own testing/synctest bubble, with the
-// session's strategy: a random or PCT stream that goes on from one run to
-// the next, as TestWith's does; RunWith takes a strategy of its own (a
-// shrinker's). A Session is used by one goroutine, outside any bubble.
-//
-// The cost of a run is a bubble (a goroutine and a testing.T) and the
-// scheduler's handovers; see BENCHMARKS.md for runs per second.
+// Every run of a Session happens in one testing/synctest bubble, the
+// session's, which lives from the first Run (or Do) to Close (or the end
+// of the test): state that a package creates lazily and keeps (a default
+// pool and its goroutines, a context's channel) is created in the bubble
+// and stays usable by the next runs, where a bubble per run would make its
+// use by a later run a fatal error. Do runs code in that bubble outside
+// any run (an adapter's probe). Runs use the session's strategy: a random
+// or PCT stream that goes on from one run to the next, as TestWith's
+// does; RunWith takes a strategy of its own (a shrinker's). Goroutines an
+// earlier run left behind (uncontrolled, of package-level state) are let
+// run until they block before each run. A Session is used by one
+// goroutine, outside any bubble; the caller's clock stays the real one.
 type Session struct {
 	t        *testing.T
 	o        Options
@@ -45,6 +51,20 @@ type Session struct {
 	start    time.Time
 	out      Outcome
 	reported bool
+
+	jobs   chan *job     // to the session's bubble
+	ended  chan struct{} // closed when the bubble has ended
+	closed bool
+}
+
+// job is one thing the session's bubble does: a controlled run, or f.
+type job struct {
+	cfg   Config
+	main  func()
+	f     func()
+	sched control.Schedule
+	err   error
+	done  chan struct{}
 }
 
 // Meta is what a suite keeps beside a saved schedule, inside its file as
@@ -124,7 +144,7 @@ func newSession(t *testing.T, o Options) (*Session, error) {
 		return nil, fmt.Errorf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
 	}
 	s.out = Outcome{Test: t.Name(), Strategy: s.o.Strategy}
-	t.Cleanup(s.report)
+	t.Cleanup(s.Close)
 	return s, nil
 }
 
@@ -171,15 +191,8 @@ func (s *Session) RunWith(cfg Config, main func()) (sched control.Schedule, err 
 	}
 	s.made++
 	s.out.Runs = s.made
-	synctest.Test(s.t, func(*testing.T) {
-		if b, ok := cfg.Strategy.(interface{ Begin() }); ok {
-			b.Begin()
-		}
-		sched, err = runOnce(cfg, main)
-		if e, ok := cfg.Strategy.(interface{ End(steps int) }); ok {
-			e.End(sched.Steps)
-		}
-	})
+	j := s.exec(&job{cfg: cfg, main: main})
+	sched, err = j.sched, j.err
 	if s.out.FailedRun == 0 {
 		s.out.Steps = sched.Steps
 		s.out.Checksum = fmt.Sprintf("%016x", sched.Checksum)
@@ -243,6 +256,74 @@ func (s *Session) ReplayCommand(path string) string {
 		return strings.ReplaceAll(s.o.Command, "%s", path)
 	}
 	return fmt.Sprintf("%s=%s go test -run '^%s$'", EnvSchedule, path, s.t.Name())
+}
+
+// Do runs f in the session's bubble, on no controlled goroutine: what
+// f starts runs uncontrolled, and what it creates belongs to the bubble
+// the runs share. A panic of f is returned as an error.
+func (s *Session) Do(f func()) error {
+	return s.exec(&job{f: f}).err
+}
+
+// exec hands j to the session's bubble, starting it on first use, and
+// waits for it.
+func (s *Session) exec(j *job) *job {
+	if s.closed {
+		j.err = errors.New("execspec/rt: the session is closed")
+		return j
+	}
+	if s.jobs == nil {
+		s.jobs, s.ended = make(chan *job), make(chan struct{})
+		go func() {
+			defer close(s.ended)
+			synctest.Test(s.t, func(*testing.T) {
+				for j := range s.jobs {
+					serve(j)
+				}
+			})
+		}()
+	}
+	j.done = make(chan struct{})
+	s.jobs <- j
+	<-j.done
+	return j
+}
+
+// serve does j on the root goroutine of the session's bubble.
+func serve(j *job) {
+	defer close(j.done)
+	defer func() {
+		if v := recover(); v != nil {
+			j.err = &PanicError{G: -1, Value: v, Stack: debug.Stack()}
+		}
+	}()
+	// What earlier runs left running goes on until it blocks.
+	synctest.Wait()
+	if j.f != nil {
+		j.f()
+		return
+	}
+	if b, ok := j.cfg.Strategy.(interface{ Begin() }); ok {
+		b.Begin()
+	}
+	j.sched, j.err = runOnce(j.cfg, j.main)
+	if e, ok := j.cfg.Strategy.(interface{ End(steps int) }); ok {
+		e.End(j.sched.Steps)
+	}
+}
+
+// Close ends the session's bubble (it waits for the goroutines left in
+// it, as synctest.Test does) and writes the test's Outcome. The test's
+// cleanup calls it if the body did not.
+func (s *Session) Close() {
+	if !s.closed {
+		s.closed = true
+		if s.jobs != nil {
+			close(s.jobs)
+			<-s.ended
+		}
+	}
+	s.report()
 }
 
 func (s *Session) report() {

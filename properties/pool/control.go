@@ -86,11 +86,16 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 	}
 	rep := &Report{Mode: ModeControl, Known: map[string]int{}, Exercised: map[string]int{}}
 	start := time.Now()
-	// The probe runs outside any run's bubble, before the first: state a
+	defer s.Close()
+	// The probe runs in the session's bubble, outside any run: state a
 	// library creates lazily at package level when a pool is first built
-	// or closed (pond v2's default pool, the channel of a context it
-	// holds) then belongs to no run, and every run can use it.
-	ab, f := probe(newPool, drawOptions(rand.New(rand.NewPCG(cfg.Seed, 1)), cfg))
+	// or closed (pond v2's default pool, its workers, the channel of a
+	// context it holds) belongs to the bubble that every run shares.
+	var ab abilities
+	var f *Finding
+	if err := s.Do(func() { ab, f = probe(newPool, drawOptions(rand.New(rand.NewPCG(cfg.Seed, 1)), cfg)) }); err != nil {
+		t.Fatalf("pool: %v", err)
+	}
 	if f != nil {
 		rep.Findings = append(rep.Findings, f)
 		return rep
