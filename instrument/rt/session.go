@@ -52,9 +52,10 @@ type Session struct {
 	out      Outcome
 	reported bool
 
-	jobs   chan *job     // to the session's bubble
-	ended  chan struct{} // closed when the bubble has ended
-	closed bool
+	jobs     chan *job     // to the session's bubble
+	ended    chan struct{} // closed when the bubble has ended
+	closed   bool
+	leftover string // how the bubble ended, if goroutines were left blocked in it
 }
 
 // job is one thing the session's bubble does: a controlled run, or f.
@@ -144,7 +145,7 @@ func newSession(t *testing.T, o Options) (*Session, error) {
 		return nil, fmt.Errorf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
 	}
 	s.out = Outcome{Test: t.Name(), Strategy: s.o.Strategy}
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	return s, nil
 }
 
@@ -193,6 +194,7 @@ func (s *Session) RunWith(cfg Config, main func()) (sched control.Schedule, err 
 	s.out.Runs = s.made
 	j := s.exec(&job{cfg: cfg, main: main})
 	sched, err = j.sched, j.err
+	s.out.TotalSteps += sched.Steps
 	if s.out.FailedRun == 0 {
 		s.out.Steps = sched.Steps
 		s.out.Checksum = fmt.Sprintf("%016x", sched.Checksum)
@@ -276,6 +278,16 @@ func (s *Session) exec(j *job) *job {
 		s.jobs, s.ended = make(chan *job), make(chan struct{})
 		go func() {
 			defer close(s.ended)
+			defer func() {
+				// Goroutines an earlier run or Do left blocked for good
+				// (leaked by the library, not by a run: a run's own
+				// leaks are its failure) keep the bubble from ending
+				// cleanly; synctest says so with a panic, which would
+				// end the process.
+				if v := recover(); v != nil {
+					s.leftover = fmt.Sprint(v)
+				}
+			}()
 			synctest.Test(s.t, func(*testing.T) {
 				for j := range s.jobs {
 					serve(j)
@@ -312,10 +324,13 @@ func serve(j *job) {
 	}
 }
 
-// Close ends the session's bubble (it waits for the goroutines left in
-// it, as synctest.Test does) and writes the test's Outcome. The test's
-// cleanup calls it if the body did not.
-func (s *Session) Close() {
+// Close writes the test's Outcome and ends the session's bubble: it
+// waits for the goroutines left in it, as synctest.Test does, and
+// returns what synctest said if some were left blocked for good (they
+// stay so; the runs' verdicts stand). The test's cleanup calls it if the
+// body did not.
+func (s *Session) Close() error {
+	s.report()
 	if !s.closed {
 		s.closed = true
 		if s.jobs != nil {
@@ -323,7 +338,10 @@ func (s *Session) Close() {
 			<-s.ended
 		}
 	}
-	s.report()
+	if s.leftover != "" {
+		return fmt.Errorf("execspec/rt: the session's bubble ended with goroutines blocked for good: %s", s.leftover)
+	}
+	return nil
 }
 
 func (s *Session) report() {

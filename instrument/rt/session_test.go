@@ -136,3 +136,24 @@ func TestWithOwnedBody(t *testing.T) {
 		t.Fatalf("outcome %+v", o)
 	}
 }
+
+// A goroutine left blocked for good in the session's bubble (by code
+// run through Do) does not end the process at Close: Close says so.
+func TestSessionCloseWithLeftovers(t *testing.T) {
+	s, err := NewSession(t, Options{Runs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Do(func() { go func() { select {} }() }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(func() {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "blocked") {
+		t.Fatalf("Close: %v", err)
+	}
+	if t.Failed() {
+		t.Fatal("the leftover failed the test")
+	}
+}

@@ -86,7 +86,11 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 	}
 	rep := &Report{Mode: ModeControl, Known: map[string]int{}, Exercised: map[string]int{}}
 	start := time.Now()
-	defer s.Close()
+	defer func() {
+		if err := s.Close(); err != nil {
+			t.Logf("pool: %v", err)
+		}
+	}()
 	// The probe runs in the session's bubble, outside any run: state a
 	// library creates lazily at package level when a pool is first built
 	// or closed (pond v2's default pool, its workers, the channel of a
