@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The table of run.sh under control: each target's adapter test (unchanged)
 # run by `verify test` with its library instrumented, one generated case per
-# controlled run, to the first failing run; each failure replayed 10 times.
+# controlled run (RUNS cases; each distinct finding shrunk, saved with its
+# case inside the schedule file, and the search goes on); the first
+# finding's schedule replayed 10 times, each in a fresh process.
 #
 #   bash control.sh [RUNS]          # every target, up to RUNS runs each (default 2000)
 #   bash control.sh 20000 fixed     # only the fixed versions
@@ -28,6 +30,8 @@ targets=(
   "go.buggy.mod|./pond|TestPond$|fail no-hang|github.com/alitto/pond/v2/...|pond v2.5.0"
   "go.mod|./pond|TestPond$|pass|github.com/alitto/pond/v2/...|pond v2.7.1"
   "go.buggy.mod|./pond|TestPondGroup$|fail cancel-stops|github.com/alitto/pond/v2/...|pond v2.5.0 group"
+  "go.mod|./pond|TestPondGroup$|pass|github.com/alitto/pond/v2/...|pond v2.7.1 group"
+  "go.mod|./pond21|TestPondClose$|pass|github.com/alitto/pond/v2/...|pond v2.7.1 close"
   "go.buggy.mod|./pond1|TestPond1$|pass|github.com/alitto/pond/...|pond v1.9.1"
   "go.mod|./pond1|TestPond1$|fail cancel-stops|github.com/alitto/pond/...|pond v1.9.2"
   "go.sync060.mod|./semaphore|TestSemaphore$|fail done-refused|golang.org/x/sync/semaphore|x/sync v0.6.0"
@@ -45,7 +49,7 @@ for t in "${targets[@]}"; do
   # verify test reads go.mod: a modfile variant is copied into a scratch
   # copy of the module.
   work=$(mktemp -d)
-  cp -r ants conc errgroup pond pond1 semaphore "$work"/
+  cp -r ants conc errgroup pond pond1 pond21 semaphore "$work"/
   cp "$modfile" "$work/go.mod"; cp "${modfile%.mod}.sum" "$work/go.sum"
   sed -i "s#=> ../..#=> $root#" "$work/go.mod"
   # The rewritten code calls generic functions of the runtime: a library

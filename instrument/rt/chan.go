@@ -411,7 +411,7 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
 		}
-		gotExt := r.block(g, op, wait{op: name, ready: ready, ext: ext, timed: timed})
+		gotExt := r.block(g, op, wait{op: name, ready: ready, ext: ext, timed: timed, tick: anyTicker(cases)})
 		for _, c := range cases {
 			c.dequeue(r)
 		}

@@ -85,17 +85,19 @@ func OptionsFromEnv() (Options, error) {
 // Outcome is the record of one test under control, written as a JSON
 // line to Options.Report.
 type Outcome struct {
-	Test      string  `json:"test"`
-	Strategy  string  `json:"strategy"`
-	Runs      int     `json:"runs"`                 // runs made (the failing one included)
-	FailedRun int     `json:"failed_run,omitempty"` // 1-based; 0: none failed
-	Kind      string  `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged, os.Exit
-	Error     string  `json:"error,omitempty"`
-	Schedule  string  `json:"schedule,omitempty"`
-	Steps     int     `json:"steps"`
-	Checksum  string  `json:"checksum,omitempty"`
-	Replayed  bool    `json:"replayed,omitempty"` // a replay matched its schedule's checksum
-	Seconds   float64 `json:"seconds"`            // wall-clock time of the runs
+	Test      string `json:"test"`
+	Strategy  string `json:"strategy"`
+	Runs      int    `json:"runs"`                 // runs made (the failing one included)
+	FailedRun int    `json:"failed_run,omitempty"` // 1-based; 0: none failed
+	Kind      string `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged, os.Exit
+	Error     string `json:"error,omitempty"`
+	Schedule  string `json:"schedule,omitempty"`
+	Steps     int    `json:"steps"`
+	// TotalSteps counts the yield points of every run made (a Session's).
+	TotalSteps int     `json:"total_steps,omitempty"`
+	Checksum   string  `json:"checksum,omitempty"`
+	Replayed   bool    `json:"replayed,omitempty"` // a replay matched its schedule's checksum
+	Seconds    float64 `json:"seconds"`            // wall-clock time of the runs
 }
 
 // KindExit is the Outcome.Kind of a test that called os.Exit.
@@ -161,9 +163,10 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	}
 	out := Outcome{Test: t.Name(), Strategy: o.Strategy}
 	start := time.Now()
+	owned := false // the body makes its own runs (Own): its Session reports
 	defer func() {
 		out.Seconds = time.Since(start).Seconds()
-		if o.Report != "" {
+		if o.Report != "" && !owned {
 			writeOutcome(t, o.Report, out)
 		}
 	}()
@@ -181,6 +184,10 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 				b.Begin()
 			}
 			s, err := runOnce(Config{Strategy: strategy, MaxSteps: o.MaxSteps, Seed: o.Seed + uint64(i)}, func() { body(bt) })
+			if errors.Is(err, errOwned) {
+				owned = true
+				return
+			}
 			if e, ok := strategy.(interface{ End(steps int) }); ok {
 				e.End(s.Steps)
 			}
@@ -225,6 +232,14 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 				bt.Errorf("schedule saved; replay it with:\n\t%s", cmd)
 			}
 		})
+		if owned {
+			// The body asked to own its runs (Own): it is called again,
+			// outside any bubble, and makes them through its Session.
+			owners.Store(t, o)
+			defer owners.Delete(t)
+			body(t)
+			return
+		}
 		if failed {
 			return
 		}

@@ -57,6 +57,10 @@ type Config struct {
 	// reach, and tests that wait with a sleep never see it too short. Go
 	// 1.26 only (the runtime's timers are read); elsewhere it does nothing.
 	EarlyTimers bool
+	// Quiet is how much virtual time only housekeeping (goroutines woken
+	// by tickers) may run, with another goroutine blocked, before the run
+	// is a hang (housekeeping.go).
+	Quiet time.Duration
 }
 
 // Defaults for the zero Config.
@@ -90,6 +94,8 @@ type wait struct {
 	// run (they are then slow, not stopped), instead of only once every
 	// controlled goroutine is blocked.
 	timed func() bool
+	// tick: a ticker's channel can end the wait (housekeeping.go).
+	tick bool
 }
 
 // gor is one controlled goroutine. Its fields are touched only by whoever
@@ -105,6 +111,7 @@ type gor struct {
 	extOK  bool // the real operation completed
 	cancel chan struct{}
 	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
+	house  bool   // woken by a ticker: its steps are housekeeping, not progress
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -154,6 +161,11 @@ type run struct {
 	ended   bool          // under adoptMu: late callbacks run uncontrolled
 	// afterFuncs counts the AfterFunc timers of the run not yet fired.
 	afterFuncs atomic.Int64
+
+	// Housekeeping (housekeeping.go): steps of goroutines not woken by a
+	// ticker, and when they last changed, in virtual time.
+	progress, markProgress int
+	markTime               time.Time
 }
 
 type adoption struct {
@@ -280,6 +292,9 @@ func newRun(cfg Config) *run {
 	if cfg.LeakAfter <= 0 {
 		cfg.LeakAfter = DefaultLeakAfter
 	}
+	if cfg.Quiet <= 0 {
+		cfg.Quiet = DefaultQuiet
+	}
 	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1), adoptCh: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
 	if _, ok := cfg.Strategy.(*sched.PCT); ok {
@@ -356,6 +371,9 @@ func (r *run) step(g *gor, op uint64) {
 		panic(abortValue)
 	}
 	r.steps++
+	if !g.house {
+		r.progress++
+	}
 	r.prog.Store(int64(r.steps))
 	r.mix(tagStep)
 	r.mix(uint64(g.id)<<8 | op)
@@ -583,6 +601,11 @@ func (r *run) coordinate(main func()) error {
 				r.handTo(r.firstLive())
 				continue
 			}
+			if r.housekeepingOnly() {
+				r.fail(r.housekeepingHang())
+				r.handTo(r.firstLive())
+				continue
+			}
 			r.handTo(next)
 			continue
 		}
@@ -692,6 +715,7 @@ func (r *run) external() *gor {
 	for _, g := range launched {
 		if g.extOK {
 			g.state = gRunnable
+			g.house = g.w.tick
 		}
 	}
 	settle()
@@ -746,7 +770,12 @@ type HangError struct {
 	Leak    bool
 	Steps   int
 	Blocked []Blocked
-	gs      []*gor
+	// Housekeeping names the goroutines that only tickers woke, when the
+	// hang was decided past them (housekeeping.go), and Quiet how long
+	// they ran alone.
+	Housekeeping []int
+	Quiet        time.Duration
+	gs           []*gor
 }
 
 // ErrDeadlock and ErrLeak are matched by errors.Is on a *HangError.
@@ -776,8 +805,13 @@ func (e *HangError) Error() string {
 	var b strings.Builder
 	if e.Leak {
 		fmt.Fprintf(&b, "goroutine leak: the test returned and %d goroutine(s) never end (after %d steps)", len(e.Blocked), e.Steps)
-	} else {
+	} else if e.Housekeeping == nil {
 		fmt.Fprintf(&b, "deadlock after %d steps: every goroutine is blocked and no timer is pending", e.Steps)
+	} else {
+		fmt.Fprintf(&b, "deadlock after %d steps: every goroutine is blocked but for housekeeping", e.Steps)
+	}
+	if e.Housekeeping != nil {
+		fmt.Fprintf(&b, " (goroutines %v, woken only by tickers, ran alone for %v of virtual time)", e.Housekeeping, e.Quiet)
 	}
 	for _, g := range e.Blocked {
 		fmt.Fprintf(&b, "\n\tgoroutine %d: %s at %s", g.G, g.Op, g.Where)

@@ -2,15 +2,18 @@ package pool
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"sync"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/properties/control"
 )
 
 // The controlled mode. When an adapter's test runs under `verify test`
@@ -18,40 +21,38 @@ import (
 //
 //	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --runs 2000
 //
-// each TestXxx is wrapped by the runtime (instrument/rt.Test): it runs
-// --runs times, each run in its own testing/synctest bubble with one
-// goroutine running at a time, the choices drawn by the strategy and
-// recorded. The suite sees that it runs so (the EXECSPEC_* environment
-// that verify test sets: rt.EnvRuns, rt.EnvSchedule) and makes each run
-// one case:
+// each TestXxx is wrapped by the runtime (instrument/rt.Test). The suite
+// sees that it runs so (the EXECSPEC_* environment that verify test sets)
+// and takes the runs over (rt.Own): the test body is called again outside
+// any bubble, and the suite makes one case per run (--runs of them),
+// each run in its own testing/synctest bubble with one goroutine running
+// at a time, the choices drawn by the strategy and recorded:
 //
 //	stress mode (go test)                   controlled mode (verify test)
-//	Config.Cases cases from one stream      one case per run (--runs), case n
-//	                                          drawn from (seed, n) alone
+//	Config.Cases cases from one stream      --runs cases from the same stream
+//	                                          (case i is the same workload)
 //	submitters on threads, pinned, started  submitters are controlled goroutines
 //	  at a spin barrier                       (rt.Go), no barrier, no pinning
 //	a hang: no observation for Timeout      a hang: the scheduler finds every
 //	  (a watchdog goroutine)                  goroutine blocked and no timer
-//	                                          pending (rt's deadlock or leak);
-//	                                          the suite names the stuck
-//	                                          operations as it unwinds
+//	                                          pending; the suite names the
+//	                                          stuck operations as it unwinds
 //	progress against the median start       progress in virtual time: time
 //	  delay and a canary goroutine            passes only when every goroutine
-//	                                          is blocked, so a task pending with
-//	                                          room for ProgressFloor of it is
-//	                                          a pool that waited for a timer
-//	a crash: a child process dies           a crash: a panic on any goroutine is
-//	                                          the run's failure, with its stack
-//	shrunk by retries, seldom repeats       replayed exactly: rt saves the run's
-//	                                          schedule, the suite the case
-//	                                          numbers beside it (.pool.json)
+//	                                          is blocked
+//	a crash: a child process dies           a crash: a panic on any goroutine
+//	                                          is a no-crash finding with its
+//	                                          stack, and the search goes on
+//	shrunk by retries, seldom repeats       the workload and the schedule
+//	                                          shrunk together; the finding is
+//	                                          a schedule file (the shrunk case
+//	                                          inside it) that replays it
 //
-// A failing run fails the test with the findings, rt saves its schedule
-// and prints the command that replays it; the replay draws the same
-// cases (read from the file beside the schedule) and makes the same
-// choices. The search stops at the first failing run, as rt.Test does;
-// defects acknowledged by Config.Known (or a Library) are logged, not
-// failed, so the runs go on past them.
+// Each distinct cause (a finding's Key) is shrunk once, saved and
+// replayed ten times in the process (Finding.Runs, Failures); the search
+// goes on with the next case, and each cause is reported apart. Replaying
+// a saved file (verify test --replay, EXECSPEC_SCHEDULE) runs its case
+// once under its schedule and checks the run made the recorded choices.
 
 // Modes, as Report.Mode says.
 const (
@@ -67,131 +68,277 @@ func underControl() bool {
 	return os.Getenv(rt.EnvRuns) != "" || os.Getenv(rt.EnvSchedule) != ""
 }
 
-// caseNote is the file beside a saved schedule: which cases the failing
-// run drew, so that its replay draws them again.
-type caseNote struct {
-	Test  string `json:"test"`
-	Seed  uint64 `json:"seed"`
-	Cases []int  `json:"cases"` // one per CheckOptions call of the run, in order
-}
-
-// noteSuffix follows the schedule's path to name the case note.
-const noteSuffix = ".pool.json"
-
-// ctlState numbers the controlled cases of each test across the runs of
-// the process: rt.Test calls the test's body once per run, on a fresh
-// *testing.T (the bubble's).
-var ctlState struct {
-	sync.Mutex
-	next   map[string]int
-	run    map[string]*runCases
-	replay map[string][]int
-}
-
-type runCases struct {
-	t     *testing.T
-	cases []int
-}
-
-// schedulePath is where rt.Test saves the schedule of a failing run of
-// test: rt's rule, in the directory of rt.EnvOut.
-func schedulePath(test string) string { return rt.SchedulePath(os.Getenv(rt.EnvOut), test) }
-
-// nextCase returns the number of the case this CheckOptions call runs,
-// and records it in the note beside the schedule rt would save for a
-// failure of this run (in a replay: reads it from there).
-func nextCase(t *testing.T, seed uint64) (int, error) {
-	ctlState.Lock()
-	defer ctlState.Unlock()
-	if ctlState.next == nil {
-		ctlState.next, ctlState.run, ctlState.replay = map[string]int{}, map[string]*runCases{}, map[string][]int{}
-	}
-	name := t.Name()
-	rc := ctlState.run[name]
-	if rc == nil || rc.t != t {
-		rc = &runCases{t: t}
-		ctlState.run[name] = rc
-	}
-	if sched := os.Getenv(rt.EnvSchedule); sched != "" {
-		list, ok := ctlState.replay[name]
-		if !ok {
-			data, err := os.ReadFile(sched + noteSuffix)
-			if err != nil {
-				return 0, fmt.Errorf("replaying %s: the cases it ran are not known: %w", sched, err)
-			}
-			var note caseNote
-			if err := json.Unmarshal(data, &note); err != nil {
-				return 0, fmt.Errorf("%s%s: %w", sched, noteSuffix, err)
-			}
-			if note.Seed != seed {
-				return 0, fmt.Errorf("%s%s: the schedule ran cases of seed %d, this test draws from seed %d (-pool.seed)", sched, noteSuffix, note.Seed, seed)
-			}
-			list = note.Cases
-			ctlState.replay[name] = list
-		}
-		i := len(rc.cases)
-		if i >= len(list) {
-			return 0, fmt.Errorf("%s%s: the schedule's run made %d checks, this one makes more", sched, noteSuffix, len(list))
-		}
-		rc.cases = append(rc.cases, list[i])
-		return list[i], nil
-	}
-	n := ctlState.next[name]
-	ctlState.next[name]++
-	rc.cases = append(rc.cases, n)
-	path := schedulePath(name)
-	data, _ := json.Marshal(caseNote{Test: name, Seed: seed, Cases: rc.cases})
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return n, err
-	}
-	return n, os.WriteFile(path+noteSuffix, data, 0o644)
-}
-
-// controlledCase is CheckOptions under control: one case, in the run
-// that rt.Test is making.
-func controlledCase(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
+// controlledExplore is CheckOptions under control: the test body owns
+// its controlled runs (rt.Own) and makes one case per run, drawn from the
+// same stream as stress mode's cases (case i is the same workload in both
+// modes). A failing run does not fail the test at once: each distinct
+// cause (a Key not seen before, not known) is shrunk, workload and
+// schedule together, saved as a schedule file with the case in it, and
+// replayed; the search goes on with the next case. A replay (rt's replay
+// strategy) runs the saved case once under the saved schedule.
+func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
 	t.Helper()
 	cfg = cfg.withDefaults()
 	cfg.control = true
-	rep := &Report{Mode: ModeControl, Known: map[string]int{}, Exercised: map[string]int{}}
-	start := time.Now()
-	n, err := nextCase(t, cfg.Seed)
+	s, err := rt.Own(t)
 	if err != nil {
 		t.Fatalf("pool: %v", err)
 	}
-	ab, f := probe(newPool, drawOptions(rand.New(rand.NewPCG(cfg.Seed, 1)), cfg))
+	rep := &Report{Mode: ModeControl, Known: map[string]int{}, Exercised: map[string]int{}}
+	start := time.Now()
+	defer func() {
+		if err := s.Close(); err != nil {
+			t.Logf("pool: %v", err)
+		}
+	}()
+	// The probe runs in the session's bubble, outside any run: state a
+	// library creates lazily at package level when a pool is first built
+	// or closed (pond v2's default pool, its workers, the channel of a
+	// context it holds) belongs to the bubble that every run shares.
+	var ab abilities
+	var f *Finding
+	if err := s.Do(func() { ab, f = probe(newPool, drawOptions(rand.New(rand.NewPCG(cfg.Seed, 1)), cfg)) }); err != nil {
+		t.Fatalf("pool: %v", err)
+	}
 	if f != nil {
 		rep.Findings = append(rep.Findings, f)
 		return rep
 	}
 	rep.Abilities = ab.String()
-	w := generate(rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15^uint64(n))), cfg, ab)
-	rep.Cases = 1
-	exercised(w, ab, rep.Exercised)
-	cfg.onAbort = func(h *Finding) {
-		// The scheduler stopped the run (every goroutine blocked, a leak,
-		// or the step budget): what the suite saw, before rt's report.
-		h.Workload = w.String()
-		h.Pool = w.Options.String()
-		if known(cfg.Known, h) {
-			t.Logf("pool: case %d (seed %d) stopped by the scheduler where a known defect was acknowledged: %v", n, cfg.Seed, h)
-			return
-		}
-		t.Errorf("%v", h)
-		t.Logf("pool: case %d of seed %d under control; the schedule and %s beside it replay it", n, cfg.Seed, noteSuffix)
+	if sched, meta, ok := s.Replaying(); ok {
+		replayFinding(t, s, newPool, cfg, sched, meta, rep)
+		rep.Elapsed = time.Since(start)
+		return rep
 	}
-	for _, f := range runCase(newPool, w, cfg) {
+	r := rand.New(rand.NewPCG(cfg.Seed, 0xda3e39cb94b95bdb))
+	seen := map[string]bool{}
+	for i := range s.Runs() {
+		w := generate(r, cfg, ab)
+		rep.Cases++
+		exercised(w, ab, rep.Exercised)
+		fs, sched, err := ctlRun(newPool, w, cfg, s.Run)
+		if err != nil {
+			if errors.Is(err, control.ErrBudget) {
+				rep.Unknown++
+				continue
+			}
+			t.Errorf("pool: case %d under control: %v", i, err)
+			break
+		}
+		for _, f := range fs {
+			key := f.Key()
+			if known(cfg.Known, f) {
+				rep.Known[key]++
+				continue
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			after := time.Since(start)
+			g, gs := ctlShrink(s, newPool, w, sched, f, cfg)
+			g.After, g.Case = after, i
+			path := s.Path(strings.NewReplacer("/", "-", " ", "_").Replace(key))
+			meta := caseMeta(t.Name(), cfg.Seed, i, key, g.shrunk)
+			if err := rt.SaveSchedule(path, gs, meta); err != nil {
+				t.Errorf("pool: %v", err)
+				path = ""
+			}
+			g.Schedule = path
+			if path != "" {
+				g.Replay = s.ReplayCommand(path)
+			}
+			s.Failed(i+1, g, path, gs)
+			rep.Findings = append(rep.Findings, g)
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return rep
+}
+
+// caseMeta is what a saved schedule keeps of its case: the shrunk
+// workload itself (JSON), since shrinking makes a case no seed draws.
+func caseMeta(test string, seed uint64, i int, key string, w Workload) rt.Meta {
+	data, _ := json.Marshal(w)
+	return rt.Meta{
+		"pool.test":     test,
+		"pool.seed":     strconv.FormatUint(seed, 10),
+		"pool.case":     strconv.Itoa(i),
+		"pool.finding":  key,
+		"pool.workload": string(data),
+	}
+}
+
+// replayFinding runs the case saved with a schedule under that schedule,
+// once, and reports what it shows as a search would.
+func replayFinding(t *testing.T, s *rt.Session, newPool func(Options) Pool, cfg Config, sched control.Schedule, meta rt.Meta, rep *Report) {
+	t.Helper()
+	var w Workload
+	data, ok := meta["pool.workload"]
+	if !ok {
+		t.Fatalf("pool: the schedule has no pool case (# pool.workload: ...); was it saved by the pool suite?")
+	}
+	if err := json.Unmarshal([]byte(data), &w); err != nil {
+		t.Fatalf("pool: the schedule's pool.workload: %v", err)
+	}
+	rep.Cases = 1
+	fs, got, err := ctlRun(newPool, w, cfg, func(main func()) (control.Schedule, error) { return s.Replay(sched, main) })
+	if err != nil {
+		t.Errorf("pool: replaying the %s finding: %v", meta["pool.finding"], err)
+		return
+	}
+	for _, f := range fs {
 		if known(cfg.Known, f) {
 			rep.Known[f.Key()]++
 			continue
 		}
-		f.After = time.Since(start)
 		rep.Findings = append(rep.Findings, f)
+		s.Failed(1, f, "", got)
 	}
-	if len(rep.Findings) > 0 {
-		t.Logf("pool: case %d of seed %d under control; the schedule and %s beside it replay it", n, cfg.Seed, noteSuffix)
+}
+
+// ctlRun runs w once under control, with run (a Session's Run, RunWith
+// or Replay), and returns its findings. The scheduler's verdicts become
+// findings: a hang (every goroutine blocked, no timer pending) is the
+// suite's description of what was stuck (no-hang, cancel-stops), a panic
+// on a goroutine the suite does not watch is no-crash with its stack. A
+// run stopped by the step budget or a replay that diverged is an error.
+func ctlRun(newPool func(Options) Pool, w Workload, cfg Config, run func(main func()) (control.Schedule, error)) ([]*Finding, control.Schedule, error) {
+	var fs []*Finding
+	var stuck *Finding
+	cfg.onAbort = func(h *Finding) { stuck = h }
+	sched, err := run(func() { fs = runCase(newPool, w, cfg) })
+	var hang *rt.HangError
+	var pe *rt.PanicError
+	switch {
+	case err == nil:
+	case errors.As(err, &hang):
+		f := stuck
+		if f == nil {
+			f = finding(NoHang, "", "the scheduler found the case stuck")
+		}
+		f.Detail += " (" + hang.Error() + ")"
+		f.Stack = hangStacks(hang)
+		f.cause = err
+		fs = []*Finding{f}
+	case errors.As(err, &pe):
+		stack := string(pe.Stack)
+		f := finding(NoCrash, crashSite(stack), "goroutine %d panicked: %v", pe.G, pe.Value)
+		f.Stack = stack
+		f.cause = err
+		fs = []*Finding{f}
+	default:
+		return nil, sched, err
 	}
-	return rep
+	for _, f := range fs {
+		f.Pool = w.Options.String()
+		f.Workload = w.String()
+		f.shrunk = w
+	}
+	return fs, sched, nil
+}
+
+func hangStacks(h *rt.HangError) string {
+	var b strings.Builder
+	for _, g := range h.Blocked {
+		fmt.Fprintf(&b, "goroutine %d (%s at %s):\n%s\n", g.G, g.Op, g.Where, g.Stack)
+	}
+	return b.String()
+}
+
+// ctlShrink makes w smaller while it still shows f's defect under some
+// schedule, within cfg.ShrinkTime, and then the schedule: a candidate
+// workload is first run under the failing schedule's choices (as far as
+// they apply, then no preemption), then under cfg.Retries random
+// schedules; the kept schedule is then brought towards no preemptions
+// (choices set to 0, the way rapid shrinks a drawn schedule). It returns
+// the finding of the smallest case, its schedule, and how often replaying
+// that schedule showed the defect again (Runs, Failures: 10 replays).
+func ctlShrink(s *rt.Session, newPool func(Options) Pool, w Workload, sched control.Schedule, f *Finding, cfg Config) (*Finding, control.Schedule) {
+	key := f.Key()
+	deadline := time.Now().Add(cfg.ShrinkTime)
+	best, bestSched := f, sched
+	seed := cfg.Seed ^ 0x5851f42d4c957f2d
+	shows := func(c Workload, strat control.Strategy) (*Finding, control.Schedule, bool) {
+		fs, got, err := ctlRun(newPool, c, cfg, func(main func()) (control.Schedule, error) {
+			return s.RunWith(rt.Config{Strategy: strat, Seed: seed}, main)
+		})
+		if err != nil {
+			return nil, got, false
+		}
+		for _, g := range fs {
+			if g.Key() == key {
+				return g, got, true
+			}
+		}
+		return nil, got, false
+	}
+	for progress := true; progress && time.Now().Before(deadline); {
+		progress = false
+		for _, c := range candidates(w) {
+			if !time.Now().Before(deadline) {
+				break
+			}
+			for try := 0; try <= cfg.Retries; try++ {
+				var strat control.Strategy = guided(bestSched.Choices)
+				if try > 0 {
+					seed++
+					strat = control.Random(seed)
+				}
+				if g, got, ok := shows(c, strat); ok {
+					w, best, bestSched, progress = c, g, got, true
+					break
+				}
+			}
+			if progress {
+				break
+			}
+		}
+	}
+	// The schedule: fewer preemptions, from the end (later choices
+	// matter least to the prefix that leads to the defect).
+	for i := len(bestSched.Choices) - 1; i >= 0 && time.Now().Before(deadline); i-- {
+		if i >= len(bestSched.Choices) || bestSched.Choices[i].Index == 0 {
+			continue
+		}
+		try := slices.Clone(bestSched.Choices)
+		try[i].Index = 0
+		if g, got, ok := shows(w, guided(try[:i+1])); ok {
+			best, bestSched = g, got
+		}
+	}
+	// How reliably the schedule replays the defect.
+	best.Runs, best.Failures = 0, 0
+	for range 10 {
+		fs, _, err := ctlRun(newPool, w, cfg, func(main func()) (control.Schedule, error) { return s.Replay(bestSched, main) })
+		best.Runs++
+		if err == nil && slices.ContainsFunc(fs, func(g *Finding) bool { return g.Key() == key }) {
+			best.Failures++
+		}
+	}
+	best.shrunk = w
+	return best, bestSched
+}
+
+// guidedStrategy makes the choices of a list (each taken modulo the
+// number of goroutines that can run, for a workload that changed) and
+// then lets the current goroutine go on (choice 0).
+type guidedStrategy struct {
+	list []control.Choice
+	next int
+}
+
+func guided(list []control.Choice) *guidedStrategy { return &guidedStrategy{list: list} }
+
+func (g *guidedStrategy) Begin() { g.next = 0 }
+
+func (g *guidedStrategy) Choose(d control.Decision) int {
+	if g.next >= len(g.list) {
+		return 0
+	}
+	c := g.list[g.next]
+	g.next++
+	return c.Index % len(d.Runnable)
 }
 
 // runControlled runs the case on the goroutine that holds control (the

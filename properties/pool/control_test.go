@@ -21,7 +21,8 @@ import (
 // correct pool passes every run; the lost wakeup after a grow is a
 // progress finding, the Goexit leak a deadlock the scheduler decides,
 // the negative WaitGroup counter on a pool goroutine a panic with its
-// stack; each failure replays ten times with the same checksum.
+// stack; each is shrunk, saved with its case inside the schedule file,
+// and replays ten times with the same checksum.
 func TestControlledMode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an instrumented test binary")
@@ -82,8 +83,8 @@ func TestControlledMode(t *testing.T) {
 			t.Errorf("%s: want a %s (%q) with a schedule, got %+v", c.test, c.kind, c.text, o)
 			continue
 		}
-		if _, err := os.Stat(o[0].Schedule + noteSuffix); err != nil {
-			t.Errorf("%s: the case note beside the schedule: %v", c.test, err)
+		if _, meta, err := rt.LoadSchedule(o[0].Schedule); err != nil || meta["pool.workload"] == "" || meta["pool.test"] != c.test {
+			t.Errorf("%s: the case inside the schedule file: %v %v", c.test, meta, err)
 		}
 		// Ten replays in one process.
 		replays := run(c.test, 10, rt.EnvSchedule+"="+o[0].Schedule)
@@ -97,5 +98,18 @@ func TestControlledMode(t *testing.T) {
 			t.Errorf("%s: %d of %d replays reproduced run %d (%s, checksum %s): %+v", c.test, matched, len(replays), o[0].FailedRun, o[0].Kind, o[0].Checksum, replays)
 		}
 		t.Logf("%s: %s in run %d of %d, replayed %d/10", c.test, o[0].Kind, o[0].FailedRun, runs, matched)
+		// The search went on past its finding: every run was made (and
+		// the shrinker's and the replays' after them).
+		if o[0].Runs < runs+10 {
+			t.Errorf("%s: %d runs made; the search stopped at its finding", c.test, o[0].Runs)
+		}
+	}
+	// Two defects in one pool: two findings, each with its schedule.
+	if o := run("TestTwoBugs", 1, rt.EnvRuns+"="+strconv.Itoa(runs)); len(o) != 1 || o[0].FailedRun == 0 {
+		t.Errorf("TestTwoBugs: %+v", o)
+	}
+	saved, _ := filepath.Glob(filepath.Join(sched, "TestTwoBugs.*"))
+	if len(saved) != 2 {
+		t.Errorf("TestTwoBugs: want a schedule for each of the two defects, found %v", saved)
 	}
 }

@@ -94,13 +94,13 @@
 // (controlled mode, control.go): one goroutine runs at a time and the
 // scheduler picks which, a hang is every goroutine blocked with no timer
 // pending, progress is measured in virtual time, a crash on any goroutine
-// is the run's panic with its stack, and a failing run is saved as a
-// schedule (with the case numbers beside it, .pool.json) that replays
-// the same case and the same interleaving:
+// is a finding with its stack, and each distinct finding is shrunk
+// (workload and schedule together) and saved as a schedule file, the
+// case inside it, that replays the same case and the same interleaving:
 //
 //	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --runs 2000
-//	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --replay ~/.cache/execspec/schedules/TestAnts.schedule
+//	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --replay ~/.cache/execspec/schedules/TestAnts.progress-Resize.schedule
 //
-// Under control the search stops at the first failing run and nothing
-// is shrunk; Report.Mode says which mode ran.
+// Under control, as in stress mode, the search goes on after a finding
+// and reports each cause apart; Report.Mode says which mode ran.
 package pool

@@ -30,6 +30,9 @@ type Report struct {
 	Elapsed   time.Duration
 	// Stopped says why Explore ran fewer than Config.Cases cases.
 	Stopped string
+	// Unknown counts the controlled runs stopped by the scheduler's step
+	// budget: neither a pass nor a finding.
+	Unknown int
 	// Mode says how the cases ran: ModeStress (free, in a child process
 	// unless Config.InProcess) or ModeControl (one case per run of the
 	// controlled runtime, under verify test; control.go).
@@ -61,26 +64,21 @@ func Check(t *testing.T, newPool func() Pool, cfg Config) {
 func CheckOptions(t *testing.T, newPool func(Options) Pool, cfg Config) {
 	t.Helper()
 	rep := exploreFor(t, newPool, cfg)
-	if rep.Mode != ModeControl {
-		// Under control each run is one case: the runs' count is rt's.
-		t.Logf("pool: %s mode: %d cases in %v; abilities [%s]; exercised %v %s", rep.Mode, rep.Cases, rep.Elapsed.Round(time.Millisecond), rep.Abilities, rep.Exercised, rep.Stopped)
+	t.Logf("pool: %s mode: %d cases in %v; abilities [%s]; exercised %v %s", rep.Mode, rep.Cases, rep.Elapsed.Round(time.Millisecond), rep.Abilities, rep.Exercised, rep.Stopped)
+	if rep.Unknown > 0 {
+		t.Logf("pool: %d controlled runs stopped by the step budget (unknown: neither passed nor failed)", rep.Unknown)
 	}
 	for k, n := range rep.Known {
-		if rep.Mode == ModeControl {
-			if !loggedOnce(t.Name() + "\x00" + k) {
-				t.Logf("known defect %s seen under control (logged once)", k)
-			}
-			continue
-		}
 		t.Logf("known defect %s seen in %d cases", k, n)
 	}
 	for _, f := range rep.Findings {
 		t.Errorf("%v", f)
-		if rep.Mode == ModeControl {
-			// Found in this run; rt saves its schedule and prints the replay.
-		} else if f.Runs > 0 {
+		switch {
+		case f.Schedule != "":
+			t.Logf("%s: found after %v (case %d) under control; shrunk; its schedule showed it again in %d of %d replays; replay it with:\n\t%s", f.Key(), f.After.Round(time.Millisecond), f.Case, f.Failures, f.Runs, f.Replay)
+		case f.Runs > 0:
 			t.Logf("%s: found after %v (case %d); reproduced in %d of %d runs of the shrunk case", f.Key(), f.After.Round(time.Millisecond), f.Case, f.Failures, f.Runs)
-		} else {
+		case rep.Mode == ModeStress:
 			t.Logf("%s: found after %v (case %d); not shrunk", f.Key(), f.After.Round(time.Millisecond), f.Case)
 		}
 		if f.Stack != "" {

@@ -82,7 +82,7 @@ func nextCall(name string) int {
 func exploreFor(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
 	t.Helper()
 	if underControl() {
-		return controlledCase(t, newPool, cfg)
+		return controlledExplore(t, newPool, cfg)
 	}
 	call := nextCall(t.Name())
 	if path := os.Getenv(envChild); path != "" {
@@ -318,8 +318,13 @@ func crashStart(text string) int {
 	return -1
 }
 
+// rtPrefix names the functions of the controlled runtime, which stand in
+// for sync's in instrumented code.
+const rtPrefix = "github.com/execspec/execspec/instrument/rt."
+
 // crashSite is the first function of the crashing goroutine's stack that
-// is not the runtime's or sync's: where the pool went wrong.
+// is not the runtime's, sync's or the controlled runtime's: where the
+// pool went wrong.
 func crashSite(text string) string {
 	sc := bufio.NewScanner(strings.NewReader(text))
 	inStack := false
@@ -336,7 +341,7 @@ func crashSite(text string) string {
 		if j := strings.LastIndexByte(fn, '('); j > 0 && strings.HasSuffix(fn, ")") {
 			fn = fn[:j]
 		}
-		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "panic(") {
+		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, rtPrefix) {
 			continue
 		}
 		return "crash in " + fn

@@ -342,6 +342,12 @@ type Finding struct {
 	// that showed it.
 	After time.Duration
 	Case  int
+	// Schedule is the file that replays the finding under control (the
+	// shrunk case inside it), and Replay the command that does.
+	Schedule, Replay string
+
+	shrunk Workload // under control: the case, for the schedule file
+	cause  error    // under control: the scheduler's verdict (a hang, a panic), if it was one
 }
 
 // Key identifies a defect: its property and the operation that triggered
@@ -375,6 +381,10 @@ var ErrViolated = errors.New("pool: property violated")
 
 // Is makes errors.Is(f, ErrViolated) true.
 func (f *Finding) Is(target error) bool { return target == ErrViolated }
+
+// Unwrap returns the controlled runtime's verdict behind the finding (an
+// *rt.HangError, an *rt.PanicError), or nil.
+func (f *Finding) Unwrap() error { return f.cause }
 
 func finding(prop, op, format string, args ...any) *Finding {
 	return &Finding{Property: prop, Op: op, Detail: fmt.Sprintf(format, args...)}

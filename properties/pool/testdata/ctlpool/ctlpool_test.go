@@ -40,3 +40,8 @@ func TestGoexitLeaks(t *testing.T) {
 func TestPanicDoubleDone(t *testing.T) {
 	check(t, func(p *Pool) { p.PanicDoubleDone = true }, pool.Config{Panics: pool.PanicsRecovered})
 }
+
+// Two defects at once: each is its own finding, with its own schedule.
+func TestTwoBugs(t *testing.T) {
+	check(t, func(p *Pool) { p.GrowNoWake, p.PanicDoubleDone = true, true }, pool.Config{Panics: pool.PanicsRecovered})
+}

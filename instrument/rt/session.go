@@ -1,0 +1,425 @@
+package rt
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/traces"
+)
+
+// A Session lets a test body make its own controlled runs, one at a time,
+// and get each run's failure back as a value: a suite that draws a case
+// per run, shrinks a failing case together with its schedule and goes on
+// after a finding (the pool suite does) calls Own once and Run for each
+// run; t is never failed by a run. Test and TestWith see a body that
+// takes ownership and hand it the runs (their --runs, strategy, seed and
+// replay file).
+//
+// Every run of a Session happens in one testing/synctest bubble, the
+// session's, which lives from the first Run (or Do) to Close (or the end
+// of the test): state that a package creates lazily and keeps (a default
+// pool and its goroutines, a context's channel) is created in the bubble
+// and stays usable by the next runs, where a bubble per run would make its
+// use by a later run a fatal error. Do runs code in that bubble outside
+// any run (an adapter's probe). Runs use the session's strategy: a random
+// or PCT stream that goes on from one run to the next, as TestWith's
+// does; RunWith takes a strategy of its own (a shrinker's). Goroutines an
+// earlier run left behind (uncontrolled, of package-level state) are let
+// run until they block before each run. A Session is used by one
+// goroutine, outside any bubble; the caller's clock stays the real one.
+type Session struct {
+	t        *testing.T
+	o        Options
+	strategy control.Strategy
+	replay   *control.Schedule
+	meta     Meta
+	runs     int
+	made     int
+	start    time.Time
+	out      Outcome
+	reported bool
+
+	jobs     chan *job     // to the session's bubble
+	ended    chan struct{} // closed when the bubble has ended
+	closed   bool
+	leftover string // how the bubble ended, if goroutines were left blocked in it
+}
+
+// job is one thing the session's bubble does: a controlled run, or f.
+type job struct {
+	cfg   Config
+	main  func()
+	f     func()
+	sched control.Schedule
+	err   error
+	done  chan struct{}
+}
+
+// Meta is what a suite keeps beside a saved schedule, inside its file as
+// comment lines ("# key: value") that the schedule's format skips: the
+// case that ran, the test, the seed. Keys are lower-case words with dots
+// and dashes; values are one line each.
+type Meta map[string]string
+
+// errOwned stops the run in which a test body asked to own its runs.
+var errOwned = errors.New("execspec/rt: the test body owns its runs")
+
+// owners are the tests whose bodies TestWith calls outside a bubble to
+// make their own runs, with the Options they were given.
+var owners sync.Map // *testing.T -> Options
+
+// Own returns the Session of t, from which the test body makes its own
+// controlled runs. Called from a run that Test or TestWith makes, it stops
+// that run (without a failure) and TestWith calls the body again, outside
+// any bubble, where Own returns the Session with TestWith's Options.
+// Called outside a run, it returns a Session with the Options of the
+// environment (OptionsFromEnv). The Session writes the test's Outcome to
+// Options.Report when t's test ends.
+func Own(t *testing.T) (*Session, error) {
+	t.Helper()
+	if r, g := current(); r != nil {
+		if g == nil || g.id != 0 {
+			return nil, errors.New("execspec/rt: Own is called from the test's own goroutine")
+		}
+		r.fail(errOwned)
+		panic(abortValue)
+	}
+	if err := checkGo(); err != nil {
+		return nil, err
+	}
+	var o Options
+	if v, ok := owners.Load(t); ok {
+		o = v.(Options)
+	} else {
+		var err error
+		if o, err = OptionsFromEnv(); err != nil {
+			return nil, err
+		}
+	}
+	return newSession(t, o)
+}
+
+// NewSession returns a Session of t with explicit Options.
+func NewSession(t *testing.T, o Options) (*Session, error) {
+	if err := checkGo(); err != nil {
+		return nil, err
+	}
+	return newSession(t, o)
+}
+
+func newSession(t *testing.T, o Options) (*Session, error) {
+	s := &Session{t: t, o: o, runs: o.Runs, start: time.Now()}
+	if s.runs <= 0 {
+		s.runs = 100
+	}
+	switch o.Strategy {
+	case "", "random":
+		s.o.Strategy = "random"
+		s.strategy = control.Random(o.Seed)
+	case "pct":
+		depth := o.Depth
+		if depth <= 0 {
+			depth = 3
+		}
+		s.strategy = control.NewPCT(depth, 0, o.Seed)
+	case "replay":
+		sched, meta, err := LoadSchedule(o.Schedule)
+		if err != nil {
+			return nil, err
+		}
+		s.replay, s.meta, s.runs = &sched, meta, 1
+	default:
+		return nil, fmt.Errorf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
+	}
+	s.out = Outcome{Test: t.Name(), Strategy: s.o.Strategy}
+	t.Cleanup(func() { _ = s.Close() })
+	return s, nil
+}
+
+// Runs is the number of runs the session was asked for (Options.Runs;
+// 1 when replaying).
+func (s *Session) Runs() int { return s.runs }
+
+// Made is the number of runs made so far (shrinking and replays included).
+func (s *Session) Made() int { return s.made }
+
+// Seed is the seed of the session's strategy.
+func (s *Session) Seed() uint64 { return s.o.Seed }
+
+// Strategy names the session's strategy: random, pct or replay.
+func (s *Session) Strategy() string { return s.o.Strategy }
+
+// Replaying returns the schedule to replay and the Meta saved with it,
+// when the session replays a file (Options.Schedule).
+func (s *Session) Replaying() (control.Schedule, Meta, bool) {
+	if s.replay == nil {
+		return control.Schedule{}, nil, false
+	}
+	return *s.replay, s.meta, true
+}
+
+// Run makes one controlled run of main with the session's strategy (in
+// a replay: the replayed schedule, checked as Replay checks it) and
+// returns its schedule and its failure: nil, a *HangError, a
+// *PanicError, or an error wrapping control.ErrBudget, ErrStrategy or
+// ErrDiverged. main runs as the run's goroutine 0 and must not fail a
+// testing.T; the test is not failed.
+func (s *Session) Run(main func()) (control.Schedule, error) {
+	if s.replay != nil {
+		return s.Replay(*s.replay, main)
+	}
+	return s.RunWith(Config{Strategy: s.strategy, Seed: s.o.Seed + uint64(s.made)}, main)
+}
+
+// RunWith is Run with a Config of the caller's (a shrinker's strategy).
+// Options.MaxSteps applies where cfg sets none.
+func (s *Session) RunWith(cfg Config, main func()) (sched control.Schedule, err error) {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = s.o.MaxSteps
+	}
+	s.made++
+	s.out.Runs = s.made
+	j := s.exec(&job{cfg: cfg, main: main})
+	sched, err = j.sched, j.err
+	s.out.TotalSteps += sched.Steps
+	if s.out.FailedRun == 0 {
+		s.out.Steps = sched.Steps
+		s.out.Checksum = fmt.Sprintf("%016x", sched.Checksum)
+	}
+	return sched, err
+}
+
+// Replay runs main under the choices of want and checks that the run
+// made them and reproduced want's steps and checksum: it returns an
+// error wrapping control.ErrDiverged if not, otherwise the run's own
+// failure.
+func (s *Session) Replay(want control.Schedule, main func()) (control.Schedule, error) {
+	rp := control.NewReplay(want)
+	got, err := s.RunWith(Config{Strategy: rp}, main)
+	if derr := diverged(rp, got, want); derr != nil {
+		return got, derr
+	}
+	if s.replay != nil {
+		s.out.Replayed = true
+	}
+	return got, err
+}
+
+// Failed records a failing run in the test's Outcome (the first one
+// recorded gives FailedRun, Kind, Error, Schedule, Steps and Checksum):
+// run is the 1-based run of the search that found it, err the failure (a
+// run's error, or the suite's own finding, which may wrap one; else kind
+// "fail"), path where sched was saved ("" if it was not).
+func (s *Session) Failed(run int, err error, path string, sched control.Schedule) {
+	if s.out.FailedRun != 0 {
+		return
+	}
+	s.out.FailedRun = max(run, 1)
+	s.out.Kind = kind(err)
+	if s.out.Kind == "error" {
+		s.out.Kind = "fail"
+	}
+	if err != nil {
+		s.out.Error = err.Error()
+	}
+	s.out.Schedule = path
+	s.out.Steps = sched.Steps
+	s.out.Checksum = fmt.Sprintf("%016x", sched.Checksum)
+}
+
+// Path is where Save puts the schedule of a finding called name (a test
+// may save several, one per distinct cause): in Options.Out (or
+// DefaultOut), named for the test and name.
+func (s *Session) Path(name string) string {
+	test := s.t.Name()
+	if name != "" {
+		test += "." + name
+	}
+	return SchedulePath(s.o.Out, test)
+}
+
+// ReplayCommand is the command that replays the schedule at path: the
+// Options' Command, or go test with the EXECSPEC_SCHEDULE variable.
+func (s *Session) ReplayCommand(path string) string {
+	if s.o.Command != "" {
+		return strings.ReplaceAll(s.o.Command, "%s", path)
+	}
+	return fmt.Sprintf("%s=%s go test -run '^%s$'", EnvSchedule, path, s.t.Name())
+}
+
+// Do runs f in the session's bubble, on no controlled goroutine: what
+// f starts runs uncontrolled, and what it creates belongs to the bubble
+// the runs share. A panic of f is returned as an error.
+func (s *Session) Do(f func()) error {
+	return s.exec(&job{f: f}).err
+}
+
+// exec hands j to the session's bubble, starting it on first use, and
+// waits for it.
+func (s *Session) exec(j *job) *job {
+	if s.closed {
+		j.err = errors.New("execspec/rt: the session is closed")
+		return j
+	}
+	if s.jobs == nil {
+		s.jobs, s.ended = make(chan *job), make(chan struct{})
+		go func() {
+			defer close(s.ended)
+			defer func() {
+				// Goroutines an earlier run or Do left blocked for good
+				// (leaked by the library, not by a run: a run's own
+				// leaks are its failure) keep the bubble from ending
+				// cleanly; synctest says so with a panic, which would
+				// end the process.
+				if v := recover(); v != nil {
+					s.leftover = fmt.Sprint(v)
+				}
+			}()
+			synctest.Test(s.t, func(*testing.T) {
+				for j := range s.jobs {
+					serve(j)
+				}
+			})
+		}()
+	}
+	j.done = make(chan struct{})
+	s.jobs <- j
+	<-j.done
+	return j
+}
+
+// serve does j on the root goroutine of the session's bubble.
+func serve(j *job) {
+	defer close(j.done)
+	defer func() {
+		if v := recover(); v != nil {
+			j.err = &PanicError{G: -1, Value: v, Stack: debug.Stack()}
+		}
+	}()
+	// What earlier runs left running goes on until it blocks.
+	synctest.Wait()
+	if j.f != nil {
+		j.f()
+		return
+	}
+	if b, ok := j.cfg.Strategy.(interface{ Begin() }); ok {
+		b.Begin()
+	}
+	j.sched, j.err = runOnce(j.cfg, j.main)
+	if e, ok := j.cfg.Strategy.(interface{ End(steps int) }); ok {
+		e.End(j.sched.Steps)
+	}
+}
+
+// Close writes the test's Outcome and ends the session's bubble: it
+// waits for the goroutines left in it, as synctest.Test does, and
+// returns what synctest said if some were left blocked for good (they
+// stay so; the runs' verdicts stand). The test's cleanup calls it if the
+// body did not.
+func (s *Session) Close() error {
+	s.report()
+	if !s.closed {
+		s.closed = true
+		if s.jobs != nil {
+			close(s.jobs)
+			<-s.ended
+		}
+	}
+	if s.leftover != "" {
+		return fmt.Errorf("execspec/rt: the session's bubble ended with goroutines blocked for good: %s", s.leftover)
+	}
+	return nil
+}
+
+func (s *Session) report() {
+	if s.reported || s.o.Report == "" {
+		return
+	}
+	s.reported = true
+	s.out.Seconds = time.Since(s.start).Seconds()
+	writeOutcome(s.t, s.o.Report, s.out)
+}
+
+// metaKey is the form of a Meta key.
+var metaKey = regexp.MustCompile(`^[a-z][a-z0-9.-]*$`)
+
+// SaveSchedule writes sched to path with meta as comment lines before
+// it ("# key: value", keys sorted), whole or not at all. A key not of
+// the form [a-z][a-z0-9.-]* or a value with a line break is refused.
+func SaveSchedule(path string, sched control.Schedule, meta Meta) error {
+	var b bytes.Buffer
+	keys := make([]string, 0, len(meta))
+	for k, v := range meta {
+		if !metaKey.MatchString(k) {
+			return fmt.Errorf("execspec/rt: schedule metadata key %q: expected lower-case letters, digits, dots and dashes", k)
+		}
+		if strings.ContainsAny(v, "\r\n") {
+			return fmt.Errorf("execspec/rt: schedule metadata %q: the value has a line break", k)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "# %s: %s\n", k, meta[k])
+	}
+	text, _ := sched.MarshalText()
+	b.Write(text)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("execspec/rt: saving schedule: %w", err)
+	}
+	out, err := traces.CreateOutput(path)
+	if err != nil {
+		return fmt.Errorf("execspec/rt: saving schedule: %w", err)
+	}
+	if _, err := out.Write(b.Bytes()); err != nil {
+		out.Abort()
+		return fmt.Errorf("execspec/rt: saving schedule: %w", err)
+	}
+	if err := out.Commit(); err != nil {
+		return fmt.Errorf("execspec/rt: saving schedule: %w", err)
+	}
+	return nil
+}
+
+// LoadSchedule reads a schedule file and the Meta in its comment lines
+// ("# key: value"; other comments are ignored). Errors name the file.
+func LoadSchedule(path string) (control.Schedule, Meta, error) {
+	var s control.Schedule
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return s, nil, fmt.Errorf("execspec/rt: %w", err)
+	}
+	if err := s.UnmarshalText(data); err != nil {
+		return s, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	meta := Meta{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 16<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(strings.TrimSpace(line[1:]), ":")
+		if ok && metaKey.MatchString(k) {
+			meta[k] = strings.TrimSpace(v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return s, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, meta, nil
+}
