@@ -15,7 +15,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/executor/point"
 	"github.com/execspec/execspec/properties/control"
 )
 
@@ -435,7 +435,7 @@ func (r *run) choose(g *gor, curRunnable bool, cands []*gor) *gor {
 		}
 		r.ids = ids
 		i := r.decide(control.Decision{N: len(r.choices), Step: r.steps, Current: g.id,
-			Point: executor.PointNone, CurrentRunnable: curRunnable, Runnable: ids})
+			Point: point.None, CurrentRunnable: curRunnable, Runnable: ids})
 		if i < 0 {
 			return nil
 		}

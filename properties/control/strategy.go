@@ -6,17 +6,17 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/executor/point"
 )
 
 // Decision is what a Strategy is asked at a yield point where more than one
 // goroutine can run. It is valid only during the Choose call.
 type Decision struct {
-	N               int            // decisions so far in this run
-	Step            int            // yield points so far in this run (this one included)
-	Current         int            // the goroutine that reached the yield point (or returned)
-	Point           executor.Point // where Current is
-	CurrentRunnable bool           // Current may continue; it is then Runnable[0]
+	N               int         // decisions so far in this run
+	Step            int         // yield points so far in this run (this one included)
+	Current         int         // the goroutine that reached the yield point (or returned)
+	Point           point.Point // where Current is
+	CurrentRunnable bool        // Current may continue; it is then Runnable[0]
 	// Runnable are the goroutines that may run next: Current first when it
 	// may continue, then the others in the order they were started. The
 	// choice is an index into it, so choosing 0 never preempts: a schedule
