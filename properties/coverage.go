@@ -287,7 +287,11 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		if d < 0 || d > MaxPCTDepth {
 			return nil, fmt.Errorf("cover: PCT depth %d: want 1 to %d", d, MaxPCTDepth)
 		}
-		strat = control.NewPCT(d, 200, seed)
+		k := 200
+		if cfg.onEngine() {
+			k = 0 // learnt from the runs: every atomic operation is a step
+		}
+		strat = control.NewPCT(d, k, seed)
 	case "guided":
 		gd = newGuided(sp, cv, seed)
 	case "exhaustive", "dfs":
@@ -538,7 +542,16 @@ func (cfg *CoverConfig) runner() coverRunner {
 	if cfg.onEngine() {
 		t := cfg.T
 		return func(strat control.Strategy, body func(executor.Scheduler, *control.Controller)) (control.Schedule, error) {
-			return rt.Run(t, rt.Config{Strategy: strat, MaxSteps: instrumentedSteps}, func(*testing.T) { body(rt.Scheduler(), nil) })
+			// As a Controller's Run does: PCT draws its change points
+			// in Begin and learns the length of a run in End.
+			if b, ok := strat.(interface{ Begin() }); ok {
+				b.Begin()
+			}
+			s, err := rt.Run(t, rt.Config{Strategy: strat, MaxSteps: instrumentedSteps}, func(*testing.T) { body(rt.Scheduler(), nil) })
+			if e, ok := strat.(interface{ End(steps int) }); ok {
+				e.End(s.Steps)
+			}
+			return s, err
 		}
 	}
 	return func(strat control.Strategy, body func(executor.Scheduler, *control.Controller)) (control.Schedule, error) {
