@@ -1,10 +1,11 @@
 // Command hookless measures the property suite and spec coverage on the
 // built-in executors with their Scheduler hook unused, on the instrumented
-// engine: it builds properties/testdata/hookless once with package
-// executor instrumented, then runs its tests.
+// engine: it builds properties/testdata/hookless once with packages
+// executor and properties/broken instrumented, then runs its tests.
 //
 //	go run ./bench/hookless suite [-cases 1000] [-executors a,b] [-depth 3]
 //	go run ./bench/hookless cover [-strategy random] [-goal 100] [-time 60s] [-pairs 5]
+//	go run ./bench/hookless broken [-cases 200]
 //
 // suite runs the suite on each built-in executor under PCT, -cases cases
 // per property, and prints per executor the cases run, the failures and
@@ -12,7 +13,9 @@
 // -pairs times through its hook and -pairs times with the hook unused
 // (the instrumented engine), alternating, each with seed 1, 2, ..., and
 // prints each run and the medians of both modes: the share of reachable
-// states visited and the time to the goal.
+// states visited and the time to the goal. broken runs the suite (PCT,
+// stopping at the first failure) on each executor of properties/broken's
+// catalogue, hook unused, and prints what it caught and how soon.
 package main
 
 import (
@@ -32,15 +35,16 @@ import (
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/instrument"
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/properties/broken"
 )
 
 func main() {
-	if len(os.Args) < 2 || (os.Args[1] != "suite" && os.Args[1] != "cover") {
-		fmt.Fprintln(os.Stderr, "usage: hookless suite|cover [flags]")
+	if len(os.Args) < 2 || (os.Args[1] != "suite" && os.Args[1] != "cover" && os.Args[1] != "broken") {
+		fmt.Fprintln(os.Stderr, "usage: hookless suite|cover|broken [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
-	cases := fs.Int("cases", 1000, "suite: cases per property")
+	cases := fs.Int("cases", 1000, "suite, broken: cases per property")
 	only := fs.String("executors", "", "suite: comma-separated built-in executors (default all)")
 	depth := fs.Int("depth", 3, "suite: PCT's depth")
 	strategy := fs.String("strategy", "random", "cover: random, pct or guided")
@@ -80,6 +84,32 @@ func main() {
 			fmt.Printf("%-10s %3d properties %7d cases (pct, depth %d) %d failed  %6.1fs\n", name, len(outs), n, *depth, failed, time.Since(t0).Seconds())
 		}
 		fmt.Printf("total: %d cases\n", total)
+	case "broken":
+		caught := 0
+		cat := broken.Catalogue()
+		for _, b := range cat {
+			t0 := time.Now()
+			outs, out := run(bin, work, "TestBroken", rt.EnvRuns+"="+strconv.Itoa(*cases), rt.EnvStrategy+"=pct",
+				rt.EnvDepth+"="+strconv.Itoa(*depth), "HOOKLESS_BROKEN="+b.Name)
+			if !strings.Contains(out, "cases run on the instrumented engine") {
+				fmt.Printf("%-22s did not run on the instrumented engine:\n%s\n", b.Name, out)
+				os.Exit(1)
+			}
+			found, n := "", 0
+			for _, o := range outs {
+				n += o.Runs
+				if o.FailedRun != 0 && found == "" {
+					found = o.Error
+				}
+			}
+			if found != "" {
+				caught++
+			} else {
+				found = "not caught"
+			}
+			fmt.Printf("%-22s %6.1fs  %5d cases (shrinking included)  %s\n", b.Name, time.Since(t0).Seconds(), n, found)
+		}
+		fmt.Printf("caught %d of %d\n", caught, len(cat))
 	case "cover":
 		type row struct {
 			Mode      string  `json:"mode"`
@@ -142,8 +172,8 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// build instruments package executor for properties/testdata/hookless and
-// compiles its test binary into work.
+// build instruments packages executor and properties/broken for
+// properties/testdata/hookless and compiles its test binary into work.
 func build(work string) string {
 	root, err := os.Getwd()
 	check(err)
@@ -154,7 +184,7 @@ func build(work string) string {
 	}
 	t0 := time.Now()
 	b, err := instrument.Instrument(instrument.Config{Dir: dir, Tests: []string{"."}, Out: filepath.Join(work, "build"),
-		Instrument: []string{"github.com/execspec/execspec/executor"}})
+		Instrument: []string{"github.com/execspec/execspec/executor", "github.com/execspec/execspec/properties/broken"}})
 	check(err)
 	bin := filepath.Join(work, "hookless.test")
 	cmd := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, b.Flags()...), ".")...)
