@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/execspec/execspec/executor/point"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -190,20 +191,22 @@ type Bounded interface {
 	FairnessBound(n int) int
 }
 
-// Point names a yield point, for a Scheduler's log and choices.
-type Point uint8
+// Point names a yield point, for a Scheduler's log and choices. It is
+// point.Point, defined in a package that imports nothing, so that the
+// controlled runtime can name yield points without importing this package.
+type Point = point.Point
 
 // Yield points of the built-in executors.
 const (
-	PointNone  Point = iota
-	PointPush        // before a push onto a queue
-	PointPop         // before a pop from a queue
-	PointSteal       // before a steal
-	PointWake        // before a wake takes effect
-	PointPark        // before a worker parks
-	PointPoll        // before a poll
-	PointLock        // before a lock is taken
-	PointSpawn       // before a task is spawned
+	PointNone  = point.None
+	PointPush  = point.Push  // before a push onto a queue
+	PointPop   = point.Pop   // before a pop from a queue
+	PointSteal = point.Steal // before a steal
+	PointWake  = point.Wake  // before a wake takes effect
+	PointPark  = point.Park  // before a worker parks
+	PointPoll  = point.Poll  // before a poll
+	PointLock  = point.Lock  // before a lock is taken
+	PointSpawn = point.Spawn // before a task is spawned
 )
 
 // Scheduler controls the goroutines of an executor for controlled

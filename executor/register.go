@@ -1,10 +1,13 @@
 package executor
 
-import "github.com/execspec/execspec/traces"
+import (
+	"github.com/execspec/execspec/executor/point"
+	"github.com/execspec/execspec/traces"
+)
 
 // PointRegister is the yield point after a poll registered its waker
 // (Context.Register), before the poll returns Pending.
-const PointRegister = PointSpawn + 1
+const PointRegister = point.Register
 
 // Registrar is a RawWaker that records a poll's registration of its waker:
 // Context.Register calls Register with the polling worker. An executor

@@ -69,7 +69,10 @@ type caseRun struct {
 	joinErrs []string
 	ended    atomic.Bool // Wait or Close returned
 	rec      *recorder
-	ctl      *control.Controller // nil for a black-box case
+	// sched is the scheduler of a controlled case (a control.Controller
+	// for an executor.Controllable, the instrumented runtime's for an
+	// executor whose package is instrumented), nil for a black-box case.
+	sched executor.Scheduler
 }
 
 func (r *caseRun) tick() uint64 { return r.clock.Add(1) }
@@ -87,7 +90,7 @@ func (r *caseRun) violate(check string, format string, args ...any) {
 	r.viols = append(r.viols, violation{check: check, detail: fmt.Sprintf(format, args...)})
 	if len(r.viols) == 1 {
 		close(r.violC)
-		if r.ctl != nil {
+		if r.sched != nil {
 			// Under control the case stops at its first violation: every
 			// poll from now on blocks (cutOff), and the Controller unwinds
 			// the run once nothing else can move.
@@ -105,8 +108,8 @@ func (r *caseRun) violate(check string, format string, args ...any) {
 // all, so nothing leaks. On the Go scheduler the polling goroutine waits on
 // a channel that is never closed: it leaks, parked, costing no CPU.
 func (r *caseRun) cutOff() {
-	if r.ctl != nil {
-		r.ctl.Block(executor.PointPoll, func() bool { return false })
+	if r.sched != nil {
+		r.sched.Block(executor.PointPoll, func() bool { return false })
 	}
 	<-r.cut
 }
@@ -217,12 +220,12 @@ func (r *caseRun) drive() {
 	}
 	if r.w.Concurrent && len(outside) > 1 {
 		half := len(outside) / 2
-		if r.ctl != nil {
+		if r.sched != nil {
 			// Under control every wait goes through Block.
 			done := false
-			r.ctl.Go(func() { spawnAll(outside[half:]); done = true })
+			r.sched.Go(func() { spawnAll(outside[half:]); done = true })
 			spawnAll(outside[:half])
-			r.ctl.Block(executor.PointSpawn, func() bool { return done })
+			r.sched.Block(executor.PointSpawn, func() bool { return done })
 		} else {
 			var wg sync.WaitGroup
 			wg.Add(1)
@@ -286,24 +289,16 @@ func (r *caseRun) call(what string, f func() error) error {
 	return err
 }
 
-// runCase runs w on ex and observes it until it ends, hangs, or shows a
-// violation. A hung executor is abandoned, not stopped: its goroutines leak.
-//
-// With a Controller ctl, the executor must be executor.Controllable: its
-// goroutines and the workload's run one at a time under ctl, a hang is a
-// deadlock found at once, and the case is deterministic given ctl's
-// choices.
-func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Controller) *Observation {
+// startCase makes the case of w on ex, under sched (nil: a black-box
+// case): the recorder of a Reporter, the fairness a workload of endless
+// tasks is held to, whether polls must be owed to wakes.
+func startCase(ex executor.Executor, w *Workload, cfg *Config, sched executor.Scheduler) *caseRun {
 	r := newCase(w)
 	r.ex = ex
-	r.ctl = ctl
+	r.sched = sched
 	if rep, ok := ex.(executor.Reporter); ok {
 		r.rec = &recorder{}
-		if ctl != nil {
-			rep.SetRecorder(ctl.Recorder(r.rec))
-		} else {
-			rep.SetRecorder(r.rec)
-		}
+		rep.SetRecorder(r.rec)
 	}
 	if len(w.Endless) > 0 {
 		r.minPolls = max(3, w.EndlessPolls)
@@ -312,40 +307,67 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 	if s, ok := ex.(executor.SpuriousPoller); ok && !s.PollsSpuriously() || cfg.NoSpuriousPolls {
 		r.wakeDriven = true
 	}
-	start := time.Now()
-	o := &Observation{Workload: w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl != nil, PCT: ctl != nil && cfg.PCTDepth > 0, WakeDriven: r.wakeDriven}
-	if ctl != nil {
-		ex.(executor.Controllable).SetScheduler(ctl)
+	return r
+}
+
+// newObservation is the observation of r before it runs.
+func (r *caseRun) newObservation(cfg *Config) *Observation {
+	ctl := r.sched != nil
+	o := &Observation{Workload: r.w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl, PCT: ctl && cfg.PCTDepth > 0, WakeDriven: r.wakeDriven}
+	if ctl {
 		o.End = EndWait
-		if w.Shutdown {
+		if r.w.Shutdown {
 			o.End = EndClose
 		}
-		if err := ctl.Run(r.drive); err != nil {
-			var dl *control.DeadlockError
-			var pe *control.PanicError
-			switch {
-			case errors.As(err, &dl), errors.As(err, &pe):
-				o.End = EndHang
-				o.Control = err
-			case errors.Is(err, control.ErrBudget):
-				o.End = EndBudget
-				o.Control = err
-			default:
-				// A stall: a goroutine blocked outside the controller.
-				o.End = EndHang
-				o.Control = err
-			}
-		}
-		if len(r.viols) > 0 && (o.End != EndHang || r.over.Load()) {
-			// A deadlock after a violation is the cut-off's doing.
-			o.End = EndViolation
-		}
-		if r.outOfBudget.Load() && len(r.viols) == 0 {
+	}
+	return o
+}
+
+// endControlled completes the observation of a controlled case whose run
+// returned err: a deadlock, a panic that escaped the executor or a stall
+// is a hang, the step budget no verdict.
+func (r *caseRun) endControlled(o *Observation, err error, start time.Time) *Observation {
+	if err != nil {
+		o.Control = err
+		o.End = EndHang
+		if errors.Is(err, control.ErrBudget) {
 			o.End = EndBudget
 		}
+	}
+	if len(r.viols) > 0 && (o.End != EndHang || r.over.Load()) {
+		// A deadlock after a violation is the cut-off's doing.
+		o.End = EndViolation
+	}
+	if r.outOfBudget.Load() && len(r.viols) == 0 {
+		o.End = EndBudget
+	}
+	return r.observe(o, start)
+}
+
+// runCase runs w on ex and observes it until it ends, hangs, or shows a
+// violation. A hung executor is abandoned, not stopped: its goroutines leak.
+//
+// With a Controller ctl, the executor must be executor.Controllable: its
+// goroutines and the workload's run one at a time under ctl, a hang is a
+// deadlock found at once, and the case is deterministic given ctl's
+// choices.
+func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Controller) *Observation {
+	var sched executor.Scheduler
+	if ctl != nil {
+		sched = ctl
+	}
+	r := startCase(ex, w, cfg, sched)
+	if r.rec != nil && ctl != nil {
+		ex.(executor.Reporter).SetRecorder(ctl.Recorder(r.rec))
+	}
+	start := time.Now()
+	o := r.newObservation(cfg)
+	if ctl != nil {
+		ex.(executor.Controllable).SetScheduler(ctl)
+		err := ctl.Run(r.drive)
 		sch := ctl.Schedule()
 		o.Checksum, o.Decisions = sch.Checksum, len(sch.Choices)
-		return r.observe(o, start)
+		return r.endControlled(o, err, start)
 	}
 	go r.drive()
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
 )
 
@@ -51,7 +52,7 @@ func fresh(newExecutor func() executor.Executor) (ex executor.Executor, err erro
 func guard(what string, f func() error) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
-			if control.IsAbort(x) {
+			if control.IsAbort(x) || rt.IsAbort(x) {
 				panic(x)
 			}
 			err = &callPanic{what: what, value: x}

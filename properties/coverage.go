@@ -12,6 +12,7 @@ import (
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/checker/cover"
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/traces"
@@ -67,6 +68,15 @@ type CoverConfig struct {
 
 	// Progress, if set, is called about once a second.
 	Progress func(CoverProgress)
+
+	// T, when set in a test binary that runs under the instrumented
+	// engine (UnderEngine), runs each run on the engine, as a controlled
+	// run of instrument/rt in a synctest bubble of T, with the executor's
+	// Scheduler hook unused: its instrumented goroutines, channels, locks
+	// and atomics are the yield points (the executor need not be
+	// executor.Controllable). Otherwise runs are on a control.Controller,
+	// through the hook.
+	T *testing.T
 }
 
 // CoverProgress is a snapshot of a running Cover.
@@ -233,6 +243,9 @@ func (cfg *CoverConfig) resolve() (model.Config, func() executor.Executor, error
 	_, ctl := ex.(executor.Controllable)
 	_, rep := ex.(executor.Reporter)
 	d, desc := ex.(executor.Describer)
+	if cfg.onEngine() {
+		ctl = true // its instrumented code is controlled instead
+	}
 	if !ctl || !rep || !desc {
 		return w, nil, fmt.Errorf("cover: %T must be executor.Controllable, executor.Reporter and executor.Describer", ex)
 	}
@@ -274,7 +287,11 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		if d < 0 || d > MaxPCTDepth {
 			return nil, fmt.Errorf("cover: PCT depth %d: want 1 to %d", d, MaxPCTDepth)
 		}
-		strat = control.NewPCT(d, 200, seed)
+		k := 200
+		if cfg.onEngine() {
+			k = 0 // learnt from the runs: every atomic operation is a step
+		}
+		strat = control.NewPCT(d, k, seed)
 	case "guided":
 		gd = newGuided(sp, cv, seed)
 	case "exhaustive", "dfs":
@@ -327,7 +344,7 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		default:
 			wl = drawWorkload(mc, rng)
 		}
-		h, evs, sched, runErr := coverRun(mk, mc, strat, wl, g, obs)
+		h, evs, sched, runErr := coverRun(cfg.runner(), mk, mc, strat, wl, g, obs)
 		if xs != nil {
 			xs.done(runErr)
 			if errors.Is(runErr, control.ErrDiverged) {
@@ -403,8 +420,7 @@ func drawWorkload(mc model.Config, rng *rand.Rand) *coverWorkload {
 // the schedule. g, if not nil, is the guide: it sees every event as it is
 // recorded, and tells the futures which wakes to make from their worker.
 // obs, if not nil, sees every event as it is recorded too.
-func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strategy, wl *coverWorkload, g *guide, obs func(traces.Event)) (traces.Header, []traces.Event, control.Schedule, error) {
-	ctl := control.NewWith(strat, control.Config{MaxSteps: 20000, Stall: 10 * time.Second})
+func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, strat control.Strategy, wl *coverWorkload, g *guide, obs func(traces.Event)) (traces.Header, []traces.Event, control.Schedule, error) {
 	var h traces.Header
 	var evs []traces.Event
 	rec := recorderFunc(func(e traces.Event) {
@@ -440,10 +456,14 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 			}
 		}
 	}
-	err := ctl.Run(func() {
+	sched, err := run(strat, func(ctl executor.Scheduler, hook *control.Controller) {
 		ex := mk()
-		ex.(executor.Controllable).SetScheduler(ctl)
-		ex.(executor.Reporter).SetRecorder(ctl.Recorder(rec))
+		if hook != nil {
+			ex.(executor.Controllable).SetScheduler(hook)
+			ex.(executor.Reporter).SetRecorder(hook.Recorder(rec))
+		} else {
+			ex.(executor.Reporter).SetRecorder(rec)
+		}
 		h = ex.(executor.Describer).Describe()
 		for i := range T {
 			polls := 0
@@ -489,7 +509,6 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 		_ = ex.Wait()
 		_ = ex.Close()
 	})
-	sched := ctl.Schedule()
 	if err != nil && !errors.Is(err, control.ErrBudget) {
 		// A deadlock, a panic, a stall: the run failed; its trace so far
 		// is still projected.
@@ -509,6 +528,39 @@ func coverRun(mk func() executor.Executor, mc model.Config, strat control.Strate
 	return h, evs, sched, err
 }
 
+// coverRunner runs body once under strat and returns the run's schedule
+// and error. body gets the scheduler of the run's goroutines, and the
+// Controller to set on the executor through its hook (nil on the
+// instrumented engine, where the executor's own code is controlled).
+type coverRunner func(strat control.Strategy, body func(s executor.Scheduler, hook *control.Controller)) (control.Schedule, error)
+
+// onEngine reports whether cfg's runs are runs of the instrumented engine.
+func (cfg *CoverConfig) onEngine() bool { return cfg.T != nil && UnderEngine() }
+
+// runner returns how cfg's runs are made.
+func (cfg *CoverConfig) runner() coverRunner {
+	if cfg.onEngine() {
+		t := cfg.T
+		return func(strat control.Strategy, body func(executor.Scheduler, *control.Controller)) (control.Schedule, error) {
+			// As a Controller's Run does: PCT draws its change points
+			// in Begin and learns the length of a run in End.
+			if b, ok := strat.(interface{ Begin() }); ok {
+				b.Begin()
+			}
+			s, err := rt.Run(t, rt.Config{Strategy: strat, MaxSteps: instrumentedSteps}, func(*testing.T) { body(rt.Scheduler(), nil) })
+			if e, ok := strat.(interface{ End(steps int) }); ok {
+				e.End(s.Steps)
+			}
+			return s, err
+		}
+	}
+	return func(strat control.Strategy, body func(executor.Scheduler, *control.Controller)) (control.Schedule, error) {
+		ctl := control.NewWith(strat, control.Config{MaxSteps: 20000, Stall: 10 * time.Second})
+		err := ctl.Run(func() { body(ctl, ctl) })
+		return ctl.Schedule(), err
+	}
+}
+
 type recorderFunc func(traces.Event)
 
 func (f recorderFunc) Record(e traces.Event) { f(e) }
@@ -522,6 +574,9 @@ var coverageProperty = &Property{Name: "spec-coverage", Doc: "the runs reach the
 func coverage(newExecutor func() executor.Executor, cfg *Config) (*CoverResult, string, error) {
 	cc := *cfg.Coverage
 	cc.New = newExecutor
+	if cc.T == nil {
+		cc.T = cfg.engineT
+	}
 	ctx := cfg.Context
 	if ctx == nil {
 		ctx = context.Background()

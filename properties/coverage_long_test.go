@@ -138,7 +138,7 @@ func BenchmarkCoverRun(b *testing.B) {
 			cv := cover.New(sp)
 			strat := control.Random(1)
 			for b.Loop() {
-				h, evs, _, err := coverRun(mk, mc, strat, drawWorkload(mc, rng), nil, nil)
+				h, evs, _, err := coverRun((&CoverConfig{}).runner(), mk, mc, strat, drawWorkload(mc, rng), nil, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -165,7 +165,7 @@ func BenchmarkCoverRun(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	strat := control.Random(1)
 	for range 200 {
-		h, evs, _, err := coverRun(mk, mc, strat, drawWorkload(mc, rng), nil, nil)
+		h, evs, _, err := coverRun((&CoverConfig{}).runner(), mk, mc, strat, drawWorkload(mc, rng), nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -94,6 +94,24 @@
 // through many polls of others, some milliseconds, and polls by every
 // worker, so that a loaded machine does not raise false alarms.
 //
+// The instrumented engine. An executor that is not executor.Controllable
+// (or run with NoHook) is still controlled when its package is
+// instrumented: under `verify test ./pkg --instrument PATTERN` (UnderEngine)
+// each case is one controlled run of instrument/rt — its goroutines,
+// channels, locks and atomics are the yield points, the schedule is drawn
+// from rapid with the workload (PCT with -strategy pct) and shrinks with
+// it, a hang is the scheduler's deadlock, and a failure replays from
+// rapid's failfile through `verify test --replay FILE`. The test calling
+// Run must carry a //execspec:nocontrol line (Run makes the runs itself);
+// instrumented.go says what maps to what. An executor whose goroutines
+// turn out not to be controlled (its package left out) runs as a black
+// box, and the log says so.
+//
+//	//execspec:nocontrol
+//	func TestMyExecutor(t *testing.T) {
+//		properties.Run(t, func() executor.Executor { return myexec.New(4) })
+//	}
+//
 // Rapid reads its settings from flags: Run and Check set -rapid.checks and
 // -rapid.shrinktime for their duration (from Config), so do not run them in
 // parallel with other rapid checks. -properties.checks (or the environment

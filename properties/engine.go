@@ -36,6 +36,8 @@ import (
 //     cases, so a second, independent defect is still found and reported
 //     as a failure of its own.
 type runner struct {
+	t           *testing.T // Run's test; nil under Check
+	eng         engine
 	newExecutor func() executor.Executor
 	sel         []*Property
 	cfg         *Config
@@ -176,19 +178,24 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			panic(errInterrupted)
 		}
 		w := p.Shape.Draw(t)
-		ex, err := fresh(rn.newExecutor)
-		if err != nil {
-			t.Fatalf("%v", err)
-		}
-		var ctl *control.Controller
-		if _, ok := ex.(executor.Controllable); ok && !cfg.Uncontrolled {
-			var s control.Strategy = control.RapidChooser(t)
-			if cfg.PCTDepth > 0 {
-				s = control.RapidPCT(t, cfg.PCTDepth, 200)
+		var o *Observation
+		if rn.eng.on {
+			o = rn.instrumentedCase(t, w)
+		} else {
+			ex, err := fresh(rn.newExecutor)
+			if err != nil {
+				t.Fatalf("%v", err)
 			}
-			ctl = control.NewWith(s, control.Config{MaxSteps: controlSteps, Stall: cfg.timeout()})
+			var ctl *control.Controller
+			if _, ok := ex.(executor.Controllable); ok && !cfg.Uncontrolled && !cfg.NoHook {
+				var s control.Strategy = control.RapidChooser(t)
+				if cfg.PCTDepth > 0 {
+					s = control.RapidPCT(t, cfg.PCTDepth, 200)
+				}
+				ctl = control.NewWith(s, control.Config{MaxSteps: controlSteps, Stall: cfg.timeout()})
+			}
+			o = runCase(ex, w, cfg, ctl)
 		}
-		o := runCase(ex, w, cfg, ctl)
 		res.Runs++
 		if !failed {
 			res.Cases++
@@ -321,10 +328,22 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 	if err == nil {
 		err = probeConstructor(newExecutor)
 	}
+	var eng engine
+	if err == nil {
+		eng, err = useEngine(t, newExecutor, &cfg)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.failfile = eng.failfile
+	if eng.on {
+		cfg.engineT = t
+	}
+	if l := eng.line(cfg.checks()); l != "" {
+		t.Log(l)
+	}
 	rn := newRunner(newExecutor, sel, &cfg)
+	rn.t, rn.eng = t, eng
 	withRapid(&cfg, false, func() {
 		for _, p := range sel {
 			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
@@ -342,6 +361,11 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 				}
 				tb := &quietTB{name: t.Name()}
 				rn.property(tb, p, res)
+				defer func() {
+					if err := eng.record(t.Name(), res); err != nil {
+						t.Errorf("properties: writing the outcome for verify test: %v", err)
+					}
+				}()
 				if res.Masked > 0 {
 					t.Logf("%d cases showed a defect already reported (%s); this property's own check failed on %d of them", res.Masked, strings.Join(rn.caughtNames(), ", "), res.Violating)
 				}
@@ -358,7 +382,7 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 					t.Error(res.Summary(0))
 					return
 				}
-				res.DetailFile, res.Replay = writeDetail(t.Name(), res)
+				res.DetailFile, res.Replay = writeDetail(t.Name(), res, eng)
 				t.Error(res.Summary(maxSummaryLines))
 			})
 			if !ok && cfg.StopAtFirst {
@@ -396,12 +420,19 @@ var failfileRE = regexp.MustCompile(`-rapid\.failfile="([^"]+)"`)
 // writeDetail writes the full detail of a failure beside rapid's failfile
 // and returns its path and the command that replays the failure. Without a
 // failfile (rapid could not write one, or -rapid.nofailfile) the replay is
-// by seed and the detail goes to a temporary file.
-func writeDetail(testName string, res *Result) (path, replay string) {
+// by seed and the detail goes to a temporary file. On the instrumented
+// engine the replay is verify test's, with the failfile.
+func writeDetail(testName string, res *Result, eng engine) (path, replay string) {
 	run := "^" + strings.ReplaceAll(regexp.QuoteMeta(testName), "/", "$/^") + "$"
 	var dir, base string
 	if m := failfileRE.FindStringSubmatch(res.Output); m != nil {
 		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, m[1])
+		if eng.on {
+			replay = eng.replay(run, m[1])
+			if err := writeNote(m[1], eng.cfg); err != nil {
+				replay = fmt.Sprintf("(the failfile's note could not be written: %v) %s", err, replay)
+			}
+		}
 		dir, base = filepath.Dir(m[1]), strings.TrimSuffix(filepath.Base(m[1]), ".fail")+".txt"
 	} else {
 		replay = fmt.Sprintf("go test -run '%s' -rapid.seed=%d", run, res.Seed)

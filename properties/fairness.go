@@ -57,7 +57,7 @@ func (m fairMode) String() string {
 // setFairness reads what ex states for n endless tasks, and what cfg sets.
 func (r *caseRun) setFairness(ex executor.Executor, n int, cfg *Config) {
 	r.mode, r.budget = fairDefault, starveLimit
-	if r.ctl != nil {
+	if r.sched != nil {
 		// Under control no operating system intervenes: a smaller
 		// limit, still far above any fair policy's delay.
 		r.budget = starveLimitControlled
@@ -124,16 +124,16 @@ func (r *caseRun) polledReady(p *probe, n int64, cur int) {
 		// of the executor's order.
 		delay = r.ownDelay(p, delay, cur)
 		slack := r.slack()
-		if delay > int64(r.bound)+slack && (r.workers == 1 || (r.ctl != nil || wait > starveTime) && r.allWorkersPolledSince(p, cur)) {
+		if delay > int64(r.bound)+slack && (r.workers == 1 || (r.sched != nil || wait > starveTime) && r.allWorkersPolledSince(p, cur)) {
 			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll; the executor states a bound of %d for %d tasks (%d allowed for polls begun after takes that came before it was ready)", p.id, delay, r.bound, len(r.probes), slack)
 		}
 	case fairDefault:
 		delay = r.ownDelay(p, delay, cur)
-		if delay > r.budget && (r.ctl != nil || r.waitedDefault(p, wait)) && r.allWorkersPolledSince(p, cur) {
+		if delay > r.budget && (r.sched != nil || r.waitedDefault(p, wait)) && r.allWorkersPolledSince(p, cur) {
 			r.violate(checkFairness, "task %d waited %d polls of other tasks (%v) between becoming ready and its poll; the executor states no bound, and the default is %s", p.id, delay, wait.Round(time.Millisecond), r.defaultBound())
 		}
 	case fairTime:
-		if r.ctl == nil && wait > waitLimit(r.wait) && r.allWorkersPolledSince(p, cur) {
+		if r.sched == nil && wait > waitLimit(r.wait) && r.allWorkersPolledSince(p, cur) {
 			r.violate(checkFairness, "task %d waited %v between becoming ready and its poll; the executor states a bound of %v for %d tasks (%v allowed)", p.id, wait.Round(time.Microsecond), r.wait, len(r.probes), waitLimit(r.wait))
 		}
 	}
@@ -168,7 +168,7 @@ func (r *caseRun) waitedDefault(p *probe, wait time.Duration) bool {
 
 // defaultBound says the default bound, for a message.
 func (r *caseRun) defaultBound() string {
-	if r.ctl != nil {
+	if r.sched != nil {
 		return fmt.Sprintf("the default bound, %d polls of other tasks (controlled: no clock; executor.Bounded states a bound, executor.FairnessPromiser that none is promised)", r.budget)
 	}
 	return fmt.Sprintf("the default bound, %d polls of other tasks and %v (executor.Bounded or executor.BoundedWait states a bound, executor.FairnessPromiser that none is promised)", r.budget, defaultStarveTime)
@@ -187,17 +187,17 @@ func (r *caseRun) checkStarving() {
 			waited := time.Since(q.readySince)
 			switch {
 			case r.mode == fairTime:
-				if r.ctl == nil && waited > waitLimit(r.wait) {
+				if r.sched == nil && waited > waitLimit(r.wait) {
 					starved = append(starved, fmt.Sprintf("task %d (ready for %v, polled %d times)", q.id, waited.Round(time.Millisecond), len(q.polls)))
 				}
 			case r.mode == fairDefault:
 				switch {
-				case r.ctl != nil && now-q.readyAt > r.budget:
+				case r.sched != nil && now-q.readyAt > r.budget:
 					starved = append(starved, fmt.Sprintf("task %d (ready since poll %d, polled %d times)", q.id, q.readyAt, len(q.polls)))
-				case r.ctl == nil && now-q.readyAt > r.budget && r.waitedDefault(q, waited):
+				case r.sched == nil && now-q.readyAt > r.budget && r.waitedDefault(q, waited):
 					starved = append(starved, fmt.Sprintf("task %d (ready for %v, since poll %d, polled %d times)", q.id, waited.Round(time.Millisecond), q.readyAt, len(q.polls)))
 				}
-			case now-q.readyAt > r.budget && (r.ctl != nil || waited > starveTime):
+			case now-q.readyAt > r.budget && (r.sched != nil || waited > starveTime):
 				starved = append(starved, fmt.Sprintf("task %d (ready since poll %d, polled %d times)", q.id, q.readyAt, len(q.polls)))
 			}
 		}
@@ -265,7 +265,7 @@ func (r *caseRun) allWorkersPolledSince(p *probe, cur int) bool {
 		return false
 	}
 	need := int64(1)
-	if workers > 0 && (r.ctl != nil || cur < 0) {
+	if workers > 0 && (r.sched != nil || cur < 0) {
 		need = max(1, r.budget/(4*workers))
 	}
 	for w := range r.workerLast {

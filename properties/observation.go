@@ -112,8 +112,11 @@ type Observation struct {
 	// number of scheduling choices made.
 	Controlled bool
 	PCT        bool // the controlled schedule was PCT's (Config.PCTDepth)
-	Checksum   uint64
-	Decisions  int
+	// Instrumented says the controlled case ran on the instrumented
+	// engine (instrument/rt), not on a control.Controller.
+	Instrumented bool
+	Checksum     uint64
+	Decisions    int
 	// Control is the controller's error for a controlled case that did not
 	// end cleanly: a deadlock (every goroutine blocked), a panic that
 	// escaped the executor, a stall, or the step budget.

@@ -69,6 +69,13 @@ func BlackBox() Option {
 	return func(c *Config) { c.setField("Uncontrolled", true, func() { c.Uncontrolled = true }) }
 }
 
+// NoHook leaves the Scheduler hook of an executor.Controllable unused
+// (Config.NoHook): under the instrumented engine its instrumented code is
+// controlled instead.
+func NoHook() Option {
+	return func(c *Config) { c.setField("NoHook", true, func() { c.NoHook = true }) }
+}
+
 // FairnessBound holds an executor that states no bound of its own to n
 // polls of other tasks between a task becoming ready and its poll
 // (Config.FairnessBound; the check allows 2 per worker more, for takes it

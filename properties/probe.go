@@ -185,7 +185,7 @@ func (p *probe) setReady() {
 	r := p.r
 	p.readyAt = r.pollCount.Load()
 	p.readySince = time.Now()
-	if r.mode == fairDefault && r.ctl == nil {
+	if r.mode == fairDefault && r.sched == nil {
 		p.readyCPU = cpuTime()
 	}
 	for w := range p.readyShares {
@@ -349,7 +349,7 @@ func (p *probe) pollEndless(cx *executor.Context, k int) (any, bool) {
 	if k+1 == r.minPolls && r.reached.Add(1) == int64(len(r.probes)) {
 		r.stop.Store(true)
 	}
-	if r.ctl != nil && !r.stop.Load() && r.pollCount.Load() > 20*r.budget {
+	if r.sched != nil && !r.stop.Load() && r.pollCount.Load() > 20*r.budget {
 		// Under control a schedule may starve a worker (PCT runs the
 		// lowest-priority goroutine only when nothing else can run), so a
 		// task it holds is never polled while the others go on. That is
@@ -399,8 +399,8 @@ func (r *caseRun) goWake(p *probe, w executor.Waker, st *Step) {
 
 // gofn starts fn on a new goroutine: a controlled one under a Controller.
 func (r *caseRun) gofn(fn func()) {
-	if r.ctl != nil {
-		r.ctl.Go(fn)
+	if r.sched != nil {
+		r.sched.Go(fn)
 		return
 	}
 	go fn()
@@ -408,8 +408,8 @@ func (r *caseRun) gofn(fn func()) {
 
 // yield lets other goroutines run: a yield point under a Controller.
 func (r *caseRun) yield() {
-	if r.ctl != nil {
-		r.ctl.Yield(executor.PointWake)
+	if r.sched != nil {
+		r.sched.Yield(executor.PointWake)
 		return
 	}
 	runtime.Gosched()

@@ -60,6 +60,11 @@ type Config struct {
 	// shrinks with the workload and a failure replays exactly), a hang
 	// found at once as a deadlock.
 	Uncontrolled bool
+	// NoHook never sets the Scheduler of an executor.Controllable: it runs
+	// as an executor without the hook would, under the instrumented engine
+	// when its package is instrumented (see UnderEngine), as a black box
+	// otherwise.
+	NoHook bool
 	// FairnessBound, when above 0, is the fairness bound in polls of other
 	// tasks (as executor.Bounded states it) to hold an executor to that
 	// states none of its own; the check allows 2 more per worker (takes it
@@ -92,6 +97,11 @@ type Config struct {
 	// them set differently (options.go).
 	set       map[string]string
 	conflicts []string
+	// failfile is a rapid failfile to replay (verify test --replay).
+	failfile string
+	// engineT is Run's test when its cases run on the instrumented
+	// engine: the coverage runs go there too.
+	engineT *testing.T
 }
 
 // controlSteps bounds the yield points of one controlled case.
@@ -209,6 +219,9 @@ func withRapid(cfg *Config, quiet bool, fn func()) {
 	}
 	if quiet {
 		set["rapid.nofailfile"] = "true"
+	}
+	if cfg.failfile != "" {
+		set["rapid.failfile"] = cfg.failfile
 	}
 	old := map[string]string{}
 	for k, v := range set {

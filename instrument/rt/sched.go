@@ -17,6 +17,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/execspec/execspec/executor/point"
 	"github.com/execspec/execspec/properties/control/sched"
 )
 
@@ -494,7 +495,7 @@ func (r *run) choose(g *gor, curRunnable bool, cands []*gor) *gor {
 		}
 		r.ids = ids
 		i := r.decide(sched.Decision{N: len(r.choices), Step: r.steps, Current: g.id,
-			CurrentRunnable: curRunnable, Runnable: ids})
+			Point: point.None, CurrentRunnable: curRunnable, Runnable: ids})
 		if i < 0 {
 			return nil
 		}

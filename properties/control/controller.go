@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/executor/point"
 	"github.com/execspec/execspec/properties/control/sched"
 )
 
@@ -48,7 +48,7 @@ type gor struct {
 	id    int
 	sem   chan struct{} // capacity 1: a send gives this goroutine control
 	state gstate
-	point executor.Point
+	point point.Point
 	ready func() bool
 }
 
@@ -152,7 +152,7 @@ var (
 // BlockedGoroutine is one goroutine found blocked in a deadlock.
 type BlockedGoroutine struct {
 	G     int
-	Point executor.Point
+	Point point.Point
 }
 
 // DeadlockError is a run in which no goroutine could run while some were
@@ -196,7 +196,7 @@ func (e *PanicError) Unwrap() error {
 // goroutines cannot be released and are leaked.
 type StallError struct {
 	G     int
-	Point executor.Point // the last yield point it passed
+	Point point.Point // the last yield point it passed
 	Steps int
 	After time.Duration
 }
@@ -206,27 +206,27 @@ func (e *StallError) Error() string {
 }
 
 // PointName names a yield point for messages.
-func PointName(p executor.Point) string {
+func PointName(p point.Point) string {
 	switch p {
-	case executor.PointNone:
+	case point.None:
 		return "none"
-	case executor.PointPush:
+	case point.Push:
 		return "push"
-	case executor.PointPop:
+	case point.Pop:
 		return "pop"
-	case executor.PointSteal:
+	case point.Steal:
 		return "steal"
-	case executor.PointWake:
+	case point.Wake:
 		return "wake"
-	case executor.PointPark:
+	case point.Park:
 		return "park"
-	case executor.PointPoll:
+	case point.Poll:
 		return "poll"
-	case executor.PointLock:
+	case point.Lock:
 		return "lock"
-	case executor.PointSpawn:
+	case point.Spawn:
 		return "spawn"
-	case executor.PointRegister:
+	case point.Register:
 		return "register"
 	}
 	return fmt.Sprintf("point(%d)", p)
@@ -316,7 +316,7 @@ func (c *Controller) wait(done chan struct{}) error {
 		case <-c.timer.C:
 			now := c.progress.Load()
 			if now == last {
-				return &StallError{G: int(now>>8) & 0xff, Point: executor.Point(now), Steps: int(now >> 16), After: c.cfg.Stall}
+				return &StallError{G: int(now>>8) & 0xff, Point: point.Point(now), Steps: int(now >> 16), After: c.cfg.Stall}
 			}
 			last = now
 			c.timer.Reset(c.cfg.Stall)
@@ -444,7 +444,7 @@ func (c *Controller) abort(err error) {
 }
 
 // enter records a step of the current goroutine at point p.
-func (c *Controller) enter(op string, p executor.Point) *gor {
+func (c *Controller) enter(op string, p point.Point) *gor {
 	c.mustHold(op)
 	g := c.cur
 	if c.aborting {
@@ -464,7 +464,7 @@ func (c *Controller) enter(op string, p executor.Point) *gor {
 
 // Yield is a yield point: the Controller may run other goroutines before it
 // returns. Only a controlled goroutine may call it.
-func (c *Controller) Yield(p executor.Point) {
+func (c *Controller) Yield(p point.Point) {
 	g := c.enter("Yield", p)
 	next := c.schedule(g)
 	c.switchTo(g, next)
@@ -476,7 +476,7 @@ func (c *Controller) Yield(p executor.Point) {
 // into the Controller, or have effects. If no goroutine can run and some are
 // blocked, the run is a deadlock: Run reports it, and the blocked goroutines
 // are unwound (Block panics with the abort signal, see IsAbort).
-func (c *Controller) Block(p executor.Point, ready func() bool) {
+func (c *Controller) Block(p point.Point, ready func() bool) {
 	g := c.enter("Block", p)
 	g.state = gBlocked
 	g.ready = ready

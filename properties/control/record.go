@@ -1,9 +1,13 @@
 package control
 
-import (
-	"github.com/execspec/execspec/executor"
-	"github.com/execspec/execspec/traces"
-)
+import "github.com/execspec/execspec/traces"
+
+// Recorder is Recorder (the same method set, so either is
+// assignable to the other), declared here so that this package does not
+// import package executor.
+type Recorder interface {
+	Record(e traces.Event)
+}
 
 // NoteEvent mixes an executor's event into the checksum of the run (see
 // Note): every field but Detail, which holds panic stacks with addresses
@@ -17,7 +21,7 @@ func (c *Controller) NoteEvent(e traces.Event) {
 	c.Note(uint64(e.Rule))
 }
 
-// Recorder returns an executor.Recorder that notes every event in the
+// Recorder returns an Recorder that notes every event in the
 // run's checksum (NoteEvent) and then passes it to next, if next is not
 // nil. Set it on a Reporter executor that runs under c, so that a replay
 // checks the executor's events too:
@@ -27,13 +31,13 @@ func (c *Controller) NoteEvent(e traces.Event) {
 //
 // The executor records from its controlled goroutines, one at a time, as
 // NoteEvent requires.
-func (c *Controller) Recorder(next executor.Recorder) executor.Recorder {
+func (c *Controller) Recorder(next Recorder) Recorder {
 	return noting{c, next}
 }
 
 type noting struct {
 	c    *Controller
-	next executor.Recorder
+	next Recorder
 }
 
 func (n noting) Record(e traces.Event) {

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/execspec/execspec/executor/point"
 )
 
 // Point names the yield point a goroutine reached: an executor.Point of
-// the built-in executors, or 0 under instrumentation.
-type Point uint8
+// the built-in executors, or point.None under instrumentation.
+type Point = point.Point
 
 // Errors of controlled runs.
 var (

@@ -1,0 +1,135 @@
+package properties_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/instrument"
+	"github.com/execspec/execspec/instrument/rt"
+)
+
+// The instrumented engine: testdata/hookless runs the suite on the
+// built-in executors with their Scheduler hook unused and on a broken
+// executor, in a test binary built with package executor and
+// properties/broken instrumented. HOOKLESS_CASES sets the cases per
+// property (default 3, a few seconds per executor); HOOKLESS_PCT_RUNS, if
+// set, runs each built-in executor that many cases per property under PCT
+// instead (the long run of BENCHMARKS.md).
+
+func TestInstrumentedEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "hookless"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	b, err := instrument.Instrument(instrument.Config{Dir: dir, Tests: []string{"."}, Out: filepath.Join(work, "build"),
+		Instrument: []string{"github.com/execspec/execspec/executor", "github.com/execspec/execspec/properties/broken"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(work, "hookless.test")
+	build := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, b.Flags()...), ".")...)
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the instrumented tests: %v\n%s", err, out)
+	}
+	// The binary runs in a directory of its own: rapid writes its fail
+	// files under the working directory.
+	run := func(test string, env ...string) ([]rt.Outcome, string) {
+		t.Helper()
+		report := filepath.Join(work, "report.jsonl")
+		_ = os.Remove(report)
+		cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v")
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), rt.EnvStrategy+"=pct", rt.EnvSeed+"=1", rt.EnvReport+"="+report, rt.EnvCommand+"=verify test --replay %s")
+		cmd.Env = append(cmd.Env, env...)
+		out, _ := cmd.CombinedOutput()
+		data, _ := os.ReadFile(report)
+		var outs []rt.Outcome
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var o rt.Outcome
+			if len(line) > 0 {
+				if err := json.Unmarshal(line, &o); err != nil {
+					t.Fatalf("report line %q: %v", line, err)
+				}
+				outs = append(outs, o)
+			}
+		}
+		return outs, string(out)
+	}
+
+	cases, pct := "3", os.Getenv("HOOKLESS_PCT_RUNS")
+	if pct != "" {
+		cases = pct
+	}
+	outs, out := run("TestBuiltins", rt.EnvRuns+"="+cases)
+	engineLines := strings.Count(out, "cases run on the instrumented engine")
+	if n := len(executor.BuiltinNames()); engineLines != n {
+		t.Fatalf("%d of %d built-in executors ran on the instrumented engine:\n%s", engineLines, n, tailOf(out, 40))
+	}
+	total := 0
+	for _, o := range outs {
+		total += o.Runs
+		if o.FailedRun != 0 {
+			t.Errorf("%s: %s", o.Test, o.Error)
+		}
+	}
+	if len(outs) == 0 || t.Failed() {
+		t.Fatalf("the built-in executors, hook unused, under control:\n%s", tailOf(out, 80))
+	}
+	t.Logf("7 built-in executors, hook unused, on the instrumented engine under PCT: %d properties, %d cases, none failed", len(outs), total)
+
+	// A broken executor is still caught, and its failure replays.
+	outs, out = run("TestBroken", rt.EnvRuns+"=100", "HOOKLESS_BROKEN=lost-wakeup")
+	var failed *rt.Outcome
+	for i := range outs {
+		if outs[i].FailedRun != 0 {
+			failed = &outs[i]
+		}
+	}
+	if failed == nil || failed.Checksum == "" {
+		t.Fatalf("the lost wakeup was not caught on the instrumented engine: %+v\n%s", outs, tailOf(out, 60))
+	}
+	m := regexp.MustCompile(`replay: verify test --replay (\S+\.fail) --run '([^']+)'`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no replay command in the failure:\n%s", tailOf(out, 60))
+	}
+	failfile, sub := m[1], m[2]
+	for i := range 3 {
+		report := filepath.Join(work, "replay.jsonl")
+		_ = os.Remove(report)
+		cmd := exec.Command(bin, "-test.run="+sub, "-test.v")
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), rt.EnvStrategy+"=replay", rt.EnvSchedule+"="+failfile, rt.EnvRuns+"=1", rt.EnvReport+"="+report, "HOOKLESS_BROKEN=lost-wakeup")
+		rout, _ := cmd.CombinedOutput()
+		data, _ := os.ReadFile(report)
+		var o rt.Outcome
+		_ = json.Unmarshal(bytes.TrimSpace(data), &o)
+		if o.FailedRun == 0 || o.Error != failed.Error || o.Checksum != failed.Checksum {
+			t.Fatalf("replay %d of %s: got %+v, want %q with checksum %s\n%s", i+1, failfile, o, failed.Error, failed.Checksum, tailOf(string(rout), 40))
+		}
+	}
+	t.Logf("lost-wakeup caught (%s, checksum %s), replayed 3/3 from %s", failed.Error, failed.Checksum, filepath.Base(failfile))
+}
+
+func tailOf(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{"... (" + strconv.Itoa(len(lines)-n) + " lines)"}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}

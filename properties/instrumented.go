@@ -1,0 +1,324 @@
+package properties
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/properties/control"
+)
+
+// The instrumented engine. An executor that does not pass its yield points
+// through executor.Scheduler (it is not executor.Controllable, or
+// Config.NoHook leaves its hook unused) is still run under control when
+// its package is instrumented: `verify test ./pkg --instrument PATTERN`
+// rewrites its go statements, channel operations, selects, locks and
+// atomics into calls of instrument/rt, and runs the test binary with the
+// EXECSPEC_* environment. Run sees that environment and runs each case as
+// one controlled run of the runtime (rt.Run: a testing/synctest bubble of
+// its own, one goroutine at a time):
+//
+//	on the Controller (the hook)          on the instrumented engine
+//	the executor's Yield and Block        its goroutines, channels, locks and
+//	  calls are the yield points            atomics are the yield points
+//	the workload's goroutines: ctl.Go     the workload's goroutines: rt.Go,
+//	  and ctl.Block                         rt.Block (rt.Scheduler)
+//	a choice drawn from rapid             the same: a choice drawn from rapid
+//	  (RapidChooser, RapidPCT)              (a select's case too), so the
+//	                                        schedule shrinks with the workload
+//	a hang: every goroutine blocked       a hang: every goroutine blocked
+//	  (DeadlockError)                       and no timer pending (rt's
+//	                                        deadlock or leak, with stacks)
+//	replay: rapid's failfile              replay: rapid's failfile, through
+//	                                        verify test --replay FILE
+//
+// The case's executor is made inside the run, so that the goroutines it
+// starts are the run's. The test that calls Run must not itself be
+// wrapped in a controlled run: mark it with the line
+//
+//	//execspec:nocontrol
+//
+// in its doc comment (Run owns the runs, one per case, and says so if it
+// finds itself inside one). Whether the executor's package was
+// instrumented is found out, not assumed: before the cases, one task is
+// run under the engine, and an executor whose goroutines did not become
+// controlled (its package was left out of --instrument) runs as a black
+// box, with a line in the log saying why.
+//
+// Under the engine, -properties.checks gives way to verify test's --runs
+// (EXECSPEC_RUNS: cases per property), --strategy pct to Config.PCTDepth
+// (EXECSPEC_DEPTH), --seed to rapid's seed, and --replay FILE with a
+// rapid failfile replays that failure.
+
+// UnderEngine reports whether the process runs under the instrumented
+// engine: a test binary that `verify test` built and started (its
+// EXECSPEC_* environment is set).
+func UnderEngine() bool {
+	return os.Getenv(rt.EnvRuns) != "" || os.Getenv(rt.EnvSchedule) != ""
+}
+
+// engine is what Run found out about running on the instrumented engine.
+type engine struct {
+	on       bool   // cases run as rt runs
+	why      string // why not, when the environment asked for it
+	failfile string // a rapid failfile to replay (verify test --replay)
+	command  string // verify test's replay command, with %s for the failfile
+	strategy string // verify test's --strategy, for the report
+	report   string // where verify test reads the outcome of each test
+	cfg      *Config
+}
+
+// instrumentedSteps bounds the yield points of one case on the engine:
+// every atomic operation, lock and channel operation of the executor is
+// one, about ten times as many as its Scheduler calls.
+const instrumentedSteps = 1_000_000
+
+// instrumentedPCTSteps is PCT's k on the engine: the steps of a case of
+// the default size, within which the change points are drawn.
+const instrumentedPCTSteps = 2000
+
+// useEngine decides whether the cases of newExecutor run on the
+// instrumented engine, and applies verify test's settings to cfg.
+func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) (engine, error) {
+	if !UnderEngine() || cfg.Uncontrolled {
+		return engine{}, nil
+	}
+	ex, err := fresh(newExecutor)
+	if err != nil {
+		return engine{}, err
+	}
+	_, controllable := ex.(executor.Controllable)
+	_ = closeWithin(ex, probeClose)
+	if controllable && !cfg.NoHook {
+		return engine{}, nil
+	}
+	if rt.InRun() {
+		return engine{}, errors.New("properties: Run is inside a controlled run of the instrumented engine; it makes one run per case itself: mark the test with a line //execspec:nocontrol in its doc comment")
+	}
+	o, err := rt.OptionsFromEnv()
+	if err != nil {
+		return engine{}, err
+	}
+	e := engine{on: true, command: o.Command, strategy: o.Strategy, report: o.Report, cfg: cfg}
+	if o.Runs > 0 && cfg.Checks == 0 {
+		cfg.Checks = o.Runs
+	}
+	if o.Strategy == "pct" && cfg.PCTDepth == 0 {
+		cfg.PCTDepth = max(o.Depth, 1)
+	}
+	if o.Seed != 0 && cfg.Seed == 0 {
+		cfg.Seed = o.Seed
+	}
+	if o.Schedule != "" {
+		if !strings.HasSuffix(o.Schedule, ".fail") {
+			return engine{}, fmt.Errorf("properties: %s is not a rapid failfile: the suite replays a failure from the failfile it printed", o.Schedule)
+		}
+		e.failfile = o.Schedule
+		cfg.Checks = 1 // the failfile's case, then one more
+		n, err := readNote(o.Schedule)
+		if err != nil {
+			return engine{}, err
+		}
+		cfg.PCTDepth = n.PCTDepth
+	}
+	if !controlsGoroutines(t, newExecutor) {
+		return engine{why: fmt.Sprintf("%T's goroutines are not controlled (its package is not instrumented: add it to --instrument): its cases run as a black box", ex)}, nil
+	}
+	return e, nil
+}
+
+// controlsGoroutines runs one task on a fresh executor under the engine
+// and reports whether the executor started a controlled goroutine (its go
+// statements were rewritten). An executor that runs its tasks on the
+// caller's goroutine starts none and has nothing to interleave either.
+func controlsGoroutines(t *testing.T, newExecutor func() executor.Executor) bool {
+	started := 0
+	_, _ = rt.Run(t, rt.Config{MaxSteps: instrumentedSteps}, func(*testing.T) {
+		ex, err := fresh(newExecutor)
+		if err != nil {
+			return
+		}
+		before := rt.Goroutines()
+		_ = guard("Spawn", func() error {
+			_, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) { return nil, true }))
+			return err
+		})
+		_ = guard("Wait", ex.Wait)
+		_ = guard("Close", ex.Close)
+		started = rt.Goroutines() - before
+	})
+	return started > 0
+}
+
+// instrumentedCase runs w on a fresh executor as one controlled run of
+// the engine, its choices drawn from t.
+func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
+	cfg := rn.cfg
+	var s control.Strategy = control.RapidChooser(t)
+	if cfg.PCTDepth > 0 {
+		p := control.RapidPCT(t, cfg.PCTDepth, instrumentedPCTSteps)
+		p.Begin() // draws its change points here, on the test's goroutine
+		s = p
+	}
+	st := &rapidStrategy{s: s, t: t}
+	var r *caseRun
+	var o *Observation
+	var ferr error
+	start := time.Now()
+	sch, err := rt.Run(rn.t, rt.Config{Strategy: st, MaxSteps: instrumentedSteps}, func(*testing.T) {
+		ex, err := fresh(rn.newExecutor)
+		if err != nil {
+			ferr = err
+			return
+		}
+		r = startCase(ex, w, cfg, rt.Scheduler())
+		o = r.newObservation(cfg)
+		r.drive()
+	})
+	if st.panicked {
+		// A rapid draw ran out of data (shrinking) or failed: rapid
+		// expects its panic on the test's goroutine.
+		panic(st.pan)
+	}
+	if ferr != nil {
+		t.Fatalf("%v", ferr)
+	}
+	if r == nil {
+		t.Fatalf("properties: the controlled run did not start the case: %v", err)
+	}
+	if o == nil {
+		o = r.newObservation(cfg)
+	}
+	o.Checksum, o.Decisions = sch.Checksum, len(sch.Choices)
+	o.Instrumented = true
+	return r.endControlled(o, err, start)
+}
+
+// rapidStrategy is the strategy of a case on the engine: it chooses among
+// goroutines with s, and among the ready cases of a select (a decision
+// whose every candidate is the current goroutine) with a draw of its own,
+// so that PCT, which orders goroutines, does not always take the first.
+// A panic of a draw is kept, the run stopped (Err), and the panic raised
+// again on the test's goroutine once the run has unwound.
+type rapidStrategy struct {
+	s        control.Strategy
+	t        *rapid.T
+	cases    []*rapid.Generator[int]
+	pan      any
+	panicked bool
+}
+
+var errDrawPanicked = errors.New("properties: a rapid draw stopped the run")
+
+func (r *rapidStrategy) Choose(d control.Decision) (i int) {
+	defer func() {
+		if x := recover(); x != nil {
+			r.pan, r.panicked, i = x, true, -1
+		}
+	}()
+	if n := len(d.Runnable); n > 1 && d.Runnable[0] == d.Current && d.Runnable[n-1] == d.Current {
+		for len(r.cases) <= n {
+			r.cases = append(r.cases, nil)
+		}
+		if r.cases[n] == nil {
+			r.cases[n] = rapid.IntRange(0, n-1)
+		}
+		return r.cases[n].Draw(r.t, "case")
+	}
+	return r.s.Choose(d)
+}
+
+// Err implements the optional Err method of a strategy: why it stopped
+// the run.
+func (r *rapidStrategy) Err() error {
+	if r.panicked {
+		return errDrawPanicked
+	}
+	return nil
+}
+
+// engineReplay is the command that replays a failure found on the engine:
+// verify test's own, with the failfile and the subtest.
+func (e engine) replay(run, failfile string) string {
+	cmd := e.command
+	if cmd == "" {
+		return fmt.Sprintf("%s=%s go test -run '%s' (with the overlay verify test builds)", rt.EnvSchedule, failfile, run)
+	}
+	return strings.ReplaceAll(cmd, "%s", failfile) + " --run '" + run + "'"
+}
+
+// engineLine is the line Run logs about the engine, "" if it was not asked for.
+func (e engine) line(checks int) string {
+	switch {
+	case e.on:
+		return "cases run on the instrumented engine (instrument/rt): " + strconv.Itoa(checks) + " per property, one controlled run each"
+	case e.why != "":
+		return e.why
+	}
+	return ""
+}
+
+// record appends the outcome of property res to verify test's report (a
+// JSON line, as rt.Test writes one per test): the cases it ran, and the
+// case that failed. The failure's own replay command is in the test's
+// log (the Summary), which verify test prints with it.
+func (e engine) record(test string, res *Result) error {
+	if !e.on || e.report == "" || res.Skipped != "" {
+		return nil
+	}
+	out := rt.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds()}
+	if res.Verdict == checker.Violated {
+		out.FailedRun, out.Kind, out.Error = max(res.Runs, 1), "fail", res.Caught+": "+res.Message
+		if res.Observation != nil {
+			out.Checksum = fmt.Sprintf("%016x", res.Observation.Checksum)
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(e.report, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	return errors.Join(err, f.Close())
+}
+
+// engineNote is the file beside a failfile written on the engine: what
+// the strategy was, so that a replay draws the schedule the same way.
+type engineNote struct {
+	PCTDepth int `json:"pct_depth,omitempty"` // 0: the choices were drawn one by one (RapidChooser)
+}
+
+const noteSuffix = ".engine.json"
+
+func writeNote(failfile string, cfg *Config) error {
+	b, err := json.Marshal(engineNote{PCTDepth: cfg.PCTDepth})
+	if err != nil {
+		return err
+	}
+	return writeNew(failfile+noteSuffix, string(b)+"\n")
+}
+
+func readNote(failfile string) (engineNote, error) {
+	var n engineNote
+	b, err := os.ReadFile(failfile + noteSuffix)
+	if err != nil {
+		return n, fmt.Errorf("properties: replaying %s: %w (written beside the failfile with the failure: it says which strategy drew the schedule)", failfile, err)
+	}
+	if err := json.Unmarshal(b, &n); err != nil {
+		return n, fmt.Errorf("properties: %s%s: %v", failfile, noteSuffix, err)
+	}
+	return n, nil
+}
