@@ -107,9 +107,10 @@ import (
 // Task ids are the model's task ids, so model messages name the trace's
 // tasks; ids up to MaxTask are accepted.
 //
-// Cost: O(1) per event for every policy but priority (a take scans the
-// global queue) and steal-half (moves half a queue), and no allocation per
-// event once the tables have grown: the model's invariants are checked
+// Cost: O(1) per event for every policy but priority (a take from the
+// global queue costs O(log n) on n queued tasks, conform_globalq.go) and
+// steal-half (moves half a queue), and no allocation per event once the
+// tables have grown: the model's invariants are checked
 // after every event while the state is small, and, on larger states, every
 // so many events that their cost stays a small constant per event, and at
 // the end. A Conformance is not safe for concurrent use; its zero value is
@@ -120,10 +121,11 @@ type Conformance struct {
 	s   *model.State
 	cap int // the model's local capacity; 0 = no local queues
 
-	priority bool // priority policy: takes from anywhere in the global queue
-	slotOn   bool // lifo-slot=1
-	slices   bool // time-slice policy: poll-end pending may be a re-poll
-	retry    bool // retry policy
+	priority bool         // priority policy: takes from anywhere in the global queue
+	gq       *globalQueue // the global queue's index, for takes from anywhere in it (priority, order intervals); else nil
+	slotOn   bool         // lifo-slot=1
+	slices   bool         // time-slice policy: poll-end pending may be a re-poll
+	retry    bool         // retry policy
 
 	v11     *confV11 // format v1.1 (conform_v11.go); nil for a v1.0 trace
 	prioV10 bool     // policy priority in a v1.0 trace: order unchecked
@@ -419,6 +421,13 @@ func New(h traces.Header) (*Conformance, error) {
 	if h.Order == traces.OrderIntervals {
 		c.iv = newConfIntervals()
 	}
+	if c.priority || c.iv != nil {
+		prio := c.v11 != nil && c.v11.prioOn
+		c.gq = newGlobalQueue(prio, c.iv != nil)
+		if prio {
+			c.gq.prio.prio = &c.v11.prio
+		}
+	}
 	return c, nil
 }
 
@@ -508,6 +517,7 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 // Lanes returns the current model state: the global queue, each worker with
 // its local queue, one line each, then every spawned task's state.
 func (c *Conformance) Lanes() string {
+	c.globalInOrder()
 	s := c.s.String()
 	for w := range c.workers {
 		if t := c.workers[w].slot; t != 0 {
@@ -763,9 +773,13 @@ func (c *Conformance) apply(st model.Step, seq uint64) error {
 	if i >= 0 && i < len(c.s.Task) {
 		before = c.s.Task[i]
 	}
+	if c.gq != nil && st.Rule == model.WORKER_STEAL {
+		c.globalInOrder() // its premise "global = ∅" lists the queue
+	}
 	if err := c.m.Apply(c.s, st); err != nil {
 		return err
 	}
+	c.syncGlobal(st)
 	if c.s.Task[i] == model.Queued && before != model.Queued {
 		c.growTasks(st.Task)
 		ct := &c.tasks[i]
@@ -951,14 +965,17 @@ func (c *Conformance) fairness(t int, task *confTask, seq uint64) {
 
 // takeAnywhere is GLOBAL-STEAL under the priority policy, whose order a
 // trace cannot show: the task is moved to the head of the global queue if
-// it is in it, and the rule applied.
+// it is in it (O(1), conform_globalq.go), and the rule applied.
 func (c *Conformance) takeAnywhere(st model.Step, seq uint64) error {
-	g := c.s.Global
-	if k := slices.Index(g, int32(st.Task)); k > 0 {
-		copy(g[1:k+1], g[:k])
-		g[0] = int32(st.Task)
+	if !c.gq.has(int32(st.Task)) {
+		return c.apply(st, seq) // the model says why
 	}
-	return c.apply(st, seq)
+	undo := c.toFront(int32(st.Task))
+	err := c.apply(st, seq)
+	if err != nil {
+		undo()
+	}
+	return err
 }
 
 func (c *Conformance) pollBegin(idx int, e *traces.Event) error {
@@ -1257,6 +1274,7 @@ func (c *Conformance) Finish() *Report {
 	if c.report != nil {
 		return c.report
 	}
+	c.globalInOrder()
 	if c.err == nil {
 		c.settleAll()
 	}

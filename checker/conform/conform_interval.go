@@ -51,7 +51,11 @@ import (
 // moving one task within a queue or hiding a queue for one rule
 // application, so the cost stays O(1) per event on a trace whose
 // operations overlap a bounded number of others; obligations are a map
-// from task to the earliest deadline. Report.Reordered counts
+// from task to the earliest deadline. On the global queue, the index of
+// conform_globalq.go finds and moves the task, and finds the tasks that
+// owe, in O(log n) each however many operations overlap (n pushes all
+// overlapping, taken in reverse: O(n log n) in all, was O(n²)); a local
+// queue is still scanned. Report.Reordered counts
 // the takes accepted this way. Under "order":"seq" none of this runs.
 type confIntervals struct {
 	push      []confPush        // by task id - 1: the interval of the task's last push
@@ -135,6 +139,9 @@ func (c *Conformance) ivPush(e *traces.Event) {
 		p = confPush{call: e.Seq, ret: e.Seq} // no interval: a point
 	}
 	iv.push[t-1] = p
+	if c.gq != nil {
+		c.gq.setRet(int32(t), p.ret)
+	}
 }
 
 func (c *Conformance) pushOf(t int32) confPush {
@@ -244,10 +251,23 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		q, qname = &s.Local[w], fmt.Sprintf("w%d's local queue", w)
 	}
 	k := -1
-	if q != nil {
+	// With the global queue's index (conform_globalq.go) x is found and
+	// moved in O(1); without it (a local queue; the tests compare the two)
+	// in O(n).
+	indexed := q == &s.Global && c.gq != nil
+	var xTicket int
+	var undo func()
+	switch {
+	case indexed && c.gq.has(x):
+		k, xTicket = 0, c.gq.ticketOf(x)
+		if c.gq.first() != x {
+			k = 1 // in the queue, not its head: the index knows where
+			undo = c.toFront(x)
+		}
+	case q != nil && !indexed:
 		k = slices.Index(*q, x)
 	}
-	if k > 0 {
+	if k > 0 && !indexed {
 		// Move x to the head.
 		qq := *q
 		copy(qq[1:k+1], qq[:k])
@@ -256,7 +276,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 	hideOwn := (st.Rule == model.GLOBAL_STEAL || (st.Rule == model.WORKER_STEAL && !cfg.StealHalf)) &&
 		!c.slotOn && w >= 0 && w < len(s.Local) && len(s.Local[w]) > 0
 	hideGlobal := (st.Rule == model.WORKER_STEAL || st.Rule == model.POLL_LOCAL) && len(s.Global) > 0
-	var ownSaved, globalSaved []int32
+	var ownSaved, globalSaved []int32 // hidden from the take
 	try := func(own, global bool) bool {
 		if !own && !global && k <= 0 {
 			return false // nothing changed: the premise failed as it was
@@ -290,7 +310,9 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		}
 	}
 	if !accepted {
-		if k > 0 { // put x back where it was
+		if k > 0 && indexed {
+			undo()
+		} else if k > 0 { // put x back where it was
 			qq := *q
 			copy(qq[:k], qq[1:k+1])
 			qq[k] = x
@@ -298,7 +320,14 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		return err
 	}
 	c.iv.reordered++
-	if k > 0 {
+	if k > 0 && indexed {
+		// The tasks that were in front of x, those whose push did not
+		// overlap x's: each owes once (a take does not push, so x's
+		// ticket still places them).
+		c.gq.owe(xTicket, c.pushOf(x).call, func(y int32) {
+			c.owe(y, idx, e, fmt.Sprintf("t%d was in front of t%d on %s", y, x, qname))
+		})
+	} else if k > 0 {
 		// The tasks that were in front of x: now just behind the head
 		// (the head, x, was taken).
 		xp := c.pushOf(x)
@@ -314,13 +343,19 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
 		}
 	}
-	if global {
-		start := min(e.Call, c.workers[w].lastSeq)
-		for _, y := range globalSaved {
-			if c.pushOf(y).ret > start {
-				continue // its push had not returned when w began to look
-			}
+	// Each task of the global queue whose push had returned when w began
+	// to look (the others may have landed after the look) owes.
+	start := min(e.Call, c.workers[w].lastSeq)
+	switch {
+	case global && c.gq != nil: // each task once, O(log n) each
+		c.gq.owe(-1, start, func(y int32) {
 			c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
+		})
+	case global: // without the index (the tests compare the two)
+		for _, y := range globalSaved {
+			if c.pushOf(y).ret <= start {
+				c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
+			}
 		}
 	}
 	return nil

@@ -55,6 +55,7 @@ func (c *Conformance) slotRequeue(w, t int) {
 		// overflows to the global queue.
 		c.s.Local[w] = q[:len(q)-1]
 		c.s.Global = append(c.s.Global, int32(t))
+		c.syncGlobal(model.Step{})
 		c.liveOf(&c.tasks[t-1]).requeue = traces.QueueGlobal
 	}
 }

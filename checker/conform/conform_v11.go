@@ -70,8 +70,7 @@ type confV11 struct {
 
 	prioOn bool    // policy priority in a v1.1 trace
 	aging  int     // passes after which a queued task runs first; 0 = no aging
-	prio   []int32 // per task
-	age    []uint8 // per task: takes of other tasks since it was queued, up to aging
+	prio   []int32 // per task; the ages are counted by the global queue's index (conform_globalq.go)
 
 	spuriousPolls int
 	noTaskWakes   int
@@ -279,6 +278,7 @@ func (c *Conformance) setPriority(t int, p int32) {
 	v := c.v11
 	c.growPriorities(t)
 	v.prio[t-1] = p
+	c.gq.prio.changed(int32(t))
 }
 
 // growPriorities makes room for tasks up to t in the priority tables.
@@ -286,62 +286,40 @@ func (c *Conformance) growPriorities(t int) {
 	v := c.v11
 	for len(v.prio) < t {
 		v.prio = append(v.prio, 0)
-		v.age = append(v.age, 0)
 	}
 }
 
 // takePriority is GLOBAL-STEAL under the priority policy of a v1.1 trace:
 // the task taken must be the model's pick (model.Model's pick and its aging
-// update, on the checker's own priorities and ages).
+// update, on the checker's own priorities, with ages counted by the global
+// queue's index): O(log n) on n queued tasks.
 func (c *Conformance) takePriority(st model.Step, seq uint64) error {
 	v := c.v11
-	g := c.s.Global
+	g := c.gq
 	t := int32(st.Task)
-	k := slices.Index(g, t)
-	if k < 0 {
+	if !g.has(t) {
 		return c.apply(st, seq) // the model says why
 	}
 	// A task spawned by a model step (not a spawn event) has priority 0.
 	c.growPriorities(len(c.s.Task))
-	pick := 0
-	aged := false
-	if v.aging > 0 {
-		for i, u := range g {
-			if int(v.age[u-1]) >= v.aging {
-				pick, aged = i, true
-				break
-			}
-		}
-	}
-	if !aged {
-		for i, u := range g {
-			if v.prio[u-1] > v.prio[g[pick]-1] {
-				pick = i
-			}
-		}
-	}
-	if pick != k {
-		u := g[pick]
+	if u, aged := g.pick(v.aging); u != t {
 		why := fmt.Sprintf("t%d (priority %d) is first of the highest priority", u, v.prio[u-1])
 		if aged {
-			why = fmt.Sprintf("t%d was passed over %d times (aging %d) and runs first", u, v.age[u-1], v.aging)
+			why = fmt.Sprintf("t%d was passed over %d times (aging %d) and runs first", u, g.passed(u, v.aging), v.aging)
 		}
 		premise := "a take takes the first task of the highest priority"
 		if v.aging > 0 {
 			premise = "a take takes the first aged task, else the first task of the highest priority"
 		}
+		c.globalInOrder()
 		return &model.PremiseError{Step: st, Premise: premise,
-			Reason: fmt.Sprintf("t%d (priority %d, passed over %d times) is taken while %s in the global queue %s", t, v.prio[t-1], v.age[t-1], why, tasksOf(g))}
+			Reason: fmt.Sprintf("t%d (priority %d, passed over %d times) is taken while %s in the global queue %s", t, v.prio[t-1], g.passed(t, v.aging), why, tasksOf(c.s.Global))}
 	}
-	if v.aging > 0 {
-		for _, u := range g {
-			if u != t && int(v.age[u-1]) < v.aging {
-				v.age[u-1]++
-			}
-		}
-		v.age[t-1] = 0
+	if err := c.takeAnywhere(st, seq); err != nil {
+		return err
 	}
-	return c.takeAnywhere(st, seq)
+	g.takes++ // every task still queued was passed over once more
+	return nil
 }
 
 // spuriousRepoll decides a poll-begin of task t by worker w that is idle:

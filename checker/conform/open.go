@@ -43,7 +43,10 @@ func TakeRule(src traces.Source) model.Rule { return takeRule(src) }
 // State returns the open model's state after the events Step accepted. It
 // is the checker's own: the caller must not change it, and it changes
 // with the next Step.
-func (c *Conformance) State() *model.State { return c.s }
+func (c *Conformance) State() *model.State {
+	c.globalInOrder()
+	return c.s
+}
 
 // SkipInvariants stops the checks of the model's invariants after each
 // event, for a caller that knows every state the trace reaches is a state
@@ -63,8 +66,8 @@ func (c *Conformance) Age(t int) (age uint8, ok bool) {
 	if c.v11 == nil {
 		return 0, false
 	}
-	if t <= len(c.v11.age) {
-		age = c.v11.age[t-1]
+	if c.gq != nil && c.gq.prio != nil {
+		age = uint8(c.gq.passed(int32(t), c.v11.aging))
 	}
 	return age, true
 }

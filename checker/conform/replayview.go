@@ -15,7 +15,11 @@ func (c *Conformance) BoundedLanes(max int) string {
 	var b strings.Builder
 	s := c.s
 	b.WriteString("global ")
-	boundedQueue(&b, s.Global, max)
+	if g := c.gq; g != nil && g.dirty {
+		boundedQueue(&b, g.firstN(max), len(s.Global), max) // in order, O(max)
+	} else {
+		boundedQueue(&b, s.Global, len(s.Global), max)
+	}
 	for w := range s.Cur {
 		fmt.Fprintf(&b, "\nw%d ", w)
 		switch {
@@ -27,7 +31,7 @@ func (c *Conformance) BoundedLanes(max int) string {
 			b.WriteString("idle")
 		}
 		b.WriteString("  local ")
-		boundedQueue(&b, s.Local[w], max)
+		boundedQueue(&b, s.Local[w], len(s.Local[w]), max)
 		if t := c.workers[w].slot; t != 0 {
 			fmt.Fprintf(&b, "  LIFO slot t%d", t)
 		}
@@ -48,17 +52,21 @@ func (c *Conformance) BoundedLanes(max int) string {
 	return b.String()
 }
 
-func boundedQueue(b *strings.Builder, q []int32, max int) {
+// boundedQueue writes the first max tasks of a queue of n tasks, whose
+// first ones are q.
+func boundedQueue(b *strings.Builder, q []int32, n, max int) {
 	b.WriteByte('[')
 	for i, t := range q {
 		if i == max {
-			fmt.Fprintf(b, " … +%d", len(q)-max)
 			break
 		}
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		fmt.Fprintf(b, "t%d", t)
+	}
+	if n > max {
+		fmt.Fprintf(b, " … +%d", n-max)
 	}
 	b.WriteByte(']')
 }

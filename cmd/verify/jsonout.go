@@ -1,6 +1,14 @@
 package main
 
-import "github.com/execspec/execspec/checker"
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/execspec/execspec/checker"
+)
 
 // jsonSchema is the version of the --json output of every subcommand
 // (docs/json-output.md): each prints objects with "schema" and "verdict"
@@ -18,4 +26,26 @@ func verdictOf(code int) string {
 		return checker.Violated.String()
 	}
 	return checker.Unknown.String()
+}
+
+// jsonText makes the JSON that encoding/json wrote safe to print to a
+// terminal without changing what it decodes to: every non-ASCII character
+// that is not printable (bidirectional controls such as U+202E, zero-width
+// characters, private-use ones), which encoding/json writes raw, becomes a
+// \u escape. (encoding/json already escapes ASCII controls, U+2028 and
+// U+2029.) Such characters appear only inside strings of b.
+func jsonText(b []byte) string {
+	var out strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r < utf8.RuneSelf || unicode.IsPrint(r) {
+			out.Write(b[:n])
+		} else if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			fmt.Fprintf(&out, `\u%04x\u%04x`, r1, r2)
+		} else {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+		b = b[n:]
+	}
+	return out.String()
 }

@@ -249,5 +249,5 @@ func printMergeJSON(w io.Writer, v *explore.SwarmVerdict) {
 		}
 	}
 	b, _ := json.Marshal(out)
-	fmt.Fprintln(w, string(b))
+	fmt.Fprintln(w, jsonText(b))
 }
