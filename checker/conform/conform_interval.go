@@ -237,6 +237,23 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			b.tasks = append([]int32{x}, b.tasks...)
 			c.iv.moved = false
 		}
+		// A task behind an open batch, taken from the victim's deque.
+		if i, k := c.ivBatchPrefix(from, x); k > 0 {
+			moved := slices.Clone(s.Local[i][:k])
+			if c.takeStep(st, e) == nil {
+				c.iv.reordered++
+				// The steal took them: an obligation on one is met
+				// if the steal was called before its deadline.
+				b := &c.iv.batch[i]
+				for _, y := range moved {
+					if o, ok := c.iv.owed[y]; ok && b.call < o.deadline {
+						delete(c.iv.owed, y)
+					}
+				}
+				return nil
+			}
+			c.ivBatchUnprefix(i, k)
+		}
 	}
 
 	// The queue the take reads from its FIFO end, if any.
@@ -267,11 +284,33 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 	case q != nil && !indexed:
 		k = slices.Index(*q, x)
 	}
-	if k > 0 && !indexed {
+	// A steal of half a queue from its head (not steal-last) took x and
+	// the tasks after it in one piece: the tasks in front of x were gone
+	// (taken by overlapping takes) and are no part of the batch. They
+	// are cut off for the step and put back at the head after it.
+	var front []int32
+	cut := k > 0 && !indexed && st.Rule == model.WORKER_STEAL && cfg.StealHalf && !cfg.StealLast
+	switch {
+	case cut:
+		front = slices.Clone((*q)[:k])
+		*q = (*q)[k:]
+	case k > 0 && !indexed:
 		// Move x to the head.
 		qq := *q
 		copy(qq[1:k+1], qq[:k])
 		qq[0] = x
+	}
+	unmove := func() {
+		switch {
+		case k > 0 && indexed:
+			undo()
+		case cut:
+			*q = append(front, *q...)
+		case k > 0:
+			qq := *q
+			copy(qq[:k], qq[1:k+1])
+			qq[k] = x
+		}
 	}
 	hideOwn := (st.Rule == model.GLOBAL_STEAL || (st.Rule == model.WORKER_STEAL && !cfg.StealHalf)) &&
 		!c.slotOn && w >= 0 && w < len(s.Local) && len(s.Local[w]) > 0
@@ -310,13 +349,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		}
 	}
 	if !accepted {
-		if k > 0 && indexed {
-			undo()
-		} else if k > 0 { // put x back where it was
-			qq := *q
-			copy(qq[:k], qq[1:k+1])
-			qq[k] = x
-		}
+		unmove() // put x back where it was
 		return err
 	}
 	c.iv.reordered++
@@ -329,7 +362,10 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		})
 	} else if k > 0 {
 		// The tasks that were in front of x: now just behind the head
-		// (the head, x, was taken).
+		// (the head, x, was taken), or back at the head (cut).
+		if cut {
+			*q = append(front, *q...)
+		}
 		xp := c.pushOf(x)
 		for _, y := range (*q)[:k] {
 			if c.pushOf(y).ret > xp.call {
@@ -400,6 +436,47 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	b.tasks = b.tasks[1:]
 	c.iv.moved = true
 	return true
+}
+
+// ivBatchPrefix is a take of x from worker v's deque (by v, or by a
+// thief of v) whose premise failed because tasks are in front of x: if
+// they are the first tasks of an open batch stolen from v (the thief i's),
+// the batch included them (it was at least that long), so a take behind
+// them shows that the steal moved them: they go to the front of i's
+// deque, in order (anything i pushed since is behind them; i took
+// nothing of its own since the steal, or the batch would be closed). It
+// returns the thief and how many tasks moved (0: none).
+func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
+	s := c.s
+	if v < 0 || v >= len(s.Local) {
+		return -1, 0
+	}
+	q := s.Local[v]
+	k := slices.Index(q, x)
+	if k <= 0 {
+		return -1, 0
+	}
+	for i := range c.iv.batch {
+		b := &c.iv.batch[i]
+		if i == v || b.victim != v || len(b.tasks) < k || !slices.Equal(b.tasks[:k], q[:k]) {
+			continue
+		}
+		s.Local[i] = append(slices.Clone(q[:k]), s.Local[i]...)
+		s.Local[v] = q[k:]
+		b.tasks = b.tasks[k:]
+		return i, k
+	}
+	return -1, 0
+}
+
+// ivBatchUnprefix undoes ivBatchPrefix(v, x) that returned thief i and k.
+func (c *Conformance) ivBatchUnprefix(i, k int) {
+	s := c.s
+	b := &c.iv.batch[i]
+	moved := s.Local[i][:k]
+	b.tasks = append(slices.Clone(moved), b.tasks...)
+	s.Local[b.victim] = append(slices.Clone(moved), s.Local[b.victim]...)
+	s.Local[i] = s.Local[i][k:]
 }
 
 // ivBatchAfter keeps the open batches after a take by w of t (rule r,

@@ -580,7 +580,7 @@ func TestIntervalStealLast(t *testing.T) {
 // size open: a later take shows whether a task went with the batch (the
 // thief takes it from its own deque) or stayed (the owner takes it).
 func TestIntervalOpenBatch(t *testing.T) {
-	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 2, Policy: "worksteal",
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 3, Policy: "worksteal",
 		Config: map[string]int{"steal-half": 1, "owner-lifo": 0}}
 	var evs []traces.Event
 	for task := int64(1); task <= 4; task++ {
@@ -606,6 +606,13 @@ func TestIntervalOpenBatch(t *testing.T) {
 		{"the owner takes it: the batch was one task", []traces.Event{take(0, 2, 14, traces.SourceLocal, -1)}, -1},
 		{"the thief takes a task past the batch", []traces.Event{take(1, 3, 14, traces.SourceLocal, -1)}, 7},
 		{"the owner took it, then the thief", append(append([]traces.Event{take(0, 2, 14, traces.SourceLocal, -1)}, poll(0, 2, 15)...), take(1, 2, 18, traces.SourceLocal, -1)), 10},
+		// The owner takes a task behind the batch: the batch held the
+		// tasks in front of it, which the thief then takes from its deque.
+		{"the owner takes the task behind the batch", []traces.Event{take(0, 3, 14, traces.SourceLocal, -1), take(1, 2, 16, traces.SourceLocal, -1)}, -1},
+		// Half of four tasks is two: t3 was in no batch, nobody took it.
+		{"the owner takes a task past half", []traces.Event{take(0, 4, 14, traces.SourceLocal, -1)}, 7},
+		// A thief of the thief takes the batch's task.
+		{"a thief of the thief takes it", []traces.Event{take(0, 3, 14, traces.SourceLocal, -1), take(2, 2, 16, traces.SourceSteal, 1)}, -1},
 	} {
 		all := append(append(slices.Clone(evs), steal...), c.after...)
 		r := ivCheck(h, all)
@@ -615,5 +622,37 @@ func TestIntervalOpenBatch(t *testing.T) {
 		case c.violation >= 0 && (r.Err == nil || r.Err.Index != c.violation):
 			t.Errorf("%s: want a violation at event %d, got %v", c.name, c.violation+1, r.Err)
 		}
+	}
+}
+
+// TestIntervalBatchAfterOverlappingTake: the owner's take of the head has
+// an interval that contains a thief's batch steal of the task behind it
+// (the owner's pop took effect first, its ret came late). The batch is the
+// stolen task and the ones after it, not the task in front.
+func TestIntervalBatchAfterOverlappingTake(t *testing.T) {
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 2, Policy: "worksteal",
+		Config: map[string]int{"steal-half": 1, "owner-lifo": 0}}
+	var evs []traces.Event
+	for task := int64(1); task <= 4; task++ {
+		s := uint64(2*task - 1)
+		evs = append(evs, traces.Event{Kind: traces.KindSpawn, Seq: s, Call: s, Return: s + 1, Task: task, Worker: 0, Victim: -1, Queue: traces.LocalQueue(0)})
+	}
+	ev := func(k traces.Kind, seq uint64, w int32, task int64) traces.Event {
+		return traces.Event{Kind: k, Seq: seq, Task: task, Worker: w, Victim: -1}
+	}
+	stealT2 := traces.Event{Kind: traces.KindTake, Seq: 11, Call: 10, Return: 11, Task: 2, Worker: 1, Victim: 0, Source: traces.SourceSteal}
+	ownerT1 := traces.Event{Kind: traces.KindTake, Seq: 20, Call: 9, Return: 20, Task: 1, Worker: 0, Victim: -1, Source: traces.SourceLocal}
+	thiefT3 := traces.Event{Kind: traces.KindTake, Seq: 15, Call: 14, Return: 15, Task: 3, Worker: 1, Victim: -1, Source: traces.SourceLocal}
+	evs = append(evs, stealT2, ev(traces.KindPollBegin, 12, 1, 2), ev(traces.KindPollEnd, 13, 1, 2), thiefT3, ownerT1)
+	evs[6].Result = traces.ResultReady
+	if r := ivCheck(h, evs); r.Err != nil {
+		t.Fatalf("the batch after the owner's overlapping take: %s", r.Err.Msg)
+	}
+	// The owner's take called after the steal returned cannot have come
+	// first: t1 was in front of t2.
+	late := slices.Clone(evs)
+	late[len(late)-1].Call = 16
+	if r := ivCheck(h, late); r.Err == nil || r.Err.Index != 4 {
+		t.Fatalf("a take of the head called after the steal: want a violation at event 5, got %v", r.Err)
 	}
 }

@@ -8,6 +8,8 @@
 #   LONG=1 bash examples/rust/run.sh          # the goals: RUNS=100, a 1e6-event
 #                                             # tokio trace, the recording benchmark
 #   VERIFY=/path/to/verify bash examples/rust/run.sh
+#   ROWS=batch RUNS=100 bash examples/rust/run.sh   # only the rows whose
+#                                             # name matches the regexp ROWS
 #
 # Without VERIFY the script builds ./cmd/verify into a temporary directory
 # (`go run` would turn every exit status into 1). Failing traces are kept in
@@ -48,6 +50,9 @@ built=$(date +%s.%N)
 
 declare -A pass fail events violations
 names=()
+ROWS=${ROWS:-.}
+# want NAME: whether the row NAME is run (its name matches ROWS).
+want() { [[ $1 =~ $ROWS ]]; }
 note() { # name expected-ok? events violated?
   local n=$1
   if [ -z "${pass[$n]+x}" ]; then names+=("$n"); pass[$n]=0; fail[$n]=0; events[$n]=0; violations[$n]=0; fi
@@ -58,6 +63,7 @@ note() { # name expected-ok? events violated?
 produce() {
   local name=$1 trace=$2 rc=0
   shift 2
+  want "$name" || return 1
   timeout "${TIMEOUT:-300}" "$@" 2>"$trace.err" || rc=$?
   if [ $rc != 0 ]; then
     note "$name"
@@ -138,6 +144,22 @@ for i in $(seq 1 "$RUNS"); do
   t="$tmp/cb-bug-$i.jsonl"
   produce crossbeam-no-queued-flag "$t" "$bin/crossbeam-exec" --workers 4 --tasks 40 --steps 60 --seed "$seed" --bug $rec --out "$t" &&
     check crossbeam-no-queued-flag 1 "$t" 'rule: +WAKE' 'reported scheduled'
+  # Batch steals (steal_batch_and_pop), 4 workers, 6 children per
+  # spawning step so that local queues fill: from LIFO deques (header
+  # steal-last: the batch runs the last task it took) and FIFO ones (the
+  # batch taken with one CAS, its first task run; the checker leaves its
+  # size open until later takes show it). Correct runs hold; --bug is
+  # caught (a wake reported scheduled while the task was RUNNING).
+  for fl in lifo fifo; do
+    f=
+    [ $fl = fifo ] && f=--fifo
+    t="$tmp/cb-batch-$fl-$i.jsonl"
+    produce "crossbeam-batch-$fl" "$t" "$bin/crossbeam-exec" --workers 4 --tasks 100 --steps 10 --fanout 6 --steal-batch $f --seed "$seed" $rec --out "$t" &&
+      check "crossbeam-batch-$fl" 0 "$t" '^verdict: holds'
+    t="$tmp/cb-batch-$fl-bug-$i.jsonl"
+    produce "crossbeam-batch-$fl-no-queued-flag" "$t" "$bin/crossbeam-exec" --workers 4 --tasks 100 --steps 10 --fanout 6 --steal-batch $f --bug --seed "$seed" $rec --out "$t" &&
+      check "crossbeam-batch-$fl-no-queued-flag" 1 "$t" 'rule: +WAKE' 'reported scheduled'
+  done
   for k in busy slice; do
     t="$tmp/$k-$i.jsonl"
     produce "$k" "$t" "$bin/simple-exec" $k --workers 2 --tasks 10 --steps 20 --seed "$seed" $rec --out "$t" &&
@@ -178,7 +200,7 @@ if [ "$LONG" = 1 ]; then
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   # Each run in a fresh process (a program's first recording), then in one
   # process after a warm-up (the recorder's memory already touched).
-  for w in 0 1000 5000; do
+  want tokio-bench && for w in 0 1000 5000; do
     for mode in "" --warm; do
       "$bin/tokio-check" bench --workers 2 --tasks 1000 --yields 100 --work-ns $w --reps 11 $mode --out "$tmp/bench.jsonl" >&2
     done
@@ -187,10 +209,10 @@ if [ "$LONG" = 1 ]; then
 fi
 
 end=$(date +%s.%N)
-printf '%-28s %6s %6s %10s %10s  %s\n' check pass fail events violated "longest wait flagged, or spawn → first poll (polls of other tasks; --fair-bound $FAIR_BOUND)"
+printf '%-36s %6s %6s %10s %10s  %s\n' check pass fail events violated "longest wait flagged, or spawn → first poll (polls of other tasks; --fair-bound $FAIR_BOUND)"
 bad=0
 for n in "${names[@]}"; do
-  printf '%-28s %6d %6d %10d %10d  %s\n' "$n" "${pass[$n]}" "${fail[$n]}" "${events[$n]}" "${violations[$n]}" "${maxwait[$n]:-}"
+  printf '%-36s %6d %6d %10d %10d  %s\n' "$n" "${pass[$n]}" "${fail[$n]}" "${events[$n]}" "${violations[$n]}" "${maxwait[$n]:-}"
   [ "${fail[$n]}" = 0 ] || bad=1
 done
 printf '\nruns %d, build %.1f s, runs and checks %.1f s, verify %s\n' "$RUNS" "$(echo "$built - $start" | bc)" "$(echo "$end - $built" | bc)" "$VERIFY"

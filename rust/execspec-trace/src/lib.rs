@@ -2,30 +2,34 @@
 //! executor, from any thread, with low overhead, and check them with
 //! `verify check`.
 //!
-//! Three modes. **Streaming** (the default): one logical clock (an
-//! `AtomicU64`, `fetch_add`) orders everything; each thread records into a
-//! buffer of its own and a writer thread merges the buffers in seq order
-//! behind a watermark (see [`recorder`] for why that is correct), so
-//! recording takes no global lock and memory stays bounded. **Buffered**
-//! ([`Options::buffered`]): the same clock, no writer: each event is a
-//! 32-byte binary record in its thread's buffer (an op takes no lock) and
-//! `finish` orders and formats them all. **Deferred**
-//! ([`Options::deferred`]): no shared clock and no writer; each thread
-//! keeps a logical clock, joined with a task's own clock words at each
-//! poll and wake (the future wrapper) or with every thread's last tick
-//! (an explicit call: a barrier), and writes fixed-size binary records
-//! into its buffer; `finish` orders and formats them. The same events,
-//! the same lines. On a busy loop of 16 ns polls with four explicit
-//! events each (`examples/busybench.rs`), one thread, recording adds
-//! about 15 ns per event deferred, 55 buffered (the shared clock's
-//! locked add) and 340 streaming on the loaded machine of
-//! examples/rust's figures; the wrapper costs about 25 ns per poll
-//! deferred. Deferred and buffered hold 32 bytes per poll, wake or
-//! explicit event until `finish` ([`Options::reserve`] makes room for
-//! them before the run); deferred gives an order that is exact per task,
-//! per thread and for events related by happens-before (see [`deferred`]
-//! for what it guarantees), not `order: intervals`, which needs the
-//! shared clock.
+//! Three modes. **Binary, the default** ([`Options::default`]): no writer
+//! thread, no lock and no formatting while the program runs; each event is
+//! a 32-byte record in its thread's own stream, and [`Recorder::finish`]
+//! orders and formats them all after the run. Under a header with
+//! `order: intervals` the ticks come from the one shared clock (an
+//! `AtomicU64`, `fetch_add`: **buffered**, [`Options::buffered`]), which
+//! lock-free recording needs; under any other order from per-thread
+//! logical clocks (**deferred**, [`Options::deferred`]), each joined with a
+//! task's clock words at each poll and wake (the future wrapper) or with
+//! every thread's last tick (an explicit call: a barrier), which orders
+//! every pair of events related by happens-before (see [`deferred`]).
+//! **Streaming** ([`Options::streaming()`]): the shared clock, and a writer
+//! thread that merges the threads' buffers in seq order behind a
+//! watermark (see [`recorder`] for why that is correct) and writes the
+//! lines as the run goes, so memory stays bounded however long the run.
+//! The same events, the same lines.
+//!
+//! What it costs on a busy loop of 16 ns polls with four explicit events
+//! each (`examples/busybench.rs`), one thread, in CPU time of the loop
+//! beside the same loop unrecorded (medians; a machine at load 20–30 on
+//! 2 cores): deferred (the default here) adds about 10 ns per event in a
+//! program's first recording and 5–9 with [`Options::reserve`]; buffered
+//! 9–20; streaming several times that. The binary modes hold 32 bytes
+//! per event (a wrapped poll: 32 for its begin and end) until `finish`,
+//! which formats 100–600 ns per event after the run; the memory of the
+//! records is touched ahead of the recording threads by a helper thread
+//! (page faults off the hot path as far as it keeps up; a reserve makes
+//! room before the run). Use streaming when a run is too long to hold.
 //!
 //! Two levels:
 //!

@@ -18,7 +18,7 @@
 //! compare-and-swap, one fetch_add on the clock and a push onto a Vec.
 
 use crate::deferred::{self, Stream, TimeScale};
-use crate::event::{Event, Header, Kind, Source, StopReason};
+use crate::event::{Event, Header, Kind, Order, Source, StopReason};
 use crate::packed::Packed;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::io::{self, Write};
@@ -298,12 +298,20 @@ pub struct Recorder {
     pub(crate) inner: Arc<Inner>,
 }
 
-/// Options of a recorder.
-#[derive(Clone, Debug)]
+/// Options of a recorder. The default records binary: no writer thread,
+/// no lock and no formatting while the program runs; [`Recorder::finish`]
+/// orders and formats everything. Which binary mode depends on the
+/// header's order: `order: intervals` needs the one shared clock
+/// (buffered), any other the per-thread clocks (deferred). Set `deferred`
+/// or `buffered` to choose, or `streaming` ([`Options::streaming`]) for a
+/// trace written as the run goes in bounded memory.
+#[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// How often the writer merges the buffers (default 2 ms).
+    /// Streaming mode: how often the writer merges the buffers (default,
+    /// zero: 2 ms).
     pub interval: Duration,
-    /// Deferred mode (default off): no writer thread and no shared clock;
+    /// Deferred mode (what the default gives under any order but
+    /// intervals; set it to choose it): no writer thread and no shared clock;
     /// each thread keeps a logical clock and buffers binary records, and
     /// [`Recorder::finish`] orders, formats and writes everything. The
     /// cheapest way to record a black-box trace ([`Recorder::trace`]);
@@ -311,7 +319,7 @@ pub struct Options {
     /// [`crate::deferred`] for the order it guarantees (not
     /// `order: intervals`).
     pub deferred: bool,
-    /// Deferred mode: room made at creation for this many events (default
+    /// Binary modes: room made at creation for this many events (default
     /// 0: none). Their memory is allocated and touched before the run, so
     /// the run does not pay its page faults; what is not used is given
     /// back at finish. A program that records about as much each time can
@@ -319,27 +327,46 @@ pub struct Options {
     /// half the memory available (Linux) and what one recorder can hold; a
     /// reserve the allocator refuses ends early, never fails.
     pub reserve: usize,
-    /// Buffered mode (default off; ignored when deferred): the one shared
+    /// Buffered mode (what the default gives under `order: intervals`; set
+    /// it to choose it; ignored when deferred): the one shared
     /// clock of the streaming mode, but no writer thread: each event is a
     /// 32-byte binary record (64 with call and ret that do not fit in 32
     /// bits, or with a victim or queue number of 254 or more) in its
     /// thread's buffer, and [`Recorder::finish`] merges and formats them
-    /// all. The cheapest way to record explicit calls on an executor's hot
-    /// path (an op takes no lock: a tick and a store); memory grows with
+    /// all. An op takes no lock (a tick and a store); memory grows with
     /// the run until finish. Events with `time`, `future`, `priority` or
     /// `detail` take the general path (80 bytes).
     pub buffered: bool,
+    /// Streaming mode (ignored when deferred or buffered): the one shared
+    /// clock, and a writer thread that merges the threads' buffers every
+    /// `interval` and writes the lines as the run goes, so memory stays
+    /// bounded however long the run; an op holds its thread's buffer lock
+    /// and recording costs several times what the binary modes cost.
+    pub streaming: bool,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options { interval: Duration::from_millis(2), deferred: false, reserve: 0, buffered: false }
+impl Options {
+    /// The streaming mode (see [`Options::streaming`], the field).
+    pub fn streaming() -> Options {
+        Options { streaming: true, ..Options::default() }
+    }
+
+    /// The binary mode these options give under header: deferred, buffered,
+    /// or neither (streaming).
+    fn mode(&self, header: &Header) -> (bool, bool) {
+        match (self.deferred, self.buffered, self.streaming) {
+            (true, _, _) => (true, false),
+            (false, true, _) => (false, true),
+            (false, false, true) => (false, false),
+            (false, false, false) => (header.order != Order::Intervals, header.order == Order::Intervals),
+        }
     }
 }
 
 impl Recorder {
-    /// A recorder that writes header and then the events to out, merging the
-    /// threads' buffers every 2 ms on a writer thread of its own.
+    /// A recorder that writes header and then the events to out, with the
+    /// default options: binary records during the run, the lines written
+    /// by [`Recorder::finish`] (see [`Options`]).
     pub fn new(header: Header, out: impl Write + Send + 'static) -> Recorder {
         Recorder::with_options(header, out, Options::default())
     }
@@ -347,8 +374,10 @@ impl Recorder {
     /// A recorder with options.
     pub fn with_options(header: Header, out: impl Write + Send + 'static, opts: Options) -> Recorder {
         let minor = header.effective_minor();
-        let binary = opts.deferred || opts.buffered;
-        if opts.deferred {
+        let (deferred, buffered) = opts.mode(&header);
+        let binary = deferred || buffered;
+        let interval = if opts.interval.is_zero() { Duration::from_millis(2) } else { opts.interval };
+        if deferred {
             deferred::calibration_origin();
         }
         if binary {
@@ -368,7 +397,7 @@ impl Recorder {
             next_task: Padded(AtomicU64::new(1)),
             writer: Mutex::new(None),
             later: Mutex::new(None),
-            deferred: opts.deferred,
+            deferred,
             binary,
             next_idx: AtomicU32::new(0),
             finished: AtomicBool::new(false),
@@ -399,7 +428,7 @@ impl Recorder {
                 st.out.write_all(w.header.to_json().as_bytes())?;
                 let mut stop = w.stop.lock().unwrap();
                 while !*stop {
-                    stop = w.stop_cv.wait_timeout(stop, opts.interval).unwrap().0;
+                    stop = w.stop_cv.wait_timeout(stop, interval).unwrap().0;
                     if *stop {
                         break;
                     }
@@ -439,8 +468,10 @@ impl Recorder {
 
     /// Opens an op on this thread's buffer: its ticks and the events
     /// recorded with them are taken by the writer together. Hold it across
-    /// a state word's load–tick–CAS loop or a lock-free queue operation;
-    /// keep it short (the writer waits for it). Ops nest on one thread.
+    /// a state word's load–tick–CAS loop or a lock-free queue operation.
+    /// In the binary modes (the default) an op takes no lock; streaming,
+    /// it holds the thread's buffer lock, so keep it short (the writer
+    /// waits for it). Ops nest on one thread.
     #[inline(always)]
     pub fn op(&self) -> Op<'_> {
         let buf = self.local_buf();
@@ -856,7 +887,8 @@ impl Shared {
     }
 }
 
-/// An open op: the current thread holds its buffer's lock. Draw ticks with
+/// An open op (streaming: the current thread holds its buffer's lock; the
+/// binary modes: no lock). Draw ticks with
 /// [`Op::tick`] and record their events with [`Op::emit`] before the op ends
 /// (dropped). Not Send: it belongs to the thread that opened it.
 pub struct Op<'r> {

@@ -118,7 +118,7 @@ mod tests {
     /// and each takes the tick it drew; a two-tick step returns the first.
     #[test]
     fn transitions_follow_the_model() {
-        for opts in [Options::default(), Options { deferred: true, ..Options::default() }] {
+        for opts in [Options::streaming(), Options { deferred: true, ..Options::default() }] {
             let rec = Recorder::with_options(Header::new("state", 1, "fifo"), std::io::sink(), opts);
             let w = StateWord::new(WAITING);
             let mut op = rec.op();

@@ -50,7 +50,7 @@ fn text_field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
 #[test]
 fn merge_writes_every_event_in_seq_order() {
     for buffered in [false, true] {
-        merge_in_seq_order(Options { interval: Duration::from_micros(50), buffered, ..Options::default() });
+        merge_in_seq_order(Options { interval: Duration::from_micros(50), buffered, streaming: !buffered, ..Options::default() });
     }
 }
 
@@ -82,7 +82,7 @@ fn merge_in_seq_order(opts: Options) {
 #[test]
 fn watermark_waits_for_an_open_op() {
     let out = Out::default();
-    let rec = Recorder::with_options(Header::new("hold", 2, "fifo"), out.clone(), Options { interval: Duration::from_micros(20), ..Options::default() });
+    let rec = Recorder::with_options(Header::new("hold", 2, "fifo"), out.clone(), Options { interval: Duration::from_micros(20), ..Options::streaming() });
     let (drawn_tx, drawn_rx) = mpsc::channel();
     let r2 = rec.clone();
     let h = thread::spawn(move || {
@@ -111,7 +111,7 @@ fn watermark_waits_for_an_open_op() {
 #[test]
 fn tick_used_outside_its_op_is_reported() {
     let out = Out::default();
-    let rec = Recorder::with_options(Header::new("misuse", 1, "fifo"), out, Options { interval: Duration::from_micros(10), ..Options::default() });
+    let rec = Recorder::with_options(Header::new("misuse", 1, "fifo"), out, Options { interval: Duration::from_micros(10), ..Options::streaming() });
     let early = {
         let mut op = rec.op();
         op.tick()
@@ -130,7 +130,7 @@ fn tick_used_outside_its_op_is_reported() {
 /// is v1.1 unless it asks.
 #[test]
 fn v1_1_event_in_v1_0_header_is_an_error() {
-    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
+    for opts in [Options::streaming(), deferred(), Options { buffered: true, ..Options::default() }, Options::default()] {
         let rec = Recorder::with_options(Header::new("old", 1, "fifo").v1_0(), io::sink(), opts.clone());
         rec.record(Event::poll_begin(1, Some(0)));
         assert_eq!(rec.undeclared_v1_1(), 0);
@@ -158,7 +158,7 @@ fn v1_1_event_in_v1_0_header_is_an_error() {
 /// not written.
 #[test]
 fn blocking_take_does_not_stall_finish() {
-    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
+    for opts in [Options::streaming(), deferred(), Options { buffered: true, ..Options::default() }, Options::default()] {
         let out = Out::default();
         let rec = Recorder::with_options(Header::new("chan", 1, "fifo"), out.clone(), opts);
         let (tx, rx) = mpsc::channel::<u64>();
@@ -202,7 +202,7 @@ fn failed_push_is_not_recorded() {
 /// at or above it.
 #[test]
 fn now_reads_without_drawing() {
-    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
+    for opts in [Options::streaming(), deferred(), Options { buffered: true, ..Options::default() }, Options::default()] {
         let rec = Recorder::with_options(Header::new("now", 1, "fifo"), io::sink(), opts);
         let s1 = rec.record(Event::poll_begin(1, 0));
         let a = rec.now();
@@ -416,7 +416,7 @@ fn transition_order(opts: Options, per: u64) {
 
 #[test]
 fn transition_ticks_follow_the_state_word() {
-    transition_order(Options { interval: Duration::from_micros(100), ..Options::default() }, 20_000);
+    transition_order(Options { interval: Duration::from_micros(100), ..Options::streaming() }, 20_000);
 }
 
 fn deferred() -> Options {
@@ -494,7 +494,7 @@ fn record_the_same_events(opts: Options, explicit: bool) -> (Vec<u8>, Summary) {
 #[test]
 fn deferred_output_equals_streaming_output() {
     for explicit in [false, true] {
-        let (old, old_sum) = record_the_same_events(Options::default(), explicit);
+        let (old, old_sum) = record_the_same_events(Options::streaming(), explicit);
         let (new, new_sum) = record_the_same_events(deferred(), explicit);
         let (buffered, _) = record_the_same_events(Options { buffered: true, ..Options::default() }, explicit);
         let (old, new, buffered) = (String::from_utf8(old).unwrap(), String::from_utf8(new).unwrap(), String::from_utf8(buffered).unwrap());
@@ -744,7 +744,7 @@ fn deferred_black_box_trace_is_consistent() {
     for _ in 0..5 {
         check_black_box(&run_pool(deferred(), 3, 300));
     }
-    check_black_box(&run_pool(Options::default(), 3, 300));
+    check_black_box(&run_pool(Options::streaming(), 3, 300));
 }
 
 /// A take's seq is its return tick, a spawn's its call tick; other events
@@ -806,7 +806,7 @@ fn wakers_shared_across_threads_are_freed_once() {
     // LIVE counts the wakers of every test: the others drop theirs before
     // they return, so it is 0 again once those running beside this one
     // are done; wait for that at the end.
-    for opts in [Options::default(), deferred(), Options { buffered: true, ..Options::default() }] {
+    for opts in [Options::streaming(), deferred(), Options { buffered: true, ..Options::default() }, Options::default()] {
         let out = Out::default();
         let rec = Recorder::with_options(Header::black_box("test", 1), out.clone(), opts);
         let later = Arc::new(Mutex::new(Vec::new()));
@@ -943,4 +943,24 @@ fn create_file_refuses_a_symlink() {
     let err = crate::create_file(dir.join("no/such/dir/t.jsonl")).unwrap_err();
     assert!(err.to_string().contains("no/such/dir"), "{}", err);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The default options record binary: deferred under order seq, buffered
+/// (the shared clock) under order intervals; streaming only when asked.
+#[test]
+fn default_options_record_binary_by_order() {
+    let mode = |h: Header, o: Options| {
+        let rec = Recorder::with_options(h, io::sink(), o);
+        let m = (rec.inner.binary, rec.inner.deferred);
+        rec.finish().unwrap();
+        m
+    };
+    assert_eq!(mode(Header::new("seq", 1, "fifo"), Options::default()), (true, true));
+    assert_eq!(mode(Header::new("iv", 1, "fifo").order(Order::Intervals), Options::default()), (true, false));
+    assert_eq!(mode(Header::new("seq", 1, "fifo"), Options::streaming()), (false, false));
+    assert_eq!(mode(Header::new("iv", 1, "fifo").order(Order::Intervals), Options { deferred: true, ..Options::default() }), (true, true));
+    assert_eq!(mode(Header::new("seq", 1, "fifo"), Options { buffered: true, ..Options::default() }), (true, false));
+    let rec = Recorder::new(Header::new("new", 1, "fifo"), io::sink());
+    assert!(rec.inner.binary && rec.inner.deferred);
+    rec.finish().unwrap();
 }

@@ -80,11 +80,16 @@ impl Args {
         })
     }
 
-    /// The recorder's options: buffered (binary records formatted at the
-    /// end: the cheapest on the hot path), or with `--streaming` merged and
-    /// written as the run goes.
+    /// The recorder's options: the default (binary records formatted at
+    /// the end, the cheapest on the hot path: buffered under order
+    /// intervals, deferred under order seq), or with `--streaming` merged
+    /// and written as the run goes.
     pub fn recorder_options(&self) -> execspec_trace::Options {
-        execspec_trace::Options { buffered: !self.flag("--streaming"), ..execspec_trace::Options::default() }
+        if self.flag("--streaming") {
+            execspec_trace::Options::streaming()
+        } else {
+            execspec_trace::Options::default()
+        }
     }
 
     /// Ends the program with status 2 and the message.

@@ -15,7 +15,9 @@
 //!
 //!     simple-exec busy|slice [--workers N] [--tasks N] [--steps N] [--slice-us N] [--seed N] [--forbid-spurious] [--streaming] [--out FILE]
 //!
-//! The recorder is buffered (binary records, the lines written at the end);
+//! The recorder is deferred (binary records, the lines written at the end;
+//! the seq of an event drawn under the queue's lock is above every tick
+//! of an event that happened before it);
 //! `--streaming` merges and writes them as the run goes.
 //!
 //! The queue is a Mutex<VecDeque>: seq is drawn inside its critical section

@@ -305,8 +305,7 @@ fn run(args: &Args) -> io::Result<()> {
     let scale = args.num("--scale", 4);
     let time = !args.flag("--no-time");
     let workload = args.text("--workload", "all").to_string();
-    let deferred = !args.flag("--streaming");
-    let opts = Options { deferred, ..Options::default() };
+    let opts = if args.flag("--streaming") { Options::streaming() } else { Options { deferred: true, ..Options::default() } };
     let rec = Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), args.out()?, opts);
     let rt = runtime(workers, Some(rec.clone()));
     let cx = Ctx { rec: rec.clone(), time, scale };
@@ -497,7 +496,7 @@ impl BenchArgs {
             _ => {
                 // Per task: its spawn, a begin and an end per poll, a wake per yield.
                 let events = self.tasks.saturating_mul(3 * self.yields + 3) as usize;
-                let opts = Options { deferred: which == 1, reserve: if self.reserve { events } else { 0 }, ..Options::default() };
+                let opts = Options { deferred: which == 1, streaming: which == 2, reserve: if self.reserve { events } else { 0 }, ..Options::default() };
                 let out = io::BufWriter::new(execspec_trace::create_file(&self.path)?);
                 Some(Recorder::with_options(Header::black_box(EXECUTOR, self.workers as u32), out, opts))
             }
