@@ -92,6 +92,20 @@ func benchExecs() []benchExec {
 	}
 }
 
+// goroutineBatch is the yardstick of a batch of n trivial tasks: n
+// goroutines that each add to sink, and a WaitGroup to wait for them.
+func goroutineBatch(n int, sink *atomic.Int64) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			sink.Add(1)
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+}
+
 var trivial Future = FutureFunc(func(*Context) (any, bool) { return nil, true })
 
 // BenchmarkSpawn: spawn → poll → complete of -tasks trivial tasks per
@@ -111,17 +125,7 @@ func BenchmarkSpawn(b *testing.B) {
 	}
 	b.Run("goroutines", func(b *testing.B) {
 		var sink atomic.Int64
-		perUnit(b, n, "ns/task", func() {
-			var wg sync.WaitGroup
-			for range n {
-				wg.Add(1)
-				go func() {
-					sink.Add(1)
-					wg.Done()
-				}()
-			}
-			wg.Wait()
-		})
+		perUnit(b, n, "ns/task", func() { goroutineBatch(n, &sink) })
 	})
 }
 
@@ -302,15 +306,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	var sink atomic.Int64
 	goBatch := func() time.Duration {
 		start := time.Now()
-		var wg sync.WaitGroup
-		for range n {
-			wg.Add(1)
-			go func() {
-				sink.Add(1)
-				wg.Done()
-			}()
-		}
-		wg.Wait()
+		goroutineBatch(n, &sink)
 		return time.Since(start)
 	}
 	// Medians over the iterations, not sums: a burst of load from other

@@ -4,28 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/execspec/execspec/traces"
 )
-
-// sliceRecorder keeps every event, in arrival order.
-type sliceRecorder struct {
-	mu sync.Mutex
-	ev []traces.Event
-}
-
-func (r *sliceRecorder) Record(e traces.Event) {
-	r.mu.Lock()
-	r.ev = append(r.ev, e)
-	r.mu.Unlock()
-}
-
-func (r *sliceRecorder) events() []traces.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.ev)
-}
 
 // checkEvents checks the lifecycle of every task in a recorded run, replayed
 // in Seq order:
@@ -43,15 +24,7 @@ func (r *sliceRecorder) events() []traces.Event {
 // replays the full model.
 func checkEvents(h traces.Header, evs []traces.Event, wantTasks int, done bool) error {
 	evs = slices.Clone(evs)
-	slices.SortFunc(evs, func(a, b traces.Event) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	traces.SortBySeq(evs)
 	var errs []error
 	kinds := map[string]int{} // at most 3 reports of each kind
 	fail := func(format string, args ...any) {

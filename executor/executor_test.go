@@ -21,8 +21,8 @@ func describe(ex Executor) traces.Header {
 // closes it, and checks the recorded events. A hang is an error naming the
 // lifecycle problems the events show so far.
 func runRecorded(newEx func() Executor, w workload, e env, timeout time.Duration) error {
-	rec := &sliceRecorder{}
-	return runWith(newEx, rec, rec.events, w, e, timeout)
+	rec := &traces.Log{}
+	return runWith(newEx, rec, rec.Events, w, e, timeout)
 }
 
 // runWith is runRecorded with recorder rec, whose events are events().
@@ -57,18 +57,30 @@ func runWith(newEx func() Executor, rec Recorder, events func() []traces.Event, 
 	}
 }
 
+// runWorkloads runs the table of workloads, each on a fresh executor of
+// newEx recording into the recorder newRec returns with its events, and
+// checks the events.
+func runWorkloads(t *testing.T, newEx func() Executor, newRec func() (Recorder, func() []traces.Event)) {
+	for _, w := range workloads {
+		t.Run(w.name, func(t *testing.T) {
+			rec, events := newRec()
+			if err := runWith(newEx, rec, events, w, plainEnv(), 20*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// inLog records into a traces.Log.
+func inLog() (Recorder, func() []traces.Event) {
+	l := &traces.Log{}
+	return l, l.Events
+}
+
 func TestWorkloads(t *testing.T) {
 	for _, name := range BuiltinNames() {
 		newEx, _ := Builtin(name)
-		t.Run(name, func(t *testing.T) {
-			for _, w := range workloads {
-				t.Run(w.name, func(t *testing.T) {
-					if err := runRecorded(newEx, w, plainEnv(), 20*time.Second); err != nil {
-						t.Fatal(err)
-					}
-				})
-			}
-		})
+		t.Run(name, func(t *testing.T) { runWorkloads(t, newEx, inLog) })
 	}
 }
 
@@ -87,15 +99,7 @@ func TestWorkloadsVariants(t *testing.T) {
 		"monitored_ff": func() Executor { return NewMonitored(NewFIFO()) },
 	}
 	for name, newEx := range variants {
-		t.Run(name, func(t *testing.T) {
-			for _, w := range workloads {
-				t.Run(w.name, func(t *testing.T) {
-					if err := runRecorded(newEx, w, plainEnv(), 20*time.Second); err != nil {
-						t.Fatal(err)
-					}
-				})
-			}
-		})
+		t.Run(name, func(t *testing.T) { runWorkloads(t, newEx, inLog) })
 	}
 }
 

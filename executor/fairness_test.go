@@ -55,7 +55,7 @@ func TestFairnessBound(t *testing.T) {
 	for name, newEx := range execs {
 		t.Run(name, func(t *testing.T) {
 			ex := newEx()
-			rec := &sliceRecorder{}
+			rec := &traces.Log{}
 			ex.(Reporter).SetRecorder(rec)
 			for i := range n {
 				var k int
@@ -80,7 +80,7 @@ func TestFairnessBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			bound := ex.(Bounded).FairnessBound(n)
-			worst, task := maxOvertakes(rec.events())
+			worst, task := maxOvertakes(rec.Events())
 			if worst > bound {
 				t.Fatalf("task %d waited for %d polls of others; the stated bound for %d tasks is %d", task, worst, n, bound)
 			}
@@ -95,7 +95,7 @@ func TestFairnessBound(t *testing.T) {
 func TestFairnessCheckCatchesStarvation(t *testing.T) {
 	// No aging: the low task starves while high ones keep coming.
 	ex := NewPriority(PriorityConfig{Aging: -1, MaxPriority: 7})
-	rec := &sliceRecorder{}
+	rec := &traces.Log{}
 	ex.SetRecorder(rec)
 	// The high-priority tasks wake themselves and count their polls only
 	// once the low one is queued, so that it is overtaken 600 times
@@ -117,7 +117,7 @@ func TestFairnessCheckCatchesStarvation(t *testing.T) {
 	lowQueued.Store(true)
 	low.Join()
 	ex.Close()
-	worst, task := maxOvertakes(rec.events())
+	worst, task := maxOvertakes(rec.Events())
 	if bound := NewPriority(PriorityConfig{Aging: 1, MaxPriority: 7}).FairnessBound(4); worst <= bound {
 		t.Fatalf("worst wait %d (task %d) is within the aging executor's bound %d: the measure cannot see starvation", worst, task, bound)
 	}

@@ -138,16 +138,11 @@ func kitJobs(t *testing.T, ex executor.Executor, n int) {
 
 func kitConforms(t *testing.T, h traces.Header, evs []traces.Event) *conform.Report {
 	t.Helper()
-	c, err := conform.New(h)
+	r, err := conform.Check(h, traces.All(evs))
 	if err != nil {
 		t.Fatalf("header %+v: %v", h, err)
 	}
-	for _, e := range evs {
-		if c.Step(e) != nil {
-			break
-		}
-	}
-	return c.Finish()
+	return r
 }
 
 // TestKitRecords: an executor on a Kit that marks its pushes and takes

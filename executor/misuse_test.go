@@ -62,7 +62,7 @@ func TestSpawnAfterCloseAndCloseTwice(t *testing.T) {
 func TestPanicKeepsRunning(t *testing.T) {
 	forEachBuiltin(t, func(t *testing.T, newEx func() Executor) {
 		ex := newEx()
-		rec := &sliceRecorder{}
+		rec := &traces.Log{}
 		if m, ok := ex.(*Monitored); ok {
 			m.SetRecorder(rec)
 		} else {
@@ -88,7 +88,7 @@ func TestPanicKeepsRunning(t *testing.T) {
 			t.Fatal(err)
 		}
 		var sawPanic bool
-		for _, e := range rec.events() {
+		for _, e := range rec.Events() {
 			if e.Kind == traces.KindPanic && e.Task == pe.Task && strings.Contains(e.Detail, "boom") && strings.Contains(e.Detail, "misuse_test.go") {
 				sawPanic = true
 			}
@@ -193,7 +193,7 @@ func TestHandleAwait(t *testing.T) {
 
 func TestRetry(t *testing.T) {
 	ex := NewRetry(RetryConfig{Retries: 3})
-	rec := &sliceRecorder{}
+	rec := &traces.Log{}
 	ex.SetRecorder(rec)
 	var made, polls atomic.Int64
 	factory := func() Future {
@@ -230,7 +230,7 @@ func TestRetry(t *testing.T) {
 	}
 	ex.Close()
 	var requeues int
-	for _, e := range rec.events() {
+	for _, e := range rec.Events() {
 		if e.Kind == traces.KindRequeue {
 			requeues++
 		}
@@ -238,7 +238,7 @@ func TestRetry(t *testing.T) {
 	if requeues != 2+1 {
 		t.Fatalf("%d re-queues, want 3 (two for the first task, one for the second)", requeues)
 	}
-	if err := checkEvents(ex.Describe(), rec.events(), 2, true); err != nil {
+	if err := checkEvents(ex.Describe(), rec.Events(), 2, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -418,7 +418,7 @@ func TestSetAfterStart(t *testing.T) {
 	ex := NewWorkSteal(WorkStealConfig{})
 	h, _ := ex.Spawn(ready(1))
 	h.Join()
-	rec := &sliceRecorder{}
+	rec := &traces.Log{}
 	ex.SetRecorder(rec)
 	ex.SetScheduler(newTestSched(1))
 	h, _ = ex.Spawn(ready(2))
@@ -426,7 +426,7 @@ func TestSetAfterStart(t *testing.T) {
 		t.Fatal(v, err)
 	}
 	ex.Close()
-	if n := len(rec.events()); n != 0 {
+	if n := len(rec.Events()); n != 0 {
 		t.Fatalf("%d events recorded by a recorder set after the start", n)
 	}
 }
@@ -440,7 +440,7 @@ func TestNoWorkerAfterClose(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			newEx, _ := Builtin(name)
 			ex := newEx()
-			rec := &sliceRecorder{}
+			rec := &traces.Log{}
 			ex.(Reporter).SetRecorder(rec)
 			var wk Waker
 			h, err := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
@@ -467,7 +467,7 @@ func TestNoWorkerAfterClose(t *testing.T) {
 					t.Fatalf("goroutine %d after Close: %v", i, err)
 				}
 			}
-			for _, e := range rec.events() {
+			for _, e := range rec.Events() {
 				if e.Kind == traces.KindWake && e.Worker != -1 {
 					t.Fatalf("a wake after Close recorded as worker %d's", e.Worker)
 				}

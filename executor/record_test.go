@@ -52,14 +52,10 @@ func TestWorkloadsBatched(t *testing.T) {
 	for _, name := range BuiltinNames() {
 		newEx, _ := Builtin(name)
 		t.Run(name, func(t *testing.T) {
-			for _, w := range workloads {
-				t.Run(w.name, func(t *testing.T) {
-					rec := &logRecorder{}
-					if err := runWith(newEx, rec, rec.Events, w, plainEnv(), 20*time.Second); err != nil {
-						t.Fatal(err)
-					}
-				})
-			}
+			runWorkloads(t, newEx, func() (Recorder, func() []traces.Event) {
+				rec := &logRecorder{}
+				return rec, rec.Events
+			})
 		})
 	}
 }
@@ -177,50 +173,41 @@ func TestBatchedCompleteAtWait(t *testing.T) {
 // workers run out of work, without Wait: a task that is never woken again
 // leaves a trace that shows it.
 func TestBatchedDeliveredWhenIdle(t *testing.T) {
-	for _, name := range BuiltinNames() {
-		if name == "monitored" {
-			continue
+	batchedBuiltins(t, func(t *testing.T, ex Executor, rec *logRecorder) {
+		var wk atomic.Pointer[Waker]
+		_, err := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
+			if wk.Load() != nil {
+				return nil, true
+			}
+			w := cx.Waker()
+			wk.Store(&w)
+			return nil, false
+		}))
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			newEx, _ := Builtin(name)
-			ex := newEx()
-			rec := &logRecorder{}
-			ex.(Reporter).SetRecorder(rec)
-			var wk atomic.Pointer[Waker]
-			_, err := ex.Spawn(FutureFunc(func(cx *Context) (any, bool) {
-				if wk.Load() != nil {
-					return nil, true
-				}
-				w := cx.Waker()
-				wk.Store(&w)
-				return nil, false
-			}))
-			if err != nil {
-				t.Fatal(err)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			kinds := map[traces.Kind]int{}
+			for _, e := range rec.Events() {
+				kinds[e.Kind]++
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				kinds := map[traces.Kind]int{}
-				for _, e := range rec.Events() {
-					kinds[e.Kind]++
-				}
-				if kinds[traces.KindSpawn] == 1 && kinds[traces.KindTake] == 1 && kinds[traces.KindPollEnd] == 1 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("events of an idle executor not in the recorder: %v", kinds)
-				}
-				time.Sleep(time.Millisecond)
+			if kinds[traces.KindSpawn] == 1 && kinds[traces.KindTake] == 1 && kinds[traces.KindPollEnd] == 1 {
+				break
 			}
-			(*wk.Load()).Wake()
-			if err := ex.Close(); err != nil {
-				t.Fatal(err)
+			if time.Now().After(deadline) {
+				t.Fatalf("events of an idle executor not in the recorder: %v", kinds)
 			}
-			if err := checkEvents(describe(ex), rec.Events(), 1, true); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+			time.Sleep(time.Millisecond)
+		}
+		(*wk.Load()).Wake()
+		if err := ex.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := checkEvents(describe(ex), rec.Events(), 1, true); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestPackedRoundTripOfRecordedEvents: every event a built-in executor
@@ -229,12 +216,12 @@ func TestPackedRoundTripOfRecordedEvents(t *testing.T) {
 	for _, name := range BuiltinNames() {
 		t.Run(name, func(t *testing.T) {
 			newEx, _ := Builtin(name)
-			rec := &sliceRecorder{}
+			rec := &traces.Log{}
 			w := workloads[0]
-			if err := runWith(newEx, rec, rec.events, w, plainEnv(), 20*time.Second); err != nil {
+			if err := runWith(newEx, rec, rec.Events, w, plainEnv(), 20*time.Second); err != nil {
 				t.Fatal(err)
 			}
-			for _, e := range rec.events() {
+			for _, e := range rec.Events() {
 				if e.Kind == traces.KindPanic {
 					continue
 				}

@@ -1,8 +1,6 @@
 package executor_test
 
 import (
-	"slices"
-	"sync"
 	"testing"
 
 	"github.com/execspec/execspec/checker"
@@ -11,25 +9,6 @@ import (
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/traces"
 )
-
-type eventLog struct {
-	mu sync.Mutex
-	ev []traces.Event
-}
-
-func (l *eventLog) Record(e traces.Event) {
-	l.mu.Lock()
-	l.ev = append(l.ev, e)
-	l.mu.Unlock()
-}
-
-func (l *eventLog) sorted() []traces.Event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ev := slices.Clone(l.ev)
-	slices.SortFunc(ev, func(a, b traces.Event) int { return int(a.Seq) - int(b.Seq) })
-	return ev
-}
 
 // registerWorkload spawns n tasks that each register once (Context.Register)
 // and are woken by a goroutine started with goFn, then complete.
@@ -59,13 +38,13 @@ func TestRegisterEventConforms(t *testing.T) {
 		if !ok {
 			continue
 		}
-		var log eventLog
+		var log traces.Log
 		rp.SetRecorder(&log)
 		registerWorkload(ex, 20, func(f func()) { go f() })
 		if err := ex.Close(); err != nil {
 			t.Fatal(err)
 		}
-		ev := log.sorted()
+		ev := log.Events()
 		regs := 0
 		for _, e := range ev {
 			if e.Kind == traces.KindRegister {
@@ -76,13 +55,7 @@ func TestRegisterEventConforms(t *testing.T) {
 			t.Errorf("%s: %d register events, want 20", name, regs)
 		}
 		h := ex.(executor.Describer).Describe()
-		r, err := conform.Check(h, func(yield func(traces.Event, error) bool) {
-			for _, e := range ev {
-				if !yield(e, nil) {
-					return
-				}
-			}
-		})
+		r, err := conform.Check(h, traces.All(ev))
 		if err != nil || r.Verdict != checker.Holds {
 			t.Errorf("%s: %v %s", name, err, r.Summary())
 		}
@@ -94,7 +67,7 @@ func TestRegisterEventConforms(t *testing.T) {
 func TestRegisterYieldLetsAWakeIn(t *testing.T) {
 	c := control.New(control.Random(3))
 	for run := range 300 {
-		var log eventLog
+		var log traces.Log
 		err := c.Run(func() {
 			ex := executor.NewWorkSteal(executor.WorkStealConfig{Workers: 2})
 			ex.SetScheduler(c)
@@ -105,7 +78,7 @@ func TestRegisterYieldLetsAWakeIn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev := log.sorted()
+		ev := log.Events()
 		for i, e := range ev {
 			if e.Kind == traces.KindWake && e.Outcome == traces.OutcomeNotified {
 				for _, p := range ev[:i] {

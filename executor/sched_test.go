@@ -126,7 +126,7 @@ func (s *testSched) Block(p Point, ready func() bool) {
 func runControlled(newEx func() Executor, w workload, seed uint64) ([]traces.Event, int, error) {
 	s := newTestSched(seed)
 	ex := newEx()
-	rec := &sliceRecorder{}
+	rec := &traces.Log{}
 	ex.(Reporter).SetRecorder(rec)
 	ex.(Controllable).SetScheduler(s)
 	e := env{gofn: s.Go, sched: s, scale: 5}
@@ -138,9 +138,7 @@ func runControlled(newEx func() Executor, w workload, seed uint64) ([]traces.Eve
 			werr = errors.Join(werr, cerr)
 		}
 	})
-	evs := rec.events()
-	slices.SortFunc(evs, func(a, b traces.Event) int { return int(a.Seq) - int(b.Seq) })
-	return evs, n, errors.Join(err, werr)
+	return rec.Events(), n, errors.Join(err, werr)
 }
 
 func TestControlled(t *testing.T) {

@@ -28,13 +28,7 @@ func checkV11(t *testing.T, h traces.Header, events []traces.Event) (*conform.Re
 	if h2.Minor != 1 {
 		t.Fatalf("header minor %d, want 1 (format v1.1)", h2.Minor)
 	}
-	r, err := conform.Check(h2, func(yield func(traces.Event, error) bool) {
-		for _, e := range evs {
-			if !yield(e, nil) {
-				return
-			}
-		}
-	})
+	r, err := conform.Check(h2, traces.All(evs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,6 +161,29 @@ func joinAll(hs []Handle, want func(i int) any) error {
 	return errors.Join(errs...)
 }
 
+// joinPolled checks the end of a workload of pendingK futures: no poll
+// was concurrent or after Ready (bad counts them), and task i returned i.
+func joinPolled(hs []Handle, bad *atomic.Int64) error {
+	if b := bad.Load(); b != 0 {
+		return fmt.Errorf("%d polls were concurrent or after Ready", b)
+	}
+	return joinAll(hs, func(i int) any { return i })
+}
+
+// spawnWait is a workload's frame: it spawns n tasks made by mk, waits for
+// the executor and checks the handles with check. It returns the tasks
+// spawned (0 when a spawn failed) and the first error.
+func spawnWait(ex Executor, n int, mk func(i int) Future, check func(hs []Handle) error) (int, error) {
+	hs, err := spawnAll(ex, n, mk)
+	if err != nil {
+		return 0, err
+	}
+	if err := ex.Wait(); err != nil {
+		return n, err
+	}
+	return n, check(hs)
+}
+
 func spawnAll(ex Executor, n int, mk func(i int) Future) ([]Handle, error) {
 	hs := make([]Handle, n)
 	for i := range hs {
@@ -176,16 +199,9 @@ func spawnAll(ex Executor, n int, mk func(i int) Future) ([]Handle, error) {
 var workloads = []workload{
 	{"trivial", true, func(ex Executor, e env) (int, error) {
 		n := e.n(3000)
-		hs, err := spawnAll(ex, n, func(i int) Future {
+		return spawnWait(ex, n, func(i int) Future {
 			return FutureFunc(func(*Context) (any, bool) { return i, true })
-		})
-		if err != nil {
-			return 0, err
-		}
-		if err := ex.Wait(); err != nil {
-			return n, err
-		}
-		return n, joinAll(hs, func(i int) any { return i })
+		}, func(hs []Handle) error { return joinAll(hs, func(i int) any { return i }) })
 	}},
 	{"wake_from_outside", true, func(ex Executor, e env) (int, error) {
 		// Each task is Pending 3 times; a helper goroutine wakes it, twice
@@ -194,40 +210,19 @@ var workloads = []workload{
 		var bad atomic.Int64
 		mb := newMailbox(e)
 		mb.start(2)
-		hs, err := spawnAll(ex, n, func(i int) Future {
+		defer mb.close()
+		return spawnWait(ex, n, func(i int) Future {
 			return &pendingK{k: 3, v: i, wake: mb.put, bad: &bad}
-		})
-		if err != nil {
-			return 0, err
-		}
-		err = ex.Wait()
-		mb.close()
-		if err != nil {
-			return n, err
-		}
-		if b := bad.Load(); b != 0 {
-			return n, fmt.Errorf("%d polls were concurrent or after Ready", b)
-		}
-		return n, joinAll(hs, func(i int) any { return i })
+		}, func(hs []Handle) error { return joinPolled(hs, &bad) })
 	}},
 	{"wake_during_poll", true, func(ex Executor, e env) (int, error) {
 		// Each task wakes itself during its own poll (NOTIFIED), with a
 		// copy of its waker, 4 times.
 		n := e.n(800)
 		var bad atomic.Int64
-		hs, err := spawnAll(ex, n, func(i int) Future {
+		return spawnWait(ex, n, func(i int) Future {
 			return &pendingK{k: 4, v: i, wake: func(w Waker) { w.Clone().Wake(); w.Wake() }, bad: &bad}
-		})
-		if err != nil {
-			return 0, err
-		}
-		if err := ex.Wait(); err != nil {
-			return n, err
-		}
-		if b := bad.Load(); b != 0 {
-			return n, fmt.Errorf("%d polls were concurrent or after Ready", b)
-		}
-		return n, joinAll(hs, func(i int) any { return i })
+		}, func(hs []Handle) error { return joinPolled(hs, &bad) })
 	}},
 	{"chain_of_awaits", true, func(ex Executor, e env) (int, error) {
 		// Task i awaits task i-1's handle and adds one: the wakes run
@@ -287,14 +282,7 @@ var workloads = []workload{
 				return nil, false
 			})
 		}
-		hs, err := spawnAll(ex, 2, mk)
-		if err != nil {
-			return 0, err
-		}
-		if err := ex.Wait(); err != nil {
-			return 2, err
-		}
-		return 2, joinAll(hs, func(int) any { return rounds })
+		return spawnWait(ex, 2, mk, func(hs []Handle) error { return joinAll(hs, func(int) any { return rounds }) })
 	}},
 	{"spawn_tree", true, func(ex Executor, e env) (int, error) {
 		// Tasks spawn tasks from inside their polls (onto the local queue
@@ -348,7 +336,8 @@ var workloads = []workload{
 		var bad atomic.Int64
 		mb := newMailbox(e)
 		mb.start(1)
-		hs, err := spawnAll(ex, n, func(i int) Future {
+		defer mb.close()
+		return spawnWait(ex, n, func(i int) Future {
 			p := &pendingK{k: i % 2, v: i, wake: mb.put, bad: &bad}
 			return FutureFunc(func(cx *Context) (any, bool) {
 				v, ok := p.Poll(cx)
@@ -357,52 +346,40 @@ var workloads = []workload{
 				}
 				return v, ok
 			})
-		})
-		if err != nil {
-			return 0, err
-		}
-		err = ex.Wait()
-		mb.close()
-		if err != nil {
-			return n, err
-		}
-		var errs []error
-		for i, h := range hs {
-			v, err := h.Join()
-			var pe *PanicError
-			switch {
-			case i%7 == 0 && (!errors.As(err, &pe) || pe.Value != fmt.Sprintf("task %d fails", i) || len(pe.Stack) == 0):
-				errs = append(errs, fmt.Errorf("task %d: error %v, want its panic with a stack", i, err))
-			case i%7 != 0 && (err != nil || v != i):
-				errs = append(errs, fmt.Errorf("task %d: %v, %v", i, v, err))
+		}, func(hs []Handle) error {
+			var errs []error
+			for i, h := range hs {
+				v, err := h.Join()
+				var pe *PanicError
+				switch {
+				case i%7 == 0 && (!errors.As(err, &pe) || pe.Value != fmt.Sprintf("task %d fails", i) || len(pe.Stack) == 0):
+					errs = append(errs, fmt.Errorf("task %d: error %v, want its panic with a stack", i, err))
+				case i%7 != 0 && (err != nil || v != i):
+					errs = append(errs, fmt.Errorf("task %d: %v, %v", i, v, err))
+				}
 			}
-		}
-		return n, errors.Join(errs...)
+			return errors.Join(errs...)
+		})
 	}},
 	{"late_wakes", true, func(ex Executor, e env) (int, error) {
 		// Tasks keep their wakers; after they are all DONE, every waker is
 		// called again. The wakes must be ignored.
 		n := e.n(300)
 		ws := make([]Waker, n)
-		hs, err := spawnAll(ex, n, func(i int) Future {
+		return spawnWait(ex, n, func(i int) Future {
 			return FutureFunc(func(cx *Context) (any, bool) {
 				ws[i] = cx.Waker().Clone()
 				return i, true
 			})
+		}, func(hs []Handle) error {
+			for _, w := range ws {
+				w.Wake()
+				w.Wake()
+			}
+			if err := ex.Wait(); err != nil {
+				return err
+			}
+			return joinAll(hs, func(i int) any { return i })
 		})
-		if err != nil {
-			return 0, err
-		}
-		if err := ex.Wait(); err != nil {
-			return n, err
-		}
-		for _, w := range ws {
-			w.Wake()
-			w.Wake()
-		}
-		if err := ex.Wait(); err != nil {
-			return n, err
-		}
-		return n, joinAll(hs, func(i int) any { return i })
 	}},
 }

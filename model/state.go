@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -138,26 +139,14 @@ func (s *State) Equal(o *State) bool {
 		return false
 	}
 	for w := range s.Local {
-		if !eq(s.Local[w], o.Local[w]) {
+		if !slices.Equal(s.Local[w], o.Local[w]) {
 			return false
 		}
 	}
-	return eq(s.Task, o.Task) && eq(s.Pend, o.Pend) && eq(s.Wakes, o.Wakes) &&
-		eq(s.Polled, o.Polled) && eq(s.Age, o.Age) && eq(s.Tries, o.Tries) &&
-		eq(s.Cur, o.Cur) && eq(s.Tick, o.Tick) && eq(s.Slice, o.Slice) &&
-		eq(s.Steal, o.Steal) && eq(s.Victim, o.Victim) && eq(s.Global, o.Global)
-}
-
-func eq[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(s.Task, o.Task) && slices.Equal(s.Pend, o.Pend) && slices.Equal(s.Wakes, o.Wakes) &&
+		slices.Equal(s.Polled, o.Polled) && slices.Equal(s.Age, o.Age) && slices.Equal(s.Tries, o.Tries) &&
+		slices.Equal(s.Cur, o.Cur) && slices.Equal(s.Tick, o.Tick) && slices.Equal(s.Slice, o.Slice) &&
+		slices.Equal(s.Steal, o.Steal) && slices.Equal(s.Victim, o.Victim) && slices.Equal(s.Global, o.Global)
 }
 
 // AllDone reports whether every task is DONE.

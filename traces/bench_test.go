@@ -124,25 +124,29 @@ func BenchmarkLogRecord(b *testing.B) {
 	})
 }
 
+// stdEvent is an event as encoding/json decodes it, the benchmarks' yardstick
+// for the hand-written decoder.
+type stdEvent struct {
+	Seq     uint64 `json:"seq"`
+	Kind    string `json:"kind"`
+	Task    int64  `json:"task"`
+	Worker  int32  `json:"worker"`
+	Source  string `json:"source"`
+	Victim  int32  `json:"victim"`
+	Queue   string `json:"queue"`
+	Result  string `json:"result"`
+	Outcome string `json:"outcome"`
+	Rule    string `json:"rule"`
+	Call    uint64 `json:"call"`
+	Ret     uint64 `json:"ret"`
+	Detail  string `json:"detail"`
+}
+
 // BenchmarkDecodeLineStdlib decodes the same line with encoding/json into
 // an equivalent struct, for a side-by-side ratio with BenchmarkDecodeLine.
 func BenchmarkDecodeLineStdlib(b *testing.B) {
 	line := []byte(`{"seq":123457,"kind":"take","task":4242,"worker":1,"source":"steal","victim":0,"call":123456,"ret":123458}`)
-	var v struct {
-		Seq     uint64 `json:"seq"`
-		Kind    string `json:"kind"`
-		Task    int64  `json:"task"`
-		Worker  int32  `json:"worker"`
-		Source  string `json:"source"`
-		Victim  int32  `json:"victim"`
-		Queue   string `json:"queue"`
-		Result  string `json:"result"`
-		Outcome string `json:"outcome"`
-		Rule    string `json:"rule"`
-		Call    uint64 `json:"call"`
-		Ret     uint64 `json:"ret"`
-		Detail  string `json:"detail"`
-	}
+	var v stdEvent
 	for b.Loop() {
 		if err := json.Unmarshal(line, &v); err != nil {
 			b.Fatal(err)
@@ -158,21 +162,6 @@ func BenchmarkDecodeVsStdlib(b *testing.B) {
 	lines := make([][]byte, len(events))
 	for i := range events {
 		lines[i] = appendEvent(nil, &events[i])
-	}
-	type stdEvent struct {
-		Seq     uint64 `json:"seq"`
-		Kind    string `json:"kind"`
-		Task    int64  `json:"task"`
-		Worker  int32  `json:"worker"`
-		Source  string `json:"source"`
-		Victim  int32  `json:"victim"`
-		Queue   string `json:"queue"`
-		Result  string `json:"result"`
-		Outcome string `json:"outcome"`
-		Rule    string `json:"rule"`
-		Call    uint64 `json:"call"`
-		Ret     uint64 `json:"ret"`
-		Detail  string `json:"detail"`
 	}
 	var (
 		d         decoder

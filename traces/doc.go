@@ -31,7 +31,9 @@
 // expected. A Writer validates each event (Validate) so that it never
 // writes what its Reader would reject. A Log is the Recorder an executor
 // writes into during a run; it takes the built-in executors' events in
-// batches of Packed (RecordPacked) and keeps them packed.
+// batches of Packed (RecordPacked) and keeps them packed. All hands events
+// held in memory (a Log's) to a checker in the form a Reader's All yields
+// them from a file.
 //
 // Pictures: WriteHTML draws one self-contained page that shows the
 // mechanism of a run: a lane per worker with its polls, the queues as bands

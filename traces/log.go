@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -141,12 +142,4 @@ func SortBySeq(events []Event) {
 	slices.SortStableFunc(events, cmpSeq)
 }
 
-func cmpSeq(a, b Event) int {
-	switch {
-	case a.Seq < b.Seq:
-		return -1
-	case a.Seq > b.Seq:
-		return 1
-	}
-	return 0
-}
+func cmpSeq(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) }

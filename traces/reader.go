@@ -143,6 +143,19 @@ func (r *Reader) All() iter.Seq2[Event, error] {
 	}
 }
 
+// All yields events, in their order, with no error: events held in memory
+// (a Log's, say) in the form the checkers read a trace in (conform.Check,
+// cover.Coverage.Add), as a Reader's All yields them from a file.
+func All(events []Event) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		for _, e := range events {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
+
 // nextLine returns the next non-blank line, io.EOF, or an error.
 func (r *Reader) nextLine() ([]byte, error) {
 	for r.sc.Scan() {

@@ -69,13 +69,7 @@ execspec-trace v1 executor=demo workers=1 policy=fifo
 #8 w0 poll-begin t2
 #9 w0 poll-end t2 ready
 `))
-	r, err := conform.Check(h, func(yield func(traces.Event, error) bool) {
-		for _, e := range events {
-			if !yield(e, nil) {
-				return
-			}
-		}
-	})
+	r, err := conform.Check(h, traces.All(events))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -428,13 +428,7 @@ func TestConformanceBrokenExecutor(t *testing.T) {
 		return 1, true
 	}))
 	ex.Close()
-	r, err := conform.Check(ex.Describe(), func(yield func(traces.Event, error) bool) {
-		for _, e := range log.Events() {
-			if !yield(e, nil) {
-				return
-			}
-		}
-	})
+	r, err := conform.Check(ex.Describe(), traces.All(log.Events()))
 	if err != nil {
 		t.Fatal(err)
 	}

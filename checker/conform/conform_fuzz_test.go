@@ -67,6 +67,30 @@ func fuzzTrace(data []byte) (traces.Header, []traces.Event) {
 	return h, events
 }
 
+// checkSticky gives c the events and fails t unless a violation, once
+// found, is the error of every later event and of the report, whose
+// verdict agrees with it. Lanes, asked after every event, must not panic.
+// It returns the report.
+func checkSticky(t *testing.T, c *Conformance, events []traces.Event) *Report {
+	t.Helper()
+	var first error
+	for i, e := range events {
+		err := c.Step(e)
+		if first != nil && err != first {
+			t.Fatalf("event %d: violation not sticky: %v then %v", i, first, err)
+		}
+		if err != nil {
+			first = err
+		}
+		_ = c.Lanes()
+	}
+	r := c.Finish()
+	if (r.Err != nil) != (r.Verdict == checker.Violated) || (first != nil && r.Err == nil) {
+		t.Fatalf("verdict %s with err %v (first %v)", r.Verdict, r.Err, first)
+	}
+	return r
+}
+
 // FuzzConformance: random event sequences never panic, a violation is
 // sticky, and Finish always gives a report whose verdict matches it.
 func FuzzConformance(f *testing.F) {
@@ -79,21 +103,7 @@ func FuzzConformance(f *testing.F) {
 		if err != nil {
 			t.Fatalf("header %+v refused: %v", h, err)
 		}
-		var first error
-		for _, e := range events {
-			err := c.Step(e)
-			if first != nil && err != first {
-				t.Fatalf("violation not sticky: %v then %v", first, err)
-			}
-			if err != nil {
-				first = err
-			}
-			_ = c.Lanes()
-		}
-		r := c.Finish()
-		if (r.Err != nil) != (r.Verdict == checker.Violated) || (first != nil && r.Err == nil) {
-			t.Fatalf("verdict %s with err %v (first %v)", r.Verdict, r.Err, first)
-		}
+		r := checkSticky(t, c, events)
 		if r.Err != nil && r.Err.Msg == "" {
 			t.Fatal("violation without a message")
 		}
@@ -150,18 +160,6 @@ func FuzzConformanceMutated(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var first error
-		for _, e := range events {
-			err := c.Step(e)
-			if first != nil && err != first {
-				t.Fatalf("violation not sticky: %v then %v", first, err)
-			}
-			if err != nil {
-				first = err
-			}
-		}
-		if r := c.Finish(); (r.Err != nil) != (r.Verdict == checker.Violated) {
-			t.Fatalf("verdict %s with err %v", r.Verdict, r.Err)
-		}
+		checkSticky(t, c, events)
 	})
 }

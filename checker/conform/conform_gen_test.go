@@ -108,21 +108,16 @@ func (g *confGen) wakeRandom(t testing.TB) {
 	if v := g.rng.IntN(len(s.Cur) + 1); v < len(s.Cur) && s.Cur[v] != 0 {
 		w = v
 	}
-	out := model.WakeOutcome(s, int(task))
-	e := traces.Event{Kind: traces.KindWake, Task: task, Worker: int32(w)}
-	switch out {
-	case "scheduled":
-		e.Outcome = traces.OutcomeScheduled
+	out, err := traces.ParseOutcome(model.WakeOutcome(s, int(task)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := traces.Event{Kind: traces.KindWake, Task: task, Worker: int32(w), Outcome: out}
+	if out == traces.OutcomeScheduled {
 		e.Queue = traces.QueueGlobal
 		if w >= 0 && g.localRoom(w) {
 			e.Queue = traces.LocalQueue(w)
 		}
-	case "notified":
-		e.Outcome = traces.OutcomeNotified
-	case "coalesced":
-		e.Outcome = traces.OutcomeCoalesced
-	case "late":
-		e.Outcome = traces.OutcomeLate
 	}
 	g.emit(t, e)
 }

@@ -202,8 +202,8 @@ func FuzzConformanceV11(f *testing.F) {
 		}
 		r := bits
 		var now int64
-		var first error
-		for i, e := range events {
+		for i := range events {
+			e := &events[i]
 			r = r*6364136223846793005 + 1442695040888963407
 			x := r >> 33
 			switch x % 16 {
@@ -228,19 +228,7 @@ func FuzzConformanceV11(f *testing.F) {
 				now += int64(x>>10) % 4000
 				e.Time = now
 			}
-			err := c.Step(e)
-			if first != nil && err != first {
-				t.Fatalf("event %d: violation not sticky: %v then %v", i, first, err)
-			}
-			if err != nil {
-				first = err
-			}
-			_ = c.Lanes()
 		}
-		rep := c.Finish()
-		if (rep.Err != nil) != (rep.Verdict == checker.Violated) || (first != nil && rep.Err == nil) {
-			t.Fatalf("verdict %s with err %v (first %v)", rep.Verdict, rep.Err, first)
-		}
-		_ = rep.Summary()
+		_ = checkSticky(t, c, events).Summary()
 	})
 }

@@ -95,32 +95,16 @@ func itoa(n int) string {
 // ones aside) by class, largest class first; max bounds the list (0: all).
 func (cv *Coverage) classes(max int) []UnvisitedClass {
 	sp := cv.sp
-	idx := map[string]int{}
-	var out []UnvisitedClass
+	var t classTally
 	s := sp.m.Init()
 	for i := range cv.state {
 		if cv.state[i] || sp.excluded[i] {
 			continue
 		}
 		sp.unpack(int32(i), s)
-		c := sp.classOf(s)
-		k, ok := idx[c]
-		if !ok {
-			k = len(out)
-			idx[c] = k
-			out = append(out, UnvisitedClass{Class: c, Example: oneLine(s), Depth: int(sp.depth[i])})
-		}
-		out[k].States++
-		if d := int(sp.depth[i]); d < out[k].Depth {
-			out[k].Depth = d
-			out[k].Example = oneLine(s)
-		}
+		t.add(sp.classOf(s), s, int(sp.depth[i]))
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].States > out[b].States })
-	if max > 0 && len(out) > max {
-		out = out[:max]
-	}
-	return out
+	return t.largest(max)
 }
 
 // transitionClasses groups the unvisited transitions the executor can take
@@ -129,8 +113,7 @@ func (cv *Coverage) classes(max int) []UnvisitedClass {
 // group's example is a shallowest state it leaves from.
 func (cv *Coverage) transitionClasses(max int) []UnvisitedClass {
 	sp := cv.sp
-	idx := map[string]int{}
-	var out []UnvisitedClass
+	var t classTally
 	s := sp.m.Init()
 	for i := 0; i+1 < len(sp.first); i++ {
 		lo, hi := sp.first[i], sp.first[i+1]
@@ -143,20 +126,41 @@ func (cv *Coverage) transitionClasses(max int) []UnvisitedClass {
 				sp.unpack(int32(i), s)
 				class = sp.classOf(s)
 			}
-			c := sp.variants[sp.edges[e].variant] + " from: " + class
-			k, ok := idx[c]
-			if !ok {
-				k = len(out)
-				idx[c] = k
-				out = append(out, UnvisitedClass{Class: c, Example: oneLine(s), Depth: int(sp.depth[i])})
-			}
-			out[k].States++
-			if d := int(sp.depth[i]); d < out[k].Depth {
-				out[k].Depth = d
-				out[k].Example = oneLine(s)
-			}
+			t.add(sp.variants[sp.edges[e].variant]+" from: "+class, s, int(sp.depth[i]))
 		}
 	}
+	return t.largest(max)
+}
+
+// classTally groups states (or the transitions leaving them) by class: how
+// many, and a shallowest example of each.
+type classTally struct {
+	idx map[string]int
+	out []UnvisitedClass
+}
+
+// add counts one more in class c: state s, at depth d.
+func (t *classTally) add(c string, s *model.State, d int) {
+	k, ok := t.idx[c]
+	if !ok {
+		if t.idx == nil {
+			t.idx = map[string]int{}
+		}
+		k = len(t.out)
+		t.idx[c] = k
+		t.out = append(t.out, UnvisitedClass{Class: c, Example: oneLine(s), Depth: d})
+	}
+	t.out[k].States++
+	if d < t.out[k].Depth {
+		t.out[k].Depth = d
+		t.out[k].Example = oneLine(s)
+	}
+}
+
+// largest returns the classes, largest first (ties in the order first
+// seen), at most max of them (0: all).
+func (t *classTally) largest(max int) []UnvisitedClass {
+	out := t.out
 	sort.SliceStable(out, func(a, b int) bool { return out[a].States > out[b].States })
 	if max > 0 && len(out) > max {
 		out = out[:max]

@@ -2,6 +2,7 @@ package cover
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/model"
@@ -251,33 +252,21 @@ func (sp *Space) visible(c, o *model.State) (ok bool, beyond int) {
 			return false, 0
 		}
 	}
-	if !eqInts(c.Cur, o.Cur) || !eqInts(c.Global, o.Global) {
+	if !slices.Equal(c.Cur, o.Cur) || !slices.Equal(c.Global, o.Global) {
 		return false, 0
 	}
 	for w := range c.Local {
-		if !eqInts(c.Local[w], o.Local[w]) {
+		if !slices.Equal(c.Local[w], o.Local[w]) {
 			return false, 0
 		}
 	}
-	if sp.cfg.GlobalInterval > 0 && !eqInts(c.Tick, o.Tick) {
+	if sp.cfg.GlobalInterval > 0 && !slices.Equal(c.Tick, o.Tick) {
 		return false, 0
 	}
-	if sp.cfg.Slice > 0 && !eqInts(c.Slice, o.Slice) {
+	if sp.cfg.Slice > 0 && !slices.Equal(c.Slice, o.Slice) {
 		return false, 0
 	}
 	return true, 0
-}
-
-func eqInts[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // matches reports whether st is the rule instance event e reports.

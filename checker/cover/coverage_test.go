@@ -143,16 +143,6 @@ func queuedOn(s *model.State, t, dest int) traces.Queue {
 	return traces.LocalQueue(dest)
 }
 
-func eventsOf(evs []traces.Event) func(func(traces.Event, error) bool) {
-	return func(yield func(traces.Event, error) bool) {
-		for _, e := range evs {
-			if !yield(e, nil) {
-				return
-			}
-		}
-	}
-}
-
 // Projecting a run of the model itself, with register events, visits
 // exactly the states the run went through, and nothing is outside; without
 // them, a subset (a registration is seen only at the wake or the poll-end
@@ -166,7 +156,7 @@ func TestCoverageProjectsModelRuns(t *testing.T) {
 	walked := map[int32]bool{}
 	for i := range 100 {
 		evs, ids := walkTrace(t, sp, r, false)
-		res, err := unreg.Add(h, eventsOf(evs))
+		res, err := unreg.Add(h, traces.All(evs))
 		if err != nil || res.Err != nil || res.Left != "" {
 			t.Fatalf("run %d without register events: %v %v %q", i, err, res.Err, res.Left)
 		}
@@ -185,7 +175,7 @@ func TestCoverageProjectsModelRuns(t *testing.T) {
 	want := map[int32]bool{}
 	for i := range 300 {
 		evs, ids := walkTrace(t, sp, r, true)
-		res, err := cv.Add(h, eventsOf(evs))
+		res, err := cv.Add(h, traces.All(evs))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +241,7 @@ func TestCoverageOutsideIsAFailure(t *testing.T) {
 		}
 	}
 	cv := New(sp)
-	res, err := cv.Add(h, eventsOf(evs))
+	res, err := cv.Add(h, traces.All(evs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +268,7 @@ func TestCoverageOutsideIsAFailure(t *testing.T) {
 	// (evs2[5] is the poll-end; move it after the second wake)
 	evs2[5], evs2[6] = evs2[6], evs2[5]
 	evs2[5].Seq, evs2[6].Seq = 6, 7
-	res, err = cv.Add(h, eventsOf(evs2))
+	res, err = cv.Add(h, traces.All(evs2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +288,7 @@ func TestCoverageConformanceViolation(t *testing.T) {
 		{Seq: 4, Kind: traces.KindPollEnd, Task: 1, Worker: 0, Result: traces.ResultReady, Victim: -1},
 	}
 	cv := New(sp)
-	res, err := cv.Add(h, eventsOf(evs))
+	res, err := cv.Add(h, traces.All(evs))
 	if err != nil {
 		t.Fatal(err)
 	}

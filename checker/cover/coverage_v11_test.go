@@ -53,7 +53,7 @@ func TestCoverageProjectsPriorityV11(t *testing.T) {
 		t.Fatalf("closed configuration %s, want the priority policy with aging 2", mc)
 	}
 	cv := New(sp)
-	res, err := cv.Add(prioHeader(1), eventsOf(prioRun(0, 1, 2)))
+	res, err := cv.Add(prioHeader(1), traces.All(prioRun(0, 1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestCoverageProjectsPriorityV11(t *testing.T) {
 	}
 
 	// Taking the lower priority first violates the open model: a failure.
-	res, err = cv.Add(prioHeader(1), eventsOf(prioRun(0, 1, 1)))
+	res, err = cv.Add(prioHeader(1), traces.All(prioRun(0, 1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestCoverageProjectsPriorityV11(t *testing.T) {
 	}
 
 	// Priorities that are not the configuration's leave it.
-	res, err = cv.Add(prioHeader(1), eventsOf(prioRun(5, 1, 1)))
+	res, err = cv.Add(prioHeader(1), traces.All(prioRun(5, 1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestCoverageProjectsPriorityV11(t *testing.T) {
 // projected, and the error says why.
 func TestCoveragePriorityRefused(t *testing.T) {
 	sp := covSpace(t, model.Config{Policy: model.Priority, Workers: 1, Tasks: 2, Pendings: 0, Aging: 2})
-	if _, err := New(sp).Add(prioHeader(0), eventsOf(nil)); err == nil || !strings.Contains(err.Error(), "v1.0 trace does not say the tasks' priorities") {
+	if _, err := New(sp).Add(prioHeader(0), traces.All(nil)); err == nil || !strings.Contains(err.Error(), "v1.0 trace does not say the tasks' priorities") {
 		t.Fatalf("v1.0: %v", err)
 	}
 	h := prioHeader(1)
@@ -127,7 +127,7 @@ func TestCoverageSpuriousPolls(t *testing.T) {
 		evs[i].Victim = -1
 	}
 	cv := New(sp)
-	res, err := cv.Add(h, eventsOf(evs))
+	res, err := cv.Add(h, traces.All(evs))
 	if err != nil {
 		t.Fatal(err)
 	}

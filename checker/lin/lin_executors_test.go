@@ -15,15 +15,35 @@ import (
 	"github.com/execspec/execspec/traces"
 )
 
-type linRecorder struct {
-	mu     sync.Mutex
-	events []traces.Event
-}
-
-func (r *linRecorder) Record(e traces.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
+// recordRun runs workload on ex with a traces.Log as its recorder, closes
+// ex, and returns its header and the events recorded. It skips t when ex
+// reports no events, and fails it when the workload fails or hangs.
+func recordRun(t *testing.T, ex executor.Executor, workload func() error) (traces.Header, []traces.Event) {
+	t.Helper()
+	rep, ok := ex.(executor.Reporter)
+	if !ok {
+		t.Skip("does not report events")
+	}
+	var rec traces.Log
+	rep.SetRecorder(&rec)
+	errc := make(chan error, 1)
+	go func() { errc <- workload() }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("workload hung")
+	}
+	if err := ex.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var h traces.Header
+	if d, ok := ex.(executor.Describer); ok {
+		h = d.Describe()
+	}
+	return h, rec.Events()
 }
 
 // linStressWorkload spawns n tasks; each returns Pending k times and is
@@ -138,32 +158,7 @@ func TestLinearizabilityExecutors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for run := range linRuns {
 				ex := newEx()
-				rep, ok := ex.(executor.Reporter)
-				if !ok {
-					t.Skip("does not report events")
-				}
-				rec := &linRecorder{}
-				rep.SetRecorder(rec)
-				var h traces.Header
-				if d, ok := ex.(executor.Describer); ok {
-					h = d.Describe()
-				}
-				errc := make(chan error, 1)
-				go func() { errc <- linStressWorkload(ex, 200, 2, uint64(run)) }()
-				select {
-				case err := <-errc:
-					if err != nil {
-						t.Fatal(err)
-					}
-				case <-time.After(20 * time.Second):
-					t.Fatal("workload hung")
-				}
-				if err := ex.Close(); err != nil {
-					t.Fatal(err)
-				}
-				rec.mu.Lock()
-				events := append([]traces.Event(nil), rec.events...)
-				rec.mu.Unlock()
+				h, events := recordRun(t, ex, func() error { return linStressWorkload(ex, 200, 2, uint64(run)) })
 				res, err := lin.Check(h, events, lin.Options{Complete: true, Budget: 10 * time.Second, HTML: fmt.Sprintf("%s/%s.lin.html", t.TempDir(), name)})
 				if err != nil {
 					t.Fatal(err)
@@ -186,41 +181,25 @@ func TestLinearizabilityExecutorsBursts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for run := range linRuns {
 				ex := newEx()
-				rep, ok := ex.(executor.Reporter)
-				if !ok {
-					t.Skip("does not report events")
-				}
-				rec := &linRecorder{}
-				rep.SetRecorder(rec)
-				for range 30 {
-					_, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) {
-						for range 12 {
-							if _, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) {
-								runtime.Gosched()
-								return nil, true
-							})); err != nil {
-								panic(err)
+				h, events := recordRun(t, ex, func() error {
+					for range 30 {
+						_, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) {
+							for range 12 {
+								if _, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) {
+									runtime.Gosched()
+									return nil, true
+								})); err != nil {
+									panic(err)
+								}
 							}
+							return nil, true
+						}))
+						if err != nil {
+							return err
 						}
-						return nil, true
-					}))
-					if err != nil {
-						t.Fatal(err)
 					}
-				}
-				if err := ex.Wait(); err != nil {
-					t.Fatal(err)
-				}
-				if err := ex.Close(); err != nil {
-					t.Fatal(err)
-				}
-				var h traces.Header
-				if d, ok := ex.(executor.Describer); ok {
-					h = d.Describe()
-				}
-				rec.mu.Lock()
-				events := append([]traces.Event(nil), rec.events...)
-				rec.mu.Unlock()
+					return ex.Wait()
+				})
 				res, err := lin.Check(h, events, lin.Options{Complete: true, Budget: 10 * time.Second})
 				if err != nil {
 					t.Fatal(err)

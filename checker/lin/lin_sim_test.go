@@ -57,6 +57,15 @@ func (s *linSim) oldestWaiting() int64 {
 	return 0
 }
 
+// buggyRun runs the simulation of seed with bug (3 workers, 8 tasks, 2
+// Pending each), its operations overlapping but not so widely that the bug
+// is hidden; injected is false when the run did not have the bug.
+func buggyRun(seed uint64, bug linBug) (events []traces.Event, injected bool) {
+	sim := newLinSim(seed, 3, 8, 2, bug)
+	sim.spread = 5
+	return sim.run(10000), sim.injected
+}
+
 func newLinSim(seed uint64, workers, tasks, pendings int, bug linBug) *linSim {
 	s := &linSim{
 		r: rand.New(rand.NewPCG(seed, 7)), workers: workers, localCap: 3, pendings: pendings, bug: bug,

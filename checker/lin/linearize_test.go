@@ -44,10 +44,8 @@ func TestLinearizabilityInjectedBugs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			found := 0
 			for seed := range uint64(60) {
-				sim := newLinSim(seed, 3, 8, 2, c.bug)
-				sim.spread = 5 // overlapping, but not so wide that the bug is hidden
-				events := sim.run(10000)
-				if !sim.injected {
+				events, injected := buggyRun(seed, c.bug)
+				if !injected {
 					continue
 				}
 				found++
@@ -78,10 +76,8 @@ func TestLinearizabilityInjectedBugs(t *testing.T) {
 func TestLinearizabilityHTML(t *testing.T) {
 	dir := t.TempDir()
 	for seed := range uint64(60) {
-		sim := newLinSim(seed, 3, 8, 2, bugStealOwner)
-		sim.spread = 5
-		events := sim.run(10000)
-		if !sim.injected {
+		events, injected := buggyRun(seed, bugStealOwner)
+		if !injected {
 			continue
 		}
 		path := filepath.Join(dir, "trace.lin.html")
@@ -184,10 +180,8 @@ func TestLinearizabilityBadInput(t *testing.T) {
 // A visualization that cannot be written does not lose the verdict.
 func TestLinearizabilityHTMLUnwritable(t *testing.T) {
 	for seed := range uint64(60) {
-		sim := newLinSim(seed, 3, 8, 2, bugStealOwner)
-		sim.spread = 5
-		events := sim.run(10000)
-		if !sim.injected {
+		events, injected := buggyRun(seed, bugStealOwner)
+		if !injected {
 			continue
 		}
 		path := filepath.Join(t.TempDir(), "no", "such", "dir", "x.html")

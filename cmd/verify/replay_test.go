@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,7 +52,7 @@ func TestReplayStepsBothWays(t *testing.T) {
 	keys := "\x1b[C\x1b[C \x1b[D" + "G" + "h" + "\x1b[H" + "q"
 	shown := s.run(context.Background(), strings.NewReader(keys), &out, -1)
 	want := []int{-1, 0, 1, 2, 1, 3, 2, -1}
-	if !equalInts(shown, want) {
+	if !slices.Equal(shown, want) {
 		t.Fatalf("positions shown %v, want %v", shown, want)
 	}
 	screens := strings.Split(out.String(), "\x1b[H\x1b[2J")[1:]
@@ -73,18 +74,6 @@ func TestReplayStepsBothWays(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Piped, replay prints each event with only what it changed: a long

@@ -125,16 +125,11 @@ func run(t *testing.T, ex executor.Executor, n int) (traces.Header, []traces.Eve
 // replay replays a trace through the model of its header's policy.
 func replay(t *testing.T, h traces.Header, evs []traces.Event) *conform.Report {
 	t.Helper()
-	c, err := conform.New(h)
+	r, err := conform.Check(h, traces.All(evs))
 	if err != nil {
 		t.Fatalf("header %+v: %v", h, err)
 	}
-	for _, e := range evs {
-		if c.Step(e) != nil {
-			break
-		}
-	}
-	return c.Finish()
+	return r
 }
 
 // TestConformance: the traces customexec records, over many runs with 1, 2

@@ -15,6 +15,14 @@ import (
 // The Controller implements the executor hook.
 var _ executor.Scheduler = (*Controller)(nil)
 
+// mustRun runs prog under c and fails t if the run fails.
+func mustRun(t *testing.T, c *Controller, prog func()) {
+	t.Helper()
+	if err := c.Run(prog); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // noLeak fails t if goroutines started during the test are still alive.
 func noLeak(t *testing.T) {
 	t.Helper()
@@ -36,9 +44,7 @@ func TestRunMainOnly(t *testing.T) {
 	noLeak(t)
 	c := New(Random(1))
 	ran := false
-	if err := c.Run(func() { ran = true }); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, c, func() { ran = true })
 	if !ran {
 		t.Fatal("main did not run")
 	}
@@ -79,9 +85,7 @@ func TestRunWaitsForAll(t *testing.T) {
 	c := New(Random(3))
 	for range 50 {
 		prog, ran := poolProgram(c, 3, 5, false)
-		if err := c.Run(prog); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, c, prog)
 		if *ran != 5 {
 			t.Fatalf("%d of 5 tasks ran", *ran)
 		}
@@ -96,9 +100,7 @@ func TestDeterminism(t *testing.T) {
 		var out []Schedule
 		for range 20 {
 			prog, _ := poolProgram(c, 3, 6, false)
-			if err := c.Run(prog); err != nil {
-				t.Fatal(err)
-			}
+			mustRun(t, c, prog)
 			out = append(out, c.Schedule())
 		}
 		return out
@@ -137,9 +139,7 @@ func TestReplayDetectsDivergence(t *testing.T) {
 	orig := Random(5)
 	c := New(orig)
 	prog, _ := poolProgram(c, 2, 4, false)
-	if err := c.Run(prog); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, c, prog)
 	s := c.Schedule()
 	if len(s.Choices) == 0 {
 		t.Fatal("no decisions")
@@ -226,9 +226,7 @@ func TestDeadlock(t *testing.T) {
 		t.Fatalf("%d of 2 blocked goroutines ran their deferred calls", unwound)
 	}
 	// The Controller is usable after a deadlock.
-	if err := c.Run(func() {}); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, c, func() {})
 }
 
 func TestDeadlockLockOrder(t *testing.T) {
@@ -362,9 +360,7 @@ func TestStrategyPanicReachesCaller(t *testing.T) {
 		// Usable afterwards.
 		c.SetStrategy(Random(1))
 		prog, _ := poolProgram(c, 2, 3, false)
-		if err := c.Run(prog); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, c, prog)
 	}()
 	_ = c.Run(prog)
 	t.Fatal("Run returned")
@@ -414,9 +410,7 @@ func TestBusy(t *testing.T) {
 	noLeak(t)
 	c := New(Random(1))
 	var inner error
-	if err := c.Run(func() { inner = c.Run(func() {}) }); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, c, func() { inner = c.Run(func() {}) })
 	if !errors.Is(inner, ErrBusy) {
 		t.Fatalf("nested Run: %v", inner)
 	}
@@ -427,9 +421,7 @@ func TestRandomFindsLostUpdate(t *testing.T) {
 	c := New(Random(9))
 	for i := range 1000 {
 		x := 0
-		if err := c.Run(lostUpdate(c, &x, false)); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, c, lostUpdate(c, &x, false))
 		if x != 2 {
 			t.Logf("lost update found in run %d", i+1)
 			s := c.Schedule()
@@ -459,9 +451,7 @@ func TestRandomFindsCheckThenAct(t *testing.T) {
 	c := New(Random(4))
 	for range 1000 {
 		sets := 0
-		if err := c.Run(checkThenAct(c, &sets)); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, c, checkThenAct(c, &sets))
 		if sets > 1 {
 			return
 		}
@@ -474,9 +464,7 @@ func TestLockedUpdateHolds(t *testing.T) {
 	c := New(Random(9))
 	for range 500 {
 		x := 0
-		if err := c.Run(lostUpdate(c, &x, true)); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, c, lostUpdate(c, &x, true))
 		if x != 2 {
 			t.Fatalf("x = %d under a lock", x)
 		}
@@ -497,9 +485,7 @@ func TestRecorderNotesEvents(t *testing.T) {
 			}
 		}
 	}
-	if err := c.Run(prog(1)); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, c, prog(1))
 	s := c.Schedule()
 	if err := c.Replay(prog(1), s); err != nil {
 		t.Fatal(err)

@@ -102,9 +102,7 @@ func TestBuiltinUnderControl(t *testing.T) {
 			for range 20 {
 				rec := &noteRecorder{c: c}
 				prog, completed := builtinProgram(t, c, name, rec)
-				if err := c.Run(prog); err != nil {
-					t.Fatal(err)
-				}
+				mustRun(t, c, prog)
 				if *completed != 4 {
 					t.Fatalf("%d of 4 tasks completed", *completed)
 				}
@@ -144,9 +142,7 @@ func TestBuiltinWithPCT(t *testing.T) {
 	c := New(NewPCT(2, 0, 5))
 	for range 20 {
 		prog, completed := builtinProgram(t, c, "worksteal", nil)
-		if err := c.Run(prog); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, c, prog)
 		if *completed != 4 {
 			t.Fatalf("%d of 4 tasks completed", *completed)
 		}

@@ -45,9 +45,7 @@ func runsToFind(t *testing.T, s Strategy, limit int) int {
 	c := New(s)
 	for i := 1; i <= limit; i++ {
 		bug := false
-		if err := c.Run(depth2(c, &bug)); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, c, depth2(c, &bug))
 		if bug {
 			return i
 		}
@@ -95,9 +93,7 @@ func TestPCTDeterministic(t *testing.T) {
 		var out []uint64
 		for range 30 {
 			prog, _ := poolProgram(c, 3, 4, false)
-			if err := c.Run(prog); err != nil {
-				t.Fatal(err)
-			}
+			mustRun(t, c, prog)
 			out = append(out, c.Schedule().Checksum)
 		}
 		return out
@@ -116,9 +112,7 @@ func TestPCTFindsLostUpdate(t *testing.T) {
 	c := New(NewPCT(2, 0, 3))
 	for range 200 {
 		x := 0
-		if err := c.Run(lostUpdate(c, &x, false)); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, c, lostUpdate(c, &x, false))
 		if x != 2 {
 			return
 		}

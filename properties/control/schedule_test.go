@@ -13,9 +13,7 @@ func TestScheduleRoundTrip(t *testing.T) {
 	noLeak(t)
 	c := New(Random(8))
 	prog, _ := poolProgram(c, 3, 20, false)
-	if err := c.Run(prog); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, c, prog)
 	s := c.Schedule()
 	if len(s.Choices) < 40 {
 		t.Fatalf("only %d choices", len(s.Choices))
