@@ -1,5 +1,7 @@
-//! The recorder: one logical clock, per-thread buffers, a writer that merges
-//! them in seq order.
+//! The recorder: per-thread buffers, ordered and formatted by `finish`
+//! (the binary modes, the default: see [`Options`]) or, streaming, one
+//! logical clock and a writer that merges them in seq order as the run
+//! goes (what the rest of this page is about).
 //!
 //! Why a watermark is correct. Every tick of the clock is drawn by a thread
 //! while it holds the lock of its own buffer, and the event that uses the
