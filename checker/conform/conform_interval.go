@@ -42,6 +42,13 @@ import (
 //     its tasks either was pushed by a push that had not returned when the
 //     worker began to look (see the relaxed premises of Conformance), or is
 //     promised to be taken by a take that overlaps this one.
+//   - batch steals (steal-half from FIFO deques, the first task run): the
+//     batch's size is left open (ivOpenBatch); a take of the batch's next
+//     task from the thief's deque, or a take from the victim's deque of a
+//     task behind the batch's first k tasks, shows that the steal moved
+//     them (never more than the model's half); a steal of x whose queue
+//     holds tasks in front of x took x and the tasks after it, the ones
+//     in front being promised to overlapping takes as in reorder.
 //
 // An obligation "t is taken by a take overlapping take X" is checked when
 // t's next take comes (its Call must be before X's Return) or, if none

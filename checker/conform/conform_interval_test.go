@@ -576,17 +576,25 @@ func TestIntervalStealLast(t *testing.T) {
 	}
 }
 
-// A steal of half a FIFO deque (its first task run) leaves the batch's
-// size open: a later take shows whether a task went with the batch (the
-// thief takes it from its own deque) or stayed (the owner takes it).
-func TestIntervalOpenBatch(t *testing.T) {
-	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 3, Policy: "worksteal",
+// fifoBatchStart is the header of workers workers with FIFO deques and
+// steal-half under order intervals, and four tasks spawned onto w0's deque
+// (seq 1 to 8).
+func fifoBatchStart(workers int) (traces.Header, []traces.Event) {
+	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: workers, Policy: "worksteal",
 		Config: map[string]int{"steal-half": 1, "owner-lifo": 0}}
 	var evs []traces.Event
 	for task := int64(1); task <= 4; task++ {
 		s := uint64(2*task - 1)
 		evs = append(evs, traces.Event{Kind: traces.KindSpawn, Seq: s, Call: s, Return: s + 1, Task: task, Worker: 0, Victim: -1, Queue: traces.LocalQueue(0)})
 	}
+	return h, evs
+}
+
+// A steal of half a FIFO deque (its first task run) leaves the batch's
+// size open: a later take shows whether a task went with the batch (the
+// thief takes it from its own deque) or stayed (the owner takes it).
+func TestIntervalOpenBatch(t *testing.T) {
+	h, evs := fifoBatchStart(3)
 	take := func(w int32, task int64, seq uint64, src traces.Source, victim int32) traces.Event {
 		return traces.Event{Kind: traces.KindTake, Seq: seq, Call: seq - 1, Return: seq, Task: task, Worker: w, Victim: victim, Source: src}
 	}
@@ -630,13 +638,7 @@ func TestIntervalOpenBatch(t *testing.T) {
 // (the owner's pop took effect first, its ret came late). The batch is the
 // stolen task and the ones after it, not the task in front.
 func TestIntervalBatchAfterOverlappingTake(t *testing.T) {
-	h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 2, Policy: "worksteal",
-		Config: map[string]int{"steal-half": 1, "owner-lifo": 0}}
-	var evs []traces.Event
-	for task := int64(1); task <= 4; task++ {
-		s := uint64(2*task - 1)
-		evs = append(evs, traces.Event{Kind: traces.KindSpawn, Seq: s, Call: s, Return: s + 1, Task: task, Worker: 0, Victim: -1, Queue: traces.LocalQueue(0)})
-	}
+	h, evs := fifoBatchStart(2)
 	ev := func(k traces.Kind, seq uint64, w int32, task int64) traces.Event {
 		return traces.Event{Kind: k, Seq: seq, Task: task, Worker: w, Victim: -1}
 	}

@@ -949,6 +949,20 @@ mod tests {
         recycle_all(chunks);
     }
 
+    /// The helper thread brings the pool to AHEAD touched big chunks when
+    /// asked (the pool is shared with the tests running beside this one,
+    /// which may take some: it is enough that it gets there once).
+    #[test]
+    fn ahead_fills_the_pool() {
+        let big = || POOL.lock().unwrap().iter().filter(|c| c.cap == BIG).count();
+        let start = std::time::Instant::now();
+        ahead();
+        while big() < AHEAD {
+            assert!(start.elapsed() < Duration::from_secs(30), "the pool holds {} big chunks after 30 s", big());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     /// A reserve's chunks wait in the pool; what the pool does not keep is
     /// dropped at finish. A reserve beyond any memory is bounded.
     #[test]

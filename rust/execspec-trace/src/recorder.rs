@@ -1,5 +1,7 @@
-//! The recorder: one logical clock, per-thread buffers, a writer that merges
-//! them in seq order.
+//! The recorder: per-thread buffers, ordered and formatted by `finish`
+//! (the binary modes, the default: see [`Options`]) or, streaming, one
+//! logical clock and a writer that merges them in seq order as the run
+//! goes (what the rest of this page is about).
 //!
 //! Why a watermark is correct. Every tick of the clock is drawn by a thread
 //! while it holds the lock of its own buffer, and the event that uses the
@@ -303,8 +305,14 @@ pub struct Recorder {
 /// orders and formats everything. Which binary mode depends on the
 /// header's order: `order: intervals` needs the one shared clock
 /// (buffered), any other the per-thread clocks (deferred). Set `deferred`
-/// or `buffered` to choose, or `streaming` ([`Options::streaming`]) for a
+/// or `buffered` to choose, or `streaming` ([`Options::streaming()`]) for a
 /// trace written as the run goes in bounded memory.
+///
+/// The binary modes start one helper thread per process (with the first
+/// such recorder; it sleeps when not needed): it keeps two 2 MiB chunks
+/// of record memory allocated and touched ahead of the recording threads,
+/// so that the page faults of fresh memory are paid off the hot path as
+/// far as it keeps up; [`Options::reserve`] makes room before the run.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Streaming mode: how often the writer merges the buffers (default,
