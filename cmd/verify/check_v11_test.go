@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -23,18 +22,16 @@ func TestCheckV11Counts(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = run(t, "check", "--json", td("v11_counts.txt"))
-	var v checkJSON
-	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v.ReportCountsJSON == nil {
-		t.Fatalf("exit %d, %v, %s", code, err, out)
+	v, out := runJSON[checkJSON](t, exitHolds, "check", "--json", td("v11_counts.txt"))
+	if v.ReportCountsJSON == nil {
+		t.Fatalf("no counts: %s", out)
 	}
 	if c := v.ReportCountsJSON; c.SpuriousPolls != 2 || c.NoTaskWakes != 1 || c.Errors != 1 || c.Panics != 0 || !c.Stopped || c.StopEvent != 17 || len(c.AbandonedAtStop) != 0 {
 		t.Errorf("counts %+v", c)
 	}
-	code, out, _ = run(t, "check", "--json", td("v11_stop_abandoned.txt"))
-	v = checkJSON{}
-	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v.ReportCountsJSON == nil {
-		t.Fatalf("exit %d, %v, %s", code, err, out)
+	v, out = runJSON[checkJSON](t, exitHolds, "check", "--json", td("v11_stop_abandoned.txt"))
+	if v.ReportCountsJSON == nil {
+		t.Fatalf("no counts: %s", out)
 	}
 	if a := v.AbandonedAtStop; len(a) != 1 || a[0].Task != 2 || a[0].State != "QUEUED" || len(v.NeverCompleted) != 0 {
 		t.Errorf("abandoned %+v, never completed %v", a, v.NeverCompleted)
