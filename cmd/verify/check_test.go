@@ -37,16 +37,8 @@ func runCases(t *testing.T, cases []commandCase) {
 			if code != c.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
 			}
-			for _, w := range c.stdout {
-				if !strings.Contains(out, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range c.stderr {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errs)
-				}
-			}
+			wantAll(t, "stdout", out, c.stdout...)
+			wantAll(t, "stderr", errs, c.stderr...)
 		})
 	}
 }
@@ -177,11 +169,7 @@ func TestCheckGoTrace(t *testing.T) {
 	if code != exitHolds {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, w := range []string{"lifecycle holds", "fairness: longest wait", "TestCheckGoTrace", "cannot show", "WORKER-STEAL", "timeline: "} {
-		if !strings.Contains(out, w) {
-			t.Errorf("output lacks %q:\n%s", w, out)
-		}
-	}
+	wantAll(t, "output", out, "lifecycle holds", "fairness: longest wait", "TestCheckGoTrace", "cannot show", "WORKER-STEAL", "timeline: ")
 	code, out, _ = run(t, "check", "--go-trace", "--json", file)
 	var v map[string]any
 	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v["verdict"] != "holds" {

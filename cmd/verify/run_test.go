@@ -43,11 +43,7 @@ func TestRun(t *testing.T) {
 			if code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out.String(), errb.String())
 			}
-			for _, s := range c.stdout {
-				if !strings.Contains(out.String(), s) {
-					t.Errorf("stdout lacks %q:\n%s", s, out.String())
-				}
-			}
+			wantAll(t, "stdout", out.String(), c.stdout...)
 		})
 	}
 }
