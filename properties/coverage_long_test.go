@@ -143,13 +143,7 @@ func BenchmarkCoverRun(b *testing.B) {
 					b.Fatal(err)
 				}
 				if project {
-					if _, err := cv.Add(h, func(yield func(traces.Event, error) bool) {
-						for _, e := range evs {
-							if !yield(e, nil) {
-								return
-							}
-						}
-					}); err != nil {
+					if _, err := cv.Add(h, traces.All(evs)); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -177,13 +171,7 @@ func BenchmarkCoverRun(b *testing.B) {
 		for b.Loop() {
 			r := runs[i%len(runs)]
 			i++
-			if _, err := cv.Add(r.h, func(yield func(traces.Event, error) bool) {
-				for _, e := range r.evs {
-					if !yield(e, nil) {
-						return
-					}
-				}
-			}); err != nil {
+			if _, err := cv.Add(r.h, traces.All(r.evs)); err != nil {
 				b.Fatal(err)
 			}
 		}

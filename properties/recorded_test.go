@@ -6,25 +6,9 @@ import (
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/broken"
 	"github.com/execspec/execspec/traces"
 )
-
-// lying wraps a built-in executor and reports its events through tamper, so
-// that its trace no longer tells what it did.
-type lying struct {
-	executor.Executor
-	tamper func(e traces.Event, rec executor.Recorder)
-}
-
-func (l *lying) SetRecorder(r executor.Recorder) {
-	l.Executor.(executor.Reporter).SetRecorder(recFunc(func(e traces.Event) { l.tamper(e, r) }))
-}
-
-func (l *lying) Describe() traces.Header { return l.Executor.(executor.Describer).Describe() }
-
-type recFunc func(traces.Event)
-
-func (f recFunc) Record(e traces.Event) { f(e) }
 
 // TestRecordedChecksCatchLies: the conformance and linearizability
 // properties fail on an executor whose trace is wrong, and pass on the same
@@ -53,7 +37,7 @@ func TestRecordedChecksCatchLies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name+"/"+c.only, func(t *testing.T) {
-			newEx := func() executor.Executor { return &lying{newWS(), c.tamper} }
+			newEx := func() executor.Executor { return broken.Lying(newWS(), c.tamper) }
 			rep := properties.Check(newEx, properties.Config{Only: []string{c.only}, Checks: 50, ShrinkTime: 200e6})
 			got := rep.Verdict() == checker.Violated
 			if got != c.caught {

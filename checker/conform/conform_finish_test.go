@@ -188,6 +188,17 @@ execspec-trace v1 executor=x workers=1 policy=worksteal local-cap=4 global-inter
 	}
 }
 
+// wantAll fails t for each of wants that text, the output named name,
+// does not contain.
+func wantAll(t *testing.T, name, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", name, w, text)
+		}
+	}
+}
+
 func TestConformanceFindings(t *testing.T) {
 	h, events := parseTrace(t, `
 execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4
@@ -226,11 +237,7 @@ execspec-trace v1 executor=x workers=2 policy=worksteal local-cap=4
 		t.Errorf("warnings %v, want w1's park at #12", r.Warnings)
 	}
 	sum := r.Summary()
-	for _, want := range []string{"lost wakeups (woken, never polled again, not DONE): t1", "never completed: t1 t3", "panic:", "warning:"} {
-		if !strings.Contains(sum, want) {
-			t.Errorf("summary lacks %q:\n%s", want, sum)
-		}
-	}
+	wantAll(t, "summary", sum, "lost wakeups (woken, never polled again, not DONE): t1", "never completed: t1 t3", "panic:", "warning:")
 }
 
 // A park is not reported when the worker unparked, or when the queue it

@@ -52,15 +52,6 @@ func ExploreAll(ctx context.Context, c model.Config, props []Property, opts Opti
 		}
 		return []*Result{r}, nil
 	}
-	m, err := model.New(c)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
 	// A liveness property's options decide what the explorer accepts
 	// (symmetry, the number of processes).
 	opts.Property = props[0]
@@ -72,10 +63,11 @@ func ExploreAll(ctx context.Context, c model.Config, props []Property, opts Opti
 			}
 		}
 	}
-	e, err := newExplorer(ctx, m, opts)
+	e, stop, err := newSearch(ctx, c, opts)
 	if err != nil {
 		return nil, err
 	}
+	defer stop()
 	e.live = live
 	e.stuck = seen[Safety]
 	e.start = time.Now()

@@ -62,19 +62,11 @@ func Bitstate(ctx context.Context, c model.Config, opts Options, b BitstateOptio
 		return nil, nil, fmt.Errorf("a bitstate search checks the safety property only (not %s)", opts.Property)
 	}
 	opts.Property = Safety
-	m, err := model.New(c)
+	e, stop, err := newSearch(ctx, c, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
-	e, err := newExplorer(ctx, m, opts)
-	if err != nil {
-		return nil, nil, err
-	}
+	defer stop()
 	if b.Bytes < 0 || b.Hashes < 0 || b.MaxDepth < 0 {
 		return nil, nil, fmt.Errorf("bitstate: negative size, hash count or depth bound")
 	}

@@ -160,18 +160,11 @@ func (cx *Counterexample) StepEvents() ([]traces.Event, []int) {
 			base.Kind = traces.KindWake
 			base.Worker = -1
 			if prev != nil {
-				switch model.WakeEffect(prev, cs.State, st.Task) {
-				case "scheduled":
-					base.Outcome = traces.OutcomeScheduled
+				// WakeEffect names the outcome as the trace format does
+				// ("none" when there is none).
+				base.Outcome, _ = traces.ParseOutcome(model.WakeEffect(prev, cs.State, st.Task))
+				if base.Outcome == traces.OutcomeScheduled {
 					base.Queue = placedQueue(cs.State, st.Task, st.Dest)
-				case "notified":
-					base.Outcome = traces.OutcomeNotified
-				case "coalesced":
-					base.Outcome = traces.OutcomeCoalesced
-				case "late":
-					base.Outcome = traces.OutcomeLate
-				case "dropped":
-					base.Outcome = traces.OutcomeDropped
 				}
 			}
 			if st.Dest >= 0 {

@@ -151,25 +151,35 @@ var errStop = errors.New("stop")
 
 // Explore model-checks the configuration c for opts.Property.
 func Explore(ctx context.Context, c model.Config, opts Options) (*Result, error) {
-	m, err := model.New(c)
-	if err != nil {
-		return nil, err
-	}
 	if opts.Property == "" {
 		opts.Property = Safety
 	}
 	if _, err := ParseProperty(string(opts.Property)); err != nil {
 		return nil, err
 	}
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
-	e, err := newExplorer(ctx, m, opts)
+	e, stop, err := newSearch(ctx, c, opts)
 	if err != nil {
 		return nil, err
 	}
-	r := e.run()
-	return r, nil
+	defer stop()
+	return e.run(), nil
+}
+
+// newSearch builds the model of c and an explorer for opts, whose context
+// is ctx bounded by opts.Timeout; the caller calls stop when the search
+// ends.
+func newSearch(ctx context.Context, c model.Config, opts Options) (e *explorer, stop context.CancelFunc, err error) {
+	m, err := model.New(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	stop = func() {}
+	if opts.Timeout > 0 {
+		ctx, stop = context.WithTimeout(ctx, opts.Timeout)
+	}
+	if e, err = newExplorer(ctx, m, opts); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return e, stop, nil
 }

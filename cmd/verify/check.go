@@ -42,9 +42,31 @@ type checkFlags struct {
 	fairBound    uint64
 }
 
+// checkHelp is what `verify check -h` prints before the flags; checkExits, after them.
+const checkHelp = `Usage: verify check [flags] FILE
+
+Replays the trace in FILE through the model: every event must be an enabled
+instance of its rule in the current state. The first event that is not is
+reported with the rule, the premise that failed, the state of every queue and
+worker, and the events before it. At the end: lost wakeups, tasks never
+completed, and the fairness figures. FILE is JSON lines (docs/trace-format.md)
+or the text form; - reads standard input. Output files are written whole or
+not at all, never through a symbolic link and never onto FILE.
+
+Examples:
+  verify check run.jsonl
+  verify check --html run.html run.jsonl
+  verify check --go-trace trace.out
+`
+
+const checkExits = `Exit codes: 0 conforms, 1 violation, 2 bad input, usage, or an output file not
+written (the verdict is printed first), 3 unknown: tasks not DONE at the end, a
+limit of the checker reached (named), or SIGINT/SIGTERM (the events read so far
+are reported; a violation already found is still exit 1).
+`
+
 func checkFlagSet(stderr io.Writer, f *checkFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet("verify check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify check", stderr, checkHelp, checkExits)
 	fs.StringVar(&f.html, "html", "", "write an HTML timeline of the trace, with the violation marked, to `FILE`")
 	fs.StringVar(&f.chrome, "chrome", "", "write the trace in the Chrome trace-event format (Perfetto, chrome://tracing) to `FILE`, streamed as it is read")
 	fs.BoolVar(&f.goTrace, "go-trace", false, "FILE is a Go runtime execution trace (runtime/trace), not an execspec trace")
@@ -55,26 +77,6 @@ func checkFlagSet(stderr io.Writer, f *checkFlags) *flag.FlagSet {
 	fs.StringVar(&f.linHTML, "lin-html", "", "with --linearizability: write porcupine's visualization of a violation to `FILE`")
 	fs.DurationVar(&f.stuckAfter, "stuck-after", time.Second, "with --go-trace: a goroutine runnable this long at the end of the trace, never run, is a finding")
 	fs.Uint64Var(&f.fairBound, "fair-bound", 0, "on a partially observed trace: a task that waits more than `N` polls of other tasks from its spawn or a wake to its next poll is a violation (bounded-fairness); 0: the fairness figures only")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: verify check [flags] FILE")
-		fmt.Fprintln(stderr, "\nReplays the trace in FILE through the model: every event must be an enabled")
-		fmt.Fprintln(stderr, "instance of its rule in the current state. The first event that is not is")
-		fmt.Fprintln(stderr, "reported with the rule, the premise that failed, the state of every queue and")
-		fmt.Fprintln(stderr, "worker, and the events before it. At the end: lost wakeups, tasks never")
-		fmt.Fprintln(stderr, "completed, and the fairness figures. FILE is JSON lines (docs/trace-format.md)")
-		fmt.Fprintln(stderr, "or the text form; - reads standard input. Output files are written whole or")
-		fmt.Fprintln(stderr, "not at all, never through a symbolic link and never onto FILE.")
-		fmt.Fprintln(stderr, "\nExamples:")
-		fmt.Fprintln(stderr, "  verify check run.jsonl")
-		fmt.Fprintln(stderr, "  verify check --html run.html run.jsonl")
-		fmt.Fprintln(stderr, "  verify check --go-trace trace.out")
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExit codes: 0 conforms, 1 violation, 2 bad input, usage, or an output file not")
-		fmt.Fprintln(stderr, "written (the verdict is printed first), 3 unknown: tasks not DONE at the end, a")
-		fmt.Fprintln(stderr, "limit of the checker reached (named), or SIGINT/SIGTERM (the events read so far")
-		fmt.Fprintln(stderr, "are reported; a violation already found is still exit 1).")
-	}
 	return fs
 }
 
@@ -260,10 +262,7 @@ func softMemoryLimit() {
 func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *traces.Header, n int) int {
 	fmt.Fprintf(stderr, "verify check: interrupted after %d events; no verdict\n", n)
 	if f.json {
-		out := checkJSON{Schema: jsonSchema, File: file, Verdict: checker.Unknown.String(), Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Interrupted: true}
-		if h != nil {
-			out.Executor, out.Policy, out.Workers = h.Executor, h.Policy, h.Workers
-		}
+		out := checkJSON{traceJSON: newTraceJSON(file, h, checker.Unknown.String(), n), LostWakeups: []int64{}, NeverCompleted: []int64{}, Interrupted: true}
 		json.NewEncoder(stdout).Encode(out)
 		return exitUnknown
 	}
@@ -444,14 +443,29 @@ func taskList(ts []int64) string {
 	return b.String()
 }
 
+// traceJSON opens check's --json object, full or partial: the schema, the
+// trace, its verdict, what its header names and how many events were read.
+type traceJSON struct {
+	Schema   int    `json:"schema"`
+	File     string `json:"file"`
+	Verdict  string `json:"verdict"`
+	Executor string `json:"executor"`
+	Policy   string `json:"policy"`
+	Workers  int    `json:"workers"`
+	Events   int    `json:"events"`
+}
+
+// newTraceJSON fills a traceJSON; h is nil when no header was read.
+func newTraceJSON(file string, h *traces.Header, verdict string, events int) traceJSON {
+	t := traceJSON{Schema: jsonSchema, File: file, Verdict: verdict, Events: events}
+	if h != nil {
+		t.Executor, t.Policy, t.Workers = h.Executor, h.Policy, h.Workers
+	}
+	return t
+}
+
 type checkJSON struct {
-	Schema         int               `json:"schema"`
-	File           string            `json:"file"`
-	Verdict        string            `json:"verdict"`
-	Executor       string            `json:"executor"`
-	Policy         string            `json:"policy"`
-	Workers        int               `json:"workers"`
-	Events         int               `json:"events"`
+	traceJSON
 	Violation      *violationJSON    `json:"violation,omitempty"`
 	LostWakeups    []int64           `json:"lost_wakeups"`
 	NeverCompleted []int64           `json:"never_completed"`
@@ -479,20 +493,26 @@ type violationJSON struct {
 	Before  []string `json:"before"`
 }
 
+// newViolationJSON describes cerr, found at event index at (from 0) on
+// line, with the events before it that recent still holds.
+func newViolationJSON(cerr *conform.Error, at, line int, recent *ring) *violationJSON {
+	v := &violationJSON{Index: at, Number: at + 1, Line: line, Rule: ruleName(cerr), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
+	recent.each(func(i int, e traces.Event) {
+		if i < at {
+			v.Before = append(v.Before, traces.FormatEvent(e))
+		}
+	})
+	return v
+}
+
 func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr *conform.Error, rep *conform.Report, recent *ring, lr *lin.Result, files map[string]string, limit string, outErrs []error) {
-	out := checkJSON{Schema: jsonSchema, File: file, Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: n, LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files, Limit: limit}
+	out := checkJSON{traceJSON: newTraceJSON(file, &h, "", n), LostWakeups: []int64{}, NeverCompleted: []int64{}, Files: files, Limit: limit}
 	for _, err := range outErrs {
 		out.OutputErrors = append(out.OutputErrors, err.Error())
 	}
 	if cerr != nil {
 		out.Verdict = checker.Violated.String()
-		v := &violationJSON{Index: n, Number: n + 1, Line: line, Rule: ruleName(cerr), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
-		recent.each(func(i int, e traces.Event) {
-			if i < n {
-				v.Before = append(v.Before, traces.FormatEvent(e))
-			}
-		})
-		out.Violation = v
+		out.Violation = newViolationJSON(cerr, n, line, recent)
 	} else if limit != "" {
 		out.Verdict = checker.Unknown.String()
 	} else {
@@ -522,7 +542,7 @@ func badInput(stdout, stderr io.Writer, asJSON bool, file string, err error) int
 	}
 	fmt.Fprintf(stderr, "verify check: bad input: %s\n", term(msg))
 	if asJSON {
-		json.NewEncoder(stdout).Encode(checkJSON{Schema: jsonSchema, File: file, Verdict: "bad-input", Error: msg})
+		json.NewEncoder(stdout).Encode(checkJSON{traceJSON: newTraceJSON(file, nil, "bad-input", 0), Error: msg})
 	}
 	return exitUsage
 }

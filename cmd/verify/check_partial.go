@@ -134,13 +134,7 @@ func delayJSON(d conform.PartialDelay) partialDelayJSON {
 }
 
 type partialJSON struct {
-	Schema         int                        `json:"schema"`
-	File           string                     `json:"file"`
-	Verdict        string                     `json:"verdict"`
-	Executor       string                     `json:"executor"`
-	Policy         string                     `json:"policy"`
-	Workers        int                        `json:"workers"`
-	Events         int                        `json:"events"`
+	traceJSON
 	Partial        bool                       `json:"partial"`
 	Unobserved     []string                   `json:"unobserved"`
 	Checked        []string                   `json:"checked"`
@@ -169,8 +163,8 @@ type partialJSON struct {
 
 func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, rep *conform.PartialReport, recent *ring, files map[string]string, outErrs []error) {
 	out := partialJSON{
-		Schema: jsonSchema, File: file, Verdict: rep.Verdict.String(), Executor: h.Executor, Policy: h.Policy, Workers: h.Workers, Events: rep.Events,
-		Partial: true, Unobserved: rep.Unobserved, Checked: rep.Checked, Unchecked: rep.Unchecked, Replayed: rep.Replayed,
+		traceJSON: newTraceJSON(file, &h, rep.Verdict.String(), rep.Events),
+		Partial:   true, Unobserved: rep.Unobserved, Checked: rep.Checked, Unchecked: rep.Unchecked, Replayed: rep.Replayed,
 		Tasks: rep.Tasks, Completed: rep.Completed,
 		LostWakeups: append([]int64{}, rep.LostWakeups...), NeverCompleted: append([]int64{}, rep.NeverCompleted...),
 		Stopped: rep.Stopped, Abandoned: append([]conform.PartialAbandoned{}, rep.Abandoned...),
@@ -187,14 +181,7 @@ func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, re
 	if cerr := rep.Err; cerr != nil && cerr.Limit != "" {
 		out.Limit = cerr.Error()
 	} else if cerr != nil {
-		at := cerr.Index
-		v := &violationJSON{Index: at, Number: at + 1, Line: line, Rule: ruleName(cerr), Premise: cerr.Premise, Reason: cerr.Reason, Message: cerr.Error(), Event: traces.FormatEvent(cerr.Event), State: cerr.State, Before: []string{}}
-		recent.each(func(i int, e traces.Event) {
-			if i < at {
-				v.Before = append(v.Before, traces.FormatEvent(e))
-			}
-		})
-		out.Violation = v
+		out.Violation = newViolationJSON(cerr, cerr.Index, line, recent)
 	}
 	json.NewEncoder(w).Encode(out)
 }

@@ -37,25 +37,11 @@ func TestCheckPartial(t *testing.T) {
 }
 
 func TestCheckPartialJSON(t *testing.T) {
-	code, out, _ := run(t, "check", "--json", td("partial_concurrent_poll.jsonl"))
-	if code != exitViolated {
-		t.Fatalf("exit %d", code)
-	}
-	var v partialJSON
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	v, out := runJSON[partialJSON](t, exitViolated, "check", "--json", td("partial_concurrent_poll.jsonl"))
 	if v.Verdict != "violated" || !v.Partial || v.Violation == nil || v.Violation.Number != 7 || v.Violation.Premise != "exclusive-poll" || len(v.Violation.Before) != 6 {
 		t.Errorf("json: %s", out)
 	}
-	code, out, _ = run(t, "check", "--json", td("partial_conforms.jsonl"))
-	if code != exitHolds {
-		t.Fatalf("exit %d", code)
-	}
-	v = partialJSON{}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatal(err)
-	}
+	v, out = runJSON[partialJSON](t, exitHolds, "check", "--json", td("partial_conforms.jsonl"))
 	if v.Verdict != "holds" || len(v.Unchecked) != 11 || v.Unchecked[0].Reason == "" || len(v.Checked) != 10 || v.WakeDelay.Waits != 2 || len(v.WorkerPolls) != 2 {
 		t.Errorf("json: %s", out)
 	}

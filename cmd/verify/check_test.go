@@ -37,16 +37,8 @@ func runCases(t *testing.T, cases []commandCase) {
 			if code != c.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
 			}
-			for _, w := range c.stdout {
-				if !strings.Contains(out, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range c.stderr {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errs)
-				}
-			}
+			wantAll(t, "stdout", out, c.stdout...)
+			wantAll(t, "stderr", errs, c.stderr...)
 		})
 	}
 }
@@ -86,24 +78,17 @@ func TestCheckAndReplay(t *testing.T) {
 }
 
 func TestCheckJSON(t *testing.T) {
-	code, out, _ := run(t, "check", "--json", td("steal_with_local_work.jsonl"))
-	if code != exitViolated {
-		t.Fatalf("exit %d", code)
-	}
-	var v checkJSON
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("not one JSON object: %v\n%s", err, out)
-	}
+	v, _ := runJSON[checkJSON](t, exitViolated, "check", "--json", td("steal_with_local_work.jsonl"))
 	if v.Verdict != "violated" || v.Violation == nil || v.Violation.Rule != "WORKER-STEAL" || v.Violation.Index != 9 || v.Violation.Number != 10 || v.Violation.Line != 11 || len(v.Violation.Before) == 0 {
 		t.Errorf("JSON %+v, violation %+v", v, v.Violation)
 	}
-	code, out, _ = run(t, "check", "--json", td("conforms.jsonl"))
-	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v.Verdict != "holds" || v.Events != 16 {
-		t.Errorf("exit %d, %v, %s", code, err, out)
+	v, out := runJSON[checkJSON](t, exitHolds, "check", "--json", td("conforms.jsonl"))
+	if v.Verdict != "holds" || v.Events != 16 {
+		t.Errorf("%s", out)
 	}
-	code, out, _ = run(t, "check", "--json", td("truncated.jsonl"))
-	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitUsage || v.Verdict != "bad-input" || !strings.Contains(v.Error, "truncated.jsonl:3") {
-		t.Errorf("exit %d, %v, %s", code, err, out)
+	v, out = runJSON[checkJSON](t, exitUsage, "check", "--json", td("truncated.jsonl"))
+	if v.Verdict != "bad-input" || !strings.Contains(v.Error, "truncated.jsonl:3") {
+		t.Errorf("%s", out)
 	}
 }
 
@@ -184,11 +169,7 @@ func TestCheckGoTrace(t *testing.T) {
 	if code != exitHolds {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, w := range []string{"lifecycle holds", "fairness: longest wait", "TestCheckGoTrace", "cannot show", "WORKER-STEAL", "timeline: "} {
-		if !strings.Contains(out, w) {
-			t.Errorf("output lacks %q:\n%s", w, out)
-		}
-	}
+	wantAll(t, "output", out, "lifecycle holds", "fairness: longest wait", "TestCheckGoTrace", "cannot show", "WORKER-STEAL", "timeline: ")
 	code, out, _ = run(t, "check", "--go-trace", "--json", file)
 	var v map[string]any
 	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v["verdict"] != "holds" {

@@ -1,10 +1,6 @@
 package main
 
-import (
-	"encoding/json"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // The counts of format v1.1 reach both outputs of check: the text summary
 // and --json.
@@ -13,28 +9,22 @@ func TestCheckV11Counts(t *testing.T) {
 	if code != exitHolds {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	for _, want := range []string{
+	wantAll(t, "output", out,
 		"2 spurious polls",
 		"1 wakes through wakers that name no task",
 		"error: event 10 (seq 10): task 2 failed (returned an error) on worker 1",
 		"the executor stopped at event 17 with every task DONE",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	code, out, _ = run(t, "check", "--json", td("v11_counts.txt"))
-	var v checkJSON
-	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v.ReportCountsJSON == nil {
-		t.Fatalf("exit %d, %v, %s", code, err, out)
+	)
+	v, out := runJSON[checkJSON](t, exitHolds, "check", "--json", td("v11_counts.txt"))
+	if v.ReportCountsJSON == nil {
+		t.Fatalf("no counts: %s", out)
 	}
 	if c := v.ReportCountsJSON; c.SpuriousPolls != 2 || c.NoTaskWakes != 1 || c.Errors != 1 || c.Panics != 0 || !c.Stopped || c.StopEvent != 17 || len(c.AbandonedAtStop) != 0 {
 		t.Errorf("counts %+v", c)
 	}
-	code, out, _ = run(t, "check", "--json", td("v11_stop_abandoned.txt"))
-	v = checkJSON{}
-	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitHolds || v.ReportCountsJSON == nil {
-		t.Fatalf("exit %d, %v, %s", code, err, out)
+	v, out = runJSON[checkJSON](t, exitHolds, "check", "--json", td("v11_stop_abandoned.txt"))
+	if v.ReportCountsJSON == nil {
+		t.Fatalf("no counts: %s", out)
 	}
 	if a := v.AbandonedAtStop; len(a) != 1 || a[0].Task != 2 || a[0].State != "QUEUED" || len(v.NeverCompleted) != 0 {
 		t.Errorf("abandoned %+v, never completed %v", a, v.NeverCompleted)

@@ -144,33 +144,72 @@ func TestCulpritSameInEveryView(t *testing.T) {
 			if sym != mj.Symptom.Event {
 				t.Errorf("the timeline's symptom is event %d, want %d", sym, mj.Symptom.Event)
 			}
-			html := filepath.Join(dir, "check.html")
-			_, out, _ := run(t, "check", "--html", html, mj.Trace)
-			if c := checkAt.FindStringSubmatch(out); c != nil {
-				views["check"] = atoi(t, c[1])
-			} else {
-				t.Errorf("check reports no violation:\n%s", out)
-			}
-			views["check's timeline"], _ = htmlMark(t, html)
-			_, out, _ = run(t, "check", "--json", mj.Trace)
-			var cj struct{ Violation *struct{ Event int } }
-			if err := json.Unmarshal([]byte(out), &cj); err != nil || cj.Violation == nil {
-				t.Fatalf("check --json: %v %s", err, out)
-			}
-			views["check --json"] = cj.Violation.Event
-			_, out, _ = run(t, "replay", mj.Trace)
-			if r := replayAt.FindStringSubmatch(out); r != nil {
-				views["replay"] = atoi(t, r[1])
-			} else {
-				t.Errorf("replay shows no violation:\n%s", out)
-			}
-			for view, got := range views {
-				if got != n {
-					t.Errorf("%s names event %d as the root cause, --json of model %d", view, got, n)
-				}
-			}
+			viewTrace(t, dir, mj.Trace).sameRootCause(t, n, views, "--json of model")
 			t.Logf("root cause event %d, symptom event %d", n, mj.Symptom.Event)
 		})
+	}
+}
+
+// traceViews is what verify's views of a trace name as its root cause:
+// check's text, check's timeline, check --json and replay (each 0 when it
+// names none), with check's exit code and what each printed.
+type traceViews struct {
+	checkCode                     int
+	checkOut, jsonOut, replayOut  string
+	check, timeline, json, replay int
+}
+
+// viewTrace runs check (with --html into dir), check --json and replay on
+// trace, and reads the event each names as the root cause.
+func viewTrace(t *testing.T, dir, trace string) traceViews {
+	t.Helper()
+	var v traceViews
+	html := filepath.Join(dir, "check.html")
+	v.checkCode, v.checkOut, _ = run(t, "check", "--html", html, trace)
+	if c := checkAt.FindStringSubmatch(v.checkOut); c != nil {
+		v.check = atoi(t, c[1])
+	}
+	v.timeline, _ = htmlMark(t, html)
+	_, v.jsonOut, _ = run(t, "check", "--json", trace)
+	var cj struct{ Violation *struct{ Event int } }
+	if err := json.Unmarshal([]byte(v.jsonOut), &cj); err != nil {
+		t.Fatalf("check --json: %v %s", err, v.jsonOut)
+	}
+	if cj.Violation != nil {
+		v.json = cj.Violation.Event
+	}
+	_, v.replayOut, _ = run(t, "replay", trace)
+	if r := replayAt.FindStringSubmatch(v.replayOut); r != nil {
+		v.replay = atoi(t, r[1])
+	}
+	return v
+}
+
+// blames reports whether any view names a root cause.
+func (v traceViews) blames() bool {
+	return v.checkCode == exitViolated || v.check != 0 || v.timeline != 0 || v.json != 0 || v.replay != 0
+}
+
+// sameRootCause fails t unless check, its timeline, check --json, replay
+// and the caller's own views (added to views) all name event n, the root
+// cause that the view named by what found.
+func (v traceViews) sameRootCause(t *testing.T, n int, views map[string]int, what string) {
+	t.Helper()
+	for _, w := range []struct {
+		name  string
+		event int
+		out   string
+	}{{"check", v.check, v.checkOut}, {"check's timeline", v.timeline, v.checkOut}, {"check --json", v.json, v.jsonOut}, {"replay", v.replay, v.replayOut}} {
+		if w.event == 0 {
+			t.Errorf("%s names no root cause:\n%s", w.name, w.out)
+			continue
+		}
+		views[w.name] = w.event
+	}
+	for view, got := range views {
+		if got != n {
+			t.Errorf("%s names event %d as the root cause, %s %d", view, got, what, n)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
@@ -240,4 +241,22 @@ func flagError(stderr interface{ Write([]byte) (int, error) }, cmd string, err e
 	}
 	fmt.Fprintf(stderr, "(see %s %s -h)\n", selfCommand(), cmd)
 	return exitUsage
+}
+
+// newFlagSet returns the flag set of a subcommand, writing to stderr, whose
+// -h prints in the layout every subcommand shares: help (the usage line,
+// what the command does, examples), the flags, then exits (the exit codes;
+// "" for none).
+func newFlagSet(name string, stderr io.Writer, help, exits string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, help)
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+		if exits != "" {
+			fmt.Fprint(stderr, "\n", exits)
+		}
+	}
+	return fs
 }

@@ -25,11 +25,7 @@ func TestCheckLinearizabilityViolation(t *testing.T) {
 	if code != exitViolated {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitViolated, out, errs)
 	}
-	for _, w := range []string{"verdict: holds", "linearizability: violated", "global", "visualization: " + page} {
-		if !strings.Contains(out, w) {
-			t.Errorf("stdout lacks %q:\n%s", w, out)
-		}
-	}
+	wantAll(t, "stdout", out, "verdict: holds", "linearizability: violated", "global", "visualization: "+page)
 	b, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)

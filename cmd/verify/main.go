@@ -183,6 +183,19 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return 0, true
 }
 
+// parseNoArgs is parseFlags for a subcommand that takes flags only: an
+// argument left after the flags is refused (exit 2), naming it.
+func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	if code, ok := parseFlags(fs, args); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q (see %s %s -h)\n", fs.Name(), fs.Arg(0), selfCommand(), strings.TrimPrefix(fs.Name(), "verify "))
+		return exitUsage, false
+	}
+	return 0, true
+}
+
 // isTerminal reports whether w is a terminal, where a progress line may be
 // rewritten in place.
 func isTerminal(w io.Writer) bool {

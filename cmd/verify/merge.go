@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,23 +17,25 @@ func init() {
 	register(command{name: "merge", summary: "combine the result files of a swarm (verify model --swarm I/N) into one verdict", run: runMerge})
 }
 
+// mergeHelp is what `verify merge -h` prints before the flags; mergeExits, after them.
+const mergeHelp = `usage: verify merge [--json] FILE...
+
+Combines the result files of the members of a swarm (verify model --swarm I/N)
+into one verdict: violated if any member found a violation (the shortest
+counterexample is shown), otherwise unknown with a combined coverage estimate.
+
+Example:
+  d=$(mktemp -d)
+  for i in 1 2 3 4; do verify model -q --workers 3 --tasks 4 --pendings 2 --swarm $i/4 --bitstate 16 --result $d/$i.json & done; wait
+  verify merge $d/*.json
+`
+
+const mergeExits = `Exit codes: 1 violated, 2 usage or input error, 3 unknown (no violation found).
+`
+
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify merge", stderr, mergeHelp, mergeExits)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: verify merge [--json] FILE...")
-		fmt.Fprintln(stderr, "\nCombines the result files of the members of a swarm (verify model --swarm I/N)")
-		fmt.Fprintln(stderr, "into one verdict: violated if any member found a violation (the shortest")
-		fmt.Fprintln(stderr, "counterexample is shown), otherwise unknown with a combined coverage estimate.")
-		fmt.Fprintln(stderr, "\nExample:")
-		fmt.Fprintln(stderr, "  d=$(mktemp -d)")
-		fmt.Fprintln(stderr, "  for i in 1 2 3 4; do verify model -q --workers 3 --tasks 4 --pendings 2 --swarm $i/4 --bitstate 16 --result $d/$i.json & done; wait")
-		fmt.Fprintln(stderr, "  verify merge $d/*.json")
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExit codes: 1 violated, 2 usage or input error, 3 unknown (no violation found).")
-	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

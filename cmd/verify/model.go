@@ -41,9 +41,23 @@ type modelFlags struct {
 	scale      scaleFlags // model_scale.go
 }
 
+// modelHelp is what `verify model -h` prints before the flags; modelExits, after them.
+const modelHelp = `usage: verify model [flags]
+
+Model-checks the scheduling rules on every interleaving of a small configuration:
+every reachable state, every invariant, and liveness under weak fairness.
+
+Examples:
+  verify model --workers 3 --tasks 4 --pendings 2 --property all
+  verify model --variant lost-wakeup
+  verify model --policy priority --variant no-aging --endless --workers 1 --tasks 2 --property fairness
+`
+
+const modelExits = `Exit codes: 0 holds, 1 violated, 2 usage error, 3 unknown (budget spent or interrupted).
+`
+
 func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet("verify model", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify model", stderr, modelHelp, modelExits)
 	c := &f.cfg
 	fs.StringVar(&f.policy, "policy", "worksteal", "policy: fifo, worksteal, priority, timeslice, retry")
 	fs.IntVar(&c.Workers, "workers", 2, "number of workers `W`")
@@ -73,30 +87,14 @@ func modelFlagSet(stderr io.Writer, f *modelFlags) *flag.FlagSet {
 	fs.IntVar(&f.parallel, "parallel", 0, "exploring goroutines (0: one per core)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	f.scale.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: verify model [flags]")
-		fmt.Fprintln(stderr, "\nModel-checks the scheduling rules on every interleaving of a small configuration:")
-		fmt.Fprintln(stderr, "every reachable state, every invariant, and liveness under weak fairness.")
-		fmt.Fprintln(stderr, "\nExamples:")
-		fmt.Fprintln(stderr, "  verify model --workers 3 --tasks 4 --pendings 2 --property all")
-		fmt.Fprintln(stderr, "  verify model --variant lost-wakeup")
-		fmt.Fprintln(stderr, "  verify model --policy priority --variant no-aging --endless --workers 1 --tasks 2 --property fairness")
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExit codes: 0 holds, 1 violated, 2 usage error, 3 unknown (budget spent or interrupted).")
-	}
 	return fs
 }
 
 func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f modelFlags
 	fs := modelFlagSet(stderr, &f)
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, stderr); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "verify model: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
 	}
 	if err := checkModelFlags(fs, &f); err != nil {
 		return flagError(stderr, "model", err)

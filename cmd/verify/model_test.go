@@ -21,6 +21,29 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// wantAll fails t for each of wants that text, the output named name,
+// does not contain.
+func wantAll(t *testing.T, name, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", name, w, text)
+		}
+	}
+}
+
+// runJSON runs verify with args, wants exit code want and one JSON object
+// on stdout, and returns it decoded, and stdout for messages.
+func runJSON[T any](t *testing.T, want int, args ...string) (T, string) {
+	t.Helper()
+	code, out, errs := run(t, args...)
+	var v T
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != want {
+		t.Fatalf("verify %s: exit %d, want %d; %v\n%s%s", strings.Join(args, " "), code, want, err, out, errs)
+	}
+	return v, out
+}
+
 func TestModelExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,25 +33,26 @@ const (
 	replayShown     = 24
 )
 
+// replayHelp is what `verify replay -h` prints before the flags; replayExits, after them.
+const replayHelp = `Usage: verify replay [flags] FILE
+
+Replays the trace in FILE through the model and stops at the first event that
+is not an enabled rule. In a terminal it steps a key at a time: → or space for
+the next event, ← for the one before, Home and End, q to quit; each screen shows
+the event, the rule it reports with its premise and conclusion, and the state
+after it (the global queue, each worker with what it polls and its local queue,
+every task's state). Piped (or with --print) it prints each event and what it
+changed, and the whole state at the start and at the violation.
+`
+
+const replayExits = `Exit codes: 0 conforms, 1 violation, 2 bad input or usage, 3 unknown (tasks not DONE at the end).
+`
+
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify replay", stderr, replayHelp, replayExits)
 	html := fs.String("html", "", "also write an HTML timeline to `FILE`, stepped in the browser with ← →, opened at the violation")
 	from := fs.Int("from", 1, "show events only from event `N` on, counting from 1 (the events before are still replayed)")
 	printOnly := fs.Bool("print", false, "print the replay instead of stepping through it, even in a terminal")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: verify replay [flags] FILE")
-		fmt.Fprintln(stderr, "\nReplays the trace in FILE through the model and stops at the first event that")
-		fmt.Fprintln(stderr, "is not an enabled rule. In a terminal it steps a key at a time: → or space for")
-		fmt.Fprintln(stderr, "the next event, ← for the one before, Home and End, q to quit; each screen shows")
-		fmt.Fprintln(stderr, "the event, the rule it reports with its premise and conclusion, and the state")
-		fmt.Fprintln(stderr, "after it (the global queue, each worker with what it polls and its local queue,")
-		fmt.Fprintln(stderr, "every task's state). Piped (or with --print) it prints each event and what it")
-		fmt.Fprintln(stderr, "changed, and the whole state at the start and at the violation.")
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExit codes: 0 conforms, 1 violation, 2 bad input or usage, 3 unknown (tasks not DONE at the end).")
-	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,11 +69,7 @@ func TestReplayStepsBothWays(t *testing.T) {
 		{3, []string{"event 3 of 4", "rule POLL-PENDING", "w0 polls t1"}},
 		{5, []string{"event 4 of 4", "rule WAKE — premise: the task's waker is called; conclusion: WAITING → QUEUED; RUNNING → NOTIFIED", "VIOLATION of WAKE", "reported dropped, but t1 was RUNNING", "state before the event, unchanged:"}},
 	} {
-		for _, w := range c.want {
-			if !strings.Contains(screens[c.screen], w) {
-				t.Errorf("screen %d lacks %q:\n%s", c.screen, w, screens[c.screen])
-			}
-		}
+		wantAll(t, fmt.Sprintf("screen %d", c.screen), screens[c.screen], c.want...)
 	}
 }
 

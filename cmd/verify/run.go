@@ -41,9 +41,28 @@ type runFlags struct {
 	json         bool
 }
 
+// runHelp is what `verify run -h` prints before the flags; runExits, after them.
+const runHelp = `Usage: verify run [flags]
+
+Runs every property of the suite on fresh instances of an executor, with
+workloads that rapid draws and shrinks. A controllable executor runs one
+goroutine at a time with schedules drawn from rapid, so a failure replays
+exactly. On a failure of an executor that reports its events (executor.Reporter)
+it writes the trace and an HTML timeline with the root cause marked,
+and prints the command that replays the failing case. Ctrl-C stops the run
+and prints what was found so far.
+
+Examples:
+  verify run --executor worksteal --checks 1000
+  verify run --executor broken/lost-wakeup
+  verify run --executor fifo --property fairness --seed 42 --checks 1
+`
+
+const runExits = `Exit codes: 0 every property holds, 1 violated, 2 usage, 3 unknown (interrupted).
+`
+
 func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet("verify run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify run", stderr, runHelp, runExits)
 	fs.StringVar(&f.executor, "executor", "worksteal", "the executor: a built-in ("+strings.Join(executor.BuiltinNames(), ", ")+") or broken/NAME from the catalogue of broken executors (see --list)")
 	fs.Uint64Var(&f.seed, "seed", 0, "rapid's base seed (0: a random one); a failure prints the seed that draws it again")
 	fs.IntVar(&f.checks, "checks", 200, fmt.Sprintf("cases per property (1 to %d)", maxChecks))
@@ -57,34 +76,14 @@ func runFlagSet(stderr io.Writer, f *runFlags) *flag.FlagSet {
 	fs.DurationVar(&f.shrink, "shrink-time", 5*time.Second, "time limit for shrinking one failure")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout instead of the report (docs/json-output.md)")
 	fs.BoolVar(&f.all, "all", false, "run every property even after one failed (by default the run stops at the first failure)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: verify run [flags]")
-		fmt.Fprintln(stderr, "\nRuns every property of the suite on fresh instances of an executor, with")
-		fmt.Fprintln(stderr, "workloads that rapid draws and shrinks. A controllable executor runs one")
-		fmt.Fprintln(stderr, "goroutine at a time with schedules drawn from rapid, so a failure replays")
-		fmt.Fprintln(stderr, "exactly. On a failure of an executor that reports its events (executor.Reporter)\nit writes the trace and an HTML timeline with the root cause marked,")
-		fmt.Fprintln(stderr, "and prints the command that replays the failing case. Ctrl-C stops the run")
-		fmt.Fprintln(stderr, "and prints what was found so far.")
-		fmt.Fprintln(stderr, "\nExamples:")
-		fmt.Fprintln(stderr, "  verify run --executor worksteal --checks 1000")
-		fmt.Fprintln(stderr, "  verify run --executor broken/lost-wakeup")
-		fmt.Fprintln(stderr, "  verify run --executor fifo --property fairness --seed 42 --checks 1")
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExit codes: 0 every property holds, 1 violated, 2 usage, 3 unknown (interrupted).")
-	}
 	return fs
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	fs := runFlagSet(stderr, &f)
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, stderr); !ok {
 		return code
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "verify run: unexpected argument %q (see %s run -h)\n", fs.Arg(0), selfCommand())
-		return exitUsage
 	}
 	if f.list {
 		printRunList(stdout)

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -66,21 +64,12 @@ func TestBrokenCulpritSameInEveryView(t *testing.T) {
 				t.Fatal(err)
 			}
 			runTimeline, symptom := htmlMark(t, tl[1])
-			html := filepath.Join(dir, "check.html")
-			ccode, out, _ := run(t, "check", "--html", html, trace)
-			checkTimeline, _ := htmlMark(t, html)
-			_, cjs, _ := run(t, "check", "--json", trace)
-			var cj struct{ Violation *struct{ Event int } }
-			if err := json.Unmarshal([]byte(cjs), &cj); err != nil {
-				t.Fatalf("check --json: %v %s", err, cjs)
-			}
-			_, rout, _ := run(t, "replay", trace)
+			v := viewTrace(t, dir, trace)
 			if tc.unseen != "" && !(tc.later && runRoot.MatchString(text)) {
 				// Seen by the property alone: no view blames an event.
-				if m := runRoot.FindStringSubmatch(text); m != nil || ccode == exitViolated || cj.Violation != nil ||
-					replayAt.MatchString(rout) || runTimeline != 0 || checkTimeline != 0 {
-					t.Fatalf("an event is blamed for a defect the trace cannot show (%s): run %v, check exit %d, check --json %v, timelines %d %d\n%s%s",
-						tc.unseen, m, ccode, cj.Violation, runTimeline, checkTimeline, text, out)
+				if m := runRoot.FindStringSubmatch(text); m != nil || v.blames() || runTimeline != 0 {
+					t.Fatalf("an event is blamed for a defect the trace cannot show (%s): run %v, run's timeline %d, views %+v\n%s",
+						tc.unseen, m, runTimeline, v, text)
 				}
 				t.Logf("not in the trace: %s", tc.unseen)
 				return
@@ -93,27 +82,7 @@ func TestBrokenCulpritSameInEveryView(t *testing.T) {
 				t.Errorf("root cause is a %s, want a %s:\n%s", m[2], tc.rule, text)
 			}
 			n := atoi(t, m[1])
-			views := map[string]int{"run's timeline": runTimeline, "check's timeline": checkTimeline}
-			if c := checkAt.FindStringSubmatch(out); c != nil {
-				views["check"] = atoi(t, c[1])
-			} else {
-				t.Errorf("check reports no violation:\n%s", out)
-			}
-			if cj.Violation != nil {
-				views["check --json"] = cj.Violation.Event
-			} else {
-				t.Errorf("check --json reports no violation: %s", cjs)
-			}
-			if r := replayAt.FindStringSubmatch(rout); r != nil {
-				views["replay"] = atoi(t, r[1])
-			} else {
-				t.Errorf("replay shows no violation:\n%s", rout)
-			}
-			for view, got := range views {
-				if got != n {
-					t.Errorf("%s names event %d as the root cause, verify run %d", view, got, n)
-				}
-			}
+			v.sameRootCause(t, n, map[string]int{"run's timeline": runTimeline}, "verify run")
 			if symptom != 0 {
 				t.Errorf("the symptom (the property, at the end of the run) is marked at event %d", symptom)
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -51,23 +50,18 @@ func buildVersion() versionInfo {
 	return v
 }
 
+// versionHelp is what `verify version -h` prints before the flags.
+const versionHelp = `Usage: verify version [--json]
+
+Prints the module version, the Go version and, when the build knows it, the
+VCS revision (+dirty when the tree had changes) and its time.
+`
+
 func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify version", stderr, versionHelp, "")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: verify version [--json]")
-		fmt.Fprintln(stderr, "\nPrints the module version, the Go version and, when the build knows it, the")
-		fmt.Fprintln(stderr, "VCS revision (+dirty when the tree had changes) and its time.")
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, stderr); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "verify version: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
 	}
 	v := buildVersion()
 	if *asJSON {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,10 +11,9 @@ func TestVersion(t *testing.T) {
 	if code != exitHolds || !strings.Contains(out, "github.com/execspec/execspec") || !strings.Contains(out, runtime.Version()) {
 		t.Errorf("exit %d: %q", code, out)
 	}
-	code, out, _ = run(t, "version", "--json")
-	var v versionInfo
-	if err := json.Unmarshal([]byte(out), &v); code != exitHolds || err != nil || v.Schema != jsonSchema || v.Go != runtime.Version() || v.Version == "" {
-		t.Errorf("exit %d, %v: %q", code, err, out)
+	v, out := runJSON[versionInfo](t, exitHolds, "version", "--json")
+	if v.Schema != jsonSchema || v.Go != runtime.Version() || v.Version == "" {
+		t.Errorf("%q", out)
 	}
 }
 

@@ -89,6 +89,18 @@ func (k *crew) stop(drops bool) {
 	k.wg.Wait()
 }
 
+// closeOnce marks an executor closed to new tasks, under mu: nil the first
+// time, executor.ErrClosed after, as Close must answer.
+func closeOnce(mu *sync.Mutex, closed *bool) error {
+	mu.Lock()
+	defer mu.Unlock()
+	if *closed {
+		return executor.ErrClosed
+	}
+	*closed = true
+	return nil
+}
+
 // Wait implements executor.Executor.
 func (k *crew) Wait() error {
 	k.live.wait()

@@ -140,15 +140,9 @@ func (ex *deepExec) Describe() traces.Header {
 
 // emit records an event; the caller holds mu. flush delivers them.
 func (ex *deepExec) emit(e traces.Event) {
-	if ex.rec == nil {
-		return
+	if ex.rec != nil {
+		ex.pending = append(ex.pending, numbered(e, &ex.seq))
 	}
-	ex.seq++
-	e.Seq = ex.seq
-	if e.Source != traces.SourceSteal {
-		e.Victim = -1
-	}
-	ex.pending = append(ex.pending, e)
 }
 
 // unlock releases mu and delivers the events recorded under it.
@@ -426,14 +420,10 @@ func (ex *deepExec) Wait() error {
 
 // Close implements executor.Executor.
 func (ex *deepExec) Close() error {
-	ex.mu.Lock()
-	if ex.closed {
-		ex.mu.Unlock()
-		return executor.ErrClosed
+	if err := closeOnce(&ex.mu, &ex.closed); err != nil {
+		return err
 	}
-	ex.closed = true
-	ex.cond.Broadcast()
-	ex.mu.Unlock()
+	ex.cond.Broadcast() // after closed is set under mu: no waiter misses it
 	ex.start()
 	n := ex.cfg.Workers
 	if s := ex.sched; s != nil {

@@ -37,24 +37,15 @@ func (d *deque) push(t *task) bool {
 
 // take removes the task at the top, or returns nil when empty. Owner and
 // thieves; the CAS on top is the linearization point.
-func (d *deque) take() *task {
-	for {
-		t := d.top.Load()
-		b := d.bottom.Load()
-		if t >= b {
-			return nil
-		}
-		x := d.buf[t%int64(len(d.buf))].Load()
-		if d.top.CompareAndSwap(t, t+1) {
-			return x
-		}
-	}
-}
+func (d *deque) take() *task { return d.claim(nil) }
 
 // steal is take for a thief. A thief yields between reading the element and
 // claiming it, as a thief that copies a batch does work there: the claim
 // must be right whatever the owner does meanwhile. With the CAS it is.
-func (d *deque) steal(c *ctl) *task {
+func (d *deque) steal(c *ctl) *task { return d.claim(c) }
+
+// claim is take, yielding to c (when not nil) between the read and the CAS.
+func (d *deque) claim(c *ctl) *task {
 	for {
 		t := d.top.Load()
 		b := d.bottom.Load()
@@ -62,7 +53,9 @@ func (d *deque) steal(c *ctl) *task {
 			return nil
 		}
 		x := d.buf[t%int64(len(d.buf))].Load()
-		c.yield(executor.PointSteal)
+		if c != nil {
+			c.yield(executor.PointSteal)
+		}
 		if d.top.CompareAndSwap(t, t+1) {
 			return x
 		}

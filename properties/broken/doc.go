@@ -18,6 +18,10 @@
 // NOTIFIED task re-queued onto a full deque, ...), for `verify cover`'s
 // guided exploration to find.
 //
+// Lying wraps any executor that reports its events so that its trace
+// lies (an event dropped, changed or added): what the recorded checks,
+// and they alone, must catch.
+//
 // Both keep each task's state in one atomic word (QUEUED, RUNNING, WAITING,
 // NOTIFIED, DONE), so that exactly one party queues a task after each poll,
 // and park idle workers with an announce, re-check, wait protocol. Every

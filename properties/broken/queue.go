@@ -147,13 +147,9 @@ func (ex *queueExec) work(w int) {
 // spawned ones, and stops the workers. With the shutdown bug it stops the
 // workers at once and drops whatever is queued.
 func (ex *queueExec) Close() error {
-	ex.mu.Lock()
-	if ex.closed {
-		ex.mu.Unlock()
-		return executor.ErrClosed
+	if err := closeOnce(&ex.mu, &ex.closed); err != nil {
+		return err
 	}
-	ex.closed = true
-	ex.mu.Unlock()
 	ex.stop(ex.bug&bugShutdownDrops != 0)
 	return nil
 }

@@ -54,15 +54,21 @@ func (c *ctl) unlockRec() {
 
 // emit records e; the caller holds rl.
 func (c *ctl) emit(e traces.Event) {
-	if c.rec == nil {
-		return
+	if c.rec != nil {
+		c.rec.Record(numbered(e, &c.seq))
 	}
-	c.seq++
-	e.Seq = c.seq
+}
+
+// numbered gives e the sequence number after *seq, and a victim only when
+// it is a steal, as the trace format wants; the caller serializes the
+// events of its executor.
+func numbered(e traces.Event, seq *uint64) traces.Event {
+	*seq++
+	e.Seq = *seq
 	if e.Source != traces.SourceSteal {
 		e.Victim = -1
 	}
-	c.rec.Record(e)
+	return e
 }
 
 // initWorkers makes room for n workers' goroutine ids.

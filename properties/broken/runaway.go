@@ -143,12 +143,8 @@ func (e *runaway) Wait() error {
 }
 
 func (e *runaway) Close() error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return executor.ErrClosed
+	if err := closeOnce(&e.mu, &e.closed); err != nil {
+		return err
 	}
-	e.closed = true
-	e.mu.Unlock()
 	return e.Wait()
 }

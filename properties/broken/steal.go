@@ -277,13 +277,9 @@ func (ex *stealExec) work(w int) {
 // Close implements executor.Executor; with the shutdown bug it stops the
 // workers at once and drops whatever is queued.
 func (ex *stealExec) Close() error {
-	ex.gmu.Lock()
-	if ex.closed {
-		ex.gmu.Unlock()
-		return executor.ErrClosed
+	if err := closeOnce(&ex.gmu, &ex.closed); err != nil {
+		return err
 	}
-	ex.closed = true
-	ex.gmu.Unlock()
 	ex.stop(ex.bug&bugShutdownDrops != 0)
 	return nil
 }
