@@ -148,7 +148,9 @@ func Instrument(cfg Config) (*Build, error) {
 		if b, err := readBuild(dir); err == nil {
 			return b, nil
 		}
-		return nil, fmt.Errorf("build cache: %w", err)
+		// Another build of the same inputs is being made: this one is
+		// made apart, in cfg.Out, and not kept.
+		return instrument(cfg, patterns, linked)
 	}
 	cfg.Out = dir
 	b, err := instrument(cfg, patterns, linked)

@@ -150,7 +150,7 @@ var earlyTimers bool
 
 var registerRE = regexp.MustCompile(`register\("(\w+)"`)
 
-var copiesRE = regexp.MustCompile(`(for i := 0; i < )(\d{3,})(; i\+\+ \{)`)
+var copiesRE = regexp.MustCompile(`(for i := 0; i )<=? (\d{3,})(; i\+\+ \{)`)
 
 func run(strategy string, runs int, seed uint64, only string, asJSON bool, timeout time.Duration, copies int) error {
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
@@ -186,7 +186,7 @@ func run(strategy string, runs int, seed uint64, only string, asJSON bool, timeo
 		// scheduler is the oracle here.
 		b = bytes.ReplaceAll(b, []byte("prof.WriteTo(os.Stdout, 2)"), []byte("_, _ = prof, os.Stdout"))
 		if copies > 0 {
-			b = copiesRE.ReplaceAll(b, []byte(fmt.Sprintf("${1}%d${3}", copies)))
+			b = copiesRE.ReplaceAll(b, []byte(fmt.Sprintf("${1}< %d${3}", copies)))
 		}
 		for _, m := range registerRE.FindAllSubmatch(b, -1) {
 			names = append(names, string(m[1]))

@@ -1,11 +1,8 @@
 package control
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -40,90 +37,5 @@ func TestScheduleRoundTrip(t *testing.T) {
 	prog, _ = poolProgram(c, 3, 20, false)
 	if err := c.Replay(prog, loaded); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestScheduleBadInput(t *testing.T) {
-	good := "execspec-schedule v1\nsteps 10\nchecksum 00000000000000ff\nchoices 2\n0/2 1/3!\n"
-	var s Schedule
-	if err := s.UnmarshalText([]byte(good)); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ text, want string }{
-		{"", "line 1: empty"},
-		{"execspec-schedule v2\n", "line 1: expected"},
-		{"execspec-schedule v1\nsteps x\n", "line 2: steps"},
-		{"execspec-schedule v1\nsteps 1\nsum 0\n", "line 3: expected \"checksum\""},
-		{"execspec-schedule v1\nsteps 1\nchecksum zz\n", "line 3: checksum"},
-		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices -1\n", "line 4: choices"},
-		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 2\n0/2\n", "line 6: expected 2 choices, found 1"},
-		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 1\n2/2\n", "line 5: expected a choice"},
-		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 1\n0/1\n", "line 5: expected a choice"},
-		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 1\n0/2 1/2\n", "line 5: more choices"},
-		{"execspec-schedule v1\nsteps 1\nchecksum 0\nchoices 1\n0/2\nextra\n", "line 6: unexpected"},
-	} {
-		err := s.UnmarshalText([]byte(tc.text))
-		if !errors.Is(err, ErrScheduleSyntax) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: got %v, want %q", tc.text, err, tc.want)
-		}
-	}
-	if _, err := Load(filepath.Join(t.TempDir(), "missing")); err == nil {
-		t.Error("loading a missing file succeeded")
-	}
-}
-
-func FuzzScheduleText(f *testing.F) {
-	f.Add([]byte("execspec-schedule v1\nsteps 10\nchecksum 00000000000000ff\nchoices 2\n0/2 1/3!\n"))
-	f.Add([]byte("execspec-schedule v1\nsteps 0\nchecksum 0\nchoices 0\n\n"))
-	f.Fuzz(func(t *testing.T, text []byte) {
-		var s Schedule
-		if err := s.UnmarshalText(text); err != nil {
-			if !errors.Is(err, ErrScheduleSyntax) {
-				t.Fatalf("error does not wrap ErrScheduleSyntax: %v", err)
-			}
-			return
-		}
-		again, _ := s.MarshalText()
-		var back Schedule
-		if err := back.UnmarshalText(again); err != nil || !reflect.DeepEqual(s, back) {
-			t.Fatalf("re-parse: %v\n%s", err, again)
-		}
-	})
-}
-
-func TestTestdataPath(t *testing.T) {
-	got := TestdataPath("TestSuite/worksteal/lost wakeup#01")
-	want := filepath.Join("testdata", "schedules", "TestSuite_worksteal_lost_wakeup_01.schedule")
-	if got != want {
-		t.Fatalf("%q, want %q", got, want)
-	}
-}
-
-// TestSaveRefusesALink: a schedule is written whole, and never through a
-// symbolic link planted where it goes (its directory may be shared).
-func TestSaveRefusesALink(t *testing.T) {
-	dir := t.TempDir()
-	victim := filepath.Join(dir, "victim")
-	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "TestX.schedule")
-	if err := os.Symlink(victim, path); err != nil {
-		t.Skip("no symbolic links here:", err)
-	}
-	s := Schedule{Steps: 3, Checksum: 7}
-	if err := s.Save(path); err == nil {
-		t.Fatal("saved through a symbolic link")
-	}
-	if b, _ := os.ReadFile(victim); string(b) != "keep" {
-		t.Fatalf("the link's target was written: %q", b)
-	}
-	os.Remove(path)
-	if err := s.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(path)
-	if err != nil || got.Steps != 3 || got.Checksum != 7 {
-		t.Fatalf("saved and loaded: %+v, %v", got, err)
 	}
 }
