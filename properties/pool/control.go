@@ -126,15 +126,10 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 			break
 		}
 		for _, f := range fs {
+			if !rep.novel(f, cfg, seen) {
+				continue
+			}
 			key := f.Key()
-			if known(cfg.Known, f) {
-				rep.Known[key]++
-				continue
-			}
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
 			after := time.Since(start)
 			g, gs := ctlShrink(s, newPool, w, sched, f, cfg)
 			g.After, g.Case = after, i

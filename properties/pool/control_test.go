@@ -76,6 +76,7 @@ func TestControlledMode(t *testing.T) {
 	for _, c := range []struct{ test, kind, text string }{
 		{"TestGrowNoWake", "fail", ""},
 		{"TestGoexitLeaks", "deadlock", "Cond.Wait"},
+		{"TestGoexitLeaksPurge", "deadlock", "housekeeping"},
 		{"TestPanicDoubleDone", "panic", "negative WaitGroup counter"},
 	} {
 		o := run(c.test, 1, rt.EnvRuns+"="+strconv.Itoa(runs))
