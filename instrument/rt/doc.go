@@ -45,7 +45,10 @@
 //     has returned; each blocked goroutine is named with its operation,
 //     its file:line and its stack. A controlled goroutine blocked outside
 //     the scheduler (in code that was not rewritten) for the horizon is
-//     reported with every stack.
+//     reported with every stack. Housekeeping does not hide a hang: when
+//     only goroutines woken by tickers (a pool's periodic purge) have run
+//     for Config.Quiet of virtual time while another is blocked, the run
+//     is a hang too (housekeeping.go).
 //   - Fairness: after Config.Fair consecutive steps of one goroutine while
 //     others could run, the next runs, so that a spin loop cannot hold a
 //     search forever.
@@ -55,7 +58,12 @@
 // Entry points: Test (what the rewriter makes of each TestXxx: runs from
 // the EXECSPEC_* environment, the first failure's schedule saved and its
 // replay command printed), TestWith (explicit Options), Run (one run),
-// Replay and ReplayWith (one replay, checked).
+// Replay and ReplayWith (one replay, checked). A test body that makes its own runs — a
+// suite that draws a case per run, shrinks a failure and goes on — takes
+// them over with Own: its Session's Run returns each run's schedule and
+// failure as values, without failing t, all runs in one bubble that
+// package-level state can live in; SaveSchedule and LoadSchedule keep the
+// suite's metadata (the case) inside the schedule file.
 //
 //	func TestTune(t *testing.T) {
 //		rt.TestWith(t, rt.Options{Strategy: "pct", Runs: 1000}, func(t *testing.T) {

@@ -85,19 +85,20 @@ func OptionsFromEnv() (Options, error) {
 // Outcome is the record of one test under control, written as a JSON
 // line to Options.Report.
 type Outcome struct {
-	Test      string `json:"test"`
-	Strategy  string `json:"strategy"`
-	Runs      int    `json:"runs"`                 // runs made (the failing one included)
-	FailedRun int    `json:"failed_run,omitempty"` // 1-based; 0: none failed
-	Kind      string `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged, os.Exit
-	Error     string `json:"error,omitempty"`
-	Schedule  string `json:"schedule,omitempty"`
-	Steps     int    `json:"steps"`
+	Test      string  `json:"test"`
+	Strategy  string  `json:"strategy"`
+	Runs      int     `json:"runs"`                 // runs made (the failing one included)
+	FailedRun int     `json:"failed_run,omitempty"` // 1-based; 0: none failed
+	Kind      string  `json:"kind,omitempty"`       // deadlock, leak, panic, fail, budget, diverged, os.Exit
+	Error     string  `json:"error,omitempty"`
+	Schedule  string  `json:"schedule,omitempty"`
+	Steps     int     `json:"steps"`
+	Checksum  string  `json:"checksum,omitempty"`
+	Replayed  bool    `json:"replayed,omitempty"` // a replay matched its schedule's checksum
+	Seconds   float64 `json:"seconds"`            // wall-clock time of the runs
+
 	// TotalSteps counts the yield points of every run made (a Session's).
-	TotalSteps int     `json:"total_steps,omitempty"`
-	Checksum   string  `json:"checksum,omitempty"`
-	Replayed   bool    `json:"replayed,omitempty"` // a replay matched its schedule's checksum
-	Seconds    float64 `json:"seconds"`            // wall-clock time of the runs
+	TotalSteps int `json:"total_steps,omitempty"`
 }
 
 // KindExit is the Outcome.Kind of a test that called os.Exit.

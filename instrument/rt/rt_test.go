@@ -48,14 +48,7 @@ func TestPingPong(t *testing.T) {
 func TestDeadlockABBA(t *testing.T) {
 	found := 0
 	for seed := range uint64(50) {
-		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
-			var a, b Mutex
-			var wg WaitGroup
-			wg.Add(2)
-			Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); wg.Done() })
-			Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock(); wg.Done() })
-			wg.Wait()
-		})
+		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(*testing.T) { abba() })
 		var h *HangError
 		if errors.As(err, &h) {
 			if h.Leak || len(h.Blocked) != 3 {

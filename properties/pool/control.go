@@ -98,6 +98,7 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 	var ab abilities
 	var f *Finding
 	if err := s.Do(func() { ab, f = probe(newPool, drawOptions(rand.New(rand.NewPCG(cfg.Seed, 1)), cfg)) }); err != nil {
+		s.Failed(0, err, "", control.Schedule{})
 		t.Fatalf("pool: %v", err)
 	}
 	if f != nil {
@@ -122,19 +123,17 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 				rep.Unknown++
 				continue
 			}
+			// Neither a pass nor a finding (a strategy's error, a run
+			// already in progress): the search cannot go on.
+			s.Failed(i+1, err, "", sched)
 			t.Errorf("pool: case %d under control: %v", i, err)
 			break
 		}
 		for _, f := range fs {
+			if !rep.novel(f, cfg, seen) {
+				continue
+			}
 			key := f.Key()
-			if known(cfg.Known, f) {
-				rep.Known[key]++
-				continue
-			}
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
 			after := time.Since(start)
 			g, gs := ctlShrink(s, newPool, w, sched, f, cfg)
 			g.After, g.Case = after, i
@@ -184,6 +183,7 @@ func replayFinding(t *testing.T, s *rt.Session, newPool func(Options) Pool, cfg 
 	rep.Cases = 1
 	fs, got, err := ctlRun(newPool, w, cfg, func(main func()) (control.Schedule, error) { return s.Replay(sched, main) })
 	if err != nil {
+		s.Failed(1, err, "", control.Schedule{})
 		t.Errorf("pool: replaying the %s finding: %v", meta["pool.finding"], err)
 		return
 	}

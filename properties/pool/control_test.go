@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +24,8 @@ import (
 // the negative WaitGroup counter on a pool goroutine a panic with its
 // stack; each is shrunk, saved with its case inside the schedule file,
 // and replays ten times with the same checksum.
+var shrunkTasks = regexp.MustCompile(`\[case: (\d+) tasks`)
+
 func TestControlledMode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an instrumented test binary")
@@ -76,6 +79,7 @@ func TestControlledMode(t *testing.T) {
 	for _, c := range []struct{ test, kind, text string }{
 		{"TestGrowNoWake", "fail", ""},
 		{"TestGoexitLeaks", "deadlock", "Cond.Wait"},
+		{"TestGoexitLeaksPurge", "deadlock", "housekeeping"},
 		{"TestPanicDoubleDone", "panic", "negative WaitGroup counter"},
 	} {
 		o := run(c.test, 1, rt.EnvRuns+"="+strconv.Itoa(runs))
@@ -85,6 +89,11 @@ func TestControlledMode(t *testing.T) {
 		}
 		if _, meta, err := rt.LoadSchedule(o[0].Schedule); err != nil || meta["pool.workload"] == "" || meta["pool.test"] != c.test {
 			t.Errorf("%s: the case inside the schedule file: %v %v", c.test, meta, err)
+		}
+		// Shrunk: the generated cases run up to 24 tasks; each defect
+		// needs at most three.
+		if m := shrunkTasks.FindStringSubmatch(o[0].Error); m == nil || m[1] > "4" || len(m[1]) > 1 {
+			t.Errorf("%s: the finding's case is not shrunk to a few tasks: %s", c.test, o[0].Error)
 		}
 		// Ten replays in one process.
 		replays := run(c.test, 10, rt.EnvSchedule+"="+o[0].Schedule)

@@ -152,15 +152,9 @@ func explore(newPool func(Options) Pool, cfg Config, hooks exploreHooks) *Report
 			if f.Property == NoHang || f.Property == CancelStops {
 				hangs++
 			}
-			key := f.Key()
-			if known(cfg.Known, f) {
-				rep.Known[key]++
+			if !rep.novel(f, cfg, seen) {
 				continue
 			}
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
 			if hooks.shrinking != nil {
 				hooks.shrinking(i, f)
 			}
@@ -172,6 +166,21 @@ func explore(newPool func(Options) Pool, cfg Config, hooks exploreHooks) *Report
 	}
 	rep.Elapsed = time.Since(start)
 	return rep
+}
+
+// novel reports whether f is a defect to shrink and report: not known
+// (then counted in r.Known) and its Key not seen before (then marked).
+func (r *Report) novel(f *Finding, cfg Config, seen map[string]bool) bool {
+	key := f.Key()
+	if known(cfg.Known, f) {
+		r.Known[key]++
+		return false
+	}
+	if seen[key] {
+		return false
+	}
+	seen[key] = true
+	return true
 }
 
 // probe builds one pool to learn its abilities, and closes it.

@@ -341,7 +341,7 @@ func crashSite(text string) string {
 		if j := strings.LastIndexByte(fn, '('); j > 0 && strings.HasSuffix(fn, ")") {
 			fn = fn[:j]
 		}
-		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, rtPrefix) {
+		if fn == "panic" || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, rtPrefix) {
 			continue
 		}
 		return "crash in " + fn

@@ -93,6 +93,14 @@ func TestAnts(t *testing.T) {
 	antsLib.Check(t, pool.Target{New: newAnts, Config: antsConfig})
 }
 
+// TestAntsSmall checks small cases (up to 16 tasks from 2 submitters):
+// the case bench/poolctl.sh measures controlled cases per second on.
+func TestAntsSmall(t *testing.T) {
+	cfg := antsConfig
+	cfg.MaxTasks, cfg.MaxSubmitters = 16, 2
+	antsLib.Check(t, pool.Target{New: newAnts, Config: cfg})
+}
+
 // TestAntsCapacityRace aims at the race of ants issue #374: retrieveWorker
 // released the pool's lock after checking Running() < Cap() and before the
 // new worker incremented Running, so concurrent Submits could all pass the

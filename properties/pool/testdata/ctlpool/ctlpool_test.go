@@ -2,6 +2,7 @@ package ctlpool
 
 import (
 	"testing"
+	"time"
 
 	"github.com/execspec/execspec/properties/pool"
 )
@@ -39,6 +40,12 @@ func TestGoexitLeaks(t *testing.T) {
 
 func TestPanicDoubleDone(t *testing.T) {
 	check(t, func(p *Pool) { p.PanicDoubleDone = true }, pool.Config{Panics: pool.PanicsRecovered})
+}
+
+// The Goexit leak beside a purge ticker: still a deadlock (the scheduler
+// sees past housekeeping), not a run to the step budget.
+func TestGoexitLeaksPurge(t *testing.T) {
+	check(t, func(p *Pool) { p.GoexitLeaks, p.Purge = true, time.Second }, pool.Config{Goexit: true})
 }
 
 // Two defects at once: each is its own finding, with its own schedule.

@@ -6,6 +6,7 @@ package ctlpool
 import (
 	"errors"
 	"sync"
+	"time"
 )
 
 // Pool runs each task on a goroutine of its own, at most Cap at once;
@@ -28,6 +29,11 @@ type Pool struct {
 	// PanicDoubleDone: a task's panic counts the task done twice, a
 	// negative WaitGroup counter on a goroutine of the pool: a crash.
 	PanicDoubleDone bool
+	// Purge, if set, starts with the first Submit a housekeeping goroutine
+	// that wakes every Purge (a ticker, as ants' purge of idle workers)
+	// until the pool is closed.
+	Purge   time.Duration
+	purging bool
 }
 
 // ErrClosed is returned by Submit after Close.
@@ -52,6 +58,10 @@ func (p *Pool) Submit(task func()) error {
 	}
 	p.running++
 	p.wg.Add(1)
+	if p.Purge > 0 && !p.purging {
+		p.purging = true
+		go p.purge()
+	}
 	p.mu.Unlock()
 	go func() {
 		returned, panicked := false, false
@@ -88,6 +98,21 @@ func (p *Pool) Resize(n int) {
 	p.mu.Unlock()
 	if grow && !p.GrowNoWake {
 		p.cond.Broadcast()
+	}
+}
+
+// purge is the housekeeping goroutine: it wakes every Purge and leaves
+// once the pool is closed.
+func (p *Pool) purge() {
+	tk := time.NewTicker(p.Purge)
+	defer tk.Stop()
+	for range tk.C {
+		p.mu.Lock()
+		closed := p.closed
+		p.mu.Unlock()
+		if closed {
+			return
+		}
 	}
 }
 
