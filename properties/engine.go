@@ -317,6 +317,11 @@ func leadWithRoot(fs []failure) []failure {
 // Run sets rapid's -rapid.checks (from Config.Checks or -properties.checks)
 // and -rapid.shrinktime for its duration; do not run it in parallel with
 // other rapid checks.
+//
+// Under `verify test` with the executor's package instrumented, an
+// executor without the hook (or with NoHook) runs each case as one
+// controlled run of the instrumented engine (instrumented.go); the test
+// then needs a //execspec:nocontrol line in its doc comment.
 func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Report {
 	t.Helper()
 	var cfg Config
