@@ -52,8 +52,9 @@ import (
 // finds itself inside one). Whether the executor's package was
 // instrumented is found out, not assumed: before the cases, one task is
 // run under the engine, and an executor whose goroutines did not become
-// controlled (its package was left out of --instrument) runs as a black
-// box, with a line in the log saying why.
+// controlled (its package was left out of --instrument) fails the test
+// at once with a message saying so, rather than pass as a black box
+// under a command that promised control.
 //
 // Under the engine, -properties.checks gives way to verify test's --runs
 // (EXECSPEC_RUNS: cases per property), --strategy pct to Config.PCTDepth
@@ -70,7 +71,6 @@ func UnderEngine() bool {
 // engine is what Run found out about running on the instrumented engine.
 type engine struct {
 	on       bool   // cases run as rt runs
-	why      string // why not, when the environment asked for it
 	failfile string // a rapid failfile to replay (verify test --replay)
 	command  string // verify test's replay command, with %s for the failfile
 	strategy string // verify test's --strategy, for the report
@@ -132,7 +132,7 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 		cfg.PCTDepth = n.PCTDepth
 	}
 	if !controlsGoroutines(t, newExecutor) {
-		return engine{why: fmt.Sprintf("%T's goroutines are not controlled (its package is not instrumented: add it to --instrument): its cases run as a black box", ex)}, nil
+		return engine{}, fmt.Errorf("properties: under verify test, but %T started no controlled goroutine: its package is not instrumented (name it with --instrument), or it runs its tasks on the caller's goroutine; run it with go test for a black-box check", ex)
 	}
 	return e, nil
 }
@@ -257,15 +257,12 @@ func (e engine) replay(run, failfile string) string {
 	return strings.ReplaceAll(cmd, "%s", failfile) + " --run '" + run + "'"
 }
 
-// engineLine is the line Run logs about the engine, "" if it was not asked for.
+// line is the line Run logs about the engine, "" if it is not used.
 func (e engine) line(checks int) string {
-	switch {
-	case e.on:
-		return "cases run on the instrumented engine (instrument/rt): " + strconv.Itoa(checks) + " per property, one controlled run each"
-	case e.why != "":
-		return e.why
+	if !e.on {
+		return ""
 	}
-	return ""
+	return "cases run on the instrumented engine (instrument/rt): " + strconv.Itoa(checks) + " per property, one controlled run each"
 }
 
 // record appends the outcome of property res to verify test's report (a
