@@ -610,6 +610,9 @@ func runCoverage(t *testing.T, newExecutor func() executor.Executor, cfg *Config
 		return
 	}
 	t.Run(coverageProperty.Name, func(t *testing.T) {
+		if cfg.engineT != nil {
+			cfg.engineT = t // the engine's runs are bubbles of this subtest
+		}
 		res, fail, err := coverage(newExecutor, cfg)
 		rep.Coverage = res
 		if err != nil {

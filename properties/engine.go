@@ -36,7 +36,7 @@ import (
 //     cases, so a second, independent defect is still found and reported
 //     as a failure of its own.
 type runner struct {
-	t           *testing.T // Run's test; nil under Check
+	t           *testing.T // the running subtest of Run; nil under Check
 	eng         engine
 	newExecutor func() executor.Executor
 	sel         []*Property
@@ -365,6 +365,7 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 					t.Skip("interrupted")
 				}
 				tb := &quietTB{name: t.Name()}
+				rn.t = t // the engine's runs are bubbles of this subtest
 				rn.property(tb, p, res)
 				defer func() {
 					if err := eng.record(t.Name(), res); err != nil {
