@@ -435,7 +435,7 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, m[1])
 		if eng.on {
 			replay = eng.replay(run, m[1])
-			if err := writeNote(m[1], eng.cfg); err != nil {
+			if err := writeNote(m[1], eng.cfg, res.Observation); err != nil {
 				replay = fmt.Sprintf("(the failfile's note could not be written: %v) %s", err, replay)
 			}
 		}

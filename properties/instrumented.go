@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,6 +76,7 @@ type engine struct {
 	command  string // verify test's replay command, with %s for the failfile
 	strategy string // verify test's --strategy, for the report
 	report   string // where verify test reads the outcome of each test
+	checksum string // a replay's: the failing run's checksum it must reproduce
 	cfg      *Config
 }
 
@@ -130,6 +132,7 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 			return engine{}, err
 		}
 		cfg.PCTDepth = n.PCTDepth
+		e.checksum = n.Checksum
 	}
 	if !controlsGoroutines(t, newExecutor) {
 		return engine{}, fmt.Errorf("properties: under verify test, but %T started no controlled goroutine: its package is not instrumented (name it with --instrument), or it runs its tasks on the caller's goroutine; run it with go test for a black-box check", ex)
@@ -250,6 +253,11 @@ func (r *rapidStrategy) Err() error {
 // engineReplay is the command that replays a failure found on the engine:
 // verify test's own, with the failfile and the subtest.
 func (e engine) replay(run, failfile string) string {
+	// rapid names the failfile from the test binary's directory (the
+	// package's); verify test is run from anywhere.
+	if abs, err := filepath.Abs(failfile); err == nil {
+		failfile = abs
+	}
 	cmd := e.command
 	if cmd == "" {
 		return fmt.Sprintf("%s=%s go test -run '%s' (with the overlay verify test builds)", rt.EnvSchedule, failfile, run)
@@ -275,10 +283,15 @@ func (e engine) record(test string, res *Result) error {
 	}
 	out := rt.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds()}
 	if res.Verdict == checker.Violated {
-		out.FailedRun, out.Kind, out.Error = max(res.Runs, 1), "fail", res.Caught+": "+res.Message
+		// The case that first failed (res.Cases stops counting there;
+		// res.Runs goes on through the shrinking).
+		out.FailedRun, out.Kind, out.Error = max(res.Cases, 1), "fail", res.Caught+": "+res.Message
 		if res.Observation != nil {
 			out.Checksum = fmt.Sprintf("%016x", res.Observation.Checksum)
 		}
+		// A replay that failed the same way in a run with the recorded
+		// checksum made the same choices (verify test says so).
+		out.Replayed = e.failfile != "" && e.checksum != "" && out.Checksum == e.checksum
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -295,13 +308,18 @@ func (e engine) record(test string, res *Result) error {
 // engineNote is the file beside a failfile written on the engine: what
 // the strategy was, so that a replay draws the schedule the same way.
 type engineNote struct {
-	PCTDepth int `json:"pct_depth,omitempty"` // 0: the choices were drawn one by one (RapidChooser)
+	PCTDepth int    `json:"pct_depth,omitempty"` // 0: the choices were drawn one by one (RapidChooser)
+	Checksum string `json:"checksum,omitempty"`  // of the failing run: a replay must reproduce it
 }
 
 const noteSuffix = ".engine.json"
 
-func writeNote(failfile string, cfg *Config) error {
-	b, err := json.Marshal(engineNote{PCTDepth: cfg.PCTDepth})
+func writeNote(failfile string, cfg *Config, o *Observation) error {
+	n := engineNote{PCTDepth: cfg.PCTDepth}
+	if o != nil {
+		n.Checksum = fmt.Sprintf("%016x", o.Checksum)
+	}
+	b, err := json.Marshal(n)
 	if err != nil {
 		return err
 	}
