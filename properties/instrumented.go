@@ -41,7 +41,10 @@ import (
 //	  (DeadlockError)                       and no timer pending (rt's
 //	                                        deadlock or leak, with stacks)
 //	replay: rapid's failfile              replay: rapid's failfile, through
-//	                                        verify test --replay FILE
+//	                                        verify test --replay FILE; a note
+//	                                        beside it keeps the strategy and
+//	                                        the failing run's checksum, which
+//	                                        the replay must reproduce
 //
 // The case's executor is made inside the run, so that the goroutines it
 // starts are the run's. The test that calls Run must not itself be
