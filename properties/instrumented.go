@@ -85,11 +85,12 @@ type engine struct {
 
 // instrumentedSteps bounds the yield points of one case on the engine:
 // every atomic operation, lock and channel operation of the executor is
-// one, about ten times as many as its Scheduler calls.
+// one, many more than its Scheduler calls (controlSteps bounds those).
 const instrumentedSteps = 1_000_000
 
-// instrumentedPCTSteps is PCT's k on the engine: the steps of a case of
-// the default size, within which the change points are drawn.
+// instrumentedPCTSteps is PCT's k on the engine, the steps within which
+// its change points are drawn (a case is one run: nothing to learn k
+// from); a longer case has them all in its first 2,000 steps.
 const instrumentedPCTSteps = 2000
 
 // useEngine decides whether the cases of newExecutor run on the
