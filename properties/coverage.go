@@ -534,6 +534,15 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 // instrumented engine, where the executor's own code is controlled).
 type coverRunner func(strat control.Strategy, body func(s executor.Scheduler, hook *control.Controller)) (control.Schedule, error)
 
+// coverFair is rt's fairness bound for coverage runs on the engine: a
+// guided path runs one goroutine for long stretches (a whole poll is
+// hundreds of steps there), and the default bound of 64 switched to
+// another goroutine in the middle, off the path, so that the states
+// where one worker waits while another works were seldom reached. The
+// built-in executors have no unbounded spin for the bound to stop; a run
+// is still bounded by its steps.
+const coverFair = 1 << 16
+
 // onEngine reports whether cfg's runs are runs of the instrumented engine.
 func (cfg *CoverConfig) onEngine() bool { return cfg.T != nil && UnderEngine() }
 
@@ -547,7 +556,7 @@ func (cfg *CoverConfig) runner() coverRunner {
 			if b, ok := strat.(interface{ Begin() }); ok {
 				b.Begin()
 			}
-			s, err := rt.Run(t, rt.Config{Strategy: strat, MaxSteps: instrumentedSteps}, func(*testing.T) { body(rt.Scheduler(), nil) })
+			s, err := rt.Run(t, rt.Config{Strategy: strat, MaxSteps: instrumentedSteps, Fair: coverFair}, func(*testing.T) { body(rt.Scheduler(), nil) })
 			if e, ok := strat.(interface{ End(steps int) }); ok {
 				e.End(s.Steps)
 			}
@@ -601,6 +610,9 @@ func runCoverage(t *testing.T, newExecutor func() executor.Executor, cfg *Config
 		return
 	}
 	t.Run(coverageProperty.Name, func(t *testing.T) {
+		if cfg.engineT != nil {
+			cfg.engineT = t // the engine's runs are bubbles of this subtest
+		}
 		res, fail, err := coverage(newExecutor, cfg)
 		rep.Coverage = res
 		if err != nil {

@@ -104,8 +104,8 @@
 // rapid's failfile through `verify test --replay FILE`. The test calling
 // Run must carry a //execspec:nocontrol line (Run makes the runs itself);
 // instrumented.go says what maps to what. An executor whose goroutines
-// turn out not to be controlled (its package left out) runs as a black
-// box, and the log says so.
+// turn out not to be controlled (its package left out) fails the test
+// with a message that says so.
 //
 //	//execspec:nocontrol
 //	func TestMyExecutor(t *testing.T) {

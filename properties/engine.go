@@ -36,7 +36,7 @@ import (
 //     cases, so a second, independent defect is still found and reported
 //     as a failure of its own.
 type runner struct {
-	t           *testing.T // Run's test; nil under Check
+	t           *testing.T // the running subtest of Run; nil under Check
 	eng         engine
 	newExecutor func() executor.Executor
 	sel         []*Property
@@ -317,6 +317,11 @@ func leadWithRoot(fs []failure) []failure {
 // Run sets rapid's -rapid.checks (from Config.Checks or -properties.checks)
 // and -rapid.shrinktime for its duration; do not run it in parallel with
 // other rapid checks.
+//
+// Under `verify test` with the executor's package instrumented, an
+// executor without the hook (or with NoHook) runs each case as one
+// controlled run of the instrumented engine (instrumented.go); the test
+// then needs a //execspec:nocontrol line in its doc comment.
 func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Report {
 	t.Helper()
 	var cfg Config
@@ -360,6 +365,7 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 					t.Skip("interrupted")
 				}
 				tb := &quietTB{name: t.Name()}
+				rn.t = t // the engine's runs are bubbles of this subtest
 				rn.property(tb, p, res)
 				defer func() {
 					if err := eng.record(t.Name(), res); err != nil {
@@ -429,7 +435,7 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, m[1])
 		if eng.on {
 			replay = eng.replay(run, m[1])
-			if err := writeNote(m[1], eng.cfg); err != nil {
+			if err := writeNote(m[1], eng.cfg, res.Observation); err != nil {
 				replay = fmt.Sprintf("(the failfile's note could not be written: %v) %s", err, replay)
 			}
 		}

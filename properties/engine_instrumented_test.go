@@ -119,7 +119,7 @@ func TestInstrumentedEngine(t *testing.T) {
 		data, _ := os.ReadFile(report)
 		var o rt.Outcome
 		_ = json.Unmarshal(bytes.TrimSpace(data), &o)
-		if o.FailedRun == 0 || o.Error != failed.Error || o.Checksum != failed.Checksum {
+		if o.FailedRun == 0 || o.Error != failed.Error || o.Checksum != failed.Checksum || !o.Replayed {
 			t.Fatalf("replay %d of %s: got %+v, want %q with checksum %s\n%s", i+1, failfile, o, failed.Error, failed.Checksum, tailOf(string(rout), 40))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,7 +41,10 @@ import (
 //	  (DeadlockError)                       and no timer pending (rt's
 //	                                        deadlock or leak, with stacks)
 //	replay: rapid's failfile              replay: rapid's failfile, through
-//	                                        verify test --replay FILE
+//	                                        verify test --replay FILE; a note
+//	                                        beside it keeps the strategy and
+//	                                        the failing run's checksum, which
+//	                                        the replay must reproduce
 //
 // The case's executor is made inside the run, so that the goroutines it
 // starts are the run's. The test that calls Run must not itself be
@@ -52,8 +56,9 @@ import (
 // finds itself inside one). Whether the executor's package was
 // instrumented is found out, not assumed: before the cases, one task is
 // run under the engine, and an executor whose goroutines did not become
-// controlled (its package was left out of --instrument) runs as a black
-// box, with a line in the log saying why.
+// controlled (its package was left out of --instrument) fails the test
+// at once with a message saying so, rather than pass as a black box
+// under a command that promised control.
 //
 // Under the engine, -properties.checks gives way to verify test's --runs
 // (EXECSPEC_RUNS: cases per property), --strategy pct to Config.PCTDepth
@@ -70,21 +75,22 @@ func UnderEngine() bool {
 // engine is what Run found out about running on the instrumented engine.
 type engine struct {
 	on       bool   // cases run as rt runs
-	why      string // why not, when the environment asked for it
 	failfile string // a rapid failfile to replay (verify test --replay)
 	command  string // verify test's replay command, with %s for the failfile
 	strategy string // verify test's --strategy, for the report
 	report   string // where verify test reads the outcome of each test
+	checksum string // a replay's: the failing run's checksum it must reproduce
 	cfg      *Config
 }
 
 // instrumentedSteps bounds the yield points of one case on the engine:
 // every atomic operation, lock and channel operation of the executor is
-// one, about ten times as many as its Scheduler calls.
+// one, many more than its Scheduler calls (controlSteps bounds those).
 const instrumentedSteps = 1_000_000
 
-// instrumentedPCTSteps is PCT's k on the engine: the steps of a case of
-// the default size, within which the change points are drawn.
+// instrumentedPCTSteps is PCT's k on the engine, the steps within which
+// its change points are drawn (a case is one run: nothing to learn k
+// from); a longer case has them all in its first 2,000 steps.
 const instrumentedPCTSteps = 2000
 
 // useEngine decides whether the cases of newExecutor run on the
@@ -130,9 +136,10 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 			return engine{}, err
 		}
 		cfg.PCTDepth = n.PCTDepth
+		e.checksum = n.Checksum
 	}
 	if !controlsGoroutines(t, newExecutor) {
-		return engine{why: fmt.Sprintf("%T's goroutines are not controlled (its package is not instrumented: add it to --instrument): its cases run as a black box", ex)}, nil
+		return engine{}, fmt.Errorf("properties: under verify test, but %T started no controlled goroutine: its package is not instrumented (name it with --instrument), or it runs its tasks on the caller's goroutine; run it with go test for a black-box check", ex)
 	}
 	return e, nil
 }
@@ -250,6 +257,11 @@ func (r *rapidStrategy) Err() error {
 // engineReplay is the command that replays a failure found on the engine:
 // verify test's own, with the failfile and the subtest.
 func (e engine) replay(run, failfile string) string {
+	// rapid names the failfile from the test binary's directory (the
+	// package's); verify test is run from anywhere.
+	if abs, err := filepath.Abs(failfile); err == nil {
+		failfile = abs
+	}
 	cmd := e.command
 	if cmd == "" {
 		return fmt.Sprintf("%s=%s go test -run '%s' (with the overlay verify test builds)", rt.EnvSchedule, failfile, run)
@@ -257,15 +269,12 @@ func (e engine) replay(run, failfile string) string {
 	return strings.ReplaceAll(cmd, "%s", failfile) + " --run '" + run + "'"
 }
 
-// engineLine is the line Run logs about the engine, "" if it was not asked for.
+// line is the line Run logs about the engine, "" if it is not used.
 func (e engine) line(checks int) string {
-	switch {
-	case e.on:
-		return "cases run on the instrumented engine (instrument/rt): " + strconv.Itoa(checks) + " per property, one controlled run each"
-	case e.why != "":
-		return e.why
+	if !e.on {
+		return ""
 	}
-	return ""
+	return "cases run on the instrumented engine (instrument/rt): " + strconv.Itoa(checks) + " per property, one controlled run each"
 }
 
 // record appends the outcome of property res to verify test's report (a
@@ -278,10 +287,15 @@ func (e engine) record(test string, res *Result) error {
 	}
 	out := rt.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds()}
 	if res.Verdict == checker.Violated {
-		out.FailedRun, out.Kind, out.Error = max(res.Runs, 1), "fail", res.Caught+": "+res.Message
+		// The case that first failed (res.Cases stops counting there;
+		// res.Runs goes on through the shrinking).
+		out.FailedRun, out.Kind, out.Error = max(res.Cases, 1), "fail", res.Caught+": "+res.Message
 		if res.Observation != nil {
 			out.Checksum = fmt.Sprintf("%016x", res.Observation.Checksum)
 		}
+		// A replay that failed the same way in a run with the recorded
+		// checksum made the same choices (verify test says so).
+		out.Replayed = e.failfile != "" && e.checksum != "" && out.Checksum == e.checksum
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -298,13 +312,18 @@ func (e engine) record(test string, res *Result) error {
 // engineNote is the file beside a failfile written on the engine: what
 // the strategy was, so that a replay draws the schedule the same way.
 type engineNote struct {
-	PCTDepth int `json:"pct_depth,omitempty"` // 0: the choices were drawn one by one (RapidChooser)
+	PCTDepth int    `json:"pct_depth,omitempty"` // 0: the choices were drawn one by one (RapidChooser)
+	Checksum string `json:"checksum,omitempty"`  // of the failing run: a replay must reproduce it
 }
 
 const noteSuffix = ".engine.json"
 
-func writeNote(failfile string, cfg *Config) error {
-	b, err := json.Marshal(engineNote{PCTDepth: cfg.PCTDepth})
+func writeNote(failfile string, cfg *Config, o *Observation) error {
+	n := engineNote{PCTDepth: cfg.PCTDepth}
+	if o != nil {
+		n.Checksum = fmt.Sprintf("%016x", o.Checksum)
+	}
+	b, err := json.Marshal(n)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,8 @@
 // per property, and prints per executor the cases run, the failures and
 // the time. cover runs properties.Cover on the work-stealing executor
 // -pairs times through its hook and -pairs times with the hook unused
-// (the instrumented engine), alternating, each with seed 1, 2, ..., and
+// (the instrumented engine), alternating, each pair with its seed (-first,
+// -first+1, ...), and
 // prints each run and the medians of both modes: the share of reachable
 // states visited and the time to the goal. broken runs the suite (PCT,
 // stopping at the first failure) on each executor of properties/broken's
@@ -51,6 +52,7 @@ func main() {
 	goal := fs.Float64("goal", 100, "cover: goal in percent of the reachable states")
 	budget := fs.Duration("time", 60*time.Second, "cover: budget of one measurement")
 	pairs := fs.Int("pairs", 5, "cover: measurements of each mode")
+	first := fs.Int("first", 1, "cover: the seed of the first pair (then first+1, ...)")
 	_ = fs.Parse(os.Args[2:])
 
 	work, err := os.MkdirTemp("", "execspec-hookless-")
@@ -123,9 +125,14 @@ func main() {
 			Stopped   string  `json:"stopped"`
 			Failures  int     `json:"run_failures"`
 			First     string  `json:"first_failure"`
+			Unvisited []struct {
+				Class   string `json:"class"`
+				Example string `json:"example"`
+				Depth   int    `json:"depth"`
+			} `json:"unvisited"`
 		}
 		by := map[string][]row{}
-		for i := 1; i <= *pairs; i++ {
+		for i := *first; i < *first+*pairs; i++ {
 			for _, hook := range []string{"1", "0"} {
 				_, out := run(bin, work, "TestCover", "HOOKLESS_COVER="+*strategy, "HOOKLESS_COVER_HOOK="+hook,
 					"HOOKLESS_COVER_GOAL="+strconv.FormatFloat(*goal, 'f', -1, 64), "HOOKLESS_COVER_TIME="+strconv.FormatFloat(budget.Seconds(), 'f', -1, 64),
@@ -145,6 +152,11 @@ func main() {
 				by[r.Mode] = append(by[r.Mode], r)
 				fmt.Printf("%-12s seed %d: %d/%d states (%.1f%%), transitions %.1f%%, %d runs, %.2fs, stopped by %s, %d runs failed %s\n",
 					r.Mode, i, r.States, r.Reachable, r.Percent, r.TPercent, r.Runs, r.Seconds, r.Stopped, r.Failures, r.First)
+				if r.States < r.Reachable {
+					for _, u := range r.Unvisited {
+						fmt.Printf("    unvisited: %s (depth %d), e.g. %s\n", u.Class, u.Depth, u.Example)
+					}
+				}
 			}
 		}
 		for _, mode := range []string{"hook", "instrumented"} {
@@ -155,7 +167,7 @@ func main() {
 				secs = append(secs, r.Seconds)
 				runs = append(runs, float64(r.Runs))
 			}
-			fmt.Printf("median %-12s %.1f%% of states, %.2fs, %.0f runs (%d measurements, %s, goal %.0f%%)\n", mode, median(pct), median(secs), median(runs), len(rs), *strategy, *goal)
+			fmt.Printf("median %-12s %.1f%% of states, %.2fs, %.0f runs (%d measurements, %s, goal %g%%)\n", mode, median(pct), median(secs), median(runs), len(rs), *strategy, *goal)
 		}
 	}
 }

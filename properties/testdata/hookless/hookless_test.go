@@ -113,7 +113,7 @@ func TestCover(t *testing.T) {
 	}
 	j := res.JSON()
 	line, _ := json.Marshal(map[string]any{"mode": mode, "strategy": strategy, "seed": cfg.Seed, "runs": j.Runs, "states": j.VisitedStates, "reachable": j.ModelStates - j.ExcludedStates, "transitions": j.VisitedTransitions,
-		"state_percent": j.StatePercent, "transition_percent": j.TransitionPercent, "seconds": res.Elapsed.Seconds(), "stopped": res.Stopped, "run_failures": res.RunFailures, "first_failure": j.FirstFailure})
+		"state_percent": j.StatePercent, "transition_percent": j.TransitionPercent, "seconds": res.Elapsed.Seconds(), "stopped": res.Stopped, "run_failures": res.RunFailures, "first_failure": j.FirstFailure, "unvisited": j.Unvisited})
 	t.Logf("cover: %s", line)
 	if res.FirstFailure != nil {
 		t.Errorf("a run left the model: %v", res.FirstFailure)
