@@ -7,11 +7,12 @@
 #
 # shapes: the time of verify check on the shapes that cost O(n²) when a take
 # from the middle of the global queue scanned or shifted it, at n and 10·n
-# tasks (n = 20,000), and the ratio of the medians (linear: about 10): a priority trace
+# tasks (n = 20,000 unless N says), and the ratio of the medians (linear: about 10): a priority trace
 # of n tasks queued at once (aging 0: taken by priority; aging 2: the first
 # two by priority, the rest aged, in queue order), and an order-intervals
 # trace of n pushes all overlapping, taken in reverse. RUNS (default 5)
 # runs each; the median of the wall times and of the CPU times (user+sys).
+# N sets n; VERIFY=path times another build of verify (an older commit's).
 # Results: bench/results/hostile.md, BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/verify" ./cmd/verify
 go build -o "$dir/gentrace" ./bench/gentrace
+[ -z "${VERIFY:-}" ] || cp "$VERIFY" "$dir/verify"
 
 if [ "$what" = shapes ] || [ "$what" = all ]; then
   runs=${RUNS:-5}
@@ -40,9 +42,10 @@ if [ "$what" = shapes ] || [ "$what" = all ]; then
       "$name" "$n" "$w1" "$c1" $((10 * n)) "$w10" "$c10" "$(echo "$w10 / $w1" | bc -l)" "$(echo "$c10 / $c1" | bc -l)"
   }
   uptime
-  shape "priority aging 0" "-priority N -aging 0" 20000
-  shape "priority aging 2" "-priority N -aging 2" 20000
-  shape "intervals reverse" "-intervals N" 20000
+  n=${N:-20000}
+  shape "priority aging 0" "-priority N -aging 0" "$n"
+  shape "priority aging 2" "-priority N -aging 2" "$n"
+  shape "intervals reverse" "-intervals N" "$n"
   uptime
 fi
 [ "$what" = memory ] || [ "$what" = all ] || exit 0

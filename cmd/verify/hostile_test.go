@@ -261,6 +261,12 @@ func TestHostileCorpus(t *testing.T) {
 		// input, not a violation by the executor.
 		"queue_on_stop.jsonl": exitUsage, "priority_under_fifo.jsonl": exitUsage, "aging_under_fifo.jsonl": exitUsage,
 		"poll_two_futures.jsonl": exitUsage, "take_unobserved.jsonl": exitUsage, "slice_poll_no_time.jsonl": exitUsage,
+		// The shapes a take from the middle of the global queue made
+		// quadratic (bench/gentrace -priority, -intervals), small: the
+		// policy's pick and its refusals, a reorder of overlapping pushes
+		// and a push that did not overlap.
+		"priority_wrong_pick.jsonl": exitViolated, "priority_aging_ignored.jsonl": exitViolated,
+		"intervals_reverse.jsonl": exitHolds, "intervals_reverse_owed.jsonl": exitViolated,
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "hostile", "*"))
 	if err != nil || len(files) == 0 {
