@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"sort"
@@ -16,8 +15,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/execspec/execspec/properties/control"
-	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/properties/control/sched"
 )
 
 // A Session lets a test body make its own controlled runs, one at a time,
@@ -43,8 +41,8 @@ import (
 type Session struct {
 	t        *testing.T
 	o        Options
-	strategy control.Strategy
-	replay   *control.Schedule
+	strategy sched.Strategy
+	replay   *sched.Schedule
 	meta     Meta
 	runs     int
 	made     int
@@ -63,7 +61,7 @@ type job struct {
 	cfg   Config
 	main  func()
 	f     func()
-	sched control.Schedule
+	sched sched.Schedule
 	err   error
 	done  chan struct{}
 }
@@ -128,19 +126,19 @@ func newSession(t *testing.T, o Options) (*Session, error) {
 	switch o.Strategy {
 	case "", "random":
 		s.o.Strategy = "random"
-		s.strategy = control.Random(o.Seed)
+		s.strategy = sched.Random(o.Seed)
 	case "pct":
 		depth := o.Depth
 		if depth <= 0 {
 			depth = 3
 		}
-		s.strategy = control.NewPCT(depth, 0, o.Seed)
+		s.strategy = sched.NewPCT(depth, 0, o.Seed)
 	case "replay":
-		sched, meta, err := LoadSchedule(o.Schedule)
+		sc, meta, err := LoadSchedule(o.Schedule)
 		if err != nil {
 			return nil, err
 		}
-		s.replay, s.meta, s.runs = &sched, meta, 1
+		s.replay, s.meta, s.runs = &sc, meta, 1
 	default:
 		return nil, fmt.Errorf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
 	}
@@ -164,9 +162,9 @@ func (s *Session) Strategy() string { return s.o.Strategy }
 
 // Replaying returns the schedule to replay and the Meta saved with it,
 // when the session replays a file (Options.Schedule).
-func (s *Session) Replaying() (control.Schedule, Meta, bool) {
+func (s *Session) Replaying() (sched.Schedule, Meta, bool) {
 	if s.replay == nil {
-		return control.Schedule{}, nil, false
+		return sched.Schedule{}, nil, false
 	}
 	return *s.replay, s.meta, true
 }
@@ -174,10 +172,10 @@ func (s *Session) Replaying() (control.Schedule, Meta, bool) {
 // Run makes one controlled run of main with the session's strategy (in
 // a replay: the replayed schedule, checked as Replay checks it) and
 // returns its schedule and its failure: nil, a *HangError, a
-// *PanicError, or an error wrapping control.ErrBudget, ErrStrategy or
+// *PanicError, or an error wrapping sched.ErrBudget, ErrStrategy or
 // ErrDiverged. main runs as the run's goroutine 0 and must not fail a
 // testing.T; the test is not failed.
-func (s *Session) Run(main func()) (control.Schedule, error) {
+func (s *Session) Run(main func()) (sched.Schedule, error) {
 	if s.replay != nil {
 		return s.Replay(*s.replay, main)
 	}
@@ -186,28 +184,28 @@ func (s *Session) Run(main func()) (control.Schedule, error) {
 
 // RunWith is Run with a Config of the caller's (a shrinker's strategy).
 // Options.MaxSteps applies where cfg sets none.
-func (s *Session) RunWith(cfg Config, main func()) (sched control.Schedule, err error) {
+func (s *Session) RunWith(cfg Config, main func()) (sc sched.Schedule, err error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = s.o.MaxSteps
 	}
 	s.made++
 	s.out.Runs = s.made
 	j := s.exec(&job{cfg: cfg, main: main})
-	sched, err = j.sched, j.err
-	s.out.TotalSteps += sched.Steps
+	sc, err = j.sched, j.err
+	s.out.TotalSteps += sc.Steps
 	if s.out.FailedRun == 0 {
-		s.out.Steps = sched.Steps
-		s.out.Checksum = fmt.Sprintf("%016x", sched.Checksum)
+		s.out.Steps = sc.Steps
+		s.out.Checksum = fmt.Sprintf("%016x", sc.Checksum)
 	}
-	return sched, err
+	return sc, err
 }
 
 // Replay runs main under the choices of want and checks that the run
 // made them and reproduced want's steps and checksum: it returns an
-// error wrapping control.ErrDiverged if not, otherwise the run's own
+// error wrapping sched.ErrDiverged if not, otherwise the run's own
 // failure.
-func (s *Session) Replay(want control.Schedule, main func()) (control.Schedule, error) {
-	rp := control.NewReplay(want)
+func (s *Session) Replay(want sched.Schedule, main func()) (sched.Schedule, error) {
+	rp := sched.NewReplay(want)
 	got, err := s.RunWith(Config{Strategy: rp}, main)
 	if derr := diverged(rp, got, want); derr != nil {
 		return got, derr
@@ -222,8 +220,8 @@ func (s *Session) Replay(want control.Schedule, main func()) (control.Schedule, 
 // recorded gives FailedRun, Kind, Error, Schedule, Steps and Checksum):
 // run is the 1-based run of the search that found it, err the failure (a
 // run's error, or the suite's own finding, which may wrap one; else kind
-// "fail"), path where sched was saved ("" if it was not).
-func (s *Session) Failed(run int, err error, path string, sched control.Schedule) {
+// "fail"), path where sc was saved ("" if it was not).
+func (s *Session) Failed(run int, err error, path string, sc sched.Schedule) {
 	if s.out.FailedRun != 0 {
 		return
 	}
@@ -236,8 +234,8 @@ func (s *Session) Failed(run int, err error, path string, sched control.Schedule
 		s.out.Error = err.Error()
 	}
 	s.out.Schedule = path
-	s.out.Steps = sched.Steps
-	s.out.Checksum = fmt.Sprintf("%016x", sched.Checksum)
+	s.out.Steps = sc.Steps
+	s.out.Checksum = fmt.Sprintf("%016x", sc.Checksum)
 }
 
 // Path is where Save puts the schedule of a finding called name (a test
@@ -356,11 +354,10 @@ func (s *Session) report() {
 // metaKey is the form of a Meta key.
 var metaKey = regexp.MustCompile(`^[a-z][a-z0-9.-]*$`)
 
-// SaveSchedule writes sched to path with meta as comment lines before
+// SaveSchedule writes sc to path with meta as comment lines before
 // it ("# key: value", keys sorted), whole or not at all. A key not of
 // the form [a-z][a-z0-9.-]* or a value with a line break is refused.
-func SaveSchedule(path string, sched control.Schedule, meta Meta) error {
-	var b bytes.Buffer
+func SaveSchedule(path string, sc sched.Schedule, meta Meta) error {
 	keys := make([]string, 0, len(meta))
 	for k, v := range meta {
 		if !metaKey.MatchString(k) {
@@ -372,32 +369,17 @@ func SaveSchedule(path string, sched control.Schedule, meta Meta) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "# %s: %s\n", k, meta[k])
+	comments := make([]string, len(keys))
+	for i, k := range keys {
+		comments[i] = k + ": " + meta[k]
 	}
-	text, _ := sched.MarshalText()
-	b.Write(text)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("execspec/rt: saving schedule: %w", err)
-	}
-	out, err := traces.CreateOutput(path)
-	if err != nil {
-		return fmt.Errorf("execspec/rt: saving schedule: %w", err)
-	}
-	if _, err := out.Write(b.Bytes()); err != nil {
-		out.Abort()
-		return fmt.Errorf("execspec/rt: saving schedule: %w", err)
-	}
-	if err := out.Commit(); err != nil {
-		return fmt.Errorf("execspec/rt: saving schedule: %w", err)
-	}
-	return nil
+	return sc.SaveCommented(path, comments)
 }
 
 // LoadSchedule reads a schedule file and the Meta in its comment lines
 // ("# key: value"; other comments are ignored). Errors name the file.
-func LoadSchedule(path string) (control.Schedule, Meta, error) {
-	var s control.Schedule
+func LoadSchedule(path string) (sched.Schedule, Meta, error) {
+	var s sched.Schedule
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return s, nil, fmt.Errorf("execspec/rt: %w", err)

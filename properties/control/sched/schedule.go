@@ -176,8 +176,22 @@ func (s *Schedule) UnmarshalText(text []byte) error {
 // is written whole (a temporary file renamed over path) and never through
 // a symbolic link, a directory or any other non-regular file at path (the
 // directory may be a shared one).
-func (s Schedule) Save(path string) error {
-	b, _ := s.MarshalText()
+func (s Schedule) Save(path string) error { return s.SaveCommented(path, nil) }
+
+// SaveCommented is Save with comment lines ("# " and each of comments)
+// before the schedule, which its reader skips: where a suite keeps what
+// it needs to rerun the case beside the choices. A comment with a line
+// break is refused.
+func (s Schedule) SaveCommented(path string, comments []string) error {
+	var b []byte
+	for _, c := range comments {
+		if strings.ContainsAny(c, "\r\n") {
+			return fmt.Errorf("control: saving schedule: comment %q has a line break", c)
+		}
+		b = append(append(append(b, "# "...), c...), '\n')
+	}
+	text, _ := s.MarshalText()
+	b = append(b, text...)
 	fail := func(err error) error { return fmt.Errorf("control: saving schedule: %w", err) }
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fail(err)
