@@ -99,8 +99,8 @@ func globalIntervalsTrace(rnd *rand.Rand) (traces.Header, []traces.Event) {
 // messages, states and reorder counts with it as by scanning the queue.
 func TestIntervalsIndexMatchesScan(t *testing.T) {
 	n := ivSeeds()
-	if testing.Short() {
-		n = 30
+	if testing.Short() || raceExt {
+		n = 30 // the long form runs without the race detector
 	}
 	for _, m := range append([]struct {
 		name string

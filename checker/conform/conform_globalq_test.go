@@ -205,8 +205,8 @@ func priorityRun(t *testing.T, rnd *rand.Rand, steps int) (violated bool) {
 // refused in the same words.
 func TestPriorityPickMatchesReference(t *testing.T) {
 	runs := 3000
-	if testing.Short() {
-		runs = 300
+	if testing.Short() || raceEnabled {
+		runs = 300 // the long form runs without the race detector
 	}
 	violations := 0
 	for seed := range uint64(runs) {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package conform_test
+
+const raceExt = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package conform
+
+const raceEnabled = false
