@@ -410,14 +410,34 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 // the steal's Seq may be more than was taken. The tasks the model moved
 // into w's deque go back to the head of v's, in order, and are noted; a
 // later take shows where each went (ivBatchTake).
+//
+// The half is of the length the thief read when it began: takes from v's
+// deque placed before the steal but returned within its interval had not
+// shortened it yet, so the batch may run that much longer than the model's
+// half at the steal's Seq; those tasks are candidates too.
 func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64) {
 	s := c.s
-	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) || len(s.Local[w]) == 0 {
+	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) {
 		return
 	}
 	moved := slices.Clone(s.Local[w])
 	s.Local[v] = append(slices.Clone(moved), s.Local[v]...)
 	s.Local[w] = s.Local[w][:0]
+	pad := 0
+	if v < len(c.iv.pops) {
+		for _, p := range c.iv.pops[v] {
+			if p.seq > call && p.seq < ret {
+				pad += p.removed
+			}
+		}
+	}
+	// The batch runs one task and moves the rest of half the length read.
+	if most := min((len(s.Local[v])+1+pad+1)/2-1, len(s.Local[v])); most > len(moved) {
+		moved = slices.Clone(s.Local[v][:most])
+	}
+	if len(moved) == 0 {
+		return
+	}
 	for len(c.iv.batch) <= w {
 		c.iv.batch = append(c.iv.batch, confBatch{})
 	}

@@ -658,3 +658,42 @@ func TestIntervalBatchAfterOverlappingTake(t *testing.T) {
 		t.Fatalf("a take of the head called after the steal: want a violation at event 5, got %v", r.Err)
 	}
 }
+
+// TestIntervalBatchReadBeforeOwnerTake: the thief reads the victim's
+// length (three tasks) when its steal begins; the owner's take of the
+// last task returns within the steal and is placed before it, so at the
+// steal's Seq the model's half of two tasks moves nothing. The batch was
+// half of three: the second task went with it, and the thief takes it
+// from its own deque.
+func TestIntervalBatchReadBeforeOwnerTake(t *testing.T) {
+	h, evs := fifoBatchStart(2)
+	evs = evs[:3] // w0's deque: t1 t2 t3
+	ev := func(k traces.Kind, seq uint64, w int32, task int64) traces.Event {
+		return traces.Event{Kind: k, Seq: seq, Task: task, Worker: w, Victim: -1}
+	}
+	ownerT3 := traces.Event{Kind: traces.KindTake, Seq: 11, Call: 10, Return: 11, Task: 3, Worker: 0, Victim: -1, Source: traces.SourceLocal}
+	stealT1 := traces.Event{Kind: traces.KindTake, Seq: 13, Call: 9, Return: 13, Task: 1, Worker: 1, Victim: 0, Source: traces.SourceSteal}
+	thiefT2 := traces.Event{Kind: traces.KindTake, Seq: 17, Call: 16, Return: 17, Task: 2, Worker: 1, Victim: -1, Source: traces.SourceLocal}
+	done := func(seq uint64, w int32, task int64) []traces.Event {
+		end := ev(traces.KindPollEnd, seq+1, w, task)
+		end.Result = traces.ResultReady
+		return []traces.Event{ev(traces.KindPollBegin, seq, w, task), end}
+	}
+	build := func(steal traces.Event) []traces.Event {
+		all := append(slices.Clone(evs), ownerT3, steal)
+		all = append(all, done(14, 1, 1)...)
+		all = append(all, thiefT2)
+		all = append(all, done(18, 1, 2)...)
+		return append(all, done(20, 0, 3)...)
+	}
+	if r := ivCheck(h, build(stealT1)); r.Err != nil {
+		t.Fatalf("a batch of half the length read when the steal began: %s", r.Err.Msg)
+	}
+	// A steal that began after the owner's take returned read two tasks:
+	// its batch is t1 alone, and the owner's take passed t1 and t2.
+	late := stealT1
+	late.Call = 12
+	if r := ivCheck(h, build(late)); r.Err == nil {
+		t.Fatal("a steal that began after the owner's take: no violation")
+	}
+}
