@@ -10,6 +10,9 @@
 #   VERIFY=/path/to/verify bash examples/rust/run.sh
 #   ROWS=batch RUNS=100 bash examples/rust/run.sh   # only the rows whose
 #                                             # name matches the regexp ROWS
+#   KNOWN='^crossbeam-batch-(lifo|fifo)$' bash examples/rust/run.sh
+#                                             # rows with a known false-alarm
+#                                             # rate: counted and kept, not failed
 #
 # Without VERIFY the script builds ./cmd/verify into a temporary directory
 # (`go run` would turn every exit status into 1). Failing traces are kept in
@@ -213,7 +216,13 @@ printf '%-36s %6s %6s %10s %10s  %s\n' check pass fail events violated "longest 
 bad=0
 for n in "${names[@]}"; do
   printf '%-36s %6d %6d %10d %10d  %s\n' "$n" "${pass[$n]}" "${fail[$n]}" "${events[$n]}" "${violations[$n]}" "${maxwait[$n]:-}"
-  [ "${fail[$n]}" = 0 ] || bad=1
+  if [ "${fail[$n]}" != 0 ]; then
+    if [ -n "${KNOWN:-}" ] && [[ $n =~ $KNOWN ]]; then
+      echo "run.sh: $n: ${fail[$n]} of $((pass[$n] + fail[$n])) runs not as expected: a known false-alarm rate (KNOWN), not failed" >&2
+    else
+      bad=1
+    fi
+  fi
 done
 printf '\nruns %d, build %.1f s, runs and checks %.1f s, verify %s\n' "$RUNS" "$(echo "$built - $start" | bc)" "$(echo "$end - $built" | bc)" "$VERIFY"
 if [ $bad = 1 ]; then
