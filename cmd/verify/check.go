@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -263,7 +262,7 @@ func checkInterrupted(stdout, stderr io.Writer, f *checkFlags, file string, h *t
 	fmt.Fprintf(stderr, "verify check: interrupted after %d events; no verdict\n", n)
 	if f.json {
 		out := checkJSON{traceJSON: newTraceJSON(file, h, checker.Unknown.String(), n), LostWakeups: []int64{}, NeverCompleted: []int64{}, Interrupted: true}
-		json.NewEncoder(stdout).Encode(out)
+		printJSON(stdout, out, false)
 		return exitUnknown
 	}
 	if h == nil {
@@ -529,8 +528,7 @@ func printCheckJSON(w io.Writer, file string, h traces.Header, n, line int, cerr
 			out.Verdict = checker.Violated.String()
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.Encode(out)
+	printJSON(w, out, false)
 }
 
 // badInput reports an input error: on stderr, and as JSON on stdout with
@@ -542,7 +540,7 @@ func badInput(stdout, stderr io.Writer, asJSON bool, file string, err error) int
 	}
 	fmt.Fprintf(stderr, "verify check: bad input: %s\n", term(msg))
 	if asJSON {
-		json.NewEncoder(stdout).Encode(checkJSON{traceJSON: newTraceJSON(file, nil, "bad-input", 0), Error: msg})
+		printJSON(stdout, checkJSON{traceJSON: newTraceJSON(file, nil, "bad-input", 0), Error: msg}, false)
 	}
 	return exitUsage
 }
@@ -686,11 +684,11 @@ func checkGoTrace(ctx context.Context, file string, f *checkFlags, stdout, stder
 		for _, g := range rep.LeftRunnable {
 			left = append(left, g.Goroutine)
 		}
-		json.NewEncoder(stdout).Encode(map[string]any{
+		printJSON(stdout, map[string]any{
 			"schema": jsonSchema, "file": file, "verdict": rep.Verdict.String(), "events": rep.Events, "goroutines": rep.Goroutines,
 			"violations": viol, "left_runnable": left, "max_delay_ns": int64(rep.MaxDelay), "max_other_runs": rep.MaxOtherRuns,
 			"worst_by_time": conv(rep.WorstByTime), "worst_by_runs": conv(rep.WorstByRuns), "cannot_show": rep.CannotShow, "files": files,
-		})
+		}, false)
 		return code
 	}
 	fmt.Fprintf(stdout, "%s: ", term(file))

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -183,5 +182,5 @@ func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, re
 	} else if cerr != nil {
 		out.Violation = newViolationJSON(cerr, cerr.Index, line, recent)
 	}
-	json.NewEncoder(w).Encode(out)
+	printJSON(w, out, false)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -173,12 +172,10 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	code := coverCode(&f, res)
 	if f.json {
 		out := coverJSON{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, CoverResultJSON: res.JSON()}
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
+		if err := printJSON(stdout, out, true); err != nil {
 			fmt.Fprintf(stderr, "verify cover: %v\n", err)
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(stdout, "executor %s, strategy %s, seed %d: %d runs in %v (stopped: %s)\n", f.executor, res.Strategy, f.seed, r.Runs, res.Elapsed.Round(time.Millisecond), res.Stopped)
 		if g := res.Guided; g != nil {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -48,4 +50,21 @@ func jsonText(b []byte) string {
 		b = b[n:]
 	}
 	return out.String()
+}
+
+// printJSON prints v as JSON and a newline to w, indented when indent is
+// set, through jsonText: what every --json output prints.
+func printJSON(w io.Writer, v any, indent bool) error {
+	var b []byte
+	var err error
+	if indent {
+		b, err = json.MarshalIndent(v, "", "  ")
+	} else {
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, jsonText(b))
+	return err
 }

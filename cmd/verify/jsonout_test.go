@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +56,29 @@ func TestJSONText(t *testing.T) {
 	var back map[string]string
 	if err := json.Unmarshal([]byte(got), &back); err != nil || back["trace"] != in["trace"] {
 		t.Fatalf("decodes to %q (%v), want %q", back["trace"], err, in["trace"])
+	}
+}
+
+// Text from the input reaches every --json output escaped: check --json
+// of a trace whose executor is named with a right-to-left override (the
+// file name carries one too) prints \u202e, never the character, and
+// decodes back to it.
+func TestJSONOutputsEscapeInput(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a\u202eb.jsonl")
+	trace := `{"format":"execspec-trace","version":1,"executor":"x\u202ey","workers":1,"policy":"fifo"}` + "\n" +
+		`{"seq":1,"kind":"spawn","task":1,"worker":-1,"queue":"global"}` + "\n"
+	if err := os.WriteFile(name, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check", "--json", name}} {
+		_, out, _ := run(t, args...)
+		if strings.ContainsRune(out, '\u202e') || !strings.Contains(out, `\u202e`) {
+			t.Errorf("%v: the override is not escaped:\n%q", args, out)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
 	}
 }

@@ -249,6 +249,5 @@ func printMergeJSON(w io.Writer, v *explore.SwarmVerdict) {
 			out.FoundBy = append(out.FoundBy, r.Member)
 		}
 	}
-	b, _ := json.Marshal(out)
-	fmt.Fprintln(w, jsonText(b))
+	printJSON(w, out, false)
 }

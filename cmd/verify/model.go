@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -412,8 +411,7 @@ func printModelJSON(w io.Writer, code int, results []modelResultJSON) {
 	if out.Results == nil {
 		out.Results = []modelResultJSON{}
 	}
-	b, _ := json.Marshal(out)
-	fmt.Fprintln(w, string(b))
+	printJSON(w, out, false)
 }
 
 // modelResult is r, whose counterexample was written to files, as JSON.

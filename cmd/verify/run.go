@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -211,8 +210,7 @@ func printRunJSON(w io.Writer, f *runFlags, rep *properties.Report, code int, in
 		}
 		out.Properties = append(out.Properties, p)
 	}
-	b, _ := json.Marshal(out)
-	fmt.Fprintln(w, string(b))
+	printJSON(w, out, false)
 }
 
 // lookupExecutor finds a built-in executor or a catalogue entry.

@@ -344,8 +344,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "verify test: %d tests under control, %d passed every run, %d failed (%.1fs)\n", len(rep.Tests), passed, len(rep.Tests)-passed, rep.Seconds)
 	}
 	if f.json {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		fmt.Fprintln(stdout, string(b))
+		printJSON(stdout, rep, true)
 	}
 	return code
 }

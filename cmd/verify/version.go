@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -65,8 +64,7 @@ func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	v := buildVersion()
 	if *asJSON {
-		b, _ := json.Marshal(v)
-		fmt.Fprintln(stdout, string(b))
+		printJSON(stdout, v, false)
 		return exitHolds
 	}
 	rev := ""
