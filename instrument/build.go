@@ -80,6 +80,18 @@ type Build struct {
 	overlay  map[string]string
 }
 
+// CompileTest compiles the tests of the package in dir, rewritten as b
+// says, into the test binary bin (go test -c); an error carries the go
+// command's output.
+func (b *Build) CompileTest(dir, bin string) error {
+	cmd := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, b.Flags()...), ".")...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the instrumented tests in %s: %v\n%s", dir, err, out)
+	}
+	return nil
+}
+
 // Flags returns the go test flags for b.
 func (b *Build) Flags() []string {
 	fl := []string{"-overlay=" + b.Overlay}

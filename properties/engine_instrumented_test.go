@@ -1,8 +1,6 @@
 package properties_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,10 +40,8 @@ func TestInstrumentedEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(work, "hookless.test")
-	build := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, b.Flags()...), ".")...)
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the instrumented tests: %v\n%s", err, out)
+	if err := b.CompileTest(dir, bin); err != nil {
+		t.Fatal(err)
 	}
 	// The binary runs in a directory of its own: rapid writes its fail
 	// files under the working directory.
@@ -58,16 +54,9 @@ func TestInstrumentedEngine(t *testing.T) {
 		cmd.Env = append(os.Environ(), rt.EnvStrategy+"=pct", rt.EnvSeed+"=1", rt.EnvReport+"="+report, rt.EnvCommand+"=verify test --replay %s")
 		cmd.Env = append(cmd.Env, env...)
 		out, _ := cmd.CombinedOutput()
-		data, _ := os.ReadFile(report)
-		var outs []rt.Outcome
-		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-			var o rt.Outcome
-			if len(line) > 0 {
-				if err := json.Unmarshal(line, &o); err != nil {
-					t.Fatalf("report line %q: %v", line, err)
-				}
-				outs = append(outs, o)
-			}
+		outs, err := rt.ReadReport(report)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
 		}
 		return outs, string(out)
 	}
@@ -116,9 +105,10 @@ func TestInstrumentedEngine(t *testing.T) {
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(), rt.EnvStrategy+"=replay", rt.EnvSchedule+"="+failfile, rt.EnvRuns+"=1", rt.EnvReport+"="+report, "HOOKLESS_BROKEN=lost-wakeup")
 		rout, _ := cmd.CombinedOutput()
-		data, _ := os.ReadFile(report)
 		var o rt.Outcome
-		_ = json.Unmarshal(bytes.TrimSpace(data), &o)
+		if outs, _ := rt.ReadReport(report); len(outs) == 1 {
+			o = outs[0]
+		}
 		if o.FailedRun == 0 || o.Error != failed.Error || o.Checksum != failed.Checksum || !o.Replayed {
 			t.Fatalf("replay %d of %s: got %+v, want %q with checksum %s\n%s", i+1, failfile, o, failed.Error, failed.Checksum, tailOf(string(rout), 40))
 		}

@@ -21,7 +21,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -199,12 +198,7 @@ func build(work string) string {
 		Instrument: []string{"github.com/execspec/execspec/executor", "github.com/execspec/execspec/properties/broken"}})
 	check(err)
 	bin := filepath.Join(work, "hookless.test")
-	cmd := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, b.Flags()...), ".")...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "hookless: building: %v\n%s", err, out)
-		os.Exit(1)
-	}
+	check(b.CompileTest(dir, bin))
 	fmt.Printf("instrumented build: %.1fs\n", time.Since(t0).Seconds())
 	return bin
 }
@@ -218,14 +212,7 @@ func run(bin, work, test string, env ...string) ([]rt.Outcome, string) {
 	cmd.Dir = work
 	cmd.Env = append(append(os.Environ(), rt.EnvSeed+"=1", rt.EnvReport+"="+report), env...)
 	out, _ := cmd.CombinedOutput()
-	data, _ := os.ReadFile(report)
-	var outs []rt.Outcome
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var o rt.Outcome
-		if json.Unmarshal(line, &o) == nil && o.Test != "" {
-			outs = append(outs, o)
-		}
-	}
+	outs, _ := rt.ReadReport(report) // what the run reported, up to a torn line
 	return outs, string(out)
 }
 

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,6 +100,28 @@ type Outcome struct {
 
 	// TotalSteps counts the yield points of every run made (a Session's).
 	TotalSteps int `json:"total_steps,omitempty"`
+}
+
+// ReadReport reads the Outcomes of a report file (Options.Report), one
+// JSON line each. A line that is not an Outcome is an error that names
+// the file and the line; the Outcomes before it are returned with it.
+func ReadReport(path string) ([]Outcome, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var outs []Outcome
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var o Outcome
+		if err := json.Unmarshal(line, &o); err != nil || o.Test == "" {
+			return outs, fmt.Errorf("%s:%d: expected an outcome of a test as JSON: %q", path, i+1, line)
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
 }
 
 // KindExit is the Outcome.Kind of a test that called os.Exit.

@@ -157,3 +157,24 @@ func TestSessionCloseWithLeftovers(t *testing.T) {
 		t.Fatal("the leftover failed the test")
 	}
 }
+
+// ReadReport reads the report's lines and names the file and line of one
+// that is not an outcome.
+func TestReadReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.jsonl")
+	good := `{"test":"TestA","strategy":"pct","runs":3,"steps":9,"seconds":0.1}`
+	if err := os.WriteFile(path, []byte(good+"\n\n"+good+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outs, err := ReadReport(path)
+	if err != nil || len(outs) != 2 || outs[1].Test != "TestA" || outs[1].Runs != 3 {
+		t.Fatalf("got %+v, %v", outs, err)
+	}
+	if err := os.WriteFile(path, []byte(good+"\n{\"runs\":"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outs, err = ReadReport(path)
+	if len(outs) != 1 || err == nil || !strings.Contains(err.Error(), "report.jsonl:2:") {
+		t.Fatalf("a torn line: got %+v, %v", outs, err)
+	}
+}

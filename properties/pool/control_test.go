@@ -1,8 +1,6 @@
 package pool
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,10 +41,8 @@ func TestControlledMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(work, "ctlpool.test")
-	build := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, b.Flags()...), ".")...)
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the instrumented tests: %v\n%s", err, out)
+	if err := b.CompileTest(dir, bin); err != nil {
+		t.Fatal(err)
 	}
 	sched := filepath.Join(work, "schedules")
 	run := func(test string, count int, env ...string) []rt.Outcome {
@@ -58,17 +54,9 @@ func TestControlledMode(t *testing.T) {
 		cmd.Env = append(os.Environ(), rt.EnvOut+"="+sched, rt.EnvReport+"="+report)
 		cmd.Env = append(cmd.Env, env...)
 		out, _ := cmd.CombinedOutput()
-		data, err := os.ReadFile(report)
+		outs, err := rt.ReadReport(report)
 		if err != nil {
-			t.Fatalf("%s: no report: %v\n%s", test, err, tail(out, 3000))
-		}
-		var outs []rt.Outcome
-		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-			var o rt.Outcome
-			if err := json.Unmarshal(line, &o); err != nil {
-				t.Fatalf("%s: report line %q: %v", test, line, err)
-			}
-			outs = append(outs, o)
+			t.Fatalf("%s: %v\n%s", test, err, tail(out, 3000))
 		}
 		return outs
 	}
