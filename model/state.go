@@ -169,22 +169,25 @@ func (s *State) WorkerOf(t int) int {
 	return -1
 }
 
+// Doing says what worker w is doing: "polls tN", "stealing tN from wV"
+// or "idle".
+func (s *State) Doing(w int) string {
+	switch {
+	case s.Cur[w] != 0:
+		return fmt.Sprintf("polls t%d", s.Cur[w])
+	case s.Steal[w] != 0:
+		return fmt.Sprintf("stealing t%d from w%d", s.Steal[w], s.Victim[w])
+	}
+	return "idle"
+}
+
 // String prints the state as lanes: the global queue, one line per worker
 // with its local queue, then every task that is not IDLE.
 func (s *State) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "global %s\n", queueString(s.Global))
 	for w := range s.Cur {
-		fmt.Fprintf(&b, "w%d ", w)
-		switch {
-		case s.Cur[w] != 0:
-			fmt.Fprintf(&b, "polls t%d", s.Cur[w])
-		case s.Steal[w] != 0:
-			fmt.Fprintf(&b, "stealing t%d from w%d", s.Steal[w], s.Victim[w])
-		default:
-			b.WriteString("idle")
-		}
-		fmt.Fprintf(&b, "  local %s\n", queueString(s.Local[w]))
+		fmt.Fprintf(&b, "w%d %s  local %s\n", w, s.Doing(w), queueString(s.Local[w]))
 	}
 	b.WriteString("tasks")
 	for i, st := range s.Task {

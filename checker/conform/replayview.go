@@ -21,16 +21,7 @@ func (c *Conformance) BoundedLanes(max int) string {
 		boundedQueue(&b, s.Global, len(s.Global), max)
 	}
 	for w := range s.Cur {
-		fmt.Fprintf(&b, "\nw%d ", w)
-		switch {
-		case s.Cur[w] != 0:
-			fmt.Fprintf(&b, "polls t%d", s.Cur[w])
-		case s.Steal[w] != 0:
-			fmt.Fprintf(&b, "stealing t%d from w%d", s.Steal[w], s.Victim[w])
-		default:
-			b.WriteString("idle")
-		}
-		b.WriteString("  local ")
+		fmt.Fprintf(&b, "\nw%d %s  local ", w, s.Doing(w))
 		boundedQueue(&b, s.Local[w], len(s.Local[w]), max)
 		if t := c.workers[w].slot; t != 0 {
 			fmt.Fprintf(&b, "  LIFO slot t%d", t)
