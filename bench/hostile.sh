@@ -12,6 +12,8 @@
 # two by priority, the rest aged, in queue order), and an order-intervals
 # trace of n pushes all overlapping, taken in reverse. RUNS (default 5)
 # runs each; the median of the wall times and of the CPU times (user+sys).
+# Each shape is timed twice: verify check, and verify check --html (whose
+# picture of the queues took a scan per take before it was indexed).
 # N sets n; VERIFY=path times another build of verify (an older commit's).
 # Results: bench/results/hostile.md, BENCHMARKS.md.
 set -euo pipefail
@@ -26,20 +28,22 @@ go build -o "$dir/gentrace" ./bench/gentrace
 if [ "$what" = shapes ] || [ "$what" = all ]; then
   runs=${RUNS:-5}
   median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-  # time1 TRACE: prints "wall cpu" of one verify check (exit 0 expected).
+  # time1 TRACE [FLAGS]: prints "wall cpu" of one verify check (exit 0 expected).
   time1() {
     local TIMEFORMAT='%3R %3U %3S'
-    { time "$dir/verify" check "$1" > /dev/null 2> "$dir/err" || { cat "$dir/err" >&2; exit 1; }; } 2>&1 | awk '{print $1, $2 + $3}'
+    { time "$dir/verify" check ${2:-} "$1" > /dev/null 2> "$dir/err" || { cat "$dir/err" >&2; exit 1; }; } 2>&1 | awk '{print $1, $2 + $3}'
   }
   shape() { # name, gentrace flags with N for the size, n
-    local name=$1 flags=$2 n=$3 w1 c1 w10 c10
-    for k in 1 10; do
-      "$dir/gentrace" ${flags//N/$((k * n))} > "$dir/s.jsonl"
-      for _ in $(seq "$runs"); do time1 "$dir/s.jsonl"; done > "$dir/t"
-      eval "w$k=$(awk '{print $1}' "$dir/t" | median) c$k=$(awk '{print $2}' "$dir/t" | median)"
+    local name=$1 flags=$2 n=$3 w1 c1 w10 c10 how
+    for how in "" "--html $dir/page.html"; do
+      for k in 1 10; do
+        "$dir/gentrace" ${flags//N/$((k * n))} > "$dir/s.jsonl"
+        for _ in $(seq "$runs"); do time1 "$dir/s.jsonl" "$how"; done > "$dir/t"
+        eval "w$k=$(awk '{print $1}' "$dir/t" | median) c$k=$(awk '{print $2}' "$dir/t" | median)"
+      done
+      printf '%-29s %8d tasks %6.2fs wall %6.2fs cpu | %8d tasks %6.2fs wall %6.2fs cpu | ratio wall %5.1f cpu %5.1f\n' \
+        "$name${how:+ --html}" "$n" "$w1" "$c1" $((10 * n)) "$w10" "$c10" "$(echo "$w10 / $w1" | bc -l)" "$(echo "$c10 / $c1" | bc -l)"
     done
-    printf '%-22s %8d tasks %6.2fs wall %6.2fs cpu | %8d tasks %6.2fs wall %6.2fs cpu | ratio wall %5.1f cpu %5.1f\n' \
-      "$name" "$n" "$w1" "$c1" $((10 * n)) "$w10" "$c10" "$(echo "$w10 / $w1" | bc -l)" "$(echo "$c10 / $c1" | bc -l)"
   }
   uptime
   n=${N:-20000}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 )
 
 // Mark points at the violation in a trace, for WriteHTML: the index of the
@@ -208,10 +209,15 @@ func kindCounts(m map[Kind]int) map[string]int {
 
 func (s *tlState) clone() *tlState {
 	c := *s
-	c.global = append([]int64{}, s.global...)
-	c.locals = make([][]int64, len(s.locals))
-	for w, q := range s.locals {
-		c.locals[w] = append([]int64{}, q...)
+	c.global = s.global.clone()
+	c.locals = make([]tlQ, len(s.locals))
+	for w := range s.locals {
+		c.locals[w] = s.locals[w].clone()
+	}
+	c.where = make(map[int64]tlWhere, len(s.where))
+	for t, w := range s.where {
+		w.more = slices.Clone(w.more)
+		c.where[t] = w
 	}
 	c.cur = append([]int64{}, s.cur...)
 	c.task = make(map[int64]string, len(s.task))

@@ -216,7 +216,7 @@ func TestTimelineState(t *testing.T) {
 	}
 	for i, e := range sample {
 		s.apply(&e)
-		got := fmt.Sprintf("g%v l0%v l1%v cur%v", s.global, s.locals[0], s.locals[1], s.cur)
+		got := fmt.Sprintf("g%v l0%v l1%v cur%v", s.global.tasks(), s.locals[0].tasks(), s.locals[1].tasks(), s.cur)
 		for _, id := range []int64{1, 2} {
 			if st := s.state(id); st != "" {
 				got += fmt.Sprintf(" t%d:%s", id, st)
@@ -238,8 +238,8 @@ func TestTimelineDroppedWake(t *testing.T) {
 		{Seq: 4, Kind: KindPollEnd, Task: 1, Worker: 0, Result: ResultPending},
 	} {
 		s.apply(&e)
-		if e.Seq == 3 && (s.state(1) != "RUNNING" || len(s.global) != 0) {
-			t.Fatalf("a dropped wake changed the state: t1 %s, global %v", s.state(1), s.global)
+		if e.Seq == 3 && (s.state(1) != "RUNNING" || s.global.n != 0) {
+			t.Fatalf("a dropped wake changed the state: t1 %s, global %v", s.state(1), s.global.tasks())
 		}
 	}
 	if s.state(1) != "WAITING" {

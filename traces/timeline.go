@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
@@ -41,8 +42,9 @@ type tlQueue struct {
 // tlState is the state the timeline rebuilds from the events.
 type tlState struct {
 	local    bool // the policy has local queues
-	global   []int64
-	locals   [][]int64
+	global   tlQ
+	locals   []tlQ
+	where    map[int64]tlWhere // the queued tasks: where each is
 	cur      []int64
 	task     map[int64]string // tasks not DONE
 	done     tlDone           // tasks DONE: a bit each, so a trace of millions of tasks costs little
@@ -53,12 +55,12 @@ type tlState struct {
 }
 
 func newTLState(h Header) *tlState {
-	s := &tlState{workers: max(h.Workers, 0), task: map[int64]string{}}
+	s := &tlState{workers: max(h.Workers, 0), task: map[int64]string{}, where: map[int64]tlWhere{}}
 	s.local = h.Policy == "" || h.Policy == "worksteal"
 	if c, ok := h.Config["local-cap"]; ok && c == 0 {
 		s.local = false
 	}
-	s.locals = make([][]int64, s.workers)
+	s.locals = make([]tlQ, s.workers)
 	s.cur = make([]int64, s.workers)
 	s.changedQ = map[int]bool{}
 	return s
@@ -79,47 +81,161 @@ func (s *tlState) queueOf(q Queue, w int32) int {
 }
 
 func (s *tlState) push(q int, t int64) {
-	if q < 0 {
-		s.global = append(s.global, t)
+	at := tlPos{q: int32(q), i: int32(s.queue(q).push(t))}
+	if w, ok := s.where[t]; ok {
+		w.more = append(w.more, at)
+		s.where[t] = w
 	} else {
-		s.locals[q] = append(s.locals[q], t)
+		s.where[t] = tlWhere{first: at}
 	}
 	s.changedQ[q] = true
+	s.compact(q)
+}
+
+func (s *tlState) queue(q int) *tlQ {
+	if q < 0 {
+		return &s.global
+	}
+	return &s.locals[q]
 }
 
 // remove deletes t from the queue that holds it (the global queue, then
-// the local queues), if any.
+// the local queues in worker order, the earliest push in a queue), if any.
 func (s *tlState) remove(t int64) {
-	if i := indexOf(s.global, t); i >= 0 {
-		s.global = cut(s.global, i)
-		s.changedQ[-1] = true
+	w, ok := s.where[t]
+	if !ok {
 		return
 	}
-	for w, q := range s.locals {
-		if i := indexOf(q, t); i >= 0 {
-			s.locals[w] = cut(q, i)
-			s.changedQ[w] = true
+	// A task is queued more than once only in a trace that says so
+	// wrongly; then the first of its places in that order goes.
+	k := -1
+	for j, p := range w.more {
+		if p.before(w.first) && (k < 0 || p.before(w.more[k])) {
+			k = j
+		}
+	}
+	at := w.first
+	switch {
+	case k >= 0:
+		at = w.more[k]
+		w.more = append(w.more[:k], w.more[k+1:]...)
+		s.where[t] = w
+	case len(w.more) > 0:
+		w.first, w.more = w.more[0], w.more[1:]
+		s.where[t] = w
+	default:
+		delete(s.where, t)
+	}
+	s.queue(int(at.q)).remove(int(at.i))
+	s.changedQ[int(at.q)] = true
+	s.compact(int(at.q))
+}
+
+// compact rebuilds queue q without its holes once they outnumber its
+// tasks, so that memory follows the tasks queued, not those ever pushed;
+// each task's place is updated (amortised O(1) per removal).
+func (s *tlState) compact(q int) {
+	qu := s.queue(q)
+	if holes := len(qu.items) - qu.n; holes <= qu.n+64 {
+		return
+	}
+	live := make([]int64, 0, qu.n)
+	for i := qu.first(0); i < len(qu.items); i = qu.first(i + 1) {
+		t := qu.items[i]
+		w := s.where[t]
+		w.moved(int32(q), int32(i), int32(len(live)))
+		s.where[t] = w
+		live = append(live, t)
+	}
+	*qu = tlQ{}
+	for _, t := range live {
+		qu.push(t)
+	}
+}
+
+// tlPos is a place in a queue: the queue (-1 global, w local) and the
+// index of the push in it.
+type tlPos struct{ q, i int32 }
+
+// before orders places as remove looks for a task: the global queue, then
+// the local queues by worker, earlier pushes first.
+func (p tlPos) before(o tlPos) bool {
+	if p.q != o.q {
+		return p.q < o.q
+	}
+	return p.i < o.i
+}
+
+// tlWhere is where a queued task is: one place, and more only in a trace
+// that pushes a task that is already queued.
+type tlWhere struct {
+	first tlPos
+	more  []tlPos
+}
+
+// moved renumbers the place (q, from) as (q, to).
+func (w *tlWhere) moved(q, from, to int32) {
+	if w.first == (tlPos{q, from}) {
+		w.first.i = to
+		return
+	}
+	for j := range w.more {
+		if w.more[j] == (tlPos{q, from}) {
+			w.more[j].i = to
 			return
 		}
 	}
 }
 
-func indexOf(q []int64, t int64) int {
-	for i, u := range q {
-		if u == t {
-			return i
-		}
-	}
-	return -1
+// tlQ is a queue of the picture: its pushes in order, a removal leaving a
+// hole. next finds the first task at or after an index over the holes
+// (path halving), so a take from anywhere in a long queue — a priority
+// pick, an out-of-order take under order: intervals — and listing the
+// queue's head cost O(log n) amortised, not a scan of the queue.
+type tlQ struct {
+	items []int64
+	next  []int32 // next[i] == i: a task; else a later index to look at
+	n     int     // the tasks queued
 }
 
-// cut removes q[i]; a removal at the head reslices, so a long FIFO queue
-// costs O(1) per take.
-func cut(q []int64, i int) []int64 {
-	if i == 0 {
-		return q[1:]
+func (q *tlQ) push(t int64) int {
+	i := len(q.items)
+	q.items = append(q.items, t)
+	q.next = append(q.next, int32(i))
+	q.n++
+	return i
+}
+
+func (q *tlQ) remove(i int) {
+	q.next[i] = int32(i + 1)
+	q.n--
+}
+
+// first returns the index of the first task at or after i, or
+// len(q.items) if none.
+func (q *tlQ) first(i int) int {
+	for i < len(q.items) && int(q.next[i]) != i {
+		j := int(q.next[i])
+		if j < len(q.items) {
+			q.next[i] = q.next[j]
+		}
+		i = int(q.next[i])
 	}
-	return append(q[:i], q[i+1:]...)
+	return i
+}
+
+// shown is the queue as the page shows it: its length and its first
+// tasks.
+func (q *tlQ) shown() tlQueue {
+	h := []int64{}
+	for i := q.first(0); i < len(q.items) && len(h) < tlQueueShown; i = q.first(i + 1) {
+		h = append(h, q.items[i])
+	}
+	return tlQueue{N: q.n, H: h}
+}
+
+func (q *tlQ) clone() tlQ {
+	return tlQ{items: slices.Clone(q.items), next: slices.Clone(q.next), n: q.n}
 }
 
 // state returns task t's state: "" for a task the trace has not named.
@@ -274,10 +390,6 @@ func stepKind(e *Event) Kind {
 	return 0
 }
 
-func shownQueue(q []int64) tlQueue {
-	return tlQueue{N: len(q), H: append([]int64{}, q[:min(len(q), tlQueueShown)]...)}
-}
-
 // tlChange is what one event changed, as the page applies it.
 type tlChange struct {
 	Q map[string]tlQueue `json:"q,omitempty"` // "g" or the worker
@@ -295,9 +407,9 @@ func (s *tlState) change() *tlChange {
 			c.Q = map[string]tlQueue{}
 		}
 		if q < 0 {
-			c.Q["g"] = shownQueue(s.global)
+			c.Q["g"] = s.global.shown()
 		} else {
-			c.Q[strconv.Itoa(q)] = shownQueue(s.locals[q])
+			c.Q[strconv.Itoa(q)] = s.locals[q].shown()
 		}
 	}
 	for _, w := range s.changedC {
@@ -329,9 +441,9 @@ type tlSnapshot struct {
 }
 
 func (s *tlState) snapshot() tlSnapshot {
-	sn := tlSnapshot{Global: shownQueue(s.global), Cur: append([]int64{}, s.cur...), Tasks: map[string]string{}, NTasks: len(s.task) + s.done.n, NDone: s.done.n}
-	for _, q := range s.locals {
-		sn.Local = append(sn.Local, shownQueue(q))
+	sn := tlSnapshot{Global: s.global.shown(), Cur: append([]int64{}, s.cur...), Tasks: map[string]string{}, NTasks: len(s.task) + s.done.n, NDone: s.done.n}
+	for i := range s.locals {
+		sn.Local = append(sn.Local, s.locals[i].shown())
 	}
 	ids := make([]int64, 0, len(s.task))
 	for t := range s.task {
