@@ -30,6 +30,7 @@ type caseRun struct {
 	pollCount     atomic.Int64
 	finishedCount atomic.Int64
 	maxDelay      atomic.Int64
+	maxHeld       atomic.Int64  // the most polls of other tasks the least busy worker ended between a task becoming ready and its poll (heldPolls)
 	pending       atomic.Int64  // wake goroutines not yet done
 	reached       atomic.Int64  // endless tasks polled minPolls times
 	stop          atomic.Bool   // endless tasks finish at their next poll
@@ -37,14 +38,12 @@ type caseRun struct {
 	bound         int           // stated fairness bound in polls, -1 if none (fairness cases only)
 	wait          time.Duration // stated fairness bound in time, 0 if none
 	mode          fairMode
-	maxWait       atomic.Int64 // the longest a ready task waited for its poll, in nanoseconds
-	starved       string       // a seemingly starved task, when no bound is stated (guarded by mu)
-	wakeDriven    bool         // the executor states it never polls spuriously
-	workers       int          // from the executor's Describe, 0 if unknown
-	workerLast    [64]atomic.Int64
+	maxWait       atomic.Int64             // the longest a ready task waited for its poll, in nanoseconds
+	starved       string                   // a seemingly starved task, when no bound is stated (guarded by mu)
+	wakeDriven    bool                     // the executor states it never polls spuriously
+	workers       int                      // from the executor's Describe, 0 if unknown
 	workerSeen    atomic.Uint64            // bit w: worker w has polled
-	workerPolls   [8]atomic.Int64          // polls ended by each of the first workers
-	workerEndAt   [8]atomic.Int64          // pollCount when each of the first workers last ended a poll
+	workerPolls   [64]atomic.Int64         // polls ended by each worker (numbered below 64)
 	requeuing     [8]atomic.Pointer[probe] // a task each of the first workers saw woken during its last poll, until its next poll
 	minPolls      int
 	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
@@ -423,6 +422,7 @@ wait:
 func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 	o.Elapsed = time.Since(start)
 	o.MaxDelay = r.maxDelay.Load()
+	o.MaxHeld = r.maxHeld.Load()
 	o.MaxWait = time.Duration(r.maxWait.Load())
 	o.FairnessStated = r.mode.String()
 	r.mu.Lock()

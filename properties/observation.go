@@ -83,6 +83,7 @@ type Observation struct {
 	CloseErr       error
 	JoinErrs       []string
 	MaxDelay       int64 // the most polls of other tasks between a task becoming ready and its poll
+	MaxHeld        int64 // the most of those the least busy worker ended: what a bound in polls is checked against (heldPolls)
 	Bound          int   // the executor's stated fairness bound for this case, -1 if none
 	// BoundWait is the fairness bound in time the executor states (or
 	// Config.FairnessWait), 0 if none; MaxWait the longest a ready task
