@@ -6,10 +6,12 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/properties/broken"
 )
@@ -200,5 +202,38 @@ func TestOutcomesCaught(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// stallFIFO is a correct FIFO executor whose worker, at the first poll of
+// a case, runs for stall without polling anything: what a worker looks
+// like from outside while the operating system has stopped its thread.
+type stallFIFO struct {
+	*executor.FIFO
+	stall time.Duration
+	once  sync.Once
+}
+
+func (e *stallFIFO) Spawn(f executor.Future) (executor.Handle, error) {
+	return e.FIFO.Spawn(executor.FutureFunc(func(cx *executor.Context) (any, bool) {
+		e.once.Do(func() {
+			for t0 := time.Now(); time.Since(t0) < e.stall; {
+			}
+		})
+		return f.Poll(cx)
+	}))
+}
+
+// TestBlackBoxHangWaitsForRunning: a black-box case in which nothing
+// happens for the idle time while a goroutine is still running is given a
+// second idle period before it is called a hang, so a worker that runs
+// late is not reported hung; a hang with every goroutine blocked (the
+// catalogue's lost wakes, TestCatalogueCaught) is reported at the first.
+func TestBlackBoxHangWaitsForRunning(t *testing.T) {
+	idle := 100 * time.Millisecond
+	mk := func() executor.Executor { return &stallFIFO{FIFO: executor.NewFIFO(), stall: idle * 3 / 2} }
+	rep := properties.Check(mk, properties.Config{Checks: 3, Only: []string{"exactly-once"}, Uncontrolled: true, Idle: idle})
+	if rep.Verdict() != checker.Holds {
+		t.Fatalf("a worker running late for 1.5 idle periods was reported: %v", rep.Err())
 	}
 }

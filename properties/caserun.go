@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -376,8 +377,15 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 	deadline := start.Add(cfg.timeout())
 	// Idle time counts only while the watcher itself runs on time: when the
 	// whole process is starved of CPU (a loaded machine, the race detector),
-	// a late tick restarts the window instead of reporting a hang.
+	// a late tick restarts the window instead of reporting a hang. And a
+	// window that ends while some other goroutine is running or waiting to
+	// run (othersCanRun) gets a second one before the hang is reported: the
+	// executor's worker may be running on a thread the operating system has
+	// stopped while the watcher's runs (a correct queue executor was
+	// reported hung so at a load of 24 on 2 cores). A hang with every
+	// goroutine blocked, a lost wake, is reported at the first.
 	last, lastChange, lastTick := r.clock.Load(), time.Now(), time.Now()
+	second := false
 wait:
 	for {
 		select {
@@ -400,10 +408,13 @@ wait:
 			late := now.Sub(lastTick) > idle/4
 			lastTick = now
 			if c := r.clock.Load(); c != last || late {
+				second = second && c == last
 				last, lastChange = c, now
-			} else if now.Sub(lastChange) > idle || now.After(deadline) {
+			} else if now.After(deadline) || now.Sub(lastChange) > idle && (second || !othersCanRun()) {
 				o.End = EndHang
 				break wait
+			} else if now.Sub(lastChange) > idle {
+				second, lastChange = true, now
 			}
 		}
 	}
@@ -479,4 +490,19 @@ func (r *recorder) events() []traces.Event {
 	out := append([]traces.Event(nil), r.ev...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out
+}
+
+// othersCanRun reports whether a goroutine other than the caller is
+// running or waiting to run, as the runtime counts them: the executor may
+// then still move, however late.
+func othersCanRun() bool {
+	samples := []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
+	metrics.Read(samples)
+	var n uint64
+	for _, s := range samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			n += s.Value.Uint64()
+		}
+	}
+	return n > 1
 }

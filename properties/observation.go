@@ -14,7 +14,7 @@ const (
 	EndWait      End = iota + 1 // Wait (then Close) returned
 	EndClose                    // Close returned
 	EndViolation                // a safety violation stopped the case early
-	EndHang                     // nothing happened for Config.Idle, or Config.Timeout passed; under control, a deadlock
+	EndHang                     // nothing happened for Config.Idle (twice that while a goroutine could still run), or Config.Timeout passed; under control, a deadlock
 	EndBudget                   // under control, the step budget ran out: no verdict
 )
 
