@@ -17,7 +17,7 @@ import (
 // overrides. The check holds it to what is stated:
 //
 //	stated       a ready task fails the check when
-//	polls b      every worker ended more than b + 2W polls of other tasks between its becoming ready and its poll (W workers: takes before it was ready are not seen from outside), or more than max(b+2W, starveLimit) each while it is still waiting
+//	polls b      every worker ended more than b + 2W polls of other tasks between its becoming ready and its poll (W workers: takes before it was ready are not seen from outside; black-box with W > 1, also more than starveTime, 10 ms), or more than max(b+2W, starveLimit) each while it is still waiting
 //	time d       it waited longer than waitLimit(d) = 3d + 500 ms by the clock while every worker ended polls of other tasks (black-box cases only: under a controller time means nothing)
 //	nothing      the default bound: every worker ended more than starveLimit (1,000) polls of other tasks while it was ready, and it waited more than defaultStarveTime (1 s), by the clock and by the process's CPU time (waitedDefault); under a controller more than starveLimitControlled (300) polls each, and no clock
 //	no fairness  never: the figures (the most polls of others between ready and poll, the longest wait, a task seemingly starved) are reported as information
@@ -34,13 +34,16 @@ import (
 // task; the least busy one polled no more than the holder did, so its count
 // never exceeds what a fair executor's holder would do, and a starving
 // executor keeps every worker polling others (a worker left idle while the
-// task waits is work conservation's to catch). Summing the workers' polls
-// instead gave false alarms on fair executors run on real threads: a work
-// stealer whose second worker polled its own tasks 328 times while the
-// first, descheduled, held the ready task in its local queue (bound 300),
-// and a shared FIFO (wakeable, 2 workers, bound n-1) whose worker was
-// descheduled between the end of a poll and the re-queue of the task woken
-// just then, while the other polled 4,097 others.
+// task waits is work conservation's to catch). The price of not knowing
+// the holder: an executor that passes a task over is caught once every
+// worker has polled past the bound, not their sum. Summing the workers'
+// polls instead gave false alarms on fair executors run on real threads:
+// a work stealer whose second worker polled its own tasks while the
+// first, descheduled, held the ready task in its local queue (328 polls of
+// others against a bound of 300), and a shared FIFO (wakeable, 2 workers,
+// bound n-1) whose worker was descheduled between the end of a poll and
+// the re-queue of the task woken just then, while the other polled 4,097
+// others.
 //
 // Why the default is what it is: a fair design, whatever its order, polls
 // a ready task of a fairness case (at most 9 endless tasks) within a few
