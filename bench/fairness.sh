@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The default fairness bound on fair designs that state nothing, and on
-# every built-in executor: N cases of the fairness property per design (the
-# 10ms time slices N/10), none may fail; then N cases of work-conservation
+# The default fairness bound on fair designs that state nothing, and the
+# stated bounds of every built-in executor and of the catalogue's
+# two-worker bases (black box): N cases of the fairness property per design
+# (the 10ms time slices N/10), none may fail; then N cases of work-conservation
 # on every built-in executor and a FIFO on executor.Kit, under the
 # controller, none may fail. Prints one FIGURES line per design.
 #

@@ -21,16 +21,18 @@ import "time"
 // ends late; under the race detector at a load of 12 on 2 cores, a fair
 // executor with 20 ms slices kept tasks waiting 454 ms); it is checked on
 // black-box cases only, since under a controller time means nothing. A
-// bound b in polls (Bounded): a task fails when more than b + 2W polls of
-// other tasks (W workers) began between its becoming ready and its poll
-// (a take is not seen from outside: each worker may have taken a task
-// before this one became ready and polled it after, and likewise between a
-// poll's end and the re-queue of a NOTIFIED task), and only when every
-// worker went on polling others meanwhile (one that the operating system
-// descheduled between its take and its poll holds the task without the
-// executor's fault). Without any statement the default bound is 1,000 polls
-// of other tasks and 1 s of waiting (300 polls under a controller); see
-// FairnessPromiser.
+// bound b in polls (Bounded): a task fails when every worker ended more
+// than b + 2W polls of other tasks (W workers) between its becoming ready
+// and its poll. Each worker is counted apart: one worker can hold a ready
+// task (in its local queue, between its take and its poll, between a
+// poll's end and the re-queue of a task woken then) while the operating
+// system stops it and the others poll their own tasks, which is no fault
+// of the executor's order. The 2W: a take is not seen from outside, so
+// each worker may have taken a task before this one became ready and
+// polled it after, and likewise between a poll's end and the re-queue of
+// a NOTIFIED task. Without any statement the default bound is 1,000 polls
+// of other tasks by every worker and 1 s of waiting (300 polls under a
+// controller); see FairnessPromiser.
 type BoundedWait interface {
 	FairnessWait(n int) time.Duration
 }
@@ -78,7 +80,8 @@ func (m *Monitored) FairnessWait(n int) time.Duration {
 // at all: that a task which stays ready is polled again and again while
 // the executor polls others (□◇ready ⇒ □◇polled). Without a statement an
 // executor is held to it, within a default bound generous enough for any
-// fair design (properties: 1,000 polls of other tasks and 1 s of waiting;
+// fair design (properties: 1,000 polls of other tasks by every worker and
+// 1 s of waiting;
 // a stated bound, Bounded or BoundedWait, replaces it). An executor that
 // states false here (a strict priority scheduler without aging, by design)
 // is not: its longest wait and a task it seemingly starved are reported as

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,7 @@ type caseRun struct {
 	pollCount     atomic.Int64
 	finishedCount atomic.Int64
 	maxDelay      atomic.Int64
+	maxHeld       atomic.Int64  // the most polls of other tasks the least busy worker ended between a task becoming ready and its poll (heldPolls)
 	pending       atomic.Int64  // wake goroutines not yet done
 	reached       atomic.Int64  // endless tasks polled minPolls times
 	stop          atomic.Bool   // endless tasks finish at their next poll
@@ -37,14 +39,12 @@ type caseRun struct {
 	bound         int           // stated fairness bound in polls, -1 if none (fairness cases only)
 	wait          time.Duration // stated fairness bound in time, 0 if none
 	mode          fairMode
-	maxWait       atomic.Int64 // the longest a ready task waited for its poll, in nanoseconds
-	starved       string       // a seemingly starved task, when no bound is stated (guarded by mu)
-	wakeDriven    bool         // the executor states it never polls spuriously
-	workers       int          // from the executor's Describe, 0 if unknown
-	workerLast    [64]atomic.Int64
+	maxWait       atomic.Int64             // the longest a ready task waited for its poll, in nanoseconds
+	starved       string                   // a seemingly starved task, when no bound is stated (guarded by mu)
+	wakeDriven    bool                     // the executor states it never polls spuriously
+	workers       int                      // from the executor's Describe, 0 if unknown
 	workerSeen    atomic.Uint64            // bit w: worker w has polled
-	workerPolls   [8]atomic.Int64          // polls ended by each of the first workers
-	workerEndAt   [8]atomic.Int64          // pollCount when each of the first workers last ended a poll
+	workerPolls   [64]atomic.Int64         // polls ended by each worker (numbered below 64)
 	requeuing     [8]atomic.Pointer[probe] // a task each of the first workers saw woken during its last poll, until its next poll
 	minPolls      int
 	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
@@ -377,8 +377,15 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 	deadline := start.Add(cfg.timeout())
 	// Idle time counts only while the watcher itself runs on time: when the
 	// whole process is starved of CPU (a loaded machine, the race detector),
-	// a late tick restarts the window instead of reporting a hang.
+	// a late tick restarts the window instead of reporting a hang. And a
+	// window that ends while some other goroutine is running or waiting to
+	// run (othersCanRun) gets a second one before the hang is reported: the
+	// executor's worker may be running on a thread the operating system has
+	// stopped while the watcher's runs (a correct queue executor was
+	// reported hung so at a load of 24 on 2 cores). A hang with every
+	// goroutine blocked, a lost wake, is reported at the first.
 	last, lastChange, lastTick := r.clock.Load(), time.Now(), time.Now()
+	second := false
 wait:
 	for {
 		select {
@@ -401,10 +408,13 @@ wait:
 			late := now.Sub(lastTick) > idle/4
 			lastTick = now
 			if c := r.clock.Load(); c != last || late {
+				second = second && c == last
 				last, lastChange = c, now
-			} else if now.Sub(lastChange) > idle || now.After(deadline) {
+			} else if now.After(deadline) || now.Sub(lastChange) > idle && (second || !othersCanRun()) {
 				o.End = EndHang
 				break wait
+			} else if now.Sub(lastChange) > idle {
+				second, lastChange = true, now
 			}
 		}
 	}
@@ -423,6 +433,7 @@ wait:
 func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 	o.Elapsed = time.Since(start)
 	o.MaxDelay = r.maxDelay.Load()
+	o.MaxHeld = r.maxHeld.Load()
 	o.MaxWait = time.Duration(r.maxWait.Load())
 	o.FairnessStated = r.mode.String()
 	r.mu.Lock()
@@ -479,4 +490,19 @@ func (r *recorder) events() []traces.Event {
 	out := append([]traces.Event(nil), r.ev...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out
+}
+
+// othersCanRun reports whether a goroutine other than the caller is
+// running or waiting to run, as the runtime counts them: the executor may
+// then still move, however late.
+func othersCanRun() bool {
+	samples := []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
+	metrics.Read(samples)
+	var n uint64
+	for _, s := range samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			n += s.Value.Uint64()
+		}
+	}
+	return n > 1
 }

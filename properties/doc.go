@@ -75,11 +75,16 @@
 // What the executor states. Fairness is checked against the bound the
 // executor states, in polls (executor.Bounded) or in time
 // (executor.BoundedWait), or that Config sets; with none, against the
-// default bound (1,000 polls of other tasks and 1 s; fairness.go says
-// why); only an executor that states it promises no fairness
-// (executor.FairnessPromiser) gets the figures (the most polls of others
-// between ready and poll, the longest wait) as information. Spurious polls (a poll no wake accounts for) are counted;
-// they fail waker-idempotence only for an executor that states it never
+// default bound (1,000 polls of other tasks by every worker and 1 s;
+// fairness.go says why). Polls of others count per worker, and a wait is
+// judged by the least busy worker of the executor: one worker can hold a
+// ready task (in its local queue, between its take and its poll) while the
+// operating system stops it and the others poll their own tasks. Only an
+// executor that states it promises no fairness (executor.FairnessPromiser)
+// gets the figures (the most polls of others between ready and poll, the
+// least busy worker's share of them, the longest wait) as information.
+// Spurious polls (a poll no wake accounts for) are counted; they fail
+// waker-idempotence only for an executor that states it never
 // polls spuriously (executor.SpuriousPoller).
 //
 // No runaway. Once a case is over, a poll of one of its futures never
@@ -90,9 +95,10 @@
 //
 // Timing. Black-box cases see what the Go scheduler makes happen. A hang is
 // declared only when nothing happened for Config.Idle while the watcher
-// itself ran on time, and a task counts as starved only when it waited
-// through many polls of others, some milliseconds, and polls by every
-// worker, so that a loaded machine does not raise false alarms.
+// itself ran on time (for a second period if some goroutine could still
+// run at the end of the first), and a task counts as starved only when
+// every worker polled many others while it waited, for some milliseconds,
+// so that a loaded machine does not raise false alarms.
 //
 // The instrumented engine. An executor that is not executor.Controllable
 // (or run with NoHook) is still controlled when its package is

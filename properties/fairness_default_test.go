@@ -58,17 +58,34 @@ func catalogued(t *testing.T, name string) func() executor.Executor {
 }
 
 // TestStarvationFailsByDefault: a priority executor without aging that
-// states no bound fails fairness by default, black-box and under the
-// controller; stating that it promises no fairness turns the failure into
-// a figure.
+// states no bound, with one worker or two, fails fairness by default,
+// black-box and under the controller, and so does a work stealer whose
+// owner end is LIFO that states nothing, black-box (every worker polls
+// others while the task waits:
+// counting each worker's polls apart, which spares a task held by a
+// stopped worker, does not spare them); stating that it promises no
+// fairness turns the failure into a figure.
 func TestStarvationFailsByDefault(t *testing.T) {
 	noAging := catalogued(t, "priority-no-aging")
+	noAging2 := func() executor.Executor { return executor.NewPriority(executor.PriorityConfig{Workers: 2, Aging: -1}) }
+	// A work stealer whose owner takes from the LIFO end: a task that
+	// wakes itself is taken again at once, and the tasks below it in the
+	// same local queue wait while every worker is busy with its own.
+	lifoOwner := func() executor.Executor {
+		return executor.NewMonitored(executor.NewWorkSteal(executor.WorkStealConfig{}))
+	}
 	for _, tc := range []struct {
 		name string
 		mk   func() executor.Executor
 	}{
 		{"black-box", func() executor.Executor { return &statesNothing{ex: noAging()} }},
 		{"controlled", func() executor.Executor { return &controlledNothing{statesNothing{ex: noAging()}} }},
+		{"2-workers/black-box", func() executor.Executor { return &statesNothing{ex: noAging2()} }},
+		{"2-workers/controlled", func() executor.Executor { return &controlledNothing{statesNothing{ex: noAging2()}} }},
+		// Black box only: under the controller a case ends (24 polls per
+		// task) before the other worker, polling its own tasks, has passed
+		// the task over 300 times by its own count.
+		{"lifo-owner-stealer/black-box", func() executor.Executor { return &statesNothing{ex: lifoOwner()} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := properties.Check(tc.mk, properties.Config{Checks: 30, Only: []string{"fairness"}, ShrinkTime: time.Second})

@@ -1,35 +1,223 @@
 package properties
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/traces"
 )
 
-// A ready task polled by a worker that took it long ago (descheduled
-// between its take and its poll, while the other worker polled others) does
-// not count against the executor; one that a worker polling others all
-// along passed over does.
-func TestFairnessHeldByDescheduledWorker(t *testing.T) {
+// boundedStub is what fairSim's executor states: W workers and a fairness
+// bound in polls (bound < 0: none). It runs nothing; fairSim polls.
+type boundedStub struct{ workers, bound int }
+
+func (boundedStub) Spawn(executor.Future) (executor.Handle, error) { return nil, executor.ErrClosed }
+func (boundedStub) Wait() error                                    { return nil }
+func (boundedStub) Close() error                                   { return nil }
+func (s boundedStub) Describe() traces.Header                      { return traces.Header{Workers: s.workers} }
+func (s boundedStub) FairnessBound(int) int                        { return s.bound }
+
+// fairSim plays an order of polls and wakes on the probes of a case, as an
+// executor on real threads can make them happen: which worker polls which
+// task, and when a task is woken. The probes see only that, as they do from
+// outside any executor; the fairness check judges what they saw.
+type fairSim struct {
+	t *testing.T
+	r *caseRun
+}
+
+// newFairSim is a black-box case of tasks tasks (each able to return
+// Pending polls times) on an executor with the given workers that states
+// bound (< 0: nothing, the default bound).
+func newFairSim(t *testing.T, tasks, polls, workers, bound int) *fairSim {
+	w := &Workload{}
+	for range tasks {
+		w.Tasks = append(w.Tasks, TaskSpec{Steps: make([]Step, polls)})
+	}
+	r := newCase(w)
+	r.setFairness(boundedStub{workers, bound}, tasks, &Config{})
+	return &fairSim{t, r}
+}
+
+// poll is a whole poll of task on worker.
+func (s *fairSim) poll(task, worker int) {
+	s.r.probes[task-1].Poll(executor.NewContext(executor.Waker{}, worker))
+}
+
+// polls makes worker poll the tasks others in turn, n polls in all.
+func (s *fairSim) polls(worker, n int, others ...int) {
+	for i := range n {
+		s.poll(others[i%len(others)], worker)
+	}
+}
+
+// wake is a wake of task that the executor has accepted (the waker
+// returned): from here the task is ready, as far as anyone outside can
+// tell.
+func (s *fairSim) wake(task int) { s.r.probes[task-1].markReady(s.r.tick()) }
+
+// longAgo moves task's readiness a second back by both clocks, as if the
+// polls since had taken that long.
+func (s *fairSim) longAgo(task int) {
+	p := s.r.probes[task-1]
+	p.readySince = time.Now().Add(-2 * defaultStarveTime)
+	p.readyCPU -= 2 * defaultStarveTime
+}
+
+func (s *fairSim) failed() string {
+	if len(s.r.viols) == 0 {
+		return ""
+	}
+	return s.r.viols[0].detail
+}
+
+// TestFairnessHeldByStoppedWorker: a ready task held by a worker that the
+// operating system stopped — in its local queue, between its take and its
+// poll, between the end of its poll and the re-queue of a wake that came
+// then — while another worker polls its own tasks does not count against
+// the executor, however many polls the other makes. Each case is a fair
+// run seen on real threads; summing every worker's polls of others, as the
+// check once did, failed the first two.
+func TestFairnessHeldByStoppedWorker(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		pollerEnd  int64 // pollCount when the poller last ended a poll
-		wantViolat bool
+		name                  string
+		tasks, workers, bound int
+		play                  func(s *fairSim)
 	}{
-		{"taken early, polled late", 6, false},
-		{"passed over by its poller", 590, true},
+		{
+			// The work-stealing base, 2 workers, bound 300: worker 0 has
+			// task 1 in its local queue and is stopped; worker 1 keeps
+			// polling its own tasks (it steals only when its queue is
+			// empty); worker 0 comes back, polls the task ahead of task 1,
+			// then task 1. Seen in CI: 328 polls of others.
+			name: "local queue of a stopped worker", tasks: 3, workers: 2, bound: 300,
+			play: func(s *fairSim) {
+				s.poll(2, 0)
+				s.poll(3, 1)
+				s.wake(1)
+				s.polls(1, 328, 3, 2)
+				s.poll(2, 0)
+				s.longAgo(1)
+				s.poll(1, 0)
+			},
+		},
+		{
+			// The wakeable FIFO, 2 workers, bound n-1 (seed
+			// 7876761563530172561): worker 0 ends its poll of task 5 and is
+			// stopped before it finishes the poll in the executor; task 4's
+			// poll on worker 1 wakes task 5, which makes it NOTIFIED, not
+			// queued; worker 1 polls the ring of tasks 2 and 3 4,096 times;
+			// worker 0 comes back, re-queues task 5, polls task 3 (queued
+			// just before) and then task 5.
+			name: "woken between its poll's end and its re-queue", tasks: 5, workers: 2, bound: 4,
+			play: func(s *fairSim) {
+				s.poll(5, 0)
+				s.poll(4, 1)
+				s.wake(5)
+				s.polls(1, 4096, 2, 3)
+				s.poll(3, 0)
+				s.longAgo(5)
+				s.poll(5, 0)
+			},
+		},
+		{
+			// Worker 0 ended one poll after the task became ready and was
+			// then stopped holding it; worker 1 emptied its own queue and
+			// stole the task.
+			name: "stolen from a stopped worker", tasks: 3, workers: 2, bound: 300,
+			play: func(s *fairSim) {
+				s.poll(2, 0)
+				s.poll(3, 1)
+				s.wake(1)
+				s.poll(2, 0)
+				s.polls(1, 400, 3)
+				s.longAgo(1)
+				s.poll(1, 1)
+			},
+		},
+		{
+			// Still waiting, by the default bound: worker 0 is stopped
+			// holding the task while worker 1 polls others past the limit.
+			name: "still held, default bound", tasks: 3, workers: 2, bound: -1,
+			play: func(s *fairSim) {
+				s.poll(2, 0)
+				s.poll(3, 1)
+				s.wake(1)
+				s.poll(2, 0)
+				s.polls(1, 3*starveLimit, 3)
+				s.longAgo(1)
+				s.r.checkStarving()
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &caseRun{mode: fairPolls, bound: 10, workers: 2, violC: make(chan struct{})}
-			p := &probe{r: r, id: 3, readyAt: 5, readySince: time.Now().Add(-time.Second)}
-			r.workerSeen.Store(0b11)
-			for w := range 2 {
-				r.workerPolls[w].Store(100) // both ended polls since p was ready
+			s := newFairSim(t, tc.tasks, 5000, tc.workers, tc.bound)
+			tc.play(s)
+			if d := s.failed(); d != "" {
+				t.Fatalf("a fair run failed fairness: %s", d)
 			}
-			r.workerEndAt[1].Store(600)
-			r.workerEndAt[0].Store(tc.pollerEnd)
-			r.polledReady(p, 600, 0)
-			if got := len(r.viols) > 0; got != tc.wantViolat {
-				t.Fatalf("violation %v, want %v (%v)", got, tc.wantViolat, r.viols)
+			if f := s.r.maxDelay.Load(); tc.bound >= 0 && f <= int64(tc.bound) {
+				t.Fatalf("the case did not wait past the bound (%d polls of others): it tests nothing", f)
+			}
+		})
+	}
+}
+
+// TestFairnessPassedOverByEveryWorker: a ready task that every worker
+// passes over, polling others past the bound, fails, whether it is then
+// polled or still waits, with one worker or two.
+func TestFairnessPassedOverByEveryWorker(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		tasks, workers, bound int
+		play                  func(s *fairSim)
+		want                  string
+	}{
+		{
+			name: "one worker, polled late", tasks: 3, workers: 1, bound: 2,
+			play: func(s *fairSim) {
+				s.poll(1, 0)
+				s.wake(1)
+				s.polls(0, 7, 2, 3)
+				s.poll(1, 0)
+			},
+			want: "task 1 waited 7 polls of other tasks between becoming ready and its poll; the executor states a bound of 2",
+		},
+		{
+			name: "two workers, polled late", tasks: 5, workers: 2, bound: 4,
+			play: func(s *fairSim) {
+				s.poll(1, 0)
+				s.poll(2, 1)
+				s.wake(1)
+				for range 10 {
+					s.polls(0, 1, 2)
+					s.polls(1, 1, 3)
+				}
+				s.longAgo(1)
+				s.poll(1, 1)
+			},
+			want: "task 1 waited 20 polls of other tasks between becoming ready and its poll, and each of the 2 workers ended at least 10 of them meanwhile",
+		},
+		{
+			name: "two workers, still waiting, default bound", tasks: 3, workers: 2, bound: -1,
+			play: func(s *fairSim) {
+				s.poll(1, 0)
+				s.wake(1)
+				s.polls(0, starveLimit+1, 2)
+				s.polls(1, starveLimit+1, 3)
+				s.longAgo(1)
+				s.r.checkStarving()
+			},
+			want: "task 1 (ready for 2s, since poll 1, polled 1 times): not polled within the default bound",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newFairSim(t, tc.tasks, 2*starveLimit, tc.workers, tc.bound)
+			tc.play(s)
+			if d := s.failed(); !strings.Contains(d, tc.want) {
+				t.Fatalf("got %q, want a failure with %q", d, tc.want)
 			}
 		})
 	}

@@ -14,7 +14,7 @@ const (
 	EndWait      End = iota + 1 // Wait (then Close) returned
 	EndClose                    // Close returned
 	EndViolation                // a safety violation stopped the case early
-	EndHang                     // nothing happened for Config.Idle, or Config.Timeout passed; under control, a deadlock
+	EndHang                     // nothing happened for Config.Idle (twice that while a goroutine could still run), or Config.Timeout passed; under control, a deadlock
 	EndBudget                   // under control, the step budget ran out: no verdict
 )
 
@@ -83,6 +83,7 @@ type Observation struct {
 	CloseErr       error
 	JoinErrs       []string
 	MaxDelay       int64 // the most polls of other tasks between a task becoming ready and its poll
+	MaxHeld        int64 // the most of those the least busy worker ended: what a bound in polls is checked against (heldPolls)
 	Bound          int   // the executor's stated fairness bound for this case, -1 if none
 	// BoundWait is the fairness bound in time the executor states (or
 	// Config.FairnessWait), 0 if none; MaxWait the longest a ready task

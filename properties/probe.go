@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -82,7 +83,7 @@ type probe struct {
 	readySince  time.Time
 	readyCPU    time.Duration // the process's CPU time then (default fairness bound, black-box only)
 	readyAtEnd  bool          // woken during the current poll: ready when it returns
-	readyShares [8]int64      // caseRun.workerPolls (polls ended) when it became ready
+	readyShares [64]int64     // caseRun.workerPolls (polls ended by each worker) when it became ready
 	handle      executor.Handle
 	spawnErr    error
 	dropped     int // polls and wakes past maxRecords, see appendCapped
@@ -188,7 +189,9 @@ func (p *probe) setReady() {
 	if r.mode == fairDefault && r.sched == nil {
 		p.readyCPU = cpuTime()
 	}
-	for w := range p.readyShares {
+	// Workers above the highest seen have ended no poll: their share
+	// stays 0 from the start.
+	for w := range bits.Len64(r.workerSeen.Load()) {
 		p.readyShares[w] = r.workerPolls[w].Load()
 	}
 }
@@ -226,13 +229,11 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	p.polls = appendCapped(p.polls, pollRec{begin: begin, worker: cx.Worker()}, &p.dropped)
 	p.waker, p.hasWaker = cx.Waker(), true
 	n := r.pollCount.Add(1)
-	if w := cx.Worker(); w >= 0 && w < len(r.workerLast) {
-		r.workerLast[w].Store(n)
+	if w := cx.Worker(); w >= 0 && w < len(r.workerPolls) {
 		r.workerSeen.Or(1 << w)
-
 	}
 	if p.readyAt >= 0 {
-		r.polledReady(p, n, cx.Worker())
+		r.polledReady(p, n)
 		p.readyAt = -1
 	}
 	k := p.next
@@ -319,7 +320,6 @@ func (p *probe) endPoll() {
 	last.end = end
 	if w := last.worker; w >= 0 && w < len(p.r.workerPolls) {
 		p.r.workerPolls[w].Add(1)
-		p.r.workerEndAt[w].Store(p.r.pollCount.Load())
 	}
 	if p.readyAtEnd && !p.finished {
 		p.setReady()

@@ -124,7 +124,7 @@ var suite = []*Property{
 	},
 	{
 		Name:          checkFairness,
-		Doc:           "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled): within the executor's stated bound, or by default within 1,000 polls of other tasks and 1 s; not checked for an executor that states it promises no fairness (executor.FairnessPromiser)",
+		Doc:           "a task woken after every poll is polled again and again (□◇ready ⇒ □◇polled): within the executor's stated bound, or by default within 1,000 polls of other tasks by every worker and 1 s; not checked for an executor that states it promises no fairness (executor.FairnessPromiser)",
 		Contract:      "fairness",
 		Fails:         "a ready task was starved",
 		Shape:         Shape{Endless: true, Priorities: true, EndlessPolls: 24},

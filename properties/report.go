@@ -294,12 +294,16 @@ type Figures struct {
 	Spurious, SpuriousCases int
 	SpuriousExample         string
 	// MaxDelay is the most polls of other tasks between a task becoming
-	// ready and its poll, and MaxWait the longest wait by the clock, over
-	// the fairness cases; Fairness what the executor was held to ("polls",
+	// ready and its poll, MaxHeld the most of them that the least busy
+	// worker ended (what a bound in polls is checked against: each worker
+	// counts apart, since a worker the operating system stops can hold a
+	// ready task), and MaxWait the longest wait by the clock, over the
+	// fairness cases; Fairness what the executor was held to ("polls",
 	// "time", "default", "none promised"); Starved, when the executor
 	// promises no fairness, the first task that seemed starved (the case
 	// stopped without a verdict).
 	MaxDelay int64
+	MaxHeld  int64
 	MaxWait  time.Duration
 	Fairness string
 	Starved  string
@@ -322,6 +326,7 @@ func (f *Figures) add(o *Observation) {
 	if o.FairnessStated != "" && len(o.Workload.Endless) > 0 {
 		f.Fairness = o.FairnessStated
 		f.MaxDelay = max(f.MaxDelay, o.MaxDelay)
+		f.MaxHeld = max(f.MaxHeld, o.MaxHeld)
 		f.MaxWait = max(f.MaxWait, o.MaxWait)
 		if f.Starved == "" {
 			f.Starved = o.Starved
@@ -336,7 +341,7 @@ func (f *Figures) String() string {
 		fmt.Fprintf(&b, "spurious polls: %d in %d cases (%s)\n", f.Spurious, f.SpuriousCases, f.SpuriousExample)
 	}
 	if f.Fairness != "" {
-		fmt.Fprintf(&b, "fairness (bound: %s): at most %d polls of other tasks between ready and poll; longest wait %v\n", f.Fairness, f.MaxDelay, f.MaxWait.Round(time.Microsecond))
+		fmt.Fprintf(&b, "fairness (bound: %s): at most %d polls of other tasks between ready and poll, %d by the least busy worker; longest wait %v\n", f.Fairness, f.MaxDelay, f.MaxHeld, f.MaxWait.Round(time.Microsecond))
 	}
 	if f.Starved != "" {
 		fmt.Fprintf(&b, "seemingly starved, no fairness promised: %s\n", f.Starved)

@@ -42,7 +42,10 @@ type Config struct {
 	// failure found in one property's cases is drawn again.
 	Cases []string
 	// Timeout bounds one case (default 10s); Idle is how long a case may
-	// show no poll, wake or spawn before it counts as hung (default 500ms).
+	// show no poll, wake or spawn before it counts as hung (default 500ms;
+	// twice that when a goroutine was still running or runnable at the
+	// end of the first period: a worker on a thread the operating system
+	// stopped runs late, it has not hung).
 	Timeout, Idle time.Duration
 	// ShrinkTime bounds the shrinking of one failure (default 3s, so that
 	// the first shrunk failure comes within seconds).
@@ -67,10 +70,11 @@ type Config struct {
 	NoHook bool
 	// FairnessBound, when above 0, is the fairness bound in polls of other
 	// tasks (as executor.Bounded states it) to hold an executor to that
-	// states none of its own; the check allows 2 more per worker (takes it
-	// cannot see). Without it, or FairnessWait, or a bound stated by the
-	// executor, the default holds: 1,000 polls of other tasks and 1 s
-	// (fairness.go says why).
+	// states none of its own; a task fails when every worker ended more
+	// than that many polls of others while it waited, plus 2 per worker
+	// (takes the check cannot see). Without it, or FairnessWait, or a bound
+	// stated by the executor, the default holds: 1,000 polls of other tasks
+	// by every worker and 1 s (fairness.go says why).
 	FairnessBound int
 	// FairnessWait, when above 0, is a fairness bound in time (as
 	// executor.BoundedWait states it) for an executor that states none; a
