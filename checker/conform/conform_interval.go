@@ -173,9 +173,14 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 	if e.Call < o.deadline {
 		return nil
 	}
-	// Taken by the thief from an open batch: it left the queue with the
-	// batch, whose steal overlaps the take the obligation is for.
-	if w := int(e.Worker); w >= 0 && w < len(c.iv.batch) && slices.Contains(c.iv.batch[w].tasks, int32(e.Task)) && c.iv.batch[w].call < o.deadline {
+	// Taken from the deque of a thief with an open batch (by the thief,
+	// or stolen from it): it left the queue with the batch, whose steal
+	// overlaps the take the obligation is for.
+	from := int(e.Worker)
+	if e.Source == traces.SourceSteal {
+		from = int(e.Victim)
+	}
+	if from >= 0 && from < len(c.iv.batch) && slices.Contains(c.iv.batch[from].tasks, int32(e.Task)) && c.iv.batch[from].call < o.deadline {
 		return nil
 	}
 	return c.failOwed(int32(e.Task), o, fmt.Sprintf("its take at event %d (seq %d) has interval [%d, %d], called after this take returned", idx+1, e.Seq, e.Call, e.Return))
