@@ -927,6 +927,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
 	}
+	if cfg := c.m.Config(); c.iv != nil && r == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
+		c.ivBatchMoved(w, e)
+	}
 	c.growTasks(t)
 	ct := &c.tasks[t-1]
 	if ct.flags&confReady != 0 {

@@ -224,9 +224,24 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 	s := c.s
 	w, x := st.Worker, int32(st.Task)
 	cfg := c.m.Config()
-	if st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast && c.ivBatchBefore(e, st) {
-		c.iv.reordered++
-		return nil
+	if st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
+		if c.ivBatchBefore(e, st) {
+			c.iv.reordered++
+			return nil
+		}
+		// The same with the global queue hidden: the thief found it empty
+		// when it looked, before the steal (its tasks owe as below).
+		if len(s.Global) > 0 {
+			g := s.Global
+			s.Global = nil
+			ok := c.ivBatchBefore(e, st)
+			s.Global = g
+			if ok {
+				c.iv.reordered++
+				c.oweGlobal(idx, e, w, g)
+				return nil
+			}
+		}
 	}
 	if cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		// A task of an open batch, taken from the thief's deque.
@@ -391,22 +406,28 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
 		}
 	}
-	// Each task of the global queue whose push had returned when w began
-	// to look (the others may have landed after the look) owes.
+	if global {
+		c.oweGlobal(idx, e, w, globalSaved)
+	}
+	return nil
+}
+
+// oweGlobal notes the obligations of take e by w (event idx), accepted
+// with the global queue g hidden: each task of g whose push had returned
+// when w began to look (the others may have landed after the look) owes.
+func (c *Conformance) oweGlobal(idx int, e *traces.Event, w int, g []int32) {
 	start := min(e.Call, c.workers[w].lastSeq)
-	switch {
-	case global && c.gq != nil: // each task once, O(log n) each
+	if c.gq != nil { // each task once, O(log n) each
 		c.gq.owe(-1, start, func(y int32) {
 			c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
 		})
-	case global: // without the index (the tests compare the two)
-		for _, y := range globalSaved {
-			if c.pushOf(y).ret <= start {
-				c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
-			}
+		return
+	}
+	for _, y := range g { // without the index (the tests compare the two)
+		if c.pushOf(y).ret <= start {
+			c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
 		}
 	}
-	return nil
 }
 
 // ivOpenBatch leaves the size of a steal-half by w from v (which runs the
@@ -573,17 +594,16 @@ func remove32(q []int32, k int) []int32 {
 // accepted (and applied).
 func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 	v := st.Victim
-	if v < 0 || v >= len(c.s.Local) || v == st.Worker || v >= len(c.iv.pops) || e.Call == 0 {
+	if v < 0 || v >= len(c.s.Local) || v == st.Worker || e.Call == 0 {
 		return false
 	}
 	pad := 0
-	for _, p := range c.iv.pops[v] {
-		if p.seq > e.Call {
-			pad += p.removed
+	if v < len(c.iv.pops) {
+		for _, p := range c.iv.pops[v] {
+			if p.seq > e.Call {
+				pad += p.removed
+			}
 		}
-	}
-	if pad == 0 {
-		return false
 	}
 	q := c.s.Local[v]
 	n := len(q)
@@ -599,6 +619,21 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 		c.s.Local[v] = q[:n]
 	}
 	return err == nil
+}
+
+// ivBatchMoved settles, after a batch steal e by w (steal-last), the
+// obligations on the tasks it moved into w's deque (all of it: a steal
+// needs it empty): the steal removed them from the victim's deque within
+// its interval, so an obligation whose take it overlaps is met.
+func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
+	if w < 0 || w >= len(c.s.Local) {
+		return
+	}
+	for _, y := range c.s.Local[w] {
+		if o, ok := c.iv.owed[y]; ok && e.Call < o.deadline {
+			delete(c.iv.owed, y)
+		}
+	}
 }
 
 func (c *Conformance) reordered() int {
