@@ -77,6 +77,16 @@ type confIntervals struct {
 	// take shows where they went (see ivOpenBatch).
 	batch []confBatch
 	moved bool // the take being checked took a task of an open batch
+	// last: by thief, the tasks its last batch steal (steal-last) moved
+	// into its deque, for a steal from the same deque that overlaps it
+	// and took the first of them (ivGiveBack).
+	last []confLast
+}
+
+type confLast struct {
+	victim int
+	tasks  []int32
+	ret    uint64 // the steal's Return
 }
 
 type confBatch struct {
@@ -225,22 +235,20 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 	w, x := st.Worker, int32(st.Task)
 	cfg := c.m.Config()
 	if st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
-		if c.ivBatchBefore(e, st) {
+		if c.ivStealLast(idx, e, st) {
 			c.iv.reordered++
 			return nil
 		}
-		// The same with the global queue hidden: the thief found it empty
-		// when it looked, before the steal (its tasks owe as below).
-		if len(s.Global) > 0 {
-			g := s.Global
-			s.Global = nil
-			ok := c.ivBatchBefore(e, st)
-			s.Global = g
-			if ok {
+		// An earlier-placed batch steal from the same deque that this
+		// one overlaps moved x: this steal took x first, and that batch
+		// began after it.
+		if i, k := c.ivGiveBack(st.Victim, x, e); k > 0 {
+			if c.ivStealLast(idx, e, st) {
 				c.iv.reordered++
-				c.oweGlobal(idx, e, w, g)
+				c.iv.last[i].tasks = c.iv.last[i].tasks[k:] // i's batch began after them
 				return nil
 			}
+			c.ivUngiveBack(i, k)
 		}
 	}
 	if cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
@@ -621,6 +629,61 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 	return err == nil
 }
 
+// ivStealLast tries the batch steal st (steal-last) as of when it began
+// (ivBatchBefore), then the same with the global queue hidden: the thief
+// found it empty when it looked, before the steal (its tasks owe as in
+// ivRelax). It returns whether the step was accepted (and applied).
+func (c *Conformance) ivStealLast(idx int, e *traces.Event, st model.Step) bool {
+	if c.ivBatchBefore(e, st) {
+		return true
+	}
+	s := c.s
+	if len(s.Global) == 0 {
+		return false
+	}
+	g := s.Global
+	s.Global = nil
+	ok := c.ivBatchBefore(e, st)
+	s.Global = g
+	if ok {
+		c.oweGlobal(idx, e, st.Worker, g)
+	}
+	return ok
+}
+
+// ivGiveBack is a batch steal (steal-last) of x from v, by a thief whose
+// steal e overlaps an earlier-placed batch steal from v by thief i that
+// moved x into i's deque: the steals' CASes on v's head came in the other
+// order, x to e's thief first, and i's batch began after it. The tasks of
+// i's batch up to x (still at the front of i's deque, in order: i takes
+// its own from the back) go back to the head of v's deque. It returns the
+// thief i and how many tasks went back (0: none).
+func (c *Conformance) ivGiveBack(v int, x int32, e *traces.Event) (int, int) {
+	s := c.s
+	if v < 0 || v >= len(s.Local) {
+		return -1, 0
+	}
+	for i := range c.iv.last {
+		b := &c.iv.last[i]
+		j := slices.Index(b.tasks, x)
+		if i == int(e.Worker) || b.victim != v || j < 0 || e.Call >= b.ret || len(s.Local[i]) <= j || !slices.Equal(s.Local[i][:j+1], b.tasks[:j+1]) {
+			continue
+		}
+		s.Local[v] = append(slices.Clone(b.tasks[:j+1]), s.Local[v]...)
+		s.Local[i] = s.Local[i][j+1:]
+		return i, j + 1
+	}
+	return -1, 0
+}
+
+// ivUngiveBack undoes ivGiveBack that returned thief i and k.
+func (c *Conformance) ivUngiveBack(i, k int) {
+	s := c.s
+	v := c.iv.last[i].victim
+	s.Local[i] = append(slices.Clone(s.Local[v][:k]), s.Local[i]...)
+	s.Local[v] = s.Local[v][k:]
+}
+
 // ivBatchMoved settles, after a batch steal e by w (steal-last), the
 // obligations on the tasks it moved into w's deque (all of it: a steal
 // needs it empty): the steal removed them from the victim's deque within
@@ -634,6 +697,10 @@ func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
 			delete(c.iv.owed, y)
 		}
 	}
+	for len(c.iv.last) <= w {
+		c.iv.last = append(c.iv.last, confLast{})
+	}
+	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(c.s.Local[w]), ret: e.Return}
 }
 
 func (c *Conformance) reordered() int {
