@@ -92,8 +92,42 @@ type confLast struct {
 type confBatch struct {
 	victim int
 	tasks  []int32
-	call   uint64 // the steal's Call
-	ret    uint64 // and its Return
+	// at: by task of tasks, the worker whose deque holds it in the model
+	// (at its head): the victim's, or, for a batch stolen from a thief
+	// whose own batch was still open, the deque that batch was stolen
+	// from (ivOpenBatch).
+	at   []int
+	call uint64 // the steal's Call
+	ret  uint64 // and its Return
+}
+
+// drop removes the first k tasks of the batch.
+func (b *confBatch) drop(k int) {
+	b.tasks, b.at = b.tasks[k:], b.at[k:]
+}
+
+// ivSaveBatches returns a copy of the local queues and the open batches,
+// for ivRestoreBatches to put back when a tried order is refused.
+func (c *Conformance) ivSaveBatches() confSaved {
+	sv := confSaved{local: make([][]int32, len(c.s.Local)), batch: slices.Clone(c.iv.batch)}
+	for i, q := range c.s.Local {
+		sv.local[i] = slices.Clone(q)
+	}
+	for i := range sv.batch {
+		sv.batch[i].tasks = slices.Clone(sv.batch[i].tasks)
+		sv.batch[i].at = slices.Clone(sv.batch[i].at)
+	}
+	return sv
+}
+
+func (c *Conformance) ivRestoreBatches(sv confSaved) {
+	copy(c.s.Local, sv.local)
+	c.iv.batch = sv.batch
+}
+
+type confSaved struct {
+	local [][]int32
+	batch []confBatch
 }
 
 type confPop struct {
@@ -260,16 +294,14 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		case st.Rule == model.WORKER_STEAL:
 			from = st.Victim
 		}
+		saved := c.ivSaveBatches()
 		if c.ivBatchTake(from, x) {
 			if c.takeStep(st, e) == nil {
 				c.iv.reordered++
 				return nil
 			}
 			// Put it back: the premise fails for another reason.
-			b := &c.iv.batch[from]
-			s.Local[from] = s.Local[from][1:]
-			s.Local[b.victim] = append([]int32{x}, s.Local[b.victim]...)
-			b.tasks = append([]int32{x}, b.tasks...)
+			c.ivRestoreBatches(saved)
 			c.iv.moved = false
 		}
 		// A task behind an open batch, taken from the victim's deque.
@@ -287,7 +319,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 				}
 				return nil
 			}
-			c.ivBatchUnprefix(i, k)
+			c.ivRestoreBatches(saved)
 		}
 	}
 
@@ -449,7 +481,7 @@ func (c *Conformance) oweGlobal(idx int, e *traces.Event, w int, g []int32) {
 // deque placed before the steal but returned within its interval had not
 // shortened it yet, so the batch may run that much longer than the model's
 // half at the steal's Seq; those tasks are candidates too.
-func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64) {
+func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	s := c.s
 	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) {
 		return
@@ -465,17 +497,30 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64) {
 			}
 		}
 	}
-	// The batch runs one task and moves the rest of half the length read.
-	if most := min((len(s.Local[v])+1+pad+1)/2-1, len(s.Local[v])); most > len(moved) {
-		moved = slices.Clone(s.Local[v][:most])
+	// The steal took the first task of v's own open batch (chained): v's
+	// deque began with that batch's other tasks, still at the head of
+	// the deque it was stolen from in the model, then v's own.
+	var tasks []int32
+	var at []int
+	if chained && v < len(c.iv.batch) {
+		tasks, at = slices.Clone(c.iv.batch[v].tasks), slices.Clone(c.iv.batch[v].at)
 	}
-	if len(moved) == 0 {
+	tasks = append(tasks, s.Local[v]...)
+	for len(at) < len(tasks) {
+		at = append(at, v)
+	}
+	// The batch runs one task and moves the rest of half the length read.
+	most := min((len(tasks)+1+pad+1)/2-1, len(tasks))
+	if most < len(moved) {
+		most = len(moved) // the model's half at the steal's Seq
+	}
+	if most == 0 {
 		return
 	}
 	for len(c.iv.batch) <= w {
 		c.iv.batch = append(c.iv.batch, confBatch{})
 	}
-	c.iv.batch[w] = confBatch{victim: v, tasks: moved, call: call, ret: ret}
+	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], call: call, ret: ret}
 }
 
 // ivBatchTake is a take of x from worker w's deque (by w, or by a thief
@@ -489,14 +534,39 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	}
 	b := &c.iv.batch[w]
 	s := c.s
-	if len(b.tasks) == 0 || b.tasks[0] != x || len(s.Local[b.victim]) == 0 || s.Local[b.victim][0] != x {
+	if len(b.tasks) == 0 || b.tasks[0] != x {
 		return false
 	}
-	s.Local[b.victim] = remove32(s.Local[b.victim], 0)
+	h := b.at[0]
+	if len(s.Local[h]) == 0 || s.Local[h][0] != x {
+		return false
+	}
+	s.Local[h] = remove32(s.Local[h], 0)
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
-	b.tasks = b.tasks[1:]
+	b.drop(1)
+	c.ivPassed(w, []int32{x})
 	c.iv.moved = true
 	return true
+}
+
+// ivPassed drops the tasks ts, which moved into thief w's deque, from the
+// front of the open batches they passed through on the way: the batch w
+// stole from (its victim's), and so on up the chain.
+func (c *Conformance) ivPassed(w int, ts []int32) {
+	for range c.iv.batch {
+		if w < 0 || w >= len(c.iv.batch) {
+			return
+		}
+		w = c.iv.batch[w].victim
+		if w < 0 || w >= len(c.iv.batch) {
+			return
+		}
+		b := &c.iv.batch[w]
+		if len(b.tasks) < len(ts) || !slices.Equal(b.tasks[:len(ts)], ts) {
+			return
+		}
+		b.drop(len(ts))
+	}
 }
 
 // ivBatchPrefix is a take of x from worker v's deque (by v, or by a
@@ -519,25 +589,27 @@ func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
 	}
 	for i := range c.iv.batch {
 		b := &c.iv.batch[i]
-		if i == v || b.victim != v || len(b.tasks) < k || !slices.Equal(b.tasks[:k], q[:k]) {
+		if i == v || len(b.tasks) < k || !slices.Equal(b.tasks[:k], q[:k]) || slices.ContainsFunc(b.at[:k], func(h int) bool { return h != v }) {
 			continue
 		}
-		s.Local[i] = append(slices.Clone(q[:k]), s.Local[i]...)
+		moved := slices.Clone(q[:k])
+		s.Local[i] = append(slices.Clone(moved), s.Local[i]...)
 		s.Local[v] = q[k:]
-		b.tasks = b.tasks[k:]
+		b.drop(k)
+		c.ivPassed(i, moved)
+		// A batch stolen from i that counted on them finds them in i's
+		// deque now.
+		for j := range c.iv.batch {
+			o := &c.iv.batch[j]
+			for n, y := range o.tasks {
+				if o.at[n] == v && slices.Contains(moved, y) {
+					o.at[n] = i
+				}
+			}
+		}
 		return i, k
 	}
 	return -1, 0
-}
-
-// ivBatchUnprefix undoes ivBatchPrefix(v, x) that returned thief i and k.
-func (c *Conformance) ivBatchUnprefix(i, k int) {
-	s := c.s
-	b := &c.iv.batch[i]
-	moved := s.Local[i][:k]
-	b.tasks = append(slices.Clone(moved), b.tasks...)
-	s.Local[b.victim] = append(slices.Clone(moved), s.Local[b.victim]...)
-	s.Local[i] = s.Local[i][k:]
 }
 
 // ivBatchAfter keeps the open batches after a take by w of t (rule r,
@@ -559,17 +631,19 @@ func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret ui
 			// A take overlapping the steal, placed after it, took t
 			// first: the batch is the tasks after t, as many.
 			b.tasks = slices.Delete(b.tasks, k, k+1)
+			b.at = slices.Delete(b.at, k, k+1)
 			if q := c.s.Local[b.victim]; len(q) > len(b.tasks) && q[len(b.tasks)] != 0 {
 				b.tasks = append(b.tasks, q[len(b.tasks)])
+				b.at = append(b.at, b.victim)
 			}
 		default:
-			b.tasks = nil
+			b.tasks, b.at = nil, nil
 		}
 	}
 	switch r {
 	case model.WORKER_STEAL:
 		c.ivBatchClose(w)
-		c.ivOpenBatch(w, v, call, ret)
+		c.ivOpenBatch(w, v, call, ret, moved)
 	case model.POLL_LOCAL:
 		if !moved {
 			c.ivBatchClose(w)
@@ -583,7 +657,7 @@ func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret ui
 // was never moved (w took something else first, or stole again).
 func (c *Conformance) ivBatchClose(w int) {
 	if w >= 0 && w < len(c.iv.batch) {
-		c.iv.batch[w].tasks = nil
+		c.iv.batch[w].tasks, c.iv.batch[w].at = nil, nil
 	}
 }
 
