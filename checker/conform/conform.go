@@ -890,6 +890,11 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	if r == model.WORKER_STEAL {
 		st.Victim = int(e.Victim)
 	}
+	if c.iv != nil {
+		if err := c.ivClaimBefore(e, r, w, st.Victim); err != nil {
+			return err
+		}
+	}
 	// The local queue the take may remove from (steal-last counts them).
 	from := -1
 	if r == model.WORKER_STEAL {
@@ -928,6 +933,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
 	}
 	if cfg := c.m.Config(); c.iv != nil && r == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
+		if err := c.ivClaimAfter(w); err != nil {
+			return err
+		}
 		c.ivBatchMoved(w, e)
 	}
 	c.growTasks(t)

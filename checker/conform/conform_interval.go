@@ -81,6 +81,19 @@ type confIntervals struct {
 	// into its deque, for a steal from the same deque that overlaps it
 	// and took the first of them (ivGiveBack).
 	last []confLast
+	// claim: by thief, the batch steal (steal-last) it has in flight,
+	// known only from a take of one of its tasks from its deque before
+	// the steal's own event came (ivClaim); its next take must be that
+	// steal.
+	claim []confClaim
+}
+
+type confClaim struct {
+	victim   int
+	tasks    []int32 // the tasks the steal moved, in order
+	deadline uint64  // the steal's Call comes before it
+	idx      int     // the take that made the claim (event idx, ev)
+	ev       traces.Event
 }
 
 type confLast struct {
@@ -213,10 +226,16 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 	if !ok {
 		return nil
 	}
-	delete(c.iv.owed, int32(e.Task))
 	if e.Call < o.deadline {
+		delete(c.iv.owed, int32(e.Task))
 		return nil
 	}
+	// Stolen from a thief that may have a batch steal in flight, which
+	// took it: ivClaim settles the obligation, or it stays and fails.
+	if c.ivMayClaim(e) {
+		return nil
+	}
+	delete(c.iv.owed, int32(e.Task))
 	// Taken from the deque of a thief with an open batch (by the thief,
 	// or stolen from it): it left the queue with the batch, whose steal
 	// overlaps the take the obligation is for.
@@ -250,6 +269,13 @@ func (c *Conformance) ivFinish() {
 	}
 	if first != 0 {
 		c.failOwed(first, o, "it was never taken by the end of the trace")
+		return
+	}
+	for w := range c.iv.claim {
+		if c.iv.claim[w].tasks != nil {
+			c.failClaim(w, fmt.Sprintf("w%d took nothing more by the end of the trace", w))
+			return
+		}
 	}
 }
 
@@ -283,6 +309,10 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 				return nil
 			}
 			c.ivUngiveBack(i, k)
+		}
+		if c.ivClaim(idx, e, st) {
+			c.iv.reordered++
+			return nil
 		}
 	}
 	if cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
@@ -756,6 +786,126 @@ func (c *Conformance) ivUngiveBack(i, k int) {
 	v := c.iv.last[i].victim
 	s.Local[i] = append(slices.Clone(s.Local[v][:k]), s.Local[i]...)
 	s.Local[v] = s.Local[v][k:]
+}
+
+// ivMayClaim reports whether take e (a steal of t from thief i's deque,
+// steal-last) may find t moved there by a batch steal i has in flight:
+// i is idle, its deque does not hold t, another deque does.
+func (c *Conformance) ivMayClaim(e *traces.Event) bool {
+	s := c.s
+	cfg := c.m.Config()
+	i, t := int(e.Victim), int32(e.Task)
+	if !cfg.StealHalf || !cfg.StealLast || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 || len(s.Local[i]) > 0 {
+		return false
+	}
+	for v, q := range s.Local {
+		if v != i && slices.Contains(q, t) {
+			return i >= len(c.iv.claim) || c.iv.claim[i].tasks == nil || c.iv.claim[i].victim == v
+		}
+	}
+	return false
+}
+
+// ivClaim is a steal st (take e) of t from thief i's deque, which is
+// empty, while t is in victim v's deque: i may have a batch steal from v
+// in flight, whose CASes moved the tasks of v's head up to t into i's
+// deque and which published them before its own event came (a batch
+// steal's event comes when it returns). They move to i's deque for the
+// step, and i's next take must be that steal: a steal from v called
+// before this take returned (and before the deadlines of the
+// obligations on them, which it takes over), its batch, with them in
+// front, within half of v's deque (checked then, ivClaimed). It returns
+// whether the step was accepted (and applied).
+func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
+	if !c.ivMayClaim(e) {
+		return false
+	}
+	s := c.s
+	i, t := st.Victim, int32(st.Task)
+	v, j := -1, -1
+	for u, q := range s.Local {
+		if k := slices.Index(q, t); u != i && k >= 0 {
+			v, j = u, k
+			break
+		}
+	}
+	moved := slices.Clone(s.Local[v][:j+1])
+	s.Local[v] = s.Local[v][j+1:]
+	s.Local[i] = moved
+	if c.takeStep(st, e) != nil {
+		s.Local[v] = append(moved, s.Local[v]...)
+		s.Local[i] = s.Local[i][:0]
+		return false
+	}
+	for len(c.iv.claim) <= i {
+		c.iv.claim = append(c.iv.claim, confClaim{})
+	}
+	cl := &c.iv.claim[i]
+	if cl.tasks == nil {
+		*cl = confClaim{victim: v, deadline: e.Return, idx: idx, ev: *e}
+	}
+	cl.tasks = append(cl.tasks, moved...)
+	cl.deadline = min(cl.deadline, e.Return)
+	for _, y := range moved {
+		if o, ok := c.iv.owed[y]; ok {
+			cl.deadline = min(cl.deadline, o.deadline)
+			delete(c.iv.owed, y)
+		}
+	}
+	return true
+}
+
+// ivClaimBefore is the take e by w (rule r, victim v), before its step:
+// if w has a claim (ivClaim), this take must be the batch steal it
+// claimed, and the claimed tasks go back to the head of v's deque for
+// the step, to be moved into w's deque with the batch (ivClaimAfter).
+func (c *Conformance) ivClaimBefore(e *traces.Event, r model.Rule, w, v int) error {
+	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil {
+		return nil
+	}
+	cl := &c.iv.claim[w]
+	switch {
+	case r != model.WORKER_STEAL || v != cl.victim:
+		return c.failClaim(w, fmt.Sprintf("w%d's next take (event seq %d) is no steal from w%d", w, e.Seq, cl.victim))
+	case e.Call >= cl.deadline:
+		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d (seq %d) was called at tick %d, not before tick %d", w, v, e.Seq, e.Call, cl.deadline))
+	}
+	c.s.Local[v] = append(slices.Clone(cl.tasks), c.s.Local[v]...)
+	return nil
+}
+
+// ivClaimAfter checks, after the step of w's claimed batch steal, that
+// the batch moved the claimed tasks (they lead w's deque), and takes
+// them out again: they were taken from w's deque before.
+func (c *Conformance) ivClaimAfter(w int) error {
+	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil {
+		return nil
+	}
+	cl := &c.iv.claim[w]
+	q := c.s.Local[w]
+	if len(q) < len(cl.tasks) || !slices.Equal(q[:len(cl.tasks)], cl.tasks) {
+		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d did not take them in its batch", w, cl.victim))
+	}
+	c.s.Local[w] = q[len(cl.tasks):]
+	cl.tasks = nil
+	return nil
+}
+
+// failClaim records the violation of w's claim at the take that made it.
+func (c *Conformance) failClaim(w int, what string) error {
+	cl := &c.iv.claim[w]
+	premise := fmt.Sprintf("w%d has a batch steal in flight that moved %s (order intervals)", w, taskList32(cl.tasks))
+	reason := fmt.Sprintf("w%d's deque did not hold t%d, w%d's did, so this take is accepted only if w%d's next take is a batch steal from w%d that took %s and was called before tick %d; %s", w, cl.ev.Task, cl.victim, w, cl.victim, taskList32(cl.tasks), cl.deadline, what)
+	cl.tasks = nil
+	return c.fail(cl.idx, &cl.ev, confRule(&cl.ev), premise, reason)
+}
+
+func taskList32(ts []int32) string {
+	l := make([]int64, len(ts))
+	for i, t := range ts {
+		l[i] = int64(t)
+	}
+	return taskList(l)
 }
 
 // ivBatchMoved settles, after a batch steal e by w (steal-last), the
