@@ -380,13 +380,13 @@ func taskList(ts []int64) string { return list(ts, 20, "t", " ... (%d in all)") 
 // and "pendings" describe the workload of a model checker's counterexample
 // (HeaderOf); a trace shows its tasks and their results itself, so they are
 // accepted and not used.
-var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "steal-last", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
+var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "steal-last", "steal-max", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
 
 // confKeyPolicy names the policy whose parameter each policy-specific
 // config key is: under another policy the key means nothing, and is
 // refused rather than ignored.
 var confKeyPolicy = map[string]model.Policy{
-	"local-cap": model.WorkSteal, "owner-lifo": model.WorkSteal, "steal-half": model.WorkSteal, "global-interval": model.WorkSteal,
+	"local-cap": model.WorkSteal, "owner-lifo": model.WorkSteal, "steal-half": model.WorkSteal, "steal-max": model.WorkSteal, "global-interval": model.WorkSteal,
 	"lifo-slot": model.WorkSteal, "lifo-max": model.WorkSteal,
 	"aging": model.Priority, "max-priority": model.Priority,
 	"slice": model.TimeSlice, "slice-us": model.TimeSlice,
@@ -483,6 +483,10 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 		}
 		if cfg.StealLast && !cfg.StealHalf {
 			return cfg, nil, fmt.Errorf("steal-last = 1 without steal-half = 1: a batch steal runs its last task")
+		}
+		cfg.StealMax = h.Config["steal-max"]
+		if cfg.StealMax > 0 && !cfg.StealHalf {
+			return cfg, nil, fmt.Errorf("steal-max = %d without steal-half = 1: the cap is on a batch steal", cfg.StealMax)
 		}
 		if c.slotOn, err = flag("lifo-slot", false); err != nil {
 			return cfg, nil, err

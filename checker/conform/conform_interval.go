@@ -539,8 +539,12 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	for len(at) < len(tasks) {
 		at = append(at, v)
 	}
-	// The batch runs one task and moves the rest of half the length read.
+	// The batch runs one task and moves the rest of half the length read
+	// (at most steal-max tasks in all).
 	most := min((len(tasks)+1+pad+1)/2-1, len(tasks))
+	if mx := c.m.Config().StealMax; mx > 0 {
+		most = min(most, mx-1)
+	}
 	if most < len(moved) {
 		most = len(moved) // the model's half at the steal's Seq
 	}
