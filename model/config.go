@@ -69,6 +69,11 @@ type Config struct {
 	// place in the victim's queue, one step per length.
 	StealLast bool
 
+	// StealMax, with StealHalf: a batch takes at most StealMax tasks, the
+	// one run included (crossbeam-deque's MAX_BATCH, 32); 0 means no cap
+	// beyond half.
+	StealMax int
+
 	// Priority: Priorities[t-1] is task t's priority (higher runs first); nil
 	// means task t has priority t-1. A queued task that has been passed over
 	// Aging times runs before any task that has not; 0 means no aging.
@@ -171,6 +176,9 @@ func (c Config) Validate() error {
 	if n.LocalCap < 0 || n.LocalCap > 15 {
 		bad("local-cap = %d: want 0..15", c.LocalCap)
 	}
+	if n.StealMax < 0 {
+		bad("steal-max = %d: want 0 (no cap) or more", c.StealMax)
+	}
 	if n.GlobalInterval < 0 || n.GlobalInterval > 255 {
 		bad("global-interval = %d: want 0..255", c.GlobalInterval)
 	}
@@ -237,6 +245,9 @@ func (c Config) String() string {
 		}
 		if n.StealHalf && n.StealLast {
 			b.WriteString(" steal-last")
+		}
+		if n.StealHalf && n.StealMax > 0 {
+			fmt.Fprintf(&b, " steal-max=%d", n.StealMax)
 		}
 		if n.GlobalInterval > 0 {
 			fmt.Fprintf(&b, " global-interval=%d", n.GlobalInterval)

@@ -257,8 +257,12 @@ func (m *Model) checkTake(s *State, st Step) error {
 		}
 		if m.cfg.StealHalf && m.cfg.StealLast && m.cfg.Variant != StealOwnerEnd {
 			// t ends a batch: it is one of the first half of the tasks.
-			if k := slices.Index(q, int32(t)); k < 0 || k >= (len(q)+1)/2 {
+			k := slices.Index(q, int32(t))
+			if k < 0 || k >= (len(q)+1)/2 {
 				return premise(st, "t among the first half of local(v)", "w%d's local queue is %s", v, queueString(q))
+			}
+			if mx := m.cfg.StealMax; mx > 0 && k >= mx {
+				return premise(st, "a batch of at most steal-max tasks", "t%d ends a batch of %d tasks, past %d", t, k+1, mx)
 			}
 			break
 		}
@@ -410,7 +414,7 @@ func (m *Model) take(s *State, st Step) {
 				s.Local[v] = remove(s.Local[v], 0)
 			}
 		case c.StealHalf:
-			n := (len(q) + 1) / 2
+			n := m.batch(len(q))
 			s.Local[w] = append(s.Local[w], q[1:n]...)
 			s.Local[v] = remove(q, 0)
 			for k := 1; k < n; k++ {
@@ -427,6 +431,16 @@ func (m *Model) take(s *State, st Step) {
 	if gi := c.GlobalInterval; gi > 0 {
 		s.Tick[w] = uint8((int(s.Tick[w]) + 1) % gi)
 	}
+}
+
+// batch is how many tasks a steal-half takes from a queue of n: half,
+// rounded up, and at most StealMax.
+func (m *Model) batch(n int) int {
+	h := (n + 1) / 2
+	if mx := m.cfg.StealMax; mx > 0 && h > mx {
+		return mx
+	}
+	return h
 }
 
 func (m *Model) popOwner(q []int32) []int32 {
@@ -591,7 +605,7 @@ func (m *Model) nextWorker(s *State, w int, try func(Step) bool) bool {
 		}
 		if c.StealHalf && c.StealLast && c.Variant != StealOwnerEnd {
 			// Longer batches: each ends at (and runs) its last task.
-			for k := 1; k < (len(q)+1)/2; k++ {
+			for k := 1; k < m.batch(len(q)); k++ {
 				if !try(Step{Rule: WORKER_STEAL, Worker: w, Task: int(q[k]), Victim: v, Dest: -1}) {
 					return false
 				}

@@ -95,3 +95,50 @@ func TestStealLastExplores(t *testing.T) {
 		t.Errorf("%d states, %d steals", len(seen), steals)
 	}
 }
+
+// StealMax caps a batch: with a cap of 2, a thief's batch from five tasks
+// ends at t1 or t2 (steal-last), or runs t1 and moves t2 (steal-half).
+func TestStealMax(t *testing.T) {
+	for _, last := range []bool{true, false} {
+		m, err := NewOpen(Config{Policy: WorkSteal, Workers: 2, LocalCap: 8, StealHalf: true, StealLast: last, StealMax: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := m.Init()
+		for task := 1; task <= 5; task++ {
+			if err := m.Apply(s, Step{Rule: SPAWN, Task: task, Worker: -1, Victim: -1, Dest: 0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var tasks []int
+		m.Next(s, s.Clone(), func(st Step, _ *State, err error) bool {
+			if err == nil && st.Rule == WORKER_STEAL && st.Worker == 1 {
+				tasks = append(tasks, st.Task)
+			}
+			return true
+		})
+		want := []int{1}
+		if last {
+			want = []int{1, 2}
+		}
+		if !slices.Equal(tasks, want) {
+			t.Errorf("steal-last %v: w1 may steal %v, want %v", last, tasks, want)
+		}
+		if last {
+			var pe *PremiseError
+			if err := m.Apply(s.Clone(), Step{Rule: WORKER_STEAL, Task: 3, Worker: 1, Victim: 0}); !errors.As(err, &pe) || pe.Premise != "a batch of at most steal-max tasks" {
+				t.Errorf("a batch of three past a cap of two: %v", err)
+			}
+			continue
+		}
+		if err := m.Apply(s, Step{Rule: WORKER_STEAL, Task: 1, Worker: 1, Victim: 0}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.Local[1], []int32{2}) || !slices.Equal(s.Local[0], []int32{3, 4, 5}) {
+			t.Errorf("steal-half capped at 2 from t1..t5: thief %v, victim %v; want [2] and [3 4 5]", s.Local[1], s.Local[0])
+		}
+	}
+	if err := (Config{Policy: WorkSteal, StealHalf: true, StealMax: -1}).Validate(); err == nil {
+		t.Error("steal-max = -1 accepted")
+	}
+}

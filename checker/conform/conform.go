@@ -380,13 +380,13 @@ func taskList(ts []int64) string { return list(ts, 20, "t", " ... (%d in all)") 
 // and "pendings" describe the workload of a model checker's counterexample
 // (HeaderOf); a trace shows its tasks and their results itself, so they are
 // accepted and not used.
-var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "steal-last", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
+var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "steal-last", "steal-max", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
 
 // confKeyPolicy names the policy whose parameter each policy-specific
 // config key is: under another policy the key means nothing, and is
 // refused rather than ignored.
 var confKeyPolicy = map[string]model.Policy{
-	"local-cap": model.WorkSteal, "owner-lifo": model.WorkSteal, "steal-half": model.WorkSteal, "global-interval": model.WorkSteal,
+	"local-cap": model.WorkSteal, "owner-lifo": model.WorkSteal, "steal-half": model.WorkSteal, "steal-max": model.WorkSteal, "global-interval": model.WorkSteal,
 	"lifo-slot": model.WorkSteal, "lifo-max": model.WorkSteal,
 	"aging": model.Priority, "max-priority": model.Priority,
 	"slice": model.TimeSlice, "slice-us": model.TimeSlice,
@@ -483,6 +483,10 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 		}
 		if cfg.StealLast && !cfg.StealHalf {
 			return cfg, nil, fmt.Errorf("steal-last = 1 without steal-half = 1: a batch steal runs its last task")
+		}
+		cfg.StealMax = h.Config["steal-max"]
+		if cfg.StealMax > 0 && !cfg.StealHalf {
+			return cfg, nil, fmt.Errorf("steal-max = %d without steal-half = 1: the cap is on a batch steal", cfg.StealMax)
 		}
 		if c.slotOn, err = flag("lifo-slot", false); err != nil {
 			return cfg, nil, err
@@ -890,6 +894,11 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	if r == model.WORKER_STEAL {
 		st.Victim = int(e.Victim)
 	}
+	if c.iv != nil {
+		if err := c.ivClaimBefore(e, r, w, st.Victim); err != nil {
+			return err
+		}
+	}
 	// The local queue the take may remove from (steal-last counts them).
 	from := -1
 	if r == model.WORKER_STEAL {
@@ -926,6 +935,12 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	}
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
+	}
+	if cfg := c.m.Config(); c.iv != nil && r == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
+		if err := c.ivClaimAfter(w); err != nil {
+			return err
+		}
+		c.ivBatchMoved(w, e)
 	}
 	c.growTasks(t)
 	ct := &c.tasks[t-1]

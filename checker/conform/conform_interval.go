@@ -77,13 +77,70 @@ type confIntervals struct {
 	// take shows where they went (see ivOpenBatch).
 	batch []confBatch
 	moved bool // the take being checked took a task of an open batch
+	// last: by thief, the tasks its last batch steal (steal-last) moved
+	// into its deque, for a steal from the same deque that overlaps it
+	// and took the first of them (ivGiveBack).
+	last []confLast
+	// claim: by thief, the batch steal (steal-last) it has in flight,
+	// known only from a take of one of its tasks from its deque before
+	// the steal's own event came (ivClaim); its next take must be that
+	// steal.
+	claim []confClaim
+}
+
+type confClaim struct {
+	victim   int
+	tasks    []int32 // the tasks the steal moved, in order
+	deadline uint64  // the steal's Call comes before it
+	idx      int     // the take that made the claim (event idx, ev)
+	ev       traces.Event
+}
+
+type confLast struct {
+	victim int
+	tasks  []int32
+	ret    uint64 // the steal's Return
 }
 
 type confBatch struct {
 	victim int
 	tasks  []int32
-	call   uint64 // the steal's Call
-	ret    uint64 // and its Return
+	// at: by task of tasks, the worker whose deque holds it in the model
+	// (at its head): the victim's, or, for a batch stolen from a thief
+	// whose own batch was still open, the deque that batch was stolen
+	// from (ivOpenBatch).
+	at   []int
+	call uint64 // the steal's Call
+	ret  uint64 // and its Return
+}
+
+// drop removes the first k tasks of the batch.
+func (b *confBatch) drop(k int) {
+	b.tasks, b.at = b.tasks[k:], b.at[k:]
+}
+
+// ivSaveBatches returns a copy of the local queues and the open batches,
+// for ivRestoreBatches to put back when a tried order is refused.
+func (c *Conformance) ivSaveBatches() confSaved {
+	sv := confSaved{local: make([][]int32, len(c.s.Local)), batch: slices.Clone(c.iv.batch)}
+	for i, q := range c.s.Local {
+		sv.local[i] = slices.Clone(q)
+	}
+	for i := range sv.batch {
+		sv.batch[i].tasks = slices.Clone(sv.batch[i].tasks)
+		sv.batch[i].at = slices.Clone(sv.batch[i].at)
+	}
+	return sv
+}
+
+func (c *Conformance) ivRestoreBatches(sv confSaved) {
+	copy(c.s.Local, sv.local)
+	c.iv.batch = sv.batch
+}
+
+type confSaved struct {
+	local [][]int32
+	batch []confBatch
 }
 
 type confPop struct {
@@ -169,13 +226,24 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 	if !ok {
 		return nil
 	}
-	delete(c.iv.owed, int32(e.Task))
 	if e.Call < o.deadline {
+		delete(c.iv.owed, int32(e.Task))
 		return nil
 	}
-	// Taken by the thief from an open batch: it left the queue with the
-	// batch, whose steal overlaps the take the obligation is for.
-	if w := int(e.Worker); w >= 0 && w < len(c.iv.batch) && slices.Contains(c.iv.batch[w].tasks, int32(e.Task)) && c.iv.batch[w].call < o.deadline {
+	// Stolen from a thief that may have a batch steal in flight, which
+	// took it: ivClaim settles the obligation, or it stays and fails.
+	if c.ivMayClaim(e) {
+		return nil
+	}
+	delete(c.iv.owed, int32(e.Task))
+	// Taken from the deque of a thief with an open batch (by the thief,
+	// or stolen from it): it left the queue with the batch, whose steal
+	// overlaps the take the obligation is for.
+	from := int(e.Worker)
+	if e.Source == traces.SourceSteal {
+		from = int(e.Victim)
+	}
+	if from >= 0 && from < len(c.iv.batch) && slices.Contains(c.iv.batch[from].tasks, int32(e.Task)) && c.iv.batch[from].call < o.deadline {
 		return nil
 	}
 	return c.failOwed(int32(e.Task), o, fmt.Sprintf("its take at event %d (seq %d) has interval [%d, %d], called after this take returned", idx+1, e.Seq, e.Call, e.Return))
@@ -201,6 +269,13 @@ func (c *Conformance) ivFinish() {
 	}
 	if first != 0 {
 		c.failOwed(first, o, "it was never taken by the end of the trace")
+		return
+	}
+	for w := range c.iv.claim {
+		if c.iv.claim[w].tasks != nil {
+			c.failClaim(w, fmt.Sprintf("w%d took nothing more by the end of the trace", w))
+			return
+		}
 	}
 }
 
@@ -219,9 +294,26 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 	s := c.s
 	w, x := st.Worker, int32(st.Task)
 	cfg := c.m.Config()
-	if st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast && c.ivBatchBefore(e, st) {
-		c.iv.reordered++
-		return nil
+	if st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
+		if c.ivStealLast(idx, e, st) {
+			c.iv.reordered++
+			return nil
+		}
+		// An earlier-placed batch steal from the same deque that this
+		// one overlaps moved x: this steal took x first, and that batch
+		// began after it.
+		if i, k := c.ivGiveBack(st.Victim, x, e); k > 0 {
+			if c.ivStealLast(idx, e, st) {
+				c.iv.reordered++
+				c.iv.last[i].tasks = c.iv.last[i].tasks[k:] // i's batch began after them
+				return nil
+			}
+			c.ivUngiveBack(i, k)
+		}
+		if c.ivClaim(idx, e, st) {
+			c.iv.reordered++
+			return nil
+		}
 	}
 	if cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		// A task of an open batch, taken from the thief's deque.
@@ -232,16 +324,14 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		case st.Rule == model.WORKER_STEAL:
 			from = st.Victim
 		}
+		saved := c.ivSaveBatches()
 		if c.ivBatchTake(from, x) {
 			if c.takeStep(st, e) == nil {
 				c.iv.reordered++
 				return nil
 			}
 			// Put it back: the premise fails for another reason.
-			b := &c.iv.batch[from]
-			s.Local[from] = s.Local[from][1:]
-			s.Local[b.victim] = append([]int32{x}, s.Local[b.victim]...)
-			b.tasks = append([]int32{x}, b.tasks...)
+			c.ivRestoreBatches(saved)
 			c.iv.moved = false
 		}
 		// A task behind an open batch, taken from the victim's deque.
@@ -259,7 +349,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 				}
 				return nil
 			}
-			c.ivBatchUnprefix(i, k)
+			c.ivRestoreBatches(saved)
 		}
 	}
 
@@ -386,22 +476,28 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
 		}
 	}
-	// Each task of the global queue whose push had returned when w began
-	// to look (the others may have landed after the look) owes.
+	if global {
+		c.oweGlobal(idx, e, w, globalSaved)
+	}
+	return nil
+}
+
+// oweGlobal notes the obligations of take e by w (event idx), accepted
+// with the global queue g hidden: each task of g whose push had returned
+// when w began to look (the others may have landed after the look) owes.
+func (c *Conformance) oweGlobal(idx int, e *traces.Event, w int, g []int32) {
 	start := min(e.Call, c.workers[w].lastSeq)
-	switch {
-	case global && c.gq != nil: // each task once, O(log n) each
+	if c.gq != nil { // each task once, O(log n) each
 		c.gq.owe(-1, start, func(y int32) {
 			c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
 		})
-	case global: // without the index (the tests compare the two)
-		for _, y := range globalSaved {
-			if c.pushOf(y).ret <= start {
-				c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
-			}
+		return
+	}
+	for _, y := range g { // without the index (the tests compare the two)
+		if c.pushOf(y).ret <= start {
+			c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
 		}
 	}
-	return nil
 }
 
 // ivOpenBatch leaves the size of a steal-half by w from v (which runs the
@@ -415,7 +511,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 // deque placed before the steal but returned within its interval had not
 // shortened it yet, so the batch may run that much longer than the model's
 // half at the steal's Seq; those tasks are candidates too.
-func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64) {
+func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	s := c.s
 	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) {
 		return
@@ -431,17 +527,34 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64) {
 			}
 		}
 	}
-	// The batch runs one task and moves the rest of half the length read.
-	if most := min((len(s.Local[v])+1+pad+1)/2-1, len(s.Local[v])); most > len(moved) {
-		moved = slices.Clone(s.Local[v][:most])
+	// The steal took the first task of v's own open batch (chained): v's
+	// deque began with that batch's other tasks, still at the head of
+	// the deque it was stolen from in the model, then v's own.
+	var tasks []int32
+	var at []int
+	if chained && v < len(c.iv.batch) {
+		tasks, at = slices.Clone(c.iv.batch[v].tasks), slices.Clone(c.iv.batch[v].at)
 	}
-	if len(moved) == 0 {
+	tasks = append(tasks, s.Local[v]...)
+	for len(at) < len(tasks) {
+		at = append(at, v)
+	}
+	// The batch runs one task and moves the rest of half the length read
+	// (at most steal-max tasks in all).
+	most := min((len(tasks)+1+pad+1)/2-1, len(tasks))
+	if mx := c.m.Config().StealMax; mx > 0 {
+		most = min(most, mx-1)
+	}
+	if most < len(moved) {
+		most = len(moved) // the model's half at the steal's Seq
+	}
+	if most == 0 {
 		return
 	}
 	for len(c.iv.batch) <= w {
 		c.iv.batch = append(c.iv.batch, confBatch{})
 	}
-	c.iv.batch[w] = confBatch{victim: v, tasks: moved, call: call, ret: ret}
+	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], call: call, ret: ret}
 }
 
 // ivBatchTake is a take of x from worker w's deque (by w, or by a thief
@@ -455,14 +568,39 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	}
 	b := &c.iv.batch[w]
 	s := c.s
-	if len(b.tasks) == 0 || b.tasks[0] != x || len(s.Local[b.victim]) == 0 || s.Local[b.victim][0] != x {
+	if len(b.tasks) == 0 || b.tasks[0] != x {
 		return false
 	}
-	s.Local[b.victim] = remove32(s.Local[b.victim], 0)
+	h := b.at[0]
+	if len(s.Local[h]) == 0 || s.Local[h][0] != x {
+		return false
+	}
+	s.Local[h] = remove32(s.Local[h], 0)
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
-	b.tasks = b.tasks[1:]
+	b.drop(1)
+	c.ivPassed(w, []int32{x})
 	c.iv.moved = true
 	return true
+}
+
+// ivPassed drops the tasks ts, which moved into thief w's deque, from the
+// front of the open batches they passed through on the way: the batch w
+// stole from (its victim's), and so on up the chain.
+func (c *Conformance) ivPassed(w int, ts []int32) {
+	for range c.iv.batch {
+		if w < 0 || w >= len(c.iv.batch) {
+			return
+		}
+		w = c.iv.batch[w].victim
+		if w < 0 || w >= len(c.iv.batch) {
+			return
+		}
+		b := &c.iv.batch[w]
+		if len(b.tasks) < len(ts) || !slices.Equal(b.tasks[:len(ts)], ts) {
+			return
+		}
+		b.drop(len(ts))
+	}
 }
 
 // ivBatchPrefix is a take of x from worker v's deque (by v, or by a
@@ -485,25 +623,27 @@ func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
 	}
 	for i := range c.iv.batch {
 		b := &c.iv.batch[i]
-		if i == v || b.victim != v || len(b.tasks) < k || !slices.Equal(b.tasks[:k], q[:k]) {
+		if i == v || len(b.tasks) < k || !slices.Equal(b.tasks[:k], q[:k]) || slices.ContainsFunc(b.at[:k], func(h int) bool { return h != v }) {
 			continue
 		}
-		s.Local[i] = append(slices.Clone(q[:k]), s.Local[i]...)
+		moved := slices.Clone(q[:k])
+		s.Local[i] = append(slices.Clone(moved), s.Local[i]...)
 		s.Local[v] = q[k:]
-		b.tasks = b.tasks[k:]
+		b.drop(k)
+		c.ivPassed(i, moved)
+		// A batch stolen from i that counted on them finds them in i's
+		// deque now.
+		for j := range c.iv.batch {
+			o := &c.iv.batch[j]
+			for n, y := range o.tasks {
+				if o.at[n] == v && slices.Contains(moved, y) {
+					o.at[n] = i
+				}
+			}
+		}
 		return i, k
 	}
 	return -1, 0
-}
-
-// ivBatchUnprefix undoes ivBatchPrefix(v, x) that returned thief i and k.
-func (c *Conformance) ivBatchUnprefix(i, k int) {
-	s := c.s
-	b := &c.iv.batch[i]
-	moved := s.Local[i][:k]
-	b.tasks = append(slices.Clone(moved), b.tasks...)
-	s.Local[b.victim] = append(slices.Clone(moved), s.Local[b.victim]...)
-	s.Local[i] = s.Local[i][k:]
 }
 
 // ivBatchAfter keeps the open batches after a take by w of t (rule r,
@@ -525,17 +665,19 @@ func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret ui
 			// A take overlapping the steal, placed after it, took t
 			// first: the batch is the tasks after t, as many.
 			b.tasks = slices.Delete(b.tasks, k, k+1)
+			b.at = slices.Delete(b.at, k, k+1)
 			if q := c.s.Local[b.victim]; len(q) > len(b.tasks) && q[len(b.tasks)] != 0 {
 				b.tasks = append(b.tasks, q[len(b.tasks)])
+				b.at = append(b.at, b.victim)
 			}
 		default:
-			b.tasks = nil
+			b.tasks, b.at = nil, nil
 		}
 	}
 	switch r {
 	case model.WORKER_STEAL:
 		c.ivBatchClose(w)
-		c.ivOpenBatch(w, v, call, ret)
+		c.ivOpenBatch(w, v, call, ret, moved)
 	case model.POLL_LOCAL:
 		if !moved {
 			c.ivBatchClose(w)
@@ -549,7 +691,7 @@ func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret ui
 // was never moved (w took something else first, or stole again).
 func (c *Conformance) ivBatchClose(w int) {
 	if w >= 0 && w < len(c.iv.batch) {
-		c.iv.batch[w].tasks = nil
+		c.iv.batch[w].tasks, c.iv.batch[w].at = nil, nil
 	}
 }
 
@@ -568,17 +710,16 @@ func remove32(q []int32, k int) []int32 {
 // accepted (and applied).
 func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 	v := st.Victim
-	if v < 0 || v >= len(c.s.Local) || v == st.Worker || v >= len(c.iv.pops) || e.Call == 0 {
+	if v < 0 || v >= len(c.s.Local) || v == st.Worker || e.Call == 0 {
 		return false
 	}
 	pad := 0
-	for _, p := range c.iv.pops[v] {
-		if p.seq > e.Call {
-			pad += p.removed
+	if v < len(c.iv.pops) {
+		for _, p := range c.iv.pops[v] {
+			if p.seq > e.Call {
+				pad += p.removed
+			}
 		}
-	}
-	if pad == 0 {
-		return false
 	}
 	q := c.s.Local[v]
 	n := len(q)
@@ -594,6 +735,200 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 		c.s.Local[v] = q[:n]
 	}
 	return err == nil
+}
+
+// ivStealLast tries the batch steal st (steal-last) as of when it began
+// (ivBatchBefore), then the same with the global queue hidden: the thief
+// found it empty when it looked, before the steal (its tasks owe as in
+// ivRelax). It returns whether the step was accepted (and applied).
+func (c *Conformance) ivStealLast(idx int, e *traces.Event, st model.Step) bool {
+	if c.ivBatchBefore(e, st) {
+		return true
+	}
+	s := c.s
+	if len(s.Global) == 0 {
+		return false
+	}
+	g := s.Global
+	s.Global = nil
+	ok := c.ivBatchBefore(e, st)
+	s.Global = g
+	if ok {
+		c.oweGlobal(idx, e, st.Worker, g)
+	}
+	return ok
+}
+
+// ivGiveBack is a batch steal (steal-last) of x from v, by a thief whose
+// steal e overlaps an earlier-placed batch steal from v by thief i that
+// moved x into i's deque: the steals' CASes on v's head came in the other
+// order, x to e's thief first, and i's batch began after it. The tasks of
+// i's batch up to x (still at the front of i's deque, in order: i takes
+// its own from the back) go back to the head of v's deque. It returns the
+// thief i and how many tasks went back (0: none).
+func (c *Conformance) ivGiveBack(v int, x int32, e *traces.Event) (int, int) {
+	s := c.s
+	if v < 0 || v >= len(s.Local) {
+		return -1, 0
+	}
+	for i := range c.iv.last {
+		b := &c.iv.last[i]
+		j := slices.Index(b.tasks, x)
+		if i == int(e.Worker) || b.victim != v || j < 0 || e.Call >= b.ret || len(s.Local[i]) <= j || !slices.Equal(s.Local[i][:j+1], b.tasks[:j+1]) {
+			continue
+		}
+		s.Local[v] = append(slices.Clone(b.tasks[:j+1]), s.Local[v]...)
+		s.Local[i] = s.Local[i][j+1:]
+		return i, j + 1
+	}
+	return -1, 0
+}
+
+// ivUngiveBack undoes ivGiveBack that returned thief i and k.
+func (c *Conformance) ivUngiveBack(i, k int) {
+	s := c.s
+	v := c.iv.last[i].victim
+	s.Local[i] = append(slices.Clone(s.Local[v][:k]), s.Local[i]...)
+	s.Local[v] = s.Local[v][k:]
+}
+
+// ivMayClaim reports whether take e (a steal of t from thief i's deque,
+// steal-last) may find t moved there by a batch steal i has in flight:
+// i is idle, its deque does not hold t, another deque does.
+func (c *Conformance) ivMayClaim(e *traces.Event) bool {
+	s := c.s
+	cfg := c.m.Config()
+	i, t := int(e.Victim), int32(e.Task)
+	if !cfg.StealHalf || !cfg.StealLast || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 || len(s.Local[i]) > 0 {
+		return false
+	}
+	for v, q := range s.Local {
+		if v != i && slices.Contains(q, t) {
+			return i >= len(c.iv.claim) || c.iv.claim[i].tasks == nil || c.iv.claim[i].victim == v
+		}
+	}
+	return false
+}
+
+// ivClaim is a steal st (take e) of t from thief i's deque, which is
+// empty, while t is in victim v's deque: i may have a batch steal from v
+// in flight, whose CASes moved the tasks of v's head up to t into i's
+// deque and which published them before its own event came (a batch
+// steal's event comes when it returns). They move to i's deque for the
+// step, and i's next take must be that steal: a steal from v called
+// before this take returned (and before the deadlines of the
+// obligations on them, which it takes over), its batch, with them in
+// front, within half of v's deque (checked then, ivClaimed). It returns
+// whether the step was accepted (and applied).
+func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
+	if !c.ivMayClaim(e) {
+		return false
+	}
+	s := c.s
+	i, t := st.Victim, int32(st.Task)
+	v, j := -1, -1
+	for u, q := range s.Local {
+		if k := slices.Index(q, t); u != i && k >= 0 {
+			v, j = u, k
+			break
+		}
+	}
+	moved := slices.Clone(s.Local[v][:j+1])
+	s.Local[v] = s.Local[v][j+1:]
+	s.Local[i] = moved
+	if c.takeStep(st, e) != nil {
+		s.Local[v] = append(moved, s.Local[v]...)
+		s.Local[i] = s.Local[i][:0]
+		return false
+	}
+	for len(c.iv.claim) <= i {
+		c.iv.claim = append(c.iv.claim, confClaim{})
+	}
+	cl := &c.iv.claim[i]
+	if cl.tasks == nil {
+		*cl = confClaim{victim: v, deadline: e.Return, idx: idx, ev: *e}
+	}
+	cl.tasks = append(cl.tasks, moved...)
+	cl.deadline = min(cl.deadline, e.Return)
+	for _, y := range moved {
+		if o, ok := c.iv.owed[y]; ok {
+			cl.deadline = min(cl.deadline, o.deadline)
+			delete(c.iv.owed, y)
+		}
+	}
+	return true
+}
+
+// ivClaimBefore is the take e by w (rule r, victim v), before its step:
+// if w has a claim (ivClaim), this take must be the batch steal it
+// claimed, and the claimed tasks go back to the head of v's deque for
+// the step, to be moved into w's deque with the batch (ivClaimAfter).
+func (c *Conformance) ivClaimBefore(e *traces.Event, r model.Rule, w, v int) error {
+	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil {
+		return nil
+	}
+	cl := &c.iv.claim[w]
+	switch {
+	case r != model.WORKER_STEAL || v != cl.victim:
+		return c.failClaim(w, fmt.Sprintf("w%d's next take (event seq %d) is no steal from w%d", w, e.Seq, cl.victim))
+	case e.Call >= cl.deadline:
+		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d (seq %d) was called at tick %d, not before tick %d", w, v, e.Seq, e.Call, cl.deadline))
+	}
+	c.s.Local[v] = append(slices.Clone(cl.tasks), c.s.Local[v]...)
+	return nil
+}
+
+// ivClaimAfter checks, after the step of w's claimed batch steal, that
+// the batch moved the claimed tasks (they lead w's deque), and takes
+// them out again: they were taken from w's deque before.
+func (c *Conformance) ivClaimAfter(w int) error {
+	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil {
+		return nil
+	}
+	cl := &c.iv.claim[w]
+	q := c.s.Local[w]
+	if len(q) < len(cl.tasks) || !slices.Equal(q[:len(cl.tasks)], cl.tasks) {
+		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d did not take them in its batch", w, cl.victim))
+	}
+	c.s.Local[w] = q[len(cl.tasks):]
+	cl.tasks = nil
+	return nil
+}
+
+// failClaim records the violation of w's claim at the take that made it.
+func (c *Conformance) failClaim(w int, what string) error {
+	cl := &c.iv.claim[w]
+	premise := fmt.Sprintf("w%d has a batch steal in flight that moved %s (order intervals)", w, taskList32(cl.tasks))
+	reason := fmt.Sprintf("w%d's deque did not hold t%d, w%d's did, so this take is accepted only if w%d's next take is a batch steal from w%d that took %s and was called before tick %d; %s", w, cl.ev.Task, cl.victim, w, cl.victim, taskList32(cl.tasks), cl.deadline, what)
+	cl.tasks = nil
+	return c.fail(cl.idx, &cl.ev, confRule(&cl.ev), premise, reason)
+}
+
+func taskList32(ts []int32) string {
+	l := make([]int64, len(ts))
+	for i, t := range ts {
+		l[i] = int64(t)
+	}
+	return taskList(l)
+}
+
+// ivBatchMoved settles, after a batch steal e by w (steal-last), the
+// obligations on the tasks it moved into w's deque (all of it: a steal
+// needs it empty): the steal removed them from the victim's deque within
+// its interval, so an obligation whose take it overlaps is met.
+func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
+	if w < 0 || w >= len(c.s.Local) {
+		return
+	}
+	for _, y := range c.s.Local[w] {
+		if o, ok := c.iv.owed[y]; ok && e.Call < o.deadline {
+			delete(c.iv.owed, y)
+		}
+	}
+	for len(c.iv.last) <= w {
+		c.iv.last = append(c.iv.last, confLast{})
+	}
+	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(c.s.Local[w]), ret: e.Return}
 }
 
 func (c *Conformance) reordered() int {

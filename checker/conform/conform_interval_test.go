@@ -697,3 +697,68 @@ func TestIntervalBatchReadBeforeOwnerTake(t *testing.T) {
 		t.Fatal("a steal that began after the owner's take: no violation")
 	}
 }
+
+// TestIntervalBatchCap: crossbeam-deque caps a batch at 32 tasks
+// (MAX_BATCH), header steal-max. From a LIFO deque of 70 tasks a batch
+// steal may run any of the first 32 (a batch of 32), not the 33rd, which
+// half alone would allow; from a FIFO deque the thief runs the first and
+// may find the next 31 in its deque, not the 32nd after it.
+func TestIntervalBatchCap(t *testing.T) {
+	const n = 70
+	head := func(fifo bool, max int) (traces.Header, []traces.Event) {
+		cfg := map[string]int{"steal-half": 1, "owner-lifo": 1, "steal-last": 1}
+		if fifo {
+			cfg = map[string]int{"steal-half": 1, "owner-lifo": 0}
+		}
+		if max > 0 {
+			cfg["steal-max"] = max
+		}
+		h := traces.Header{Format: traces.Format, Version: traces.Version, Minor: 1, Order: traces.OrderIntervals, Executor: "cases", Workers: 2, Policy: "worksteal", Config: cfg}
+		var evs []traces.Event
+		for task := int64(1); task <= n; task++ {
+			s := uint64(2*task - 1)
+			evs = append(evs, traces.Event{Kind: traces.KindSpawn, Seq: s, Call: s, Return: s + 1, Task: task, Worker: 0, Victim: -1, Queue: traces.LocalQueue(0)})
+		}
+		return h, evs
+	}
+	take := func(w int32, task int64, seq uint64, src traces.Source, victim int32) traces.Event {
+		return traces.Event{Kind: traces.KindTake, Seq: seq, Call: seq - 1, Return: seq, Task: task, Worker: w, Victim: victim, Source: src}
+	}
+	const s0 = 2*n + 10
+	for _, c := range []struct {
+		name  string
+		fifo  bool
+		max   int
+		after func() []traces.Event
+		ok    bool
+	}{
+		{"lifo: a batch of 32", false, 32, func() []traces.Event { return []traces.Event{take(1, 32, s0, traces.SourceSteal, 0)} }, true},
+		{"lifo: a batch of 33", false, 32, func() []traces.Event { return []traces.Event{take(1, 33, s0, traces.SourceSteal, 0)} }, false},
+		{"lifo: a batch of 33 without a cap", false, 0, func() []traces.Event { return []traces.Event{take(1, 33, s0, traces.SourceSteal, 0)} }, true},
+		// The thief runs t1; its deque then holds t2.. (FIFO: it takes t2
+		// first); the owner takes the task just past the batch.
+		{"fifo: a batch of 32", true, 32, func() []traces.Event {
+			return []traces.Event{take(1, 1, s0, traces.SourceSteal, 0), take(0, 33, s0+3, traces.SourceLocal, -1)}
+		}, true},
+		{"fifo: a batch of 33", true, 32, func() []traces.Event {
+			return []traces.Event{take(1, 1, s0, traces.SourceSteal, 0), take(0, 34, s0+3, traces.SourceLocal, -1)}
+		}, false},
+		{"fifo: a batch of 33 without a cap", true, 0, func() []traces.Event {
+			return []traces.Event{take(1, 1, s0, traces.SourceSteal, 0), take(0, 34, s0+3, traces.SourceLocal, -1)}
+		}, true},
+	} {
+		h, evs := head(c.fifo, c.max)
+		r := ivCheck(h, append(evs, c.after()...))
+		switch {
+		case c.ok && r.Err != nil:
+			t.Errorf("%s: %s", c.name, r.Err.Msg)
+		case !c.ok && r.Err == nil:
+			t.Errorf("%s: no violation", c.name)
+		}
+	}
+	h, _ := head(true, 32)
+	h.Config = map[string]int{"steal-max": 32}
+	if _, err := conform.New(h); err == nil || !strings.Contains(err.Error(), "steal-max = 32 without steal-half = 1") {
+		t.Errorf("steal-max without steal-half: %v", err)
+	}
+}

@@ -88,12 +88,16 @@ fn run_main() -> io::Result<()> {
     let shape = Shape { workers, fifo: args.flag("--fifo"), batch: args.flag("--steal-batch") };
     let out = args.out()?;
     let name = if bug { "crossbeam-worksteal/no-queued-flag" } else { "crossbeam-worksteal" };
-    let header = Header::new(name, workers, "worksteal")
+    let mut header = Header::new(name, workers, "worksteal")
         .order(Order::Intervals)
         .config("owner-lifo", if shape.fifo { 0 } else { 1 })
         .config("steal-half", if shape.batch { 1 } else { 0 })
         // From a LIFO deque crossbeam's batch steal runs the last task it took.
         .config("steal-last", if shape.batch && !shape.fifo { 1 } else { 0 });
+    if shape.batch {
+        // crossbeam-deque's MAX_BATCH: a batch takes at most 32 tasks.
+        header = header.config("steal-max", 32);
+    }
     let rec = Recorder::with_options(header, out, args.recorder_options());
     let start = Instant::now();
     let ex = Exec::new(shape, rec.clone(), bug);
