@@ -317,16 +317,23 @@ func (b *base) recordStop() {
 	b.outMu.Unlock()
 }
 
-// poll calls t's future once, turning a panic into a *PanicError with the
-// stack of the polling goroutine. The deferred recover is open-coded by the
-// compiler: it allocates nothing when there is no panic.
-func (b *base) poll(t *task, cx *Context) (v any, ready bool, perr *PanicError) {
+// pollOn calls t's future once on worker w, turning a panic into a
+// *PanicError with the stack of the polling goroutine. t is w's current
+// task for the length of the poll: a Goexit in the future then fails t,
+// and a new goroutine takes the worker's place (see startWorker). The
+// deferred recover is open-coded by the compiler: it allocates nothing when
+// there is no panic. Only worker w calls it.
+func (b *base) pollOn(t *task, w int, cx *Context) (v any, ready bool, perr *PanicError) {
+	l := &b.wk[w]
+	l.cur = t
 	defer func() {
 		if r := recover(); r != nil {
+			l.cur = nil
 			perr = &PanicError{Task: t.id, Value: r, Stack: debug.Stack()}
 		}
 	}()
 	v, ready = t.fut.Poll(cx)
+	l.cur = nil // not in the deferred call: a Goexit must leave t there
 	return v, ready, nil
 }
 

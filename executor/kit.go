@@ -137,9 +137,7 @@ func (k *Kit) Run(t *JoinHandle, w int) {
 	defer k.b.yield(PointPop) // the worker's next pop comes after a yield
 	k.begin(tk, w)
 	cx := NewContext(tk.waker(), w)
-	k.b.wk[w].cur = tk
-	v, ready, perr := k.b.poll(tk, cx)
-	k.b.wk[w].cur = nil
+	v, ready, perr := k.b.pollOn(tk, w, cx)
 	if err := failure(tk, v, ready, perr); err != nil {
 		k.b.recordFailure(tk, w, err)
 		k.b.complete(tk, w, nil, err)
@@ -212,9 +210,7 @@ func (k *Kit) PollOnce(t *JoinHandle, w int) (done bool) {
 		k.b.running(tk)
 	}
 	cx := NewContext(tk.waker(), w)
-	k.b.wk[w].cur = tk
-	v, ready, perr := k.b.poll(tk, cx)
-	k.b.wk[w].cur = nil
+	v, ready, perr := k.b.pollOn(tk, w, cx)
 	if err := failure(tk, v, ready, perr); err != nil {
 		k.b.complete(tk, w, nil, err)
 		return true

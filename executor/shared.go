@@ -277,9 +277,7 @@ func (e *shared) run(t *task, w int, cx *Context) {
 	for {
 		e.yield(PointPoll)
 		cx.Reset(t.waker(), w)
-		e.wk[w].cur = t
-		v, ready, perr := e.poll(t, cx)
-		e.wk[w].cur = nil
+		v, ready, perr := e.pollOn(t, w, cx)
 		cx.Reset(Waker{}, w)
 		if err := failure(t, v, ready, perr); err != nil {
 			e.recordFailure(t, w, err)

@@ -21,6 +21,11 @@ type Layout struct {
 	tick, slice, steal, victim uint
 	gcap, glen, lcap, llen     uint
 	spawned                    uint
+
+	// Where each field starts in a task's bits and in a worker's, and how
+	// many bits each takes (see Pack): the state's field comes first, at 0.
+	pendAt, wakeAt, plAt, ageAt, triesAt, taskW uint
+	tickAt, sliceAt, stealAt, victimAt, workerW uint
 }
 
 // Layout returns the packing of m's states. It fails for an open model.
@@ -64,9 +69,19 @@ func (m *Model) Layout() (*Layout, error) {
 	l.lcap = uint(c.LocalCap)
 	l.llen = width(c.LocalCap)
 	l.spawned = width(c.Tasks)
+	l.pendAt = l.st
+	l.wakeAt = l.pendAt + l.pend
+	l.plAt = l.wakeAt + l.wake
+	l.ageAt = l.plAt + l.pl
+	l.triesAt = l.ageAt + l.age
+	l.taskW = l.triesAt + l.tries
+	l.tickAt = l.tid
+	l.sliceAt = l.tickAt + l.tick
+	l.stealAt = l.sliceAt + l.slice
+	l.victimAt = l.stealAt + l.steal
+	l.workerW = l.victimAt + l.victim
 	T, W := uint(c.Tasks), uint(c.Workers)
-	n := T*(l.st+l.pend+l.wake+l.pl+l.age+l.tries) +
-		W*(l.tid+l.tick+l.slice+l.steal+l.victim) +
+	n := T*l.taskW + W*l.workerW +
 		l.glen + l.gcap*l.tid + W*(l.llen+l.lcap*l.tid) + l.spawned
 	l.bits = int(n)
 	l.words = (int(n) + 63) / 64
@@ -90,7 +105,7 @@ func (l *Layout) Bits() int { return l.bits }
 // bits 0 to TaskBits()-1, and the workers' and queues' fields follow (a
 // compact store cuts states there).
 func (l *Layout) TaskBits() int {
-	return len(l.m.Init().Task) * int(l.st+l.pend+l.wake+l.pl+l.age+l.tries)
+	return len(l.m.Init().Task) * int(l.taskW)
 }
 
 type bitWriter struct {
@@ -172,12 +187,7 @@ func (l *Layout) Pack(s *State, dst []uint64) bool {
 	b := bitWriter{dst: dst}
 	// Fields are combined per task and per worker, so that each takes one
 	// write; the layout is the same as field by field.
-	p1 := l.st
-	p2 := p1 + l.pend
-	p3 := p2 + l.wake
-	p4 := p3 + l.pl
-	p5 := p4 + l.age
-	tw := p5 + l.tries
+	p1, p2, p3, p4, p5, tw := l.pendAt, l.wakeAt, l.plAt, l.ageAt, l.triesAt, l.taskW
 	for i := range s.Task {
 		v := uint64(s.Task[i]) | uint64(s.Pend[i])<<p1 | uint64(s.Wakes[i])<<p2 | uint64(s.Age[i])<<p4 | uint64(s.Tries[i])<<p5
 		if s.Polled[i] {
@@ -185,11 +195,7 @@ func (l *Layout) Pack(s *State, dst []uint64) bool {
 		}
 		b.put(v, tw)
 	}
-	q1 := l.tid
-	q2 := q1 + l.tick
-	q3 := q2 + l.slice
-	q4 := q3 + l.steal
-	ww := q4 + l.victim
+	q1, q2, q3, q4, ww := l.tickAt, l.sliceAt, l.stealAt, l.victimAt, l.workerW
 	for w := range s.Cur {
 		b.put(uint64(s.Cur[w])|uint64(s.Tick[w])<<q1|uint64(s.Slice[w])<<q2|uint64(s.Steal[w])<<q3|uint64(s.Victim[w])<<q4, ww)
 	}
@@ -211,12 +217,7 @@ func (l *Layout) Pack(s *State, dst []uint64) bool {
 // Init (or a copy of one).
 func (l *Layout) Unpack(src []uint64, s *State) {
 	b := bitReader{src: src}
-	p1 := l.st
-	p2 := p1 + l.pend
-	p3 := p2 + l.wake
-	p4 := p3 + l.pl
-	p5 := p4 + l.age
-	tw := p5 + l.tries
+	p1, p2, p3, p4, p5, tw := l.pendAt, l.wakeAt, l.plAt, l.ageAt, l.triesAt, l.taskW
 	field := func(v uint64, at, n uint) uint64 { return v >> at & (1<<n - 1) }
 	for i := range s.Task {
 		v := b.get(tw)
@@ -227,11 +228,7 @@ func (l *Layout) Unpack(src []uint64, s *State) {
 		s.Age[i] = uint8(field(v, p4, l.age))
 		s.Tries[i] = uint8(field(v, p5, l.tries))
 	}
-	q1 := l.tid
-	q2 := q1 + l.tick
-	q3 := q2 + l.slice
-	q4 := q3 + l.steal
-	ww := q4 + l.victim
+	q1, q2, q3, q4, ww := l.tickAt, l.sliceAt, l.stealAt, l.victimAt, l.workerW
 	for w := range s.Cur {
 		v := b.get(ww)
 		s.Cur[w] = int32(field(v, 0, l.tid))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -166,15 +165,7 @@ func CoverModel(name string, c model.Config) (model.Config, func() executor.Exec
 	if c.Workers == 0 {
 		c.Workers = 2
 	}
-	if c.Tasks == 0 {
-		c.Tasks = 3
-	}
-	if c.Pendings == 0 && !c.Endless {
-		c.Pendings = 1
-	}
-	if c.Wakes == 0 {
-		c.Wakes = 1
-	}
+	c = workloadDefaults(c)
 	w := c.Workers
 	var mk func() executor.Executor
 	switch name {
@@ -223,21 +214,27 @@ func CoverModel(name string, c model.Config) (model.Config, func() executor.Exec
 	return c, mk, nil
 }
 
+// workloadDefaults fills the workload fields of c left zero: 3 tasks, each
+// pending once (unless endless) and woken once.
+func workloadDefaults(c model.Config) model.Config {
+	if c.Tasks == 0 {
+		c.Tasks = 3
+	}
+	if c.Pendings == 0 && !c.Endless {
+		c.Pendings = 1
+	}
+	if c.Wakes == 0 {
+		c.Wakes = 1
+	}
+	return c
+}
+
 // resolve returns the closed configuration and the executor's constructor.
 func (cfg *CoverConfig) resolve() (model.Config, func() executor.Executor, error) {
 	if cfg.New == nil {
 		return CoverModel(cfg.Executor, cfg.Model)
 	}
-	w := cfg.Model
-	if w.Tasks == 0 {
-		w.Tasks = 3
-	}
-	if w.Pendings == 0 && !w.Endless {
-		w.Pendings = 1
-	}
-	if w.Wakes == 0 {
-		w.Wakes = 1
-	}
+	w := workloadDefaults(cfg.Model)
 	ex := cfg.New()
 	defer ex.Close()
 	_, ctl := ex.(executor.Controllable)
@@ -516,15 +513,7 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 	} else {
 		err = nil
 	}
-	slices.SortStableFunc(evs, func(a, b traces.Event) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	traces.SortBySeq(evs)
 	return h, evs, sched, err
 }
 

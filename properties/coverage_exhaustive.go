@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/execspec/execspec/checker/conform"
@@ -133,15 +132,7 @@ func (x *exhaustive) stateKey() (string, bool) {
 	if x.have && len(x.pend) == 0 {
 		return x.last, true
 	}
-	slices.SortStableFunc(x.pend, func(a, b traces.Event) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	traces.SortBySeq(x.pend)
 	for _, e := range x.pend {
 		if err := x.conf.Step(e); err != nil {
 			x.bad = true

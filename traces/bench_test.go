@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/internal/cputime"
 )
 
 // benchEvents is a realistic mix: spawn, take (local, global, steal),
@@ -35,7 +36,7 @@ var benchHeader = Header{Format: Format, Version: Version, Executor: "bench", Wo
 func BenchmarkWrite(b *testing.B) {
 	events := benchEvents(1 << 16)
 	var size int64
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		w, _ := NewWriter(io.Discard, benchHeader)
 		cw := &countWriter{}
@@ -46,7 +47,7 @@ func BenchmarkWrite(b *testing.B) {
 		w.Flush()
 		size = cw.n
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(len(events)), "cpu-ns/event")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N)/float64(len(events)), "cpu-ns/event")
 	perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(len(events))
 	b.ReportMetric(1e9/perOp, "events/s")
 	b.ReportMetric(float64(size)/float64(len(events)), "bytes/event")
@@ -64,7 +65,7 @@ func BenchmarkRead(b *testing.B) {
 	data := buf.Bytes()
 	b.SetBytes(int64(len(data)))
 	var e Event
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		r, err := NewReader(bytes.NewReader(data), "bench")
 		if err != nil {
@@ -78,7 +79,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportMetric(perOp, "ns/event")
 	// CPU time of the process per event: on a shared machine, wall time
 	// also counts the time other processes had the core.
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(len(events)), "cpu-ns/event")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N)/float64(len(events)), "cpu-ns/event")
 }
 
 // BenchmarkDecodeLine is the decoder alone on one take line.
@@ -191,15 +192,6 @@ func BenchmarkDecodeVsStdlib(b *testing.B) {
 	b.ReportMetric(float64(ours.Nanoseconds())/n, "ns/event-ours")
 	b.ReportMetric(float64(std.Nanoseconds())/n, "ns/event-stdlib")
 	b.ReportMetric(float64(std)/float64(ours), "stdlib/ours")
-}
-
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkLogRecordOne is one goroutine recording: the cost an executor

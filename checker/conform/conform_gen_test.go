@@ -2,11 +2,10 @@ package conform
 
 import (
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/internal/cputime"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -325,7 +324,7 @@ func BenchmarkConformance(b *testing.B) {
 		b.Run(h.Policy, func(b *testing.B) {
 			g := newConfGen(b, h, 1)
 			events := g.run(b, 1_000_000)
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			b.ResetTimer()
 			for b.Loop() {
 				c, _ := New(h)
@@ -341,16 +340,7 @@ func BenchmarkConformance(b *testing.B) {
 			// CPU time, unlike wall time, does not count the time other
 			// processes held the core: the figure to compare on a shared
 			// machine.
-			b.ReportMetric(float64(len(events))*float64(b.N)/(cpuTime()-cpu0).Seconds(), "events/cpu-s")
+			b.ReportMetric(float64(len(events))*float64(b.N)/(cputime.Process()-cpu0).Seconds(), "events/cpu-s")
 		})
 	}
-}
-
-// cpuTime returns the CPU time the process has used (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

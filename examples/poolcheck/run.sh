@@ -23,11 +23,11 @@ targets=(
   "go.buggy.mod|./pond1|TestPond1$|pass|pond v1.9.1|Cancel, then StopAndWait returns"
   "go.mod|./pond1|TestPond1$|fail cancel-stops|pond v1.9.2|StopAndWait hangs after the pool's context is cancelled (a regression of v1.9.2, no fixed v1 release)"
   "go.sync060.mod|./semaphore|TestSemaphore$|fail done-refused|x/sync v0.6.0|Acquire with a done context succeeds (golang/go#63615)"
-  "go.mod|./semaphore|TestSemaphore$|pass|x/sync v0.11.0|the fix (v0.7.0)"
+  "go.mod|./semaphore|TestSemaphore$|pass|x/sync v0.24.0|the fix (v0.7.0)"
   "go.mod|./conc|TestConc$|fail reuse|conc v0.3.0|Go after Wait panics (#103); fixed in no release, served as a pseudo-version (below)"
   "go.conc240108.mod|./conc|TestConc|fail errors-propagate|conc main 2024-01-08|a reused pool's Wait returns the errors of earlier rounds too (#128)"
   "go.conc240121.mod|./conc|TestConc|pass|conc main 2024-01-21|the fixes (#129 for #128, #108 for #103)"
-  "go.mod|./errgroup|TestErrgroup$|pass|x/sync v0.11.0 errgroup|no known bug"
+  "go.mod|./errgroup|TestErrgroup$|pass|x/sync v0.24.0 errgroup|no known bug"
 )
 for t in "${targets[@]}"; do
   IFS='|' read -r modfile pkg test expect lib what <<< "$t"

@@ -6,6 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/internal/cputime"
 )
 
 // benchProgram is the synthetic workload of the benchmarks: 4 goroutines,
@@ -41,7 +42,7 @@ func benchRuns(b *testing.B, c *Controller) {
 func benchLoop(b *testing.B, c *Controller, prog func() func()) {
 	decisions, steps, runs := 0, 0, 0
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if err := c.Run(prog()); err != nil {
 			b.Fatal(err)
@@ -50,7 +51,7 @@ func benchLoop(b *testing.B, c *Controller, prog func() func()) {
 		steps += c.steps
 		runs++
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	b.ReportMetric(float64(decisions)/float64(runs), "decisions/run")
 	b.ReportMetric(float64(steps)/float64(runs), "steps/run")
 	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
@@ -97,7 +98,7 @@ func BenchmarkRunWorksteal(b *testing.B) {
 func BenchmarkRunRapid(b *testing.B) {
 	c := New(Random(1))
 	runs, decisions := 0, 0
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		rapid.Check(b, func(rt *rapid.T) {
 			c.SetStrategy(RapidChooser(rt))
@@ -108,7 +109,7 @@ func BenchmarkRunRapid(b *testing.B) {
 			decisions += len(c.choices)
 		})
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	b.ReportMetric(float64(decisions)/float64(runs), "decisions/run")
 	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
 	if cpu > 0 {

@@ -1,15 +1,15 @@
 //go:build unix
 
-package properties
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user + system CPU time (a system call, about a
-// microsecond).
-func cpuTime() time.Duration {
+// Process is the process's user + system CPU time so far (a system call,
+// about a microsecond); 0 if the system does not say.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
