@@ -101,6 +101,10 @@ func StdSync(goroot, version, out string) (map[string]string, error) {
 	if err := checkStdSyncTypes(files); err != nil {
 		return nil, bad("%v", err)
 	}
+	ownLocks := packageLocks(files)
+	if len(ownLocks) == 0 {
+		return nil, bad("no package-level Mutex (Pool's allPoolsMu) in %s", dir)
+	}
 	changed := map[string]bool{}
 	found := map[string]bool{}
 	calls := map[string]int{}
@@ -130,10 +134,14 @@ func StdSync(goroot, version, out string) (map[string]string, error) {
 							changed[name] = true
 						}
 					}
-					// An RWMutex's writer lock: its methods already passed
-					// their yield point.
-					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && recv == "RWMutex" && slices.Contains(stdSyncMethods["Mutex"], sel.Sel.Name) {
-						if in, ok := sel.X.(*ast.SelectorExpr); ok && in.Sel.Name == "w" {
+					// An RWMutex's writer lock (its methods already passed
+					// their yield point) and sync's own package-level locks
+					// (Pool's, taken with the processor pinned: no yield
+					// point may park there) are taken as they were.
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && slices.Contains(stdSyncMethods["Mutex"], sel.Sel.Name) {
+						in, isSel := sel.X.(*ast.SelectorExpr)
+						id, isID := sel.X.(*ast.Ident)
+						if (recv == "RWMutex" && isSel && in.Sel.Name == "w") || (isID && ownLocks[id.Name]) {
 							sel.Sel = ast.NewIdent("execspec" + sel.Sel.Name)
 							changed[name] = true
 						}
@@ -193,6 +201,28 @@ func StdSync(goroot, version, out string) (map[string]string, error) {
 	}
 	entries[filepath.Join(dir, "execspec_control.go")] = dst
 	return entries, nil
+}
+
+// packageLocks names sync's package-level variables of type Mutex.
+func packageLocks(files map[string]*ast.File) map[string]bool {
+	locks := map[string]bool{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, s := range gd.Specs {
+				vs := s.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Mutex" {
+					for _, n := range vs.Names {
+						locks[n.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return locks
 }
 
 func recvType(fd *ast.FuncDecl) string {
