@@ -165,6 +165,9 @@ type run struct {
 	ended   bool          // under adoptMu: late callbacks run uncontrolled
 	// afterFuncs counts the AfterFunc timers of the run not yet fired.
 	afterFuncs atomic.Int64
+	// afterTimers stand for the AfterFunc timers of the run among the
+	// candidates of EarlyTimers (ops.go).
+	afterTimers []*gor
 	// quiet > 0: the runtime's own code runs on the goroutine holding
 	// control; the standard library's sync is not controlled (stdsync.go).
 	quiet int
@@ -476,6 +479,7 @@ func (r *run) pick(g *gor) *gor {
 				cands = append(cands, h)
 			}
 		}
+		cands = r.afterTimerCands(cands)
 	}
 	r.cand = cands
 	next := r.choose(g, curRunnable, cands)
