@@ -215,13 +215,12 @@ func (r *run) adopt(f func()) bool {
 // drainAdoptions registers the goroutines waiting to be adopted, in the
 // order they asked; they are runnable.
 func (r *run) drainAdoptions() {
-	var q []*adoption
-	r.quietly(func() {
-		r.adoptMu.Lock()
-		q = r.adoptQ
-		r.adoptQ = nil
-		r.adoptMu.Unlock()
-	})
+	r.quiet++ // the lock is the runtime's own (stdsync.go)
+	r.adoptMu.Lock()
+	q := r.adoptQ
+	r.adoptQ = nil
+	r.adoptMu.Unlock()
+	r.quiet--
 	for _, a := range q {
 		g := r.newG()
 		g.sem = a.sem
