@@ -57,6 +57,14 @@ type Config struct {
 	// their paths so that go's build cache holds their compiled form. The
 	// build is then in a directory under Cache and Out is not used.
 	Cache string
+	// StdSync overlays the standard library's sync (stdsync.go) so that
+	// its Mutex, RWMutex, WaitGroup, Once and Cond, whoever calls them
+	// (the standard library, packages not instrumented), are controlled
+	// when called by a controlled goroutine. The overlay is made from the
+	// go command's own installation; a sync it does not know is refused
+	// (ErrStdSync). Every package of the standard library that imports
+	// sync is then compiled again once (go's build cache keeps it).
+	StdSync bool
 }
 
 // Build is an instrumented build ready for go test.
@@ -71,6 +79,8 @@ type Build struct {
 	// instrumented (the standard library apart): their goroutines,
 	// channels and locks run outside the scheduler.
 	Uncontrolled []string
+	// StdSync says that the standard library's sync is overlaid.
+	StdSync bool
 	// Cached says that the build was found in Config.Cache.
 	Cached bool `json:"-"`
 
@@ -207,7 +217,7 @@ const cacheVersion = "execspec-build 2"
 // the source files of every package that may be rewritten.
 func buildKey(cfg Config, patterns []string, linked []*packages.Package) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%q\n%q\n%q\n%s\n", cacheVersion, runtime.Version(), cfg.Dir, cfg.Tests, patterns, cfg.Root)
+	fmt.Fprintf(h, "%s\n%s\n%q\n%q\n%q\n%s\n%v %s\n", cacheVersion, runtime.Version(), cfg.Dir, cfg.Tests, patterns, cfg.Root, cfg.StdSync, goEnv(cfg.Dir, "GOVERSION"))
 	if exe, err := os.Executable(); err == nil {
 		if st, err := os.Stat(exe); err == nil {
 			fmt.Fprintf(h, "%s %d %d\n", exe, st.Size(), st.ModTime().UnixNano())
@@ -391,6 +401,20 @@ func instrument(cfg Config, patterns []string, linked []*packages.Package) (*Bui
 		b.Uncontrolled = append(b.Uncontrolled, p.PkgPath)
 	})
 	sort.Strings(b.Uncontrolled)
+	if cfg.StdSync {
+		goroot, version := goEnv(cfg.Dir, "GOROOT"), goEnv(cfg.Dir, "GOVERSION")
+		if goroot == "" {
+			return nil, fmt.Errorf("%w: go env GOROOT failed in %s", ErrStdSync, cfg.Dir)
+		}
+		files, err := StdSync(goroot, version, filepath.Join(cfg.Out, "stdsync"))
+		if err != nil {
+			return nil, err
+		}
+		for orig, dst := range files {
+			b.overlay[orig] = dst
+		}
+		b.StdSync = true
+	}
 	if err := b.writeModFile(cfg); err != nil {
 		return nil, err
 	}

@@ -34,6 +34,21 @@
 //     user's module, go.mod, go.sum, the Go version, the rewriter): an
 //     unchanged build is reused as it is, at the same paths, so go's build
 //     cache holds its compiled packages too.
+//   - With Config.StdSync the standard library's sync is overlaid as
+//     well (stdsync.go): generated from the go command's own
+//     $GOROOT/src/sync by rewriting its syntax, never copied. Each
+//     method of Mutex, RWMutex, WaitGroup, Once and Cond, and the
+//     runtime's semaphore waits inside them, check a table of hooks that
+//     instrument/rt stores in sync through //go:linkname (package sync
+//     cannot import rt); called by the goroutine holding control they
+//     are yield points and block in the scheduler until the value's real
+//     state lets the call return at once, and WaitGroup.Go starts a
+//     controlled goroutine. Called by any other goroutine, or outside a
+//     run, they are Go's. sync's own package-level locks (Pool's, taken
+//     with the processor pinned) are never yield points. A sync that
+//     differs from what the rewriting expects (a method, a field, a
+//     blocking call moved) is refused with ErrStdSync naming the Go
+//     version.
 //   - Uncontrolled packages: the packages linked into the test that were
 //     not rewritten (apart from the standard library) are listed in the
 //     Build, never silently trusted.

@@ -42,6 +42,7 @@ type testFlags struct {
 	keep       bool
 	noCache    bool
 	early      bool
+	stdSync    bool
 }
 
 type listFlag struct{ dst *[]string }
@@ -83,6 +84,7 @@ type testReport struct {
 	Instrumented []string       `json:"instrumented"`
 	Rewrites     map[string]int `json:"rewrites"`
 	Uncontrolled []string       `json:"uncontrolled"`
+	StdSync      bool           `json:"std_sync,omitempty"` // the standard library's sync is controlled
 	Strategy     string         `json:"strategy"`
 	Seed         uint64         `json:"seed"`
 	Runs         int            `json:"runs_per_test"`
@@ -109,6 +111,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.keep, "keep", false, "keep the rewritten files and the overlay (their directory is printed)")
 	fs.BoolVar(&f.early, "early-timers", false, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; a test that waits with a sleep may then see it too short")
+	fs.BoolVar(&f.stdSync, "std-sync", false, "overlay the standard library's sync so that its Mutex, RWMutex, WaitGroup, Once and Cond are controlled whoever calls them (the standard library, packages not instrumented); the first build compiles the standard library again (go's build cache keeps it)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "rewrite afresh in a temporary directory instead of reusing a build of the same sources kept in the user's cache directory")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify test [flags] [PACKAGE...]")
@@ -212,7 +215,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	b, err := instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: buildDir, Cache: cache})
+	b, err := instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: buildDir, Cache: cache, StdSync: f.stdSync})
 	if err != nil {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
 		return exitUsage
@@ -220,7 +223,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.keep {
 		fmt.Fprintf(stderr, "verify test: the rewritten files and the overlay are in %s\n", filepath.Dir(b.Overlay))
 	}
-	rep := testReport{Packages: b.Tested, Instrumented: b.Packages, Rewrites: b.Counts, Uncontrolled: b.Uncontrolled,
+	rep := testReport{Packages: b.Tested, Instrumented: b.Packages, Rewrites: b.Counts, Uncontrolled: b.Uncontrolled, StdSync: b.StdSync,
 		Strategy: f.strategy, Seed: f.seed, Runs: f.runs}
 	if f.replay != "" {
 		rep.Strategy, rep.Runs = "replay", 1
@@ -231,7 +234,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			cached = ", unchanged since the last build"
 		}
 		fmt.Fprintf(stderr, "verify test: %d files rewritten in %s (%s%s) in %.1fs\n", len(b.Files), strings.Join(b.Packages, " "), countsText(b.Counts), cached, time.Since(start).Seconds())
-		if len(b.Uncontrolled) > 0 {
+		if len(b.Uncontrolled) > 0 && b.StdSync {
+			fmt.Fprintf(stderr, "verify test: not controlled (their goroutines and channels run outside the scheduler; their locks of package sync are controlled): %s, and the standard library\n", strings.Join(b.Uncontrolled, " "))
+		} else if len(b.Uncontrolled) > 0 {
 			fmt.Fprintf(stderr, "verify test: not controlled (their goroutines, channels and locks run outside the scheduler): %s, and the standard library\n", strings.Join(b.Uncontrolled, " "))
 		}
 	}
@@ -244,7 +249,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		rt.EnvOut+"="+f.out,
 		rt.EnvReport+"="+reportFile,
 		rt.EnvMaxSteps+"="+strconv.Itoa(f.maxSteps),
-		rt.EnvCommand+"="+replayCommand(pkgs, f.instrument, f.early, "%s"),
+		rt.EnvCommand+"="+replayCommand(pkgs, f, "%s"),
 	)
 	if f.early {
 		env = append(env, rt.EnvEarlyTimers+"=1")
@@ -328,7 +333,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stderr, testLog(out, o.Test))
 		}
 		if o.Schedule != "" {
-			fmt.Fprintf(stderr, "replay:\n\t%s\n", replayCommand(pkgs, f.instrument, f.early, o.Schedule)+" --run '^"+o.Test+"$'")
+			fmt.Fprintf(stderr, "replay:\n\t%s\n", replayCommand(pkgs, f, o.Schedule)+" --run '^"+o.Test+"$'")
 		}
 		if f.replay != "" && o.Replayed {
 			fmt.Fprintln(stderr, "the replay followed the schedule and reproduced its checksum")
@@ -401,13 +406,16 @@ func readOutcomes(path string) []rt.Outcome {
 	return out
 }
 
-func replayCommand(pkgs, inst []string, early bool, schedule string) string {
+func replayCommand(pkgs []string, f testFlags, schedule string) string {
 	s := "verify test " + strings.Join(pkgs, " ")
-	if len(inst) > 0 {
-		s += " --instrument " + strings.Join(inst, ",")
+	if len(f.instrument) > 0 {
+		s += " --instrument " + strings.Join(f.instrument, ",")
 	}
-	if early {
+	if f.early {
 		s += " --early-timers"
+	}
+	if f.stdSync {
+		s += " --std-sync"
 	}
 	return s + " --replay " + schedule
 }

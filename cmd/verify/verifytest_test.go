@@ -191,11 +191,11 @@ func TestVerifyTestOldGo(t *testing.T) {
 	}
 }
 
-// TestReplayCommandKeepsEarlyTimers: a run made with --early-timers is
-// replayed with it (without, the replay would diverge).
+// TestReplayCommandKeepsEarlyTimers: a run made with --early-timers or
+// --std-sync is replayed with them (without, the replay would diverge).
 func TestReplayCommandKeepsEarlyTimers(t *testing.T) {
-	got := replayCommand([]string{"./pool"}, []string{"example.com/m"}, true, "s.schedule")
-	if want := "verify test ./pool --instrument example.com/m --early-timers --replay s.schedule"; got != want {
+	got := replayCommand([]string{"./pool"}, testFlags{instrument: []string{"example.com/m"}, early: true, stdSync: true}, "s.schedule")
+	if want := "verify test ./pool --instrument example.com/m --early-timers --std-sync --replay s.schedule"; got != want {
 		t.Fatalf("%q, want %q", got, want)
 	}
 }

@@ -36,7 +36,15 @@
 //   - Config.EarlyTimers: goroutines waiting for a timer are candidates of
 //     every decision; choosing one lets virtual time pass while the
 //     runnable goroutines wait (they are slow), so bugs that need a timer
-//     to fire before another goroutine runs are reached (Go 1.26).
+//     to fire before another goroutine runs are reached (Go 1.26). A
+//     pending AfterFunc timer is such a candidate too (a stand-in: its
+//     goroutine does not exist before it fires).
+//   - The standard library's sync, when the build overlays it
+//     (stdsync.go, rt.StdSync): its Mutex, RWMutex, WaitGroup, Once and
+//     Cond called by the goroutine holding control are yield points and
+//     wait in the scheduler on the value's real state, whoever's code
+//     calls them; the runtime's own use of sync on that goroutine is not
+//     (run.quiet).
 //   - Ranges over maps in rewritten code go through MapOrdered or MapAny:
 //     key order, so a replay takes the same path.
 //   - A hang is decided, not timed: every controlled goroutine blocked and

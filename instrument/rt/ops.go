@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // Go is the go statement: fn (a closure over the function value and the
@@ -123,10 +124,40 @@ func AfterFunc(d time.Duration, f func()) *time.Timer {
 	// scheduler then waits the horizon of virtual time, which costs
 	// nothing, before it calls a hang).
 	r.afterFuncs.Add(1)
-	return time.AfterFunc(d, func() {
+	t := time.AfterFunc(d, func() {
 		r.afterFuncs.Add(-1)
 		if active.Load() != r || !r.adopt(f) {
 			f()
 		}
 	})
+	if r.cfg.EarlyTimers && timersReadable {
+		// The callback's goroutine does not exist before the timer fires:
+		// a stand-in, never ready, is the candidate that lets time pass
+		// to it while others could run.
+		r.afterTimers = append(r.afterTimers, &gor{id: afterTimerID + len(r.afterTimers), state: gBlocked,
+			w: wait{op: "time.AfterFunc", ready: func() bool { return false }, timed: func() bool { return afterFuncArmed(t) }}})
+	}
+	return t
+}
+
+// afterTimerID numbers the stand-ins of AfterFunc timers apart from
+// goroutines.
+const afterTimerID = 1 << 30
+
+// afterFuncArmed reports whether the AfterFunc timer t will fire: the
+// runtime's timer follows a channel pointer and a bool in the
+// *time.Timer (runtime/time.go's timeTimer, Go 1.26), its when at 24.
+func afterFuncArmed(t *time.Timer) bool {
+	return *(*int64)(unsafe.Add(unsafe.Pointer(t), 16+24)) > 0
+}
+
+// afterTimerCands adds the AfterFunc timers that will fire to cands (a
+// stopped one may be reset: it stays listed).
+func (r *run) afterTimerCands(cands []*gor) []*gor {
+	for _, h := range r.afterTimers {
+		if h.w.timed() {
+			cands = append(cands, h)
+		}
+	}
+	return cands
 }

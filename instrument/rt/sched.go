@@ -97,6 +97,9 @@ type wait struct {
 	timed func() bool
 	// tick: a ticker's channel can end the wait (housekeeping.go).
 	tick bool
+	// std: the standard library's sync (stdsync.go); uncontrolled
+	// goroutines can make ready hold.
+	std bool
 }
 
 // gor is one controlled goroutine. Its fields are touched only by whoever
@@ -162,6 +165,12 @@ type run struct {
 	ended   bool          // under adoptMu: late callbacks run uncontrolled
 	// afterFuncs counts the AfterFunc timers of the run not yet fired.
 	afterFuncs atomic.Int64
+	// afterTimers stand for the AfterFunc timers of the run among the
+	// candidates of EarlyTimers (ops.go).
+	afterTimers []*gor
+	// quiet > 0: the runtime's own code runs on the goroutine holding
+	// control; the standard library's sync is not controlled (stdsync.go).
+	quiet int
 
 	// Housekeeping (housekeeping.go): steps of goroutines not woken by a
 	// ticker, and when they last changed, in virtual time.
@@ -206,10 +215,12 @@ func (r *run) adopt(f func()) bool {
 // drainAdoptions registers the goroutines waiting to be adopted, in the
 // order they asked; they are runnable.
 func (r *run) drainAdoptions() {
+	r.quiet++ // the lock is the runtime's own (stdsync.go)
 	r.adoptMu.Lock()
 	q := r.adoptQ
 	r.adoptQ = nil
 	r.adoptMu.Unlock()
+	r.quiet--
 	for _, a := range q {
 		g := r.newG()
 		g.sem = a.sem
@@ -467,6 +478,7 @@ func (r *run) pick(g *gor) *gor {
 				cands = append(cands, h)
 			}
 		}
+		cands = r.afterTimerCands(cands)
 	}
 	r.cand = cands
 	next := r.choose(g, curRunnable, cands)
@@ -661,7 +673,7 @@ func (r *run) external() *gor {
 			launched = append(launched, g)
 		}
 	}
-	if len(launched) == 0 && !r.waitAdoption() {
+	if len(launched) == 0 && !r.waitAdoption() && !r.stdWaits(false) {
 		return nil
 	}
 	r.extRep = make(chan *gor, len(launched)+1)
@@ -701,7 +713,7 @@ func (r *run) external() *gor {
 		r.adoptMu.Lock()
 		adopted := len(r.adoptQ) > 0
 		r.adoptMu.Unlock()
-		if len(woken) > 0 || adopted {
+		if len(woken) > 0 || adopted || r.stdWaits(true) {
 			break
 		}
 	}
@@ -827,7 +839,7 @@ func where(stack string) string {
 	lines := strings.Split(stack, "\n")
 	for i := 1; i+1 < len(lines); i += 2 {
 		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "created by ") {
+		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "created by ") {
 			continue
 		}
 		loc := strings.TrimSpace(lines[i+1])

@@ -248,7 +248,7 @@ func (o *Once) Do(f func()) {
 	defer func() {
 		o.running = 0
 		o.done.Store(true)
-		o.once.Do(func() {})
+		r.quietly(func() { o.once.Do(func() {}) })
 	}()
 	f()
 }

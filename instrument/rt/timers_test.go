@@ -121,3 +121,47 @@ func TestLazyTimers(t *testing.T) {
 		t.Errorf("cases seen: %v", seen)
 	}
 }
+
+// TestEarlyAfterFunc: with EarlyTimers a time.AfterFunc callback may run
+// while the goroutine that set it could still run (it is slow), which a
+// search without it never sees; the runs that see it replay exactly.
+func TestEarlyAfterFunc(t *testing.T) {
+	if !timersReadable {
+		t.Skip("timers are read on Go 1.26 only")
+	}
+	armed := time.AfterFunc(time.Hour, func() {})
+	if !afterFuncArmed(armed) || !armed.Stop() || afterFuncArmed(armed) {
+		t.Fatal("afterFuncArmed does not read the runtime's timer: its layout changed")
+	}
+	body := func(early *bool) func(t *testing.T) {
+		return func(t *testing.T) {
+			fired := false
+			AfterFunc(time.Millisecond, func() { fired = true })
+			for range 3 {
+				Gosched()
+			}
+			*early = fired
+		}
+	}
+	for _, early := range []bool{false, true} {
+		seen := map[bool]bool{}
+		for seed := range uint64(30) {
+			cfg := Config{EarlyTimers: early, Strategy: sched.Random(seed)}
+			var fired bool
+			s, err := Run(t, cfg, body(&fired))
+			if err != nil {
+				t.Fatalf("early %v, seed %d: %v", early, seed, err)
+			}
+			seen[fired] = true
+			for range 3 {
+				var again bool
+				if err := ReplayWith(t, cfg, s, body(&again)); err != nil || again != fired {
+					t.Fatalf("early %v, seed %d: replay %v, fired %v then %v", early, seed, err, fired, again)
+				}
+			}
+		}
+		if seen[true] != early || !seen[false] {
+			t.Errorf("early %v: callback before the body's end seen %v", early, seen)
+		}
+	}
+}

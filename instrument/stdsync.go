@@ -1,0 +1,553 @@
+package instrument
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The standard library's sync under control (Config.StdSync). The sync
+// package of the go command's own Go installation is parsed and rewritten
+// (never copied): each of the methods below is renamed execspecNAME and a
+// method NAME is added that, when the calling goroutine holds control in a
+// run of instrument/rt, first passes a yield point of the scheduler (or
+// blocks in it until the value's real state lets the operation complete at
+// once), and otherwise only calls execspecNAME. The calls of the runtime's
+// semaphores and of runtime_notifyListWait go through functions that
+// block in the scheduler until the real semaphore or ticket is released,
+// and the go statement of WaitGroup.Go starts a controlled goroutine. The
+// real state stays the only state: a value shared between controlled and
+// uncontrolled goroutines keeps its meaning for both.
+//
+// package sync cannot import the runtime: the hooks are a table that
+// instrument/rt stores in sync's execspecHooks at init through
+// //go:linkname (the variable is pushed from sync, which Go 1.23 and later
+// require). rt's own code, when it runs on a controlled goroutine, turns
+// the hooks off (run.quiet).
+
+// ErrStdSync is the error of a sync package that the overlay does not know
+// how to rewrite (a Go version whose sync differs from the one the
+// overlay was written for).
+var ErrStdSync = errors.New("the standard library's sync cannot be put under control")
+
+// stdSyncSupported names the versions whose sync the overlay was written
+// for; others are refused if their sync differs where it matters.
+const stdSyncSupported = "Go 1.25 and 1.26"
+
+// stdSyncMethods are the methods wrapped, by receiver type. A missing one
+// is an unsupported version; WaitGroup.Go (Go 1.25) is optional.
+var stdSyncMethods = map[string][]string{
+	"Mutex":     {"Lock", "TryLock", "Unlock"},
+	"RWMutex":   {"Lock", "TryLock", "Unlock", "RLock", "TryRLock", "RUnlock"},
+	"WaitGroup": {"Add", "Wait"},
+	"Once":      {"Do"},
+	"Cond":      {"Signal", "Broadcast"},
+}
+
+// stdSyncCalls are the runtime's blocking calls of package sync, each
+// replaced by the function that blocks in the scheduler first, with the
+// number of call sites expected.
+var stdSyncCalls = map[string]int{
+	"runtime_SemacquireWaitGroup": 1,
+	"runtime_SemacquireRWMutexR":  1,
+	"runtime_SemacquireRWMutex":   1,
+	"runtime_notifyListWait":      1,
+}
+
+// StdSync writes into out an overlay of the sync package of the Go
+// installation at goroot (version names it in errors) and returns its
+// entries: a file of goroot's sync → its rewritten form in out.
+func StdSync(goroot, version, out string) (map[string]string, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s (the overlay is written for the sync of %s)", ErrStdSync, version, fmt.Sprintf(format, args...), stdSyncSupported)
+	}
+	dir := filepath.Join(goroot, "src", "sync")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	fset := token.NewFileSet()
+	files := map[string]*ast.File{}
+	ctxt := build.Default
+	ctxt.GOROOT = goroot
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		if ok, err := ctxt.MatchFile(dir, n); err != nil || !ok {
+			continue // not built here (build constraints)
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		if f.Name.Name == "sync" {
+			files[filepath.Join(dir, n)] = f
+		}
+	}
+	mutexBits, err := internalMutexBits(goroot)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	if err := checkStdSyncTypes(files); err != nil {
+		return nil, bad("%v", err)
+	}
+	ownLocks := packageLocks(files)
+	if len(ownLocks) == 0 {
+		return nil, bad("no package-level Mutex (Pool's allPoolsMu) in %s", dir)
+	}
+	changed := map[string]bool{}
+	found := map[string]bool{}
+	calls := map[string]int{}
+	gos := 0
+	for name, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			recv := recvType(fd)
+			if slices.Contains(stdSyncMethods[recv], fd.Name.Name) || (recv == "WaitGroup" && fd.Name.Name == "Go") {
+				found[recv+"."+fd.Name.Name] = true
+				if recv != "WaitGroup" || fd.Name.Name != "Go" {
+					fd.Name = ast.NewIdent("execspec" + fd.Name.Name)
+					changed[name] = true
+				}
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					if id, ok := n.Fun.(*ast.Ident); ok {
+						if _, ok := stdSyncCalls[id.Name]; ok {
+							calls[id.Name]++
+							fn := strings.TrimPrefix(id.Name, "runtime_")
+							id.Name = "execspec" + strings.ToUpper(fn[:1]) + fn[1:]
+							changed[name] = true
+						}
+					}
+					// An RWMutex's writer lock (its methods already passed
+					// their yield point) and sync's own package-level locks
+					// (Pool's, taken with the processor pinned: no yield
+					// point may park there) are taken as they were.
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && slices.Contains(stdSyncMethods["Mutex"], sel.Sel.Name) {
+						in, isSel := sel.X.(*ast.SelectorExpr)
+						id, isID := sel.X.(*ast.Ident)
+						if (recv == "RWMutex" && isSel && in.Sel.Name == "w") || (isID && ownLocks[id.Name]) {
+							sel.Sel = ast.NewIdent("execspec" + sel.Sel.Name)
+							changed[name] = true
+						}
+					}
+				case *ast.GoStmt:
+					gos++
+				}
+				return true
+			})
+		}
+	}
+	for recv, ms := range stdSyncMethods {
+		for _, m := range ms {
+			if !found[recv+"."+m] {
+				return nil, bad("(*%s).%s not found in %s", recv, m, dir)
+			}
+		}
+	}
+	for c, n := range stdSyncCalls {
+		if calls[c] != n {
+			return nil, bad("%d calls of %s in %s, expected %d", calls[c], c, dir, n)
+		}
+	}
+	hasGo := found["WaitGroup.Go"]
+	if want := map[bool]int{false: 0, true: 1}[hasGo]; gos != want {
+		return nil, bad("%d go statements in %s, expected %d", gos, dir, want)
+	}
+	if hasGo {
+		for name, f := range files {
+			if rewriteGoStmts(f) {
+				changed[name] = true
+			}
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	entries := map[string]string{}
+	for name := range changed {
+		src, err := Format(fset, files[name], true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: printing the rewritten file: %w", name, err)
+		}
+		dst := filepath.Join(out, filepath.Base(name))
+		if err := os.WriteFile(dst, src, 0o644); err != nil {
+			return nil, err
+		}
+		entries[name] = dst
+	}
+	gen := strings.NewReplacer("GOVERSION", version, "MUTEXBITS", strconv.Itoa(mutexBits)).Replace(stdSyncControl)
+	if hasGo {
+		gen += stdSyncGo
+	}
+	dst := filepath.Join(out, "execspec_control.go")
+	if err := os.WriteFile(dst, []byte(gen), 0o644); err != nil {
+		return nil, err
+	}
+	entries[filepath.Join(dir, "execspec_control.go")] = dst
+	return entries, nil
+}
+
+// packageLocks names sync's package-level variables of type Mutex.
+func packageLocks(files map[string]*ast.File) map[string]bool {
+	locks := map[string]bool{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, s := range gd.Specs {
+				vs := s.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Mutex" {
+					for _, n := range vs.Names {
+						locks[n.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return locks
+}
+
+func recvType(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) != 1 {
+		return ""
+	}
+	if st, ok := fd.Recv.List[0].Type.(*ast.StarExpr); ok {
+		if id, ok := st.X.(*ast.Ident); ok {
+			return id.Name
+		}
+	}
+	return ""
+}
+
+// rewriteGoStmts turns each go func() {...}() into execspecGo(func() {...}).
+func rewriteGoStmts(f *ast.File) bool {
+	done := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		blk, ok := n.(*ast.BlockStmt)
+		if !ok {
+			return true
+		}
+		for i, s := range blk.List {
+			g, ok := s.(*ast.GoStmt)
+			if !ok || len(g.Call.Args) != 0 {
+				continue
+			}
+			if lit, ok := g.Call.Fun.(*ast.FuncLit); ok {
+				blk.List[i] = &ast.ExprStmt{X: &ast.CallExpr{Fun: ast.NewIdent("execspecGo"), Lparen: g.Go, Args: []ast.Expr{lit}}}
+				done = true
+			}
+		}
+		return true
+	})
+	return done
+}
+
+// checkStdSyncTypes checks the fields that the generated code reads.
+func checkStdSyncTypes(files map[string]*ast.File) error {
+	want := map[string][]string{
+		"Mutex":      {"mu"},
+		"RWMutex":    {"w", "writerSem", "readerSem", "readerCount", "readerWait"},
+		"WaitGroup":  {"state"},
+		"Once":       {"done", "m"},
+		"notifyList": {"wait", "notify"},
+	}
+	seen := map[string][]string{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range gd.Specs {
+				ts := s.(*ast.TypeSpec)
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				for _, fl := range st.Fields.List {
+					for _, n := range fl.Names {
+						seen[ts.Name.Name] = append(seen[ts.Name.Name], n.Name)
+					}
+				}
+			}
+		}
+	}
+	for typ, fields := range want {
+		for _, fl := range fields {
+			if !slices.Contains(seen[typ], fl) {
+				return fmt.Errorf("sync.%s has no field %s", typ, fl)
+			}
+		}
+	}
+	return nil
+}
+
+// internalMutexBits reads, from internal/sync, the bits of a Mutex's state
+// (its first field, an int32) that say it cannot be taken at once.
+func internalMutexBits(goroot string) (int, error) {
+	name := filepath.Join(goroot, "src", "internal", "sync", "mutex.go")
+	f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return 0, err
+	}
+	first := ""
+	consts := map[string]int{}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for i, s := range gd.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				if st, ok := s.Type.(*ast.StructType); ok && s.Name.Name == "Mutex" && len(st.Fields.List) > 0 && len(st.Fields.List[0].Names) > 0 {
+					if id, ok := st.Fields.List[0].Type.(*ast.Ident); ok {
+						first = st.Fields.List[0].Names[0].Name + " " + id.Name
+					}
+				}
+			case *ast.ValueSpec:
+				// mutexLocked = 1 << iota; mutexWoken; mutexStarving
+				if gd.Tok == token.CONST && len(s.Names) == 1 {
+					consts[s.Names[0].Name] = 1 << i
+				}
+			}
+		}
+	}
+	if first != "state int32" {
+		return 0, fmt.Errorf("internal/sync.Mutex does not begin with state int32 (%s)", name)
+	}
+	if consts["mutexLocked"] != 1 || consts["mutexStarving"] != 4 {
+		return 0, fmt.Errorf("internal/sync's mutexLocked and mutexStarving are not 1 and 4 (%s)", name)
+	}
+	return consts["mutexLocked"] | consts["mutexStarving"], nil
+}
+
+// stdSyncControl is the file added to sync.
+const stdSyncControl = `// Code generated by execspec for the sync package of GOVERSION. DO NOT EDIT.
+
+package sync
+
+import (
+	"internal/race"
+	"sync/atomic"
+	"unsafe"
+)
+
+// execspecTable is the scheduler's side (instrument/rt's stdTable, the
+// same layout): controlled reports whether the calling goroutine holds
+// control in a run; block is a yield point that returns once ready holds
+// (nil: at once); spawn starts a controlled goroutine.
+type execspecTable struct {
+	controlled func() bool
+	block      func(op int, what string, ready func() bool)
+	spawn      func(f func())
+}
+
+// execspecHooks is a *execspecTable, stored by instrument/rt at init.
+//
+//go:linkname execspecHooks
+var execspecHooks unsafe.Pointer
+
+// execspecOverlaid tells instrument/rt that this overlay is linked.
+//
+//go:linkname execspecOverlaid
+var execspecOverlaid = true
+
+const (
+	execspecOpLock = iota
+	execspecOpUnlock
+	execspecOpRLock
+	execspecOpRUnlock
+	execspecOpWait
+	execspecOpSignal
+	execspecOpOnce
+)
+
+func execspecControl() *execspecTable {
+	h := (*execspecTable)(atomic.LoadPointer(&execspecHooks))
+	if h == nil || !h.controlled() {
+		return nil
+	}
+	return h
+}
+
+// execspecBlockRaceOff blocks where the caller turned the race detector's
+// handling off: the scheduler's handovers must still order memory.
+func execspecBlockRaceOff(h *execspecTable, op int, what string, ready func() bool) {
+	if race.Enabled {
+		race.Enable()
+	}
+	h.block(op, what, ready)
+	if race.Enabled {
+		race.Disable()
+	}
+}
+
+// execspecFree reports whether m can be taken at once (the state of
+// internal/sync's Mutex).
+func (m *Mutex) execspecFree() bool {
+	return atomic.LoadInt32((*int32)(unsafe.Pointer(&m.mu)))&MUTEXBITS == 0
+}
+
+func (m *Mutex) Lock() {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpLock, "Mutex.Lock", m.execspecFree)
+	}
+	m.execspecLock()
+}
+
+func (m *Mutex) TryLock() bool {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpLock, "Mutex.TryLock", nil)
+	}
+	return m.execspecTryLock()
+}
+
+func (m *Mutex) Unlock() {
+	m.execspecUnlock()
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpUnlock, "Mutex.Unlock", nil)
+	}
+}
+
+func (rw *RWMutex) Lock() {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpLock, "RWMutex.Lock", rw.w.execspecFree)
+	}
+	rw.execspecLock()
+}
+
+func (rw *RWMutex) TryLock() bool {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpLock, "RWMutex.TryLock", nil)
+	}
+	return rw.execspecTryLock()
+}
+
+func (rw *RWMutex) Unlock() {
+	rw.execspecUnlock()
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpUnlock, "RWMutex.Unlock", nil)
+	}
+}
+
+func (rw *RWMutex) RLock() {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpRLock, "RWMutex.RLock", func() bool { return rw.readerCount.Load() >= 0 })
+	}
+	rw.execspecRLock()
+}
+
+func (rw *RWMutex) TryRLock() bool {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpRLock, "RWMutex.TryRLock", nil)
+	}
+	return rw.execspecTryRLock()
+}
+
+func (rw *RWMutex) RUnlock() {
+	rw.execspecRUnlock()
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpRUnlock, "RWMutex.RUnlock", nil)
+	}
+}
+
+func (wg *WaitGroup) Add(delta int) {
+	wg.execspecAdd(delta)
+	if delta < 0 {
+		if h := execspecControl(); h != nil {
+			h.block(execspecOpSignal, "WaitGroup.Done", nil)
+		}
+	}
+}
+
+func (wg *WaitGroup) Wait() {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpWait, "WaitGroup.Wait", func() bool { return int32(wg.state.Load()>>32) == 0 })
+	}
+	wg.execspecWait()
+}
+
+func (o *Once) Do(f func()) {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpOnce, "Once.Do", nil)
+	}
+	o.execspecDo(f)
+}
+
+func (c *Cond) Signal() {
+	c.execspecSignal()
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpSignal, "Cond.Signal", nil)
+	}
+}
+
+func (c *Cond) Broadcast() {
+	c.execspecBroadcast()
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpSignal, "Cond.Broadcast", nil)
+	}
+}
+
+// The runtime's blocking calls: a controlled goroutine waits in the
+// scheduler until the real call would return at once.
+
+func execspecSemacquireWaitGroup(s *uint32, synctestDurable bool) {
+	if h := execspecControl(); h != nil && atomic.LoadUint32(s) == 0 {
+		execspecBlockRaceOff(h, execspecOpWait, "WaitGroup.Wait", func() bool { return atomic.LoadUint32(s) > 0 })
+	}
+	runtime_SemacquireWaitGroup(s, synctestDurable)
+}
+
+func execspecSemacquireRWMutexR(s *uint32, lifo bool, skipframes int) {
+	if h := execspecControl(); h != nil && atomic.LoadUint32(s) == 0 {
+		execspecBlockRaceOff(h, execspecOpRLock, "RWMutex.RLock", func() bool { return atomic.LoadUint32(s) > 0 })
+	}
+	runtime_SemacquireRWMutexR(s, lifo, skipframes)
+}
+
+func execspecSemacquireRWMutex(s *uint32, lifo bool, skipframes int) {
+	if h := execspecControl(); h != nil && atomic.LoadUint32(s) == 0 {
+		execspecBlockRaceOff(h, execspecOpLock, "RWMutex.Lock", func() bool { return atomic.LoadUint32(s) > 0 })
+	}
+	runtime_SemacquireRWMutex(s, lifo, skipframes)
+}
+
+// execspecNotifyListWait waits until ticket t was notified (the runtime
+// stores notify atomically).
+func execspecNotifyListWait(l *notifyList, t uint32) {
+	if h := execspecControl(); h != nil {
+		h.block(execspecOpWait, "Cond.Wait", func() bool { return int32(t-atomic.LoadUint32(&l.notify)) < 0 })
+	}
+	runtime_notifyListWait(l, t)
+}
+`
+
+// stdSyncGo starts WaitGroup.Go's goroutine.
+const stdSyncGo = `
+func execspecGo(f func()) {
+	if h := execspecControl(); h != nil {
+		h.spawn(f)
+		return
+	}
+	go f()
+}
+`

@@ -1,0 +1,137 @@
+package instrument
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestStdSyncControlled builds testdata/stdsync, whose helper package is
+// not instrumented and blocks only in the standard library's sync, with
+// and without the overlay of sync (Config.StdSync). With it, two
+// goroutines contending on the helper's Mutex are controlled: a lost
+// update and a lock-order deadlock are found and replay exactly, and a
+// pipeline of WaitGroup.Go, Cond, RWMutex and OnceValue is right under
+// every schedule with its sync calls as yield points. Without it neither
+// bug is ever found (the helper's locks are no yield points).
+func TestStdSyncControlled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the standard library with the overlay (a minute without a warm build cache)")
+	}
+	root := SourceRoot()
+	if root == "" {
+		skipOutsideCI(t, "the module's source is not at hand")
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"stdsync_test.go", "helper/helper.go"} {
+		src, err := os.ReadFile(filepath.Join("testdata/stdsync", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, name), src)
+	}
+	writeFile(t, filepath.Join(dir, "go.mod"), fmt.Appendf(nil, "module stdsync\n\ngo 1.25\n\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", root))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "go.sum"), sum)
+	t.Setenv("GOFLAGS", "-mod=mod") // the module written here has no complete go.sum
+	for _, std := range []bool{true, false} {
+		t.Run(fmt.Sprintf("std=%v", std), func(t *testing.T) {
+			b, err := Instrument(Config{Dir: dir, Tests: []string{"."}, Out: t.TempDir(), StdSync: std})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.StdSync != std {
+				t.Fatalf("Build.StdSync = %v", b.StdSync)
+			}
+			bin := filepath.Join(t.TempDir(), "stdsync.test")
+			if err := b.CompileTest(dir, bin); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "-test.run", "^TestStd$", "-test.v")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "STDSYNC_WANT="+map[bool]string{true: "controlled", false: "free"}[std])
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			t.Logf("%s", out)
+		})
+	}
+}
+
+// TestStdSyncRefused: a sync package that differs from the one the
+// overlay was written for (a method missing, a blocking call moved, a
+// field renamed in internal/sync) is refused with an error that names the
+// Go version and what differs; the installed one is accepted.
+func TestStdSyncRefused(t *testing.T) {
+	goroot := runtime.GOROOT()
+	if _, err := os.Stat(filepath.Join(goroot, "src", "sync", "mutex.go")); err != nil {
+		skipOutsideCI(t, "no Go source at hand")
+	}
+	if _, err := StdSync(goroot, runtime.Version(), t.TempDir()); err != nil {
+		t.Fatalf("the installed Go's sync: %v", err)
+	}
+	cases := []struct {
+		file, old, new, want string
+	}{
+		{"sync/rwmutex.go", "func (rw *RWMutex) TryRLock() bool {", "func (rw *RWMutex) TryReadLock() bool {", "(*RWMutex).TryRLock not found"},
+		{"sync/waitgroup.go", "runtime_SemacquireWaitGroup(&wg.sema, synctestDurable)", "runtime_Semacquire(&wg.sema)", "0 calls of runtime_SemacquireWaitGroup"},
+		{"sync/cond.go", "notify  notifyList", "notes  notifyList", ""},
+		{"internal/sync/mutex.go", "\tstate int32\n", "\tsema2 uint32\n\tstate int32\n", "internal/sync.Mutex does not begin with state int32"},
+		{"sync/runtime2.go", "\tnotify uint32\n", "\tnext uint32\n", "sync.notifyList has no field notify"},
+	}
+	for _, c := range cases {
+		fake := t.TempDir()
+		for _, d := range []string{"sync", "internal/sync"} {
+			ents, err := os.ReadDir(filepath.Join(goroot, "src", d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				if e.IsDir() {
+					continue
+				}
+				src, err := os.ReadFile(filepath.Join(goroot, "src", d, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d+"/"+e.Name() == c.file {
+					if !strings.Contains(string(src), c.old) {
+						t.Fatalf("%s has no %q: update the case", c.file, c.old)
+					}
+					src = []byte(strings.Replace(string(src), c.old, c.new, 1))
+				}
+				writeFile(t, filepath.Join(fake, "src", d, e.Name()), src)
+			}
+		}
+		_, err := StdSync(fake, "go1.99", t.TempDir())
+		if c.want == "" {
+			// A field that the generated code does not read: accepted.
+			if err != nil {
+				t.Errorf("%s: %v", c.file, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrStdSync) || !strings.Contains(err.Error(), "go1.99") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s changed: %v; want ErrStdSync naming go1.99 and %q", c.file, err, c.want)
+		}
+	}
+}
+
+func writeFile(t *testing.T, name string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
