@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -418,6 +419,9 @@ wait:
 			}
 		}
 	}
+	if o.End == EndHang {
+		o.HangStacks = allStacks(maxHangStacks)
+	}
 	r.stop.Store(true)
 	o = r.observe(o, start)
 	// Nothing may poll a probe after the case: a correct executor has
@@ -490,6 +494,24 @@ func (r *recorder) events() []traces.Event {
 	out := append([]traces.Event(nil), r.ev...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out
+}
+
+// maxHangStacks bounds the goroutine stacks an Observation keeps.
+const maxHangStacks = 1 << 20
+
+// allStacks returns every goroutine's stack, cut to at most max bytes
+// (whole goroutines, and a line saying how much was left out).
+func allStacks(max int) string {
+	buf := make([]byte, max+1)
+	n := runtime.Stack(buf, true)
+	if n <= max {
+		return string(buf[:n])
+	}
+	s := string(buf[:max])
+	if i := strings.LastIndex(s, "\n\ngoroutine "); i > 0 {
+		s = s[:i+1]
+	}
+	return s + "\n… (more goroutines, not shown)\n"
 }
 
 // othersCanRun reports whether a goroutine other than the caller is

@@ -457,6 +457,9 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 			fmt.Fprintf(&b, "task %d: spawned=%v finished=%v completions=%d polls=%v wakes=%s\n", t.ID, t.Spawned, t.Finished, t.Completions, t.Polls, wakeList(t.Wakes))
 		}
 	}
+	if o := res.Observation; o != nil && o.HangStacks != "" {
+		fmt.Fprintf(&b, "\ngoroutines when the hang was called (the executor's workers and the wakes that did not return are among them):\n%s\n", o.HangStacks)
+	}
 	fmt.Fprintf(&b, "\nrapid's report:\n%s", res.Output)
 	if err := writeNew(path, b.String()); err != nil {
 		return "", replay

@@ -122,4 +122,10 @@ type Observation struct {
 	// end cleanly: a deadlock (every goroutine blocked), a panic that
 	// escaped the executor, a stall, or the step budget.
 	Control error
+	// HangStacks, for a case run as a black box that ended in a hang, is
+	// every goroutine's stack when the hang was called (at most
+	// maxHangStacks bytes): where the executor's workers, and the wakes
+	// that never returned, were waiting. Run writes it into the failure's
+	// full detail.
+	HangStacks string
 }
