@@ -75,23 +75,30 @@ func TestStarvationFailsByDefault(t *testing.T) {
 		return executor.NewMonitored(executor.NewWorkSteal(executor.WorkStealConfig{}))
 	}
 	for _, tc := range []struct {
-		name string
-		mk   func() executor.Executor
+		name   string
+		mk     func() executor.Executor
+		checks int
 	}{
-		{"black-box", func() executor.Executor { return &statesNothing{ex: noAging()} }},
-		{"controlled", func() executor.Executor { return &controlledNothing{statesNothing{ex: noAging()}} }},
-		{"2-workers/black-box", func() executor.Executor { return &statesNothing{ex: noAging2()} }},
-		{"2-workers/controlled", func() executor.Executor { return &controlledNothing{statesNothing{ex: noAging2()}} }},
+		{"black-box", func() executor.Executor { return &statesNothing{ex: noAging()} }, 30},
+		{"controlled", func() executor.Executor { return &controlledNothing{statesNothing{ex: noAging()}} }, 30},
+		{"2-workers/black-box", func() executor.Executor { return &statesNothing{ex: noAging2()} }, 30},
+		{"2-workers/controlled", func() executor.Executor { return &controlledNothing{statesNothing{ex: noAging2()}} }, 30},
 		// Black box only: under the controller a case ends (24 polls per
 		// task) before the other worker, polling its own tasks, has passed
-		// the task over 300 times by its own count.
-		{"lifo-owner-stealer/black-box", func() executor.Executor { return &statesNothing{ex: lifoOwner()} }},
+		// the task over 300 times by its own count. Only some workloads
+		// starve a task (a self-waking task on each worker, the task below
+		// one of them): seeds 1-3 were caught at cases 67, 21 and 91 (113,
+		// 21 and 91 when the polls of all workers were summed).
+		{"lifo-owner-stealer/black-box", func() executor.Executor { return &statesNothing{ex: lifoOwner()} }, 300},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := properties.Check(tc.mk, properties.Config{Checks: 30, Only: []string{"fairness"}, ShrinkTime: time.Second})
+			if raceEnabled && tc.checks > 30 {
+				t.Skip("hundreds of black-box cases, each up to seconds under the race detector: run without -race")
+			}
+			rep := properties.Check(tc.mk, properties.Config{Checks: tc.checks, StopAtFirst: true, Only: []string{"fairness"}, ShrinkTime: time.Second})
 			r := rep.Results[0]
 			if r.Verdict != checker.Violated || r.Caught != "fairness" {
-				t.Fatalf("a priority executor without aging that states nothing: %v %q (%s)", r.Verdict, r.Caught, r.Figures.String())
+				t.Fatalf("a starving executor that states nothing: %v %q (%s)", r.Verdict, r.Caught, r.Figures.String())
 			}
 			if r.Figures.Fairness != "default" || !strings.Contains(r.Detail, "default") {
 				t.Errorf("held to %q, detail %q: want the default bound named", r.Figures.Fairness, r.Detail)
