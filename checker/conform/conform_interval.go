@@ -119,18 +119,12 @@ func (b *confBatch) drop(k int) {
 	b.tasks, b.at = b.tasks[k:], b.at[k:]
 }
 
-// ivSaveBatches returns a copy of the local queues and the open batches,
-// for ivRestoreBatches to put back when a tried order is refused.
+// ivSaveBatches returns the local queues and the open batches, for
+// ivRestoreBatches to put back when a tried order is refused. It copies
+// only the slice headers (O(workers)): the orders tried never write into
+// a queue's or a batch's array, they reslice it or make a new one.
 func (c *Conformance) ivSaveBatches() confSaved {
-	sv := confSaved{local: make([][]int32, len(c.s.Local)), batch: slices.Clone(c.iv.batch)}
-	for i, q := range c.s.Local {
-		sv.local[i] = slices.Clone(q)
-	}
-	for i := range sv.batch {
-		sv.batch[i].tasks = slices.Clone(sv.batch[i].tasks)
-		sv.batch[i].at = slices.Clone(sv.batch[i].at)
-	}
-	return sv
+	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch)}
 }
 
 func (c *Conformance) ivRestoreBatches(sv confSaved) {
@@ -575,7 +569,7 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	if len(s.Local[h]) == 0 || s.Local[h][0] != x {
 		return false
 	}
-	s.Local[h] = remove32(s.Local[h], 0)
+	s.Local[h] = s.Local[h][1:]
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
 	b.drop(1)
 	c.ivPassed(w, []int32{x})
@@ -633,12 +627,16 @@ func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
 		c.ivPassed(i, moved)
 		// A batch stolen from i that counted on them finds them in i's
 		// deque now.
+		// (They are a run of its tasks, in the same order.)
 		for j := range c.iv.batch {
 			o := &c.iv.batch[j]
-			for n, y := range o.tasks {
-				if o.at[n] == v && slices.Contains(moved, y) {
-					o.at[n] = i
-				}
+			n := slices.Index(o.tasks, moved[0])
+			if n < 0 || o.at[n] != v {
+				continue
+			}
+			o.at = slices.Clone(o.at) // a new array: see ivSaveBatches
+			for m := 0; n < len(o.tasks) && m < len(moved) && o.tasks[n] == moved[m] && o.at[n] == v; n, m = n+1, m+1 {
+				o.at[n] = i
 			}
 		}
 		return i, k
@@ -693,11 +691,6 @@ func (c *Conformance) ivBatchClose(w int) {
 	if w >= 0 && w < len(c.iv.batch) {
 		c.iv.batch[w].tasks, c.iv.batch[w].at = nil, nil
 	}
-}
-
-func remove32(q []int32, k int) []int32 {
-	copy(q[k:], q[k+1:])
-	return q[:len(q)-1]
 }
 
 // ivBatchBefore tries a batch steal (steal-last) as of when it began: the
