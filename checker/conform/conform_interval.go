@@ -46,9 +46,23 @@ import (
 //     batch's size is left open (ivOpenBatch); a take of the batch's next
 //     task from the thief's deque, or a take from the victim's deque of a
 //     task behind the batch's first k tasks, shows that the steal moved
-//     them (never more than the model's half); a steal of x whose queue
-//     holds tasks in front of x took x and the tasks after it, the ones
-//     in front being promised to overlapping takes as in reorder.
+//     them (never more than the model's half, nor steal-max); a steal of
+//     x whose queue holds tasks in front of x took x and the tasks after
+//     it, the ones in front being promised to overlapping takes as in
+//     reorder. A batch stolen from a thief whose own batch is still open
+//     begins with that batch's tasks (each task of a batch notes which
+//     deque holds it in the model).
+//   - batch steals that run their last task (steal-last, LIFO deques):
+//     the bound is half of the victim's deque as the thief read it
+//     (ivBatchBefore), with the global queue hidden if need be (as in
+//     global queue); the tasks a batch moved meet the obligations of the
+//     takes it overlaps; an earlier-placed batch steal from the same
+//     deque that the steal overlaps gives back the tasks up to x (this
+//     steal's CAS came first, ivGiveBack); and a steal of x from a thief
+//     whose deque is empty, x still in victim v's, stands for a batch
+//     steal from v the thief has in flight (its CASes done, its event not
+//     yet come): the thief's next take must be that steal, called in
+//     time, its batch holding the tasks (ivClaim).
 //
 // An obligation "t is taken by a take overlapping take X" is checked when
 // t's next take comes (its Call must be before X's Return) or, if none
