@@ -6,11 +6,10 @@ import (
 	"testing"
 )
 
-// With StealLast a thief may end its batch at any of the first half of
-// the victim's tasks: it runs that one, and the ones before it go to its
-// own deque, in order; a task past the half cannot end a batch.
-func TestStealLast(t *testing.T) {
-	m, err := NewOpen(Config{Policy: WorkSteal, Workers: 2, LocalCap: 8, StealHalf: true, StealLast: true})
+// fiveOnW0 is the model of cfg with tasks t1 … t5 spawned onto w0's deque.
+func fiveOnW0(t *testing.T, cfg Config) (*Model, *State) {
+	t.Helper()
+	m, err := NewOpen(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,6 +19,14 @@ func TestStealLast(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return m, s
+}
+
+// With StealLast a thief may end its batch at any of the first half of
+// the victim's tasks: it runs that one, and the ones before it go to its
+// own deque, in order; a task past the half cannot end a batch.
+func TestStealLast(t *testing.T) {
+	m, s := fiveOnW0(t, Config{Policy: WorkSteal, Workers: 2, LocalCap: 8, StealHalf: true, StealLast: true})
 	// w0's queue is [t1 … t5]: batches of 1, 2 or 3 (half of 5, rounded up).
 	var tasks []int
 	next := s.Clone()
@@ -100,16 +107,7 @@ func TestStealLastExplores(t *testing.T) {
 // ends at t1 or t2 (steal-last), or runs t1 and moves t2 (steal-half).
 func TestStealMax(t *testing.T) {
 	for _, last := range []bool{true, false} {
-		m, err := NewOpen(Config{Policy: WorkSteal, Workers: 2, LocalCap: 8, StealHalf: true, StealLast: last, StealMax: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := m.Init()
-		for task := 1; task <= 5; task++ {
-			if err := m.Apply(s, Step{Rule: SPAWN, Task: task, Worker: -1, Victim: -1, Dest: 0}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		m, s := fiveOnW0(t, Config{Policy: WorkSteal, Workers: 2, LocalCap: 8, StealHalf: true, StealLast: last, StealMax: 2})
 		var tasks []int
 		m.Next(s, s.Clone(), func(st Step, _ *State, err error) bool {
 			if err == nil && st.Rule == WORKER_STEAL && st.Worker == 1 {

@@ -46,9 +46,23 @@ import (
 //     batch's size is left open (ivOpenBatch); a take of the batch's next
 //     task from the thief's deque, or a take from the victim's deque of a
 //     task behind the batch's first k tasks, shows that the steal moved
-//     them (never more than the model's half); a steal of x whose queue
-//     holds tasks in front of x took x and the tasks after it, the ones
-//     in front being promised to overlapping takes as in reorder.
+//     them (never more than the model's half, nor steal-max); a steal of
+//     x whose queue holds tasks in front of x took x and the tasks after
+//     it, the ones in front being promised to overlapping takes as in
+//     reorder. A batch stolen from a thief whose own batch is still open
+//     begins with that batch's tasks (each task of a batch notes which
+//     deque holds it in the model).
+//   - batch steals that run their last task (steal-last, LIFO deques):
+//     the bound is half of the victim's deque as the thief read it
+//     (ivBatchBefore), with the global queue hidden if need be (as in
+//     global queue); the tasks a batch moved meet the obligations of the
+//     takes it overlaps; an earlier-placed batch steal from the same
+//     deque that the steal overlaps gives back the tasks up to x (this
+//     steal's CAS came first, ivGiveBack); and a steal of x from a thief
+//     whose deque is empty, x still in victim v's, stands for a batch
+//     steal from v the thief has in flight (its CASes done, its event not
+//     yet come): the thief's next take must be that steal, called in
+//     time, its batch holding the tasks (ivClaim).
 //
 // An obligation "t is taken by a take overlapping take X" is checked when
 // t's next take comes (its Call must be before X's Return) or, if none
@@ -77,6 +91,7 @@ type confIntervals struct {
 	// take shows where they went (see ivOpenBatch).
 	batch []confBatch
 	moved bool // the take being checked took a task of an open batch
+	own   int  // its thief's own tasks kept in front of what it moved (ivOwnBack)
 	// last: by thief, the tasks its last batch steal (steal-last) moved
 	// into its deque, for a steal from the same deque that overlaps it
 	// and took the first of them (ivGiveBack).
@@ -119,18 +134,12 @@ func (b *confBatch) drop(k int) {
 	b.tasks, b.at = b.tasks[k:], b.at[k:]
 }
 
-// ivSaveBatches returns a copy of the local queues and the open batches,
-// for ivRestoreBatches to put back when a tried order is refused.
+// ivSaveBatches returns the local queues and the open batches, for
+// ivRestoreBatches to put back when a tried order is refused. It copies
+// only the slice headers (O(workers)): the orders tried never write into
+// a queue's or a batch's array, they reslice it or make a new one.
 func (c *Conformance) ivSaveBatches() confSaved {
-	sv := confSaved{local: make([][]int32, len(c.s.Local)), batch: slices.Clone(c.iv.batch)}
-	for i, q := range c.s.Local {
-		sv.local[i] = slices.Clone(q)
-	}
-	for i := range sv.batch {
-		sv.batch[i].tasks = slices.Clone(sv.batch[i].tasks)
-		sv.batch[i].at = slices.Clone(sv.batch[i].at)
-	}
-	return sv
+	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch)}
 }
 
 func (c *Conformance) ivRestoreBatches(sv confSaved) {
@@ -218,6 +227,7 @@ func (c *Conformance) pushOf(t int32) confPush {
 // ivTake checks a take's interval and settles the obligation on its task,
 // before the take is applied.
 func (c *Conformance) ivTake(idx int, e *traces.Event) error {
+	c.iv.own = 0
 	if e.Call == 0 || e.Return == 0 || e.Call > e.Return || e.Seq != e.Return {
 		return c.fail(idx, e, confRule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
 			fmt.Sprintf("call %d, ret %d, seq %d", e.Call, e.Return, e.Seq))
@@ -409,7 +419,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			qq[k] = x
 		}
 	}
-	hideOwn := (st.Rule == model.GLOBAL_STEAL || (st.Rule == model.WORKER_STEAL && !cfg.StealHalf)) &&
+	hideOwn := (st.Rule == model.GLOBAL_STEAL || st.Rule == model.WORKER_STEAL) &&
 		!c.slotOn && w >= 0 && w < len(s.Local) && len(s.Local[w]) > 0
 	hideGlobal := (st.Rule == model.WORKER_STEAL || st.Rule == model.POLL_LOCAL) && len(s.Global) > 0
 	var ownSaved, globalSaved []int32 // hidden from the take
@@ -429,7 +439,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		}
 		ok := c.takeStep(st, e) == nil
 		if own {
-			s.Local[w] = ownSaved
+			c.ivOwnBack(w, ownSaved, ok)
 		}
 		if global {
 			// The take read the global queue but did not take from it.
@@ -516,9 +526,9 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) {
 		return
 	}
-	moved := slices.Clone(s.Local[w])
+	moved := slices.Clone(s.Local[w][c.iv.own:]) // behind the own tasks kept (ivOwnBack)
 	s.Local[v] = append(slices.Clone(moved), s.Local[v]...)
-	s.Local[w] = s.Local[w][:0]
+	s.Local[w] = s.Local[w][:c.iv.own]
 	pad := 0
 	if v < len(c.iv.pops) {
 		for _, p := range c.iv.pops[v] {
@@ -575,7 +585,7 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	if len(s.Local[h]) == 0 || s.Local[h][0] != x {
 		return false
 	}
-	s.Local[h] = remove32(s.Local[h], 0)
+	s.Local[h] = s.Local[h][1:]
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
 	b.drop(1)
 	c.ivPassed(w, []int32{x})
@@ -633,12 +643,16 @@ func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
 		c.ivPassed(i, moved)
 		// A batch stolen from i that counted on them finds them in i's
 		// deque now.
+		// (They are a run of its tasks, in the same order.)
 		for j := range c.iv.batch {
 			o := &c.iv.batch[j]
-			for n, y := range o.tasks {
-				if o.at[n] == v && slices.Contains(moved, y) {
-					o.at[n] = i
-				}
+			n := slices.Index(o.tasks, moved[0])
+			if n < 0 || o.at[n] != v {
+				continue
+			}
+			o.at = slices.Clone(o.at) // a new array: see ivSaveBatches
+			for m := 0; n < len(o.tasks) && m < len(moved) && o.tasks[n] == moved[m] && o.at[n] == v; n, m = n+1, m+1 {
+				o.at[n] = i
 			}
 		}
 		return i, k
@@ -695,11 +709,6 @@ func (c *Conformance) ivBatchClose(w int) {
 	}
 }
 
-func remove32(q []int32, k int) []int32 {
-	copy(q[k:], q[k+1:])
-	return q[:len(q)-1]
-}
-
 // ivBatchBefore tries a batch steal (steal-last) as of when it began: the
 // batch's bound is half of the victim's queue as the thief read it, and
 // the takes from that queue that returned since the steal was called (the
@@ -738,25 +747,58 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 }
 
 // ivStealLast tries the batch steal st (steal-last) as of when it began
-// (ivBatchBefore), then the same with the global queue hidden: the thief
-// found it empty when it looked, before the steal (its tasks owe as in
-// ivRelax). It returns whether the step was accepted (and applied).
+// (ivBatchBefore), then the same with the global queue hidden (the thief
+// found it empty when it looked, before the steal), with the thief's own
+// deque hidden (thieves of the thief emptied it before it looked), and
+// with both; the tasks hidden owe as in ivRelax. It returns whether the
+// step was accepted (and applied).
 func (c *Conformance) ivStealLast(idx int, e *traces.Event, st model.Step) bool {
-	if c.ivBatchBefore(e, st) {
+	s := c.s
+	w := st.Worker
+	for _, v := range [...][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+		own, global := v[0], v[1]
+		if (own && len(s.Local[w]) == 0) || (global && len(s.Global) == 0) {
+			continue
+		}
+		var o, g []int32
+		if own {
+			o, s.Local[w] = s.Local[w], nil
+		}
+		if global {
+			g, s.Global = s.Global, nil
+		}
+		ok := c.ivBatchBefore(e, st)
+		if own {
+			c.ivOwnBack(w, o, ok)
+		}
+		if global {
+			s.Global = g
+		}
+		if !ok {
+			continue
+		}
+		for _, y := range o {
+			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
+		}
+		if global {
+			c.oweGlobal(idx, e, w, g)
+		}
 		return true
 	}
-	s := c.s
-	if len(s.Global) == 0 {
-		return false
+	return false
+}
+
+// ivOwnBack puts back thief w's own tasks o, hidden from a take: in front
+// of what the take moved into w's deque if it was accepted (ok; a batch
+// steal's tasks go behind them, and c.iv.own counts them for the batch
+// rules), else alone.
+func (c *Conformance) ivOwnBack(w int, o []int32, ok bool) {
+	if !ok {
+		c.s.Local[w] = o
+		return
 	}
-	g := s.Global
-	s.Global = nil
-	ok := c.ivBatchBefore(e, st)
-	s.Global = g
-	if ok {
-		c.oweGlobal(idx, e, st.Worker, g)
-	}
-	return ok
+	c.s.Local[w] = append(slices.Clone(o), c.s.Local[w]...)
+	c.iv.own = len(o)
 }
 
 // ivGiveBack is a batch steal (steal-last) of x from v, by a thief whose
@@ -886,11 +928,12 @@ func (c *Conformance) ivClaimAfter(w int) error {
 		return nil
 	}
 	cl := &c.iv.claim[w]
-	q := c.s.Local[w]
+	own := c.s.Local[w][:c.iv.own]
+	q := c.s.Local[w][c.iv.own:]
 	if len(q) < len(cl.tasks) || !slices.Equal(q[:len(cl.tasks)], cl.tasks) {
 		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d did not take them in its batch", w, cl.victim))
 	}
-	c.s.Local[w] = q[len(cl.tasks):]
+	c.s.Local[w] = append(slices.Clone(own), q[len(cl.tasks):]...)
 	cl.tasks = nil
 	return nil
 }
@@ -920,7 +963,8 @@ func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
 	if w < 0 || w >= len(c.s.Local) {
 		return
 	}
-	for _, y := range c.s.Local[w] {
+	moved := c.s.Local[w][c.iv.own:] // behind the own tasks kept (ivOwnBack)
+	for _, y := range moved {
 		if o, ok := c.iv.owed[y]; ok && e.Call < o.deadline {
 			delete(c.iv.owed, y)
 		}
@@ -928,7 +972,7 @@ func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
 	for len(c.iv.last) <= w {
 		c.iv.last = append(c.iv.last, confLast{})
 	}
-	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(c.s.Local[w]), ret: e.Return}
+	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(moved), ret: e.Return}
 }
 
 func (c *Conformance) reordered() int {
