@@ -201,18 +201,9 @@ func (e *shared) take(w int) *task {
 // re-queue.
 func (e *shared) requeue(t *task, w int, res traces.Result) {
 	e.yield(PointPush)
-	var s1, s2 uint64
 	e.mu.lock(&e.ctl)
-	for {
-		old := t.state.Load()
-		if e.rec != nil {
-			s2 = e.clock.Add(2)
-			s1 = s2 - 1
-		}
-		if t.state.CompareAndSwap(old, to(old, stQueued)) {
-			break
-		}
-	}
+	s2 := e.move2(t, stQueued)
+	s1 := s2 - 1
 	e.q.push(t)
 	e.size.Add(1)
 	if e.rec != nil {
@@ -232,17 +223,8 @@ func (e *shared) requeue(t *task, w int, res traces.Result) {
 // next poll's beginning. Only the worker running t calls it; no queue is
 // touched.
 func (e *shared) repoll(t *task, w int) {
-	var s1, s2 uint64
-	for {
-		old := t.state.Load()
-		if e.rec != nil {
-			s2 = e.clock.Add(2)
-			s1 = s2 - 1
-		}
-		if t.state.CompareAndSwap(old, to(old, stRunning)) {
-			break
-		}
-	}
+	s2 := e.move2(t, stRunning)
+	s1 := s2 - 1
 	if e.rec != nil {
 		e.emit(w, evPoll(traces.KindPollEnd, s1, t, w).WithResult(traces.ResultPending))
 		e.emit(w, evPoll(traces.KindPollBegin, s2, t, w))

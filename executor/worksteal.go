@@ -228,16 +228,8 @@ func (e *WorkSteal) push(w int, t *task, op pushOp, res traces.Result) bool {
 			return false
 		}
 	case opRequeue:
-		for {
-			old := t.state.Load()
-			if rec {
-				s2 = e.clock.Add(2)
-				s1 = s2 - 1
-			}
-			if t.state.CompareAndSwap(old, to(old, stQueued)) {
-				break
-			}
-		}
+		s2 = e.move2(t, stQueued)
+		s1 = s2 - 1
 	}
 	switch {
 	case toSlot:
@@ -307,14 +299,22 @@ func (e *WorkSteal) take(w int) *task {
 // the lock of the queue it came from. When recording, it draws two numbers
 // at once and returns the second: the first is the take's Seq, the second
 // the Seq of the poll's beginning and the take's Return tick.
-func (b *base) running(t *task) uint64 {
+func (b *base) running(t *task) uint64 { return b.move2(t, stRunning) }
+
+// move2 moves t to state s, whatever it was, by the task's CAS loop (see
+// task): when recording, each attempt draws two numbers of the clock
+// between its load and its CAS, and the second of the attempt that
+// succeeded is returned (0 when not recording). The caller's two events
+// are the move and the one it opens: a poll's end and the re-queue, a take
+// and the poll's beginning.
+func (b *base) move2(t *task, s uint64) uint64 {
 	var seq uint64
 	for {
 		old := t.state.Load()
 		if b.rec != nil {
 			seq = b.clock.Add(2)
 		}
-		if t.state.CompareAndSwap(old, to(old, stRunning)) {
+		if t.state.CompareAndSwap(old, to(old, s)) {
 			return seq
 		}
 	}

@@ -93,10 +93,28 @@ type testReport struct {
 	Seconds      float64        `json:"seconds"`
 }
 
+const testHelp = `Usage: verify test [flags] [PACKAGE...]
+
+Rewrites the packages under test and those named by --instrument so that their
+goroutines, channel operations, selects, locks and atomics pass through a
+scheduler, hands them to go test -overlay (nothing is written to your tree or
+the module cache), and runs each TestXxx --runs times, each run in a
+testing/synctest bubble with one goroutine running at a time. A deadlock, a
+leaked goroutine, a panic or a failed test is reported with its blocked
+goroutines, and its schedule is saved: the printed command replays it exactly.
+
+Examples:
+  verify test ./pool --instrument github.com/panjf2000/ants/v2/... --strategy pct --runs 1000 --run TestTune
+  verify test ./pool --instrument github.com/panjf2000/ants/v2/... --run '^TestTune$' --replay ~/.cache/execspec/schedules/TestTune.schedule
+`
+
+const testExits = `Exit codes: 0 every run passed, 1 a run failed, 2 usage, a package that does not
+build or a pattern that matches nothing, 3 interrupted or timed out.
+`
+
 func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f testFlags
-	fs := flag.NewFlagSet("verify test", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify test", stderr, testHelp, testExits)
 	fs.Var(listFlag{&f.instrument}, "instrument", "also rewrite these packages (comma-separated patterns: a module's package such as github.com/panjf2000/ants/v2, ./..., ...)")
 	fs.StringVar(&f.strategy, "strategy", "random", "how schedules are chosen: random or pct")
 	fs.IntVar(&f.depth, "pct-depth", 3, "PCT's bug depth (--strategy pct)")
@@ -113,23 +131,6 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.early, "early-timers", false, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; a test that waits with a sleep may then see it too short")
 	fs.BoolVar(&f.stdSync, "std-sync", false, "overlay the standard library's sync so that its Mutex, RWMutex, WaitGroup, Once and Cond are controlled whoever calls them (the standard library, packages not instrumented); the first build compiles the standard library again (go's build cache keeps it)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "rewrite afresh in a temporary directory instead of reusing a build of the same sources kept in the user's cache directory")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: verify test [flags] [PACKAGE...]")
-		fmt.Fprintln(stderr, "\nRewrites the packages under test and those named by --instrument so that their")
-		fmt.Fprintln(stderr, "goroutines, channel operations, selects, locks and atomics pass through a")
-		fmt.Fprintln(stderr, "scheduler, hands them to go test -overlay (nothing is written to your tree or")
-		fmt.Fprintln(stderr, "the module cache), and runs each TestXxx --runs times, each run in a")
-		fmt.Fprintln(stderr, "testing/synctest bubble with one goroutine running at a time. A deadlock, a")
-		fmt.Fprintln(stderr, "leaked goroutine, a panic or a failed test is reported with its blocked")
-		fmt.Fprintln(stderr, "goroutines, and its schedule is saved: the printed command replays it exactly.")
-		fmt.Fprintln(stderr, "\nExamples:")
-		fmt.Fprintln(stderr, "  verify test ./pool --instrument github.com/panjf2000/ants/v2/... --strategy pct --runs 1000 --run TestTune")
-		fmt.Fprintln(stderr, "  verify test ./pool --instrument github.com/panjf2000/ants/v2/... --run '^TestTune$' --replay ~/.cache/execspec/schedules/TestTune.schedule")
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExit codes: 0 every run passed, 1 a run failed, 2 usage, a package that does not")
-		fmt.Fprintln(stderr, "build or a pattern that matches nothing, 3 interrupted or timed out.")
-	}
 	// Flags may follow the packages: parse in rounds.
 	var pkgs []string
 	rest := args
