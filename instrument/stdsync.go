@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/build"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
@@ -42,25 +43,28 @@ var ErrStdSync = errors.New("the standard library's sync cannot be put under con
 // for; others are refused if their sync differs where it matters.
 const stdSyncSupported = "Go 1.25 and 1.26"
 
-// stdSyncMethods are the methods wrapped, by receiver type. A missing one
-// is an unsupported version; WaitGroup.Go (Go 1.25) is optional.
-var stdSyncMethods = map[string][]string{
-	"Mutex":     {"Lock", "TryLock", "Unlock"},
-	"RWMutex":   {"Lock", "TryLock", "Unlock", "RLock", "TryRLock", "RUnlock"},
-	"WaitGroup": {"Add", "Wait"},
-	"Once":      {"Do"},
-	"Cond":      {"Signal", "Broadcast"},
-}
+// stdSyncMethods are the methods wrapped, by receiver type (those of
+// stdSyncYields, and WaitGroup.Add). A missing one is an unsupported
+// version; WaitGroup.Go (Go 1.25) is optional.
+var stdSyncMethods = func() map[string][]string {
+	m := map[string][]string{"WaitGroup": {"Add"}}
+	for _, y := range stdSyncYields {
+		typ := strings.TrimPrefix(strings.Fields(y.recv)[1], "*")
+		m[typ] = append(m[typ], y.name)
+	}
+	return m
+}()
 
 // stdSyncCalls are the runtime's blocking calls of package sync, each
-// replaced by the function that blocks in the scheduler first, with the
-// number of call sites expected.
-var stdSyncCalls = map[string]int{
-	"runtime_SemacquireWaitGroup": 1,
-	"runtime_SemacquireRWMutexR":  1,
-	"runtime_SemacquireRWMutex":   1,
-	"runtime_notifyListWait":      1,
-}
+// replaced by the function that blocks in the scheduler first; each has
+// one call site.
+var stdSyncCalls = func() []string {
+	calls := []string{"runtime_notifyListWait"}
+	for _, m := range stdSyncSemas {
+		calls = append(calls, "runtime_"+m.name)
+	}
+	return calls
+}()
 
 // StdSync writes into out an overlay of the sync package of the Go
 // installation at goroot (version names it in errors) and returns its
@@ -127,7 +131,7 @@ func StdSync(goroot, version, out string) (map[string]string, error) {
 				switch n := n.(type) {
 				case *ast.CallExpr:
 					if id, ok := n.Fun.(*ast.Ident); ok {
-						if _, ok := stdSyncCalls[id.Name]; ok {
+						if slices.Contains(stdSyncCalls, id.Name) {
 							calls[id.Name]++
 							fn := strings.TrimPrefix(id.Name, "runtime_")
 							id.Name = "execspec" + strings.ToUpper(fn[:1]) + fn[1:]
@@ -160,9 +164,9 @@ func StdSync(goroot, version, out string) (map[string]string, error) {
 			}
 		}
 	}
-	for c, n := range stdSyncCalls {
-		if calls[c] != n {
-			return nil, bad("%d calls of %s in %s, expected %d", calls[c], c, dir, n)
+	for _, c := range stdSyncCalls {
+		if calls[c] != 1 {
+			return nil, bad("%d calls of %s in %s, expected 1", calls[c], c, dir)
 		}
 	}
 	hasGo := found["WaitGroup.Go"]
@@ -191,12 +195,16 @@ func StdSync(goroot, version, out string) (map[string]string, error) {
 		}
 		entries[name] = dst
 	}
-	gen := strings.NewReplacer("GOVERSION", version, "MUTEXBITS", strconv.Itoa(mutexBits)).Replace(stdSyncControl)
+	gen := strings.NewReplacer("GOVERSION", version, "MUTEXBITS", strconv.Itoa(mutexBits)).Replace(stdSyncControl) + stdSyncWrappers()
 	if hasGo {
 		gen += stdSyncGo
 	}
+	src, err := format.Source([]byte(gen))
+	if err != nil {
+		return nil, fmt.Errorf("the generated sync file: %w", err)
+	}
 	dst := filepath.Join(out, "execspec_control.go")
-	if err := os.WriteFile(dst, []byte(gen), 0o644); err != nil {
+	if err := os.WriteFile(dst, src, 0o644); err != nil {
 		return nil, err
 	}
 	entries[filepath.Join(dir, "execspec_control.go")] = dst
@@ -407,69 +415,7 @@ func (m *Mutex) execspecFree() bool {
 	return atomic.LoadInt32((*int32)(unsafe.Pointer(&m.mu)))&MUTEXBITS == 0
 }
 
-func (m *Mutex) Lock() {
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpLock, "Mutex.Lock", m.execspecFree)
-	}
-	m.execspecLock()
-}
-
-func (m *Mutex) TryLock() bool {
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpLock, "Mutex.TryLock", nil)
-	}
-	return m.execspecTryLock()
-}
-
-func (m *Mutex) Unlock() {
-	m.execspecUnlock()
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpUnlock, "Mutex.Unlock", nil)
-	}
-}
-
-func (rw *RWMutex) Lock() {
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpLock, "RWMutex.Lock", rw.w.execspecFree)
-	}
-	rw.execspecLock()
-}
-
-func (rw *RWMutex) TryLock() bool {
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpLock, "RWMutex.TryLock", nil)
-	}
-	return rw.execspecTryLock()
-}
-
-func (rw *RWMutex) Unlock() {
-	rw.execspecUnlock()
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpUnlock, "RWMutex.Unlock", nil)
-	}
-}
-
-func (rw *RWMutex) RLock() {
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpRLock, "RWMutex.RLock", func() bool { return rw.readerCount.Load() >= 0 })
-	}
-	rw.execspecRLock()
-}
-
-func (rw *RWMutex) TryRLock() bool {
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpRLock, "RWMutex.TryRLock", nil)
-	}
-	return rw.execspecTryRLock()
-}
-
-func (rw *RWMutex) RUnlock() {
-	rw.execspecRUnlock()
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpRUnlock, "RWMutex.RUnlock", nil)
-	}
-}
-
+// Done is Add(-1): a yield point after it, as after Unlock.
 func (wg *WaitGroup) Add(delta int) {
 	wg.execspecAdd(delta)
 	if delta < 0 {
@@ -477,58 +423,6 @@ func (wg *WaitGroup) Add(delta int) {
 			h.block(execspecOpSignal, "WaitGroup.Done", nil)
 		}
 	}
-}
-
-func (wg *WaitGroup) Wait() {
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpWait, "WaitGroup.Wait", func() bool { return int32(wg.state.Load()>>32) == 0 })
-	}
-	wg.execspecWait()
-}
-
-func (o *Once) Do(f func()) {
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpOnce, "Once.Do", nil)
-	}
-	o.execspecDo(f)
-}
-
-func (c *Cond) Signal() {
-	c.execspecSignal()
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpSignal, "Cond.Signal", nil)
-	}
-}
-
-func (c *Cond) Broadcast() {
-	c.execspecBroadcast()
-	if h := execspecControl(); h != nil {
-		h.block(execspecOpSignal, "Cond.Broadcast", nil)
-	}
-}
-
-// The runtime's blocking calls: a controlled goroutine waits in the
-// scheduler until the real call would return at once.
-
-func execspecSemacquireWaitGroup(s *uint32, synctestDurable bool) {
-	if h := execspecControl(); h != nil && atomic.LoadUint32(s) == 0 {
-		execspecBlockRaceOff(h, execspecOpWait, "WaitGroup.Wait", func() bool { return atomic.LoadUint32(s) > 0 })
-	}
-	runtime_SemacquireWaitGroup(s, synctestDurable)
-}
-
-func execspecSemacquireRWMutexR(s *uint32, lifo bool, skipframes int) {
-	if h := execspecControl(); h != nil && atomic.LoadUint32(s) == 0 {
-		execspecBlockRaceOff(h, execspecOpRLock, "RWMutex.RLock", func() bool { return atomic.LoadUint32(s) > 0 })
-	}
-	runtime_SemacquireRWMutexR(s, lifo, skipframes)
-}
-
-func execspecSemacquireRWMutex(s *uint32, lifo bool, skipframes int) {
-	if h := execspecControl(); h != nil && atomic.LoadUint32(s) == 0 {
-		execspecBlockRaceOff(h, execspecOpLock, "RWMutex.Lock", func() bool { return atomic.LoadUint32(s) > 0 })
-	}
-	runtime_SemacquireRWMutex(s, lifo, skipframes)
 }
 
 // execspecNotifyListWait waits until ticket t was notified (the runtime
@@ -540,6 +434,69 @@ func execspecNotifyListWait(l *notifyList, t uint32) {
 	runtime_notifyListWait(l, t)
 }
 `
+
+// stdSyncYields are the yield points of the wrapped methods: each calls
+// execspecNAME, the original, after (or, with after, before) passing the
+// yield point op of the scheduler; with ready, a blocking one that returns
+// once ready (an expression of the receiver) holds.
+var stdSyncYields = []struct {
+	recv, name, params, args, result, op, ready string
+	after                                       bool
+}{
+	{"m *Mutex", "Lock", "", "", "", "Lock", "m.execspecFree", false},
+	{"m *Mutex", "TryLock", "", "", "bool", "Lock", "", false},
+	{"m *Mutex", "Unlock", "", "", "", "Unlock", "", true},
+	{"rw *RWMutex", "Lock", "", "", "", "Lock", "rw.w.execspecFree", false},
+	{"rw *RWMutex", "TryLock", "", "", "bool", "Lock", "", false},
+	{"rw *RWMutex", "Unlock", "", "", "", "Unlock", "", true},
+	{"rw *RWMutex", "RLock", "", "", "", "RLock", "func() bool { return rw.readerCount.Load() >= 0 }", false},
+	{"rw *RWMutex", "TryRLock", "", "", "bool", "RLock", "", false},
+	{"rw *RWMutex", "RUnlock", "", "", "", "RUnlock", "", true},
+	{"wg *WaitGroup", "Wait", "", "", "", "Wait", "func() bool { return int32(wg.state.Load()>>32) == 0 }", false},
+	{"o *Once", "Do", "f func()", "f", "", "Once", "", false},
+	{"c *Cond", "Signal", "", "", "", "Signal", "", true},
+	{"c *Cond", "Broadcast", "", "", "", "Signal", "", true},
+}
+
+// stdSyncSemas are the runtime's semaphore waits of sync: a controlled
+// goroutine waits in the scheduler until the semaphore is released.
+var stdSyncSemas = []struct{ name, params, args, op, what string }{
+	{"SemacquireWaitGroup", "s *uint32, synctestDurable bool", "s, synctestDurable", "Wait", "WaitGroup.Wait"},
+	{"SemacquireRWMutexR", "s *uint32, lifo bool, skipframes int", "s, lifo, skipframes", "RLock", "RWMutex.RLock"},
+	{"SemacquireRWMutex", "s *uint32, lifo bool, skipframes int", "s, lifo, skipframes", "Lock", "RWMutex.Lock"},
+}
+
+// stdSyncWrappers writes the wrapped methods and semaphore waits.
+func stdSyncWrappers() string {
+	var b strings.Builder
+	for _, y := range stdSyncYields {
+		typ := strings.TrimPrefix(strings.Fields(y.recv)[1], "*")
+		ready := y.ready
+		if ready == "" {
+			ready = "nil"
+		}
+		pass := fmt.Sprintf("\tif h := execspecControl(); h != nil {\n\t\th.block(execspecOp%s, %q, %s)\n\t}\n", y.op, typ+"."+y.name, ready)
+		call := fmt.Sprintf("\t%s%s.execspec%s(%s)\n", map[bool]string{true: "return "}[y.result != ""], strings.Fields(y.recv)[0], y.name, y.args)
+		fmt.Fprintf(&b, "\nfunc (%s) %s(%s) %s {\n", y.recv, y.name, y.params, y.result)
+		if y.after {
+			b.WriteString(call + pass)
+		} else {
+			b.WriteString(pass + call)
+		}
+		b.WriteString("}\n")
+	}
+	for _, m := range stdSyncSemas {
+		fmt.Fprintf(&b, `
+func execspec%[1]s(%[2]s) {
+	if h := execspecControl(); h != nil && atomic.LoadUint32(s) == 0 {
+		execspecBlockRaceOff(h, execspecOp%[4]s, %[5]q, func() bool { return atomic.LoadUint32(s) > 0 })
+	}
+	runtime_%[1]s(%[3]s)
+}
+`, m.name, m.params, m.args, m.op, m.what)
+	}
+	return b.String()
+}
 
 // stdSyncGo starts WaitGroup.Go's goroutine.
 const stdSyncGo = `

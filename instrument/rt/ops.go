@@ -134,15 +134,15 @@ func AfterFunc(d time.Duration, f func()) *time.Timer {
 		// The callback's goroutine does not exist before the timer fires:
 		// a stand-in, never ready, is the candidate that lets time pass
 		// to it while others could run.
-		r.afterTimers = append(r.afterTimers, &gor{id: afterTimerID + len(r.afterTimers), state: gBlocked,
-			w: wait{op: "time.AfterFunc", ready: func() bool { return false }, timed: func() bool { return afterFuncArmed(t) }}})
+		// It takes a goroutine's number (strategies such as PCT index
+		// their state by it), not counted by Goroutines.
+		h := &gor{id: len(r.gs), state: gBlocked,
+			w: wait{op: "time.AfterFunc", ready: func() bool { return false }, timed: func() bool { return afterFuncArmed(t) }}}
+		r.gs = append(r.gs, h)
+		r.afterTimers = append(r.afterTimers, h)
 	}
 	return t
 }
-
-// afterTimerID numbers the stand-ins of AfterFunc timers apart from
-// goroutines.
-const afterTimerID = 1 << 30
 
 // afterFuncArmed reports whether the AfterFunc timer t will fire: the
 // runtime's timer follows a channel pointer and a bool in the

@@ -60,5 +60,5 @@ func Goroutines() int {
 	if g == nil {
 		return 0
 	}
-	return len(r.gs)
+	return len(r.gs) - len(r.afterTimers)
 }

@@ -145,18 +145,23 @@ func TestEarlyAfterFunc(t *testing.T) {
 	}
 	for _, early := range []bool{false, true} {
 		seen := map[bool]bool{}
+		// PCT too: the stand-ins of timers number like goroutines (PCT
+		// keeps its state by number).
+		pct := sched.NewPCT(3, 0, 1)
 		for seed := range uint64(30) {
-			cfg := Config{EarlyTimers: early, Strategy: sched.Random(seed)}
-			var fired bool
-			s, err := Run(t, cfg, body(&fired))
-			if err != nil {
-				t.Fatalf("early %v, seed %d: %v", early, seed, err)
-			}
-			seen[fired] = true
-			for range 3 {
-				var again bool
-				if err := ReplayWith(t, cfg, s, body(&again)); err != nil || again != fired {
-					t.Fatalf("early %v, seed %d: replay %v, fired %v then %v", early, seed, err, fired, again)
+			for _, s := range []sched.Strategy{sched.Random(seed), pct} {
+				cfg := Config{EarlyTimers: early, Strategy: s}
+				var fired bool
+				s, err := Run(t, cfg, body(&fired))
+				if err != nil {
+					t.Fatalf("early %v, seed %d: %v", early, seed, err)
+				}
+				seen[fired] = true
+				for range 3 {
+					var again bool
+					if err := ReplayWith(t, cfg, s, body(&again)); err != nil || again != fired {
+						t.Fatalf("early %v, seed %d: replay %v, fired %v then %v", early, seed, err, fired, again)
+					}
 				}
 			}
 		}
