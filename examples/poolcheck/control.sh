@@ -31,6 +31,7 @@ targets=(
   "go.mod|./pond|TestPond$|pass|github.com/alitto/pond/v2/...|pond v2.7.1"
   "go.buggy.mod|./pond|TestPondGroup$|fail cancel-stops|github.com/alitto/pond/v2/...|pond v2.5.0 group"
   "go.mod|./pond|TestPondGroup$|pass|github.com/alitto/pond/v2/...|pond v2.7.1 group"
+  "go.pond216.mod|./pond21|TestPondClose$|fail accepted|github.com/alitto/pond/v2/...|pond v2.1.6 close"
   "go.mod|./pond21|TestPondClose$|pass|github.com/alitto/pond/v2/...|pond v2.7.1 close"
   "go.buggy.mod|./pond1|TestPond1$|pass|github.com/alitto/pond/...|pond v1.9.1"
   "go.mod|./pond1|TestPond1$|fail cancel-stops|github.com/alitto/pond/...|pond v1.9.2"

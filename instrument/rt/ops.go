@@ -21,6 +21,7 @@ func Go(fn func()) {
 		panic(abortValue)
 	}
 	h := r.newG()
+	h.daemon = g.daemon || r.initing
 	r.mix(tagGo)
 	r.mix(uint64(g.id)<<32 | uint64(h.id))
 	go r.start(h, fn)

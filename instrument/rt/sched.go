@@ -113,6 +113,7 @@ type gor struct {
 	cancel chan struct{}
 	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
 	house  bool   // woken by a ticker: its steps are housekeeping, not progress
+	daemon bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -151,6 +152,7 @@ type run struct {
 	err      error
 	mainDone bool
 	mainEnd  time.Time // virtual time when goroutine 0 returned
+	initing  bool      // goroutine 0 runs the packages' initialisation: what it starts is a daemon
 	shadows  map[unsafe.Pointer]*shadow
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
 
@@ -343,9 +345,40 @@ func (r *run) exit(g *gor) {
 	if !r.aborting {
 		r.mix(tagExit)
 		r.mix(uint64(g.id))
-		next = r.pick(g)
+		if r.mainDone && r.onlyDaemons() {
+			// The body and every goroutine it started are done: what is
+			// left was started by the packages' initialisation (a default
+			// pool's dispatcher). The run ends as a program does when
+			// main returns; they are unwound, without a verdict.
+			r.aborting = true
+		} else {
+			next = r.pick(g)
+		}
 	}
 	r.handTo(next)
+}
+
+// onlyDaemons reports whether every goroutine still alive is a daemon.
+func (r *run) onlyDaemons() bool {
+	for _, g := range r.alive {
+		if !g.daemon {
+			return false
+		}
+	}
+	return true
+}
+
+// caseGoroutines returns the goroutines alive in state st (in any state
+// but done if all), without the daemons once the body has returned: a
+// leak is the body's, not the packages'.
+func (r *run) caseGoroutines(st gstate, all bool) []*gor {
+	var gs []*gor
+	for _, g := range r.alive {
+		if (all && g.state != gDone || g.state == st) && !(r.mainDone && g.daemon) {
+			gs = append(gs, g)
+		}
+	}
+	return gs
 }
 
 // handTo gives control to next, or to the coordinator if next is nil.
@@ -592,13 +625,7 @@ func (r *run) coordinate(main func()) error {
 			if r.mainDone && time.Since(r.mainEnd) > r.cfg.LeakAfter {
 				// Still going (sleeping, waking) long after the body
 				// returned: leaked, though not blocked for good.
-				var left []*gor
-				for _, g := range r.alive {
-					if g.state != gDone {
-						left = append(left, g)
-					}
-				}
-				r.fail(&HangError{Leak: true, Steps: r.steps, gs: left})
+				r.fail(&HangError{Leak: true, Steps: r.steps, gs: r.caseGoroutines(0, true)})
 				r.handTo(r.firstLive())
 				continue
 			}
@@ -614,13 +641,7 @@ func (r *run) coordinate(main func()) error {
 			continue // a bad choice in external
 		}
 		// Nobody can run, nobody was woken within the horizon.
-		var blocked []*gor
-		for _, g := range r.alive {
-			if g.state == gBlocked {
-				blocked = append(blocked, g)
-			}
-		}
-		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: blocked})
+		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: r.caseGoroutines(gBlocked, false)})
 		r.handTo(r.firstLive())
 	}
 	r.endAdoptions()
