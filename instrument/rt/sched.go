@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -153,6 +154,12 @@ type run struct {
 	mainDone bool
 	mainEnd  time.Time // virtual time when goroutine 0 returned
 	initing  bool      // goroutine 0 runs the packages' initialisation: what it starts is a daemon
+	// settleBeforeChoice: goroutines created in the process when the run
+	// began, those the run created (controlled), whether any other was.
+	gcount   [1]metrics.Sample
+	created0 uint64
+	spawned  int
+	foreign  bool
 	shadows  map[unsafe.Pointer]*shadow
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
 
@@ -468,13 +475,50 @@ func (r *run) park(g *gor) {
 // durably blocked, so that what a choice sees does not depend on timing.
 func settle() { synctest.Wait() }
 
+// alwaysSettle turns the fast path of settleBeforeChoice off (tests).
+var alwaysSettle bool
+
+// settleBeforeChoice is settle before a choice, skipped when the run
+// knows that no uncontrolled goroutine can be runnable: no goroutine was
+// created in the process since the run began but the run's own
+// controlled ones (the runtime's count of goroutines created, which
+// exits do not blur as they would a count of the living). A goroutine
+// that code which is not rewritten starts, a timer's callback, an
+// uncontrolled goroutine's child: once one was created, the run settles
+// before every choice. What the count cannot see is a goroutine that
+// was there, durably blocked, when the run began and that a controlled
+// goroutine wakes by a real operation (a channel it shares with code
+// left from an earlier run): every package that is rewritten starts
+// each run afresh (pkginit.go), so the run's goroutines share nothing
+// with such leftovers unless a package that is not instrumented carries
+// it. Reading the count takes the scheduler's lock once; synctest.Wait
+// takes the bubble's lock and parks the caller until every other
+// goroutine of the bubble is blocked.
+func (r *run) settleBeforeChoice() {
+	if alwaysSettle || r.foreign || r.created()-r.created0 != uint64(r.spawned) {
+		r.foreign = !alwaysSettle
+		settle()
+		return
+	}
+	skippedSettles.Add(1)
+}
+
+// created returns how many goroutines the process has created.
+func (r *run) created() uint64 {
+	metrics.Read(r.gcount[:])
+	return r.gcount[0].Value.Uint64()
+}
+
+// skippedSettles counts the settles the fast path skipped (tests).
+var skippedSettles atomic.Int64
+
 // pick chooses who runs after g reached a yield point or returned; nil
 // means nobody can: the coordinator takes over.
 func (r *run) pick(g *gor) *gor {
 	if r.aborting {
 		return nil
 	}
-	settle()
+	r.settleBeforeChoice()
 	r.drainAdoptions()
 	cands := r.cand[:0]
 	curRunnable := false
@@ -590,7 +634,10 @@ func (r *run) pickCase(g *gor, n int) int {
 // goroutines can end them), decides deadlocks and leaks, and unwinds the
 // goroutines of a stopped run one at a time.
 func (r *run) coordinate(main func()) error {
+	r.gcount[0].Name = "/sched/goroutines-created:goroutines"
+	r.created0 = r.created()
 	g0 := r.newG()
+	r.spawned++
 	go r.start(g0, main)
 	r.cur.Store(g0)
 	g0.sem <- struct{}{}
