@@ -28,10 +28,11 @@ import (
 //
 // Every run of a Session happens in one testing/synctest bubble, the
 // session's, which lives from the first Run (or Do) to Close (or the end
-// of the test): state that a package creates lazily and keeps (a default
-// pool and its goroutines, a context's channel) is created in the bubble
-// and stays usable by the next runs, where a bubble per run would make its
-// use by a later run a fatal error. Do runs code in that bubble outside
+// of the test): state that a package which is not instrumented creates
+// lazily and keeps (a context's channel) is created in the bubble and
+// stays usable by the next runs, where a bubble per run would make its
+// use by a later run a fatal error. Instrumented packages start each run
+// afresh (pkginit.go). Do runs code in that bubble outside
 // any run (an adapter's probe). Each run, and each Do, starts with the
 // initialisation of the instrumented packages run again (pkginit.go), so
 // that what a package makes at initialisation (pond v2's default pool)
