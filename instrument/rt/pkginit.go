@@ -24,6 +24,8 @@ import (
 // groups are not its own; and no state is carried from one run to the
 // next, so a replay in a fresh process meets what the failing run met.
 //
+// The initialisation runs to its end before the goroutines it starts
+// run (unless it blocks): it makes no decisions of the schedule.
 // Goroutines started by the initialisation, and those they start, are
 // daemons: when the body and every goroutine of its own are done, the
 // run ends, as a program ends when main returns, and the daemons are

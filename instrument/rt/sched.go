@@ -458,7 +458,11 @@ func (r *run) park(g *gor) {
 	for {
 		<-g.sem
 		if r.aborting {
-			g.stack = debug.Stack()
+			if r.err != nil {
+				// For the report of a hang; not when the run ended
+				// well and only its daemons are unwound.
+				g.stack = debug.Stack()
+			}
 			panic(abortValue)
 		}
 		if g.extReq {
@@ -534,6 +538,13 @@ func (r *run) pick(g *gor) *gor {
 	if len(cands) == 0 {
 		r.cand = cands
 		return nil
+	}
+	if r.initing && curRunnable {
+		// The packages' initialisation runs to its end before anything
+		// it started (pkginit.go): it makes no decisions, so the
+		// schedule and its shrinking are the body's.
+		r.cand = cands
+		return g
 	}
 	if r.cfg.EarlyTimers && timersReadable {
 		// Goroutines waiting for a timer are candidates too: choosing one
