@@ -17,27 +17,7 @@ func TestBehaviour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module (about 10 s)")
 	}
-	root := SourceRoot()
-	if root == "" {
-		skipOutsideCI(t, "the module's source is not at hand")
-	}
-	dir := t.TempDir()
-	write := func(name string, b []byte) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", fmt.Appendf(nil, "module behave\n\ngo 1.25\n\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", root))
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write("go.sum", sum)
+	dir, write := behaveModule(t)
 	files, _ := filepath.Glob("testdata/rules/*.go")
 	var imports, cases strings.Builder
 	for _, path := range files {
@@ -94,6 +74,35 @@ func TestSame(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go test in %s: %v\n%s", dir, err, out)
 	}
+}
+
+// behaveModule makes a module "behave" in a temporary directory that
+// requires execspec from its source, and returns the directory and a
+// function that writes a file into it.
+func behaveModule(t *testing.T) (string, func(name string, b []byte)) {
+	t.Helper()
+	root := SourceRoot()
+	if root == "" {
+		skipOutsideCI(t, "the module's source is not at hand")
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", fmt.Appendf(nil, "module behave\n\ngo 1.25\n\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", root))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("go.sum", sum)
+	return dir, write
 }
 
 // skipOutsideCI skips a test whose inputs this machine lacks; in CI (CI

@@ -452,48 +452,81 @@ func loadErrors(pkgs []*packages.Package, patterns []string) error {
 }
 
 func (b *Build) rewrite(out string, p *packages.Package, tests bool) error {
+	// The package-init rule, for the packages instrumented wholesale (not
+	// those under test: their tests' own package-level state, flags
+	// included, is the test binary's).
+	var pi *PkgInit
+	if !tests && len(p.CompiledGoFiles) == len(p.Syntax) && len(p.GoFiles) > 0 {
+		if _, done := b.Files[filepath.Join(filepath.Dir(p.GoFiles[0]), PkgInitFile)]; !done {
+			var err error
+			if pi, err = PreparePkgInit(p.Fset, p.Types, p.TypesInfo, p.Syntax); err != nil {
+				return err
+			}
+		}
+	}
 	for i, f := range p.Syntax {
 		name := p.CompiledGoFiles[i]
 		if _, done := b.Files[name]; done || !strings.HasSuffix(name, ".go") {
 			continue
 		}
 		w := &Rewriter{Info: p.TypesInfo, Tests: tests && strings.HasSuffix(name, "_test.go"), Counts: b.Counts}
-		if !w.File(p.Fset, f) {
+		if !w.File(p.Fset, f) && (pi == nil || !pi.Touches(i)) {
 			continue
 		}
 		src, err := Format(p.Fset, f, true)
 		if err != nil {
 			return fmt.Errorf("%s: printing the rewritten file: %w", name, err)
 		}
-		if b.modcache != "" && p.Module != nil && strings.HasPrefix(name, b.modcache+string(filepath.Separator)) {
-			// go test -overlay refuses files of the module cache: the
-			// module is copied and replaced in the modfile instead.
-			cp, err := b.copyModule(out, p.Module)
+		if pi != nil {
+			tail, err := pi.Tail(i)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: printing the package-init rule: %w", name, err)
 			}
-			rel, err := filepath.Rel(p.Module.Dir, name)
-			if err != nil {
-				return err
-			}
-			dst := filepath.Join(cp, rel)
-			if err := os.WriteFile(dst, src, 0o644); err != nil {
-				return err
-			}
-			b.Files[name] = dst
-			continue
+			src = append(src, tail...)
 		}
-		h := sha256.Sum256([]byte(name))
-		dst := filepath.Join(out, "src", hex.EncodeToString(h[:6]), filepath.Base(name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if err := b.put(out, p, name, src); err != nil {
 			return err
 		}
+	}
+	if pi != nil {
+		b.Counts[RulePkgInit]++
+		return b.put(out, p, filepath.Join(filepath.Dir(p.GoFiles[0]), PkgInitFile), pi.Source())
+	}
+	return nil
+}
+
+// put writes src as the rewritten form of the file name of p (a file
+// the package-init rule adds too): into the copy of its module if it is
+// in the module cache, else into out, named in the overlay.
+func (b *Build) put(out string, p *packages.Package, name string, src []byte) error {
+	if b.modcache != "" && p.Module != nil && strings.HasPrefix(name, b.modcache+string(filepath.Separator)) {
+		// go test -overlay refuses files of the module cache: the
+		// module is copied and replaced in the modfile instead.
+		cp, err := b.copyModule(out, p.Module)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(p.Module.Dir, name)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(cp, rel)
 		if err := os.WriteFile(dst, src, 0o644); err != nil {
 			return err
 		}
 		b.Files[name] = dst
-		b.overlay[name] = dst
+		return nil
 	}
+	h := sha256.Sum256([]byte(name))
+	dst := filepath.Join(out, "src", hex.EncodeToString(h[:6]), filepath.Base(name))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, src, 0o644); err != nil {
+		return err
+	}
+	b.Files[name] = dst
+	b.overlay[name] = dst
 	return nil
 }
 

@@ -11,6 +11,25 @@
 //     a golden test under testdata/rules and a test that the rewritten
 //     program returns what the original returns, run freely and under
 //     control (behave_test.go).
+//   - The package-init rule (pkginit.go) makes a package's initialisation
+//     runnable again: its variables' initialisers become functions of
+//     their own, its init functions are renamed and called from new ones,
+//     and a file it adds registers the whole with the runtime
+//     (rt.PackageInit). A controlled Session runs it inside its bubble
+//     before its runs, every package after those it imports and each
+//     once, with every package-level variable first set to zero as at the
+//     program's start: what a package starts at initialisation (pond v2's
+//     default pool and its dispatcher goroutine) then lives in the
+//     bubble, where the runs can meet it, instead of outside it, where it
+//     would be uncontrolled and fatal to touch. The program's own
+//     initialisation still runs first, and the session puts the values
+//     it gave back when it ends. Only the packages instrumented wholesale
+//     get the rule; a package under test keeps its state (and its tests'
+//     flags) as the binary made them. An initialisation that registers
+//     something with a package that is not instrumented (a flag, a
+//     database driver) registers it again, which such a package may
+//     refuse with a panic: the session then fails every run with that
+//     panic, naming the package.
 //   - A Rewriter rewrites the files of one type-checked package (source in,
 //     source out); it knows nothing of scheduling. The runtime knows
 //     nothing of syntax. Format prints a rewritten file, with //line

@@ -21,7 +21,7 @@ verify=$(mktemp -d)/verify
 (cd "$root" && go build -o "$verify" ./cmd/verify) || exit 2
 out=$(mktemp -d)
 fails=0
-# modfile | package | test | expect | instrument | library@version
+# modfile | package | test | expect | instrument | library@version | strategy (random if empty)
 targets=(
   "go.ants242.mod|./ants|TestAnts$|fail progress|github.com/panjf2000/ants/v2/...|ants v2.4.2"
   "go.ants275.mod|./ants|TestAnts$|pass|github.com/panjf2000/ants/v2/...|ants v2.7.5"
@@ -31,7 +31,8 @@ targets=(
   "go.mod|./pond|TestPond$|pass|github.com/alitto/pond/v2/...|pond v2.7.1"
   "go.buggy.mod|./pond|TestPondGroup$|fail cancel-stops|github.com/alitto/pond/v2/...|pond v2.5.0 group"
   "go.mod|./pond|TestPondGroup$|pass|github.com/alitto/pond/v2/...|pond v2.7.1 group"
-  "go.mod|./pond21|TestPondClose$|pass|github.com/alitto/pond/v2/...|pond v2.7.1 close"
+  "go.pond216.mod|./pond21|TestPondClose$|fail none-lost|github.com/alitto/pond/v2/...|pond v2.1.6 close|pct"
+  "go.mod|./pond21|TestPondClose$|pass|github.com/alitto/pond/v2/...|pond v2.7.1 close|pct"
   "go.buggy.mod|./pond1|TestPond1$|pass|github.com/alitto/pond/...|pond v1.9.1"
   "go.mod|./pond1|TestPond1$|fail cancel-stops|github.com/alitto/pond/...|pond v1.9.2"
   "go.sync060.mod|./semaphore|TestSemaphore$|fail done-refused|golang.org/x/sync/semaphore|x/sync v0.6.0"
@@ -42,7 +43,7 @@ targets=(
   "go.mod|./errgroup|TestErrgroup$|pass|golang.org/x/sync/errgroup|x/sync v0.24.0 errgroup"
 )
 for t in "${targets[@]}"; do
-  IFS='|' read -r modfile pkg test expect inst lib <<< "$t"
+  IFS='|' read -r modfile pkg test expect inst lib strategy <<< "$t"
   if [ -n "$match" ] && ! grep -q -- "$match" <<< "$lib"; then continue; fi
   if [ "$only" = fixed ] && [ "${expect%% *}" != pass ]; then continue; fi
   if [ "$only" = buggy ] && [ "${expect%% *}" = pass ]; then continue; fi
@@ -67,7 +68,7 @@ for t in "${targets[@]}"; do
     fi
   fi
   start=$(date +%s)
-  res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --runs "$runs" --out "$out/${lib// /_}" --timeout 30m -q --keep --json 2>"$work/stderr")
+  res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --runs "$runs" --strategy "${strategy:-random}" --out "$out/${lib// /_}" --timeout 30m -q --keep --json 2>"$work/stderr")
   build=$(sed -n 's/^verify test: the rewritten files and the overlay are in //p' "$work/stderr")
   secs=$(( $(date +%s) - start ))
   read -r failed kind sched rate <<< "$(python3 -c '

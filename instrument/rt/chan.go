@@ -121,6 +121,7 @@ type RecvC[T any] struct {
 	ch <-chan T
 	h  *hchan
 	e  *entry
+	sh *shadow // h's, once enqueued: ready need not look it up
 }
 
 // RecvCase returns the case `<-ch` of a select.
@@ -138,7 +139,10 @@ func (c *RecvC[T]) ready(r *run, sel *selState) bool {
 	if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || timerDue(h) {
 		return true
 	}
-	sh := r.shadows[unsafe.Pointer(h)]
+	sh := c.sh
+	if sh == nil {
+		sh = r.shadows[unsafe.Pointer(h)]
+	}
 	return sh != nil && (len(sh.stash) > 0 || firstLive(sh.senders, sel) != nil)
 }
 
@@ -202,8 +206,8 @@ func (c *RecvC[T]) enqueue(r *run, sel *selState, idx int) {
 		return
 	}
 	c.e = &entry{sel: sel, idx: idx}
-	sh := r.shadowOf(c.h)
-	sh.receivers = append(sh.receivers, c.e)
+	c.sh = r.shadowOf(c.h)
+	c.sh.receivers = append(c.sh.receivers, c.e)
 }
 
 func (c *RecvC[T]) dequeue(r *run) {
@@ -237,6 +241,7 @@ type SendC[T any] struct {
 	v  T
 	h  *hchan
 	e  *entry
+	sh *shadow // h's, once enqueued: ready need not look it up
 }
 
 // SendCase returns the case `ch <- v` of a select (v is evaluated here,
@@ -255,7 +260,10 @@ func (c *SendC[T]) ready(r *run, sel *selState) bool {
 	if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil {
 		return true
 	}
-	sh := r.shadows[unsafe.Pointer(h)]
+	sh := c.sh
+	if sh == nil {
+		sh = r.shadows[unsafe.Pointer(h)]
+	}
 	return sh != nil && firstLive(sh.receivers, sel) != nil
 }
 
@@ -294,8 +302,8 @@ func (c *SendC[T]) enqueue(r *run, sel *selState, idx int) {
 			return false
 		}
 	}}
-	sh := r.shadowOf(c.h)
-	sh.senders = append(sh.senders, c.e)
+	c.sh = r.shadowOf(c.h)
+	c.sh.senders = append(c.sh.senders, c.e)
 }
 
 func (c *SendC[T]) dequeue(r *run) {

@@ -57,6 +57,25 @@
 //     only goroutines woken by tickers (a pool's periodic purge) have run
 //     for Config.Quiet of virtual time while another is blocked, the run
 //     is a hang too (housekeeping.go).
+//   - Package initialisation: each run starts with the initialisation of
+//     the instrumented packages run again on goroutine 0, under control
+//     (the rewriter's package-init rule registers it with PackageInit;
+//     pkginit.go): every package-level variable zero, then the
+//     initialisers in the specification's order, then the init
+//     functions, each package once, after those it imports. A run is a
+//     fresh program for them: a default pool's dispatcher started at
+//     initialisation (pond v2.1.6) is one of the run's goroutines, a
+//     daemon: the run ends when the body and its own goroutines are done,
+//     as a program ends with main, and a hang or leak names the body's
+//     goroutines. The program's values are back after each run.
+//   - Settling: before a choice the scheduler lets uncontrolled
+//     goroutines run until they block (synctest.Wait), unless no
+//     goroutine but the run's own was created since the run began
+//     (runtime/metrics' count of goroutines created): then none can be
+//     runnable but one left from before the run that the run wakes by a
+//     real operation, which a run of fresh packages has nothing to share
+//     with. TestFastPathKeepsReplays checks that skipping changes no run
+//     and no replay.
 //   - Fairness: after Config.Fair consecutive steps of one goroutine while
 //     others could run, the next runs, so that a spin loop cannot hold a
 //     search forever.
@@ -69,8 +88,8 @@
 // Replay and ReplayWith (one replay, checked). A test body that makes its own runs — a
 // suite that draws a case per run, shrinks a failure and goes on — takes
 // them over with Own: its Session's Run returns each run's schedule and
-// failure as values, without failing t, all runs in one bubble that
-// package-level state can live in; SaveSchedule and LoadSchedule keep the
+// failure as values, without failing t, all runs in one bubble (state a
+// package that is not instrumented keeps can live in it); SaveSchedule and LoadSchedule keep the
 // suite's metadata (the case) inside the schedule file.
 //
 //	func TestTune(t *testing.T) {

@@ -345,7 +345,9 @@ func runOnce(cfg Config, main func()) (sched.Schedule, error) {
 		return sched.Schedule{}, errors.New("execspec/rt: a controlled run is already in progress (tests under control cannot run in parallel)")
 	}
 	defer active.Store(nil)
+	main, restore := r.withPackages(main)
 	err := r.coordinate(main)
+	restore()
 	return sched.Schedule{Choices: r.choices, Steps: r.steps, Checksum: r.sum}, err
 }
 

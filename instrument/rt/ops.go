@@ -22,8 +22,10 @@ func Go(fn func()) {
 		panic(abortValue)
 	}
 	h := r.newG()
+	h.daemon = g.daemon || r.initing
 	r.mix(tagGo)
 	r.mix(uint64(g.id)<<32 | uint64(h.id))
+	r.spawned++
 	go r.start(h, fn)
 	r.yield(g, opGo)
 }

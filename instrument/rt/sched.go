@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -116,6 +117,7 @@ type gor struct {
 	cancel chan struct{}
 	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
 	house  bool   // woken by a ticker: its steps are housekeeping, not progress
+	daemon bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -154,6 +156,13 @@ type run struct {
 	err      error
 	mainDone bool
 	mainEnd  time.Time // virtual time when goroutine 0 returned
+	initing  bool      // goroutine 0 runs the packages' initialisation: what it starts is a daemon
+	// settleBeforeChoice: goroutines created in the process when the run
+	// began, those the run created (controlled), whether any other was.
+	gcount   [1]metrics.Sample
+	created0 uint64
+	spawned  int
+	foreign  bool
 	shadows  map[unsafe.Pointer]*shadow
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
 
@@ -354,9 +363,40 @@ func (r *run) exit(g *gor) {
 	if !r.aborting {
 		r.mix(tagExit)
 		r.mix(uint64(g.id))
-		next = r.pick(g)
+		if r.mainDone && r.onlyDaemons() {
+			// The body and every goroutine it started are done: what is
+			// left was started by the packages' initialisation (a default
+			// pool's dispatcher). The run ends as a program does when
+			// main returns; they are unwound, without a verdict.
+			r.aborting = true
+		} else {
+			next = r.pick(g)
+		}
 	}
 	r.handTo(next)
+}
+
+// onlyDaemons reports whether every goroutine still alive is a daemon.
+func (r *run) onlyDaemons() bool {
+	for _, g := range r.alive {
+		if !g.daemon {
+			return false
+		}
+	}
+	return true
+}
+
+// caseGoroutines returns the goroutines alive in state st (in any state
+// but done if all), without the daemons once the body has returned: a
+// leak is the body's, not the packages'.
+func (r *run) caseGoroutines(st gstate, all bool) []*gor {
+	var gs []*gor
+	for _, g := range r.alive {
+		if (all && g.state != gDone || g.state == st) && !(r.mainDone && g.daemon) {
+			gs = append(gs, g)
+		}
+	}
+	return gs
 }
 
 // handTo gives control to next, or to the coordinator if next is nil.
@@ -429,7 +469,11 @@ func (r *run) park(g *gor) {
 	for {
 		<-g.sem
 		if r.aborting {
-			g.stack = debug.Stack()
+			if r.err != nil {
+				// For the report of a hang; not when the run ended
+				// well and only its daemons are unwound.
+				g.stack = debug.Stack()
+			}
 			panic(abortValue)
 		}
 		if g.extReq {
@@ -446,13 +490,50 @@ func (r *run) park(g *gor) {
 // durably blocked, so that what a choice sees does not depend on timing.
 func settle() { synctest.Wait() }
 
+// alwaysSettle turns the fast path of settleBeforeChoice off (tests).
+var alwaysSettle bool
+
+// settleBeforeChoice is settle before a choice, skipped when the run
+// knows that no uncontrolled goroutine can be runnable: no goroutine was
+// created in the process since the run began but the run's own
+// controlled ones (the runtime's count of goroutines created, which
+// exits do not blur as they would a count of the living). A goroutine
+// that code which is not rewritten starts, a timer's callback, an
+// uncontrolled goroutine's child: once one was created, the run settles
+// before every choice. What the count cannot see is a goroutine that
+// was there, durably blocked, when the run began and that a controlled
+// goroutine wakes by a real operation (a channel it shares with code
+// left from an earlier run): every package that is rewritten starts
+// each run afresh (pkginit.go), so the run's goroutines share nothing
+// with such leftovers unless a package that is not instrumented carries
+// it. Reading the count takes the scheduler's lock once; synctest.Wait
+// takes the bubble's lock and parks the caller until every other
+// goroutine of the bubble is blocked.
+func (r *run) settleBeforeChoice() {
+	if alwaysSettle || r.foreign || r.created()-r.created0 != uint64(r.spawned) {
+		r.foreign = !alwaysSettle
+		settle()
+		return
+	}
+	skippedSettles.Add(1)
+}
+
+// created returns how many goroutines the process has created.
+func (r *run) created() uint64 {
+	metrics.Read(r.gcount[:])
+	return r.gcount[0].Value.Uint64()
+}
+
+// skippedSettles counts the settles the fast path skipped (tests).
+var skippedSettles atomic.Int64
+
 // pick chooses who runs after g reached a yield point or returned; nil
 // means nobody can: the coordinator takes over.
 func (r *run) pick(g *gor) *gor {
 	if r.aborting {
 		return nil
 	}
-	settle()
+	r.settleBeforeChoice()
 	r.drainAdoptions()
 	cands := r.cand[:0]
 	curRunnable := false
@@ -468,6 +549,13 @@ func (r *run) pick(g *gor) *gor {
 	if len(cands) == 0 {
 		r.cand = cands
 		return nil
+	}
+	if r.initing && curRunnable {
+		// The packages' initialisation runs to its end before anything
+		// it started (pkginit.go): it makes no decisions, so the
+		// schedule and its shrinking are the body's.
+		r.cand = cands
+		return g
 	}
 	if r.cfg.EarlyTimers && timersReadable {
 		// Goroutines waiting for a timer are candidates too: choosing one
@@ -569,7 +657,10 @@ func (r *run) pickCase(g *gor, n int) int {
 // goroutines can end them), decides deadlocks and leaks, and unwinds the
 // goroutines of a stopped run one at a time.
 func (r *run) coordinate(main func()) error {
+	r.gcount[0].Name = "/sched/goroutines-created:goroutines"
+	r.created0 = r.created()
 	g0 := r.newG()
+	r.spawned++
 	go r.start(g0, main)
 	r.cur.Store(g0)
 	g0.sem <- struct{}{}
@@ -604,13 +695,7 @@ func (r *run) coordinate(main func()) error {
 			if r.mainDone && time.Since(r.mainEnd) > r.cfg.LeakAfter {
 				// Still going (sleeping, waking) long after the body
 				// returned: leaked, though not blocked for good.
-				var left []*gor
-				for _, g := range r.alive {
-					if g.state != gDone {
-						left = append(left, g)
-					}
-				}
-				r.fail(&HangError{Leak: true, Steps: r.steps, gs: left})
+				r.fail(&HangError{Leak: true, Steps: r.steps, gs: r.caseGoroutines(0, true)})
 				r.handTo(r.firstLive())
 				continue
 			}
@@ -626,13 +711,7 @@ func (r *run) coordinate(main func()) error {
 			continue // a bad choice in external
 		}
 		// Nobody can run, nobody was woken within the horizon.
-		var blocked []*gor
-		for _, g := range r.alive {
-			if g.state == gBlocked {
-				blocked = append(blocked, g)
-			}
-		}
-		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: blocked})
+		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: r.caseGoroutines(gBlocked, false)})
 		r.handTo(r.firstLive())
 	}
 	r.endAdoptions()

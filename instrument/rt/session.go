@@ -28,11 +28,15 @@ import (
 //
 // Every run of a Session happens in one testing/synctest bubble, the
 // session's, which lives from the first Run (or Do) to Close (or the end
-// of the test): state that a package creates lazily and keeps (a default
-// pool and its goroutines, a context's channel) is created in the bubble
-// and stays usable by the next runs, where a bubble per run would make its
-// use by a later run a fatal error. Do runs code in that bubble outside
-// any run (an adapter's probe). Runs use the session's strategy: a random
+// of the test): state that a package which is not instrumented creates
+// lazily and keeps (a context's channel) is created in the bubble and
+// stays usable by the next runs, where a bubble per run would make its
+// use by a later run a fatal error. Instrumented packages start each run
+// afresh (pkginit.go). Do runs code in that bubble outside
+// any run (an adapter's probe). Each run, and each Do, starts with the
+// initialisation of the instrumented packages run again (pkginit.go), so
+// that what a package makes at initialisation (pond v2's default pool)
+// belongs to the run. Runs use the session's strategy: a random
 // or PCT stream that goes on from one run to the next, as TestWith's
 // does; RunWith takes a strategy of its own (a shrinker's). Goroutines an
 // earlier run left behind (uncontrolled, of package-level state) are let
@@ -310,6 +314,14 @@ func serve(j *job) {
 	// What earlier runs left running goes on until it blocks.
 	synctest.Wait()
 	if j.f != nil {
+		// As in a run, the instrumented packages are initialised afresh
+		// in the bubble for f (pkginit.go).
+		restore, err := initPackages()
+		defer restore()
+		if err != nil {
+			j.err = err
+			return
+		}
 		j.f()
 		return
 	}

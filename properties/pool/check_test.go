@@ -2,6 +2,7 @@ package pool
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -452,5 +453,49 @@ func TestSizesReachHundreds(t *testing.T) {
 	large := len(sizes) - sort.SearchInts(sizes, 200)
 	if median > 64 || top < 200 || large < 20 {
 		t.Errorf("sizes: median %d, largest %d, %d of %d cases with 200 tasks or more; want a median ≤ 64 and at least 20 cases ≥ 200", median, top, large, len(sizes))
+	}
+}
+
+// TestSizedForRealBugs: the generator reaches the sizes some races need
+// (about 200 tasks through a pool of one to three, Close racing the
+// submitters: pond v2's) in a few percent of its cases, and a defect
+// that needs many tasks (the 151st task submitted is accepted and never
+// run) is found and shrunk back down to about the size it needs, not
+// below.
+func TestSizedForRealBugs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cases of hundreds of tasks with holds (about 25 s)")
+	}
+	cfg := Config{Space: Space{Capacity: [2]int{1, 3}}, CloseEarly: true}.withDefaults()
+	r := rand.New(rand.NewPCG(1, 0xda3e39cb94b95bdb))
+	big := 0
+	const cases = 400
+	for range cases {
+		w := generate(r, cfg, abilities{})
+		if _, _, _, n := w.layout(); n >= 200 && w.Options.Capacity <= 3 && w.CloseEarly {
+			big++
+		}
+	}
+	if big < cases/100 {
+		t.Fatalf("%d of %d cases have 200 tasks or more on a pool of 1-3 with Close racing the submitters", big, cases)
+	}
+	newPool := func(o Options) Pool {
+		return semAdapter(newSemPool(o.Capacity, func(p *semPool) { p.dropNth = 151 }))
+	}
+	rep := Explore(newPool, Config{Space: cfg.Space, CloseEarly: true, Cases: 60, Retries: 1, ShrinkTime: 20 * time.Second, Progress: -1})
+	var f *Finding
+	for _, g := range rep.Findings {
+		if g.Property == NoneLost {
+			f = g
+		}
+	}
+	if f == nil {
+		t.Fatalf("the lost 151st task was not found in %d cases: %v", rep.Cases, rep.Err())
+	}
+	var n int
+	// 151 is the fewest that show it; a loaded machine may leave the
+	// shrinking a step or two short of it within its time.
+	if _, err := fmt.Sscanf(f.Workload, "%d tasks", &n); err != nil || n < 151 || n > 160 {
+		t.Fatalf("shrunk to %q (%v); want 151 tasks (the fewest that show it) or a few more", f.Workload, err)
 	}
 }

@@ -91,10 +91,11 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 			t.Logf("pool: %v", err)
 		}
 	}()
-	// The probe runs in the session's bubble, outside any run: state a
-	// library creates lazily at package level when a pool is first built
-	// or closed (pond v2's default pool, its workers, the channel of a
-	// context it holds) belongs to the bubble that every run shares.
+	// The probe runs in the session's bubble, outside any run, with the
+	// instrumented packages initialised afresh there (rt's package-init
+	// rule): what it makes at package level (pond v2's default pool, its
+	// workers, the channel of a context it holds) belongs to the bubble,
+	// not to the world outside it.
 	var ab abilities
 	var f *Finding
 	if err := s.Do(func() { ab, f = probe(newPool, drawOptions(rand.New(rand.NewPCG(cfg.Seed, 1)), cfg)) }); err != nil {
@@ -249,8 +250,8 @@ func hangStacks(h *rt.HangError) string {
 // ctlShrink makes w smaller while it still shows f's defect under some
 // schedule, within cfg.ShrinkTime, and then the schedule: a candidate
 // workload is first run under the failing schedule's choices (as far as
-// they apply, then no preemption), then under cfg.Retries random
-// schedules; the kept schedule is then brought towards no preemptions
+// they apply, then no preemption), then under cfg.Retries schedules,
+// random and PCT in turn; the kept schedule is then brought towards no preemptions
 // (choices set to 0, the way rapid shrinks a drawn schedule). It returns
 // the finding of the smallest case, its schedule, and how often replaying
 // that schedule showed the defect again (Runs, Failures: 10 replays).
@@ -282,8 +283,15 @@ func ctlShrink(s *rt.Session, newPool func(Options) Pool, w Workload, sched cont
 			for try := 0; try <= cfg.Retries; try++ {
 				var strat control.Strategy = guided(bestSched.Choices)
 				if try > 0 {
+					// Random and PCT in turn: a race that needs one
+					// goroutine held back for long (a submitter between
+					// its check and its write while Close runs) is what
+					// PCT's priorities give and a random walk seldom does.
 					seed++
 					strat = control.Random(seed)
+					if try%2 == 0 {
+						strat = control.NewPCT(3, 0, seed)
+					}
 				}
 				if g, got, ok := shows(c, strat); ok {
 					w, best, bestSched, progress = c, g, got, true

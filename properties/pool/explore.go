@@ -312,19 +312,21 @@ func candidates(w Workload) []Workload {
 			out = append(out, c)
 		}
 	}
-	// Halves, then single operations, of each round.
+	// Each round without a half of its operations, then without a
+	// quarter, an eighth, ..., one: a case of hundreds of tasks whose
+	// defect needs most of them still shrinks in a few steps per halving,
+	// not one operation per step.
 	for i, r := range w.Rounds {
-		if n := len(r.Ops); n >= 2 {
-			for _, keep := range [][2]int{{0, n / 2}, {n / 2, n}} {
+		n := len(r.Ops)
+		for chunk := max(n/2, 1); chunk >= 1; chunk /= 2 {
+			for start := 0; start < n; start += chunk {
 				c := clone()
-				c.Rounds[i].Ops = slices.Clone(r.Ops[keep[0]:keep[1]])
+				c.Rounds[i].Ops = slices.Delete(c.Rounds[i].Ops, start, min(start+chunk, n))
 				out = append(out, c)
 			}
-		}
-		for j := range r.Ops {
-			c := clone()
-			c.Rounds[i].Ops = slices.Delete(c.Rounds[i].Ops, j, j+1)
-			out = append(out, c)
+			if chunk == 1 {
+				break
+			}
 		}
 	}
 	if w.Submitters > 1 {

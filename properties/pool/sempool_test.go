@@ -39,7 +39,9 @@ type semPool struct {
 	errsKept       bool // Wait does not reset the errors (conc #128)
 	errsDropped    bool // Wait and Close return nil
 	propagate      bool // Wait and Close re-panic with a task's panic (conc's policy)
+	dropNth        int  // the dropNth task submitted (counting from 1) is accepted and never run
 	waited         bool
+	submitted      int
 }
 
 type semWaiter struct {
@@ -147,6 +149,11 @@ func (p *semPool) submit(ctx context.Context, weight int, task func() error) err
 	if p.closed && !reused {
 		p.mu.Unlock()
 		return errClosed
+	}
+	p.submitted++
+	if p.dropNth > 0 && p.submitted == p.dropNth {
+		p.mu.Unlock()
+		return nil
 	}
 	if !reused {
 		// Under mu, so that no Add runs concurrently with Close's Wait:

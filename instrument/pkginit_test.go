@@ -1,0 +1,150 @@
+package instrument
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/types"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+const pkgInitSource = "testdata/pkginit/pkginit.go"
+
+// rewritePkgInit rewrites testdata/pkginit/pkginit.go with every rule,
+// the package-init rule included, and returns the file and the file the
+// rule adds.
+func rewritePkgInit(t *testing.T, sourcePos bool) (file, added []byte) {
+	t.Helper()
+	f, err := parser.ParseFile(testFset, pkgInitSource, nil, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances: map[*ast.Ident]types.Instance{}}
+	pkg, err := (&types.Config{Importer: testImp}).Check("behave/pkginit", testFset, []*ast.File{f}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pi, err := PreparePkgInit(testFset, pkg, info, []*ast.File{f})
+	if err != nil || pi == nil || !pi.Touches(0) {
+		t.Fatalf("PreparePkgInit: %v, %v", pi, err)
+	}
+	(&Rewriter{Info: info}).File(testFset, f)
+	out, err := Format(testFset, f, sourcePos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, err := pi.Tail(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, tail...), pi.Source()
+}
+
+// TestPkgInitGolden compares the package-init rule's output with
+// testdata/pkginit/*.golden (go test -run PkgInitGolden -rewrite
+// regenerates them).
+func TestPkgInitGolden(t *testing.T) {
+	file, added := rewritePkgInit(t, false)
+	for name, got := range map[string][]byte{"pkginit.golden": file, PkgInitFile + ".golden": added} {
+		golden := filepath.Join("testdata/pkginit", name)
+		if *rewriteGolden {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs (go test -run PkgInitGolden -rewrite):\n%s", golden, got)
+		}
+	}
+}
+
+// TestPkgInitBehaviour builds the rewritten package in a module and
+// checks, in a test binary: the program's own initialisation gives what
+// the original gives; each controlled run starts with the package
+// initialised again, once, in the same order (a variable that an init
+// function appends to is not appended to twice), with a goroutine of its
+// own that answers on a channel made in the run (a goroutine outside the
+// bubble doing so is a fatal error of the Go runtime) and that does not
+// keep the run from ending; Do initialises it afresh too; after the
+// session the program's values are back, its own goroutine answering.
+func TestPkgInitBehaviour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module (about 10 s)")
+	}
+	dir, write := behaveModule(t)
+	file, added := rewritePkgInit(t, true)
+	src, err := os.ReadFile(pkgInitSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("orig/pkginit/pkginit.go", src)
+	write("pkginit/pkginit.go", file)
+	write("pkginit/"+PkgInitFile, added)
+	write("behave_test.go", []byte(`package behave
+
+import (
+	"strings"
+	"testing"
+
+	orig "behave/orig/pkginit"
+	"behave/pkginit"
+
+	"github.com/execspec/execspec/instrument/rt"
+)
+
+func TestPkgInit(t *testing.T) {
+	want := orig.Program()
+	if got := pkginit.Program(); got != want {
+		t.Fatalf("run freely: %q, want %q", got, want)
+	}
+	for range 2 { // each session initialises the package again, in its own bubble
+		s, err := rt.NewSession(t, rt.Options{Runs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inDo string
+		if err := s.Do(func() { inDo = pkginit.Program() }); err != nil {
+			t.Fatal(err)
+		}
+		if inDo != want {
+			t.Errorf("in Do: %q, want %q", inDo, want)
+		}
+		for i := 1; i <= 3; i++ {
+			var got int
+			var inRun string
+			if _, err := s.Run(func() { inRun, got = pkginit.Program(), pkginit.Ask() }); err != nil {
+				t.Fatal(err)
+			}
+			if inRun != want || got != 1 {
+				t.Errorf("run %d: %q, the run's goroutine answered %d; want %q, 1", i, inRun, got, want)
+			}
+		}
+		if err := s.Close(); err == nil || !strings.Contains(err.Error(), "blocked") {
+			t.Errorf("Close: %v; want word of the goroutine that Do's initialisation left", err)
+		}
+		if got := pkginit.Program(); got != want {
+			t.Errorf("after the session: %q, want %q", got, want)
+		}
+	}
+	if got := pkginit.Ask(); got != 1 {
+		t.Errorf("the program's own goroutine answered %d, want 1", got)
+	}
+}
+`))
+	cmd := exec.Command("go", "test", "-count=1", "-mod=mod", "./")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test in %s: %v\n%s", dir, err, out)
+	}
+}

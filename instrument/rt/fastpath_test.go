@@ -1,0 +1,112 @@
+package rt
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/execspec/execspec/properties/control"
+)
+
+// contended is a program whose choices depend on what an uncontrolled
+// goroutine does: controlled goroutines contend on a mutex and a
+// channel, and midway one starts an uncontrolled helper (a plain go
+// statement, as code that is not rewritten starts one) that answers on a
+// channel a controlled select waits on beside a controlled sender.
+func contended() string {
+	var mu Mutex
+	var log []int
+	work := make(chan int)
+	var wg WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		Go(func() {
+			defer wg.Done()
+			for j := range 3 {
+				mu.Lock()
+				log = append(log, i*10+j)
+				mu.Unlock()
+				Gosched()
+			}
+			Send(work, i)
+		})
+	}
+	for range 3 {
+		log = append(log, 100+Recv(work))
+	}
+	helper := make(chan int)
+	defer close(helper) // also when the run is stopped
+	reply := make(chan int)
+	go func() { // uncontrolled
+		for v := range helper {
+			reply <- v * 2
+		}
+	}()
+	other := make(chan int)
+	Go(func() { Send(other, 7) })
+	got := false // the value of other
+	for i := range 2 {
+		Send(helper, i)
+		if got {
+			log = append(log, 200+Recv(reply))
+			continue
+		}
+		c0, c1 := RecvCase(reply), RecvCase(other)
+		switch Select(false, c0, c1) {
+		case 0:
+			log = append(log, 200+c0.V)
+		case 1:
+			got = true
+			log = append(log, 400+c1.V, 500+Recv(reply))
+		}
+	}
+	if !got {
+		log = append(log, 300+Recv(other))
+	}
+	wg.Wait()
+	return fmt.Sprint(log)
+}
+
+// The fast path of settleBeforeChoice changes no run and no replay: for
+// each seed and strategy, the run with it and the run that settles
+// before every choice make the same choices, steps and checksum and get
+// the same result, and the schedule of either replays under the other.
+// The fast path must also be taken (the test would say nothing if it
+// never was).
+func TestFastPathKeepsReplays(t *testing.T) {
+	before := skippedSettles.Load()
+	for seed := range uint64(30) {
+		strategies := func() []control.Strategy {
+			return []control.Strategy{control.Random(seed), control.NewPCT(3, 200, seed)}
+		}
+		var want []string
+		var slow []control.Schedule
+		alwaysSettle = true
+		for _, s := range strategies() {
+			var got string
+			sc, err := Run(t, Config{Strategy: s}, func(*testing.T) { got = contended() })
+			if err != nil {
+				t.Fatalf("seed %d, settling always: %v", seed, err)
+			}
+			want, slow = append(want, got), append(slow, sc)
+		}
+		alwaysSettle = false
+		for i, s := range strategies() {
+			var got string
+			sc, err := Run(t, Config{Strategy: s}, func(*testing.T) { got = contended() })
+			if err != nil {
+				t.Fatalf("seed %d, fast path: %v", seed, err)
+			}
+			if got != want[i] || sc.Checksum != slow[i].Checksum || sc.Steps != slow[i].Steps || !slices.Equal(sc.Choices, slow[i].Choices) {
+				t.Fatalf("seed %d, %T: the fast path ran %s in %d steps (checksum %x), settling always %s in %d (%x)",
+					seed, s, got, sc.Steps, sc.Checksum, want[i], slow[i].Steps, slow[i].Checksum)
+			}
+			if err := Replay(t, slow[i], func(*testing.T) { got = contended() }); err != nil || got != want[i] {
+				t.Fatalf("seed %d, %T: the schedule made settling always replays as %s with the fast path: %v", seed, s, got, err)
+			}
+		}
+	}
+	if skippedSettles.Load() == before {
+		t.Fatal("the fast path was never taken")
+	}
+}
