@@ -457,6 +457,26 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 		}
 	}
 	sched, err := run(strat, func(ctl executor.Scheduler, hook *control.Controller) {
+		// The tasks' event sources (wakes from outside) start first, as
+		// goroutines 1 to T, before any worker: each exists before its
+		// task is spawned, and the guide knows which goroutine it is
+		// before its first wake (newGuide). Started after each Spawn,
+		// a source did not exist yet when a guided path wanted its wake
+		// while main was stopped between the Spawn and the go statement,
+		// which the instrumented engine, where Spawn has yield points
+		// after its event, did often.
+		for i := range T {
+			ctl.Go(func() {
+				for {
+					ctl.Block(executor.PointNone, func() bool { return regs[i].left > 0 || done[i] })
+					if regs[i].left == 0 {
+						return
+					}
+					regs[i].left--
+					regs[i].waker.Wake()
+				}
+			})
+		}
 		ex := mk()
 		if hook != nil {
 			ex.(executor.Controllable).SetScheduler(hook)
@@ -495,16 +515,6 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 			if err != nil {
 				panic(err)
 			}
-			ctl.Go(func() { // the task's event source: wakes from outside
-				for {
-					ctl.Block(executor.PointNone, func() bool { return regs[i].left > 0 || done[i] })
-					if regs[i].left == 0 {
-						return
-					}
-					regs[i].left--
-					regs[i].waker.Wake()
-				}
-			})
 		}
 		_ = ex.Wait()
 		_ = ex.Close()
