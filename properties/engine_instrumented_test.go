@@ -84,8 +84,10 @@ func TestInstrumentedEngine(t *testing.T) {
 
 	// Spec coverage on the engine: guided paths reach every state of the
 	// work-stealing executor, hook unused, within a budget in runs (a
-	// seed's runs are deterministic there).
-	_, out = run("TestCover", rt.EnvRuns+"=1", "HOOKLESS_COVER=guided", "HOOKLESS_COVER_GOAL=100", "HOOKLESS_COVER_RUNS=5000", "HOOKLESS_COVER_TIME=600")
+	// seed's runs are deterministic there). Seed 12 missed one state
+	// after 120,000 runs when the guide could not find the goroutine of a
+	// wake from outside (coverRun's event sources).
+	_, out = run("TestCover", rt.EnvRuns+"=1", "HOOKLESS_COVER=guided", "HOOKLESS_COVER_SEED=12", "HOOKLESS_COVER_GOAL=100", "HOOKLESS_COVER_RUNS=5000", "HOOKLESS_COVER_TIME=600")
 	m := regexp.MustCompile(`"states":(\d+),.*"stopped":"(\w+)"`).FindStringSubmatch(out)
 	if m == nil || m[1] != "1568" || m[2] != "goal" {
 		t.Fatalf("worksteal, hook unused, guided: not every one of the 1568 states within 5000 runs:\n%s", tailOf(out, 20))

@@ -31,7 +31,7 @@ func TestCoverNoHook(t *testing.T) {
 			Realized int `json:"realized"`
 		} `json:"guided"`
 	}
-	j, _ := runJSON[result](t, exitHolds, "cover", "--no-hook", "--goal", "100", "--runs", "5000", "--json", "-q")
+	j, _ := runJSON[result](t, exitHolds, "cover", "--no-hook", "--goal", "100", "--runs", "5000", "--seed", "12", "--json", "-q")
 	if !j.NoHook || j.Stopped != "goal" || j.StatePercent != 100 || j.Visited != 1568 || j.Outside != 0 {
 		t.Fatalf("worksteal, hook unused: %+v, want every one of the 1568 states within 5000 runs", j)
 	}
