@@ -420,8 +420,27 @@ func drawWorkload(mc model.Config, rng *rand.Rand) *coverWorkload {
 func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, strat control.Strategy, wl *coverWorkload, g *guide, obs func(traces.Event)) (traces.Header, []traces.Event, control.Schedule, error) {
 	var h traces.Header
 	var evs []traces.Event
+	T := mc.Tasks
+	regs := make([]coverReg, T)
+	done := make([]bool, T)
+	// A registration is armed (its wakes may come) once its register
+	// event is recorded: a wake must not come before the registration it
+	// answers. Armed before Register, a wake from the task's event source
+	// could land inside Register before its event on the instrumented
+	// engine, where Register has yield points of its own, and the run left
+	// the configuration ("registers a waker after 1 Pending results").
+	wakers := make([]executor.Waker, T)
+	unarmed := make([]bool, T)
+	arm := func(i int) {
+		if i >= 0 && i < T && unarmed[i] {
+			regs[i], unarmed[i] = coverReg{waker: wakers[i], left: mc.Wakes}, false
+		}
+	}
 	rec := recorderFunc(func(e traces.Event) {
 		evs = append(evs, e)
+		if e.Kind == traces.KindRegister {
+			arm(int(e.Task) - 1)
+		}
 		if g != nil {
 			g.observe(e)
 		}
@@ -429,9 +448,6 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 			obs(e)
 		}
 	})
-	T := mc.Tasks
-	regs := make([]coverReg, T)
-	done := make([]bool, T)
 	wakeOthers := func(i, k, worker int) {
 		if g != nil && g.active() {
 			// Only the wakes the guide's path asks of this worker.
@@ -454,6 +470,26 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 		}
 	}
 	sched, err := run(strat, func(ctl executor.Scheduler, hook *control.Controller) {
+		// The tasks' event sources (wakes from outside) start first, as
+		// goroutines 1 to T, before any worker: each exists before its
+		// task is spawned, and the guide knows which goroutine it is
+		// before its first wake (newGuide). Started after each Spawn,
+		// a source did not exist yet when a guided path wanted its wake
+		// while main was stopped between the Spawn and the go statement,
+		// which the instrumented engine, where Spawn has yield points
+		// after its event, did often.
+		for i := range T {
+			ctl.Go(func() {
+				for {
+					ctl.Block(executor.PointNone, func() bool { return regs[i].left > 0 || done[i] })
+					if regs[i].left == 0 {
+						return
+					}
+					regs[i].left--
+					regs[i].waker.Wake()
+				}
+			})
+		}
 		ex := mk()
 		if hook != nil {
 			ex.(executor.Controllable).SetScheduler(hook)
@@ -469,10 +505,13 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 				polls++
 				wakeOthers(i, 2*p, cx.Worker())
 				if p < mc.Pendings {
-					// Armed before Register yields, so that a wake can
-					// land between the registration and the Pending.
-					regs[i] = coverReg{waker: cx.Waker(), left: mc.Wakes}
+					// Armed when Register records its event, before it
+					// yields, so that a wake can land between the
+					// registration and the Pending; after it, if the
+					// executor recorded none.
+					wakers[i], unarmed[i] = cx.Waker(), true
 					cx.Register()
+					arm(i)
 					wakeOthers(i, 2*p+1, cx.Worker())
 					return nil, false
 				}
@@ -492,16 +531,6 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 			if err != nil {
 				panic(err)
 			}
-			ctl.Go(func() { // the task's event source: wakes from outside
-				for {
-					ctl.Block(executor.PointNone, func() bool { return regs[i].left > 0 || done[i] })
-					if regs[i].left == 0 {
-						return
-					}
-					regs[i].left--
-					regs[i].waker.Wake()
-				}
-			})
 		}
 		_ = ex.Wait()
 		_ = ex.Close()

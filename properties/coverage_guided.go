@@ -157,11 +157,15 @@ type guide struct {
 
 func newGuide(c model.Config, path []model.Step, seed uint64) *guide {
 	g := &guide{W: c.Workers, T: c.Tasks, lcap: c.LocalCap, path: path, rest: control.Random(seed)}
-	// The order goroutines are started in: main; the workers, at the
-	// first Spawn; each task's event source after its Spawn.
+	// The order goroutines are started in (coverRun): main; each task's
+	// event source; the workers (a worker's guess is corrected by its
+	// first event).
 	g.gid = make([]int, 1+g.W+g.T)
-	for p := range g.gid {
-		g.gid[p] = p
+	for t := 1; t <= g.T; t++ {
+		g.gid[1+g.W+t-1] = t
+	}
+	for w := range g.W {
+		g.gid[1+w] = 1 + g.T + w
 	}
 	return g
 }

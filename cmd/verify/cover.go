@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/properties/broken"
@@ -48,6 +47,7 @@ type coverFlags struct {
 	html     string
 	quiet    bool
 	stop     bool
+	noHook   bool
 }
 
 func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
@@ -70,6 +70,7 @@ func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 	fs.StringVar(&f.html, "html", "", "also write the report as an HTML page to this file")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.stop, "stop-at-failure", false, "stop at the first run that fails")
+	fs.BoolVar(&f.noHook, "no-hook", false, "leave the executor's Scheduler hook unused and run it on the instrumented engine: a test binary is built from execspec's source with package executor (and properties/broken) rewritten, as verify test does, and its goroutines, locks, channels and atomics are the yield points")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: verify cover [flags]")
 		fmt.Fprintln(stderr, "\nRuns an executor under controlled interleavings on the workload of a closed")
@@ -81,6 +82,10 @@ func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 		fmt.Fprintln(stderr, "\nExamples:")
 		fmt.Fprintln(stderr, "  verify cover --executor worksteal --workers 2 --tasks 3 --pendings 1 --local-cap 2 --strategy guided --time 120s")
 		fmt.Fprintln(stderr, "  verify cover --executor timeslice --runs 2000 --json")
+		fmt.Fprintln(stderr, "  verify cover --executor worksteal --no-hook --goal 100 --time 60s")
+		fmt.Fprintln(stderr, "\nWith --no-hook the runs are made by an instrumented test binary (go and")
+		fmt.Fprintln(stderr, "execspec's source are needed: the module of the working directory, when it is")
+		fmt.Fprintln(stderr, "execspec or requires it); without it they go through the executor's hook.")
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "\nExit codes: 0 no run left the model (and the goal, if any, was met), 1 a run left")
@@ -98,6 +103,7 @@ type coverJSON struct {
 	Seed     uint64  `json:"seed"`
 	Elapsed  float64 `json:"elapsed_seconds"`
 	Stopped  string  `json:"stopped"`
+	NoHook   bool    `json:"no_hook,omitempty"` // the runs were on the instrumented engine
 	*properties.CoverResultJSON
 }
 
@@ -128,29 +134,28 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 		StopAtFailure: f.stop,
 	}
-	if name, ok := strings.CutPrefix(f.executor, "deep"); ok {
-		// The base of the deep-state mutants ("deep"), or one of them
-		// ("deep/NAME").
-		cfg.New = func() executor.Executor {
-			return broken.NewDeep(broken.DeepConfig{Workers: f.workers, LocalCap: f.localCap})
-		}
-		if name != "" {
-			cfg.New = nil
-			for _, m := range broken.DeepCatalogue() {
-				if "/"+m.Name == name {
-					cfg.New = m.New
-				}
-			}
-			if cfg.New == nil {
-				fmt.Fprintf(stderr, "verify cover: no deep-state mutant %q\n", strings.TrimPrefix(name, "/"))
-				return exitUsage
-			}
-		}
+	// The base of the deep-state mutants ("deep"), or one of them
+	// ("deep/NAME").
+	mk, deep, err := broken.DeepNamed(f.executor, broken.DeepConfig{Workers: f.workers, LocalCap: f.localCap})
+	if err != nil {
+		fmt.Fprintf(stderr, "verify cover: %v\n", err)
+		return exitUsage
+	}
+	if deep {
+		cfg.New = mk
 	}
 	if !f.quiet {
 		cfg.Progress = coverProgress(stderr)
 	}
-	res, err := properties.Cover(ctx, cfg)
+	var res *properties.CoverResult
+	if f.noHook {
+		var code int
+		if res, code = coverNoHook(ctx, &f, cfg, stderr); res == nil {
+			return code
+		}
+	} else {
+		res, err = properties.Cover(ctx, cfg)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "verify cover: interrupted while building the model's state space")
@@ -171,13 +176,17 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	code := coverCode(&f, res)
 	if f.json {
-		out := coverJSON{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, CoverResultJSON: res.JSON()}
+		out := coverJSON{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, NoHook: f.noHook, CoverResultJSON: res.JSON()}
 		if err := printJSON(stdout, out, true); err != nil {
 			fmt.Fprintf(stderr, "verify cover: %v\n", err)
 			return exitUsage
 		}
 	} else {
-		fmt.Fprintf(stdout, "executor %s, strategy %s, seed %d: %d runs in %v (stopped: %s)\n", f.executor, res.Strategy, f.seed, r.Runs, res.Elapsed.Round(time.Millisecond), res.Stopped)
+		engine := ""
+		if f.noHook {
+			engine = " (hook unused, instrumented engine)"
+		}
+		fmt.Fprintf(stdout, "executor %s%s, strategy %s, seed %d: %d runs in %v (stopped: %s)\n", f.executor, engine, res.Strategy, f.seed, r.Runs, res.Elapsed.Round(time.Millisecond), res.Stopped)
 		if g := res.Guided; g != nil {
 			fmt.Fprintf(stdout, "guided: %d paths of the model aimed at, %d followed to their end; %d runs mutated schedules of a corpus of %d\n", g.Paths, g.Realized, g.Mutations, g.Corpus)
 		}

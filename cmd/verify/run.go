@@ -51,6 +51,13 @@ it writes the trace and an HTML timeline with the root cause marked,
 and prints the command that replays the failing case. Ctrl-C stops the run
 and prints what was found so far.
 
+verify run works in its own process, where nothing is instrumented: its
+controlled runs go through the executor's hook. To run the suite on the
+instrumented engine with the hook unused, use verify test:
+  verify test ./properties/testdata/hookless --instrument github.com/execspec/execspec/executor --run TestBuiltins
+(HOOKLESS_EXECUTORS=NAME narrows it to one executor). A user's executor runs
+there through a test of its own that calls properties.Run (see the README).
+
 Examples:
   verify run --executor worksteal --checks 1000
   verify run --executor broken/lost-wakeup

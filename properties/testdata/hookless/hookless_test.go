@@ -15,7 +15,9 @@ package hookless
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,7 +87,8 @@ func TestBroken(t *testing.T) {
 // hook on a control.Controller in the same binary. HOOKLESS_COVER names
 // the strategy (random, pct, guided); HOOKLESS_COVER_GOAL the goal in
 // percent of the reachable states (default 100), HOOKLESS_COVER_TIME the
-// budget (default 60s), HOOKLESS_COVER_SEED the seed. It logs one line:
+// budget (default 60s), HOOKLESS_COVER_RUNS a budget in runs (default
+// none), HOOKLESS_COVER_SEED the seed. It logs one line:
 // "cover: <json>".
 //
 //execspec:nocontrol
@@ -102,7 +105,8 @@ func TestCover(t *testing.T) {
 		return v
 	}
 	cfg := properties.CoverConfig{Executor: "worksteal", Strategy: strategy, Goal: num("HOOKLESS_COVER_GOAL", 100),
-		Time: time.Duration(num("HOOKLESS_COVER_TIME", 60) * float64(time.Second)), Seed: uint64(num("HOOKLESS_COVER_SEED", 1))}
+		Time: time.Duration(num("HOOKLESS_COVER_TIME", 60) * float64(time.Second)), Seed: uint64(num("HOOKLESS_COVER_SEED", 1)),
+		Runs: int(num("HOOKLESS_COVER_RUNS", 0))}
 	mode := "hook"
 	if os.Getenv("HOOKLESS_COVER_HOOK") != "1" {
 		cfg.T, mode = t, "instrumented"
@@ -117,5 +121,40 @@ func TestCover(t *testing.T) {
 	t.Logf("cover: %s", line)
 	if res.FirstFailure != nil {
 		t.Errorf("a run left the model: %v", res.FirstFailure)
+	}
+}
+
+// TestCoverJob runs the coverage run that `verify cover --no-hook` asks
+// for (properties.EnvCoverJob) on the instrumented engine, and writes its
+// result where the job says. An interrupt stops the runs; what they
+// reached is still written.
+//
+//execspec:nocontrol
+func TestCoverJob(t *testing.T) {
+	job, ok, err := properties.CoverJobFromEnv()
+	if !ok || !properties.UnderEngine() {
+		t.Skip("run by verify cover --no-hook")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := job.Config()
+	cfg.T = t
+	mk, deep, err := broken.DeepNamed(job.Executor, broken.DeepConfig{Workers: job.Model.Workers, LocalCap: job.Model.LocalCap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deep {
+		cfg.New = mk
+	}
+	cfg.Progress = func(p properties.CoverProgress) {
+		b, _ := json.Marshal(p)
+		fmt.Fprintf(os.Stderr, "%s%s\n", properties.CoverProgressPrefix, b)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := properties.Cover(ctx, cfg)
+	if err := job.WriteResult(res, err); err != nil {
+		t.Fatal(err)
 	}
 }
