@@ -22,6 +22,17 @@ func covSpace(t *testing.T, c model.Config) *Space {
 	return sp
 }
 
+// mustAdd projects the run evs with header h into cv; an error of Add (the
+// trace cannot be projected) fails the test.
+func mustAdd(t *testing.T, cv *Coverage, h traces.Header, evs []traces.Event) ProjectResult {
+	t.Helper()
+	res, err := cv.Add(h, traces.All(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // The space has exactly the model checker's counts.
 func TestCoverageSpaceCounts(t *testing.T) {
 	for _, c := range []model.Config{
@@ -175,10 +186,7 @@ func TestCoverageProjectsModelRuns(t *testing.T) {
 	want := map[int32]bool{}
 	for i := range 300 {
 		evs, ids := walkTrace(t, sp, r, true)
-		res, err := cv.Add(h, traces.All(evs))
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustAdd(t, cv, h, evs)
 		if res.Err != nil || res.Left != "" {
 			t.Fatalf("run %d: err %v, left %q\n%v", i, res.Err, res.Left, evs)
 		}
@@ -241,10 +249,7 @@ func TestCoverageOutsideIsAFailure(t *testing.T) {
 		}
 	}
 	cv := New(sp)
-	res, err := cv.Add(h, traces.All(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustAdd(t, cv, h, evs)
 	var out *OutsideError
 	if oe, ok := res.Err.(*OutsideError); ok {
 		out = oe
@@ -268,10 +273,7 @@ func TestCoverageOutsideIsAFailure(t *testing.T) {
 	// (evs2[5] is the poll-end; move it after the second wake)
 	evs2[5], evs2[6] = evs2[6], evs2[5]
 	evs2[5].Seq, evs2[6].Seq = 6, 7
-	res, err = cv.Add(h, traces.All(evs2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = mustAdd(t, cv, h, evs2)
 	if res.Err != nil || !strings.Contains(res.Left, "no wake left") {
 		t.Fatalf("want the run to leave the configuration, got err %v, left %q", res.Err, res.Left)
 	}
@@ -288,10 +290,7 @@ func TestCoverageConformanceViolation(t *testing.T) {
 		{Seq: 4, Kind: traces.KindPollEnd, Task: 1, Worker: 0, Result: traces.ResultReady, Victim: -1},
 	}
 	cv := New(sp)
-	res, err := cv.Add(h, traces.All(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustAdd(t, cv, h, evs)
 	ce, ok := res.Err.(*conform.Error)
 	if !ok || ce.Rule != model.TASK_COMPLETE {
 		t.Fatalf("want TASK-COMPLETE's violation, got %v", res.Err)

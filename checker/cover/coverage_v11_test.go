@@ -53,10 +53,7 @@ func TestCoverageProjectsPriorityV11(t *testing.T) {
 		t.Fatalf("closed configuration %s, want the priority policy with aging 2", mc)
 	}
 	cv := New(sp)
-	res, err := cv.Add(prioHeader(1), traces.All(prioRun(0, 1, 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustAdd(t, cv, prioHeader(1), prioRun(0, 1, 2))
 	if res.Err != nil || res.Left != "" {
 		t.Fatalf("err %v, left %q", res.Err, res.Left)
 	}
@@ -70,19 +67,13 @@ func TestCoverageProjectsPriorityV11(t *testing.T) {
 	}
 
 	// Taking the lower priority first violates the open model: a failure.
-	res, err = cv.Add(prioHeader(1), traces.All(prioRun(0, 1, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = mustAdd(t, cv, prioHeader(1), prioRun(0, 1, 1))
 	if ce, ok := res.Err.(*conform.Error); !ok || ce.Rule != model.GLOBAL_STEAL {
 		t.Fatalf("want GLOBAL-STEAL's violation, got %v", res.Err)
 	}
 
 	// Priorities that are not the configuration's leave it.
-	res, err = cv.Add(prioHeader(1), traces.All(prioRun(5, 1, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = mustAdd(t, cv, prioHeader(1), prioRun(5, 1, 1))
 	if res.Err != nil || !strings.Contains(res.Left, "spawned with priority 5") {
 		t.Fatalf("want the run to leave the configuration, got err %v, left %q", res.Err, res.Left)
 	}
@@ -127,10 +118,7 @@ func TestCoverageSpuriousPolls(t *testing.T) {
 		evs[i].Victim = -1
 	}
 	cv := New(sp)
-	res, err := cv.Add(h, traces.All(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustAdd(t, cv, h, evs)
 	if res.Err != nil || res.Left != "" || res.Events != len(evs) {
 		t.Fatalf("err %v, left %q, %d events projected", res.Err, res.Left, res.Events)
 	}
