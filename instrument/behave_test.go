@@ -17,7 +17,8 @@ func TestBehaviour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module (about 10 s)")
 	}
-	dir, write := behaveModule(t)
+	dir := testModule(t, "behave")
+	write := func(name string, b []byte) { writeFile(t, filepath.Join(dir, name), b) }
 	files, _ := filepath.Glob("testdata/rules/*.go")
 	var imports, cases strings.Builder
 	for _, path := range files {
@@ -76,33 +77,33 @@ func TestSame(t *testing.T) {
 	}
 }
 
-// behaveModule makes a module "behave" in a temporary directory that
-// requires execspec from its source, and returns the directory and a
-// function that writes a file into it.
-func behaveModule(t *testing.T) (string, func(name string, b []byte)) {
+// testModule makes a module named name in a temporary directory that
+// requires this module's source (skipped without it) and returns its
+// directory.
+func testModule(t *testing.T, name string) string {
 	t.Helper()
 	root := SourceRoot()
 	if root == "" {
 		skipOutsideCI(t, "the module's source is not at hand")
 	}
 	dir := t.TempDir()
-	write := func(name string, b []byte) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", fmt.Appendf(nil, "module behave\n\ngo 1.25\n\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", root))
+	writeFile(t, filepath.Join(dir, "go.mod"), fmt.Appendf(nil, "module %s\n\ngo 1.25\n\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", name, root))
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	write("go.sum", sum)
-	return dir, write
+	writeFile(t, filepath.Join(dir, "go.sum"), sum)
+	return dir
+}
+
+func writeFile(t *testing.T, name string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // skipOutsideCI skips a test whose inputs this machine lacks; in CI (CI

@@ -67,7 +67,12 @@
 //     with the processor pinned) are never yield points. A sync that
 //     differs from what the rewriting expects (a method, a field, a
 //     blocking call moved) is refused with ErrStdSync naming the Go
-//     version.
+//     version. A limit: a goroutine started by code that was not
+//     rewritten, inside the run's bubble, that waits for a sync.Mutex
+//     held by a controlled goroutine parked at a yield point is not
+//     durably blocked in synctest's terms, so the scheduler's settling
+//     waits for it for good (the test's -timeout ends it); the package
+//     that starts it must then be instrumented too.
 //   - Uncontrolled packages: the packages linked into the test that were
 //     not rewritten (apart from the standard library) are listed in the
 //     Build, never silently trusted.

@@ -81,7 +81,8 @@ func TestPkgInitBehaviour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module (about 10 s)")
 	}
-	dir, write := behaveModule(t)
+	dir := testModule(t, "behave")
+	write := func(name string, b []byte) { writeFile(t, filepath.Join(dir, name), b) }
 	file, added := rewritePkgInit(t, true)
 	src, err := os.ReadFile(pkgInitSource)
 	if err != nil {

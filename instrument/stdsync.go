@@ -214,23 +214,28 @@ func StdSync(goroot, version, out string) (map[string]string, error) {
 // packageLocks names sync's package-level variables of type Mutex.
 func packageLocks(files map[string]*ast.File) map[string]bool {
 	locks := map[string]bool{}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.VAR {
-				continue
+	eachSpec(files, token.VAR, func(s ast.Spec) {
+		vs := s.(*ast.ValueSpec)
+		if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Mutex" {
+			for _, n := range vs.Names {
+				locks[n.Name] = true
 			}
-			for _, s := range gd.Specs {
-				vs := s.(*ast.ValueSpec)
-				if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Mutex" {
-					for _, n := range vs.Names {
-						locks[n.Name] = true
-					}
+		}
+	})
+	return locks
+}
+
+// eachSpec calls f with each spec of the files' declarations of tok.
+func eachSpec(files map[string]*ast.File, tok token.Token, f func(ast.Spec)) {
+	for _, file := range files {
+		for _, d := range file.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == tok {
+				for _, s := range gd.Specs {
+					f(s)
 				}
 			}
 		}
 	}
-	return locks
 }
 
 func recvType(fd *ast.FuncDecl) string {
@@ -278,26 +283,16 @@ func checkStdSyncTypes(files map[string]*ast.File) error {
 		"notifyList": {"wait", "notify"},
 	}
 	seen := map[string][]string{}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, s := range gd.Specs {
-				ts := s.(*ast.TypeSpec)
-				st, ok := ts.Type.(*ast.StructType)
-				if !ok {
-					continue
-				}
-				for _, fl := range st.Fields.List {
-					for _, n := range fl.Names {
-						seen[ts.Name.Name] = append(seen[ts.Name.Name], n.Name)
-					}
+	eachSpec(files, token.TYPE, func(s ast.Spec) {
+		ts := s.(*ast.TypeSpec)
+		if st, ok := ts.Type.(*ast.StructType); ok {
+			for _, fl := range st.Fields.List {
+				for _, n := range fl.Names {
+					seen[ts.Name.Name] = append(seen[ts.Name.Name], n.Name)
 				}
 			}
 		}
-	}
+	})
 	for typ, fields := range want {
 		for _, fl := range fields {
 			if !slices.Contains(seen[typ], fl) {

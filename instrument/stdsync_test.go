@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -23,11 +22,7 @@ func TestStdSyncControlled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the standard library with the overlay (a minute without a warm build cache)")
 	}
-	root := SourceRoot()
-	if root == "" {
-		skipOutsideCI(t, "the module's source is not at hand")
-	}
-	dir := t.TempDir()
+	dir := testModule(t, "stdsync")
 	for _, name := range []string{"stdsync_test.go", "helper/helper.go"} {
 		src, err := os.ReadFile(filepath.Join("testdata/stdsync", name))
 		if err != nil {
@@ -35,12 +30,6 @@ func TestStdSyncControlled(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, name), src)
 	}
-	writeFile(t, filepath.Join(dir, "go.mod"), fmt.Appendf(nil, "module stdsync\n\ngo 1.25\n\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", root))
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "go.sum"), sum)
 	t.Setenv("GOFLAGS", "-mod=mod") // the module written here has no complete go.sum
 	for _, std := range []bool{true, false} {
 		t.Run(fmt.Sprintf("std=%v", std), func(t *testing.T) {
@@ -72,11 +61,11 @@ func TestStdSyncControlled(t *testing.T) {
 // field renamed in internal/sync) is refused with an error that names the
 // Go version and what differs; the installed one is accepted.
 func TestStdSyncRefused(t *testing.T) {
-	goroot := runtime.GOROOT()
-	if _, err := os.Stat(filepath.Join(goroot, "src", "sync", "mutex.go")); err != nil {
+	goroot := goEnv(".", "GOROOT")
+	if _, err := os.Stat(filepath.Join(goroot, "src", "sync", "mutex.go")); goroot == "" || err != nil {
 		skipOutsideCI(t, "no Go source at hand")
 	}
-	if _, err := StdSync(goroot, runtime.Version(), t.TempDir()); err != nil {
+	if _, err := StdSync(goroot, goEnv(".", "GOVERSION"), t.TempDir()); err != nil {
 		t.Fatalf("the installed Go's sync: %v", err)
 	}
 	cases := []struct {
@@ -123,15 +112,5 @@ func TestStdSyncRefused(t *testing.T) {
 		if !errors.Is(err, ErrStdSync) || !strings.Contains(err.Error(), "go1.99") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s changed: %v; want ErrStdSync naming go1.99 and %q", c.file, err, c.want)
 		}
-	}
-}
-
-func writeFile(t *testing.T, name string, b []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

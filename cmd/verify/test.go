@@ -129,7 +129,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.keep, "keep", false, "keep the rewritten files and the overlay (their directory is printed)")
 	fs.BoolVar(&f.early, "early-timers", false, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; a test that waits with a sleep may then see it too short")
-	fs.BoolVar(&f.stdSync, "std-sync", false, "overlay the standard library's sync so that its Mutex, RWMutex, WaitGroup, Once and Cond are controlled whoever calls them (the standard library, packages not instrumented); the first build compiles the standard library again (go's build cache keeps it)")
+	fs.BoolVar(&f.stdSync, "std-sync", false, "overlay the standard library's sync so that its Mutex, RWMutex, WaitGroup, Once and Cond, called by a controlled goroutine, are yield points whatever package makes the call (the standard library, packages not instrumented); the first build compiles the standard packages that import sync again (go's build cache keeps them)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "rewrite afresh in a temporary directory instead of reusing a build of the same sources kept in the user's cache directory")
 	// Flags may follow the packages: parse in rounds.
 	var pkgs []string

@@ -763,6 +763,7 @@ func (r *run) external() *gor {
 		settle() // g is now in its real operation, or done with it
 	}
 	horizon := time.NewTimer(r.cfg.Horizon)
+	poll := r.newStdPoll()
 	reported := 0
 	var woken []*gor
 	note := func(g *gor) {
@@ -776,6 +777,7 @@ func (r *run) external() *gor {
 		case g := <-r.extRep:
 			note(g)
 		case <-r.adoptCh:
+		case <-poll.c():
 		case <-horizon.C:
 			timedOut = true
 		}
@@ -795,8 +797,10 @@ func (r *run) external() *gor {
 		if len(woken) > 0 || adopted || r.stdWaits(true) {
 			break
 		}
+		poll.again()
 	}
 	horizon.Stop()
+	poll.stop()
 	for _, g := range launched {
 		close(g.cancel)
 	}

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -78,4 +79,44 @@ func (r *run) stdWaits(ready bool) bool {
 		}
 	}
 	return false
+}
+
+// stdPoll wakes the external phase while a controlled goroutine waits on
+// the standard library's sync: an uncontrolled goroutine (a timer's
+// callback, one that sleeps while it holds a lock) may release it at any
+// instant, and nothing else says when. It looks after 1 ms of virtual
+// time, then after twice as long each time, so that time passes at most
+// about twice as far as the release needed rather than to the horizon.
+type stdPoll struct {
+	t *time.Timer
+	d time.Duration
+}
+
+func (r *run) newStdPoll() *stdPoll {
+	if !r.stdWaits(false) {
+		return &stdPoll{}
+	}
+	return &stdPoll{t: time.NewTimer(time.Millisecond), d: time.Millisecond}
+}
+
+// c is the channel to wait on (nil: none).
+func (p *stdPoll) c() <-chan time.Time {
+	if p.t == nil {
+		return nil
+	}
+	return p.t.C
+}
+
+// again looks again after twice the last delay.
+func (p *stdPoll) again() {
+	if p.t != nil {
+		p.d *= 2
+		p.t.Reset(p.d)
+	}
+}
+
+func (p *stdPoll) stop() {
+	if p.t != nil {
+		p.t.Stop()
+	}
 }

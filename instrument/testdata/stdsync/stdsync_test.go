@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
@@ -85,6 +86,24 @@ func TestStd(t *testing.T) {
 			}
 			if controlled && sc.Steps < 20 {
 				t.Fatalf("pipeline, seed %d: %d steps: its sync calls are no yield points", seed, sc.Steps)
+			}
+		}
+	}
+	if controlled {
+		// A lock held by an uncontrolled goroutine that sleeps: the wait
+		// ends soon after it lets go in virtual time (not at the
+		// scheduler's horizon, an hour), and no leak is reported.
+		for seed := range uint64(20) {
+			var waited time.Duration
+			_, err := rt.Run(t, rt.Config{Strategy: control.Random(seed)}, func(*testing.T) {
+				var h helper.Held
+				h.Hold(10 * time.Millisecond)
+				start := time.Now()
+				h.Touch()
+				waited = time.Since(start)
+			})
+			if err != nil || waited < 10*time.Millisecond || waited > 100*time.Millisecond {
+				t.Fatalf("seed %d: waited %v for a lock held 10ms (%v)", seed, waited, err)
 			}
 		}
 	}

@@ -1,8 +1,11 @@
-// Package helper is not instrumented: its only blocking is the standard
-// library's sync.
+// Package helper is not instrumented: what its callers contend on is the
+// standard library's sync.
 package helper
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Counter's Incr reads and writes under two lock sections: two Incr at once
 // can lose an update, at the lock points only.
@@ -84,4 +87,26 @@ func Pipeline(n int) int {
 	})
 	wg.Wait()
 	return sum
+}
+
+// Held is a lock that Hold keeps for a while on a goroutine of its own
+// (not controlled: this package is not instrumented).
+type Held struct{ mu sync.Mutex }
+
+// Hold takes the lock on a new goroutine, which sleeps d and lets go.
+func (h *Held) Hold(d time.Duration) {
+	locked := make(chan bool)
+	go func() {
+		h.mu.Lock()
+		locked <- true
+		time.Sleep(d)
+		h.mu.Unlock()
+	}()
+	<-locked
+}
+
+// Touch waits for the lock.
+func (h *Held) Touch() {
+	h.mu.Lock()
+	h.mu.Unlock()
 }
