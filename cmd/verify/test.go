@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,6 +90,7 @@ type testReport struct {
 	Seed         uint64         `json:"seed"`
 	Runs         int            `json:"runs_per_test"`
 	Tests        []rt.Outcome   `json:"tests"`
+	Unfinished   []string       `json:"unfinished,omitempty"` // tests that started and had not ended when the run stopped
 	Interrupted  bool           `json:"interrupted,omitempty"`
 	Seconds      float64        `json:"seconds"`
 }
@@ -280,19 +282,27 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stop := context.AfterFunc(ctx, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	defer stop()
 	var output bytes.Buffer
+	var started []string
 	sc := bufio.NewScanner(pipe)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		output.WriteString(line)
 		output.WriteByte('\n')
-		if !f.quiet && strings.HasPrefix(line, "=== RUN") {
-			fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", strings.TrimSpace(strings.TrimPrefix(line, "=== RUN")), time.Since(start).Seconds())
+		if name, ok := strings.CutPrefix(line, "=== RUN"); ok {
+			name = strings.TrimSpace(name)
+			if !strings.Contains(name, "/") {
+				started = append(started, name)
+			}
+			if !f.quiet {
+				fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", name, time.Since(start).Seconds())
+			}
 		}
 	}
 	werr := cmd.Wait()
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Tests = readOutcomes(reportFile)
+	rep.Unfinished = unfinished(started, rep.Tests, output.String())
 	out := output.String()
 	code := exitHolds
 	switch {
@@ -347,12 +357,31 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				passed++
 			}
 		}
-		fmt.Fprintf(stderr, "verify test: %d tests under control, %d passed every run, %d failed (%.1fs)\n", len(rep.Tests), passed, len(rep.Tests)-passed, rep.Seconds)
+		stopped := ""
+		if len(rep.Unfinished) > 0 {
+			stopped = fmt.Sprintf(", %d did not end (%s)", len(rep.Unfinished), strings.Join(rep.Unfinished, ", "))
+		}
+		fmt.Fprintf(stderr, "verify test: %d tests under control, %d passed every run, %d failed%s (%.1fs)\n", len(rep.Tests), passed, len(rep.Tests)-passed, stopped, rep.Seconds)
 	}
 	if f.json {
 		printJSON(stdout, rep, true)
 	}
 	return code
+}
+
+// unfinished returns the tests of started (top-level names, in order)
+// that neither reported an outcome nor ended in go test's output: the
+// ones a timeout, an interrupt or a crash stopped.
+func unfinished(started []string, outcomes []rt.Outcome, out string) []string {
+	var left []string
+	for _, name := range started {
+		ended := strings.Contains(out, "--- PASS: "+name+" ") || strings.Contains(out, "--- FAIL: "+name+" ") || strings.Contains(out, "--- SKIP: "+name+" ")
+		if ended || slices.ContainsFunc(outcomes, func(o rt.Outcome) bool { return o.Test == name }) {
+			continue
+		}
+		left = append(left, name)
+	}
+	return left
 }
 
 func runsText(r testReport) string {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/instrument/rt"
 )
 
 // demoModule writes a module of its own with files, changes into it and
@@ -197,5 +199,16 @@ func TestReplayCommandKeepsEarlyTimers(t *testing.T) {
 	got := replayCommand([]string{"./pool"}, testFlags{instrument: []string{"example.com/m"}, early: true, stdSync: true}, "s.schedule")
 	if want := "verify test ./pool --instrument example.com/m --early-timers --std-sync --replay s.schedule"; got != want {
 		t.Fatalf("%q, want %q", got, want)
+	}
+}
+
+// TestUnfinishedTests: the tests a run stopped in are those that started
+// and neither reported an outcome nor ended in go test's output.
+func TestUnfinishedTests(t *testing.T) {
+	out := "=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n=== RUN   TestB/sub\n=== RUN   TestC\n=== RUN   TestD\n--- SKIP: TestD (0.00s)\n=== RUN   TestE\npanic: test timed out after 3s\n"
+	started := []string{"TestA", "TestB", "TestC", "TestD", "TestE"}
+	got := unfinished(started, []rt.Outcome{{Test: "TestC"}}, out)
+	if want := []string{"TestB", "TestE"}; !slices.Equal(got, want) {
+		t.Fatalf("unfinished %v, want %v", got, want)
 	}
 }
