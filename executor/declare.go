@@ -81,11 +81,10 @@ func (m *Monitored) FairnessWait(n int) time.Duration {
 // the executor polls others (□◇ready ⇒ □◇polled). Without a statement an
 // executor is held to it, within a default bound generous enough for any
 // fair design (properties: 1,000 polls of other tasks by every worker and
-// 1 s of waiting;
-// a stated bound, Bounded or BoundedWait, replaces it). An executor that
-// states false here (a strict priority scheduler without aging, by design)
-// is not: its longest wait and a task it seemingly starved are reported as
-// information.
+// 1 s of waiting; a stated bound, Bounded or BoundedWait, replaces it). An
+// executor that states false here (a strict priority scheduler without
+// aging, by design) is not: its longest wait and a task it seemingly
+// starved are reported as information.
 type FairnessPromiser interface {
 	PromisesFairness() bool
 }

@@ -79,7 +79,7 @@ func (s *fairSim) failed() string {
 // then — while another worker polls its own tasks does not count against
 // the executor, however many polls the other makes. Each case is a fair
 // run seen on real threads; summing every worker's polls of others, as the
-// check once did, failed the first two.
+// check once did, failed the first three.
 func TestFairnessHeldByStoppedWorker(t *testing.T) {
 	for _, tc := range []struct {
 		name                  string
