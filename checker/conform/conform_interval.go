@@ -34,8 +34,8 @@ import (
 //   - own local queue: a take by w from elsewhere (GLOBAL-STEAL,
 //     WORKER-STEAL) finds w's own local queue non-empty: its tasks are
 //     promised to be taken by takes that overlap this one (thieves that
-//     emptied it before w looked). Not with steal-half (the steal moves
-//     tasks into that queue) or lifo-slot.
+//     emptied it before w looked). Not with lifo-slot; with steal-half
+//     the tasks the steal moves go behind them (see batch steals).
 //   - global queue: a take whose premise reads the global queue
 //     (WORKER-STEAL's "global = ∅", POLL-LOCAL's global check) finds it
 //     non-empty after the existing relaxed premise did not apply: each of
@@ -62,7 +62,13 @@ import (
 //     whose deque is empty, x still in victim v's, stands for a batch
 //     steal from v the thief has in flight (its CASes done, its event not
 //     yet come): the thief's next take must be that steal, called in
-//     time, its batch holding the tasks (ivClaim).
+//     time, its batch holding the tasks (ivClaim). A steal accepted as a
+//     batch of x alone, the tasks in front owed, may later be shown to
+//     have held the owed tasks right in front of x, when the thief's
+//     deque gives one of them up (ivForward), within half of what it read.
+//   - a batch steal's own deque (both flavours) may still hold tasks that
+//     thieves of it took, their events still to come: hidden for the
+//     step, owed as in own local queue, kept in front of what it moved.
 //
 // An obligation "t is taken by a take overlapping take X" is checked when
 // t's next take comes (its Call must be before X's Return) or, if none
@@ -101,6 +107,18 @@ type confIntervals struct {
 	// the steal's own event came (ivClaim); its next take must be that
 	// steal.
 	claim []confClaim
+	fwd   []confFwd // by thief: its last batch steal of one task with tasks owed in front
+}
+
+// confFwd is a batch steal (steal-last) accepted as a batch of its task
+// alone, the tasks in front of it owed (event idx): front of them, from a
+// deque of at most length tasks as the thief read it.
+type confFwd struct {
+	victim int
+	idx    int
+	front  int
+	length int
+	moved  int // tasks ivForward has moved into the batch since
 }
 
 type confClaim struct {
@@ -243,6 +261,9 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 	// Stolen from a thief that may have a batch steal in flight, which
 	// took it: ivClaim settles the obligation, or it stays and fails.
 	if c.ivMayClaim(e) {
+		return nil
+	}
+	if c.ivForward(e, o) {
 		return nil
 	}
 	delete(c.iv.owed, int32(e.Task))
@@ -460,6 +481,16 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		return err
 	}
 	c.iv.reordered++
+	if k > 0 && !indexed && st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
+		// A batch of x alone, the k tasks in front owed: a later take of
+		// one of them from w's deque may show the batch held it
+		// (ivForward). The length the thief read was at most the
+		// victim's now, x and the tasks taken since its call included.
+		for len(c.iv.fwd) <= w {
+			c.iv.fwd = append(c.iv.fwd, confFwd{})
+		}
+		c.iv.fwd[w] = confFwd{victim: st.Victim, idx: idx, front: k, length: len(*q) + 1 + c.ivPad(st.Victim, e.Call)}
+	}
 	if k > 0 && indexed {
 		// The tasks that were in front of x, those whose push did not
 		// overlap x's: each owes once (a take does not push, so x's
@@ -722,14 +753,7 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 	if v < 0 || v >= len(c.s.Local) || v == st.Worker || e.Call == 0 {
 		return false
 	}
-	pad := 0
-	if v < len(c.iv.pops) {
-		for _, p := range c.iv.pops[v] {
-			if p.seq > e.Call {
-				pad += p.removed
-			}
-		}
-	}
+	pad := c.ivPad(v, e.Call)
 	q := c.s.Local[v]
 	n := len(q)
 	for range pad {
@@ -832,6 +856,72 @@ func (c *Conformance) ivUngiveBack(i, k int) {
 	v := c.iv.last[i].victim
 	s.Local[i] = append(slices.Clone(s.Local[v][:k]), s.Local[i]...)
 	s.Local[v] = s.Local[v][k:]
+}
+
+// ivForward is a take e of task y from thief i's deque (by i, or a thief
+// of i), with y still in victim v's deque, owed by i's last batch steal
+// from v (o), which the checker took as a batch of one task: the batch
+// held y and the owed tasks behind it (those right in front of the task
+// it ran), within half of the deque as the thief read it (less the owed
+// tasks in front of y: taken before its read) and steal-max. They move to
+// i's deque (its batch is below anything it pushed since), their
+// obligations met. It returns whether it moved them.
+func (c *Conformance) ivForward(e *traces.Event, o confOwe) bool {
+	s := c.s
+	i := int(e.Worker)
+	if e.Source == traces.SourceSteal {
+		i = int(e.Victim)
+	}
+	if i < 0 || i >= len(c.iv.fwd) || i >= len(s.Local) || c.iv.fwd[i].idx != o.idx || o.ev.Worker != int32(i) {
+		return false
+	}
+	f := &c.iv.fwd[i]
+	q := s.Local[f.victim]
+	y := int32(e.Task)
+	j := slices.Index(q, y)
+	if j < 0 {
+		return false
+	}
+	var moved []int32
+	var rest []int32
+	for n, t := range q {
+		ow, ok := c.iv.owed[t]
+		switch {
+		case n >= j && ok && ow.idx == o.idx:
+			moved = append(moved, t)
+		default:
+			rest = append(rest, t)
+		}
+	}
+	m := f.moved + len(moved) // the batch's tasks before the one it ran
+	cut := f.front - m        // the owed tasks taken before the thief read
+	if cut < 0 || m >= (f.length-cut+1)/2 {
+		return false
+	}
+	if mx := c.m.Config().StealMax; mx > 0 && m+1 > mx {
+		return false
+	}
+	s.Local[f.victim] = rest
+	s.Local[i] = append(moved, s.Local[i]...)
+	f.moved = m
+	for _, t := range moved {
+		delete(c.iv.owed, t)
+	}
+	return true
+}
+
+// ivPad is how many tasks the takes from v's deque placed after tick
+// call removed (ivRemoved).
+func (c *Conformance) ivPad(v int, call uint64) int {
+	pad := 0
+	if v >= 0 && v < len(c.iv.pops) {
+		for _, p := range c.iv.pops[v] {
+			if p.seq > call {
+				pad += p.removed
+			}
+		}
+	}
+	return pad
 }
 
 // ivMayClaim reports whether take e (a steal of t from thief i's deque,
