@@ -51,7 +51,8 @@ import (
 //     it, the ones in front being promised to overlapping takes as in
 //     reorder. A batch stolen from a thief whose own batch is still open
 //     begins with that batch's tasks (each task of a batch notes which
-//     deque holds it in the model).
+//     deque holds it in the model). The take of a batch's task is tried
+//     with the global queue hidden too, as in global queue.
 //   - batch steals that run their last task (steal-last, LIFO deques):
 //     the bound is half of the victim's deque as the thief read it
 //     (ivBatchBefore), with the global queue hidden if need be (as in
@@ -357,7 +358,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		}
 		saved := c.ivSaveBatches()
 		if c.ivBatchTake(from, x) {
-			if c.takeStep(st, e) == nil {
+			if c.ivStepGlobal(idx, e, st) {
 				c.iv.reordered++
 				return nil
 			}
@@ -368,7 +369,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		// A task behind an open batch, taken from the victim's deque.
 		if i, k := c.ivBatchPrefix(from, x); k > 0 {
 			moved := slices.Clone(s.Local[i][:k])
-			if c.takeStep(st, e) == nil {
+			if c.ivStepGlobal(idx, e, st) {
 				c.iv.reordered++
 				// The steal took them: an obligation on one is met
 				// if the steal was called before its deadline.
@@ -810,6 +811,28 @@ func (c *Conformance) ivStealLast(idx int, e *traces.Event, st model.Step) bool 
 		return true
 	}
 	return false
+}
+
+// ivStepGlobal applies st (take e, event idx), or else the same with the
+// global queue hidden: the worker found it empty when it looked, before
+// the take (its tasks owe as in ivRelax). It returns whether the step was
+// accepted (and applied).
+func (c *Conformance) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
+	if c.takeStep(st, e) == nil {
+		return true
+	}
+	s := c.s
+	if len(s.Global) == 0 || (st.Rule != model.WORKER_STEAL && st.Rule != model.POLL_LOCAL) {
+		return false
+	}
+	g := s.Global
+	s.Global = nil
+	ok := c.takeStep(st, e) == nil
+	s.Global = g
+	if ok {
+		c.oweGlobal(idx, e, st.Worker, g)
+	}
+	return ok
 }
 
 // ivOwnBack puts back thief w's own tasks o, hidden from a take: in front
