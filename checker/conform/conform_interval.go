@@ -52,7 +52,9 @@ import (
 //     reorder. A batch stolen from a thief whose own batch is still open
 //     begins with that batch's tasks (each task of a batch notes which
 //     deque holds it in the model). The take of a batch's task is tried
-//     with the global queue hidden too, as in global queue.
+//     with the global queue hidden too, as in global queue; a take of a
+//     batch's task behind its next ones from the thief's deque moves them
+//     all, the ones in front then owed as in reorder (ivBatchTakeUpTo).
 //   - batch steals that run their last task (steal-last, LIFO deques):
 //     the bound is half of the victim's deque as the thief read it
 //     (ivBatchBefore), with the global queue hidden if need be (as in
@@ -383,6 +385,10 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			}
 			c.ivRestoreBatches(saved)
 		}
+		// A task of an open batch behind its next ones, taken from the
+		// thief's deque: the batch held them all; the ones in front of x
+		// are then in front of it there, and owe as in reorder below.
+		c.ivBatchTakeUpTo(from, x)
 	}
 
 	// The queue the take reads from its FIFO end, if any.
@@ -623,6 +629,31 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	c.ivPassed(w, []int32{x})
 	c.iv.moved = true
 	return true
+}
+
+// ivBatchTakeUpTo moves the tasks of w's open batch up to x (a later one
+// of them than the next) into w's deque, as ivBatchTake moves one, if
+// each is where the batch expects it; else it changes nothing.
+func (c *Conformance) ivBatchTakeUpTo(w int, x int32) {
+	if w < 0 || w >= len(c.iv.batch) {
+		return
+	}
+	j := slices.Index(c.iv.batch[w].tasks, x)
+	if j <= 0 {
+		return
+	}
+	saved := c.ivSaveBatches()
+	moved := slices.Clone(c.iv.batch[w].tasks[:j+1])
+	for _, y := range moved {
+		if !c.ivBatchTake(w, y) {
+			c.ivRestoreBatches(saved)
+			c.iv.moved = false
+			return
+		}
+	}
+	// ivBatchTake put each at the front: put them back in batch order.
+	s := c.s
+	slices.Reverse(s.Local[w][:len(moved)])
 }
 
 // ivPassed drops the tasks ts, which moved into thief w's deque, from the
