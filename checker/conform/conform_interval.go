@@ -866,6 +866,31 @@ func (c *Conformance) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool
 	return ok
 }
 
+// ivStepOwn applies st (take e, event idx), or else the same with the
+// taker's own deque hidden (thieves of it took those tasks, their events
+// to come; they owe as in ivRelax). It returns whether the step was
+// accepted (and applied).
+func (c *Conformance) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
+	if c.takeStep(st, e) == nil {
+		return true
+	}
+	s := c.s
+	w := st.Worker
+	if st.Rule != model.WORKER_STEAL || w < 0 || w >= len(s.Local) || len(s.Local[w]) == 0 {
+		return false
+	}
+	o := s.Local[w]
+	s.Local[w] = nil
+	ok := c.takeStep(st, e) == nil
+	c.ivOwnBack(w, o, ok)
+	if ok {
+		for _, y := range o {
+			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
+		}
+	}
+	return ok
+}
+
 // ivOwnBack puts back thief w's own tasks o, hidden from a take: in front
 // of what the take moved into w's deque if it was accepted (ok; a batch
 // steal's tasks go behind them, and c.iv.own counts them for the batch
@@ -1022,7 +1047,7 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 	moved := slices.Clone(s.Local[v][:j+1])
 	s.Local[v] = s.Local[v][j+1:]
 	s.Local[i] = moved
-	if c.takeStep(st, e) != nil {
+	if !c.ivStepOwn(idx, e, st) {
 		s.Local[v] = append(moved, s.Local[v]...)
 		s.Local[i] = s.Local[i][:0]
 		return false
