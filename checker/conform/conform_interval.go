@@ -55,6 +55,10 @@ import (
 //     with the global queue hidden too, as in global queue; a take of a
 //     batch's task behind its next ones from the thief's deque moves them
 //     all, the ones in front then owed as in reorder (ivBatchTakeUpTo).
+//     A steal from a thief's empty deque of a task still behind another
+//     in victim v's is a claim as for steal-last below (ivClaim): the
+//     thief's next take must be a steal from v running that other task,
+//     its batch holding the claimed ones (ivClaimAfterFIFO).
 //   - batch steals that run their last task (steal-last, LIFO deques):
 //     the bound is half of the victim's deque as the thief read it
 //     (ivBatchBefore), with the global queue hidden if need be (as in
@@ -128,6 +132,7 @@ type confClaim struct {
 	victim   int
 	tasks    []int32 // the tasks the steal moved, in order
 	deadline uint64  // the steal's Call comes before it
+	run      int32   // from a FIFO deque, the task the steal runs (else -1)
 	idx      int     // the take that made the claim (event idx, ev)
 	ev       traces.Event
 }
@@ -384,6 +389,10 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 				return nil
 			}
 			c.ivRestoreBatches(saved)
+		}
+		if c.ivClaim(idx, e, st) {
+			c.iv.reordered++
+			return nil
 		}
 		// A task of an open batch behind its next ones, taken from the
 		// thief's deque: the batch held them all; the ones in front of x
@@ -1010,13 +1019,21 @@ func (c *Conformance) ivMayClaim(e *traces.Event) bool {
 	s := c.s
 	cfg := c.m.Config()
 	i, t := int(e.Victim), int32(e.Task)
-	if !cfg.StealHalf || !cfg.StealLast || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 || len(s.Local[i]) > 0 {
+	if !cfg.StealHalf || (!cfg.StealLast && !cfg.OwnerFIFO) || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 || len(s.Local[i]) > 0 {
 		return false
 	}
+	if i < len(c.iv.batch) && slices.Contains(c.iv.batch[i].tasks, t) {
+		return false // i's open batch (FIFO) may hold it: see ivBatchTake
+	}
 	for v, q := range s.Local {
-		if v != i && slices.Contains(q, t) {
-			return i >= len(c.iv.claim) || c.iv.claim[i].tasks == nil || c.iv.claim[i].victim == v
+		k := slices.Index(q, t)
+		if v == i || k < 0 {
+			continue
 		}
+		if !cfg.StealLast && k == 0 {
+			return false // a FIFO batch runs the task in front of the ones it moves
+		}
+		return i >= len(c.iv.claim) || c.iv.claim[i].tasks == nil || c.iv.claim[i].victim == v
 	}
 	return false
 }
@@ -1044,11 +1061,21 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 			break
 		}
 	}
-	moved := slices.Clone(s.Local[v][:j+1])
-	s.Local[v] = s.Local[v][j+1:]
+	// From a FIFO deque (steal-half alone) the batch runs v's head and
+	// moves the tasks behind it: the head stays for the steal's event.
+	q := s.Local[v]
+	first := 0
+	if !c.m.Config().StealLast {
+		first = 1
+		if i < len(c.iv.claim) && c.iv.claim[i].tasks != nil && c.iv.claim[i].run != q[0] {
+			return false
+		}
+	}
+	moved := slices.Clone(q[first : j+1])
+	s.Local[v] = slices.Concat(q[:first], q[j+1:])
 	s.Local[i] = moved
 	if !c.ivStepOwn(idx, e, st) {
-		s.Local[v] = append(moved, s.Local[v]...)
+		s.Local[v] = q
 		s.Local[i] = s.Local[i][:0]
 		return false
 	}
@@ -1057,7 +1084,10 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 	}
 	cl := &c.iv.claim[i]
 	if cl.tasks == nil {
-		*cl = confClaim{victim: v, deadline: e.Return, idx: idx, ev: *e}
+		*cl = confClaim{victim: v, deadline: e.Return, idx: idx, ev: *e, run: -1}
+		if first == 1 {
+			cl.run = q[0]
+		}
 	}
 	cl.tasks = append(cl.tasks, moved...)
 	cl.deadline = min(cl.deadline, e.Return)
@@ -1084,8 +1114,15 @@ func (c *Conformance) ivClaimBefore(e *traces.Event, r model.Rule, w, v int) err
 		return c.failClaim(w, fmt.Sprintf("w%d's next take (event seq %d) is no steal from w%d", w, e.Seq, cl.victim))
 	case e.Call >= cl.deadline:
 		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d (seq %d) was called at tick %d, not before tick %d", w, v, e.Seq, e.Call, cl.deadline))
+	case cl.run >= 0 && int32(e.Task) != cl.run:
+		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d (seq %d) ran t%d, not t%d", w, v, e.Seq, e.Task, cl.run))
 	}
-	c.s.Local[v] = append(slices.Clone(cl.tasks), c.s.Local[v]...)
+	q := c.s.Local[v]
+	k := 0 // a FIFO batch's tasks go back behind the task it runs
+	if cl.run >= 0 {
+		k = slices.Index(q, cl.run) + 1
+	}
+	c.s.Local[v] = slices.Concat(q[:k], cl.tasks, q[k:])
 	return nil
 }
 
@@ -1103,6 +1140,26 @@ func (c *Conformance) ivClaimAfter(w int) error {
 		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d did not take them in its batch", w, cl.victim))
 	}
 	c.s.Local[w] = append(slices.Clone(own), q[len(cl.tasks):]...)
+	cl.tasks = nil
+	return nil
+}
+
+// ivClaimAfterFIFO checks, after the step of w's claimed batch steal
+// from a FIFO deque and the opening of its batch (ivOpenBatch), that the
+// batch may hold the claimed tasks (they lead it), and takes them out of
+// the victim's deque and the batch: they were taken before.
+func (c *Conformance) ivClaimAfterFIFO(w int) error {
+	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil || c.iv.claim[w].run < 0 {
+		return nil
+	}
+	cl := &c.iv.claim[w]
+	n := len(cl.tasks)
+	q := c.s.Local[cl.victim]
+	if w >= len(c.iv.batch) || len(c.iv.batch[w].tasks) < n || !slices.Equal(c.iv.batch[w].tasks[:n], cl.tasks) || len(q) < n || !slices.Equal(q[:n], cl.tasks) {
+		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d did not take them in its batch", w, cl.victim))
+	}
+	c.s.Local[cl.victim] = q[n:]
+	c.iv.batch[w].drop(n)
 	cl.tasks = nil
 	return nil
 }
