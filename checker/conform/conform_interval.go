@@ -58,7 +58,10 @@ import (
 //     A steal from a thief's empty deque of a task still behind another
 //     in victim v's is a claim as for steal-last below (ivClaim): the
 //     thief's next take must be a steal from v running that other task,
-//     its batch holding the claimed ones (ivClaimAfterFIFO).
+//     its batch holding the claimed ones (ivClaimAfterFIFO). A task a
+//     pop behind it gave to its thief's batch (ivBatchPrefix) goes back
+//     to the victim for that thief's next steal from it, if called before
+//     the pop returned (ivTakeBack).
 //   - batch steals that run their last task (steal-last, LIFO deques):
 //     the bound is half of the victim's deque as the thief read it
 //     (ivBatchBefore), with the global queue hidden if need be (as in
@@ -115,6 +118,10 @@ type confIntervals struct {
 	// steal.
 	claim []confClaim
 	fwd   []confFwd // by thief: its last batch steal of one task with tasks owed in front
+	// prefixed: by thief, the tasks a take from its victim's deque behind
+	// them last showed its open batch held (ivBatchPrefix; ret: that
+	// take's Return), for ivTakeBack.
+	prefixed []confLast
 }
 
 // confFwd is a batch steal (steal-last) accepted as a batch of its task
@@ -378,6 +385,10 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			moved := slices.Clone(s.Local[i][:k])
 			if c.ivStepGlobal(idx, e, st) {
 				c.iv.reordered++
+				for len(c.iv.prefixed) <= i {
+					c.iv.prefixed = append(c.iv.prefixed, confLast{})
+				}
+				c.iv.prefixed[i] = confLast{victim: from, tasks: moved, ret: e.Return}
 				// The steal took them: an obligation on one is met
 				// if the steal was called before its deadline.
 				b := &c.iv.batch[i]
@@ -391,6 +402,10 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			c.ivRestoreBatches(saved)
 		}
 		if c.ivClaim(idx, e, st) {
+			c.iv.reordered++
+			return nil
+		}
+		if c.ivTakeBack(idx, e, st) {
 			c.iv.reordered++
 			return nil
 		}
@@ -638,6 +653,33 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	c.ivPassed(w, []int32{x})
 	c.iv.moved = true
 	return true
+}
+
+// ivTakeBack is a steal st (take e) by thief w of x from v, where x sits
+// at the front of w's own deque because a take from v's deque behind it
+// showed w's open batch held it (ivBatchPrefix, recorded in prefixed):
+// if this steal was called before that take returned, it took x from v
+// first, and the batch did not hold it. x goes back to v's head for the
+// step. It returns whether the step was accepted (and applied).
+func (c *Conformance) ivTakeBack(idx int, e *traces.Event, st model.Step) bool {
+	s := c.s
+	w, v, x := st.Worker, st.Victim, int32(st.Task)
+	if st.Rule != model.WORKER_STEAL || w < 0 || w >= len(c.iv.prefixed) || v < 0 || v >= len(s.Local) {
+		return false
+	}
+	p := &c.iv.prefixed[w]
+	if p.victim != v || len(p.tasks) == 0 || p.tasks[0] != x || e.Call >= p.ret || len(s.Local[w]) == 0 || s.Local[w][0] != x {
+		return false
+	}
+	own, q := s.Local[w], s.Local[v]
+	s.Local[w] = own[1:]
+	s.Local[v] = append([]int32{x}, q...)
+	if c.ivStepGlobal(idx, e, st) {
+		p.tasks = p.tasks[1:]
+		return true
+	}
+	s.Local[w], s.Local[v] = own, q
+	return false
 }
 
 // ivBatchTakeUpTo moves the tasks of w's open batch up to x (a later one
