@@ -61,7 +61,9 @@ import (
 //     its batch holding the claimed ones (ivClaimAfterFIFO). A task a
 //     pop behind it gave to its thief's batch (ivBatchPrefix) goes back
 //     to the victim for that thief's next steal from it, if called before
-//     the pop returned (ivTakeBack).
+//     the pop returned (ivTakeBack). A steal that cut the tasks in front
+//     of x (owed) opens its batch behind them, and the batch's next task
+//     is at the head for ivBatchTake with owed tasks in front of it.
 //   - batch steals that run their last task (steal-last, LIFO deques):
 //     the bound is half of the victim's deque as the thief read it
 //     (ivBatchBefore), with the global queue hidden if need be (as in
@@ -108,6 +110,7 @@ type confIntervals struct {
 	batch []confBatch
 	moved bool // the take being checked took a task of an open batch
 	own   int  // its thief's own tasks kept in front of what it moved (ivOwnBack)
+	cut   int  // the tasks in front of the task it stole, owed, kept at the victim's head
 	// last: by thief, the tasks its last batch steal (steal-last) moved
 	// into its deque, for a steal from the same deque that overlaps it
 	// and took the first of them (ivGiveBack).
@@ -260,7 +263,7 @@ func (c *Conformance) pushOf(t int32) confPush {
 // ivTake checks a take's interval and settles the obligation on its task,
 // before the take is applied.
 func (c *Conformance) ivTake(idx int, e *traces.Event) error {
-	c.iv.own = 0
+	c.iv.own, c.iv.cut = 0, 0
 	if e.Call == 0 || e.Return == 0 || e.Call > e.Return || e.Seq != e.Return {
 		return c.fail(idx, e, confRule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
 			fmt.Sprintf("call %d, ret %d, seq %d", e.Call, e.Return, e.Seq))
@@ -534,6 +537,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		// (the head, x, was taken), or back at the head (cut).
 		if cut {
 			*q = append(front, *q...)
+			c.iv.cut = len(front)
 		}
 		xp := c.pushOf(x)
 		for _, y := range (*q)[:k] {
@@ -588,8 +592,12 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) {
 		return
 	}
+	// The tasks moved go back to v's deque, behind the tasks in front of
+	// the stolen one if the steal cut them (owed to overlapping takes:
+	// gone before the batch, never part of it).
 	moved := slices.Clone(s.Local[w][c.iv.own:]) // behind the own tasks kept (ivOwnBack)
-	s.Local[v] = append(slices.Clone(moved), s.Local[v]...)
+	cut := min(c.iv.cut, len(s.Local[v]))
+	s.Local[v] = slices.Concat(s.Local[v][:cut], moved, s.Local[v][cut:])
 	s.Local[w] = s.Local[w][:c.iv.own]
 	pad := 0
 	if v < len(c.iv.pops) {
@@ -607,7 +615,7 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	if chained && v < len(c.iv.batch) {
 		tasks, at = slices.Clone(c.iv.batch[v].tasks), slices.Clone(c.iv.batch[v].at)
 	}
-	tasks = append(tasks, s.Local[v]...)
+	tasks = append(tasks, s.Local[v][cut:]...)
 	for len(at) < len(tasks) {
 		at = append(at, v)
 	}
@@ -644,10 +652,11 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 		return false
 	}
 	h := b.at[0]
-	if len(s.Local[h]) == 0 || s.Local[h][0] != x {
+	j := c.ivOwedHead(s.Local[h])
+	if len(s.Local[h]) <= j || s.Local[h][j] != x {
 		return false
 	}
-	s.Local[h] = s.Local[h][1:]
+	s.Local[h] = slices.Concat(s.Local[h][:j], s.Local[h][j+1:])
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
 	b.drop(1)
 	c.ivPassed(w, []int32{x})
@@ -705,6 +714,21 @@ func (c *Conformance) ivBatchTakeUpTo(w int, x int32) {
 	// ivBatchTake put each at the front: put them back in batch order.
 	s := c.s
 	slices.Reverse(s.Local[w][:len(moved)])
+}
+
+// ivOwedHead is how many tasks at the head of q owe a take (promised to
+// takes that overlap the take that found them in front, and checked when
+// those come): a batch's next task behind them is at the head for
+// ivBatchTake, as a batch that cut them is counted behind them.
+func (c *Conformance) ivOwedHead(q []int32) int {
+	j := 0
+	for j < len(q) {
+		if _, ok := c.iv.owed[q[j]]; !ok {
+			break
+		}
+		j++
+	}
+	return j
 }
 
 // ivPassed drops the tasks ts, which moved into thief w's deque, from the
