@@ -935,6 +935,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	}
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
+		if err := c.ivClaimAfterFIFO(w); err != nil {
+			return err
+		}
 	}
 	if cfg := c.m.Config(); c.iv != nil && r == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
 		if err := c.ivClaimAfter(w); err != nil {

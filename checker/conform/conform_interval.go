@@ -34,8 +34,8 @@ import (
 //   - own local queue: a take by w from elsewhere (GLOBAL-STEAL,
 //     WORKER-STEAL) finds w's own local queue non-empty: its tasks are
 //     promised to be taken by takes that overlap this one (thieves that
-//     emptied it before w looked). Not with steal-half (the steal moves
-//     tasks into that queue) or lifo-slot.
+//     emptied it before w looked). Not with lifo-slot; with steal-half
+//     the tasks the steal moves go behind them (see batch steals).
 //   - global queue: a take whose premise reads the global queue
 //     (WORKER-STEAL's "global = ∅", POLL-LOCAL's global check) finds it
 //     non-empty after the existing relaxed premise did not apply: each of
@@ -51,7 +51,19 @@ import (
 //     it, the ones in front being promised to overlapping takes as in
 //     reorder. A batch stolen from a thief whose own batch is still open
 //     begins with that batch's tasks (each task of a batch notes which
-//     deque holds it in the model).
+//     deque holds it in the model). The take of a batch's task is tried
+//     with the global queue hidden too, as in global queue; a take of a
+//     batch's task behind its next ones from the thief's deque moves them
+//     all, the ones in front then owed as in reorder (ivBatchTakeUpTo).
+//     A steal from a thief's empty deque of a task still behind another
+//     in victim v's is a claim as for steal-last below (ivClaim): the
+//     thief's next take must be a steal from v running that other task,
+//     its batch holding the claimed ones (ivClaimAfterFIFO). A task a
+//     pop behind it gave to its thief's batch (ivBatchPrefix) goes back
+//     to the victim for that thief's next steal from it, if called before
+//     the pop returned (ivTakeBack). A steal that cut the tasks in front
+//     of x (owed) opens its batch behind them, and the batch's next task
+//     is at the head for ivBatchTake with owed tasks in front of it.
 //   - batch steals that run their last task (steal-last, LIFO deques):
 //     the bound is half of the victim's deque as the thief read it
 //     (ivBatchBefore), with the global queue hidden if need be (as in
@@ -62,7 +74,13 @@ import (
 //     whose deque is empty, x still in victim v's, stands for a batch
 //     steal from v the thief has in flight (its CASes done, its event not
 //     yet come): the thief's next take must be that steal, called in
-//     time, its batch holding the tasks (ivClaim).
+//     time, its batch holding the tasks (ivClaim). A steal accepted as a
+//     batch of x alone, the tasks in front owed, may later be shown to
+//     have held the owed tasks right in front of x, when the thief's
+//     deque gives one of them up (ivForward), within half of what it read.
+//   - a batch steal's own deque (both flavours) may still hold tasks that
+//     thieves of it took, their events still to come: hidden for the
+//     step, owed as in own local queue, kept in front of what it moved.
 //
 // An obligation "t is taken by a take overlapping take X" is checked when
 // t's next take comes (its Call must be before X's Return) or, if none
@@ -92,6 +110,7 @@ type confIntervals struct {
 	batch []confBatch
 	moved bool // the take being checked took a task of an open batch
 	own   int  // its thief's own tasks kept in front of what it moved (ivOwnBack)
+	cut   int  // the tasks in front of the task it stole, owed, kept at the victim's head
 	// last: by thief, the tasks its last batch steal (steal-last) moved
 	// into its deque, for a steal from the same deque that overlaps it
 	// and took the first of them (ivGiveBack).
@@ -101,55 +120,11 @@ type confIntervals struct {
 	// the steal's own event came (ivClaim); its next take must be that
 	// steal.
 	claim []confClaim
-}
-
-type confClaim struct {
-	victim   int
-	tasks    []int32 // the tasks the steal moved, in order
-	deadline uint64  // the steal's Call comes before it
-	idx      int     // the take that made the claim (event idx, ev)
-	ev       traces.Event
-}
-
-type confLast struct {
-	victim int
-	tasks  []int32
-	ret    uint64 // the steal's Return
-}
-
-type confBatch struct {
-	victim int
-	tasks  []int32
-	// at: by task of tasks, the worker whose deque holds it in the model
-	// (at its head): the victim's, or, for a batch stolen from a thief
-	// whose own batch was still open, the deque that batch was stolen
-	// from (ivOpenBatch).
-	at   []int
-	call uint64 // the steal's Call
-	ret  uint64 // and its Return
-}
-
-// drop removes the first k tasks of the batch.
-func (b *confBatch) drop(k int) {
-	b.tasks, b.at = b.tasks[k:], b.at[k:]
-}
-
-// ivSaveBatches returns the local queues and the open batches, for
-// ivRestoreBatches to put back when a tried order is refused. It copies
-// only the slice headers (O(workers)): the orders tried never write into
-// a queue's or a batch's array, they reslice it or make a new one.
-func (c *Conformance) ivSaveBatches() confSaved {
-	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch)}
-}
-
-func (c *Conformance) ivRestoreBatches(sv confSaved) {
-	copy(c.s.Local, sv.local)
-	c.iv.batch = sv.batch
-}
-
-type confSaved struct {
-	local [][]int32
-	batch []confBatch
+	fwd   []confFwd // by thief: its last batch steal of one task with tasks owed in front
+	// prefixed: by thief, the tasks a take from its victim's deque behind
+	// them last showed its open batch held (ivBatchPrefix; ret: that
+	// take's Return), for ivTakeBack.
+	prefixed []confLast
 }
 
 type confPop struct {
@@ -227,7 +202,7 @@ func (c *Conformance) pushOf(t int32) confPush {
 // ivTake checks a take's interval and settles the obligation on its task,
 // before the take is applied.
 func (c *Conformance) ivTake(idx int, e *traces.Event) error {
-	c.iv.own = 0
+	c.iv.own, c.iv.cut = 0, 0
 	if e.Call == 0 || e.Return == 0 || e.Call > e.Return || e.Seq != e.Return {
 		return c.fail(idx, e, confRule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
 			fmt.Sprintf("call %d, ret %d, seq %d", e.Call, e.Return, e.Seq))
@@ -243,6 +218,9 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 	// Stolen from a thief that may have a batch steal in flight, which
 	// took it: ivClaim settles the obligation, or it stays and fails.
 	if c.ivMayClaim(e) {
+		return nil
+	}
+	if c.ivForward(e, o) {
 		return nil
 	}
 	delete(c.iv.owed, int32(e.Task))
@@ -336,7 +314,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		}
 		saved := c.ivSaveBatches()
 		if c.ivBatchTake(from, x) {
-			if c.takeStep(st, e) == nil {
+			if c.ivStepGlobal(idx, e, st) {
 				c.iv.reordered++
 				return nil
 			}
@@ -347,8 +325,12 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		// A task behind an open batch, taken from the victim's deque.
 		if i, k := c.ivBatchPrefix(from, x); k > 0 {
 			moved := slices.Clone(s.Local[i][:k])
-			if c.takeStep(st, e) == nil {
+			if c.ivStepGlobal(idx, e, st) {
 				c.iv.reordered++
+				for len(c.iv.prefixed) <= i {
+					c.iv.prefixed = append(c.iv.prefixed, confLast{})
+				}
+				c.iv.prefixed[i] = confLast{victim: from, tasks: moved, ret: e.Return}
 				// The steal took them: an obligation on one is met
 				// if the steal was called before its deadline.
 				b := &c.iv.batch[i]
@@ -361,6 +343,18 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			}
 			c.ivRestoreBatches(saved)
 		}
+		if c.ivClaim(idx, e, st) {
+			c.iv.reordered++
+			return nil
+		}
+		if c.ivTakeBack(idx, e, st) {
+			c.iv.reordered++
+			return nil
+		}
+		// A task of an open batch behind its next ones, taken from the
+		// thief's deque: the batch held them all; the ones in front of x
+		// are then in front of it there, and owe as in reorder below.
+		c.ivBatchTakeUpTo(from, x)
 	}
 
 	// The queue the take reads from its FIFO end, if any.
@@ -460,6 +454,16 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		return err
 	}
 	c.iv.reordered++
+	if k > 0 && !indexed && st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
+		// A batch of x alone, the k tasks in front owed: a later take of
+		// one of them from w's deque may show the batch held it
+		// (ivForward). The length the thief read was at most the
+		// victim's now, x and the tasks taken since its call included.
+		for len(c.iv.fwd) <= w {
+			c.iv.fwd = append(c.iv.fwd, confFwd{})
+		}
+		c.iv.fwd[w] = confFwd{victim: st.Victim, idx: idx, front: k, length: len(*q) + 1 + c.ivPad(st.Victim, e.Call)}
+	}
 	if k > 0 && indexed {
 		// The tasks that were in front of x, those whose push did not
 		// overlap x's: each owes once (a take does not push, so x's
@@ -472,6 +476,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		// (the head, x, was taken), or back at the head (cut).
 		if cut {
 			*q = append(front, *q...)
+			c.iv.cut = len(front)
 		}
 		xp := c.pushOf(x)
 		for _, y := range (*q)[:k] {
@@ -508,471 +513,6 @@ func (c *Conformance) oweGlobal(idx int, e *traces.Event, w int, g []int32) {
 			c.owe(y, idx, e, fmt.Sprintf("the global queue held t%d", y))
 		}
 	}
-}
-
-// ivOpenBatch leaves the size of a steal-half by w from v (which runs the
-// batch's first task; FIFO deques, owner-lifo 0) open: a lock-free deque takes the batch with one CAS,
-// its size from a length read before it, so the half the model computes at
-// the steal's Seq may be more than was taken. The tasks the model moved
-// into w's deque go back to the head of v's, in order, and are noted; a
-// later take shows where each went (ivBatchTake).
-//
-// The half is of the length the thief read when it began: takes from v's
-// deque placed before the steal but returned within its interval had not
-// shortened it yet, so the batch may run that much longer than the model's
-// half at the steal's Seq; those tasks are candidates too.
-func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
-	s := c.s
-	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) {
-		return
-	}
-	moved := slices.Clone(s.Local[w][c.iv.own:]) // behind the own tasks kept (ivOwnBack)
-	s.Local[v] = append(slices.Clone(moved), s.Local[v]...)
-	s.Local[w] = s.Local[w][:c.iv.own]
-	pad := 0
-	if v < len(c.iv.pops) {
-		for _, p := range c.iv.pops[v] {
-			if p.seq > call && p.seq < ret {
-				pad += p.removed
-			}
-		}
-	}
-	// The steal took the first task of v's own open batch (chained): v's
-	// deque began with that batch's other tasks, still at the head of
-	// the deque it was stolen from in the model, then v's own.
-	var tasks []int32
-	var at []int
-	if chained && v < len(c.iv.batch) {
-		tasks, at = slices.Clone(c.iv.batch[v].tasks), slices.Clone(c.iv.batch[v].at)
-	}
-	tasks = append(tasks, s.Local[v]...)
-	for len(at) < len(tasks) {
-		at = append(at, v)
-	}
-	// The batch runs one task and moves the rest of half the length read
-	// (at most steal-max tasks in all).
-	most := min((len(tasks)+1+pad+1)/2-1, len(tasks))
-	if mx := c.m.Config().StealMax; mx > 0 {
-		most = min(most, mx-1)
-	}
-	if most < len(moved) {
-		most = len(moved) // the model's half at the steal's Seq
-	}
-	if most == 0 {
-		return
-	}
-	for len(c.iv.batch) <= w {
-		c.iv.batch = append(c.iv.batch, confBatch{})
-	}
-	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], call: call, ret: ret}
-}
-
-// ivBatchTake is a take of x from worker w's deque (by w, or by a thief
-// of w) whose premise failed: if x is the next task of w's open batch and
-// still at the head of the victim's deque, the batch did include it, and
-// it moves to the front of w's deque (the batch is below anything w pushed
-// since). It returns whether it moved x.
-func (c *Conformance) ivBatchTake(w int, x int32) bool {
-	if w < 0 || w >= len(c.iv.batch) {
-		return false
-	}
-	b := &c.iv.batch[w]
-	s := c.s
-	if len(b.tasks) == 0 || b.tasks[0] != x {
-		return false
-	}
-	h := b.at[0]
-	if len(s.Local[h]) == 0 || s.Local[h][0] != x {
-		return false
-	}
-	s.Local[h] = s.Local[h][1:]
-	s.Local[w] = append([]int32{x}, s.Local[w]...)
-	b.drop(1)
-	c.ivPassed(w, []int32{x})
-	c.iv.moved = true
-	return true
-}
-
-// ivPassed drops the tasks ts, which moved into thief w's deque, from the
-// front of the open batches they passed through on the way: the batch w
-// stole from (its victim's), and so on up the chain.
-func (c *Conformance) ivPassed(w int, ts []int32) {
-	for range c.iv.batch {
-		if w < 0 || w >= len(c.iv.batch) {
-			return
-		}
-		w = c.iv.batch[w].victim
-		if w < 0 || w >= len(c.iv.batch) {
-			return
-		}
-		b := &c.iv.batch[w]
-		if len(b.tasks) < len(ts) || !slices.Equal(b.tasks[:len(ts)], ts) {
-			return
-		}
-		b.drop(len(ts))
-	}
-}
-
-// ivBatchPrefix is a take of x from worker v's deque (by v, or by a
-// thief of v) whose premise failed because tasks are in front of x: if
-// they are the first tasks of an open batch stolen from v (the thief i's),
-// the batch included them (it was at least that long), so a take behind
-// them shows that the steal moved them: they go to the front of i's
-// deque, in order (anything i pushed since is behind them; i took
-// nothing of its own since the steal, or the batch would be closed). It
-// returns the thief and how many tasks moved (0: none).
-func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
-	s := c.s
-	if v < 0 || v >= len(s.Local) {
-		return -1, 0
-	}
-	q := s.Local[v]
-	k := slices.Index(q, x)
-	if k <= 0 {
-		return -1, 0
-	}
-	for i := range c.iv.batch {
-		b := &c.iv.batch[i]
-		if i == v || len(b.tasks) < k || !slices.Equal(b.tasks[:k], q[:k]) || slices.ContainsFunc(b.at[:k], func(h int) bool { return h != v }) {
-			continue
-		}
-		moved := slices.Clone(q[:k])
-		s.Local[i] = append(slices.Clone(moved), s.Local[i]...)
-		s.Local[v] = q[k:]
-		b.drop(k)
-		c.ivPassed(i, moved)
-		// A batch stolen from i that counted on them finds them in i's
-		// deque now.
-		// (They are a run of its tasks, in the same order.)
-		for j := range c.iv.batch {
-			o := &c.iv.batch[j]
-			n := slices.Index(o.tasks, moved[0])
-			if n < 0 || o.at[n] != v {
-				continue
-			}
-			o.at = slices.Clone(o.at) // a new array: see ivSaveBatches
-			for m := 0; n < len(o.tasks) && m < len(moved) && o.tasks[n] == moved[m] && o.at[n] == v; n, m = n+1, m+1 {
-				o.at[n] = i
-			}
-		}
-		return i, k
-	}
-	return -1, 0
-}
-
-// ivBatchAfter keeps the open batches after a take by w of t (rule r,
-// victim v for a steal; its interval [call, ret]): a steal opens w's
-// batch (its size left open); a take by w of a task not in its batch
-// closes it, and so does a take by another worker of a batch task from the
-// victim's deque (the batch, taken from the head in one piece, did not
-// reach it), unless that take overlaps the steal: then it came first, and
-// the batch starts after it.
-func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret uint64) {
-	moved := c.iv.moved
-	c.iv.moved = false
-	for i := range c.iv.batch {
-		b := &c.iv.batch[i]
-		k := slices.Index(b.tasks, t)
-		switch {
-		case k < 0:
-		case i != w && call < b.ret:
-			// A take overlapping the steal, placed after it, took t
-			// first: the batch is the tasks after t, as many.
-			b.tasks = slices.Delete(b.tasks, k, k+1)
-			b.at = slices.Delete(b.at, k, k+1)
-			if q := c.s.Local[b.victim]; len(q) > len(b.tasks) && q[len(b.tasks)] != 0 {
-				b.tasks = append(b.tasks, q[len(b.tasks)])
-				b.at = append(b.at, b.victim)
-			}
-		default:
-			b.tasks, b.at = nil, nil
-		}
-	}
-	switch r {
-	case model.WORKER_STEAL:
-		c.ivBatchClose(w)
-		c.ivOpenBatch(w, v, call, ret, moved)
-	case model.POLL_LOCAL:
-		if !moved {
-			c.ivBatchClose(w)
-		}
-	case model.GLOBAL_STEAL:
-		c.ivBatchClose(w)
-	}
-}
-
-// ivBatchClose forgets w's open batch: a take showed that the rest of it
-// was never moved (w took something else first, or stole again).
-func (c *Conformance) ivBatchClose(w int) {
-	if w >= 0 && w < len(c.iv.batch) {
-		c.iv.batch[w].tasks, c.iv.batch[w].at = nil, nil
-	}
-}
-
-// ivBatchBefore tries a batch steal (steal-last) as of when it began: the
-// batch's bound is half of the victim's queue as the thief read it, and
-// the takes from that queue that returned since the steal was called (the
-// owner's, at its end; other thieves', at the head) had not shortened it
-// yet. The queue is lengthened by as many places for the step (at the
-// owner end: the batch, from the head up to the task it runs, never
-// reaches them), then shortened again. It returns whether the step was
-// accepted (and applied).
-func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
-	v := st.Victim
-	if v < 0 || v >= len(c.s.Local) || v == st.Worker || e.Call == 0 {
-		return false
-	}
-	pad := 0
-	if v < len(c.iv.pops) {
-		for _, p := range c.iv.pops[v] {
-			if p.seq > e.Call {
-				pad += p.removed
-			}
-		}
-	}
-	q := c.s.Local[v]
-	n := len(q)
-	for range pad {
-		q = append(q, 0) // no task: a place only
-	}
-	c.s.Local[v] = q
-	err := c.takeStep(st, e)
-	q = c.s.Local[v]
-	if err == nil {
-		c.s.Local[v] = q[:len(q)-pad]
-	} else {
-		c.s.Local[v] = q[:n]
-	}
-	return err == nil
-}
-
-// ivStealLast tries the batch steal st (steal-last) as of when it began
-// (ivBatchBefore), then the same with the global queue hidden (the thief
-// found it empty when it looked, before the steal), with the thief's own
-// deque hidden (thieves of the thief emptied it before it looked), and
-// with both; the tasks hidden owe as in ivRelax. It returns whether the
-// step was accepted (and applied).
-func (c *Conformance) ivStealLast(idx int, e *traces.Event, st model.Step) bool {
-	s := c.s
-	w := st.Worker
-	for _, v := range [...][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
-		own, global := v[0], v[1]
-		if (own && len(s.Local[w]) == 0) || (global && len(s.Global) == 0) {
-			continue
-		}
-		var o, g []int32
-		if own {
-			o, s.Local[w] = s.Local[w], nil
-		}
-		if global {
-			g, s.Global = s.Global, nil
-		}
-		ok := c.ivBatchBefore(e, st)
-		if own {
-			c.ivOwnBack(w, o, ok)
-		}
-		if global {
-			s.Global = g
-		}
-		if !ok {
-			continue
-		}
-		for _, y := range o {
-			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
-		}
-		if global {
-			c.oweGlobal(idx, e, w, g)
-		}
-		return true
-	}
-	return false
-}
-
-// ivOwnBack puts back thief w's own tasks o, hidden from a take: in front
-// of what the take moved into w's deque if it was accepted (ok; a batch
-// steal's tasks go behind them, and c.iv.own counts them for the batch
-// rules), else alone.
-func (c *Conformance) ivOwnBack(w int, o []int32, ok bool) {
-	if !ok {
-		c.s.Local[w] = o
-		return
-	}
-	c.s.Local[w] = append(slices.Clone(o), c.s.Local[w]...)
-	c.iv.own = len(o)
-}
-
-// ivGiveBack is a batch steal (steal-last) of x from v, by a thief whose
-// steal e overlaps an earlier-placed batch steal from v by thief i that
-// moved x into i's deque: the steals' CASes on v's head came in the other
-// order, x to e's thief first, and i's batch began after it. The tasks of
-// i's batch up to x (still at the front of i's deque, in order: i takes
-// its own from the back) go back to the head of v's deque. It returns the
-// thief i and how many tasks went back (0: none).
-func (c *Conformance) ivGiveBack(v int, x int32, e *traces.Event) (int, int) {
-	s := c.s
-	if v < 0 || v >= len(s.Local) {
-		return -1, 0
-	}
-	for i := range c.iv.last {
-		b := &c.iv.last[i]
-		j := slices.Index(b.tasks, x)
-		if i == int(e.Worker) || b.victim != v || j < 0 || e.Call >= b.ret || len(s.Local[i]) <= j || !slices.Equal(s.Local[i][:j+1], b.tasks[:j+1]) {
-			continue
-		}
-		s.Local[v] = append(slices.Clone(b.tasks[:j+1]), s.Local[v]...)
-		s.Local[i] = s.Local[i][j+1:]
-		return i, j + 1
-	}
-	return -1, 0
-}
-
-// ivUngiveBack undoes ivGiveBack that returned thief i and k.
-func (c *Conformance) ivUngiveBack(i, k int) {
-	s := c.s
-	v := c.iv.last[i].victim
-	s.Local[i] = append(slices.Clone(s.Local[v][:k]), s.Local[i]...)
-	s.Local[v] = s.Local[v][k:]
-}
-
-// ivMayClaim reports whether take e (a steal of t from thief i's deque,
-// steal-last) may find t moved there by a batch steal i has in flight:
-// i is idle, its deque does not hold t, another deque does.
-func (c *Conformance) ivMayClaim(e *traces.Event) bool {
-	s := c.s
-	cfg := c.m.Config()
-	i, t := int(e.Victim), int32(e.Task)
-	if !cfg.StealHalf || !cfg.StealLast || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 || len(s.Local[i]) > 0 {
-		return false
-	}
-	for v, q := range s.Local {
-		if v != i && slices.Contains(q, t) {
-			return i >= len(c.iv.claim) || c.iv.claim[i].tasks == nil || c.iv.claim[i].victim == v
-		}
-	}
-	return false
-}
-
-// ivClaim is a steal st (take e) of t from thief i's deque, which is
-// empty, while t is in victim v's deque: i may have a batch steal from v
-// in flight, whose CASes moved the tasks of v's head up to t into i's
-// deque and which published them before its own event came (a batch
-// steal's event comes when it returns). They move to i's deque for the
-// step, and i's next take must be that steal: a steal from v called
-// before this take returned (and before the deadlines of the
-// obligations on them, which it takes over), its batch, with them in
-// front, within half of v's deque (checked then, ivClaimed). It returns
-// whether the step was accepted (and applied).
-func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
-	if !c.ivMayClaim(e) {
-		return false
-	}
-	s := c.s
-	i, t := st.Victim, int32(st.Task)
-	v, j := -1, -1
-	for u, q := range s.Local {
-		if k := slices.Index(q, t); u != i && k >= 0 {
-			v, j = u, k
-			break
-		}
-	}
-	moved := slices.Clone(s.Local[v][:j+1])
-	s.Local[v] = s.Local[v][j+1:]
-	s.Local[i] = moved
-	if c.takeStep(st, e) != nil {
-		s.Local[v] = append(moved, s.Local[v]...)
-		s.Local[i] = s.Local[i][:0]
-		return false
-	}
-	for len(c.iv.claim) <= i {
-		c.iv.claim = append(c.iv.claim, confClaim{})
-	}
-	cl := &c.iv.claim[i]
-	if cl.tasks == nil {
-		*cl = confClaim{victim: v, deadline: e.Return, idx: idx, ev: *e}
-	}
-	cl.tasks = append(cl.tasks, moved...)
-	cl.deadline = min(cl.deadline, e.Return)
-	for _, y := range moved {
-		if o, ok := c.iv.owed[y]; ok {
-			cl.deadline = min(cl.deadline, o.deadline)
-			delete(c.iv.owed, y)
-		}
-	}
-	return true
-}
-
-// ivClaimBefore is the take e by w (rule r, victim v), before its step:
-// if w has a claim (ivClaim), this take must be the batch steal it
-// claimed, and the claimed tasks go back to the head of v's deque for
-// the step, to be moved into w's deque with the batch (ivClaimAfter).
-func (c *Conformance) ivClaimBefore(e *traces.Event, r model.Rule, w, v int) error {
-	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil {
-		return nil
-	}
-	cl := &c.iv.claim[w]
-	switch {
-	case r != model.WORKER_STEAL || v != cl.victim:
-		return c.failClaim(w, fmt.Sprintf("w%d's next take (event seq %d) is no steal from w%d", w, e.Seq, cl.victim))
-	case e.Call >= cl.deadline:
-		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d (seq %d) was called at tick %d, not before tick %d", w, v, e.Seq, e.Call, cl.deadline))
-	}
-	c.s.Local[v] = append(slices.Clone(cl.tasks), c.s.Local[v]...)
-	return nil
-}
-
-// ivClaimAfter checks, after the step of w's claimed batch steal, that
-// the batch moved the claimed tasks (they lead w's deque), and takes
-// them out again: they were taken from w's deque before.
-func (c *Conformance) ivClaimAfter(w int) error {
-	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil {
-		return nil
-	}
-	cl := &c.iv.claim[w]
-	own := c.s.Local[w][:c.iv.own]
-	q := c.s.Local[w][c.iv.own:]
-	if len(q) < len(cl.tasks) || !slices.Equal(q[:len(cl.tasks)], cl.tasks) {
-		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d did not take them in its batch", w, cl.victim))
-	}
-	c.s.Local[w] = append(slices.Clone(own), q[len(cl.tasks):]...)
-	cl.tasks = nil
-	return nil
-}
-
-// failClaim records the violation of w's claim at the take that made it.
-func (c *Conformance) failClaim(w int, what string) error {
-	cl := &c.iv.claim[w]
-	premise := fmt.Sprintf("w%d has a batch steal in flight that moved %s (order intervals)", w, taskList32(cl.tasks))
-	reason := fmt.Sprintf("w%d's deque did not hold t%d, w%d's did, so this take is accepted only if w%d's next take is a batch steal from w%d that took %s and was called before tick %d; %s", w, cl.ev.Task, cl.victim, w, cl.victim, taskList32(cl.tasks), cl.deadline, what)
-	cl.tasks = nil
-	return c.fail(cl.idx, &cl.ev, confRule(&cl.ev), premise, reason)
-}
-
-func taskList32(ts []int32) string {
-	l := make([]int64, len(ts))
-	for i, t := range ts {
-		l[i] = int64(t)
-	}
-	return taskList(l)
-}
-
-// ivBatchMoved settles, after a batch steal e by w (steal-last), the
-// obligations on the tasks it moved into w's deque (all of it: a steal
-// needs it empty): the steal removed them from the victim's deque within
-// its interval, so an obligation whose take it overlaps is met.
-func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
-	if w < 0 || w >= len(c.s.Local) {
-		return
-	}
-	moved := c.s.Local[w][c.iv.own:] // behind the own tasks kept (ivOwnBack)
-	for _, y := range moved {
-		if o, ok := c.iv.owed[y]; ok && e.Call < o.deadline {
-			delete(c.iv.owed, y)
-		}
-	}
-	for len(c.iv.last) <= w {
-		c.iv.last = append(c.iv.last, confLast{})
-	}
-	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(moved), ret: e.Return}
 }
 
 func (c *Conformance) reordered() int {

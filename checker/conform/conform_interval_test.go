@@ -139,20 +139,12 @@ func (s *ivSim) run() {
 }
 
 func (s *ivSim) finished() bool {
-	if len(s.global) > 0 {
-		return false
-	}
 	for _, th := range s.threads {
 		if th.w < 0 && !th.done || th.inOp || th.got != 0 {
 			return false
 		}
 	}
-	for _, q := range s.local {
-		if len(q) > 0 {
-			return false
-		}
-	}
-	return true
+	return queuesEmpty(s.global, s.local)
 }
 
 // push runs one step of a push of th.task onto th.dest.
