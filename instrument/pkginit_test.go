@@ -1,7 +1,6 @@
 package instrument
 
 import (
-	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/types"
@@ -51,20 +50,7 @@ func rewritePkgInit(t *testing.T, sourcePos bool) (file, added []byte) {
 func TestPkgInitGolden(t *testing.T) {
 	file, added := rewritePkgInit(t, false)
 	for name, got := range map[string][]byte{"pkginit.golden": file, PkgInitFile + ".golden": added} {
-		golden := filepath.Join("testdata/pkginit", name)
-		if *rewriteGolden {
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs (go test -run PkgInitGolden -rewrite):\n%s", golden, got)
-		}
+		compareGolden(t, filepath.Join("testdata/pkginit", name), got, "PkgInitGolden")
 	}
 }
 

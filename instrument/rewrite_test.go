@@ -50,6 +50,25 @@ func rewriteFile(t *testing.T, path string, sourcePos bool) ([]byte, map[string]
 	return out, w.Counts
 }
 
+// compareGolden compares got with the golden file, or writes it there
+// with -rewrite (test names the test that -run takes to do so).
+func compareGolden(t *testing.T, golden string, got []byte, test string) {
+	t.Helper()
+	if *rewriteGolden {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -run %s -rewrite):\n%s", golden, test, got)
+	}
+}
+
 // TestGolden rewrites each file of testdata/rules and compares the result
 // with its .golden file (go test -run Golden -rewrite regenerates them).
 func TestGolden(t *testing.T) {
@@ -64,20 +83,7 @@ func TestGolden(t *testing.T) {
 			for k, v := range counts {
 				seen[k] += v
 			}
-			golden := strings.TrimSuffix(path, ".go") + ".golden"
-			if *rewriteGolden {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s (go test -run Golden -rewrite):\n%s", path, golden, got)
-			}
+			compareGolden(t, strings.TrimSuffix(path, ".go")+".golden", got, "Golden")
 		})
 	}
 	// Every rule has a golden test.
