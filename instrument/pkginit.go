@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // RulePkgInit is the package-init rule: a package's initialisation (its
@@ -40,7 +41,10 @@ import (
 //
 // Every package-level variable is set to its zero value first, as at the
 // program's start, so that an init function that appends to one does
-// not see the first initialisation's values. The initialisers run in the
+// not see the first initialisation's values; those the toolchain sets
+// (//go:embed) keep theirs. What packages that are not instrumented put
+// into an instrumented one at their own initialisation (a registration
+// in its map) is not there in the runs: instrument them too. The initialisers run in the
 // order the type checker computed for the package (the specification's:
 // dependencies first, then declaration order), then the init functions
 // in the order of the files as the go command presents them (sorted by
@@ -94,6 +98,7 @@ func PreparePkgInit(fset *token.FileSet, pkg *types.Package, info *types.Info, f
 		idx  int
 	}
 	sites := map[types.Object]site{}
+	linked := map[string]bool{} // set by the toolchain (//go:embed), not by an initialiser: kept as they are
 	n := 0
 	for i, f := range files {
 		for _, d := range f.Decls {
@@ -107,6 +112,9 @@ func PreparePkgInit(fset *token.FileSet, pkg *types.Package, info *types.Info, f
 					for k, id := range vs.Names {
 						if obj := info.Defs[id]; obj != nil {
 							sites[obj] = site{i, vs, k}
+							if embedded(d.Doc) || embedded(vs.Doc) {
+								linked[id.Name] = true
+							}
 						}
 					}
 				}
@@ -134,7 +142,7 @@ func PreparePkgInit(fset *token.FileSet, pkg *types.Package, info *types.Info, f
 		p.inits = append(p.inits, pi)
 	}
 	for _, name := range pkg.Scope().Names() {
-		if _, ok := pkg.Scope().Lookup(name).(*types.Var); ok {
+		if _, ok := pkg.Scope().Lookup(name).(*types.Var); ok && !linked[name] {
 			p.vars = append(p.vars, name)
 		}
 	}
@@ -210,4 +218,17 @@ func (p *PkgInit) Source() []byte {
 	}
 	b.WriteString("}\n")
 	return b.Bytes()
+}
+
+// embedded reports whether a doc comment holds a //go:embed directive.
+func embedded(doc *ast.CommentGroup) bool {
+	if doc == nil {
+		return false
+	}
+	for _, c := range doc.List {
+		if strings.HasPrefix(c.Text, "//go:embed") {
+			return true
+		}
+	}
+	return false
 }

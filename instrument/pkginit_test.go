@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -132,5 +133,28 @@ func TestPkgInit(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go test in %s: %v\n%s", dir, err, out)
+	}
+}
+
+// A variable the toolchain sets (//go:embed) keeps its value in the
+// runs: the package's initialisation does not zero it.
+func TestPkgInitKeepsEmbedded(t *testing.T) {
+	src := "package p\n\nimport _ \"embed\"\n\n//go:embed p.txt\nvar data string\n\nvar n = len(data)\n"
+	f, err := parser.ParseFile(testFset, "p.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
+	pkg, err := (&types.Config{Importer: testImp}).Check("p", testFset, []*ast.File{f}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pi, err := PreparePkgInit(testFset, pkg, info, []*ast.File{f})
+	if err != nil || pi == nil {
+		t.Fatalf("PreparePkgInit: %v, %v", pi, err)
+	}
+	src2 := string(pi.Source())
+	if strings.Contains(src2, "Keep(&data)") || !strings.Contains(src2, "Keep(&n)") {
+		t.Fatalf("the added file:\n%s", src2)
 	}
 }
