@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -101,21 +102,77 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		}
 		return c
 	}
+	// One sweep over the spans' ends in time order (a case of hundreds
+	// of tasks has a thousand instants: a scan of every span at each
+	// would be most of the suite's time per case). At instant t0 a task
+	// runs if start <= t0 < end and is pending if sub <= t0 < pend.
+	type edge struct {
+		at   int64
+		id   int
+		kind uint8 // edgeStart, edgeEnd, edgeSub, edgePend
+	}
+	const (
+		edgeStart = iota
+		edgeEnd
+		edgeSub
+		edgePend
+	)
+	var edges []edge
+	for id, sp := range spans {
+		if sp.start != 0 && sp.end > sp.start {
+			edges = append(edges, edge{sp.start, id, edgeStart}, edge{sp.end, id, edgeEnd})
+		}
+		if sp.sub != 0 && sp.pend > sp.sub {
+			edges = append(edges, edge{sp.sub, id, edgeSub}, edge{sp.pend, id, edgePend})
+		}
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		if a.id != b.id {
+			return cmp.Compare(a.id, b.id)
+		}
+		return cmp.Compare(a.kind, b.kind)
+	})
+	var running int64
+	pending := make([]bool, n)
+	var queue []int          // pending tasks in the order of their sub (then id): the oldest is the first still pending
+	weights := map[int]int{} // pending tasks by weight
+	next := 0
 	var best, cur *stall
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
-		var running int64
-		oldest, heaviest := -1, 0
-		for id, sp := range spans {
-			if sp.start != 0 && sp.start <= t0 && t0 < sp.end {
-				running += int64(tr.tasks[id].weight)
-			}
-			if sp.sub != 0 && sp.sub <= t0 && t0 < sp.pend {
-				if oldest < 0 || sp.sub < spans[oldest].sub {
-					oldest = id
+		for ; next < len(edges) && edges[next].at <= t0; next++ {
+			e := edges[next]
+			w := tr.tasks[e.id].weight
+			switch e.kind {
+			case edgeStart:
+				running += int64(w)
+			case edgeEnd:
+				running -= int64(w)
+			case edgeSub:
+				pending[e.id] = true
+				queue = append(queue, e.id)
+				weights[w]++
+			case edgePend:
+				if pending[e.id] {
+					pending[e.id] = false
+					if weights[w]--; weights[w] == 0 {
+						delete(weights, w)
+					}
 				}
-				heaviest = max(heaviest, tr.tasks[id].weight)
 			}
+		}
+		for len(queue) > 0 && !pending[queue[0]] {
+			queue = queue[1:]
+		}
+		oldest, heaviest := -1, 0
+		if len(queue) > 0 {
+			oldest = queue[0]
+		}
+		for w := range weights {
+			heaviest = max(heaviest, w)
 		}
 		c := capAt(t0)
 		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
@@ -234,29 +291,36 @@ func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) stri
 		}
 		return capLog[i].cap > before
 	}
+	// The first task (by id) that ended at each instant, and the first
+	// cancelled one that gave up at each: kind looks them up instead of
+	// scanning every task for every instant it is asked about.
+	ended, gaveUp := map[int64]int{}, map[int64]int{}
+	for id, pe := range pendEnd {
+		rec := &tr.tasks[id]
+		if _, ok := ended[pe[1]]; !ok && rec.startAt.Load() != 0 {
+			ended[pe[1]] = id
+		}
+		if _, ok := gaveUp[pe[0]]; !ok && rec.startAt.Load() == 0 && rec.cancelled.Load() {
+			gaveUp[pe[0]] = id
+		}
+	}
 	kind := func(at int64) (string, bool) {
 		for i, c := range capLog {
 			if c.at == at {
 				return "Resize", at == t || grew(i)
 			}
 		}
-		for id, pe := range pendEnd {
-			rec := &tr.tasks[id]
-			if pe[1] == at && rec.startAt.Load() != 0 {
-				switch rec.how.Load() {
-				case endPanicked:
-					return "task panic", true
-				case endGoexit:
-					return "task Goexit", true
-				}
-				return "task end", false
+		if id, ok := ended[at]; ok {
+			switch tr.tasks[id].how.Load() {
+			case endPanicked:
+				return "task panic", true
+			case endGoexit:
+				return "task Goexit", true
 			}
+			return "task end", false
 		}
-		for id, pe := range pendEnd {
-			rec := &tr.tasks[id]
-			if pe[0] == at && rec.startAt.Load() == 0 && rec.cancelled.Load() {
-				return "cancelled submit", true
-			}
+		if _, ok := gaveUp[at]; ok {
+			return "cancelled submit", true
 		}
 		return "Submit", false
 	}
