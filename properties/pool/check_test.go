@@ -429,8 +429,48 @@ func TestStallBlamesTheFirstLoss(t *testing.T) {
 		a.how.Store(endPanicked)
 		capLog := []capChange{{call: 10, at: 11, cap: c.size}}
 		pendEnd := [][2]int64{{1, 15}, {20, 0}}
-		if got := tr.trigger(20, pendEnd, capLog); got != c.want {
+		if got := tr.trigger(20, pendEnd, capLog, 5); got != c.want {
 			t.Errorf("Resize(%d) at 11, panic at 15, stall from a Submit at 20: blamed %q, want %q", c.size, got, c.want)
+		}
+	}
+}
+
+// TestStallBlamesALostWorker: on a pool of two, a task calls
+// runtime.Goexit (its worker is lost), another starts and runs, and a
+// third, submitted with room, stalls: the stall is the Goexit's, since
+// the pool never ran two tasks again, although a task started after it
+// (ants v2.11.4's progress/Submit at case 111,450 was this). Once the
+// pool has run at its capacity after the Goexit, it is not blamed; nor
+// is a cancelled submit before the last start.
+func TestStallBlamesALostWorker(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		how     int32
+		cancel  bool
+		cap     int
+		full    int64
+		stallAt int64
+		want    string
+	}{
+		{"a worker lost, the pool never full again", endGoexit, false, 2, 0, 20, "task Goexit"},
+		{"a worker lost, the pool full since", endGoexit, false, 1, 12, 20, "Submit"},
+		{"a cancelled submit before the last start", 0, true, 2, 0, 20, "Submit"},
+	} {
+		ops := []Op{{Kind: OpSubmit}, {Kind: OpSubmit}, {Kind: OpSubmit}}
+		tr := newTracker(Workload{Options: Options{Capacity: c.cap}, Submitters: 1, Rounds: []Round{{Ops: ops}}}, fast(Config{}))
+		a, b := &tr.tasks[0], &tr.tasks[1]
+		pendEnd := [][2]int64{{5, 10}, {12, 30}, {20, 0}}
+		if c.cancel {
+			a.cancelled.Store(true) // gave up at 10 without starting
+			pendEnd[0] = [2]int64{10, 0}
+		} else {
+			a.startAt.Store(5)
+			a.endAt.Store(10)
+			a.how.Store(c.how)
+		}
+		b.startAt.Store(12)
+		if got := tr.trigger(c.stallAt, pendEnd, nil, c.full); got != c.want {
+			t.Errorf("%s: blamed %q, want %q", c.name, got, c.want)
 		}
 	}
 }

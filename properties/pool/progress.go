@@ -140,6 +140,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	var queue []int          // pending tasks in the order of their sub (then id): the oldest is the first still pending
 	weights := map[int]int{} // pending tasks by weight
 	next := 0
+	var full int64 // the last instant at which the pool ran at its capacity
 	var best, cur *stall
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
@@ -175,13 +176,16 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 			heaviest = max(heaviest, w)
 		}
 		c := capAt(t0)
+		if c > 0 && running >= int64(c) {
+			full = t0
+		}
 		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
 		if !room {
 			cur = nil
 			continue
 		}
 		if cur == nil {
-			cur = &stall{from: t0, trigger: tr.trigger(t0, spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog)}
+			cur = &stall{from: t0, trigger: tr.trigger(t0, spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog, full)}
 		}
 		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
 		if best == nil || cur.to-cur.from > best.to-best.from {
@@ -276,14 +280,18 @@ func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {
 // trigger names the event that gave the pool room at instant t: a
 // Resize, a task's end (by panic, Goexit or return), a cancelled submit
 // giving up, or a Submit. When the stall begins with a plain Submit or
-// task end, the earliest grow (a Resize to more than the capacity before
-// it), task panic, task Goexit or cancelled submit since the pool last
-// started a task is named instead: that is where the pool first lost
-// track of its room, and what came later found the pool already stalled
-// (a task's panic after a grow the pool missed is not the cause). A
-// Resize that does not grow gives no room and is named only where the
-// stall begins with it.
-func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) string {
+// task end, the earliest earlier loss is named instead: that is where
+// the pool first lost track of its room, and what came later found the
+// pool already stalled (a task's panic after a grow the pool missed is
+// not the cause). A loss is a grow (a Resize to more than the capacity
+// before it), a task's panic or Goexit (a worker lost), each since the
+// pool last ran at its capacity (full: a worker lost stays lost through
+// later starts, until the pool shows it can fill its capacity again),
+// or a cancelled submit since the pool last started a task (the waiters
+// it failed to wake are served by the next start). A Resize that does
+// not grow gives no room and is named only where the stall begins with
+// it.
+func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange, full int64) string {
 	grew := func(i int) bool {
 		before := tr.w.Options.Capacity
 		if i > 0 {
@@ -336,10 +344,16 @@ func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) stri
 	}
 	best, bestAt := "", int64(-1)
 	consider := func(at int64) {
-		if at > lastStart && at < t && (bestAt < 0 || at < bestAt) {
-			if k, special := kind(at); special {
-				best, bestAt = k, at
-			}
+		if at >= t || bestAt >= 0 && at >= bestAt {
+			return
+		}
+		k, special := kind(at)
+		floor := min(full, lastStart)
+		if k == "cancelled submit" {
+			floor = lastStart
+		}
+		if special && at > floor {
+			best, bestAt = k, at
 		}
 	}
 	for _, c := range capLog {
