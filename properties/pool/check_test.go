@@ -539,3 +539,28 @@ func TestSizedForRealBugs(t *testing.T) {
 		t.Fatalf("shrunk to %q (%v); want 151 tasks (the fewest that show it) or a few more", f.Workload, err)
 	}
 }
+
+// TestStallJudgedWhereTheTaskWaits: ants v2.11.4's case 35,741 of seed 1
+// under control, as the tracker recorded it (instants a nanosecond
+// apart): a task that panics runs at once (1–5), a held task starts
+// (8) and another submitted at 7 waits the whole hold with a worker free
+// (the dying worker's lost wakeup). The stretch of room with a task
+// pending began at 1 with the first task's ordinary wait; what the stall
+// followed is judged where the named task began to wait: the panic.
+func TestStallJudgedWhereTheTaskWaits(t *testing.T) {
+	ops := []Op{{Kind: OpSubmit, Weight: 1}, {Kind: OpResize, Size: 2}, {Kind: OpSubmit, Weight: 1}, {Kind: OpSubmit, Weight: 1}}
+	tr := newTracker(Workload{Options: Options{Capacity: 2}, Submitters: 2, Rounds: []Round{{Ops: ops}}}, fast(Config{}).withDefaults())
+	for id, r := range map[int][4]int64{0: {2, 8, 102_000_000, int64(endReturned)}, 2: {7, 102_000_003, 102_000_004, int64(endPanicked)}, 3: {1, 4, 5, int64(endPanicked)}} {
+		rec := &tr.tasks[id]
+		rec.verdict.Store(accepted)
+		rec.submitAt.Store(r[0])
+		rec.startAt.Store(r[1])
+		rec.endAt.Store(r[2])
+		rec.how.Store(int32(r[3]))
+		rec.finished.Store(true)
+	}
+	f := tr.progress(200_000_000, false)
+	if f == nil || f.Key() != Progress+"/task panic" {
+		t.Fatalf("got %v, want a stall after the task panic", f)
+	}
+}

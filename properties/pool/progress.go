@@ -22,7 +22,8 @@ import (
 //
 // where the median start delay is the median, over the tasks of the same
 // case, of the time from the call of Submit to the task's start. The
-// finding names what the stall followed: a Resize (a grow that did not
+// finding names the task that waited through most of the stall and what
+// the stall followed, judged where that task began to wait: a Resize (a grow that did not
 // wake a blocked submitter), a task's panic or Goexit (a worker lost), a
 // cancelled submit (the waiters behind it not woken), a task's end (a
 // completion that woke nobody) or a Submit.
@@ -140,7 +141,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	var queue []int          // pending tasks in the order of their sub (then id): the oldest is the first still pending
 	weights := map[int]int{} // pending tasks by weight
 	next := 0
-	var full int64 // the last instant at which the pool ran at its capacity
+	var fulls []int64 // the instants at which the pool ran at its capacity, in order
 	var best, cur *stall
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
@@ -177,7 +178,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		}
 		c := capAt(t0)
 		if c > 0 && running >= int64(c) {
-			full = t0
+			fulls = append(fulls, t0)
 		}
 		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
 		if !room {
@@ -185,7 +186,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 			continue
 		}
 		if cur == nil {
-			cur = &stall{from: t0, trigger: tr.trigger(t0, spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog, full)}
+			cur = &stall{from: t0}
 		}
 		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
 		if best == nil || cur.to-cur.from > best.to-best.from {
@@ -260,6 +261,16 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 			best.task, bestOverlap = id, o
 		}
 	}
+	// What the stall followed is judged where the named task began to
+	// wait in it: a stall is one stretch of room with some task pending,
+	// and its start may be an earlier task's ordinary wait of a few
+	// instants, before what held the named one back.
+	from := max(best.from, spans[best.task].sub)
+	lastFull := int64(0)
+	if i, _ := slices.BinarySearch(fulls, from+1); i > 0 {
+		lastFull = fulls[i-1]
+	}
+	best.trigger = tr.trigger(from, spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog, lastFull)
 	t := &tr.tasks[best.task]
 	started := "had not started when the case ended"
 	if s := t.startAt.Load(); s != 0 {
