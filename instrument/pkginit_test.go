@@ -2,8 +2,6 @@ package instrument
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/types"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,17 +16,7 @@ const pkgInitSource = "testdata/pkginit/pkginit.go"
 // rule adds.
 func rewritePkgInit(t *testing.T, sourcePos bool) (file, added []byte) {
 	t.Helper()
-	f, err := parser.ParseFile(testFset, pkgInitSource, nil, parser.ParseComments|parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
-		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Instances: map[*ast.Ident]types.Instance{}}
-	pkg, err := (&types.Config{Importer: testImp}).Check("behave/pkginit", testFset, []*ast.File{f}, info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, info, pkg := checkFile(t, pkgInitSource, nil, "behave/pkginit")
 	pi, err := PreparePkgInit(testFset, pkg, info, []*ast.File{f})
 	if err != nil || pi == nil || !pi.Touches(0) {
 		t.Fatalf("PreparePkgInit: %v, %v", pi, err)
@@ -140,15 +128,7 @@ func TestPkgInit(t *testing.T) {
 // runs: the package's initialisation does not zero it.
 func TestPkgInitKeepsEmbedded(t *testing.T) {
 	src := "package p\n\nimport _ \"embed\"\n\n//go:embed p.txt\nvar data string\n\nvar n = len(data)\n"
-	f, err := parser.ParseFile(testFset, "p.go", src, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
-	pkg, err := (&types.Config{Importer: testImp}).Check("p", testFset, []*ast.File{f}, info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, info, pkg := checkFile(t, "p.go", src, "p")
 	pi, err := PreparePkgInit(testFset, pkg, info, []*ast.File{f})
 	if err != nil || pi == nil {
 		t.Fatalf("PreparePkgInit: %v, %v", pi, err)
