@@ -14,18 +14,23 @@ import (
 
 // RulePkgInit is the package-init rule: a package's initialisation (its
 // package-level variables' initialisers and its init functions) can be
-// run again, inside the bubble of a controlled session, by the runtime.
+// run again by the runtime, at the start of every controlled run, under
+// control (instrument/rt's pkginit.go).
 //
 // Why: a package's initialisation runs when the program starts, outside
 // any synctest bubble. What it starts there (a default pool's dispatcher
 // goroutine, a purge ticker) is outside the bubble for good: uncontrolled,
 // never seen blocked, and fatal to the process as soon as it touches a
-// channel made in the bubble (closing it, sending on it). Running the
-// initialisation again in the session's bubble puts that state where
-// the runs are. The program's own initialisation still happens as Go
-// says, so that code running before a session (another package's init,
-// a test's setup) sees the package initialised; the runtime saves the
-// values the session replaces and puts them back when it ends.
+// channel made in the bubble (closing it, sending on it). Run once in a
+// session's bubble but outside the runs, it would be uncontrolled there
+// and share the runs' locks and wait groups, which the runtime keeps
+// apart for controlled and uncontrolled goroutines (a false "negative
+// WaitGroup counter" in pond v2.1.6). Run at the start of each run, it
+// is part of the run: a fresh program for the instrumented packages. The
+// program's own initialisation still happens as Go says, so that code
+// running outside the runs (another package's init, a test's setup)
+// sees the package initialised; the runtime saves the values a run
+// replaces and puts them back when it ends.
 //
 //	before                            after (same file; the // line directives name the original lines)
 //	var a, b = f(x)                   var a, b = f(x)
