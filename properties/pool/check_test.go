@@ -429,7 +429,7 @@ func TestStallBlamesTheFirstLoss(t *testing.T) {
 		a.how.Store(endPanicked)
 		capLog := []capChange{{call: 10, at: 11, cap: c.size}}
 		pendEnd := [][2]int64{{1, 15}, {20, 0}}
-		if got := tr.trigger(20, pendEnd, capLog, 5); got != c.want {
+		if got := tr.trigger(20, 20, pendEnd, capLog, 5); got != c.want {
 			t.Errorf("Resize(%d) at 11, panic at 15, stall from a Submit at 20: blamed %q, want %q", c.size, got, c.want)
 		}
 	}
@@ -469,7 +469,7 @@ func TestStallBlamesALostWorker(t *testing.T) {
 			a.how.Store(c.how)
 		}
 		b.startAt.Store(12)
-		if got := tr.trigger(c.stallAt, pendEnd, nil, c.full); got != c.want {
+		if got := tr.trigger(c.stallAt, c.stallAt, pendEnd, nil, c.full); got != c.want {
 			t.Errorf("%s: blamed %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -547,20 +547,32 @@ func TestSizedForRealBugs(t *testing.T) {
 // (the dying worker's lost wakeup). The stretch of room with a task
 // pending began at 1 with the first task's ordinary wait; what the stall
 // followed is judged where the named task began to wait: the panic.
+//
+// The unshrunk case: a plain task runs (1–6), a task submitted at 9
+// waits while another panicking one takes the free worker (10–11); the
+// panic's lost wakeup, while it waited, is what the stall followed.
 func TestStallJudgedWhereTheTaskWaits(t *testing.T) {
-	ops := []Op{{Kind: OpSubmit, Weight: 1}, {Kind: OpResize, Size: 2}, {Kind: OpSubmit, Weight: 1}, {Kind: OpSubmit, Weight: 1}}
-	tr := newTracker(Workload{Options: Options{Capacity: 2}, Submitters: 2, Rounds: []Round{{Ops: ops}}}, fast(Config{}).withDefaults())
-	for id, r := range map[int][4]int64{0: {2, 8, 102_000_000, int64(endReturned)}, 2: {7, 102_000_003, 102_000_004, int64(endPanicked)}, 3: {1, 4, 5, int64(endPanicked)}} {
-		rec := &tr.tasks[id]
-		rec.verdict.Store(accepted)
-		rec.submitAt.Store(r[0])
-		rec.startAt.Store(r[1])
-		rec.endAt.Store(r[2])
-		rec.how.Store(int32(r[3]))
-		rec.finished.Store(true)
-	}
-	f := tr.progress(200_000_000, false)
-	if f == nil || f.Key() != Progress+"/task panic" {
-		t.Fatalf("got %v, want a stall after the task panic", f)
+	for _, c := range []struct {
+		name  string
+		tasks map[int][4]int64 // submit, start, end, how
+	}{
+		{"shrunk", map[int][4]int64{0: {2, 8, 102_000_000, int64(endReturned)}, 2: {7, 102_000_003, 102_000_004, int64(endPanicked)}, 3: {1, 4, 5, int64(endPanicked)}}},
+		{"unshrunk", map[int][4]int64{0: {2, 12, 102_000_000, int64(endReturned)}, 2: {3, 10, 11, int64(endPanicked)}, 3: {9, 102_000_003, 102_000_004, int64(endPanicked)}, 4: {1, 5, 6, int64(endReturned)}}},
+	} {
+		ops := []Op{{Kind: OpSubmit, Weight: 1}, {Kind: OpResize, Size: 2}, {Kind: OpSubmit, Weight: 1}, {Kind: OpSubmit, Weight: 1}, {Kind: OpSubmit, Weight: 1}}
+		tr := newTracker(Workload{Options: Options{Capacity: 2}, Submitters: 2, Rounds: []Round{{Ops: ops[:len(c.tasks)+1]}}}, fast(Config{}).withDefaults())
+		for id, r := range c.tasks {
+			rec := &tr.tasks[id]
+			rec.verdict.Store(accepted)
+			rec.submitAt.Store(r[0])
+			rec.startAt.Store(r[1])
+			rec.endAt.Store(r[2])
+			rec.how.Store(int32(r[3]))
+			rec.finished.Store(true)
+		}
+		f := tr.progress(200_000_000, false)
+		if f == nil || f.Key() != Progress+"/task panic" {
+			t.Errorf("%s: got %v, want a stall after the task panic", c.name, f)
+		}
 	}
 }

@@ -264,13 +264,18 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	// What the stall followed is judged where the named task began to
 	// wait in it: a stall is one stretch of room with some task pending,
 	// and its start may be an earlier task's ordinary wait of a few
-	// instants, before what held the named one back.
+	// instants, before what held the named one back. A loss while it
+	// waited, before its wait outgrew the bound, counts too: a task that
+	// waits for a worker another task is about to take is not yet
+	// stalled, and the worker's death meanwhile (a panic whose wakeup is
+	// lost) is what leaves it waiting; a loss after that found it
+	// stalled already.
 	from := max(best.from, spans[best.task].sub)
 	lastFull := int64(0)
 	if i, _ := slices.BinarySearch(fulls, from+1); i > 0 {
 		lastFull = fulls[i-1]
 	}
-	best.trigger = tr.trigger(from, spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog, lastFull)
+	best.trigger = tr.trigger(from, min(best.to, from+limit), spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog, lastFull)
 	t := &tr.tasks[best.task]
 	started := "had not started when the case ended"
 	if s := t.startAt.Load(); s != 0 {
@@ -291,7 +296,9 @@ func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {
 // trigger names the event that gave the pool room at instant t: a
 // Resize, a task's end (by panic, Goexit or return), a cancelled submit
 // giving up, or a Submit. When the stall begins with a plain Submit or
-// task end, the earliest earlier loss is named instead: that is where
+// task end, the earliest loss before it or while the task waited
+// (before until: the end of the stall or of the bound, whichever comes
+// first) is named instead: that is where
 // the pool first lost track of its room, and what came later found the
 // pool already stalled (a task's panic after a grow the pool missed is
 // not the cause). A loss is a grow (a Resize to more than the capacity
@@ -302,7 +309,7 @@ func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {
 // it failed to wake are served by the next start). A Resize that does
 // not grow gives no room and is named only where the stall begins with
 // it.
-func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange, full int64) string {
+func (tr *tracker) trigger(t, until int64, pendEnd [][2]int64, capLog []capChange, full int64) string {
 	grew := func(i int) bool {
 		before := tr.w.Options.Capacity
 		if i > 0 {
@@ -355,7 +362,7 @@ func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange, full
 	}
 	best, bestAt := "", int64(-1)
 	consider := func(at int64) {
-		if at >= t || bestAt >= 0 && at >= bestAt {
+		if at >= until || at == t || bestAt >= 0 && at >= bestAt {
 			return
 		}
 		k, special := kind(at)
