@@ -15,21 +15,23 @@
 //     runnable again: its variables' initialisers become functions of
 //     their own, its init functions are renamed and called from new ones,
 //     and a file it adds registers the whole with the runtime
-//     (rt.PackageInit). A controlled Session runs it inside its bubble
-//     before its runs, every package after those it imports and each
-//     once, with every package-level variable first set to zero as at the
-//     program's start: what a package starts at initialisation (pond v2's
-//     default pool and its dispatcher goroutine) then lives in the
-//     bubble, where the runs can meet it, instead of outside it, where it
-//     would be uncontrolled and fatal to touch. The program's own
-//     initialisation still runs first, and the session puts the values
-//     it gave back when it ends. Only the packages instrumented wholesale
-//     get the rule; a package under test keeps its state (and its tests'
-//     flags) as the binary made them. An initialisation that registers
-//     something with a package that is not instrumented (a flag, a
-//     database driver) registers it again, which such a package may
-//     refuse with a panic: the session then fails every run with that
-//     panic, naming the package.
+//     (rt.PackageInit). Each controlled run starts with it, on the run's
+//     goroutine 0, every package after those it imports and each once,
+//     with every package-level variable first set to zero as at the
+//     program's start (those set by //go:embed excepted): what a package
+//     starts at initialisation (pond v2.1.6's default pool and its
+//     dispatcher goroutine) is one of the run's goroutines instead of one
+//     outside the bubble, uncontrolled and fatal to touch. The program's
+//     own initialisation still runs first, and each run puts back the
+//     values it gave when it ends. Only the packages instrumented
+//     wholesale get the rule; a package under test keeps its state (and
+//     its tests' flags) as the binary made them. An initialisation that
+//     registers something with a package that is not instrumented (a
+//     flag, a database driver) registers it again, which such a package
+//     may refuse with a panic: every run then fails with that panic,
+//     naming the package; and what such packages registered in an
+//     instrumented one at their own initialisation is not there in the
+//     runs.
 //   - A Rewriter rewrites the files of one type-checked package (source in,
 //     source out); it knows nothing of scheduling. The runtime knows
 //     nothing of syntax. Format prints a rewritten file, with //line

@@ -9,22 +9,28 @@ import (
 	"go/types"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // RulePkgInit is the package-init rule: a package's initialisation (its
 // package-level variables' initialisers and its init functions) can be
-// run again, inside the bubble of a controlled session, by the runtime.
+// run again by the runtime, at the start of every controlled run, under
+// control (instrument/rt's pkginit.go).
 //
 // Why: a package's initialisation runs when the program starts, outside
 // any synctest bubble. What it starts there (a default pool's dispatcher
 // goroutine, a purge ticker) is outside the bubble for good: uncontrolled,
 // never seen blocked, and fatal to the process as soon as it touches a
-// channel made in the bubble (closing it, sending on it). Running the
-// initialisation again in the session's bubble puts that state where
-// the runs are. The program's own initialisation still happens as Go
-// says, so that code running before a session (another package's init,
-// a test's setup) sees the package initialised; the runtime saves the
-// values the session replaces and puts them back when it ends.
+// channel made in the bubble (closing it, sending on it). Run once in a
+// session's bubble but outside the runs, it would be uncontrolled there
+// and share the runs' locks and wait groups, which the runtime keeps
+// apart for controlled and uncontrolled goroutines (a false "negative
+// WaitGroup counter" in pond v2.1.6). Run at the start of each run, it
+// is part of the run: a fresh program for the instrumented packages. The
+// program's own initialisation still happens as Go says, so that code
+// running outside the runs (another package's init, a test's setup)
+// sees the package initialised; the runtime saves the values a run
+// replaces and puts them back when it ends.
 //
 //	before                            after (same file; the // line directives name the original lines)
 //	var a, b = f(x)                   var a, b = f(x)
@@ -40,7 +46,10 @@ import (
 //
 // Every package-level variable is set to its zero value first, as at the
 // program's start, so that an init function that appends to one does
-// not see the first initialisation's values. The initialisers run in the
+// not see the first initialisation's values; those the toolchain sets
+// (//go:embed) keep theirs. What packages that are not instrumented put
+// into an instrumented one at their own initialisation (a registration
+// in its map) is not there in the runs: instrument them too. The initialisers run in the
 // order the type checker computed for the package (the specification's:
 // dependencies first, then declaration order), then the init functions
 // in the order of the files as the go command presents them (sorted by
@@ -94,6 +103,7 @@ func PreparePkgInit(fset *token.FileSet, pkg *types.Package, info *types.Info, f
 		idx  int
 	}
 	sites := map[types.Object]site{}
+	linked := map[string]bool{} // set by the toolchain (//go:embed), not by an initialiser: kept as they are
 	n := 0
 	for i, f := range files {
 		for _, d := range f.Decls {
@@ -107,6 +117,9 @@ func PreparePkgInit(fset *token.FileSet, pkg *types.Package, info *types.Info, f
 					for k, id := range vs.Names {
 						if obj := info.Defs[id]; obj != nil {
 							sites[obj] = site{i, vs, k}
+							if embedded(d.Doc) || embedded(vs.Doc) {
+								linked[id.Name] = true
+							}
 						}
 					}
 				}
@@ -134,7 +147,7 @@ func PreparePkgInit(fset *token.FileSet, pkg *types.Package, info *types.Info, f
 		p.inits = append(p.inits, pi)
 	}
 	for _, name := range pkg.Scope().Names() {
-		if _, ok := pkg.Scope().Lookup(name).(*types.Var); ok {
+		if _, ok := pkg.Scope().Lookup(name).(*types.Var); ok && !linked[name] {
 			p.vars = append(p.vars, name)
 		}
 	}
@@ -210,4 +223,17 @@ func (p *PkgInit) Source() []byte {
 	}
 	b.WriteString("}\n")
 	return b.Bytes()
+}
+
+// embedded reports whether a doc comment holds a //go:embed directive.
+func embedded(doc *ast.CommentGroup) bool {
+	if doc == nil {
+		return false
+	}
+	for _, c := range doc.List {
+		if strings.HasPrefix(c.Text, "//go:embed") {
+			return true
+		}
+	}
+	return false
 }

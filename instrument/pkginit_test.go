@@ -1,13 +1,11 @@
 package instrument
 
 import (
-	"bytes"
 	"go/ast"
-	"go/parser"
-	"go/types"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,17 +16,7 @@ const pkgInitSource = "testdata/pkginit/pkginit.go"
 // rule adds.
 func rewritePkgInit(t *testing.T, sourcePos bool) (file, added []byte) {
 	t.Helper()
-	f, err := parser.ParseFile(testFset, pkgInitSource, nil, parser.ParseComments|parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
-		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Instances: map[*ast.Ident]types.Instance{}}
-	pkg, err := (&types.Config{Importer: testImp}).Check("behave/pkginit", testFset, []*ast.File{f}, info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, info, pkg := checkFile(t, pkgInitSource, nil, "behave/pkginit")
 	pi, err := PreparePkgInit(testFset, pkg, info, []*ast.File{f})
 	if err != nil || pi == nil || !pi.Touches(0) {
 		t.Fatalf("PreparePkgInit: %v, %v", pi, err)
@@ -51,20 +39,7 @@ func rewritePkgInit(t *testing.T, sourcePos bool) (file, added []byte) {
 func TestPkgInitGolden(t *testing.T) {
 	file, added := rewritePkgInit(t, false)
 	for name, got := range map[string][]byte{"pkginit.golden": file, PkgInitFile + ".golden": added} {
-		golden := filepath.Join("testdata/pkginit", name)
-		if *rewriteGolden {
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs (go test -run PkgInitGolden -rewrite):\n%s", golden, got)
-		}
+		compareGolden(t, filepath.Join("testdata/pkginit", name), got, "PkgInitGolden")
 	}
 }
 
@@ -147,5 +122,20 @@ func TestPkgInit(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go test in %s: %v\n%s", dir, err, out)
+	}
+}
+
+// A variable the toolchain sets (//go:embed) keeps its value in the
+// runs: the package's initialisation does not zero it.
+func TestPkgInitKeepsEmbedded(t *testing.T) {
+	src := "package p\n\nimport _ \"embed\"\n\n//go:embed p.txt\nvar data string\n\nvar n = len(data)\n"
+	f, info, pkg := checkFile(t, "p.go", src, "p")
+	pi, err := PreparePkgInit(testFset, pkg, info, []*ast.File{f})
+	if err != nil || pi == nil {
+		t.Fatalf("PreparePkgInit: %v, %v", pi, err)
+	}
+	src2 := string(pi.Source())
+	if strings.Contains(src2, "Keep(&data)") || !strings.Contains(src2, "Keep(&n)") {
+		t.Fatalf("the added file:\n%s", src2)
 	}
 }

@@ -47,8 +47,8 @@ const (
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
 //	pkginit    var v = e; func init() { body }     also func _rt_pkginit0() { v = e }; func _rt_pkginitfn0() { body }; func init() { _rt_pkginitfn0() },
-//	                                               and a file that registers them with rt.PackageInit: each Session runs the
-//	                                               package's initialisation again in its bubble (pkginit.go; packages instrumented
+//	                                               and a file that registers them with rt.PackageInit: each controlled run starts
+//	                                               with the package's initialisation again (pkginit.go; packages instrumented
 //	                                               wholesale only, not those under test)
 //
 // runtime.Goexit needs no rule: the runtime sees the goroutine's deferred

@@ -27,18 +27,8 @@ var (
 
 func rewriteFile(t *testing.T, path string, sourcePos bool) ([]byte, map[string]int) {
 	t.Helper()
+	f, info, _ := checkFile(t, path, nil, "")
 	fset := testFset
-	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
-		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Instances: map[*ast.Ident]types.Instance{}}
-	conf := types.Config{Importer: testImp}
-	if _, err := conf.Check(f.Name.Name, fset, []*ast.File{f}, info); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 	w := &Rewriter{Info: info, Tests: strings.HasSuffix(path, "_test.go")}
 	if !w.File(fset, f) {
 		t.Fatalf("%s: nothing rewritten", path)
@@ -48,6 +38,47 @@ func rewriteFile(t *testing.T, path string, sourcePos bool) ([]byte, map[string]
 		t.Fatal(err)
 	}
 	return out, w.Counts
+}
+
+// checkFile parses one file (path, or src named path) and type-checks it
+// on its own as the package pkgPath (its package name if ""), standard
+// library imports only.
+func checkFile(t *testing.T, path string, src any, pkgPath string) (*ast.File, *types.Info, *types.Package) {
+	t.Helper()
+	f, err := parser.ParseFile(testFset, path, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkgPath == "" {
+		pkgPath = f.Name.Name
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances: map[*ast.Ident]types.Instance{}}
+	pkg, err := (&types.Config{Importer: testImp}).Check(pkgPath, testFset, []*ast.File{f}, info)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return f, info, pkg
+}
+
+// compareGolden compares got with the golden file, or writes it there
+// with -rewrite (test names the test that -run takes to do so).
+func compareGolden(t *testing.T, golden string, got []byte, test string) {
+	t.Helper()
+	if *rewriteGolden {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -run %s -rewrite):\n%s", golden, test, got)
+	}
 }
 
 // TestGolden rewrites each file of testdata/rules and compares the result
@@ -64,20 +95,7 @@ func TestGolden(t *testing.T) {
 			for k, v := range counts {
 				seen[k] += v
 			}
-			golden := strings.TrimSuffix(path, ".go") + ".golden"
-			if *rewriteGolden {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s (go test -run Golden -rewrite):\n%s", path, golden, got)
-			}
+			compareGolden(t, strings.TrimSuffix(path, ".go")+".golden", got, "Golden")
 		})
 	}
 	// Every rule has a golden test.

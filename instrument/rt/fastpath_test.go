@@ -75,34 +75,33 @@ func contended() string {
 // never was).
 func TestFastPathKeepsReplays(t *testing.T) {
 	before := skippedSettles.Load()
+	defer func() { alwaysSettle = false }()
 	for seed := range uint64(30) {
-		strategies := func() []control.Strategy {
-			return []control.Strategy{control.Random(seed), control.NewPCT(3, 200, seed)}
+		// Each strategy's run settling before every choice, then with
+		// the fast path.
+		runs := func(settle bool) (got []string, scs []control.Schedule) {
+			alwaysSettle = settle
+			for _, s := range []control.Strategy{control.Random(seed), control.NewPCT(3, 200, seed)} {
+				var out string
+				sc, err := Run(t, Config{Strategy: s}, func(*testing.T) { out = contended() })
+				if err != nil {
+					t.Fatalf("seed %d, %T, settling always %v: %v", seed, s, settle, err)
+				}
+				got, scs = append(got, out), append(scs, sc)
+			}
+			return got, scs
 		}
-		var want []string
-		var slow []control.Schedule
-		alwaysSettle = true
-		for _, s := range strategies() {
-			var got string
-			sc, err := Run(t, Config{Strategy: s}, func(*testing.T) { got = contended() })
-			if err != nil {
-				t.Fatalf("seed %d, settling always: %v", seed, err)
+		want, slow := runs(true)
+		got, fast := runs(false)
+		for i := range want {
+			sc := fast[i]
+			if got[i] != want[i] || sc.Checksum != slow[i].Checksum || sc.Steps != slow[i].Steps || !slices.Equal(sc.Choices, slow[i].Choices) {
+				t.Fatalf("seed %d, strategy %d: the fast path ran %s in %d steps (checksum %x), settling always %s in %d (%x)",
+					seed, i, got[i], sc.Steps, sc.Checksum, want[i], slow[i].Steps, slow[i].Checksum)
 			}
-			want, slow = append(want, got), append(slow, sc)
-		}
-		alwaysSettle = false
-		for i, s := range strategies() {
-			var got string
-			sc, err := Run(t, Config{Strategy: s}, func(*testing.T) { got = contended() })
-			if err != nil {
-				t.Fatalf("seed %d, fast path: %v", seed, err)
-			}
-			if got != want[i] || sc.Checksum != slow[i].Checksum || sc.Steps != slow[i].Steps || !slices.Equal(sc.Choices, slow[i].Choices) {
-				t.Fatalf("seed %d, %T: the fast path ran %s in %d steps (checksum %x), settling always %s in %d (%x)",
-					seed, s, got, sc.Steps, sc.Checksum, want[i], slow[i].Steps, slow[i].Checksum)
-			}
-			if err := Replay(t, slow[i], func(*testing.T) { got = contended() }); err != nil || got != want[i] {
-				t.Fatalf("seed %d, %T: the schedule made settling always replays as %s with the fast path: %v", seed, s, got, err)
+			var out string
+			if err := Replay(t, slow[i], func(*testing.T) { out = contended() }); err != nil || out != want[i] {
+				t.Fatalf("seed %d, strategy %d: the schedule made settling always replays as %s with the fast path: %v", seed, i, out, err)
 			}
 		}
 	}

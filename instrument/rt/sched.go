@@ -519,8 +519,13 @@ func (r *run) settleBeforeChoice() {
 }
 
 // created returns how many goroutines the process has created.
+// Without the metric (Go 1.25 has none) the run always settles.
 func (r *run) created() uint64 {
 	metrics.Read(r.gcount[:])
+	if r.gcount[0].Value.Kind() != metrics.KindUint64 {
+		r.foreign = true
+		return 0
+	}
 	return r.gcount[0].Value.Uint64()
 }
 

@@ -429,8 +429,48 @@ func TestStallBlamesTheFirstLoss(t *testing.T) {
 		a.how.Store(endPanicked)
 		capLog := []capChange{{call: 10, at: 11, cap: c.size}}
 		pendEnd := [][2]int64{{1, 15}, {20, 0}}
-		if got := tr.trigger(20, pendEnd, capLog); got != c.want {
+		if got := tr.trigger(20, 20, pendEnd, capLog, 5); got != c.want {
 			t.Errorf("Resize(%d) at 11, panic at 15, stall from a Submit at 20: blamed %q, want %q", c.size, got, c.want)
+		}
+	}
+}
+
+// TestStallBlamesALostWorker: on a pool of two, a task calls
+// runtime.Goexit (its worker is lost), another starts and runs, and a
+// third, submitted with room, stalls: the stall is the Goexit's, since
+// the pool never ran two tasks again, although a task started after it
+// (ants v2.11.4's progress/Submit at case 111,450 was this). Once the
+// pool has run at its capacity after the Goexit, it is not blamed; nor
+// is a cancelled submit before the last start.
+func TestStallBlamesALostWorker(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		how     int32
+		cancel  bool
+		cap     int
+		full    int64
+		stallAt int64
+		want    string
+	}{
+		{"a worker lost, the pool never full again", endGoexit, false, 2, 0, 20, "task Goexit"},
+		{"a worker lost, the pool full since", endGoexit, false, 1, 12, 20, "Submit"},
+		{"a cancelled submit before the last start", 0, true, 2, 0, 20, "Submit"},
+	} {
+		ops := []Op{{Kind: OpSubmit}, {Kind: OpSubmit}, {Kind: OpSubmit}}
+		tr := newTracker(Workload{Options: Options{Capacity: c.cap}, Submitters: 1, Rounds: []Round{{Ops: ops}}}, fast(Config{}))
+		a, b := &tr.tasks[0], &tr.tasks[1]
+		pendEnd := [][2]int64{{5, 10}, {12, 30}, {20, 0}}
+		if c.cancel {
+			a.cancelled.Store(true) // gave up at 10 without starting
+			pendEnd[0] = [2]int64{10, 0}
+		} else {
+			a.startAt.Store(5)
+			a.endAt.Store(10)
+			a.how.Store(c.how)
+		}
+		b.startAt.Store(12)
+		if got := tr.trigger(c.stallAt, c.stallAt, pendEnd, nil, c.full); got != c.want {
+			t.Errorf("%s: blamed %q, want %q", c.name, got, c.want)
 		}
 	}
 }
@@ -497,5 +537,42 @@ func TestSizedForRealBugs(t *testing.T) {
 	// shrinking a step or two short of it within its time.
 	if _, err := fmt.Sscanf(f.Workload, "%d tasks", &n); err != nil || n < 151 || n > 160 {
 		t.Fatalf("shrunk to %q (%v); want 151 tasks (the fewest that show it) or a few more", f.Workload, err)
+	}
+}
+
+// TestStallJudgedWhereTheTaskWaits: ants v2.11.4's case 35,741 of seed 1
+// under control, as the tracker recorded it (instants a nanosecond
+// apart): a task that panics runs at once (1–5), a held task starts
+// (8) and another submitted at 7 waits the whole hold with a worker free
+// (the dying worker's lost wakeup). The stretch of room with a task
+// pending began at 1 with the first task's ordinary wait; what the stall
+// followed is judged where the named task began to wait: the panic.
+//
+// The unshrunk case: a plain task runs (1–6), a task submitted at 9
+// waits while another panicking one takes the free worker (10–11); the
+// panic's lost wakeup, while it waited, is what the stall followed.
+func TestStallJudgedWhereTheTaskWaits(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		tasks map[int][4]int64 // submit, start, end, how
+	}{
+		{"shrunk", map[int][4]int64{0: {2, 8, 102_000_000, int64(endReturned)}, 2: {7, 102_000_003, 102_000_004, int64(endPanicked)}, 3: {1, 4, 5, int64(endPanicked)}}},
+		{"unshrunk", map[int][4]int64{0: {2, 12, 102_000_000, int64(endReturned)}, 2: {3, 10, 11, int64(endPanicked)}, 3: {9, 102_000_003, 102_000_004, int64(endPanicked)}, 4: {1, 5, 6, int64(endReturned)}}},
+	} {
+		ops := []Op{{Kind: OpSubmit, Weight: 1}, {Kind: OpResize, Size: 2}, {Kind: OpSubmit, Weight: 1}, {Kind: OpSubmit, Weight: 1}, {Kind: OpSubmit, Weight: 1}}
+		tr := newTracker(Workload{Options: Options{Capacity: 2}, Submitters: 2, Rounds: []Round{{Ops: ops[:len(c.tasks)+1]}}}, fast(Config{}).withDefaults())
+		for id, r := range c.tasks {
+			rec := &tr.tasks[id]
+			rec.verdict.Store(accepted)
+			rec.submitAt.Store(r[0])
+			rec.startAt.Store(r[1])
+			rec.endAt.Store(r[2])
+			rec.how.Store(int32(r[3]))
+			rec.finished.Store(true)
+		}
+		f := tr.progress(200_000_000, false)
+		if f == nil || f.Key() != Progress+"/task panic" {
+			t.Errorf("%s: got %v, want a stall after the task panic", c.name, f)
+		}
 	}
 }

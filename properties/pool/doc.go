@@ -83,7 +83,10 @@
 // one that differs; Config.Known acknowledges a defect so that it is no
 // longer reported. Races do not repeat on demand, so a shrinking step is
 // kept if one of Config.Retries runs shows the defect again, and the
-// finding says how often its shrunk case reproduced it.
+// finding says how often its shrunk case reproduced it. A shrinking step
+// drops a round, then a half, a quarter, … of a round's operations, then
+// one, so that a case of hundreds of tasks comes down in a few runs per
+// halving to the size its defect needs.
 //
 // Two modes. Run by go test, the cases run free (stress mode: real
 // threads, pinned where Config.Pin asks, a hang is a Timeout without

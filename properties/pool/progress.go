@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -21,7 +22,8 @@ import (
 //
 // where the median start delay is the median, over the tasks of the same
 // case, of the time from the call of Submit to the task's start. The
-// finding names what the stall followed: a Resize (a grow that did not
+// finding names the task that waited through most of the stall and what
+// the stall followed, judged where that task began to wait: a Resize (a grow that did not
 // wake a blocked submitter), a task's panic or Goexit (a worker lost), a
 // cancelled submit (the waiters behind it not woken), a task's end (a
 // completion that woke nobody) or a Submit.
@@ -101,30 +103,90 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		}
 		return c
 	}
+	// One sweep over the spans' ends in time order (a case of hundreds
+	// of tasks has a thousand instants: a scan of every span at each
+	// would be most of the suite's time per case). At instant t0 a task
+	// runs if start <= t0 < end and is pending if sub <= t0 < pend.
+	type edge struct {
+		at   int64
+		id   int
+		kind uint8 // edgeStart, edgeEnd, edgeSub, edgePend
+	}
+	const (
+		edgeStart = iota
+		edgeEnd
+		edgeSub
+		edgePend
+	)
+	var edges []edge
+	for id, sp := range spans {
+		if sp.start != 0 && sp.end > sp.start {
+			edges = append(edges, edge{sp.start, id, edgeStart}, edge{sp.end, id, edgeEnd})
+		}
+		if sp.sub != 0 && sp.pend > sp.sub {
+			edges = append(edges, edge{sp.sub, id, edgeSub}, edge{sp.pend, id, edgePend})
+		}
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		if a.id != b.id {
+			return cmp.Compare(a.id, b.id)
+		}
+		return cmp.Compare(a.kind, b.kind)
+	})
+	var running int64
+	pending := make([]bool, n)
+	var queue []int          // pending tasks in the order of their sub (then id): the oldest is the first still pending
+	weights := map[int]int{} // pending tasks by weight
+	next := 0
+	var fulls []int64 // the instants at which the pool ran at its capacity, in order
 	var best, cur *stall
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
-		var running int64
-		oldest, heaviest := -1, 0
-		for id, sp := range spans {
-			if sp.start != 0 && sp.start <= t0 && t0 < sp.end {
-				running += int64(tr.tasks[id].weight)
-			}
-			if sp.sub != 0 && sp.sub <= t0 && t0 < sp.pend {
-				if oldest < 0 || sp.sub < spans[oldest].sub {
-					oldest = id
+		for ; next < len(edges) && edges[next].at <= t0; next++ {
+			e := edges[next]
+			w := tr.tasks[e.id].weight
+			switch e.kind {
+			case edgeStart:
+				running += int64(w)
+			case edgeEnd:
+				running -= int64(w)
+			case edgeSub:
+				pending[e.id] = true
+				queue = append(queue, e.id)
+				weights[w]++
+			case edgePend:
+				if pending[e.id] {
+					pending[e.id] = false
+					if weights[w]--; weights[w] == 0 {
+						delete(weights, w)
+					}
 				}
-				heaviest = max(heaviest, tr.tasks[id].weight)
 			}
 		}
+		for len(queue) > 0 && !pending[queue[0]] {
+			queue = queue[1:]
+		}
+		oldest, heaviest := -1, 0
+		if len(queue) > 0 {
+			oldest = queue[0]
+		}
+		for w := range weights {
+			heaviest = max(heaviest, w)
+		}
 		c := capAt(t0)
+		if c > 0 && running >= int64(c) {
+			fulls = append(fulls, t0)
+		}
 		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
 		if !room {
 			cur = nil
 			continue
 		}
 		if cur == nil {
-			cur = &stall{from: t0, trigger: tr.trigger(t0, spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog)}
+			cur = &stall{from: t0}
 		}
 		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
 		if best == nil || cur.to-cur.from > best.to-best.from {
@@ -199,6 +261,21 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 			best.task, bestOverlap = id, o
 		}
 	}
+	// What the stall followed is judged where the named task began to
+	// wait in it: a stall is one stretch of room with some task pending,
+	// and its start may be an earlier task's ordinary wait of a few
+	// instants, before what held the named one back. A loss while it
+	// waited, before its wait outgrew the bound, counts too: a task that
+	// waits for a worker another task is about to take is not yet
+	// stalled, and the worker's death meanwhile (a panic whose wakeup is
+	// lost) is what leaves it waiting; a loss after that found it
+	// stalled already.
+	from := max(best.from, spans[best.task].sub)
+	lastFull := int64(0)
+	if i, _ := slices.BinarySearch(fulls, from+1); i > 0 {
+		lastFull = fulls[i-1]
+	}
+	best.trigger = tr.trigger(from, min(best.to, from+limit), spans2(spans, func(s span) (int64, int64) { return s.pend, s.end }), capLog, lastFull)
 	t := &tr.tasks[best.task]
 	started := "had not started when the case ended"
 	if s := t.startAt.Load(); s != 0 {
@@ -219,14 +296,20 @@ func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {
 // trigger names the event that gave the pool room at instant t: a
 // Resize, a task's end (by panic, Goexit or return), a cancelled submit
 // giving up, or a Submit. When the stall begins with a plain Submit or
-// task end, the earliest grow (a Resize to more than the capacity before
-// it), task panic, task Goexit or cancelled submit since the pool last
-// started a task is named instead: that is where the pool first lost
-// track of its room, and what came later found the pool already stalled
-// (a task's panic after a grow the pool missed is not the cause). A
-// Resize that does not grow gives no room and is named only where the
-// stall begins with it.
-func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) string {
+// task end, the earliest loss before it or while the task waited
+// (before until: the end of the stall or of the bound, whichever comes
+// first) is named instead: that is where
+// the pool first lost track of its room, and what came later found the
+// pool already stalled (a task's panic after a grow the pool missed is
+// not the cause). A loss is a grow (a Resize to more than the capacity
+// before it), a task's panic or Goexit (a worker lost), each since the
+// pool last ran at its capacity (full: a worker lost stays lost through
+// later starts, until the pool shows it can fill its capacity again),
+// or a cancelled submit since the pool last started a task (the waiters
+// it failed to wake are served by the next start). A Resize that does
+// not grow gives no room and is named only where the stall begins with
+// it.
+func (tr *tracker) trigger(t, until int64, pendEnd [][2]int64, capLog []capChange, full int64) string {
 	grew := func(i int) bool {
 		before := tr.w.Options.Capacity
 		if i > 0 {
@@ -234,29 +317,36 @@ func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) stri
 		}
 		return capLog[i].cap > before
 	}
+	// The first task (by id) that ended at each instant, and the first
+	// cancelled one that gave up at each: kind looks them up instead of
+	// scanning every task for every instant it is asked about.
+	ended, gaveUp := map[int64]int{}, map[int64]int{}
+	for id, pe := range pendEnd {
+		rec := &tr.tasks[id]
+		if _, ok := ended[pe[1]]; !ok && rec.startAt.Load() != 0 {
+			ended[pe[1]] = id
+		}
+		if _, ok := gaveUp[pe[0]]; !ok && rec.startAt.Load() == 0 && rec.cancelled.Load() {
+			gaveUp[pe[0]] = id
+		}
+	}
 	kind := func(at int64) (string, bool) {
 		for i, c := range capLog {
 			if c.at == at {
 				return "Resize", at == t || grew(i)
 			}
 		}
-		for id, pe := range pendEnd {
-			rec := &tr.tasks[id]
-			if pe[1] == at && rec.startAt.Load() != 0 {
-				switch rec.how.Load() {
-				case endPanicked:
-					return "task panic", true
-				case endGoexit:
-					return "task Goexit", true
-				}
-				return "task end", false
+		if id, ok := ended[at]; ok {
+			switch tr.tasks[id].how.Load() {
+			case endPanicked:
+				return "task panic", true
+			case endGoexit:
+				return "task Goexit", true
 			}
+			return "task end", false
 		}
-		for id, pe := range pendEnd {
-			rec := &tr.tasks[id]
-			if pe[0] == at && rec.startAt.Load() == 0 && rec.cancelled.Load() {
-				return "cancelled submit", true
-			}
+		if _, ok := gaveUp[at]; ok {
+			return "cancelled submit", true
 		}
 		return "Submit", false
 	}
@@ -272,10 +362,16 @@ func (tr *tracker) trigger(t int64, pendEnd [][2]int64, capLog []capChange) stri
 	}
 	best, bestAt := "", int64(-1)
 	consider := func(at int64) {
-		if at > lastStart && at < t && (bestAt < 0 || at < bestAt) {
-			if k, special := kind(at); special {
-				best, bestAt = k, at
-			}
+		if at >= until || at == t || bestAt >= 0 && at >= bestAt {
+			return
+		}
+		k, special := kind(at)
+		floor := min(full, lastStart)
+		if k == "cancelled submit" {
+			floor = lastStart
+		}
+		if special && at > floor {
+			best, bestAt = k, at
 		}
 	}
 	for _, c := range capLog {
