@@ -75,7 +75,8 @@ type CoverConfig struct {
 	// Scheduler hook unused: its instrumented goroutines, channels, locks
 	// and atomics are the yield points (the executor need not be
 	// executor.Controllable). Otherwise runs are on a control.Controller,
-	// through the hook.
+	// through the hook. `verify cover --no-hook` runs Cover so, in a
+	// test binary it builds (CoverJob).
 	T *testing.T
 }
 
