@@ -452,10 +452,19 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 			obs(e)
 		}
 	})
+	// pause is a yield point of the workload's futures on the instrumented
+	// engine, where they are not instrumented: a guided path may have
+	// other goroutines take steps between a poll's beginning or its
+	// registration and a wake this poll makes, and an executor whose code
+	// has no yield point there (the hook's Register yields; the
+	// executor's own atomics and locks may not come before the future
+	// runs on) would otherwise run on to the poll's end first.
+	pause := func() {}
 	wakeOthers := func(i, k, worker int) {
 		if g != nil && g.active() {
 			// Only the wakes the guide's path asks of this worker.
 			for {
+				pause()
 				j := g.wakeRequest(worker)
 				if j == 0 || j-1 == i || regs[j-1].left == 0 {
 					return
@@ -500,6 +509,7 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 			ex.(executor.Reporter).SetRecorder(hook.Recorder(rec))
 		} else {
 			ex.(executor.Reporter).SetRecorder(rec)
+			pause = func() { ctl.Yield(executor.PointNone) }
 		}
 		h = ex.(executor.Describer).Describe()
 		for i := range T {
