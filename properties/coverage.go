@@ -455,10 +455,10 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 	// pause is a yield point of the workload's futures on the instrumented
 	// engine, where they are not instrumented: a guided path may have
 	// other goroutines take steps between a poll's beginning or its
-	// registration and a wake this poll makes, and an executor whose code
-	// has no yield point there (the hook's Register yields; the
-	// executor's own atomics and locks may not come before the future
-	// runs on) would otherwise run on to the poll's end first.
+	// registration and a wake this poll makes. Through the hook, Register
+	// yields after its event; on the engine an executor's code may have
+	// no yield point between its event and the future's next line, and
+	// the future would run on to the poll's end first.
 	pause := func() {}
 	wakeOthers := func(i, k, worker int) {
 		if g != nil && g.active() {
