@@ -74,7 +74,8 @@ type CoverConfig struct {
 	// Scheduler hook unused: its instrumented goroutines, channels, locks
 	// and atomics are the yield points (the executor need not be
 	// executor.Controllable). Otherwise runs are on a control.Controller,
-	// through the hook.
+	// through the hook. `verify cover --no-hook` runs Cover so, in a
+	// test binary it builds (CoverJob).
 	T *testing.T
 }
 
@@ -448,10 +449,19 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 			obs(e)
 		}
 	})
+	// pause is a yield point of the workload's futures on the instrumented
+	// engine, where they are not instrumented: a guided path may have
+	// other goroutines take steps between a poll's beginning or its
+	// registration and a wake this poll makes. Through the hook, Register
+	// yields after its event; on the engine an executor's code may have
+	// no yield point between its event and the future's next line, and
+	// the future would run on to the poll's end first.
+	pause := func() {}
 	wakeOthers := func(i, k, worker int) {
 		if g != nil && g.active() {
 			// Only the wakes the guide's path asks of this worker.
 			for {
+				pause()
 				j := g.wakeRequest(worker)
 				if j == 0 || j-1 == i || regs[j-1].left == 0 {
 					return
@@ -496,6 +506,7 @@ func coverRun(run coverRunner, mk func() executor.Executor, mc model.Config, str
 			ex.(executor.Reporter).SetRecorder(hook.Recorder(rec))
 		} else {
 			ex.(executor.Reporter).SetRecorder(rec)
+			pause = func() { ctl.Yield(executor.PointNone) }
 		}
 		h = ex.(executor.Describer).Describe()
 		for i := range T {

@@ -4,7 +4,7 @@
 // executor and properties/broken instrumented, then runs its tests.
 //
 //	go run ./bench/hookless suite [-cases 1000] [-executors a,b] [-depth 3]
-//	go run ./bench/hookless cover [-strategy random] [-goal 100] [-time 60s] [-pairs 5]
+//	go run ./bench/hookless cover [-strategy random] [-goal 100] [-time 60s] [-pairs 5] [-first 1]
 //	go run ./bench/hookless broken [-cases 200]
 //
 // suite runs the suite on each built-in executor under PCT, -cases cases
@@ -48,7 +48,7 @@ func main() {
 	only := fs.String("executors", "", "suite: comma-separated built-in executors (default all)")
 	depth := fs.Int("depth", 3, "suite: PCT's depth")
 	strategy := fs.String("strategy", "random", "cover: random, pct or guided")
-	goal := fs.Float64("goal", 100, "cover: goal in percent of the reachable states")
+	goal := fs.Float64("goal", 100, "cover: goal in percent of the reachable states (0: none, the runs go on for -time)")
 	budget := fs.Duration("time", 60*time.Second, "cover: budget of one measurement")
 	pairs := fs.Int("pairs", 5, "cover: measurements of each mode")
 	first := fs.Int("first", 1, "cover: the seed of the first pair (then first+1, ...)")

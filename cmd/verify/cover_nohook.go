@@ -141,6 +141,9 @@ func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig,
 		if ctx.Err() != nil {
 			return fail(exitUnknown, "interrupted")
 		}
+		if strings.Contains(out.String(), "no tests to run") {
+			return fail(exitUsage, "--no-hook: the execspec in %s has no TestCoverJob in properties/testdata/hookless: use the verify command of that version", root)
+		}
 		return fail(exitUsage, "--no-hook: the instrumented test binary gave no result (%v):\n%s", werr, tail(out.String(), 40))
 	case ctx.Err() != nil:
 		return fail(exitUnknown, "interrupted while building the model's state space")

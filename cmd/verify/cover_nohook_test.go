@@ -7,9 +7,10 @@ import (
 )
 
 // verify cover --no-hook builds the instrumented test binary and runs the
-// coverage on the engine: the work-stealing executor, its hook unused,
-// reaches every state it can reach within a budget in runs (a seed's
-// runs are deterministic on the engine); a deep-state mutant is caught;
+// coverage on the engine: the work-stealing executor and the base of the
+// deep-state mutants, hook unused, reach every state they can reach
+// within a budget in runs (a seed's runs are deterministic on the
+// engine); a deep-state mutant is caught;
 // outside a module that has execspec's source it says so.
 func TestCoverNoHook(t *testing.T) {
 	if testing.Short() {
@@ -37,6 +38,13 @@ func TestCoverNoHook(t *testing.T) {
 	}
 	if j.Guided == nil || j.Guided.Realized == 0 {
 		t.Errorf("no guided path followed to its end on the engine: %+v", j.Guided)
+	}
+	// The base of the deep-state mutants has no yield point between its
+	// register event and the future's wakes: the workload's own pause
+	// lets a guided path run others there.
+	j, _ = runJSON[result](t, exitHolds, "cover", "--no-hook", "--executor", "deep", "--goal", "100", "--runs", "5000", "--json", "-q")
+	if j.Stopped != "goal" || j.Visited != 1568 {
+		t.Fatalf("deep, hook unused: %+v, want every one of the 1568 states within 5000 runs", j)
 	}
 
 	code, out, errs := run(t, "cover", "--no-hook", "--executor", "deep/busy-notify-global", "--stop-at-failure", "--runs", "2000", "-q")
