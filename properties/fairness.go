@@ -17,9 +17,9 @@ import (
 // overrides. The check holds it to what is stated:
 //
 //	stated       a ready task fails the check when
-//	polls b      every worker ended more than b + 2W polls of other tasks between its becoming ready and its poll (W workers: takes before it was ready are not seen from outside; black-box with W > 1, also more than starveTime, 10 ms), or more than max(b+2W, starveLimit) each while it is still waiting
+//	polls b      every worker ended more than b + 2W polls of other tasks between its becoming ready and its poll (W workers: takes before it was ready are not seen from outside; black-box with W > 1, also more than starveTime, 10 ms), or more than max(b+2W, starveLimit) each while it is still waiting; black-box, also when the workers' polls summed pass those limits over more than defaultStarveTime by the clock and the CPU time (starvedLong)
 //	time d       it waited longer than waitLimit(d) = 3d + 500 ms by the clock while every worker ended polls of other tasks (black-box cases only: under a controller time means nothing)
-//	nothing      the default bound: every worker ended more than starveLimit (1,000) polls of other tasks while it was ready, and it waited more than defaultStarveTime (1 s), by the clock and by the process's CPU time (waitedDefault); under a controller more than starveLimitControlled (300) polls each, and no clock
+//	nothing      the default bound: more than starveLimit (1,000) polls of other tasks while it was ready, and it waited more than defaultStarveTime (1 s), by the clock and by the process's CPU time (waitedDefault); under a controller more than starveLimitControlled (300) polls by every worker, and no clock
 //	no fairness  never: the figures (the most polls of others between ready and poll, the longest wait, a task seemingly starved) are reported as information
 //
 // Polls are counted per worker (heldPolls): a wait counts against the
@@ -33,10 +33,14 @@ import (
 // executor's order. From outside no one can tell which worker holds the
 // task; the least busy one polled no more than the holder did, so its count
 // never exceeds what a fair executor's holder would do, and a starving
-// executor keeps every worker polling others (a worker left idle while the
-// task waits is work conservation's to catch). The price of not knowing
+// executor keeps every worker polling others. The price of not knowing
 // the holder: an executor that passes a task over is caught once every
-// worker has polled past the bound, not their sum. Summing the workers'
+// worker has polled past the bound, not their sum — except that a wait
+// of more than five seconds of the process's CPU time (starvedLong)
+// counts the polls summed: neither the operating system nor Go's
+// scheduler keeps a worker that can run off a core that long, and a
+// starving executor whose other worker never polls (parked, or never
+// started) would otherwise pass as a black box. Summing the workers'
 // polls instead gave false alarms on fair executors run on real threads:
 // a work stealer whose second worker polled its own tasks while the
 // first, descheduled, held the ready task in its local queue (328 polls of
@@ -139,11 +143,11 @@ func (r *caseRun) polledReady(p *probe, n int64) {
 	switch r.mode {
 	case fairPolls:
 		slack := r.slack()
-		if held > int64(r.bound)+slack && (workers == 1 || r.sched != nil || wait > starveTime) {
+		if held > int64(r.bound)+slack && (workers == 1 || r.sched != nil || wait > starveTime) || r.starvedLong(p, delay, int64(r.bound)+slack, wait) {
 			r.violate(checkFairness, "task %d waited %d polls of other tasks between becoming ready and its poll%s; the executor states a bound of %d for %d tasks (%d allowed for polls begun after takes that came before it was ready)", p.id, delay, eachWorker(held, workers), r.bound, len(r.probes), slack)
 		}
 	case fairDefault:
-		if held > r.budget && (r.sched != nil || r.waitedDefault(p, wait)) {
+		if held > r.budget && (r.sched != nil || r.waitedDefault(p, wait)) || r.starvedLong(p, delay, r.budget, wait) {
 			r.violate(checkFairness, "task %d waited %d polls of other tasks (%v) between becoming ready and its poll%s; the executor states no bound, and the default is %s", p.id, delay, wait.Round(time.Millisecond), eachWorker(held, workers), r.defaultBound())
 		}
 	case fairTime:
@@ -209,6 +213,35 @@ func (r *caseRun) waitedDefault(p *probe, wait time.Duration) bool {
 	return true
 }
 
+// starvedLong reports whether p, ready for delay polls of other tasks
+// summed over the workers and for wait by the clock, is starved however
+// its polls are spread over the workers: in a black-box case, more than
+// limit polls summed and more than longStarveTime by the clock and by
+// the process's CPU time. The least busy worker's count (heldPolls)
+// spares a task held by a worker the operating system stopped, but it
+// also spares a starving executor whose other worker polls nothing (it
+// never started, or it parked while the task waits): a worker stopped by
+// the operating system is not kept off a core for seconds of the
+// process's CPU time, so a wait that long is the executor's. Under a
+// controller a schedule may stop a worker for as long as it likes (and
+// there is no clock): never. Called with p.mu held.
+func (r *caseRun) starvedLong(p *probe, delay, limit int64, wait time.Duration) bool {
+	if r.sched != nil || delay <= limit || wait <= longStarveTime {
+		return false
+	}
+	c := cpuTime()
+	return c <= 0 || c-p.readyCPU > longStarveTime
+}
+
+// longStarveTime is how long by the clock and by the process's CPU time a
+// ready task must have waited before the polls of all workers summed
+// count against the executor (starvedLong): many times the longest a
+// goroutine that can run waits for a core on a loaded machine (the Go
+// scheduler preempts every 10 ms; the operating system's slices are of
+// milliseconds), so a stop of the worker holding the task, which the least
+// busy worker's count spares, is not mistaken for starvation.
+const longStarveTime = 5 * time.Second
+
 // defaultBound says the default bound, for a message.
 func (r *caseRun) defaultBound() string {
 	if r.sched != nil {
@@ -229,6 +262,9 @@ func (r *caseRun) checkStarving() {
 		if q.readyAt >= 0 {
 			waited := time.Since(q.readySince)
 			held, workers := r.heldPolls(q, now-q.readyAt)
+			if r.mode != fairTime && r.starvedLong(q, now-q.readyAt, r.budget, waited) {
+				held = r.budget + 1 // starved, the polls summed (starvedLong)
+			}
 			switch {
 			case r.mode == fairTime:
 				// A wait in time needs every worker to have ended a fair
