@@ -274,9 +274,14 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 	var strat control.Strategy
 	var gd *guided
 	var xs *exhaustive
+	var sr *sparseRandom
 	switch cfg.Strategy {
 	case "random":
 		strat = control.Random(seed)
+		if cfg.onEngine() {
+			sr = &sparseRandom{rng: rand.New(rand.NewPCG(seed, 0x5ba75e))}
+			strat = sr
+		}
 	case "pct":
 		d := cfg.PCTDepth
 		if d == 0 {
@@ -341,6 +346,9 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 			strat, g, wl = gd.next(drawWorkload(mc, rng))
 		default:
 			wl = drawWorkload(mc, rng)
+			if sr != nil {
+				obs = sr.observe
+			}
 		}
 		h, evs, sched, runErr := coverRun(cfg.runner(), mk, mc, strat, wl, g, obs)
 		if xs != nil {
@@ -676,4 +684,30 @@ func checkCoverage(newExecutor func() executor.Executor, cfg *Config, rep *Repor
 	if cr != nil {
 		res.Runs, res.Cases, res.Duration = cr.Report.Runs, cr.Report.Runs, cr.Elapsed
 	}
+}
+
+// sparseRandom is the random strategy on the instrumented engine, where
+// every atomic operation, lock and channel operation is a decision: a
+// uniform choice at each of them switches goroutines some ten times per
+// event of the executor and seldom holds one worker back for long. It
+// draws uniformly at the first decision after an event was recorded, and
+// at the others only one time in sparseSwitch, running the current
+// goroutine on otherwise.
+type sparseRandom struct {
+	rng   *rand.Rand
+	fresh bool
+}
+
+const sparseSwitch = 64
+
+func (s *sparseRandom) observe(traces.Event) { s.fresh = true }
+
+// Choose implements control.Strategy.
+func (s *sparseRandom) Choose(d control.Decision) int {
+	n := len(d.Runnable)
+	if d.CurrentRunnable && d.Runnable[0] == d.Current && d.Runnable[n-1] != d.Current && !s.fresh && s.rng.IntN(sparseSwitch) != 0 {
+		return 0
+	}
+	s.fresh = false
+	return s.rng.IntN(n)
 }

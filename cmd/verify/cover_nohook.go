@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,15 @@ func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig,
 	fail := func(code int, format string, a ...any) (*properties.CoverResult, int) {
 		fmt.Fprintf(stderr, "verify cover: "+format+"\n", a...)
 		return nil, code
+	}
+	// What the binary would refuse, refused before the build.
+	if !slices.Contains(properties.CoverStrategies, cfg.Strategy) {
+		return fail(exitUsage, "unknown strategy %q (want one of %v)", cfg.Strategy, properties.CoverStrategies)
+	}
+	if cfg.New == nil {
+		if _, _, err := properties.CoverModel(cfg.Executor, cfg.Model); err != nil {
+			return fail(exitUsage, "%v", err)
+		}
 	}
 	if v, err := goVersion(); err != nil {
 		return fail(exitUsage, "%v", err)

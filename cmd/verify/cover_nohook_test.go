@@ -10,7 +10,8 @@ import (
 // coverage on the engine: the work-stealing executor and the base of the
 // deep-state mutants, hook unused, reach every state they can reach
 // within a budget in runs (a seed's runs are deterministic on the
-// engine); a deep-state mutant is caught;
+// engine); a deep-state mutant is caught; an unknown executor or
+// strategy is refused before the build;
 // outside a module that has execspec's source it says so.
 func TestCoverNoHook(t *testing.T) {
 	if testing.Short() {
@@ -54,6 +55,12 @@ func TestCoverNoHook(t *testing.T) {
 
 	if code, _, errs := run(t, "cover", "--no-hook", "--executor", "deep/nope", "-q"); code != exitUsage || !strings.Contains(errs, `no deep-state mutant "nope"`) {
 		t.Errorf("an unknown mutant: exit %d, %s", code, errs)
+	}
+	if code, _, errs := run(t, "cover", "--no-hook", "--executor", "nope", "-q"); code != exitUsage || !strings.Contains(errs, `unknown executor "nope"`) {
+		t.Errorf("an unknown executor: exit %d, %s", code, errs)
+	}
+	if code, _, errs := run(t, "cover", "--no-hook", "--strategy", "nope", "-q"); code != exitUsage || !strings.Contains(errs, `unknown strategy "nope"`) {
+		t.Errorf("an unknown strategy: exit %d, %s", code, errs)
 	}
 	t.Chdir(t.TempDir())
 	if code, _, errs := run(t, "cover", "--no-hook", "-q"); code != exitUsage || !strings.Contains(errs, "requires it") {
