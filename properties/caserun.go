@@ -41,6 +41,7 @@ type caseRun struct {
 	wait          time.Duration // stated fairness bound in time, 0 if none
 	mode          fairMode
 	maxWait       atomic.Int64             // the longest a ready task waited for its poll, in nanoseconds
+	late          atomic.Int64             // black-box: how late the watcher's ticks came in all, in nanoseconds (the process kept from running)
 	starved       string                   // a seemingly starved task, when no bound is stated (guarded by mu)
 	wakeDriven    bool                     // the executor states it never polls spuriously
 	workers       int                      // from the executor's Describe, 0 if unknown
@@ -406,7 +407,11 @@ wait:
 			o.End = EndViolation
 			break wait
 		case now := <-tick.C:
-			late := now.Sub(lastTick) > idle/4
+			gap := now.Sub(lastTick)
+			late := gap > idle/4
+			if late {
+				r.late.Add(int64(gap - idle/8))
+			}
 			lastTick = now
 			if c := r.clock.Load(); c != last || late {
 				second = second && c == last

@@ -222,3 +222,43 @@ func TestFairnessPassedOverByEveryWorker(t *testing.T) {
 		})
 	}
 }
+
+// waitStub states W workers and a fairness bound in time.
+type waitStub struct {
+	boundedStub
+	wait time.Duration
+}
+
+func (s waitStub) FairnessBound(int) int          { return -1 }
+func (s waitStub) FairnessWait(int) time.Duration { return s.wait }
+
+// TestFairnessWaitDiscountsLateness: a bound in time counts only the time
+// the process ran. A ready task that waited a second, past the 530 ms a
+// 10 ms bound allows, fails; the same wait while the case's watcher found
+// the process kept from running for 900 ms of it (its ticks late) does
+// not.
+func TestFairnessWaitDiscountsLateness(t *testing.T) {
+	for _, late := range []time.Duration{0, 900 * time.Millisecond} {
+		w := &Workload{}
+		for range 3 {
+			w.Tasks = append(w.Tasks, TaskSpec{Steps: make([]Step, 10)})
+		}
+		r := newCase(w)
+		r.setFairness(waitStub{boundedStub{workers: 2}, 10 * time.Millisecond}, 3, &Config{})
+		s := &fairSim{t, r}
+		s.poll(2, 0)
+		s.poll(3, 1)
+		s.wake(1)
+		r.probes[0].readySince = time.Now().Add(-time.Second)
+		r.late.Add(int64(late))
+		s.poll(2, 0)
+		s.poll(3, 1)
+		s.poll(1, 0)
+		switch d := s.failed(); {
+		case late == 0 && !strings.Contains(d, "states a bound of 10ms"):
+			t.Errorf("a task that waited 1s against a bound of 10ms passed (%q)", d)
+		case late > 0 && d != "":
+			t.Errorf("a wait of 1s, 900ms of it with the process kept from running, failed: %s", d)
+		}
+	}
+}

@@ -81,7 +81,8 @@ type probe struct {
 	hasWaker    bool
 	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
 	readySince  time.Time
-	readyCPU    time.Duration // the process's CPU time then (default fairness bound, black-box only)
+	readyCPU    time.Duration // the process's CPU time then (bounds in polls and the default, black-box only)
+	readyLate   int64         // caseRun.late then (a bound in time, black-box only)
 	readyAtEnd  bool          // woken during the current poll: ready when it returns
 	readyShares [64]int64     // caseRun.workerPolls (polls ended by each worker) when it became ready
 	handle      executor.Handle
@@ -186,9 +187,10 @@ func (p *probe) setReady() {
 	r := p.r
 	p.readyAt = r.pollCount.Load()
 	p.readySince = time.Now()
-	if r.mode == fairDefault && r.sched == nil {
+	if (r.mode == fairDefault || r.mode == fairPolls) && r.sched == nil {
 		p.readyCPU = cpuTime()
 	}
+	p.readyLate = r.late.Load()
 	// Workers above the highest seen have ended no poll: their share
 	// stays 0 from the start.
 	for w := range bits.Len64(r.workerSeen.Load()) {
