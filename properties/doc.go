@@ -79,7 +79,10 @@
 // fairness.go says why). Polls of others count per worker, and a wait is
 // judged by the least busy worker of the executor: one worker can hold a
 // ready task (in its local queue, between its take and its poll) while the
-// operating system stops it and the others poll their own tasks. Only an
+// operating system stops it and the others poll their own tasks; a wait
+// of more than 5 s of the process's CPU time counts all workers' polls
+// summed, and a bound in time leaves out the time the process was kept
+// from running. Only an
 // executor that states it promises no fairness (executor.FairnessPromiser)
 // gets the figures (the most polls of others between ready and poll, the
 // least busy worker's share of them, the longest wait) as information.
