@@ -460,13 +460,15 @@ func (b *base) suspendCAS(t *task, w int) bool {
 		if old&stMask != stRunning {
 			return false
 		}
-		var seq uint64
+		// The event is made before the CAS: once t is WAITING a wake may
+		// hand it to another worker, whose re-queue writes t.future.
+		var ev traces.Packed
 		if b.rec != nil {
-			seq = b.tick()
+			ev = evPoll(traces.KindPollEnd, b.tick(), t, w).WithResult(traces.ResultPending)
 		}
 		if t.state.CompareAndSwap(old, to(old, stWaiting)) {
 			if b.rec != nil {
-				b.emitHere(w, evPoll(traces.KindPollEnd, seq, t, w).WithResult(traces.ResultPending))
+				b.emitHere(w, ev)
 			}
 			return true
 		}
