@@ -569,38 +569,19 @@ func (d *decoder) value(f int, e *Event) error {
 			}
 			return err
 		}
-		ok := true
 		switch f {
 		case fKind:
-			e.Kind, ok = lookupKind(s)
-			if !ok {
-				_, err = ParseKind(string(s))
-			}
+			err = decodeName(&e.Kind, s, lookupKind, ParseKind)
 		case fSource:
-			e.Source, ok = lookupSource(s)
-			if !ok {
-				_, err = ParseSource(string(s))
-			}
+			err = decodeName(&e.Source, s, lookupSource, ParseSource)
 		case fQueue:
-			e.Queue, ok = lookupQueue(s)
-			if !ok {
-				_, err = ParseQueue(string(s))
-			}
+			err = decodeName(&e.Queue, s, lookupQueue, ParseQueue)
 		case fResult:
-			e.Result, ok = lookupResult(s)
-			if !ok {
-				_, err = ParseResult(string(s))
-			}
+			err = decodeName(&e.Result, s, lookupResult, ParseResult)
 		case fOutcome:
-			e.Outcome, ok = lookupOutcome(s)
-			if !ok {
-				_, err = ParseOutcome(string(s))
-			}
+			err = decodeName(&e.Outcome, s, lookupOutcome, ParseOutcome)
 		case fRule:
-			e.Rule, ok = lookupRule(s)
-			if !ok {
-				_, err = model.ParseRule(string(s))
-			}
+			err = decodeName(&e.Rule, s, lookupRule, model.ParseRule)
 		case fReason:
 			var r StopReason
 			if r, err = ParseStopReason(string(s)); err != nil {
@@ -613,11 +594,20 @@ func (d *decoder) value(f int, e *Event) error {
 			}
 			e.Detail = string(s)
 		}
-		if !ok {
-			return errf(ErrUnknown, err.Error())
-		}
 	}
 	return err
+}
+
+// decodeName sets *p to the value lookup finds in s without allocating;
+// parse, called only when lookup finds none, says why.
+func decodeName[T any](p *T, s []byte, lookup func([]byte) (T, bool), parse func(string) (T, error)) error {
+	v, ok := lookup(s)
+	if !ok {
+		_, err := parse(string(s))
+		return errf(ErrUnknown, err.Error())
+	}
+	*p = v
+	return nil
 }
 
 func lookupRule(b []byte) (model.Rule, bool) {

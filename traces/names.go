@@ -29,10 +29,8 @@ func (k Kind) Valid() bool { return k != 0 && int(k) < len(kindNames) }
 
 // ParseKind returns the Kind named s ("take").
 func ParseKind(s string) (Kind, error) {
-	if k, ok := lookupKind([]byte(s)); ok {
-		return k, nil
-	}
-	return 0, fmt.Errorf("unknown event kind %q (want one of %s)", s, strings.Join(kindNames[1:], ", "))
+	v, ok := lookupKind([]byte(s))
+	return v, nameErr(ok, "event kind", s, kindNames[1:])
 }
 
 // MarshalText implements encoding.TextMarshaler. An invalid Kind is an error.
@@ -44,119 +42,61 @@ func (k Kind) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (k *Kind) UnmarshalText(b []byte) error {
-	v, err := ParseKind(string(b))
-	if err != nil {
-		return err
-	}
-	*k = v
-	return nil
-}
+func (k *Kind) UnmarshalText(b []byte) error { return unmarshalName(k, b, ParseKind) }
 
 // String returns the source's name in the trace format: "local", "global",
 // "steal", "lifo", or "none".
-func (s Source) String() string {
-	if int(s) < len(sourceNames) {
-		return sourceNames[s]
-	}
-	return "Source(" + strconv.Itoa(int(s)) + ")"
-}
+func (s Source) String() string { return nameOf(sourceNames[:], int(s), "Source") }
 
 // ParseSource returns the Source named s; "none" is SourceNone.
 func ParseSource(s string) (Source, error) {
-	if v, ok := lookupSource([]byte(s)); ok {
-		return v, nil
-	}
-	return 0, fmt.Errorf("unknown take source %q (want one of %s)", s, strings.Join(sourceNames[:], ", "))
+	v, ok := lookupSource([]byte(s))
+	return v, nameErr(ok, "take source", s, sourceNames[:])
 }
 
 // MarshalText implements encoding.TextMarshaler.
 func (s Source) MarshalText() ([]byte, error) {
-	if int(s) >= len(sourceNames) {
-		return nil, fmt.Errorf("traces: invalid take source %d", uint8(s))
-	}
-	return []byte(sourceNames[s]), nil
+	return marshalName(sourceNames[:], int(s), "take source")
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (s *Source) UnmarshalText(b []byte) error {
-	v, err := ParseSource(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
+func (s *Source) UnmarshalText(b []byte) error { return unmarshalName(s, b, ParseSource) }
 
 // String returns the result's name: "pending", "ready", "panic", "error"
 // (v1.1) or "none".
-func (r Result) String() string {
-	if int(r) < len(resultNames) {
-		return resultNames[r]
-	}
-	return "Result(" + strconv.Itoa(int(r)) + ")"
-}
+func (r Result) String() string { return nameOf(resultNames[:], int(r), "Result") }
 
 // ParseResult returns the Result named s; "none" is ResultNone.
 func ParseResult(s string) (Result, error) {
-	if v, ok := lookupResult([]byte(s)); ok {
-		return v, nil
-	}
-	return 0, fmt.Errorf("unknown poll result %q (want one of %s)", s, strings.Join(resultNames[:], ", "))
+	v, ok := lookupResult([]byte(s))
+	return v, nameErr(ok, "poll result", s, resultNames[:])
 }
 
 // MarshalText implements encoding.TextMarshaler.
 func (r Result) MarshalText() ([]byte, error) {
-	if int(r) >= len(resultNames) {
-		return nil, fmt.Errorf("traces: invalid poll result %d", uint8(r))
-	}
-	return []byte(resultNames[r]), nil
+	return marshalName(resultNames[:], int(r), "poll result")
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (r *Result) UnmarshalText(b []byte) error {
-	v, err := ParseResult(string(b))
-	if err != nil {
-		return err
-	}
-	*r = v
-	return nil
-}
+func (r *Result) UnmarshalText(b []byte) error { return unmarshalName(r, b, ParseResult) }
 
 // String returns the outcome's name: "scheduled", "notified", "coalesced",
 // "late" or "none".
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return "Outcome(" + strconv.Itoa(int(o)) + ")"
-}
+func (o Outcome) String() string { return nameOf(outcomeNames[:], int(o), "Outcome") }
 
 // ParseOutcome returns the Outcome named s; "none" is OutcomeNone.
 func ParseOutcome(s string) (Outcome, error) {
-	if v, ok := lookupOutcome([]byte(s)); ok {
-		return v, nil
-	}
-	return 0, fmt.Errorf("unknown wake outcome %q (want one of %s)", s, strings.Join(outcomeNames[:], ", "))
+	v, ok := lookupOutcome([]byte(s))
+	return v, nameErr(ok, "wake outcome", s, outcomeNames[:])
 }
 
 // MarshalText implements encoding.TextMarshaler.
 func (o Outcome) MarshalText() ([]byte, error) {
-	if int(o) >= len(outcomeNames) {
-		return nil, fmt.Errorf("traces: invalid wake outcome %d", uint8(o))
-	}
-	return []byte(outcomeNames[o]), nil
+	return marshalName(outcomeNames[:], int(o), "wake outcome")
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (o *Outcome) UnmarshalText(b []byte) error {
-	v, err := ParseOutcome(string(b))
-	if err != nil {
-		return err
-	}
-	*o = v
-	return nil
-}
+func (o *Outcome) UnmarshalText(b []byte) error { return unmarshalName(o, b, ParseOutcome) }
 
 // String returns the queue's name: "global", "local:N" for worker N's local
 // queue, or "none".
@@ -198,14 +138,7 @@ func (q Queue) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (q *Queue) UnmarshalText(b []byte) error {
-	v, err := ParseQueue(string(b))
-	if err != nil {
-		return err
-	}
-	*q = v
-	return nil
-}
+func (q *Queue) UnmarshalText(b []byte) error { return unmarshalName(q, b, ParseQueue) }
 
 // The lookups take bytes so that the decoder allocates nothing: the compiler
 // does not allocate for string(b) in a comparison.
@@ -249,7 +182,7 @@ func lookupKind(b []byte) (Kind, bool) {
 	default:
 		return 0, false
 	}
-	return k, string(b) == kindNames[k]
+	return named(k, b, kindNames[:])
 }
 
 func lookupSource(b []byte) (Source, bool) {
@@ -272,7 +205,7 @@ func lookupSource(b []byte) (Source, bool) {
 	default:
 		return 0, false
 	}
-	return s, string(b) == sourceNames[s]
+	return named(s, b, sourceNames[:])
 }
 
 func lookupResult(b []byte) (Result, bool) {
@@ -295,7 +228,7 @@ func lookupResult(b []byte) (Result, bool) {
 	default:
 		return 0, false
 	}
-	return r, string(b) == resultNames[r]
+	return named(r, b, resultNames[:])
 }
 
 func lookupOutcome(b []byte) (Outcome, bool) {
@@ -320,7 +253,7 @@ func lookupOutcome(b []byte) (Outcome, bool) {
 	default:
 		return 0, false
 	}
-	return o, string(b) == outcomeNames[o]
+	return named(o, b, outcomeNames[:])
 }
 
 func lookupQueue(b []byte) (Queue, bool) {
@@ -358,4 +291,52 @@ func parseUint(b []byte) (uint64, bool) {
 		n = n*10 + d
 	}
 	return n, true
+}
+
+// The frame of the enumerations' String, Parse, MarshalText and
+// UnmarshalText methods, made once: names is the type's table of names,
+// index 0 its zero value.
+
+// nameOf returns names[i], or typ(i) for a value outside the table.
+func nameOf(names []string, i int, typ string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return typ + "(" + strconv.Itoa(i) + ")"
+}
+
+// nameErr is nil if a lookup found s (ok), and otherwise an error naming
+// what was looked up ("take source") and the names the format allows.
+func nameErr(ok bool, what, s string, names []string) error {
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("unknown %s %q (want one of %s)", what, s, strings.Join(names, ", "))
+}
+
+// named returns v if b spells its name, and the zero value otherwise: the
+// lookups below guess v from a byte or two, and this confirms the guess.
+func named[T ~uint8](v T, b []byte, names []string) (T, bool) {
+	if string(b) != names[v] {
+		return 0, false
+	}
+	return v, true
+}
+
+// marshalName returns names[i] as bytes; what names the type in the error.
+func marshalName(names []string, i int, what string) ([]byte, error) {
+	if i < 0 || i >= len(names) {
+		return nil, fmt.Errorf("traces: invalid %s %d", what, i)
+	}
+	return []byte(names[i]), nil
+}
+
+// unmarshalName sets *p to what parse finds in b.
+func unmarshalName[T any](p *T, b []byte, parse func(string) (T, error)) error {
+	v, err := parse(string(b))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
 }
