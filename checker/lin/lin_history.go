@@ -378,7 +378,7 @@ func linBuildHistory(h traces.Header, events []traces.Event, ownerFIFO, complete
 			hist.notes = append(hist.notes, linNote{task: e.Task, Annotation: porcupine.Annotation{
 				Tag: "wakes", Start: x.call, End: linFinite(x.call, x.ret),
 				Description: fmt.Sprintf("wake %d", e.Task),
-				Details:     fmt.Sprintf("wake of task %d by %s: %s [event %d]", e.Task, linWho(e.Worker), linOutcomeName(e.Outcome), e.Seq),
+				Details:     fmt.Sprintf("wake of task %d by %s: %s [event %d]", e.Task, linWho(e.Worker), e.Outcome.String(), e.Seq),
 			}})
 		case traces.KindRequeue:
 			q := e.Queue

@@ -196,7 +196,7 @@ func linTaskStep(pol linPolicy, s linTaskState, in linTaskIn) (bool, linTaskStat
 		}
 	}
 	ms := pol.project(s, q)
-	if in.kind == linWake && in.outcome != traces.OutcomeNone && model.WakeOutcome(ms, 1) != linOutcomeName(in.outcome) {
+	if in.kind == linWake && in.outcome != traces.OutcomeNone && model.WakeOutcome(ms, 1) != in.outcome.String() {
 		pol.scratch.Put(ms)
 		return false, s
 	}
@@ -278,7 +278,7 @@ func (in linTaskIn) String() string {
 		}
 	case linWake:
 		if in.outcome != traces.OutcomeNone {
-			s += " → " + linOutcomeName(in.outcome)
+			s += " → " + in.outcome.String()
 		}
 	}
 	s += ")"
@@ -314,22 +314,6 @@ func linResultName(r traces.Result) string {
 		return "Ready(Err)"
 	}
 	return "no result"
-}
-
-func linOutcomeName(o traces.Outcome) string {
-	switch o {
-	case traces.OutcomeScheduled:
-		return "scheduled"
-	case traces.OutcomeNotified:
-		return "notified"
-	case traces.OutcomeCoalesced:
-		return "coalesced"
-	case traces.OutcomeLate:
-		return "late"
-	case traces.OutcomeDropped:
-		return "dropped"
-	}
-	return "none"
 }
 
 func (s linTaskState) String() string {
