@@ -54,19 +54,7 @@ func TestCheckPartialJSON(t *testing.T) {
 
 // TestCheckPartialPictures: --html and --chrome draw a partial trace.
 func TestCheckPartialPictures(t *testing.T) {
-	dir := t.TempDir()
-	html, chrome := filepath.Join(dir, "p.html"), filepath.Join(dir, "p.json")
-	code, out, errs := run(t, "check", "--html", html, "--chrome", chrome, td("partial_poll_after_ready.jsonl"))
-	if code != exitViolated {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	for _, f := range []string{html, chrome} {
-		b, err := os.ReadFile(f)
-		if err != nil || len(b) < 100 {
-			t.Errorf("%s: %v, %d bytes", f, err, len(b))
-		}
-	}
-	if b, _ := os.ReadFile(html); !strings.Contains(string(b), "done-is-final") {
+	if _, html, _ := checkPictures(t, td("partial_poll_after_ready.jsonl")); !strings.Contains(html, "done-is-final") {
 		t.Errorf("the page does not mark the violation")
 	}
 }

@@ -92,22 +92,38 @@ func TestCheckJSON(t *testing.T) {
 	}
 }
 
-// TestCheckHTML writes the timeline of a violation and, where Chromium is
-// installed, opens it and finds the violation in the drawn page.
-func TestCheckHTML(t *testing.T) {
+// checkPictures runs verify check --html --chrome on a trace that is
+// violated, checks that the output says where both files are, that both
+// were written and that the Chrome trace is JSON, and returns the page, its
+// text and the output.
+func checkPictures(t *testing.T, trace string) (page, html, out string) {
+	t.Helper()
 	dir := t.TempDir()
 	page, chrome := filepath.Join(dir, "v.html"), filepath.Join(dir, "v.json")
-	code, out, errs := run(t, "check", "--html", page, "--chrome", chrome, td("steal_with_local_work.jsonl"))
+	code, out, errs := run(t, "check", "--html", page, "--chrome", chrome, trace)
 	if code != exitViolated {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	if !strings.Contains(out, "timeline: "+page) || !strings.Contains(out, chrome) {
 		t.Errorf("output does not say where the files are:\n%s", out)
 	}
-	b, err := os.ReadFile(chrome)
-	if err != nil || !json.Valid(b) {
-		t.Errorf("Chrome trace: %v, valid JSON %v", err, json.Valid(b))
+	var b [2][]byte
+	for i, f := range []string{page, chrome} {
+		var err error
+		if b[i], err = os.ReadFile(f); err != nil || len(b[i]) < 100 {
+			t.Errorf("%s: %v, %d bytes", f, err, len(b[i]))
+		}
 	}
+	if !json.Valid(b[1]) {
+		t.Errorf("Chrome trace: not valid JSON")
+	}
+	return page, string(b[0]), out
+}
+
+// TestCheckHTML writes the timeline of a violation and, where Chromium is
+// installed, opens it and finds the violation in the drawn page.
+func TestCheckHTML(t *testing.T) {
+	page, _, out := checkPictures(t, td("steal_with_local_work.jsonl"))
 	// The message the page must show is the one check printed.
 	m := regexp.MustCompile(`(?m)^  what:    (.*)$`).FindStringSubmatch(out)
 	if m == nil {
