@@ -311,7 +311,7 @@ execspec-trace v1 executor=x workers=1 policy=fifo
 }
 
 func TestCheckTrace(t *testing.T) {
-	h, events := parseTrace(t, conformGood[0].trace)
+	h, events := readTrace(t, "fifo_ok.txt")
 	all := func(events []traces.Event, fail error) iter.Seq2[traces.Event, error] {
 		return func(yield func(traces.Event, error) bool) {
 			for _, e := range events {
@@ -337,7 +337,7 @@ func TestCheckTrace(t *testing.T) {
 		t.Fatal("Check accepted a bad header")
 	}
 	// A violation stops the check and is in the report, not an error.
-	h2, bad2 := parseTrace(t, conformBad[0].trace)
+	h2, bad2 := readTrace(t, "steal_with_local_work.txt")
 	r, err = Check(h2, all(bad2, nil))
 	if err != nil || r.Verdict != checker.Violated || r.Events != len(bad2) {
 		t.Fatalf("Check of a violation: %v, %+v", err, r)

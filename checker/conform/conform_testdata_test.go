@@ -15,7 +15,11 @@ import (
 // states the expected result ("// want: holds", "// want: violated at seq
 // N: RULE: premise", "// want: unknown: lost wakeups ...; never completed
 // ..."), and traces recorded from the built-in executors (*_ok.jsonl), which
-// must conform.
+// must conform. A text trace may say more in lines of its own: "// reason:
+// ..." a piece of a violation's reason, "// report: ..." figures of the
+// report (reportFigure). A violation names its event by index, keeps the
+// events before it and says which premise failed in which state; a trace
+// that holds and does not stop has every task DONE and no finding.
 func TestConformanceTestdata(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "conform", "*"))
 	if err != nil || len(files) == 0 {
@@ -35,9 +39,11 @@ func TestConformanceTestdata(t *testing.T) {
 					t.Fatalf("first line %q: want \"// want: ...\"", first)
 				}
 				h, events := parseTrace(t, string(data))
-				if got := conformOutcome(checkEvents(t, h, events)); got != want {
-					t.Fatalf("got  %s\nwant %s", got, want)
+				r := checkEvents(t, h, events)
+				if got := conformOutcome(r); got != want {
+					t.Fatalf("got  %s\nwant %s\n%s", got, want, r.Summary())
 				}
+				checkTestdataReport(t, string(data), h, r, events)
 			case strings.HasSuffix(f, "_ok.jsonl"):
 				h, events, err := traces.ReadFile(f)
 				if err != nil {
@@ -48,6 +54,61 @@ func TestConformanceTestdata(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkTestdataReport checks a text trace's reason and report lines
+// against its report r, and what every violation and every trace that
+// holds must show.
+func checkTestdataReport(t *testing.T, data string, h traces.Header, r *Report, events []traces.Event) {
+	t.Helper()
+	for _, line := range strings.Split(data, "\n") {
+		if reason, ok := strings.CutPrefix(line, "// reason: "); ok && (r.Err == nil || !strings.Contains(r.Err.Reason, reason)) {
+			t.Errorf("reason: got %v, want one containing %q", r.Err, reason)
+		}
+		rep, ok := strings.CutPrefix(line, "// report: ")
+		if !ok {
+			continue
+		}
+		for _, item := range strings.Split(rep, "; ") {
+			if got := reportFigure(r, item); got != item {
+				t.Errorf("report: got %q, want %q\n%s", got, item, r.Summary())
+			}
+		}
+	}
+	switch r.Verdict {
+	case checker.Violated:
+		e := r.Err
+		if e.Index < 0 || e.Index >= len(events) || events[e.Index].Seq != e.Event.Seq {
+			t.Errorf("Index %d does not point at the event with seq %d", e.Index, e.Event.Seq)
+		}
+		// A violation found at its own event keeps the events before it
+		// that the ring holds; one found later (an order of overlapping
+		// intervals settled afterwards) may have lost the oldest.
+		n := min(e.Index, conformBefore)
+		if len(e.Before) > n || (r.Events == e.Index+1 && len(e.Before) != n) || (len(e.Before) > 0 && e.Before[len(e.Before)-1] != events[e.Index-1]) {
+			t.Errorf("Before holds %d events, want the %d before the violation", len(e.Before), n)
+		}
+		// Every premise of a v1.0 trace is a rule's; a v1.1 trace's stop
+		// adds findings that are not ("a crash loses no task").
+		fails := e.Premise + " fails)"
+		if h.Minor == 0 {
+			fails = "(premise " + fails
+		}
+		if !strings.HasPrefix(e.Error(), fmt.Sprintf("event %d (seq %d): ", e.Index+1, e.Event.Seq)) || !strings.HasSuffix(e.Error(), fails) || !strings.HasPrefix(e.State, "global ") {
+			t.Errorf("message or state malformed:\n%s\n%s", e.Error(), e.State)
+		}
+		t.Log(e.Error())
+	case checker.Holds:
+		if r.Events != len(events) {
+			t.Errorf("report counts %d events, want %d", r.Events, len(events))
+		}
+		if r.Stopped {
+			break
+		}
+		if r.Completed != r.Tasks || r.Tasks == 0 || len(r.LostWakeups) > 0 || len(r.NeverCompleted) > 0 || len(r.Warnings) > 0 {
+			t.Errorf("%d of %d tasks done, findings on a correct trace:\n%s", r.Completed, r.Tasks, r.Summary())
+		}
 	}
 }
 
