@@ -338,24 +338,15 @@ type Report struct {
 // the counts, the fairness figures, the findings.
 func (r *Report) Summary() string {
 	var b strings.Builder
-	switch r.Verdict {
-	case checker.Violated:
-		fmt.Fprintf(&b, "violated: %s\n", r.Err.Msg)
-	case checker.Unknown:
-		fmt.Fprintf(&b, "every event conforms, but %d of %d tasks are not DONE at the end\n", len(r.NeverCompleted), r.Tasks)
-	default:
-		if len(r.Abandoned) > 0 {
-			fmt.Fprintf(&b, "conforms: %d events, %d tasks, %d DONE, the rest abandoned at the executor's stop\n", r.Events, r.Tasks, r.Completed)
-			break
-		}
-		fmt.Fprintf(&b, "conforms: %d events, %d tasks, all DONE\n", r.Events, r.Tasks)
+	holds := fmt.Sprintf("conforms: %d events, %d tasks, all DONE", r.Events, r.Tasks)
+	if len(r.Abandoned) > 0 {
+		holds = fmt.Sprintf("conforms: %d events, %d tasks, %d DONE, the rest abandoned at the executor's stop", r.Events, r.Tasks, r.Completed)
 	}
-	if len(r.LostWakeups) > 0 {
-		fmt.Fprintf(&b, "lost wakeups (woken, never polled again, not DONE): %s\n", taskList(r.LostWakeups))
-	}
-	if len(r.NeverCompleted) > 0 {
-		fmt.Fprintf(&b, "never completed: %s\n", taskList(r.NeverCompleted))
-	}
+	writeOutcome(&b, r.Verdict, r.Err, outcomeLines{
+		holds:   holds,
+		notDone: fmt.Sprintf("every event conforms, but %d of %d tasks are not DONE at the end", len(r.NeverCompleted), r.Tasks),
+		lost:    "woken, never polled again, not DONE",
+	}, r.LostWakeups, r.NeverCompleted)
 	still := ""
 	if r.StillWaiting {
 		still = ", still waiting at the end"

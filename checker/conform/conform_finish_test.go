@@ -88,8 +88,8 @@ func TestConformanceLimitIsUnknown(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Limit == "" || !strings.Contains(ce.Error(), "4194304") {
 		t.Fatalf("got %v, want an error naming the limit", err)
 	}
-	if r := c.Finish(); r.Verdict != checker.Unknown {
-		t.Fatalf("verdict %s, want unknown", r.Verdict)
+	if r := c.Finish(); r.Verdict != checker.Unknown || !strings.HasPrefix(r.Summary(), "unknown: ") || !strings.Contains(r.Summary(), "conform.MaxTask") {
+		t.Fatalf("verdict %s, want unknown, with the limit in the summary:\n%s", r.Verdict, r.Summary())
 	}
 }
 

@@ -152,6 +152,34 @@ func (c *confFrame) parkPolling(idx int, e *traces.Event, w int, t int64) {
 	}
 }
 
+// outcomeLines are the words a checker's report opens with: the line of a
+// verdict that holds, the line of an unknown one with every event checked
+// (tasks not DONE at the end), and what a lost wakeup is.
+type outcomeLines struct{ holds, notDone, lost string }
+
+// writeOutcome writes a report's opening lines, a frame both checkers
+// share: the violation, or the checker's limit that left the verdict
+// unknown, or the checker's own line of the verdict; then the tasks not
+// DONE at the end, lost wakeups first.
+func writeOutcome(b *strings.Builder, v checker.Verdict, err *Error, lines outcomeLines, lost, never []int64) {
+	switch {
+	case v == checker.Violated:
+		fmt.Fprintf(b, "violated: %s\n", err.Msg)
+	case v == checker.Unknown && err != nil:
+		fmt.Fprintf(b, "unknown: %s\n", err.Msg)
+	case v == checker.Unknown:
+		b.WriteString(lines.notDone + "\n")
+	default:
+		b.WriteString(lines.holds + "\n")
+	}
+	if len(lost) > 0 {
+		fmt.Fprintf(b, "lost wakeups (%s): %s\n", lines.lost, taskList(lost))
+	}
+	if len(never) > 0 {
+		fmt.Fprintf(b, "never completed: %s\n", taskList(never))
+	}
+}
+
 // writeFindings writes a report's findings, a line each: the panics
 // listed, how many more there were (count in all), and the warnings.
 func writeFindings(b *strings.Builder, panics []Finding, count int, warnings []Finding) {

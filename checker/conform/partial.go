@@ -875,28 +875,15 @@ func (c *PartialChecker) starvedAtEnd() {
 // reason.
 func (r *PartialReport) Summary() string {
 	var b strings.Builder
-	switch r.Verdict {
-	case checker.Violated:
-		fmt.Fprintf(&b, "violated: %s\n", r.Err.Msg)
-	case checker.Unknown:
-		if r.Err != nil {
-			fmt.Fprintf(&b, "unknown: %s\n", r.Err.Msg)
-		} else {
-			fmt.Fprintf(&b, "every checked rule holds, but %d of %d tasks are not DONE at the end\n", len(r.NeverCompleted), r.Tasks)
-		}
-	default:
-		if r.Stopped && len(r.Abandoned) > 0 {
-			fmt.Fprintf(&b, "every checked rule holds: %d events, %d tasks, %d DONE, %d abandoned when the executor stopped\n", r.Events, r.Tasks, r.Completed, len(r.Abandoned))
-		} else {
-			fmt.Fprintf(&b, "every checked rule holds: %d events, %d tasks, all DONE\n", r.Events, r.Tasks)
-		}
+	holds := fmt.Sprintf("every checked rule holds: %d events, %d tasks, all DONE", r.Events, r.Tasks)
+	if r.Stopped && len(r.Abandoned) > 0 {
+		holds = fmt.Sprintf("every checked rule holds: %d events, %d tasks, %d DONE, %d abandoned when the executor stopped", r.Events, r.Tasks, r.Completed, len(r.Abandoned))
 	}
-	if len(r.LostWakeups) > 0 {
-		fmt.Fprintf(&b, "lost wakeups (woken after their last poll began, never polled again, not DONE): %s\n", taskList(r.LostWakeups))
-	}
-	if len(r.NeverCompleted) > 0 {
-		fmt.Fprintf(&b, "never completed: %s\n", taskList(r.NeverCompleted))
-	}
+	writeOutcome(&b, r.Verdict, r.Err, outcomeLines{
+		holds:   holds,
+		notDone: fmt.Sprintf("every checked rule holds, but %d of %d tasks are not DONE at the end", len(r.NeverCompleted), r.Tasks),
+		lost:    "woken after their last poll began, never polled again, not DONE",
+	}, r.LostWakeups, r.NeverCompleted)
 	if len(r.Abandoned) > 0 {
 		b.WriteString("abandoned at stop:")
 		for i, a := range r.Abandoned {
