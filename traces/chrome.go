@@ -13,15 +13,7 @@ import (
 // each event, then Close: see ChromeWriter for the format and the memory.
 func WriteChromeTrace(w io.Writer, h Header, events []Event) error {
 	cw, err := NewChromeWriter(w, h)
-	if err != nil {
-		return err
-	}
-	for _, e := range events {
-		if err := cw.Write(e); err != nil {
-			return err
-		}
-	}
-	return cw.Close()
+	return writeEvents(cw, err, events, (*ChromeWriter).Close)
 }
 
 // ChromeWriter streams a trace in the Chrome trace-event format, one event
@@ -53,13 +45,8 @@ type chromeStart struct {
 
 // NewChromeWriter checks h and writes the beginning of the page to w.
 func NewChromeWriter(w io.Writer, h Header) (*ChromeWriter, error) {
-	if h.Format == "" {
-		h.Format = Format
-	}
-	if h.Version == 0 {
-		h.Version = Version
-	}
-	if err := CheckHeader(h); err != nil {
+	h, err := writtenHeader(h)
+	if err != nil {
 		return nil, fmt.Errorf("traces: chrome trace: %w", err)
 	}
 	cw := &ChromeWriter{bw: bufio.NewWriterSize(w, 64<<10), running: map[int64]chromeStart{}, wakes: map[int64]uint64{}}

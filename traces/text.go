@@ -46,13 +46,8 @@ import (
 // WriteText writes h and events in the text form. It fails on an event that
 // Validate rejects, or a config key the header line cannot hold.
 func WriteText(w io.Writer, h Header, events []Event) error {
-	if h.Format == "" {
-		h.Format = Format
-	}
-	if h.Version == 0 {
-		h.Version = Version
-	}
-	if err := CheckHeader(h); err != nil {
+	h, err := writtenHeader(h)
+	if err != nil {
 		return fmt.Errorf("traces: %w", err)
 	}
 	bw := bufio.NewWriter(w)

@@ -12,6 +12,18 @@ import (
 // tables by it without trusting a hostile file.
 const MaxWorkers = 1 << 16
 
+// writtenHeader is h as a writer writes it, an empty Format and a zero
+// Version filled in, checked by CheckHeader.
+func writtenHeader(h Header) (Header, error) {
+	if h.Format == "" {
+		h.Format = Format
+	}
+	if h.Version == 0 {
+		h.Version = Version
+	}
+	return h, CheckHeader(h)
+}
+
 // CheckHeader reports whether h is a version-1 header this package can read:
 // the format name, the version, the minor version (0 or 1), and 1 ≤ Workers
 // ≤ MaxWorkers. The v1.1 fields (Order, Unobserved, and the config keys

@@ -26,13 +26,8 @@ type Writer struct {
 // NewWriter writes h as the header of a trace on w. An empty Format and a
 // zero Version are filled in; a header CheckHeader rejects is an error.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
-	if h.Format == "" {
-		h.Format = Format
-	}
-	if h.Version == 0 {
-		h.Version = Version
-	}
-	if err := CheckHeader(h); err != nil {
+	h, err := writtenHeader(h)
+	if err != nil {
 		return nil, fmt.Errorf("traces: %w", err)
 	}
 	b, err := json.Marshal(h)
@@ -131,13 +126,19 @@ func WriteFile(name string, h Header, events []Event, inputs ...string) error {
 // WriteAll writes a whole trace to w.
 func WriteAll(w io.Writer, h Header, events []Event) error {
 	tw, err := NewWriter(w, h)
+	return writeEvents(tw, err, events, (*Writer).Flush)
+}
+
+// writeEvents writes events through w and ends it with end, stopping at
+// the first error; err, the error of making w, is returned as it is.
+func writeEvents[W interface{ Write(Event) error }](w W, err error, events []Event, end func(W) error) error {
 	if err != nil {
 		return err
 	}
 	for _, e := range events {
-		if err := tw.Write(e); err != nil {
+		if err := w.Write(e); err != nil {
 			return err
 		}
 	}
-	return tw.Flush()
+	return end(w)
 }
