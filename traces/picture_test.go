@@ -2,19 +2,18 @@ package traces
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/execspec/execspec/internal/chromium"
 )
 
 // lostWake is a trace with a violation to show: task 1 is woken while
@@ -42,38 +41,6 @@ func TestWriteHTMLStatic(t *testing.T) {
 	}
 }
 
-// chromium finds a headless Chromium. Without one the test is skipped,
-// unless CI is set: there it must run.
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("CI is set but no chromium is installed: install Debian's chromium package (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed (apt-get install -y chromium); the HTML timeline is not checked in a browser")
-	return ""
-}
-
-// dumpDOM loads file in headless Chromium and returns the DOM after the
-// page's script ran.
-func dumpDOM(t *testing.T, file string) string {
-	bin := chromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+file)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errb.String())
-	}
-	return out.String()
-}
-
 func TestHTMLInChromium(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "timeline.html")
 	var buf bytes.Buffer
@@ -83,7 +50,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := dumpDOM(t, file)
+	dom := string(chromium.Run(t, file, "--dump-dom"))
 	// Only the script puts the message into a span.msg inside #violation:
 	// finding it there shows the page was drawn, not just written.
 	msg := regexp.QuoteMeta(html.EscapeString(lostWakeMark.Message))

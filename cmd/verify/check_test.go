@@ -7,14 +7,14 @@ import (
 	"fmt"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime/trace"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/execspec/execspec/internal/chromium"
 )
 
 func td(name string) string { return filepath.Join("testdata", "check", name) }
@@ -129,28 +129,7 @@ func TestCheckHTML(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no violation message in the output:\n%s", out)
 	}
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but chromium is not installed (apt-get install -y chromium)")
-		}
-		t.Skip("chromium is not installed; the page is not checked in a browser")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
-	dom, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	dom := chromium.Run(t, page, "--dump-dom")
 	if !strings.Contains(html.UnescapeString(string(dom)), `<span class="msg">`+m[1]+`</span>`) || !strings.Contains(string(dom), `<tr id="ev-9" class="bad`) {
 		t.Errorf("the drawn page does not show the violation %q at event 9", m[1])
 	}

@@ -1,51 +1,22 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/execspec/execspec/internal/chromium"
 )
 
-// chromiumBin finds a headless Chromium; without one the test is skipped,
-// unless CI is set.
-func chromiumBin(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("CI is set but chromium is not installed (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed; the page is not checked in a browser")
-	return ""
-}
-
-// chromium runs headless Chromium on file with a 1400×900 window and the
-// extra arguments (--dump-dom, --screenshot=…), and returns its stdout.
-func chromium(t *testing.T, file string, args ...string) []byte {
+// runChromium runs headless Chromium on file with a 1400×900 window and
+// the extra arguments (--dump-dom, --screenshot=…), and returns its stdout.
+func runChromium(t *testing.T, file string, args ...string) []byte {
 	t.Helper()
-	bin := chromiumBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-		"--user-data-dir=" + t.TempDir(), "--window-size=1400,900"}, args...)
-	cmd := exec.CommandContext(ctx, bin, append(all, "file://"+file)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errb.String())
-	}
-	return out.Bytes()
+	return chromium.Run(t, file, append([]string{"--hide-scrollbars", "--window-size=1400,900"}, args...)...)
 }
 
 // The README's counterexample (verify model --variant lost-wakeup), drawn
@@ -56,7 +27,7 @@ func chromium(t *testing.T, file string, args ...string) []byte {
 // screenshot is kept: in $EXECSPEC_ARTIFACTS when set, and with -rewrite
 // as docs/lost-wakeup-timeline.png, the picture README.md shows.
 func TestLostWakeupPictureInChromium(t *testing.T) {
-	chromiumBin(t)
+	chromium.Bin(t)
 	dir := t.TempDir()
 	code, out, stderr := run(t, "model", "-q", "--parallel", "1", "--variant", "lost-wakeup", "--out", dir)
 	if code != exitViolated {
@@ -82,7 +53,7 @@ document.body.setAttribute("data-steps", steps.join(","));
 	if err := os.WriteFile(stepped, []byte(strings.Replace(string(b), "</body>", keys, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := string(chromium(t, stepped, "--dump-dom"))
+	dom := string(runChromium(t, stepped, "--dump-dom"))
 	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(dom, -1)) }
 	if n := count(`<path [^>]*class="wake dropped"[^>]*data-task="1"`); n != 2 {
 		t.Errorf("%d dropped wakes of t1 drawn, want both wakes", n)
@@ -117,7 +88,7 @@ document.body.setAttribute("data-steps", steps.join(","));
 		shots = t.TempDir()
 	}
 	shot := filepath.Join(shots, "lost-wakeup-timeline.png")
-	chromium(t, page, "--screenshot="+shot)
+	runChromium(t, page, "--screenshot="+shot)
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)
