@@ -87,13 +87,7 @@ func TestHTMLWindowOfLongTrace(t *testing.T) {
 	if err := WriteHTML(&buf, Header{Format: Format, Version: 1, Workers: 4}, events, mark); err != nil {
 		t.Fatal(err)
 	}
-	data := buf.String()
-	i := strings.Index(data, `id="trace-data">`)
-	j := strings.Index(data[i:], "</script>")
-	var d htmlData
-	if err := json.Unmarshal([]byte(data[i+len(`id="trace-data">`):i+j]), &d); err != nil {
-		t.Fatal(err)
-	}
+	d := pageData(t, buf.String())
 	if len(d.Events) != MaxHTMLEvents || d.Total != len(events) {
 		t.Fatalf("window of %d of %d events, want %d of %d", len(d.Events), d.Total, MaxHTMLEvents, len(events))
 	}
@@ -244,7 +238,12 @@ func TestTimelineWindowStartsFromState(t *testing.T) {
 	}
 }
 
-func pageData(t *testing.T, page string) htmlData {
+// pageData reads the data a timeline page embeds (its trace-data script);
+// t is a test or a rapid check.
+func pageData(t interface {
+	Helper()
+	Fatal(...any)
+}, page string) htmlData {
 	t.Helper()
 	i := strings.Index(page, `id="trace-data">`)
 	j := strings.Index(page[i:], "</script>")
@@ -273,13 +272,7 @@ func TestTimelineAnyEvents(t *testing.T) {
 		if err := WriteHTML(&buf, h, events, mark); err != nil {
 			t.Fatal(err)
 		}
-		page := buf.String()
-		i := strings.Index(page, `id="trace-data">`)
-		j := strings.Index(page[i:], "</script>")
-		var d htmlData
-		if err := json.Unmarshal([]byte(page[i+len(`id="trace-data">`):i+j]), &d); err != nil {
-			t.Fatal(err)
-		}
+		d := pageData(t, buf.String())
 		if len(d.Events) != len(events) {
 			t.Fatalf("%d events drawn of %d", len(d.Events), len(events))
 		}

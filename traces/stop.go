@@ -31,12 +31,7 @@ const (
 var stopReasonNames = [...]string{"shutdown", "panic", "unwound"}
 
 // String returns the reason's name in the trace format.
-func (r StopReason) String() string {
-	if int(r) < len(stopReasonNames) {
-		return stopReasonNames[r]
-	}
-	return fmt.Sprintf("StopReason(%d)", uint8(r))
-}
+func (r StopReason) String() string { return nameOf(stopReasonNames[:], int(r), "StopReason") }
 
 // Crash reports whether the stop was not an orderly shutdown.
 func (r StopReason) Crash() bool { return r != StopShutdown }
