@@ -60,32 +60,33 @@ const sampleText = `execspec-trace v1 executor=worksteal workers=2 policy=workst
 `
 
 func TestWriteGolden(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteAll(&buf, hdr2, sample); err != nil {
-		t.Fatal(err)
-	}
-	if got := buf.String(); got != sampleJSON {
-		t.Errorf("written trace:\n%s\nwant:\n%s", got, sampleJSON)
-	}
-	h, events, err := ReadAll(strings.NewReader(sampleJSON), "sample.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.Executor != "worksteal" || h.Workers != 2 || h.Config["local-cap"] != 4 {
-		t.Errorf("header = %+v", h)
-	}
-	assertEvents(t, events, sample)
+	checkGolden(t, WriteAll, sampleJSON, func(s string) (Header, []Event, error) {
+		return ReadAll(strings.NewReader(s), "sample.jsonl")
+	})
 }
 
 func TestTextGolden(t *testing.T) {
+	checkGolden(t, WriteText, sampleText, func(s string) (Header, []Event, error) {
+		return ParseText(strings.NewReader("// a comment\n\n" + s))
+	})
+	if got, want := FormatEvent(sample[5]), "#7 w1 take t2 steal from w0"; got != want {
+		t.Errorf("FormatEvent = %q, want %q", got, want)
+	}
+}
+
+// checkGolden writes the sample with write and compares it with want, then
+// reads want back with read: the header and the events must be the
+// sample's.
+func checkGolden(t *testing.T, write func(io.Writer, Header, []Event) error, want string, read func(string) (Header, []Event, error)) {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteText(&buf, hdr2, sample); err != nil {
+	if err := write(&buf, hdr2, sample); err != nil {
 		t.Fatal(err)
 	}
-	if got := buf.String(); got != sampleText {
-		t.Errorf("text form:\n%s\nwant:\n%s", got, sampleText)
+	if got := buf.String(); got != want {
+		t.Errorf("written trace:\n%s\nwant:\n%s", got, want)
 	}
-	h, events, err := ParseText(strings.NewReader("// a comment\n\n" + sampleText))
+	h, events, err := read(want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +94,6 @@ func TestTextGolden(t *testing.T) {
 		t.Errorf("header = %+v", h)
 	}
 	assertEvents(t, events, sample)
-	if got, want := FormatEvent(sample[5]), "#7 w1 take t2 steal from w0"; got != want {
-		t.Errorf("FormatEvent = %q, want %q", got, want)
-	}
 }
 
 type fataler interface {
