@@ -343,6 +343,21 @@ func ivCheck(h traces.Header, evs []traces.Event) *conform.Report {
 	return c.Finish()
 }
 
+// ivWant checks that report r of case name has a violation at event index
+// want, or none when want is -1, and reports whether it is so.
+func ivWant(t *testing.T, name string, r *conform.Report, want int) bool {
+	t.Helper()
+	switch {
+	case want < 0 && r.Err != nil:
+		t.Errorf("%s: %s", name, r.Err.Msg)
+	case want >= 0 && (r.Err == nil || r.Err.Index != want):
+		t.Errorf("%s: want a violation at event %d, got %v", name, want+1, r.Err)
+	default:
+		return true
+	}
+	return false
+}
+
 func ivSeeds() int {
 	if os.Getenv("EXECSPEC_LONG") == "1" {
 		return 5000
@@ -506,13 +521,8 @@ func TestIntervalCases(t *testing.T) {
 		{"a take without an interval", []traces.Event{push(1, 1, 2), {Kind: traces.KindTake, Seq: 5, Task: 1, Worker: 0, Victim: -1, Source: traces.SourceGlobal}}, 1},
 	} {
 		r := ivCheck(h, c.evs)
-		switch {
-		case c.violation < 0 && r.Err != nil:
-			t.Errorf("%s: %s", c.name, r.Err.Msg)
-		case c.violation < 0 && r.Reordered != 1:
+		if ivWant(t, c.name, r, c.violation) && c.violation < 0 && r.Reordered != 1 {
 			t.Errorf("%s: Reordered = %d, want 1", c.name, r.Reordered)
-		case c.violation >= 0 && (r.Err == nil || r.Err.Index != c.violation):
-			t.Errorf("%s: want a violation at event %d, got %v", c.name, c.violation+1, r.Err)
 		}
 	}
 }
@@ -554,13 +564,7 @@ func TestIntervalStealLast(t *testing.T) {
 	} {
 		evs := slices.Clone(c.evs)
 		slices.SortStableFunc(evs, func(a, b traces.Event) int { return int(a.Seq) - int(b.Seq) })
-		r := ivCheck(h, evs)
-		switch {
-		case c.violation < 0 && r.Err != nil:
-			t.Errorf("%s: %s", c.name, r.Err.Msg)
-		case c.violation >= 0 && (r.Err == nil || r.Err.Index != c.violation):
-			t.Errorf("%s: want a violation at event %d, got %v", c.name, c.violation+1, r.Err)
-		}
+		ivWant(t, c.name, ivCheck(h, evs), c.violation)
 	}
 	h.Config = map[string]int{"steal-last": 1}
 	if _, err := conform.New(h); err == nil || !strings.Contains(err.Error(), "steal-last = 1 without steal-half = 1") {
@@ -615,13 +619,7 @@ func TestIntervalOpenBatch(t *testing.T) {
 		{"a thief of the thief takes it", []traces.Event{take(0, 3, 14, traces.SourceLocal, -1), take(2, 2, 16, traces.SourceSteal, 1)}, -1},
 	} {
 		all := append(append(slices.Clone(evs), steal...), c.after...)
-		r := ivCheck(h, all)
-		switch {
-		case c.violation < 0 && r.Err != nil:
-			t.Errorf("%s: %s", c.name, r.Err.Msg)
-		case c.violation >= 0 && (r.Err == nil || r.Err.Index != c.violation):
-			t.Errorf("%s: want a violation at event %d, got %v", c.name, c.violation+1, r.Err)
-		}
+		ivWant(t, c.name, ivCheck(h, all), c.violation)
 	}
 }
 
