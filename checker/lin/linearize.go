@@ -1,8 +1,10 @@
 package lin
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -76,15 +78,7 @@ const (
 	DefaultMaxEvents = 1 << 19
 )
 
-func (o Options) maxEvents() int {
-	switch {
-	case o.MaxEvents == 0:
-		return DefaultMaxEvents
-	case o.MaxEvents < 0:
-		return int(^uint(0) >> 1)
-	}
-	return o.MaxEvents
-}
+func (o Options) maxEvents() int { return limitOr(o.MaxEvents, DefaultMaxEvents) }
 
 // TooLong is the result of a linearizability check of a trace of n
 // events, more than limit: Unknown, naming the limit. A caller that reads a
@@ -104,28 +98,19 @@ func (o Options) budget() time.Duration {
 	return o.Budget
 }
 
-func (o Options) maxWindow() int {
-	switch {
-	case o.MaxWindow == 0:
-		return DefaultMaxWindow
-	case o.MaxWindow < 0:
-		return int(^uint(0) >> 1)
-	}
-	return o.MaxWindow
-}
+func (o Options) maxWindow() int { return limitOr(o.MaxWindow, DefaultMaxWindow) }
 
-func (o Options) longBudget() time.Duration {
-	if o.LongBudget == 0 {
-		return DefaultLongBudget
-	}
-	return o.LongBudget
-}
+func (o Options) longBudget() time.Duration { return cmp.Or(o.LongBudget, DefaultLongBudget) }
 
-func (o Options) maxWhole() int {
-	if o.MaxWhole == 0 {
-		return DefaultMaxWhole
+func (o Options) maxWhole() int { return cmp.Or(o.MaxWhole, DefaultMaxWhole) }
+
+// limitOr is the limit an option v sets: def where v is 0, none (the
+// largest int) where v is negative.
+func limitOr(v, def int) int {
+	if v < 0 {
+		return math.MaxInt
 	}
-	return o.MaxWhole
+	return cmp.Or(v, def)
 }
 
 // SpecCheck is the outcome of one sequential specification against its part
