@@ -19,11 +19,14 @@ import (
 // ..." a piece of a violation's reason, "// report: ..." figures of the
 // report (reportFigure). A violation names its event by index, keeps the
 // events before it and says which premise failed in which state; a trace
-// that holds and does not stop has every task DONE and no finding.
+// that holds and does not stop has every task DONE and no finding. The
+// v1.1 traces (v11_*.txt) number their events from seq 1
+// (checkV11Testdata).
 func TestConformanceTestdata(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "conform", "*"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no traces under testdata/conform: %v", err)
+	v11, _ := filepath.Glob(filepath.Join("testdata", "conform", "v11_*.txt"))
+	if err != nil || len(files) == 0 || len(v11) < 10 {
+		t.Fatalf("traces under testdata/conform: %d, %d of them v1.1; %v", len(files), len(v11), err)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -44,6 +47,9 @@ func TestConformanceTestdata(t *testing.T) {
 					t.Fatalf("got  %s\nwant %s\n%s", got, want, r.Summary())
 				}
 				checkTestdataReport(t, string(data), h, r, events)
+				if strings.HasPrefix(filepath.Base(f), "v11_") {
+					checkV11Testdata(t, h, events, r)
+				}
 			case strings.HasSuffix(f, "_ok.jsonl"):
 				h, events, err := traces.ReadFile(f)
 				if err != nil {
