@@ -9,11 +9,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/internal/recorded"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -87,7 +87,7 @@ func (f *task) Poll(cx *executor.Context) (any, bool) {
 }
 
 // workload spawns n tasks of every shape on ex and waits for them.
-func workload(t *testing.T, ex executor.Executor, n int, panics bool) {
+func workload(ex executor.Executor, n int, panics bool) error {
 	out := newWaker()
 	defer out.stop()
 	var first executor.Handle
@@ -102,38 +102,16 @@ func workload(t *testing.T, ex executor.Executor, n int, panics bool) {
 		}
 		h, err := ex.Spawn(f)
 		if err != nil {
-			t.Fatalf("spawn: %v", err)
+			return fmt.Errorf("spawn: %w", err)
 		}
 		if first == nil {
 			first = h
 		}
 	}
-	done := make(chan error, 1)
-	go func() { done <- ex.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("wait: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("workload did not finish in 20s")
+	if err := ex.Wait(); err != nil {
+		return fmt.Errorf("wait: %w", err)
 	}
-}
-
-// record runs the workload on a fresh executor with a Log recorder and
-// returns the header and events.
-func record(t *testing.T, ex executor.Executor, n int, panics bool) (traces.Header, []traces.Event) {
-	var log traces.Log
-	r, ok := ex.(executor.Reporter)
-	if !ok {
-		t.Skip("executor does not report events")
-	}
-	r.SetRecorder(&log)
-	workload(t, ex, n, panics)
-	if err := ex.Close(); err != nil {
-		t.Fatalf("close: %v", err)
-	}
-	return ex.(executor.Describer).Describe(), log.Events()
+	return nil
 }
 
 // keepFailing writes a failing trace under testdata/conform so that it can
@@ -230,7 +208,7 @@ func TestConformanceExecutors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for run := range 3 {
 				ex := c.new()
-				h, events := record(t, ex, n, run == 2)
+				h, events := recorded.Run(t, ex, func() error { return workload(ex, n, run == 2) })
 				name := fmt.Sprintf("%s_%d", c.name, run)
 				fair(t, name, ex, conforms(t, name, h, events))
 			}

@@ -12,41 +12,8 @@ import (
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/checker/lin"
 	"github.com/execspec/execspec/executor"
-	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/internal/recorded"
 )
-
-// recordRun runs workload on ex with a traces.Log as its recorder, closes
-// ex, and returns its header and the events recorded. It fails t when ex
-// reports no events (every built-in executor does: one that stopped would
-// otherwise drop out of the check unseen), or when the workload fails or
-// hangs.
-func recordRun(t *testing.T, ex executor.Executor, workload func() error) (traces.Header, []traces.Event) {
-	t.Helper()
-	rep, ok := ex.(executor.Reporter)
-	if !ok {
-		t.Fatalf("%T does not report events (executor.Reporter)", ex)
-	}
-	var rec traces.Log
-	rep.SetRecorder(&rec)
-	errc := make(chan error, 1)
-	go func() { errc <- workload() }()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("workload hung")
-	}
-	if err := ex.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var h traces.Header
-	if d, ok := ex.(executor.Describer); ok {
-		h = d.Describe()
-	}
-	return h, rec.Events()
-}
 
 // linStressWorkload spawns n tasks; each returns Pending k times and is
 // woken from another goroutine, at random before, during or after its poll
@@ -160,7 +127,7 @@ func TestLinearizabilityExecutors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for run := range linRuns {
 				ex := newEx()
-				h, events := recordRun(t, ex, func() error { return linStressWorkload(ex, 200, 2, uint64(run)) })
+				h, events := recorded.Run(t, ex, func() error { return linStressWorkload(ex, 200, 2, uint64(run)) })
 				res, err := lin.Check(h, events, lin.Options{Complete: true, Budget: 10 * time.Second, HTML: fmt.Sprintf("%s/%s.lin.html", t.TempDir(), name)})
 				if err != nil {
 					t.Fatal(err)
@@ -183,7 +150,7 @@ func TestLinearizabilityExecutorsBursts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for run := range linRuns {
 				ex := newEx()
-				h, events := recordRun(t, ex, func() error {
+				h, events := recorded.Run(t, ex, func() error {
 					for range 30 {
 						_, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) {
 							for range 12 {
