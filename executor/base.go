@@ -194,6 +194,31 @@ func (b *base) start(run func(w int)) {
 	}
 }
 
+// loop is the loop of worker w of a built-in executor: take a task (take
+// records its take's Seq), record the take and the poll's beginning, run
+// it (run polls it and applies the outcome), repeat; when take finds
+// nothing, park until hasWork (w's view of the queues) finds work; return
+// once the executor shuts down with nothing left. One Context serves
+// every poll of the worker (run resets it).
+func (b *base) loop(w int, take func(w int) *task, hasWork func() bool, run func(t *task, w int, cx *Context)) {
+	cx := NewContext(Waker{}, w)
+	for {
+		t := take(w)
+		if t == nil {
+			if b.lot.stop.Load() {
+				return
+			}
+			b.yield(PointPark)
+			b.park(w, hasWork)
+			continue
+		}
+		if b.rec != nil {
+			b.recordTakeAndBegin(t, w)
+		}
+		run(t, w, cx)
+	}
+}
+
 // ErrGoexit is the Value of the *PanicError of a task whose future called
 // runtime.Goexit (as testing's FailNow does) instead of returning.
 var ErrGoexit = errors.New("executor: the future called runtime.Goexit")

@@ -232,26 +232,8 @@ func (e *shared) repoll(t *task, w int) {
 	}
 }
 
-// work is the loop of worker w: take, poll, repeat; park when there is
-// nothing to take; return once the executor shuts down with nothing left.
-func (e *shared) work(w int) {
-	cx := NewContext(Waker{}, w)
-	for {
-		t := e.take(w)
-		if t == nil {
-			if e.lot.stop.Load() {
-				return
-			}
-			e.yield(PointPark)
-			e.park(w, e.hasWork)
-			continue
-		}
-		if e.rec != nil {
-			e.recordTakeAndBegin(t, w)
-		}
-		e.run(t, w, cx)
-	}
-}
+// work is the loop of worker w (base.loop).
+func (e *shared) work(w int) { e.loop(w, e.take, e.hasWork, e.run) }
 
 // run polls t until its poll ends in WAITING, a re-queue or DONE.
 func (e *shared) run(t *task, w int, cx *Context) {

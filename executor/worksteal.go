@@ -462,31 +462,14 @@ func (e *WorkSteal) steal(w int) *task {
 	return nil
 }
 
-// work is the loop of worker w: take, poll, repeat; park when there is
-// nothing to take; return once the executor shuts down with nothing left.
-func (e *WorkSteal) work(w int) {
-	cx := NewContext(Waker{}, w)
-	for {
-		t := e.take(w)
-		if t == nil {
-			if e.lot.stop.Load() {
-				return
-			}
-			e.yield(PointPark)
-			e.park(w, e.hasWork[w])
-			continue
-		}
-		e.run(t, w, cx)
-	}
-}
+// work is the loop of worker w (base.loop), parking with its own view of
+// the queues.
+func (e *WorkSteal) work(w int) { e.loop(w, e.take, e.hasWork[w], e.run) }
 
 // run polls t once and applies the poll's outcome: DONE, WAITING, or a
 // re-queue on w's local queue if it was NOTIFIED meanwhile. Only worker w
 // calls it, for a task it took.
 func (e *WorkSteal) run(t *task, w int, cx *Context) {
-	if e.rec != nil {
-		e.recordTakeAndBegin(t, w)
-	}
 	e.yield(PointPoll)
 	cx.Reset(t.waker(), w)
 	v, ready, perr := e.pollOn(t, w, cx)
