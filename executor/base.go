@@ -174,13 +174,7 @@ func (b *base) inWorker() int {
 	if !b.started.Load() {
 		return -1
 	}
-	g := curg()
-	for i := range b.gs {
-		if b.gs[i].Load() == g {
-			return i
-		}
-	}
-	return -1
+	return workerOf(b.gs)
 }
 
 // start starts the workers once, at the first Spawn (so that SetScheduler

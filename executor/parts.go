@@ -41,9 +41,16 @@ func (ids *WorkerIDs) Current() int {
 	if ids == nil {
 		return -1
 	}
+	return workerOf(ids.gs)
+}
+
+// workerOf returns the index of the calling goroutine among the workers'
+// goroutines gs (curg values, 0 for none), or -1. It costs a few
+// nanoseconds per worker.
+func workerOf(gs []atomic.Uintptr) int {
 	g := curg()
-	for i := range ids.gs {
-		if ids.gs[i].Load() == g {
+	for i := range gs {
+		if gs[i].Load() == g {
 			return i
 		}
 	}
