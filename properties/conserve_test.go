@@ -68,3 +68,18 @@ func TestWorkConservation(t *testing.T) {
 		t.Logf("seed %d, case %d: %s", seed, r.Cases, r.Detail)
 	}
 }
+
+// TestWorkConservationNoFalseAlarm measures the work-conservation check on
+// the built-in executors and on customexec's design (sleepyFIFO without
+// its bug), under the controller: none may fail. PROPERTIES_FAIRNESS_LONG
+// gives the number of cases per executor; bench/fairness.sh runs it.
+func TestWorkConservationNoFalseAlarm(t *testing.T) {
+	n := longCases(t)
+	mks := map[string]func() executor.Executor{"kit-fifo": func() executor.Executor { return newSleepyFIFO(false) }}
+	for _, name := range executor.BuiltinNames() {
+		mks[name], _ = executor.Builtin(name)
+	}
+	for name, mk := range mks {
+		t.Run(name, func(t *testing.T) { noFalseAlarm(t, name, mk, n, "work-conservation") })
+	}
+}
