@@ -23,6 +23,7 @@ type base struct {
 	closed   atomic.Bool
 	started  atomic.Bool
 	nworkers int
+	work     func(w int)      // the loop of worker w (init)
 	gs       []atomic.Uintptr // worker goroutine identities (curg), 0 before start
 	wk       []workerLocal    // wk[w] is touched only by worker w
 	quiet    func() bool
@@ -47,9 +48,11 @@ type base struct {
 	qcond sync.Cond
 }
 
-func (b *base) init(workers int) {
+// init sizes b for workers workers (1 to MaxWorkers), whose loop is work.
+func (b *base) init(workers int, work func(w int)) {
 	workers = min(max(workers, 1), MaxWorkers)
 	b.nworkers = workers
+	b.work = work
 	b.gs = make([]atomic.Uintptr, workers)
 	b.wk = make([]workerLocal, workers)
 	b.lot.init()
@@ -179,12 +182,12 @@ func (b *base) inWorker() int {
 
 // start starts the workers once, at the first Spawn (so that SetScheduler
 // and SetRecorder, called before it, apply to them).
-func (b *base) start(run func(w int)) {
+func (b *base) start() {
 	if b.started.Load() || !b.started.CompareAndSwap(false, true) {
 		return
 	}
 	for w := 0; w < b.nworkers; w++ {
-		b.startWorker(w, run)
+		b.startWorker(w, b.work)
 	}
 }
 
@@ -265,6 +268,21 @@ func (b *base) admit(f Future) error {
 		return ErrClosed
 	}
 	return nil
+}
+
+// spawnTask is the start of SPAWN common to every executor on a base:
+// the yield, the task counted (admit: ErrNilFuture, ErrClosed), the
+// workers started at the first spawn, and the new task of owner o, IDLE,
+// for the caller to queue.
+func (b *base) spawnTask(f Future, o owner) (*task, error) {
+	b.yield(PointSpawn)
+	if err := b.admit(f); err != nil {
+		return nil, err
+	}
+	if !b.started.Load() {
+		b.start()
+	}
+	return b.newTask(f, o), nil
 }
 
 func (b *base) newTask(f Future, o owner) *task {

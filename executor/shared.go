@@ -71,7 +71,7 @@ type shared struct {
 }
 
 func (e *shared) initShared(workers int, q runq) {
-	e.init(workers)
+	e.init(workers, e.work)
 	e.stops = true
 	e.addQueueBuf(&e.qb, &e.mu)
 	e.q = q
@@ -84,14 +84,10 @@ func (e *shared) initShared(workers int, q runq) {
 // that the worker's re-check finds the task: see lot). prio and factory are
 // for the priority and retry executors.
 func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (Handle, error) {
-	e.yield(PointSpawn)
-	if err := e.admit(f); err != nil {
+	t, err := e.spawnTask(f, e)
+	if err != nil {
 		return nil, err
 	}
-	if !e.started.Load() {
-		e.start(e.work)
-	}
-	t := e.newTask(f, e)
 	t.key = int64(prio)
 	t.factory, t.retries = factory, retries
 	t.prioRec = e.prio

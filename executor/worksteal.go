@@ -87,7 +87,7 @@ func NewWorkSteal(c WorkStealConfig) *WorkSteal {
 		c.GlobalInterval = 61
 	}
 	e := &WorkSteal{cfg: c}
-	e.init(c.Workers)
+	e.init(c.Workers, e.work)
 	e.stops = true
 	e.addQueueBuf(&e.global.rb, &e.global.mu)
 	e.locals = make([]localq, c.Workers)
@@ -138,14 +138,10 @@ func (e *WorkSteal) workFor(w int) bool {
 // Spawn implements Executor: SPAWN on the global queue from outside, on the
 // spawning worker's local queue (or slot) from inside a task.
 func (e *WorkSteal) Spawn(f Future) (Handle, error) {
-	e.yield(PointSpawn)
-	if err := e.admit(f); err != nil {
+	t, err := e.spawnTask(f, e)
+	if err != nil {
 		return nil, err
 	}
-	if !e.started.Load() {
-		e.start(e.work)
-	}
-	t := e.newTask(f, e)
 	e.push(e.inWorker(), t, opSpawn, 0)
 	return (*JoinHandle)(t), nil
 }
