@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/execspec/execspec/internal/goid"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -24,7 +25,7 @@ type base struct {
 	started  atomic.Bool
 	nworkers int
 	work     func(w int)      // the loop of worker w (init)
-	gs       []atomic.Uintptr // worker goroutine identities (curg), 0 before start
+	gs       []atomic.Uintptr // worker goroutine identities (goid.Curg), 0 before start
 	wk       []workerLocal    // wk[w] is touched only by worker w
 	quiet    func() bool
 	stops    bool // Close records a stop (the executor's traces are format v1.1)
@@ -240,7 +241,7 @@ func (b *base) startWorker(w int, run func(w int)) {
 			}
 			b.workers.done()
 		}()
-		b.gs[w].Store(curg())
+		b.gs[w].Store(goid.Curg())
 		run(w)
 		normal = true
 		// The runtime reuses a goroutine's descriptor once it exits: a
