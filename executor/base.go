@@ -375,6 +375,23 @@ func (b *base) pollOn(t *task, w int, cx *Context) (v any, ready bool, perr *Pan
 	return v, ready, nil
 }
 
+// pollStep is one poll of t by worker w of a built-in executor: the yield
+// before it, the poll with cx carrying t's waker (reset to none after
+// it), and its outcome: the value, whether it is Ready, or the failure (a
+// panic or a Failed value, its panic event recorded), which the caller
+// applies.
+func (b *base) pollStep(t *task, w int, cx *Context) (v any, ready bool, err error) {
+	b.yield(PointPoll)
+	cx.Reset(t.waker(), w)
+	v, ready, perr := b.pollOn(t, w, cx)
+	cx.Reset(Waker{}, w)
+	if err := failure(t, v, ready, perr); err != nil {
+		b.recordFailure(t, w, err)
+		return nil, ready, err
+	}
+	return v, ready, nil
+}
+
 // failure returns the error of a poll that failed, or nil: a panic, or a
 // Ready Failed value.
 func failure(t *task, v any, ready bool, perr *PanicError) error {

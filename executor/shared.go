@@ -235,12 +235,8 @@ func (e *shared) work(w int) { e.loop(w, e.take, e.hasWork, e.run) }
 func (e *shared) run(t *task, w int, cx *Context) {
 	repolls := 0
 	for {
-		e.yield(PointPoll)
-		cx.Reset(t.waker(), w)
-		v, ready, perr := e.pollOn(t, w, cx)
-		cx.Reset(Waker{}, w)
-		if err := failure(t, v, ready, perr); err != nil {
-			e.recordFailure(t, w, err)
+		v, ready, err := e.pollStep(t, w, cx)
+		if err != nil {
 			if t.retries > 0 && t.factory != nil {
 				t.retries--
 				refresh := e.refresh

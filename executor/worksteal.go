@@ -466,12 +466,8 @@ func (e *WorkSteal) work(w int) { e.loop(w, e.take, e.hasWork[w], e.run) }
 // re-queue on w's local queue if it was NOTIFIED meanwhile. Only worker w
 // calls it, for a task it took.
 func (e *WorkSteal) run(t *task, w int, cx *Context) {
-	e.yield(PointPoll)
-	cx.Reset(t.waker(), w)
-	v, ready, perr := e.pollOn(t, w, cx)
-	cx.Reset(Waker{}, w)
-	if err := failure(t, v, ready, perr); err != nil {
-		e.recordFailure(t, w, err)
+	v, ready, err := e.pollStep(t, w, cx)
+	if err != nil {
 		e.complete(t, w, nil, err)
 		return
 	}
