@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/execspec/execspec/internal/goid"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -23,7 +24,8 @@ type base struct {
 	closed   atomic.Bool
 	started  atomic.Bool
 	nworkers int
-	gs       []atomic.Uintptr // worker goroutine identities (curg), 0 before start
+	work     func(w int)      // the loop of worker w (init)
+	gs       []atomic.Uintptr // worker goroutine identities (goid.Curg), 0 before start
 	wk       []workerLocal    // wk[w] is touched only by worker w
 	quiet    func() bool
 	stops    bool // Close records a stop (the executor's traces are format v1.1)
@@ -47,9 +49,11 @@ type base struct {
 	qcond sync.Cond
 }
 
-func (b *base) init(workers int) {
+// init sizes b for workers workers (1 to MaxWorkers), whose loop is work.
+func (b *base) init(workers int, work func(w int)) {
 	workers = min(max(workers, 1), MaxWorkers)
 	b.nworkers = workers
+	b.work = work
 	b.gs = make([]atomic.Uintptr, workers)
 	b.wk = make([]workerLocal, workers)
 	b.lot.init()
@@ -174,23 +178,42 @@ func (b *base) inWorker() int {
 	if !b.started.Load() {
 		return -1
 	}
-	g := curg()
-	for i := range b.gs {
-		if b.gs[i].Load() == g {
-			return i
-		}
-	}
-	return -1
+	return workerOf(b.gs)
 }
 
 // start starts the workers once, at the first Spawn (so that SetScheduler
 // and SetRecorder, called before it, apply to them).
-func (b *base) start(run func(w int)) {
+func (b *base) start() {
 	if b.started.Load() || !b.started.CompareAndSwap(false, true) {
 		return
 	}
 	for w := 0; w < b.nworkers; w++ {
-		b.startWorker(w, run)
+		b.startWorker(w, b.work)
+	}
+}
+
+// loop is the loop of worker w of a built-in executor: take a task (take
+// records its take's Seq), record the take and the poll's beginning, run
+// it (run polls it and applies the outcome), repeat; when take finds
+// nothing, park until hasWork (w's view of the queues) finds work; return
+// once the executor shuts down with nothing left. One Context serves
+// every poll of the worker (run resets it).
+func (b *base) loop(w int, take func(w int) *task, hasWork func() bool, run func(t *task, w int, cx *Context)) {
+	cx := NewContext(Waker{}, w)
+	for {
+		t := take(w)
+		if t == nil {
+			if b.lot.stop.Load() {
+				return
+			}
+			b.yield(PointPark)
+			b.park(w, hasWork)
+			continue
+		}
+		if b.rec != nil {
+			b.recordTakeAndBegin(t, w)
+		}
+		run(t, w, cx)
 	}
 }
 
@@ -218,7 +241,7 @@ func (b *base) startWorker(w int, run func(w int)) {
 			}
 			b.workers.done()
 		}()
-		b.gs[w].Store(curg())
+		b.gs[w].Store(goid.Curg())
 		run(w)
 		normal = true
 		// The runtime reuses a goroutine's descriptor once it exits: a
@@ -246,6 +269,21 @@ func (b *base) admit(f Future) error {
 		return ErrClosed
 	}
 	return nil
+}
+
+// spawnTask is the start of SPAWN common to every executor on a base:
+// the yield, the task counted (admit: ErrNilFuture, ErrClosed), the
+// workers started at the first spawn, and the new task of owner o, IDLE,
+// for the caller to queue.
+func (b *base) spawnTask(f Future, o owner) (*task, error) {
+	b.yield(PointSpawn)
+	if err := b.admit(f); err != nil {
+		return nil, err
+	}
+	if !b.started.Load() {
+		b.start()
+	}
+	return b.newTask(f, o), nil
 }
 
 func (b *base) newTask(f Future, o owner) *task {
@@ -334,6 +372,23 @@ func (b *base) pollOn(t *task, w int, cx *Context) (v any, ready bool, perr *Pan
 	}()
 	v, ready = t.fut.Poll(cx)
 	l.cur = nil // not in the deferred call: a Goexit must leave t there
+	return v, ready, nil
+}
+
+// pollStep is one poll of t by worker w of a built-in executor: the yield
+// before it, the poll with cx carrying t's waker (reset to none after
+// it), and its outcome: the value, whether it is Ready, or the failure (a
+// panic or a Failed value, its panic event recorded), which the caller
+// applies.
+func (b *base) pollStep(t *task, w int, cx *Context) (v any, ready bool, err error) {
+	b.yield(PointPoll)
+	cx.Reset(t.waker(), w)
+	v, ready, perr := b.pollOn(t, w, cx)
+	cx.Reset(Waker{}, w)
+	if err := failure(t, v, ready, perr); err != nil {
+		b.recordFailure(t, w, err)
+		return nil, ready, err
+	}
 	return v, ready, nil
 }
 

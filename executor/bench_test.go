@@ -92,6 +92,23 @@ func benchExecs() []benchExec {
 	}
 }
 
+// eachExec runs a sub-benchmark per executor of benchExecs, on one
+// executor of that kind: each iteration is one batch (n units for the
+// unit's metric, as perUnit counts them), then the recorder's log, if
+// any, is emptied.
+func eachExec(b *testing.B, n int, unit string, batch func(b *testing.B, ex Executor)) {
+	for _, be := range benchExecs() {
+		b.Run(be.name, func(b *testing.B) {
+			ex, rec := be.make()
+			defer ex.Close()
+			perUnit(b, n, unit, func() {
+				batch(b, ex)
+				emptyLog(rec)
+			})
+		})
+	}
+}
+
 // goroutineBatch is the yardstick of a batch of n trivial tasks: n
 // goroutines that each add to sink, and a WaitGroup to wait for them.
 func goroutineBatch(n int, sink *atomic.Int64) {
@@ -113,16 +130,7 @@ var trivial Future = FutureFunc(func(*Context) (any, bool) { return nil, true })
 // The ns/task metric is the per-task cost.
 func BenchmarkSpawn(b *testing.B) {
 	n := *benchTasks
-	for _, be := range benchExecs() {
-		b.Run(be.name, func(b *testing.B) {
-			ex, rec := be.make()
-			defer ex.Close()
-			perUnit(b, n, "ns/task", func() {
-				spawnBatch(b, ex, n)
-				emptyLog(rec)
-			})
-		})
-	}
+	eachExec(b, n, "ns/task", func(b *testing.B, ex Executor) { spawnBatch(b, ex, n) })
 	b.Run("goroutines", func(b *testing.B) {
 		var sink atomic.Int64
 		perUnit(b, n, "ns/task", func() { goroutineBatch(n, &sink) })
@@ -192,21 +200,14 @@ func (p *pingPong) task(me int64) Future {
 // ns/round metric is one round trip (two wakes, two polls).
 func BenchmarkPingPong(b *testing.B) {
 	r := *benchRounds
-	for _, be := range benchExecs() {
-		b.Run(be.name, func(b *testing.B) {
-			ex, rec := be.make()
-			defer ex.Close()
-			perUnit(b, r, "ns/round", func() {
-				p := &pingPong{rounds: int64(r)}
-				ex.Spawn(p.task(0))
-				ex.Spawn(p.task(1))
-				if err := ex.Wait(); err != nil {
-					b.Fatal(err)
-				}
-				emptyLog(rec)
-			})
-		})
-	}
+	eachExec(b, r, "ns/round", func(b *testing.B, ex Executor) {
+		p := &pingPong{rounds: int64(r)}
+		ex.Spawn(p.task(0))
+		ex.Spawn(p.task(1))
+		if err := ex.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	})
 	b.Run("goroutines", func(b *testing.B) {
 		perUnit(b, r, "ns/round", func() {
 			ping, pong := make(chan struct{}), make(chan struct{})

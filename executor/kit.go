@@ -66,7 +66,7 @@ type Kit struct {
 // NewKit returns a Kit. Its workers start at the first Spawn.
 func NewKit(c KitConfig) *Kit {
 	k := &Kit{schedule: c.Schedule, work: c.Work}
-	k.b.init(c.Workers)
+	k.b.init(c.Workers, k.work)
 	if c.Recorder != nil {
 		k.SetRecorder(c.Recorder)
 	}
@@ -89,14 +89,10 @@ func (k *Kit) SetScheduler(s Scheduler) { k.b.SetScheduler(s) }
 // Schedule. It fails with ErrNilFuture for a nil f and ErrClosed after
 // Close.
 func (k *Kit) Spawn(f Future) (Handle, error) {
-	k.b.yield(PointSpawn)
-	if err := k.b.admit(f); err != nil {
+	t, err := k.b.spawnTask(f, k)
+	if err != nil {
 		return nil, err
 	}
-	if !k.b.started.Load() {
-		k.b.start(k.work)
-	}
-	t := k.b.newTask(f, k)
 	if k.b.rec != nil {
 		k.scheduleRec(t) // IDLE → QUEUED in Pushed
 		return (*JoinHandle)(t), nil

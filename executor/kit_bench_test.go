@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkKitRecording: the cost of a Kit's marks and recording, side by
-// side: kitFIFO (no marks), markedFIFO without a recorder (Pushed and Took
+// side: markedFIFO unmarked (no marks), markedFIFO without a recorder (Pushed and Took
 // are a nil check), and markedFIFO recording into a traces.Log. Each task is
 // one spawn, one take and one Ready poll.
 //
@@ -20,7 +20,7 @@ func BenchmarkKitRecording(b *testing.B) {
 		name string
 		make func() (executor.Executor, *traces.Log)
 	}{
-		{"unmarked", func() (executor.Executor, *traces.Log) { return &kitExec{newKitFIFO(2)}, nil }},
+		{"unmarked", func() (executor.Executor, *traces.Log) { return newUnmarkedFIFO(2), nil }},
 		{"marked", func() (executor.Executor, *traces.Log) { return newMarkedFIFO(2, nil), nil }},
 		{"recording", func() (executor.Executor, *traces.Log) {
 			log := &traces.Log{}
@@ -50,12 +50,5 @@ func BenchmarkKitRecording(b *testing.B) {
 		})
 	}
 }
-
-// kitExec makes kitFIFO an Executor.
-type kitExec struct{ *kitFIFO }
-
-func (e *kitExec) Spawn(f executor.Future) (executor.Handle, error) { return e.kit.Spawn(f) }
-func (e *kitExec) Wait() error                                      { return e.kit.Wait() }
-func (e *kitExec) Close() error                                     { return e.kit.Close() }
 
 var ready = executor.FutureFunc(func(*executor.Context) (any, bool) { return nil, true })

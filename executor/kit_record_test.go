@@ -13,9 +13,10 @@ import (
 	"github.com/execspec/execspec/traces"
 )
 
-// markedFIFO is kitFIFO that reports its events: it marks its pushes and
-// takes (Kit.Pushed, Kit.Took), unless unmarked; with into set, it marks
-// them as pushes onto that queue and takes from src (PushedTo, TookFrom).
+// markedFIFO is the smallest executor on a Kit, a FIFO queue and a loop,
+// that reports its events: it marks its pushes and takes (Kit.Pushed,
+// Kit.Took), unless unmarked; with into set, it marks them as pushes onto
+// that queue and takes from src (PushedTo, TookFrom).
 type markedFIFO struct {
 	kit      *executor.Kit
 	mu       sync.Mutex
@@ -29,6 +30,14 @@ type markedFIFO struct {
 func newMarkedFIFO(workers int, rec executor.Recorder) *markedFIFO {
 	e := &markedFIFO{}
 	e.kit = executor.NewKit(executor.KitConfig{Workers: workers, Schedule: e.push, Work: e.work, Recorder: rec})
+	return e
+}
+
+// newUnmarkedFIFO returns a markedFIFO that marks nothing and records
+// nothing: the Kit makes every transition itself.
+func newUnmarkedFIFO(workers int) *markedFIFO {
+	e := newMarkedFIFO(workers, nil)
+	e.unmarked = true
 	return e
 }
 

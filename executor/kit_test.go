@@ -9,50 +9,12 @@ import (
 	"github.com/execspec/execspec/executor"
 )
 
-// kitFIFO is the smallest executor on a Kit: a FIFO queue and a loop.
-type kitFIFO struct {
-	kit *executor.Kit
-	mu  sync.Mutex
-	q   []*executor.JoinHandle
-}
-
-func newKitFIFO(workers int) *kitFIFO {
-	e := &kitFIFO{}
-	e.kit = executor.NewKit(executor.KitConfig{Workers: workers, Schedule: e.push, Work: e.work})
-	return e
-}
-
-func (e *kitFIFO) push(t *executor.JoinHandle) {
-	e.mu.Lock()
-	e.q = append(e.q, t)
-	e.mu.Unlock()
-	e.kit.Notify()
-}
-
-func (e *kitFIFO) hasWork() bool { e.mu.Lock(); defer e.mu.Unlock(); return len(e.q) > 0 }
-
-func (e *kitFIFO) work(w int) {
-	for {
-		e.mu.Lock()
-		var t *executor.JoinHandle
-		if len(e.q) > 0 {
-			t, e.q = e.q[0], e.q[1:]
-		}
-		e.mu.Unlock()
-		if t != nil {
-			e.kit.Run(t, w)
-		} else if !e.kit.Park(w, e.hasWork) {
-			return
-		}
-	}
-}
-
 // TestKitContract: an executor on a Kit keeps the Executor contract: bad
 // use is an error, Wait and Join from inside a task are ErrWaitInTask, a
 // panic, a Failed value and a Goexit fail their task and nothing else, a
 // wake during a poll is not lost, and a second Close is ErrClosed.
 func TestKitContract(t *testing.T) {
-	e := newKitFIFO(2)
+	e := newUnmarkedFIFO(2)
 	k := e.kit
 	if _, err := k.Spawn(nil); !errors.Is(err, executor.ErrNilFuture) {
 		t.Errorf("Spawn(nil) = %v, want ErrNilFuture", err)

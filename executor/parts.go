@@ -4,6 +4,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/execspec/execspec/internal/goid"
 )
 
 // The Kit's pieces, one by one, for an executor that keeps its own task
@@ -31,7 +33,7 @@ func NewWorkerIDs(n int) *WorkerIDs {
 // Run runs fn on the calling goroutine as worker w: from its start to its
 // return (or panic), Current on this goroutine returns w.
 func (ids *WorkerIDs) Run(w int, fn func()) {
-	ids.gs[w].Store(curg())
+	ids.gs[w].Store(goid.Curg())
 	defer ids.gs[w].Store(0) // the runtime reuses a finished goroutine's identity
 	fn()
 }
@@ -41,9 +43,16 @@ func (ids *WorkerIDs) Current() int {
 	if ids == nil {
 		return -1
 	}
-	g := curg()
-	for i := range ids.gs {
-		if ids.gs[i].Load() == g {
+	return workerOf(ids.gs)
+}
+
+// workerOf returns the index of the calling goroutine among the workers'
+// goroutines gs (goid.Curg values, 0 for none), or -1. It costs a few
+// nanoseconds per worker.
+func workerOf(gs []atomic.Uintptr) int {
+	g := goid.Curg()
+	for i := range gs {
+		if gs[i].Load() == g {
 			return i
 		}
 	}

@@ -71,7 +71,7 @@ type shared struct {
 }
 
 func (e *shared) initShared(workers int, q runq) {
-	e.init(workers)
+	e.init(workers, e.work)
 	e.stops = true
 	e.addQueueBuf(&e.qb, &e.mu)
 	e.q = q
@@ -84,14 +84,10 @@ func (e *shared) initShared(workers int, q runq) {
 // that the worker's re-check finds the task: see lot). prio and factory are
 // for the priority and retry executors.
 func (e *shared) spawn(f Future, prio int, factory func() Future, retries int) (Handle, error) {
-	e.yield(PointSpawn)
-	if err := e.admit(f); err != nil {
+	t, err := e.spawnTask(f, e)
+	if err != nil {
 		return nil, err
 	}
-	if !e.started.Load() {
-		e.start(e.work)
-	}
-	t := e.newTask(f, e)
 	t.key = int64(prio)
 	t.factory, t.retries = factory, retries
 	t.prioRec = e.prio
@@ -232,37 +228,15 @@ func (e *shared) repoll(t *task, w int) {
 	}
 }
 
-// work is the loop of worker w: take, poll, repeat; park when there is
-// nothing to take; return once the executor shuts down with nothing left.
-func (e *shared) work(w int) {
-	cx := NewContext(Waker{}, w)
-	for {
-		t := e.take(w)
-		if t == nil {
-			if e.lot.stop.Load() {
-				return
-			}
-			e.yield(PointPark)
-			e.park(w, e.hasWork)
-			continue
-		}
-		if e.rec != nil {
-			e.recordTakeAndBegin(t, w)
-		}
-		e.run(t, w, cx)
-	}
-}
+// work is the loop of worker w (base.loop).
+func (e *shared) work(w int) { e.loop(w, e.take, e.hasWork, e.run) }
 
 // run polls t until its poll ends in WAITING, a re-queue or DONE.
 func (e *shared) run(t *task, w int, cx *Context) {
 	repolls := 0
 	for {
-		e.yield(PointPoll)
-		cx.Reset(t.waker(), w)
-		v, ready, perr := e.pollOn(t, w, cx)
-		cx.Reset(Waker{}, w)
-		if err := failure(t, v, ready, perr); err != nil {
-			e.recordFailure(t, w, err)
+		v, ready, err := e.pollStep(t, w, cx)
+		if err != nil {
 			if t.retries > 0 && t.factory != nil {
 				t.retries--
 				refresh := e.refresh

@@ -33,10 +33,13 @@ type mailbox struct {
 	env    env
 }
 
-func newMailbox(e env) *mailbox { return &mailbox{note: make(chan struct{}, 1), env: e} }
-
-// start runs serve on a helper goroutine.
-func (m *mailbox) start(wakes int) { m.env.gofn(func() { m.serve(wakes) }) }
+// startMailbox returns a mailbox whose helper goroutine runs already: it
+// wakes each waker put in it wakes times (serve).
+func startMailbox(e env, wakes int) *mailbox {
+	m := &mailbox{note: make(chan struct{}, 1), env: e}
+	e.gofn(func() { m.serve(wakes) })
+	return m
+}
 
 func (m *mailbox) put(w Waker) {
 	m.mu.Lock()
@@ -208,8 +211,7 @@ var workloads = []workload{
 		// each time (the second wake coalesces or comes late).
 		n := e.n(600)
 		var bad atomic.Int64
-		mb := newMailbox(e)
-		mb.start(2)
+		mb := startMailbox(e, 2)
 		defer mb.close()
 		return spawnWait(ex, n, func(i int) Future {
 			return &pendingK{k: 3, v: i, wake: mb.put, bad: &bad}
@@ -334,8 +336,7 @@ var workloads = []workload{
 		// Every 7th task panics (some after a Pending); the others finish.
 		n := e.n(700)
 		var bad atomic.Int64
-		mb := newMailbox(e)
-		mb.start(1)
+		mb := startMailbox(e, 1)
 		defer mb.close()
 		return spawnWait(ex, n, func(i int) Future {
 			p := &pendingK{k: i % 2, v: i, wake: mb.put, bad: &bad}

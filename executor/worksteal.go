@@ -87,7 +87,7 @@ func NewWorkSteal(c WorkStealConfig) *WorkSteal {
 		c.GlobalInterval = 61
 	}
 	e := &WorkSteal{cfg: c}
-	e.init(c.Workers)
+	e.init(c.Workers, e.work)
 	e.stops = true
 	e.addQueueBuf(&e.global.rb, &e.global.mu)
 	e.locals = make([]localq, c.Workers)
@@ -138,14 +138,10 @@ func (e *WorkSteal) workFor(w int) bool {
 // Spawn implements Executor: SPAWN on the global queue from outside, on the
 // spawning worker's local queue (or slot) from inside a task.
 func (e *WorkSteal) Spawn(f Future) (Handle, error) {
-	e.yield(PointSpawn)
-	if err := e.admit(f); err != nil {
+	t, err := e.spawnTask(f, e)
+	if err != nil {
 		return nil, err
 	}
-	if !e.started.Load() {
-		e.start(e.work)
-	}
-	t := e.newTask(f, e)
 	e.push(e.inWorker(), t, opSpawn, 0)
 	return (*JoinHandle)(t), nil
 }
@@ -462,37 +458,16 @@ func (e *WorkSteal) steal(w int) *task {
 	return nil
 }
 
-// work is the loop of worker w: take, poll, repeat; park when there is
-// nothing to take; return once the executor shuts down with nothing left.
-func (e *WorkSteal) work(w int) {
-	cx := NewContext(Waker{}, w)
-	for {
-		t := e.take(w)
-		if t == nil {
-			if e.lot.stop.Load() {
-				return
-			}
-			e.yield(PointPark)
-			e.park(w, e.hasWork[w])
-			continue
-		}
-		e.run(t, w, cx)
-	}
-}
+// work is the loop of worker w (base.loop), parking with its own view of
+// the queues.
+func (e *WorkSteal) work(w int) { e.loop(w, e.take, e.hasWork[w], e.run) }
 
 // run polls t once and applies the poll's outcome: DONE, WAITING, or a
 // re-queue on w's local queue if it was NOTIFIED meanwhile. Only worker w
 // calls it, for a task it took.
 func (e *WorkSteal) run(t *task, w int, cx *Context) {
-	if e.rec != nil {
-		e.recordTakeAndBegin(t, w)
-	}
-	e.yield(PointPoll)
-	cx.Reset(t.waker(), w)
-	v, ready, perr := e.pollOn(t, w, cx)
-	cx.Reset(Waker{}, w)
-	if err := failure(t, v, ready, perr); err != nil {
-		e.recordFailure(t, w, err)
+	v, ready, err := e.pollStep(t, w, cx)
+	if err != nil {
 		e.complete(t, w, nil, err)
 		return
 	}

@@ -2,12 +2,12 @@ package properties_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/internal/kitfifo"
 	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/traces"
 )
@@ -18,54 +18,27 @@ import (
 // not notify, so a parked worker sleeps while that worker does all the
 // work. Nothing is lost and nothing hangs: only work conservation sees it.
 type sleepyFIFO struct {
-	kit *executor.Kit
-	mu  sync.Mutex
-	q   []*executor.JoinHandle
+	q   kitfifo.Queue
 	bug bool
 }
 
 func newSleepyFIFO(bug bool) *sleepyFIFO {
-	e := &sleepyFIFO{bug: bug}
-	e.kit = executor.NewKit(executor.KitConfig{Workers: 2, Schedule: e.push, Work: e.work})
+	e := &sleepyFIFO{q: kitfifo.Queue{Marked: true}, bug: bug}
+	e.q.Kit = executor.NewKit(executor.KitConfig{Workers: 2, Schedule: e.push, Work: e.q.Work})
 	return e
 }
 
-func (e *sleepyFIFO) Spawn(f executor.Future) (executor.Handle, error) { return e.kit.Spawn(f) }
-func (e *sleepyFIFO) Wait() error                                      { return e.kit.Wait() }
-func (e *sleepyFIFO) Close() error                                     { return e.kit.Close() }
-func (e *sleepyFIFO) SetRecorder(r executor.Recorder)                  { e.kit.SetRecorder(r) }
-func (e *sleepyFIFO) SetScheduler(s executor.Scheduler)                { e.kit.SetScheduler(s) }
-func (e *sleepyFIFO) Describe() traces.Header                          { return e.kit.Header("sleepy", "fifo") }
+func (e *sleepyFIFO) Spawn(f executor.Future) (executor.Handle, error) { return e.q.Kit.Spawn(f) }
+func (e *sleepyFIFO) Wait() error                                      { return e.q.Kit.Wait() }
+func (e *sleepyFIFO) Close() error                                     { return e.q.Kit.Close() }
+func (e *sleepyFIFO) SetRecorder(r executor.Recorder)                  { e.q.Kit.SetRecorder(r) }
+func (e *sleepyFIFO) SetScheduler(s executor.Scheduler)                { e.q.Kit.SetScheduler(s) }
+func (e *sleepyFIFO) Describe() traces.Header                          { return e.q.Kit.Header("sleepy", "fifo") }
 
 func (e *sleepyFIFO) push(t *executor.JoinHandle) {
-	e.mu.Lock()
-	e.q = append(e.q, t)
-	e.kit.Pushed(t)
-	e.mu.Unlock()
-	if !e.bug || e.kit.InWorker() < 0 {
-		e.kit.Notify()
-	}
-}
-
-func (e *sleepyFIFO) pop(w int) (t *executor.JoinHandle) {
-	e.mu.Lock()
-	if len(e.q) > 0 {
-		t, e.q = e.q[0], e.q[1:]
-		e.kit.Took(t, w)
-	}
-	e.mu.Unlock()
-	return t
-}
-
-func (e *sleepyFIFO) hasWork() bool { e.mu.Lock(); defer e.mu.Unlock(); return len(e.q) > 0 }
-
-func (e *sleepyFIFO) work(w int) {
-	for {
-		if t := e.pop(w); t != nil {
-			e.kit.Run(t, w)
-		} else if !e.kit.Park(w, e.hasWork) {
-			return
-		}
+	e.q.Put(t)
+	if !e.bug || e.q.Kit.InWorker() < 0 {
+		e.q.Kit.Notify()
 	}
 }
 
@@ -93,5 +66,20 @@ func TestWorkConservation(t *testing.T) {
 			t.Errorf("seed %d: the detail does not name the worker, the queue and the task: %s", seed, r.Detail)
 		}
 		t.Logf("seed %d, case %d: %s", seed, r.Cases, r.Detail)
+	}
+}
+
+// TestWorkConservationNoFalseAlarm measures the work-conservation check on
+// the built-in executors and on customexec's design (sleepyFIFO without
+// its bug), under the controller: none may fail. PROPERTIES_FAIRNESS_LONG
+// gives the number of cases per executor; bench/fairness.sh runs it.
+func TestWorkConservationNoFalseAlarm(t *testing.T) {
+	n := longCases(t)
+	mks := map[string]func() executor.Executor{"kit-fifo": func() executor.Executor { return newSleepyFIFO(false) }}
+	for _, name := range executor.BuiltinNames() {
+		mks[name], _ = executor.Builtin(name)
+	}
+	for name, mk := range mks {
+		t.Run(name, func(t *testing.T) { noFalseAlarm(t, name, mk, n, "work-conservation") })
 	}
 }

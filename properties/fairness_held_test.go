@@ -32,12 +32,17 @@ type fairSim struct {
 // Pending polls times) on an executor with the given workers that states
 // bound (< 0: nothing, the default bound).
 func newFairSim(t *testing.T, tasks, polls, workers, bound int) *fairSim {
+	return newFairSimOf(t, tasks, polls, boundedStub{workers, bound})
+}
+
+// newFairSimOf is newFairSim on an executor that states what ex states.
+func newFairSimOf(t *testing.T, tasks, polls int, ex executor.Executor) *fairSim {
 	w := &Workload{}
 	for range tasks {
 		w.Tasks = append(w.Tasks, TaskSpec{Steps: make([]Step, polls)})
 	}
 	r := newCase(w)
-	r.setFairness(boundedStub{workers, bound}, tasks, &Config{})
+	r.setFairness(ex, tasks, &Config{})
 	return &fairSim{t, r}
 }
 
@@ -51,6 +56,15 @@ func (s *fairSim) polls(worker, n int, others ...int) {
 	for i := range n {
 		s.poll(others[i%len(others)], worker)
 	}
+}
+
+// readyWhileBusy is the opening of most cases: worker 0 polls task 2,
+// worker 1 polls task 3, and then task 1 is woken, ready while both
+// workers are busy.
+func (s *fairSim) readyWhileBusy() {
+	s.poll(2, 0)
+	s.poll(3, 1)
+	s.wake(1)
 }
 
 // wake is a wake of task that the executor has accepted (the waker
@@ -94,9 +108,7 @@ func TestFairnessHeldByStoppedWorker(t *testing.T) {
 			// then task 1. Seen in CI: 328 polls of others.
 			name: "local queue of a stopped worker", tasks: 3, workers: 2, bound: 300,
 			play: func(s *fairSim) {
-				s.poll(2, 0)
-				s.poll(3, 1)
-				s.wake(1)
+				s.readyWhileBusy()
 				s.polls(1, 328, 3, 2)
 				s.poll(2, 0)
 				s.longAgo(1)
@@ -128,9 +140,7 @@ func TestFairnessHeldByStoppedWorker(t *testing.T) {
 			// stole the task.
 			name: "stolen from a stopped worker", tasks: 3, workers: 2, bound: 300,
 			play: func(s *fairSim) {
-				s.poll(2, 0)
-				s.poll(3, 1)
-				s.wake(1)
+				s.readyWhileBusy()
 				s.poll(2, 0)
 				s.polls(1, 400, 3)
 				s.longAgo(1)
@@ -142,9 +152,7 @@ func TestFairnessHeldByStoppedWorker(t *testing.T) {
 			// holding the task while worker 1 polls others past the limit.
 			name: "still held, default bound", tasks: 3, workers: 2, bound: -1,
 			play: func(s *fairSim) {
-				s.poll(2, 0)
-				s.poll(3, 1)
-				s.wake(1)
+				s.readyWhileBusy()
 				s.poll(2, 0)
 				s.polls(1, 3*starveLimit, 3)
 				s.longAgo(1)
@@ -239,16 +247,9 @@ func (s waitStub) FairnessWait(int) time.Duration { return s.wait }
 // not.
 func TestFairnessWaitDiscountsLateness(t *testing.T) {
 	for _, late := range []time.Duration{0, 900 * time.Millisecond} {
-		w := &Workload{}
-		for range 3 {
-			w.Tasks = append(w.Tasks, TaskSpec{Steps: make([]Step, 10)})
-		}
-		r := newCase(w)
-		r.setFairness(waitStub{boundedStub{workers: 2}, 10 * time.Millisecond}, 3, &Config{})
-		s := &fairSim{t, r}
-		s.poll(2, 0)
-		s.poll(3, 1)
-		s.wake(1)
+		s := newFairSimOf(t, 3, 10, waitStub{boundedStub{workers: 2}, 10 * time.Millisecond})
+		r := s.r
+		s.readyWhileBusy()
 		r.probes[0].readySince = time.Now().Add(-time.Second)
 		r.late.Add(int64(late))
 		s.poll(2, 0)

@@ -3,12 +3,12 @@ package properties_test
 import (
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/internal/kitfifo"
 	"github.com/execspec/execspec/properties"
 )
 
@@ -21,23 +21,21 @@ import (
 // contract allows; wakeDriven makes it claim otherwise, which the suite
 // must catch.
 type sliceExec struct {
-	kit        *executor.Kit
+	q          kitfifo.Queue
 	slice      time.Duration
 	claimed    time.Duration // the slice FairnessWait states, if not slice
 	wakeDriven bool
-	mu         sync.Mutex
-	q          []*executor.JoinHandle
 }
 
 func newSliceExec(slice time.Duration, wakeDriven bool) *sliceExec {
 	e := &sliceExec{slice: slice, wakeDriven: wakeDriven}
-	e.kit = executor.NewKit(executor.KitConfig{Workers: 1, Schedule: e.push, Work: e.work})
+	e.q.Kit = executor.NewKit(executor.KitConfig{Workers: 1, Schedule: e.q.Push, Work: e.work})
 	return e
 }
 
-func (e *sliceExec) Spawn(f executor.Future) (executor.Handle, error) { return e.kit.Spawn(f) }
-func (e *sliceExec) Wait() error                                      { return e.kit.Wait() }
-func (e *sliceExec) Close() error                                     { return e.kit.Close() }
+func (e *sliceExec) Spawn(f executor.Future) (executor.Handle, error) { return e.q.Kit.Spawn(f) }
+func (e *sliceExec) Wait() error                                      { return e.q.Kit.Wait() }
+func (e *sliceExec) Close() error                                     { return e.q.Kit.Close() }
 func (e *sliceExec) PollsSpuriously() bool                            { return !e.wakeDriven }
 
 // FairnessWait implements executor.BoundedWait: n-1 slices of the others,
@@ -50,46 +48,22 @@ func (e *sliceExec) FairnessWait(n int) time.Duration {
 	return time.Duration(max(n-1, 0))*slice + time.Millisecond
 }
 
-func (e *sliceExec) push(t *executor.JoinHandle) {
-	e.mu.Lock()
-	e.q = append(e.q, t)
-	e.mu.Unlock()
-	e.kit.Notify()
-}
-
-func (e *sliceExec) pop() *executor.JoinHandle {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.q) == 0 {
-		return nil
-	}
-	t := e.q[0]
-	e.q = e.q[1:]
-	return t
-}
-
-func (e *sliceExec) hasWork() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.q) > 0
-}
-
 func (e *sliceExec) work(w int) {
 	for {
-		t := e.pop()
+		t := e.q.Pop(w)
 		if t == nil {
-			if !e.kit.Park(w, e.hasWork) {
+			if !e.q.Kit.Park(w, e.q.HasWork) {
 				return
 			}
 			continue
 		}
 		end := time.Now().Add(e.slice)
 		for {
-			if e.kit.PollOnce(t, w) {
+			if e.q.Kit.PollOnce(t, w) {
 				break
 			}
 			if !time.Now().Before(end) {
-				e.push(t)
+				e.q.Push(t)
 				break
 			}
 		}

@@ -1,13 +1,13 @@
 //go:build !amd64 && !arm64
 
-package executor
+package goid
 
 import "runtime"
 
-// curg returns the calling goroutine's id, parsed from runtime.Stack. On
+// Curg returns the calling goroutine's id, parsed from runtime.Stack. On
 // amd64 and arm64 an assembly version reads the goroutine's descriptor
 // instead: this one is correct everywhere but costs microseconds.
-func curg() uintptr {
+func Curg() uintptr {
 	var buf [64]byte
 	n := runtime.Stack(buf[:], false)
 	var id uintptr
