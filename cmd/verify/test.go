@@ -316,7 +316,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stop := context.AfterFunc(ctx, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	defer stop()
 	var output bytes.Buffer
-	var started []string
+	var started, progress []string // progress: the last line of each test with --time
 	sc := bufio.NewScanner(pipe)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -324,6 +324,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		output.WriteString(line)
 		output.WriteByte('\n')
 		if _, p, ok := strings.Cut(line, rt.ProgressPrefix); ok {
+			name, _, _ := strings.Cut(p, ":")
+			progress = slices.DeleteFunc(progress, func(l string) bool { return strings.HasPrefix(l, name+":") })
+			progress = append(progress, p)
 			if !f.quiet {
 				fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", p, time.Since(start).Seconds())
 			}
@@ -349,6 +352,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case ctx.Err() != nil:
 		rep.Interrupted = true
 		fmt.Fprintln(stderr, "verify test: interrupted; what was found so far:")
+		for _, p := range progress {
+			fmt.Fprintf(stderr, "verify test: %s (the last progress before the interrupt)\n", p)
+		}
 		code = exitUnknown
 	case strings.Contains(out, "panic: test timed out after"):
 		fmt.Fprintf(stderr, "verify test: a test did not end within --timeout %v (a goroutine outside control that never blocks, or a loop without a yield point):\n%s", f.timeout, tail(out, 60))

@@ -27,6 +27,7 @@ root=$(cd ../.. && pwd)
 verify=$(mktemp -d)/verify
 (cd "$root" && go build -o "$verify" ./cmd/verify) || exit 2
 out=$(mktemp -d)
+echo "schedules of findings in $out"
 fails=0
 # modfile | package | test | expect | instrument | library@version | strategy (random if empty)
 targets=(

@@ -8,7 +8,8 @@ import (
 
 // ProgressEvery is how often a test with a time budget logs its progress
 // (a line that starts with ProgressPrefix, streamed by go test -v, which
-// verify test shows on stderr).
+// verify test shows on stderr); a budget shorter than four times that
+// logs every quarter of it.
 const ProgressEvery = 10 * time.Second
 
 // ProgressPrefix starts every progress line a Budget logs.
@@ -18,13 +19,15 @@ const ProgressPrefix = "execspec/rt: progress: "
 // test --time): the test keeps starting runs until it is spent, then
 // stops cleanly; a run under way is finished, never cut, so the test ends
 // at most one run after the budget. The first run is always made. While
-// the runs go on it logs the test's progress every ProgressEvery. A nil
+// the runs go on it logs the test's progress every ProgressEvery (every
+// quarter of a short budget). A nil
 // or zero Budget is never spent and logs nothing. It is used by the
 // test's own goroutine.
 type Budget struct {
 	Time  time.Duration
 	start time.Time
 	next  time.Time
+	every time.Duration
 }
 
 // NewBudget returns the Budget of d from now; nil if d is 0.
@@ -32,8 +35,8 @@ func NewBudget(d time.Duration) *Budget {
 	if d <= 0 {
 		return nil
 	}
-	now := time.Now()
-	return &Budget{Time: d, start: now, next: now.Add(ProgressEvery)}
+	now, every := time.Now(), min(ProgressEvery, d/4)
+	return &Budget{Time: d, start: now, next: now.Add(every), every: every}
 }
 
 // Spent reports whether the budget has passed, runs runs having been made
@@ -43,11 +46,18 @@ func (b *Budget) Spent(t testing.TB, runs int) bool {
 		return false
 	}
 	now := time.Now()
-	if now.After(b.next) {
-		b.next = now.Add(ProgressEvery)
-		t.Logf("%s%s: %d runs in %v of %v", ProgressPrefix, t.Name(), runs, now.Sub(b.start).Round(time.Second), b.Time)
+	if runs > 0 && now.Sub(b.start) >= b.Time {
+		return true // the test's own report says the rest
 	}
-	return runs > 0 && now.Sub(b.start) >= b.Time
+	if now.After(b.next) {
+		b.next = now.Add(b.every)
+		unit := time.Second
+		if b.every < ProgressEvery {
+			unit = 10 * time.Millisecond
+		}
+		t.Logf("%s%s: %d runs in %v of %v", ProgressPrefix, t.Name(), runs, now.Sub(b.start).Round(unit), b.Time)
+	}
+	return false
 }
 
 // runs is the number of runs a test makes under o: Runs; without it, no
