@@ -23,7 +23,9 @@ type logTB struct {
 	lines []string
 }
 
-func (l *logTB) Logf(format string, args ...any) { l.lines = append(l.lines, fmt.Sprintf(format, args...)) }
+func (l *logTB) Logf(format string, args ...any) {
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
 
 // A Budget is spent once its time has passed, never before the first
 // run, and logs the progress every quarter of a short budget (virtual
