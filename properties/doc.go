@@ -112,7 +112,10 @@
 // it, a hang is the scheduler's deadlock, and a failure replays from
 // rapid's failfile through `verify test --replay FILE`. The test calling
 // Run must carry a //execspec:nocontrol line (Run makes the runs itself);
-// instrumented.go says what maps to what. An executor whose goroutines
+// instrumented.go says what maps to what. Under `verify test --time D`
+// the properties of a Run share D, each taking an equal part of what is
+// left when it starts, and hold on the cases their part allowed. An
+// executor whose goroutines
 // turn out not to be controlled (its package left out) fails the test
 // with a message that says so.
 //

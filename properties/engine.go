@@ -139,6 +139,8 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 		}
 	case rn.cfg.Context != nil && rn.cfg.Context.Err() != nil:
 		res.Verdict = checker.Unknown
+	case res.TimeUp:
+		res.Verdict = checker.Holds // on the cases the budget allowed
 	case tb.Failed():
 		// rapid failed without a case failing: report it as is.
 		res.Verdict, res.Caught, res.Message = checker.Violated, p.Name, firstLine(res.Output)
@@ -177,6 +179,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			// and says Unknown, not Violated (res.Caught stays empty).
 			panic(errInterrupted)
 		}
+		rn.timeUp(res, failed)
 		w := p.Shape.Draw(t)
 		var o *Observation
 		if rn.eng.on {
@@ -350,10 +353,11 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 	rn := newRunner(newExecutor, sel, &cfg)
 	rn.t, rn.eng = t, eng
 	withRapid(&cfg, false, func() {
-		for _, p := range sel {
+		for i, p := range sel {
 			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
 				continue
 			}
+			rn.eng.share(sel[i:], cfg.Cases)
 			res := &Result{Property: p}
 			rep.Results = append(rep.Results, res)
 			ok := t.Run(subtestName(p), func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/instrument"
@@ -81,6 +82,37 @@ func TestInstrumentedEngine(t *testing.T) {
 		t.Fatalf("the built-in executors, hook unused, under control:\n%s", tailOf(out, 80))
 	}
 	t.Logf("7 built-in executors, hook unused, on the instrumented engine under PCT: %d properties, %d cases, none failed", len(outs), total)
+
+	// A time budget (verify test --time) without a count: the properties
+	// of the Run share it, each stops its cases once its share is spent
+	// and holds on those it ran; rapid saves no failfile for the stop. A
+	// count given with it still bounds the cases.
+	start := time.Now()
+	outs, out = run("TestBuiltins", rt.EnvRuns+"=0", rt.EnvTime+"=2s", "HOOKLESS_EXECUTORS=fifo")
+	spent := time.Since(start)
+	props, timeUp, total := len(outs), 0, 0
+	for _, o := range outs {
+		total += o.Runs
+		if o.TimeUp {
+			timeUp++
+		}
+		if o.FailedRun != 0 {
+			t.Errorf("%s under --time: %s", o.Test, o.Error)
+		}
+	}
+	if len(outs) == 0 || timeUp != len(outs) || total <= len(outs) || spent < 2*time.Second || spent > time.Minute {
+		t.Fatalf("--time 2s: %d properties, %d stopped by the budget, %d cases in %v:\n%s", len(outs), timeUp, total, spent, tailOf(out, 40))
+	}
+	if _, err := os.Stat(filepath.Join(work, "testdata", "rapid")); err == nil {
+		t.Errorf("the budget's stop saved rapid failfiles in %s", filepath.Join(work, "testdata", "rapid"))
+	}
+	outs, _ = run("TestBuiltins", rt.EnvRuns+"=2", rt.EnvTime+"=10m", "HOOKLESS_EXECUTORS=fifo")
+	for _, o := range outs {
+		if o.TimeUp || o.Runs != 2 {
+			t.Errorf("--runs 2 --time 10m: %s made %d runs (time up %v), want 2", o.Test, o.Runs, o.TimeUp)
+		}
+	}
+	t.Logf("--time 2s: %d properties of fifo, %d cases in %v", props, total, spent.Round(time.Millisecond))
 
 	// Spec coverage on the engine: guided paths reach every state of the
 	// work-stealing executor, hook unused, within a budget in runs (a

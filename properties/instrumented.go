@@ -3,6 +3,7 @@ package properties
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,6 +82,8 @@ type engine struct {
 	report   string // where verify test reads the outcome of each test
 	checksum string // a replay's: the failing run's checksum it must reproduce
 	cfg      *Config
+	end      time.Time  // verify test --time: when the test's budget is spent
+	budget   *rt.Budget // the share of it of the property under way
 }
 
 // instrumentedSteps bounds the yield points of one case on the engine:
@@ -118,6 +121,12 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 	e := engine{on: true, command: o.Command, strategy: o.Strategy, report: o.Report, cfg: cfg}
 	if o.Runs > 0 && cfg.Checks == 0 {
 		cfg.Checks = o.Runs
+	}
+	if o.Time > 0 && o.Schedule == "" {
+		e.end = time.Now().Add(o.Time)
+		if cfg.Checks == 0 {
+			cfg.Checks = unbounded
+		}
 	}
 	if o.Strategy == "pct" && cfg.PCTDepth == 0 {
 		cfg.PCTDepth = max(o.Depth, 1)
@@ -254,6 +263,53 @@ func (r *rapidStrategy) Err() error {
 	return nil
 }
 
+// The time budget on the engine (verify test --time, EXECSPEC_TIME): the
+// properties of the test share it, each taking an equal part of what is
+// left when it starts (a property that does not apply leaves its part to
+// the next ones). A property whose part is spent before it found anything
+// stops its rapid loop at the next case and holds on the cases it ran;
+// one that found a failure shrinks it as usual (-rapid.shrinktime). With
+// --time alone the cases are not bounded: rapid's -rapid.checks is
+// unbounded, which its loop multiplies by 10 for invalid cases, so it
+// stays far below the largest int.
+const unbounded = 1 << 40
+
+// errTimeUp ends a property's rapid loop once its share of the budget is
+// spent; rapid takes it for a failing case, which property turns back
+// into a pass (Result.TimeUp).
+var errTimeUp = errors.New("properties: the time budget is spent")
+
+// share gives the property about to start (the first of left; cases, if
+// set, selects among them as Config.Cases does) its part of the budget.
+func (e *engine) share(left []*Property, cases []string) {
+	if !e.on || e.end.IsZero() {
+		return
+	}
+	n := 0
+	for _, p := range left {
+		if len(cases) == 0 || contains(cases, p.Name) {
+			n++
+		}
+	}
+	e.budget = rt.NewBudget(max(time.Until(e.end)/time.Duration(max(n, 1)), time.Millisecond))
+}
+
+// timeUp is called before each case of a property: once the property's
+// share is spent, and it has found nothing (failed), it ends the rapid
+// loop. It logs the property's progress when due (rt.Budget).
+func (rn *runner) timeUp(res *Result, failed bool) {
+	if failed || !rn.eng.budget.Spent(rn.t, res.Runs) {
+		return
+	}
+	res.TimeUp = true
+	// rapid saves a failfile for a failing case; this one is not a
+	// failure (withRapid restores the flag).
+	if f := flag.Lookup("rapid.nofailfile"); f != nil {
+		_ = f.Value.Set("true")
+	}
+	panic(errTimeUp)
+}
+
 // engineReplay is the command that replays a failure found on the engine:
 // verify test's own, with the failfile and the subtest.
 func (e engine) replay(run, failfile string) string {
@@ -285,7 +341,7 @@ func (e engine) record(test string, res *Result) error {
 	if !e.on || e.report == "" || res.Skipped != "" {
 		return nil
 	}
-	out := rt.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds()}
+	out := rt.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds(), TimeUp: res.TimeUp}
 	if res.Verdict == checker.Violated {
 		// The case that first failed (res.Cases stops counting there;
 		// res.Runs goes on through the shrinking).

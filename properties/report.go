@@ -70,6 +70,9 @@ type Result struct {
 	// NoVerdict counts the controlled cases stopped by a budget before
 	// they could show anything (see EndBudget); they pass.
 	NoVerdict int
+	// TimeUp: the property's share of verify test's --time was spent
+	// before its cases were all run (instrumented.go).
+	TimeUp bool
 	// ToFailure is the time from the start of the suite to the end of the
 	// first failing case; Duration is the property's whole time; Done is
 	// the time from the start of the suite to the end of this property

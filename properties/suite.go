@@ -228,6 +228,9 @@ func withRapid(cfg *Config, quiet bool, fn func()) {
 		set["rapid.failfile"] = cfg.failfile
 	}
 	old := map[string]string{}
+	if f := flag.Lookup("rapid.nofailfile"); f != nil {
+		old["rapid.nofailfile"] = f.Value.String() // a spent --time sets it (instrumented.go)
+	}
 	for k, v := range set {
 		if f := flag.Lookup(k); f != nil {
 			old[k] = f.Value.String()

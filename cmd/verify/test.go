@@ -37,9 +37,11 @@ type testFlags struct {
 	replay     string
 	out        string
 	timeout    time.Duration
+	time       time.Duration // --time: each test's budget (0: none)
 	maxSteps   int
 	json       bool
 	quiet      bool
+	verbose    bool
 	keep       bool
 	noCache    bool
 	early      bool
@@ -70,6 +72,12 @@ func testFlagSpecs(f *testFlags) []flagSpec {
 		{name: "pct-depth", min: 1, max: 20, applies: onlyWith(func() bool { return f.strategy == "pct" }, "--strategy pct")},
 		{name: "max-steps", min: 0, max: 1 << 30},
 		{name: "timeout", min: int64(time.Second), max: int64(1000 * time.Hour)},
+		{name: "time", min: int64(100 * time.Millisecond), max: int64(1000 * time.Hour), explicitOnly: true, applies: func() string {
+			if f.replay != "" {
+				return "a replay makes one run"
+			}
+			return ""
+		}},
 		{name: "seed", applies: func() string {
 			if f.replay != "" {
 				return "a replay makes the schedule's choices"
@@ -88,7 +96,8 @@ type testReport struct {
 	StdSync      bool           `json:"std_sync,omitempty"` // the standard library's sync is controlled
 	Strategy     string         `json:"strategy"`
 	Seed         uint64         `json:"seed"`
-	Runs         int            `json:"runs_per_test"`
+	Runs         int            `json:"runs_per_test"`           // 0: no bound (--time alone)
+	Time         string         `json:"time_per_test,omitempty"` // --time, e.g. "10m0s"
 	Tests        []rt.Outcome   `json:"tests"`
 	Unfinished   []string       `json:"unfinished,omitempty"` // tests that started and had not ended when the run stopped
 	Interrupted  bool           `json:"interrupted,omitempty"`
@@ -105,8 +114,16 @@ testing/synctest bubble with one goroutine running at a time. A deadlock, a
 leaked goroutine, a panic or a failed test is reported with its blocked
 goroutines, and its schedule is saved: the printed command replays it exactly.
 
+With --time each test keeps starting runs until that long has passed (a run
+under way is finished), then stops cleanly: "passed N runs in 10m" and exit 0
+if none failed. --runs, when given too, still bounds the runs; without it they
+are not bounded. Progress is shown every 10 seconds. --timeout stays the
+wall-clock limit that kills a test that never ends; when it is not given it
+grows to 10m more than --time for each test.
+
 Examples:
   verify test ./pool --instrument github.com/panjf2000/ants/v2/... --strategy pct --runs 1000 --run TestTune
+  verify test ./pool --instrument github.com/panjf2000/ants/v2/... --run '^TestTune$' --time 10m
   verify test ./pool --instrument github.com/panjf2000/ants/v2/... --run '^TestTune$' --replay ~/.cache/execspec/schedules/TestTune.schedule
 `
 
@@ -125,10 +142,12 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.run, "run", "", "run only the tests matching this regular expression (as go test -run)")
 	fs.StringVar(&f.replay, "replay", "", "replay this schedule file (printed with a failure) instead of searching")
 	fs.StringVar(&f.out, "out", "", "directory for the schedules of failures (default: execspec/schedules in the user's cache directory)")
-	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "wall-clock limit of the whole go test run (a test that never ends)")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "wall-clock limit of the whole go test run (a test that never ends); with --time, 10m more than --time for each test")
+	fs.DurationVar(&f.time, "time", 0, "keep starting runs of each test until this long has passed, e.g. 10m (--runs, if given, still bounds them; without it they are not bounded)")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "yield points of one run before it is stopped as unknown (0: 100000)")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
+	fs.BoolVar(&f.verbose, "v", false, "print what each test logged (t.Log), as go test -v, also for the tests that passed")
 	fs.BoolVar(&f.keep, "keep", false, "keep the rewritten files and the overlay (their directory is printed)")
 	fs.BoolVar(&f.early, "early-timers", false, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; a test that waits with a sleep may then see it too short")
 	fs.BoolVar(&f.stdSync, "std-sync", false, "overlay the standard library's sync so that its Mutex, RWMutex, WaitGroup, Once and Cond, called by a controlled goroutine, are yield points whatever package makes the call (the standard library, packages not instrumented); the first build compiles the standard packages that import sync again (go's build cache keeps them)")
@@ -154,6 +173,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := validateFlags(fs, testFlagSpecs(&f)); err != nil {
 		return flagError(stderr, "test", err)
+	}
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	if f.time > 0 && !given["runs"] {
+		f.runs = 0 // the budget ends the runs
 	}
 	if f.strategy != "random" && f.strategy != "pct" {
 		return flagError(stderr, "test", fmt.Errorf("--strategy %q: expected random or pct", f.strategy))
@@ -230,6 +254,13 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Strategy: f.strategy, Seed: f.seed, Runs: f.runs}
 	if f.replay != "" {
 		rep.Strategy, rep.Runs = "replay", 1
+	} else if f.time > 0 {
+		rep.Time = f.time.String()
+		if !given["timeout"] {
+			// A budget per test: the wall-clock limit covers every test
+			// the packages have (-run may select fewer).
+			f.timeout = 10*time.Minute + time.Duration(max(b.Counts[instrument.RuleTest], 1))*f.time
+		}
 	}
 	if !f.quiet {
 		cached := ""
@@ -254,6 +285,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		rt.EnvMaxSteps+"="+strconv.Itoa(f.maxSteps),
 		rt.EnvCommand+"="+replayCommand(pkgs, f, "%s"),
 	)
+	if rep.Time != "" {
+		env = append(env, rt.EnvTime+"="+rep.Time)
+	}
 	if f.early {
 		env = append(env, rt.EnvEarlyTimers+"=1")
 	}
@@ -282,13 +316,22 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stop := context.AfterFunc(ctx, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	defer stop()
 	var output bytes.Buffer
-	var started []string
+	var started, progress []string // progress: the last line of each test with --time
 	sc := bufio.NewScanner(pipe)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		output.WriteString(line)
 		output.WriteByte('\n')
+		if _, p, ok := strings.Cut(line, rt.ProgressPrefix); ok {
+			name, _, _ := strings.Cut(p, ":")
+			progress = slices.DeleteFunc(progress, func(l string) bool { return strings.HasPrefix(l, name+":") })
+			progress = append(progress, p)
+			if !f.quiet {
+				fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", p, time.Since(start).Seconds())
+			}
+			continue
+		}
 		if name, ok := strings.CutPrefix(line, "=== RUN"); ok {
 			name = strings.TrimSpace(name)
 			if !strings.Contains(name, "/") {
@@ -309,6 +352,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case ctx.Err() != nil:
 		rep.Interrupted = true
 		fmt.Fprintln(stderr, "verify test: interrupted; what was found so far:")
+		for _, p := range progress {
+			fmt.Fprintf(stderr, "verify test: %s (the last progress before the interrupt)\n", p)
+		}
 		code = exitUnknown
 	case strings.Contains(out, "panic: test timed out after"):
 		fmt.Fprintf(stderr, "verify test: a test did not end within --timeout %v (a goroutine outside control that never blocks, or a loop without a yield point):\n%s", f.timeout, tail(out, 60))
@@ -337,10 +383,15 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	if f.verbose {
+		for _, o := range rep.Tests {
+			fmt.Fprintf(stderr, "%s logged:\n%s", o.Test, testLog(out, o.Test))
+		}
+	}
 	for _, o := range failures(rep.Tests) {
 		code = exitViolated
 		fmt.Fprintf(stderr, "\n%s: %s in run %d of %s\n%s\n", o.Test, o.Kind, o.FailedRun, runsText(rep), indent(o.Error))
-		if o.Kind == "fail" {
+		if o.Kind == "fail" && !f.verbose {
 			fmt.Fprint(stderr, testLog(out, o.Test))
 		}
 		if o.Schedule != "" {
@@ -362,6 +413,13 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			stopped = fmt.Sprintf(", %d did not end (%s)", len(rep.Unfinished), strings.Join(rep.Unfinished, ", "))
 		}
 		fmt.Fprintf(stderr, "verify test: %d tests under control, %d passed every run, %d failed%s (%.1fs)\n", len(rep.Tests), passed, len(rep.Tests)-passed, stopped, rep.Seconds)
+		if rep.Time != "" {
+			for _, o := range rep.Tests {
+				if o.FailedRun == 0 {
+					fmt.Fprintf(stderr, "verify test: %s passed %d runs in %v (--time %s)\n", o.Test, o.Runs, time.Duration(o.Seconds*float64(time.Second)).Round(time.Second), rep.Time)
+				}
+			}
+		}
 	}
 	if f.json {
 		printJSON(stdout, rep, true)
@@ -388,6 +446,9 @@ func runsText(r testReport) string {
 	if r.Strategy == "replay" {
 		return "1 (replay)"
 	}
+	if r.Runs == 0 {
+		return fmt.Sprintf("those of --time %s (%s, seed %d)", r.Time, r.Strategy, r.Seed)
+	}
 	return fmt.Sprintf("%d (%s, seed %d)", r.Runs, r.Strategy, r.Seed)
 }
 
@@ -403,7 +464,7 @@ func testLog(out, test string) string {
 			in = len(f) == 3 && f[2] == test
 		case strings.HasPrefix(line, "--- "):
 			in = false
-		case in && strings.HasPrefix(line, "    ") && !strings.Contains(line, "schedule saved; replay it with") && !strings.Contains(line, "harness.go:") && !strings.HasPrefix(line, "        \t"):
+		case in && strings.HasPrefix(line, "    ") && !strings.Contains(line, "schedule saved; replay it with") && !strings.Contains(line, "harness.go:") && !strings.Contains(line, rt.ProgressPrefix) && !strings.HasPrefix(line, "        \t"):
 			b.WriteString(line[2:])
 			b.WriteByte('\n')
 		}

@@ -162,6 +162,10 @@ func TestVerifyTestBadInput(t *testing.T) {
 		{[]string{"test", "./passes", "--runs", "0"}, exitUsage, "--runs"},
 		{[]string{"test", "./exits", "--runs", "2"}, exitUsage, "TestExit calls os.Exit"},
 		{[]string{"test", "./spins", "--timeout", "3s"}, exitUnknown, "did not end within --timeout 3s"},
+		{[]string{"test", "./passes", "--time", "10ms"}, exitUsage, "--time"},
+		{[]string{"test", "./passes", "--time", "1m", "--replay", "passes/passes_test.go"}, exitUsage, "--time does not apply: a replay makes one run"},
+		// --time does not end a run under way: --timeout still kills it.
+		{[]string{"test", "./spins", "--time", "1s", "--timeout", "3s"}, exitUnknown, "did not end within --timeout 3s"},
 	}
 	for _, c := range cases {
 		if raceEnabled && c.code != exitUsage || raceEnabled && strings.Contains(c.want, "os.Exit") {

@@ -8,18 +8,26 @@
 #   bash control.sh [RUNS]          # every target, up to RUNS runs each (default 2000)
 #   bash control.sh 20000 fixed     # only the fixed versions
 #   bash control.sh 500 all 'ants v2.4'   # the rows whose library matches
+#   bash control.sh 10m fixed       # a duration instead of a count: each
+#                                   # target runs for 10 minutes (verify test --time)
 #
 # Prints, per target: the outcome, the run that first failed and its kind,
-# replays that matched the schedule's checksum, seconds. Needs the module proxy.
+# replays that matched the schedule's checksum, seconds; then the cases
+# run, the acknowledged findings (pool.Library.Known) by kind and the load
+# average (1 minute, sampled every 30 s) over the target's run. Needs the
+# module proxy.
 set -uo pipefail
 cd "$(dirname "$0")"
 runs=${1:-2000}
+# A count, or a duration (10m, 90s, 1h30m) for verify test --time.
+if [[ $runs =~ ^[0-9]+$ ]]; then budget=(--runs "$runs" --timeout 30m); else budget=(--time "$runs"); fi
 only=${2:-}
 match=${3:-}
 root=$(cd ../.. && pwd)
 verify=$(mktemp -d)/verify
 (cd "$root" && go build -o "$verify" ./cmd/verify) || exit 2
 out=$(mktemp -d)
+echo "schedules of findings in $out"
 fails=0
 # modfile | package | test | expect | instrument | library@version | strategy (random if empty)
 targets=(
@@ -68,7 +76,12 @@ for t in "${targets[@]}"; do
     fi
   fi
   start=$(date +%s)
-  res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" --runs "$runs" --strategy "${strategy:-random}" --out "$out/${lib// /_}" --timeout 30m -q --keep --json 2>"$work/stderr")
+  (while :; do cut -d' ' -f1 /proc/loadavg; sleep 30; done) > "$work/load" & sampler=$!
+  res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" "${budget[@]}" --strategy "${strategy:-random}" --out "$out/${lib// /_}" -q -v --keep --json 2>"$work/stderr")
+  kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+  load=$(awk '{s+=$1; n++; if ($1>m) m=$1} END {if (n) printf "%.2f (max %.2f)", s/n, m}' "$work/load")
+  cases=$(sed -n 's/.*pool: control mode: \([0-9]*\) cases.*/\1/p' "$work/stderr" | head -1)
+  known=$(sed -n 's/.*known defect \(.*\) seen in \([0-9]*\) cases.*/\1: \2/p' "$work/stderr" | sort | tr '\n' ',' | sed 's/,$//; s/,/, /g')
   build=$(sed -n 's/^verify test: the rewritten files and the overlay are in //p' "$work/stderr")
   secs=$(( $(date +%s) - start ))
   read -r failed kind sched rate <<< "$(python3 -c '
@@ -109,6 +122,7 @@ except Exception: print(-1, "error", "-", "-")' <<< "$res")"
   esac
   [ "$verdict" = ok ] || fails=$((fails+1))
   printf '%-10s %-22s expect %-20s run %-5s of %-5s %-8s replays %s/10 %4ss (%s runs)\n' "$verdict" "$lib" "$expect" "$failed" "$runs" "$kind" "$replays" "$secs" "$rate"
+  printf '           cases %s, known: %s, load %s\n' "${cases:--}" "${known:-none}" "${load:--}"
   [ -n "$found" ] && printf '           found: %s\n' "$found"
   if [ "$replays" = 0 ]; then grep -v '^\s' "$work/replay" | cut -c1-300 | head -8; fi
   if [ "$verdict" != ok ]; then grep -E 'pool: |FAIL|panic|deadlock|leak|verify test:' "$work/stderr" | cut -c1-300 | head -8; fi

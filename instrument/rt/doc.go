@@ -90,7 +90,10 @@
 // them over with Own: its Session's Run returns each run's schedule and
 // failure as values, without failing t, all runs in one bubble (state a
 // package that is not instrumented keeps can live in it); SaveSchedule and LoadSchedule keep the
-// suite's metadata (the case) inside the schedule file.
+// suite's metadata (the case) inside the schedule file. A time budget
+// (Options.Time, EXECSPEC_TIME, verify test --time) makes a test, or a
+// Session whose suite asks Spent before each case, start runs until it
+// is spent (Budget), logging the progress as it goes.
 //
 //	func TestTune(t *testing.T) {
 //		rt.TestWith(t, rt.Options{Strategy: "pct", Runs: 1000}, func(t *testing.T) {

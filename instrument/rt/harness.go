@@ -23,12 +23,15 @@ import (
 type Options struct {
 	Strategy string // "random" (default), "pct" or "replay"
 	Seed     uint64
-	Runs     int    // 0: 100
+	Runs     int    // 0: 100, or no bound with a Time
 	Depth    int    // PCT's bug depth; 0: 3
 	Schedule string // replay: the schedule file
 	Out      string // directory for failing schedules; "": DefaultOut()
 	Report   string // if set, a JSON line per test is appended to this file
 	MaxSteps int
+	// Time, if > 0, is the test's time budget: no run starts once it
+	// has passed (Budget).
+	Time time.Duration
 	// Command, if set, is the command line that replays a failure, with
 	// %s for the schedule file; it is printed with the failure.
 	Command string
@@ -45,6 +48,7 @@ const (
 	EnvReport   = "EXECSPEC_REPORT"
 	EnvMaxSteps = "EXECSPEC_MAX_STEPS"
 	EnvCommand  = "EXECSPEC_REPLAY_COMMAND"
+	EnvTime     = "EXECSPEC_TIME" // a duration, as time.ParseDuration reads it
 )
 
 // OptionsFromEnv reads Options from the EXECSPEC_* environment variables.
@@ -77,6 +81,13 @@ func OptionsFromEnv() (Options, error) {
 		}
 		o.Seed = n
 	}
+	if v := os.Getenv(EnvTime); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return o, fmt.Errorf("%s=%q: expected a duration such as 10m", EnvTime, v)
+		}
+		o.Time = d
+	}
 	if o.Schedule != "" && o.Strategy == "" {
 		o.Strategy = "replay"
 	}
@@ -97,6 +108,7 @@ type Outcome struct {
 	Checksum  string  `json:"checksum,omitempty"`
 	Replayed  bool    `json:"replayed,omitempty"` // a replay matched its schedule's checksum
 	Seconds   float64 `json:"seconds"`            // wall-clock time of the runs
+	TimeUp    bool    `json:"time_up,omitempty"`  // the runs stopped because Options.Time was spent
 
 	// TotalSteps counts the yield points of every run made (a Session's).
 	TotalSteps int `json:"total_steps,omitempty"`
@@ -159,10 +171,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	if err := checkGo(); err != nil {
 		t.Fatal(err)
 	}
-	runs := o.Runs
-	if runs <= 0 {
-		runs = 100
-	}
+	runs := o.runs()
 	var strategy sched.Strategy
 	var replay sched.Schedule
 	switch o.Strategy {
@@ -194,7 +203,12 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 			writeOutcome(t, o.Report, out)
 		}
 	}()
+	budget := NewBudget(o.Time)
 	for i := range runs {
+		if budget.Spent(t, i) {
+			out.TimeUp = true
+			break
+		}
 		rp := (*sched.Replay)(nil)
 		if o.Strategy == "replay" {
 			rp = sched.NewReplay(replay)

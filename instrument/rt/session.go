@@ -50,6 +50,7 @@ type Session struct {
 	meta     Meta
 	runs     int
 	made     int
+	budget   *Budget // Options.Time (budget.go)
 	start    time.Time
 	out      Outcome
 	reported bool
@@ -123,10 +124,7 @@ func NewSession(t *testing.T, o Options) (*Session, error) {
 }
 
 func newSession(t *testing.T, o Options) (*Session, error) {
-	s := &Session{t: t, o: o, runs: o.Runs, start: time.Now()}
-	if s.runs <= 0 {
-		s.runs = 100
-	}
+	s := &Session{t: t, o: o, runs: o.runs(), start: time.Now(), budget: NewBudget(o.Time)}
 	switch o.Strategy {
 	case "", "random":
 		s.o.Strategy = "random"
@@ -152,7 +150,7 @@ func newSession(t *testing.T, o Options) (*Session, error) {
 }
 
 // Runs is the number of runs the session was asked for (Options.Runs;
-// 1 when replaying).
+// 1 when replaying; no bound with Options.Time alone: see Spent).
 func (s *Session) Runs() int { return s.runs }
 
 // Made is the number of runs made so far (shrinking and replays included).

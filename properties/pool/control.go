@@ -115,6 +115,12 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 	r := rand.New(rand.NewPCG(cfg.Seed, 0xda3e39cb94b95bdb))
 	seen := map[string]bool{}
 	for i := range s.Runs() {
+		if s.Spent() {
+			// verify test --time: the budget is spent; the cases
+			// made stand.
+			rep.Stopped = fmt.Sprintf("stopped after %d cases: the time budget (verify test --time) was spent", rep.Cases)
+			break
+		}
 		w := generate(r, cfg, ab)
 		rep.Cases++
 		exercised(w, ab, rep.Exercised)

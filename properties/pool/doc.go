@@ -102,6 +102,7 @@
 // case inside it, that replays the same case and the same interleaving:
 //
 //	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --runs 2000
+//	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --time 10m
 //	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAnts$' --replay ~/.cache/execspec/schedules/TestAnts.progress-Resize.schedule
 //
 // Under control, as in stress mode, the search goes on after a finding

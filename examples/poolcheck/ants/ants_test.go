@@ -77,12 +77,18 @@ var antsConfig = pool.Config{
 // without p.lock, so that a submitter between its capacity check and
 // cond.Wait() misses it: Tune's (repro/) and a worker's that dies of a
 // task's panic or Goexit (worker.go; found under controlled schedules,
-// see README.md). Stress runs seldom see either.
+// see README.md). Stress runs seldom see either. Before v2.11.4 the
+// race of #374 also loses wakeups: the workers it spawns past the
+// capacity leave after their task (revertWorker) with a Broadcast and a
+// Signal made without p.lock, which a submitter between its check and
+// cond.Wait misses (testdata/schedules/TestAnts.progress-task_end.schedule,
+// at v2.7.5).
 var antsLib = pool.Library{
 	Module: "github.com/panjf2000/ants/v2",
 	Func:   ants.NewPool,
 	Known: []pool.KnownDefect{
 		{Key: pool.CapacityBound, Fixed: "v2.11.4", Why: "ants #374"},
+		{Key: pool.Progress + "/task end", Fixed: "v2.11.4", Why: "workers spawned past the capacity by the race of ants #374 leave after their task, signalling without the pool's lock"},
 		{Key: pool.Progress + "/Resize", From: "v2.7.5", Why: "Tune signals without the pool's lock"},
 		{Key: pool.Progress + "/task panic", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
 		{Key: pool.Progress + "/task Goexit", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
