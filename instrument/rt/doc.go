@@ -38,7 +38,9 @@
 //     runnable goroutines wait (they are slow), so bugs that need a timer
 //     to fire before another goroutine runs are reached (Go 1.26). A
 //     pending AfterFunc timer is such a candidate too (a stand-in: its
-//     goroutine does not exist before it fires).
+//     goroutine does not exist before it fires). EarlyTime tells how much
+//     virtual time the run let pass so (timers.go): a check that measures
+//     speed in virtual time leaves it out.
 //   - The standard library's sync, when the build overlays it
 //     (stdsync.go, rt.StdSync): its Mutex, RWMutex, WaitGroup, Once and
 //     Cond called by the goroutine holding control are yield points and

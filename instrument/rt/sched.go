@@ -177,6 +177,11 @@ type run struct {
 	// afterTimers stand for the AfterFunc timers of the run among the
 	// candidates of EarlyTimers (ops.go).
 	afterTimers []*gor
+	// early sums the virtual time let pass while a goroutine could run
+	// (timers.go); earlyFrom, if not zero, is when the current early
+	// external phase began.
+	early     atomic.Int64
+	earlyFrom time.Time
 	// quiet > 0: the runtime's own code runs on the goroutine holding
 	// control; the standard library's sync is not controlled (stdsync.go).
 	quiet int
@@ -579,6 +584,7 @@ func (r *run) pick(g *gor) *gor {
 		return nil
 	}
 	if next.state == gBlocked && !next.w.ready() {
+		r.markEarly()
 		return nil // time passes: the coordinator takes over
 	}
 	next.state = gRunnable
@@ -696,7 +702,9 @@ func (r *run) coordinate(main func()) error {
 		if r.live == 0 {
 			break
 		}
-		if next := r.external(); next != nil {
+		next := r.external()
+		r.endEarly()
+		if next != nil {
 			if r.mainDone && time.Since(r.mainEnd) > r.cfg.LeakAfter {
 				// Still going (sleeping, waking) long after the body
 				// returned: leaked, though not blocked for good.
