@@ -117,7 +117,11 @@ type gor struct {
 	cancel chan struct{}
 	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
 	house  bool   // woken by a ticker: its steps are housekeeping, not progress
-	daemon bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
+	// harness: running the test's own code, not the code under test
+	// (Harness): time let pass while only such goroutines could run is
+	// not early (timers.go).
+	harness bool
+	daemon  bool // started by the packages' initialisation (or by such a goroutine): the run ends without it
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -568,15 +572,7 @@ func (r *run) pick(g *gor) *gor {
 		return g
 	}
 	if r.cfg.EarlyTimers && timersReadable {
-		// Goroutines waiting for a timer are candidates too: choosing one
-		// lets virtual time pass until a timer fires while the others
-		// wait (the external phase), as if they had been slow.
-		for _, h := range r.alive {
-			if h.state == gBlocked && h.w.timed != nil && !h.w.ready() && h.w.timed() {
-				cands = append(cands, h)
-			}
-		}
-		cands = r.afterTimerCands(cands)
+		cands = r.timerCand(cands)
 	}
 	r.cand = cands
 	next := r.choose(g, curRunnable, cands)
