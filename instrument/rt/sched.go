@@ -49,11 +49,12 @@ type Config struct {
 	// Seed seeds the choices among the ready cases of a select under PCT
 	// (PCT orders goroutines, not cases).
 	Seed uint64
-	// EarlyTimers lets timers fire while other goroutines could run: each
-	// goroutine waiting for a timer (a sleep, a timer's or ticker's
-	// channel) is then a candidate of every decision, and choosing it lets
-	// virtual time pass until a timer fires while the others wait, as if
-	// they were slow. Without it time passes only once every controlled
+	// EarlyTimers lets timers fire while other goroutines could run: while
+	// some goroutine waits for a timer (a sleep, a timer's or ticker's
+	// channel, an AfterFunc), letting time pass is one more candidate at
+	// one decision in four (timers.go), and choosing it lets virtual time
+	// pass until the earliest timer fires while the others wait, as if
+	// they were slow; EarlyTime tells how much time passed so. Without it time passes only once every controlled
 	// goroutine is blocked, so goroutines seem infinitely fast: bugs that
 	// need a timer to fire before another goroutine gets to run are out of
 	// reach, and tests that wait with a sleep never see it too short. Go
@@ -117,11 +118,12 @@ type gor struct {
 	cancel chan struct{}
 	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
 	house  bool   // woken by a ticker: its steps are housekeeping, not progress
+	daemon bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
+
 	// harness: running the test's own code, not the code under test
 	// (Harness): time let pass while only such goroutines could run is
 	// not early (timers.go).
 	harness bool
-	daemon  bool // started by the packages' initialisation (or by such a goroutine): the run ends without it
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
