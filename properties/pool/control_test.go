@@ -78,6 +78,7 @@ func TestControlledMode(t *testing.T) {
 	for _, c := range []struct{ test, kind, text string }{
 		{"TestGrowNoWake", "fail", ""},
 		{"TestGoexitLeaks", "deadlock", "Cond.Wait"},
+		{"TestResizeWaits", "deadlock", "Resize"},
 		{"TestGoexitLeaksPurge", "deadlock", "housekeeping"},
 		{"TestPanicDoubleDone", "panic", "negative WaitGroup counter"},
 	} {

@@ -118,8 +118,9 @@ type tracker struct {
 	running   atomic.Int64 // weight running
 	bound     atomic.Int64 // capacity in effect, 0: none
 	resized   atomic.Bool  // a Resize has been called
-	resizeMu  sync.Mutex
-	capLog    []capChange // under resizeMu
+	resizeMu  sync.Mutex   // held through each Resize: they are serialized
+	capMu     sync.Mutex   // held only to read or append capLog
+	capLog    []capChange  // under capMu
 	capExceed atomic.Pointer[Finding]
 
 	slots []atomic.Pointer[string] // per submitter (+1 for nested): the operation in progress
@@ -402,7 +403,12 @@ func (tr *tracker) resize(slot int, n int) {
 	tr.resized.Store(true)
 	call := tr.now()
 	poolCall(func() { tr.ab.resize.Resize(n) })
+	// Not under resizeMu alone: a Resize that never returns (a run
+	// stopped while the controller was in it) holds resizeMu for good,
+	// and the description of the hang reads capLog as the run unwinds.
+	tr.capMu.Lock()
 	tr.capLog = append(tr.capLog, capChange{call, tr.now(), n})
+	tr.capMu.Unlock()
 	tr.events.Add(1)
 }
 
@@ -846,9 +852,9 @@ func (tr *tracker) verify() []*Finding {
 // return; tasks already running when a shrink returns are not stopped,
 // but no task submitted after it may start until they fit.
 func (tr *tracker) capacityAcrossResize() *Finding {
-	tr.resizeMu.Lock()
+	tr.capMu.Lock()
 	log := slices.Clone(tr.capLog)
-	tr.resizeMu.Unlock()
+	tr.capMu.Unlock()
 	c0 := tr.capacity()
 	if len(log) == 0 || c0 <= 0 {
 		return nil
