@@ -149,7 +149,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.verbose, "v", false, "print what each test logged (t.Log), as go test -v, also for the tests that passed")
 	fs.BoolVar(&f.keep, "keep", false, "keep the rewritten files and the overlay (their directory is printed)")
-	fs.BoolVar(&f.early, "early-timers", false, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; a test that waits with a sleep may then see it too short")
+	fs.BoolVar(&f.early, "early-timers", true, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; the pool suite leaves the time so passed out of its progress bound, but a test of its own that waits with a sleep may then see it too short: --early-timers=false lets time pass only once every goroutine is blocked")
 	fs.BoolVar(&f.stdSync, "std-sync", false, "overlay the standard library's sync so that its Mutex, RWMutex, WaitGroup, Once and Cond, called by a controlled goroutine, are yield points whatever package makes the call (the standard library, packages not instrumented); the first build compiles the standard packages that import sync again (go's build cache keeps them)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "rewrite afresh in a temporary directory instead of reusing a build of the same sources kept in the user's cache directory")
 	// Flags may follow the packages: parse in rounds.
@@ -288,9 +288,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if rep.Time != "" {
 		env = append(env, rt.EnvTime+"="+rep.Time)
 	}
-	if f.early {
-		env = append(env, rt.EnvEarlyTimers+"=1")
-	}
+	// Set either way: an EXECSPEC_EARLY_TIMERS=1 left in the caller's
+	// environment must not override --early-timers=false.
+	env = append(env, rt.EnvEarlyTimers+"="+map[bool]string{false: "0", true: "1"}[f.early])
 	if f.replay != "" {
 		env = append(env, rt.EnvSchedule+"="+f.replay)
 	}
@@ -502,8 +502,8 @@ func replayCommand(pkgs []string, f testFlags, schedule string) string {
 	if len(f.instrument) > 0 {
 		s += " --instrument " + strings.Join(f.instrument, ",")
 	}
-	if f.early {
-		s += " --early-timers"
+	if !f.early {
+		s += " --early-timers=false"
 	}
 	if f.stdSync {
 		s += " --std-sync"

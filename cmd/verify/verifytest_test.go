@@ -197,11 +197,16 @@ func TestVerifyTestOldGo(t *testing.T) {
 	}
 }
 
-// TestReplayCommandKeepsEarlyTimers: a run made with --early-timers or
-// --std-sync is replayed with them (without, the replay would diverge).
+// TestReplayCommandKeepsEarlyTimers: a run made with --early-timers=false
+// or --std-sync is replayed so (otherwise the replay would diverge); early
+// timers are the default, which the command need not say.
 func TestReplayCommandKeepsEarlyTimers(t *testing.T) {
-	got := replayCommand([]string{"./pool"}, testFlags{instrument: []string{"example.com/m"}, early: true, stdSync: true}, "s.schedule")
-	if want := "verify test ./pool --instrument example.com/m --early-timers --std-sync --replay s.schedule"; got != want {
+	got := replayCommand([]string{"./pool"}, testFlags{instrument: []string{"example.com/m"}, early: false, stdSync: true}, "s.schedule")
+	if want := "verify test ./pool --instrument example.com/m --early-timers=false --std-sync --replay s.schedule"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	got = replayCommand([]string{"./pool"}, testFlags{early: true}, "s.schedule")
+	if want := "verify test ./pool --replay s.schedule"; got != want {
 		t.Fatalf("%q, want %q", got, want)
 	}
 }

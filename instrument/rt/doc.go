@@ -33,12 +33,14 @@
 //     value the real select took while other cases became ready at the
 //     same instant is put back for the schedule to choose: the runtime's
 //     order among timers of one instant (random) decides nothing.
-//   - Config.EarlyTimers: goroutines waiting for a timer are candidates of
-//     every decision; choosing one lets virtual time pass while the
-//     runnable goroutines wait (they are slow), so bugs that need a timer
-//     to fire before another goroutine runs are reached (Go 1.26). A
-//     pending AfterFunc timer is such a candidate too (a stand-in: its
-//     goroutine does not exist before it fires).
+//   - Config.EarlyTimers: while a goroutine waits for a timer, letting
+//     time pass is a candidate of one decision in four; choosing it lets
+//     virtual time pass while the runnable goroutines wait (they are
+//     slow), so bugs that need a timer to fire before another goroutine
+//     runs are reached (Go 1.26). A pending AfterFunc timer counts too (a
+//     stand-in: its goroutine does not exist before it fires). EarlyTime tells how much
+//     virtual time the run let pass so (timers.go): a check that measures
+//     speed in virtual time leaves it out.
 //   - The standard library's sync, when the build overlays it
 //     (stdsync.go, rt.StdSync): its Mutex, RWMutex, WaitGroup, Once and
 //     Cond called by the goroutine holding control are yield points and

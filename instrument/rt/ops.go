@@ -23,6 +23,7 @@ func Go(fn func()) {
 	}
 	h := r.newG()
 	h.daemon = g.daemon || r.initing
+	h.harness = g.harness
 	r.mix(tagGo)
 	r.mix(uint64(g.id)<<32 | uint64(h.id))
 	r.spawned++
@@ -151,15 +152,4 @@ func AfterFunc(d time.Duration, f func()) *time.Timer {
 // *time.Timer (runtime/time.go's timeTimer, Go 1.26), its when at 24.
 func afterFuncArmed(t *time.Timer) bool {
 	return *(*int64)(unsafe.Add(unsafe.Pointer(t), 16+24)) > 0
-}
-
-// afterTimerCands adds the AfterFunc timers that will fire to cands (a
-// stopped one may be reset: it stays listed).
-func (r *run) afterTimerCands(cands []*gor) []*gor {
-	for _, h := range r.afterTimers {
-		if h.w.timed() {
-			cands = append(cands, h)
-		}
-	}
-	return cands
 }

@@ -49,11 +49,12 @@ type Config struct {
 	// Seed seeds the choices among the ready cases of a select under PCT
 	// (PCT orders goroutines, not cases).
 	Seed uint64
-	// EarlyTimers lets timers fire while other goroutines could run: each
-	// goroutine waiting for a timer (a sleep, a timer's or ticker's
-	// channel) is then a candidate of every decision, and choosing it lets
-	// virtual time pass until a timer fires while the others wait, as if
-	// they were slow. Without it time passes only once every controlled
+	// EarlyTimers lets timers fire while other goroutines could run: while
+	// some goroutine waits for a timer (a sleep, a timer's or ticker's
+	// channel, an AfterFunc), letting time pass is one more candidate at
+	// one decision in four (timers.go), and choosing it lets virtual time
+	// pass until the earliest timer fires while the others wait, as if
+	// they were slow; EarlyTime tells how much time passed so. Without it time passes only once every controlled
 	// goroutine is blocked, so goroutines seem infinitely fast: bugs that
 	// need a timer to fire before another goroutine gets to run are out of
 	// reach, and tests that wait with a sleep never see it too short. Go
@@ -118,6 +119,11 @@ type gor struct {
 	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
 	house  bool   // woken by a ticker: its steps are housekeeping, not progress
 	daemon bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
+
+	// harness: running the test's own code, not the code under test
+	// (Harness): time let pass while only such goroutines could run is
+	// not early (timers.go).
+	harness bool
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -177,6 +183,11 @@ type run struct {
 	// afterTimers stand for the AfterFunc timers of the run among the
 	// candidates of EarlyTimers (ops.go).
 	afterTimers []*gor
+	// early sums the virtual time let pass while a goroutine could run
+	// (timers.go); earlyFrom, if not zero, is when the current early
+	// external phase began.
+	early     atomic.Int64
+	earlyFrom time.Time
 	// quiet > 0: the runtime's own code runs on the goroutine holding
 	// control; the standard library's sync is not controlled (stdsync.go).
 	quiet int
@@ -563,15 +574,7 @@ func (r *run) pick(g *gor) *gor {
 		return g
 	}
 	if r.cfg.EarlyTimers && timersReadable {
-		// Goroutines waiting for a timer are candidates too: choosing one
-		// lets virtual time pass until a timer fires while the others
-		// wait (the external phase), as if they had been slow.
-		for _, h := range r.alive {
-			if h.state == gBlocked && h.w.timed != nil && !h.w.ready() && h.w.timed() {
-				cands = append(cands, h)
-			}
-		}
-		cands = r.afterTimerCands(cands)
+		cands = r.timerCand(cands)
 	}
 	r.cand = cands
 	next := r.choose(g, curRunnable, cands)
@@ -579,6 +582,7 @@ func (r *run) pick(g *gor) *gor {
 		return nil
 	}
 	if next.state == gBlocked && !next.w.ready() {
+		r.markEarly()
 		return nil // time passes: the coordinator takes over
 	}
 	next.state = gRunnable
@@ -696,7 +700,9 @@ func (r *run) coordinate(main func()) error {
 		if r.live == 0 {
 			break
 		}
-		if next := r.external(); next != nil {
+		next := r.external()
+		r.endEarly()
+		if next != nil {
 			if r.mainDone && time.Since(r.mainEnd) > r.cfg.LeakAfter {
 				// Still going (sleeping, waking) long after the body
 				// returned: leaked, though not blocked for good.

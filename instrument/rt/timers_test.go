@@ -170,3 +170,67 @@ func TestEarlyAfterFunc(t *testing.T) {
 		}
 	}
 }
+
+// TestEarlyTime: the virtual time that passes while a goroutine could run
+// (a timer fired early) is counted by EarlyTime, and only that: without
+// EarlyTimers it stays 0, time that passes once every goroutine is
+// blocked is not counted, nor time that passes while only goroutines
+// marked as the harness's could run.
+func TestEarlyTime(t *testing.T) {
+	if !timersReadable {
+		t.Skip("timers are read on Go 1.26 only")
+	}
+	type obs struct{ busy, busyEarly, end, endEarly time.Duration }
+	body := func(harness bool, o *obs) func(t *testing.T) {
+		return func(t *testing.T) {
+			if Harness(harness) {
+				t.Error("a goroutine starts unmarked")
+			}
+			t0 := time.Now()
+			// No yield point after the sleep: once it ends, nothing but
+			// this goroutine's exit can run while the body sleeps.
+			Go(func() { Sleep(time.Second) })
+			// Always runnable: any time that passes here passed early.
+			for range 20 {
+				Gosched()
+			}
+			o.busy, o.busyEarly = time.Since(t0), EarlyTime()
+			Sleep(5 * time.Second) // every goroutine blocked: not early
+			o.end, o.endEarly = time.Since(t0), EarlyTime()
+		}
+	}
+	for _, mode := range []struct{ early, harness bool }{{false, false}, {true, false}, {true, true}} {
+		sawEarly := false
+		for seed := range uint64(40) {
+			var o obs
+			cfg := Config{EarlyTimers: mode.early, Strategy: sched.Random(seed)}
+			s, err := Run(t, cfg, body(mode.harness, &o))
+			if err != nil {
+				t.Fatalf("%+v, seed %d: %v", mode, seed, err)
+			}
+			want := o.busy
+			if mode.harness {
+				want = 0
+			}
+			if o.busyEarly != want || o.endEarly != o.busyEarly {
+				t.Fatalf("%+v, seed %d: %v passed while the body could run, EarlyTime %v; at the end %v passed, EarlyTime %v", mode, seed, o.busy, o.busyEarly, o.end, o.endEarly)
+			}
+			if o.end != o.busy+5*time.Second {
+				t.Fatalf("%+v, seed %d: the body's sleep took %v", mode, seed, o.end-o.busy)
+			}
+			if o.busy > 0 {
+				sawEarly = true
+				var again obs
+				if err := ReplayWith(t, cfg, s, body(mode.harness, &again)); err != nil || again != o {
+					t.Fatalf("%+v, seed %d: replay %v, %+v then %+v", mode, seed, err, o, again)
+				}
+			}
+		}
+		if sawEarly != mode.early {
+			t.Errorf("%+v: time passed while the body could run: %v", mode, sawEarly)
+		}
+	}
+	if EarlyTime() != 0 || Harness(true) {
+		t.Errorf("outside a run: EarlyTime %v, or Harness marked a goroutine", EarlyTime())
+	}
+}

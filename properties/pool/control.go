@@ -38,8 +38,11 @@ import (
 //	                                          pending; the suite names the
 //	                                          stuck operations as it unwinds
 //	progress against the median start       progress in virtual time: time
-//	  delay and a canary goroutine            passes only when every goroutine
-//	                                          is blocked
+//	  delay and a canary goroutine            that passed once every goroutine
+//	                                          was blocked; time let pass early
+//	                                          (a timer fired while a goroutine
+//	                                          could run, early timers) is not
+//	                                          counted (rt.EarlyTime)
 //	a crash: a child process dies           a crash: a panic on any goroutine
 //	                                          is a no-crash finding with its
 //	                                          stack, and the search goes on
@@ -361,6 +364,10 @@ func (g *guidedStrategy) Choose(d control.Decision) int {
 // scheduler stops the run, the suite describes where the case was stuck
 // (cfg.onAbort) while the goroutine unwinds.
 func (tr *tracker) runControlled(newPool func(Options) Pool) []*Finding {
+	// The suite's goroutines are the harness's; the goroutines they
+	// start take the mark, and poolCall lifts it around each call into
+	// the pool.
+	defer rt.Harness(rt.Harness(true))
 	defer func() {
 		if v := recover(); v != nil {
 			if rt.IsAbort(v) && tr.cfg.onAbort != nil {

@@ -64,9 +64,21 @@ func TestControlledMode(t *testing.T) {
 	if o := run("TestCorrect", 1, rt.EnvRuns+"="+strconv.Itoa(runs)); len(o) != 1 || o[0].FailedRun != 0 || o[0].Runs != runs {
 		t.Fatalf("the correct pool under control: %+v", o)
 	}
+	// Early timers (verify test's default): time that a timer fired early
+	// let pass while a goroutine of the case could run is not the pool's
+	// (rt.EarlyTime): the correct pool passes every run, and the lost
+	// wakeup after a grow is still a progress finding.
+	early := rt.EnvEarlyTimers + "=1"
+	if o := run("TestCorrect", 1, rt.EnvRuns+"="+strconv.Itoa(runs), early); len(o) != 1 || o[0].FailedRun != 0 || o[0].Runs != runs {
+		t.Fatalf("the correct pool under control, early timers: %+v", o)
+	}
+	if o := run("TestGrowNoWake", 1, rt.EnvRuns+"="+strconv.Itoa(runs), early); len(o) != 1 || o[0].FailedRun == 0 || !strings.Contains(o[0].Error, "progress") {
+		t.Errorf("TestGrowNoWake, early timers: want a progress finding, got %+v", o)
+	}
 	for _, c := range []struct{ test, kind, text string }{
 		{"TestGrowNoWake", "fail", ""},
 		{"TestGoexitLeaks", "deadlock", "Cond.Wait"},
+		{"TestResizeWaits", "deadlock", "Resize"},
 		{"TestGoexitLeaksPurge", "deadlock", "housekeeping"},
 		{"TestPanicDoubleDone", "panic", "negative WaitGroup counter"},
 	} {

@@ -96,7 +96,9 @@
 // seeing the EXECSPEC_* environment, makes each controlled run one case
 // (controlled mode, control.go): one goroutine runs at a time and the
 // scheduler picks which, a hang is every goroutine blocked with no timer
-// pending, progress is measured in virtual time, a crash on any goroutine
+// pending, progress is measured in virtual time (less the time the
+// schedule let pass early, while a goroutine could run: rt.EarlyTime), a
+// crash on any goroutine
 // is a finding with its stack, and each distinct finding is shrunk
 // (workload and schedule together) and saved as a schedule file, the
 // case inside it, that replays the same case and the same interleaving:

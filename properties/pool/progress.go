@@ -83,9 +83,9 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		spans[id] = sp
 		times = append(times, sp.sub, sp.pend, sp.start, sp.end)
 	}
-	tr.resizeMu.Lock()
+	tr.capMu.Lock()
 	capLog := slices.Clone(tr.capLog)
-	tr.resizeMu.Unlock()
+	tr.capMu.Unlock()
 	for _, c := range capLog {
 		times = append(times, c.at)
 	}

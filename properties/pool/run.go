@@ -102,6 +102,11 @@ type tracker struct {
 	p    Pool
 	ab   abilities
 	base time.Time
+	// early0 is rt.EarlyTime when the case began: under control, the
+	// virtual time that the schedule let pass while a goroutine of the
+	// case could run (a timer fired early) is not the pool's, and now
+	// leaves it out.
+	early0 time.Duration
 
 	ops      []Op
 	children []int
@@ -113,8 +118,9 @@ type tracker struct {
 	running   atomic.Int64 // weight running
 	bound     atomic.Int64 // capacity in effect, 0: none
 	resized   atomic.Bool  // a Resize has been called
-	resizeMu  sync.Mutex
-	capLog    []capChange // under resizeMu
+	resizeMu  sync.Mutex   // held through each Resize: they are serialized
+	capMu     sync.Mutex   // held only to read or append capLog
+	capLog    []capChange  // under capMu
 	capExceed atomic.Pointer[Finding]
 
 	slots []atomic.Pointer[string] // per submitter (+1 for nested): the operation in progress
@@ -176,15 +182,22 @@ func (tr *tracker) lateDuring(from, to int64) int64 {
 
 func (tr *tracker) now() int64 {
 	n := int64(time.Since(tr.base))
-	if n <= 0 {
-		n = 1
-	}
 	if !tr.cfg.control {
-		return n
+		return max(n, 1)
 	}
 	// Under control the clock is virtual and stands still while the
-	// goroutines run: the instants of one case are made distinct, in the
-	// order they were taken, a nanosecond apart.
+	// goroutines run. With early timers (rt.Config.EarlyTimers, verify
+	// test's default) the schedule may let it pass while some goroutine
+	// could run, as if that goroutine were slow: a timeout may expire
+	// (a cancelled submit, the pool's idle-worker purge), which is the
+	// point, but a worker held back so is not a slow pool, and the
+	// progress bound would blame it. The time that passed early is left
+	// out (rt.EarlyTime): what remains passed only once every goroutine
+	// was blocked, which a pool that leaves a task waiting while it has
+	// room is to blame for. The result never decreases.
+	n = max(n-int64(rt.EarlyTime()-tr.early0), 1)
+	// The instants of one case are made distinct, in the order they were
+	// taken, a nanosecond apart.
 	for {
 		last := tr.last.Load()
 		m := max(n, last+1)
@@ -247,6 +260,10 @@ func isTaskPanic(v any) bool {
 // body is the function run for task id.
 func (tr *tracker) body(id int, t Task) func() error {
 	return func() error {
+		// The task's own code is the suite's, not the pool's
+		// (poolCall); the worker that runs it is the pool's again
+		// once it returns.
+		defer rt.Harness(rt.Harness(true))
 		rec := &tr.tasks[id]
 		tr.events.Add(1)
 		at := tr.now()
@@ -334,6 +351,7 @@ func (tr *tracker) submit(slot, id int, op Op) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		cancelNow := func() {
+			rt.Harness(true) // the suite's callback (a goroutine of its own)
 			rec.cancelled.Store(true)
 			cancel()
 		}
@@ -346,17 +364,17 @@ func (tr *tracker) submit(slot, id int, op Op) {
 		}
 		rec.submitAt.Store(tr.now())
 		if tr.ab.weighted != nil {
-			err = tr.ab.weighted.SubmitWeighted(ctx, rec.weight, func() { _ = body() })
+			poolCall(func() { err = tr.ab.weighted.SubmitWeighted(ctx, rec.weight, func() { _ = body() }) })
 		} else {
-			err = tr.ab.ctx.SubmitContext(ctx, func() { _ = body() })
+			poolCall(func() { err = tr.ab.ctx.SubmitContext(ctx, func() { _ = body() }) })
 		}
 	case op.Task.Work == WorkError && tr.ab.errs != nil:
 		rec.viaErr.Store(true)
 		rec.submitAt.Store(tr.now())
-		err = tr.ab.errs.SubmitErr(body)
+		poolCall(func() { err = tr.ab.errs.SubmitErr(body) })
 	default:
 		rec.submitAt.Store(tr.now())
-		err = tr.p.Submit(func() { _ = body() })
+		poolCall(func() { err = tr.p.Submit(func() { _ = body() }) })
 	}
 	rec.returnAt.Store(tr.now())
 	tr.events.Add(1)
@@ -384,8 +402,13 @@ func (tr *tracker) resize(slot int, n int) {
 	}()
 	tr.resized.Store(true)
 	call := tr.now()
-	tr.ab.resize.Resize(n)
+	poolCall(func() { tr.ab.resize.Resize(n) })
+	// Not under resizeMu alone: a Resize that never returns (a run
+	// stopped while the controller was in it) holds resizeMu for good,
+	// and the description of the hang reads capLog as the run unwinds.
+	tr.capMu.Lock()
 	tr.capLog = append(tr.capLog, capChange{call, tr.now(), n})
+	tr.capMu.Unlock()
 	tr.events.Add(1)
 }
 
@@ -400,7 +423,7 @@ func (tr *tracker) cancelPool(slot int) {
 		}
 	}()
 	tr.cancelAt.CompareAndSwap(0, tr.now())
-	tr.ab.cancel.Cancel()
+	poolCall(tr.ab.cancel.Cancel)
 	tr.events.Add(1)
 }
 
@@ -429,7 +452,7 @@ func (tr *tracker) finish(ri int, name string, fn func() error) {
 				err = errPoolPanicked
 			}
 		}()
-		err = fn()
+		poolCall(func() { err = fn() })
 	}()
 	tr.mu.Lock()
 	tr.roundErr[ri], tr.roundErrDone[ri] = err, true
@@ -456,6 +479,19 @@ func (tr *tracker) panicCause(name string) (prop, op string) {
 
 // errPoolPanicked stands for the result of an operation that panicked.
 var errPoolPanicked = errors.New("the pool panicked")
+
+// poolCall runs f, a call into the pool (newPool, Submit, Resize, Cancel,
+// Close, Wait), as the code under test. Under control the suite's own
+// goroutines (the body, the submitters, the controller) and a task's own
+// code are the harness's (rt.Harness): time the schedule lets pass early
+// while only they could run passed with the pool blocked, and counts
+// against its progress; time let pass while one of the pool's goroutines
+// (or a submitter inside the pool) could run is the schedule's holding
+// it back, and does not (tracker.now). Outside control it only calls f.
+func poolCall(f func()) {
+	defer rt.Harness(rt.Harness(false))
+	f()
+}
 
 // RunWorkload runs one workload on a fresh pool and returns its findings
 // joined (each a *Finding), or nil. A hang leaks the goroutines stuck in
@@ -488,7 +524,7 @@ func runCase(newPool func(Options) Pool, w Workload, cfg Config) []*Finding {
 		w.Options.Capacity = cfg.Capacity
 	}
 	tr := newTracker(w, cfg)
-	tr.base = time.Now()
+	tr.base, tr.early0 = time.Now(), rt.EarlyTime()
 	var fs []*Finding
 	if cfg.control {
 		fs = tr.runControlled(newPool)
@@ -546,7 +582,7 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 				tr.recordPanic(NoPanic, "newPool", r)
 			}
 		}()
-		tr.p = newPool(tr.w.Options)
+		poolCall(func() { tr.p = newPool(tr.w.Options) })
 	}()
 	if tr.p == nil {
 		return
@@ -697,8 +733,10 @@ func (tr *tracker) verify() []*Finding {
 	all := func(*taskRec) bool { return true }
 	unfinished := tr.unfinished(all)
 	if len(unfinished) > 0 {
-		deadline := time.Now().Add(tr.cfg.Grace)
-		for time.Now().Before(deadline) && len(tr.unfinished(all)) > 0 {
+		// On the case's clock: under control, a grace that passed early
+		// (the stragglers could still run) is no grace.
+		deadline := tr.now() + int64(tr.cfg.Grace)
+		for tr.now() < deadline && len(tr.unfinished(all)) > 0 {
 			rt.Sleep(time.Millisecond)
 		}
 	}
@@ -814,9 +852,9 @@ func (tr *tracker) verify() []*Finding {
 // return; tasks already running when a shrink returns are not stopped,
 // but no task submitted after it may start until they fit.
 func (tr *tracker) capacityAcrossResize() *Finding {
-	tr.resizeMu.Lock()
+	tr.capMu.Lock()
 	log := slices.Clone(tr.capLog)
-	tr.resizeMu.Unlock()
+	tr.capMu.Unlock()
 	c0 := tr.capacity()
 	if len(log) == 0 || c0 <= 0 {
 		return nil

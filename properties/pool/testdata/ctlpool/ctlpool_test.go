@@ -34,6 +34,12 @@ func TestGrowNoWake(t *testing.T) {
 	check(t, func(p *Pool) { p.GrowNoWake = true }, pool.Config{})
 }
 
+// A Resize that never returns: the scheduler's hang is described with
+// the controller still in Resize (the suite must not wait for it).
+func TestResizeWaits(t *testing.T) {
+	check(t, func(p *Pool) { p.ResizeWaits = true }, pool.Config{})
+}
+
 func TestGoexitLeaks(t *testing.T) {
 	check(t, func(p *Pool) { p.GoexitLeaks = true }, pool.Config{Goexit: true})
 }

@@ -15,6 +15,7 @@ import (
 type Pool struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
+	shrunk  *sync.Cond
 	cap     int
 	running int
 	closed  bool
@@ -29,6 +30,10 @@ type Pool struct {
 	// PanicDoubleDone: a task's panic counts the task done twice, a
 	// negative WaitGroup counter on a goroutine of the pool: a crash.
 	PanicDoubleDone bool
+	// ResizeWaits: a shrink waits until the tasks running fit the new
+	// capacity, and no task's end wakes it: the controller stays in
+	// Resize while the case goes on, and the run ends in a hang.
+	ResizeWaits bool
 	// Purge, if set, starts with the first Submit a housekeeping goroutine
 	// that wakes every Purge (a ticker, as ants' purge of idle workers)
 	// until the pool is closed.
@@ -43,6 +48,7 @@ var ErrClosed = errors.New("ctlpool: closed")
 func New(n int) *Pool {
 	p := &Pool{cap: n}
 	p.cond = sync.NewCond(&p.mu)
+	p.shrunk = sync.NewCond(&p.mu)
 	return p
 }
 
@@ -95,6 +101,9 @@ func (p *Pool) Resize(n int) {
 	p.mu.Lock()
 	grow := n > p.cap
 	p.cap = n
+	for p.ResizeWaits && p.running > n {
+		p.shrunk.Wait() // nobody signals it
+	}
 	p.mu.Unlock()
 	if grow && !p.GrowNoWake {
 		p.cond.Broadcast()
