@@ -152,6 +152,7 @@ type Conformance struct {
 	globalFull  bool   // the global queue was non-empty after the last event
 
 	iv *confIntervals // order "intervals" (conform_interval.go); nil under order "seq"
+	sr *confSearch    // the search over readings of batch steals (conform_interval_batch_search.go); nil without steal-half
 
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
@@ -420,6 +421,9 @@ func New(h traces.Header) (*Conformance, error) {
 	c.invEvery = 1
 	if h.Order == traces.OrderIntervals {
 		c.iv = newConfIntervals()
+		if m.Config().StealHalf {
+			c.sr = &confSearch{}
+		}
 	}
 	if c.priority || c.iv != nil {
 		prio := c.v11 != nil && c.v11.prioOn
@@ -551,9 +555,18 @@ func (c *Conformance) afterEvent(e *traces.Event) {
 	c.globalFull = full
 }
 
-// check checks event idx, e (the frame numbered it) and, once it
-// conforms, keeps what the next events need and checks the invariants.
+// check checks event idx, e (the frame numbered it), searching other
+// readings of the batch steals before it if it fails there (sr).
 func (c *Conformance) check(idx int, e *traces.Event) error {
+	if c.sr != nil {
+		return c.searchCheck(idx, e)
+	}
+	return c.checkEvent(idx, e)
+}
+
+// checkEvent checks event idx, e and, once it conforms, keeps what the
+// next events need and checks the invariants.
+func (c *Conformance) checkEvent(idx int, e *traces.Event) error {
 	if idx > 0 && e.Seq <= c.lastSeq {
 		return c.fail(idx, e, 0, "Seq increases", seqReason(e.Seq, c.lastSeq))
 	}
@@ -915,8 +928,12 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 			c.ivRemoved(from, e, before-len(c.s.Local[from]))
 		}
 	}()
-	err := c.takeStep(st, e)
-	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
+	first := c.tryFrom(idx) // 0 but where the search over batch steals says
+	err := errSkipped
+	if first == 0 {
+		err = c.takeStep(st, e)
+	}
+	if first == 0 && err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
 		// The relaxed premises: the global queue was empty at an instant
 		// of [Call, Seq]; check the take as of that instant.
 		g := c.s.Global
@@ -928,10 +945,13 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		}
 	}
 	if err != nil && c.iv != nil {
-		err = c.ivRelax(idx, e, st, err)
+		err = c.ivRelax(idx, e, st, err, first)
 	}
 	if err != nil {
 		return c.failStep(idx, e, r, err)
+	}
+	if c.sr != nil {
+		c.sr.note(idx, c.iv.pos)
 	}
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
@@ -1292,19 +1312,10 @@ func (c *Conformance) Finish() *Report {
 	if c.report != nil {
 		return c.report
 	}
-	c.globalInOrder()
-	if c.err == nil {
-		c.settleAll()
-	}
-	if c.err == nil && c.iv != nil {
-		c.ivFinish()
-	}
-	if c.err == nil {
-		if inv, err := c.m.CheckInvariants(c.s); err != nil {
-			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
-			c.invEvery = 1
-			c.failInvariant(c.n, &e, inv, err)
-		}
+	failed := c.err != nil // a Step's violation: searched then
+	c.finishChecks()
+	if c.sr != nil && !failed {
+		c.searchFinish()
 	}
 	r := &Report{
 		Events:            c.n,
@@ -1372,6 +1383,24 @@ func tasksOf(q []int32) string {
 		ts[i] = int64(t)
 	}
 	return "[" + taskList(ts) + "]"
+}
+
+// finishChecks checks what only the end of the trace decides.
+func (c *Conformance) finishChecks() {
+	c.globalInOrder()
+	if c.err == nil {
+		c.settleAll()
+	}
+	if c.err == nil && c.iv != nil {
+		c.ivFinish()
+	}
+	if c.err == nil {
+		if inv, err := c.m.CheckInvariants(c.s); err != nil {
+			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
+			c.invEvery = 1
+			c.failInvariant(c.n, &e, inv, err)
+		}
+	}
 }
 
 // Check checks a whole trace: the events, in Seq order, as a Reader's

@@ -327,7 +327,7 @@ const (
 // the order it picks for a batch early (its size, which overlapping steal
 // took a task first) is refuted by a take much later, and it keeps one
 // order, never searching others. The test fails if more are flagged.
-var cbKnown = map[bool]int{false: 13, true: 14}
+var cbKnown = map[bool]int{false: 8, true: 10}
 
 // TestBatchSimFalseAlarms: simulated runs of crossbeam's batch steals
 // (LIFO and FIFO deques) conform, but for a known few (cbKnown).

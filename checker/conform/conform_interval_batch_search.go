@@ -1,0 +1,281 @@
+package conform
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
+)
+
+// The search over readings of batch steals (steal-half, "order":"intervals").
+//
+// Each take under "order":"intervals" is read one way when it comes: the
+// checker tries the orders of confTries in turn (the take at its Seq, then
+// the orders of ivRelax) and keeps the first the model accepts. For a
+// batch steal that reading fixes which tasks the batch moved, how many
+// (within half of the deque as read and steal-max) and in which order
+// (whichever the deque's flavour allows); a take much later may refute it
+// while another reading would have conformed. So a failed take (its
+// premise, an obligation, a claim: the rules POLL-LOCAL, GLOBAL-STEAL and
+// WORKER-STEAL) is not final at once: the checker replays the trace from
+// its first event with one earlier take read otherwise, the nearest first,
+// each of its readings in turn (a replay that skips the readings before
+// position p of a take accepts the first one from p on), then with two
+// of the nearest takes read otherwise at once. The first replay that gets
+// past the failed event replaces the checker's state and the check goes
+// on from there, with that reading kept; a later failure searches again
+// on top of it.
+//
+// The readings tried are those the checker accepts anyway when the
+// reading at Seq fails: every reading a replay keeps is one the model and
+// the intervals allow, so a trace that holds this way holds. Bounds:
+//
+//   - memory: the events are kept for the replays, at most
+//     confSearchEvents of them (96 bytes each); past that, a failed take
+//     gets no search, and its verdict is Unknown (Error.Limit says why);
+//   - time: the takes searched are the confSearchNear nearest before the
+//     failure (confSearchPairs for two at once), each replay replays the
+//     trace so far, and one failure gets at most confSearchRuns replays
+//     and the whole trace confSearchWork replayed events; when a budget
+//     is spent before the readings within those takes are all tried, the
+//     verdict is Unknown (Error.Limit), never a pass.
+//
+// When every reading within those takes was tried and none gets past the
+// failure, the failure stands as the first reading found it: Violated.
+// A trace that never fails pays one map lookup per take, and the copy of
+// each event.
+type confSearch struct {
+	events []traces.Event // every event so far, for the replays (nil when over)
+	over   bool           // the trace is longer than confSearchEvents
+	dev    map[int]int    // by event index: the first position (confTries) tried at its take
+	met    []confChoice   // the last confSearchNear takes with readings left, oldest first
+	work   int            // events replayed so far
+	runs   int            // replays so far
+
+	child    bool // a replay: it keeps no events and searches nothing
+	watch    int  // in a replay: the event whose take is followed
+	watchPos int  // the position its take was accepted at; -1: it was not
+}
+
+// confChoice is a take (event idx) accepted at position pos of confTries.
+type confChoice struct{ idx, pos int }
+
+// confTries is how many readings a take has, in the order tried: 0 the
+// take at its Seq, 1 to 4 the batch orders of ivRelax (steal-last:
+// ivStealLast, ivGiveBack, ivClaim; FIFO: ivBatchTake, ivBatchPrefix,
+// ivClaim, ivTakeBack), then the reorder of ivRelax with nothing hidden,
+// the own deque hidden, the global queue hidden, both (confTryReorder on).
+const (
+	confTryReorder = 5
+	confTries      = confTryReorder + 4
+)
+
+// The search's bounds (see confSearch).
+const (
+	confSearchEvents = 1 << 19
+	confSearchNear   = 48
+	confSearchPairs  = 10
+	confSearchRuns   = 400
+	confSearchWork   = 1 << 26
+)
+
+// errSkipped fails the reading at Seq of a take the search reads
+// otherwise (a replay's message; never reported).
+var errSkipped = fmt.Errorf("the take at its Seq is a reading the search skips")
+
+// tryFrom is the first position (confTries) tried at the take of event
+// idx: 0 unless a replay of the search reads it otherwise.
+func (c *Conformance) tryFrom(idx int) int {
+	if c.sr == nil {
+		return 0
+	}
+	return c.sr.dev[idx]
+}
+
+// note records that the take of event idx was accepted at position pos.
+func (sr *confSearch) note(idx, pos int) {
+	if sr.child && idx == sr.watch {
+		sr.watchPos = pos
+	}
+	if pos >= confTries-1 {
+		return // no reading left after it
+	}
+	if len(sr.met) == confSearchNear {
+		sr.met = append(sr.met[:0], sr.met[1:]...)
+	}
+	sr.met = append(sr.met, confChoice{idx, pos})
+}
+
+// searchCheck is check with the search: it keeps e for the replays, and
+// when e fails as a take, searches the readings of the takes before it.
+func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
+	sr := c.sr
+	if sr.child {
+		return c.checkEvent(idx, e)
+	}
+	if !sr.over {
+		if len(sr.events) == confSearchEvents {
+			sr.events, sr.over = nil, true
+		} else {
+			sr.events = append(sr.events, *e)
+		}
+	}
+	err := c.checkEvent(idx, e)
+	if err == nil || !c.searchable() {
+		return err
+	}
+	r := c.search(func(dev map[int]int, watch int) *Conformance {
+		r := c.replay(dev, watch, idx)
+		if r != nil && r.err == nil {
+			r.n = idx + 1 // as feed numbers it
+			r.check(idx, e)
+		}
+		return r
+	}, idx+1)
+	if r == nil {
+		return c.err
+	}
+	c.adopt(r)
+	return nil
+}
+
+// searchFinish searches, when the end of the trace failed a take (an
+// obligation, a claim), the readings that make it hold.
+func (c *Conformance) searchFinish() {
+	if c.sr.child || !c.searchable() {
+		return
+	}
+	n := c.n
+	if r := c.search(func(dev map[int]int, watch int) *Conformance {
+		r := c.replay(dev, watch, n)
+		if r != nil && r.err == nil {
+			r.finishChecks()
+		}
+		return r
+	}, n); r != nil {
+		c.adopt(r)
+	}
+}
+
+// searchable reports whether the violation found is one a reading of the
+// batch steals may explain: a take's, within the checker's limits. Past
+// the events kept, it marks the violation a limit (no verdict).
+func (c *Conformance) searchable() bool {
+	if c.err == nil || c.err.Limit != "" {
+		return false
+	}
+	switch c.err.Rule {
+	case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
+	default:
+		return false
+	}
+	if c.sr.over {
+		c.searchSpent(fmt.Sprintf("the search over readings of batch steals keeps %d events, and the trace is longer", confSearchEvents))
+		return false
+	}
+	return true
+}
+
+// searchSpent marks the violation found a limit of the checker: the search
+// could not try every reading it was to try.
+func (c *Conformance) searchSpent(why string) {
+	c.err.Limit = why
+	c.err.Msg += "; no other reading of the batch steals was found to conform, but " + why + ": no verdict"
+}
+
+// search tries the readings (see confSearch) with run, which replays the
+// trace with the takes of dev read from the positions it gives, following
+// the take of event watch, up to the failed event (cost: events replayed).
+// It returns the first replay that conforms, or nil (the violation then
+// stands, or is a limit when a budget was spent).
+func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int) *Conformance {
+	sr := c.sr
+	var near []confChoice // nearest first
+	for i := len(sr.met) - 1; i >= 0; i-- {
+		near = append(near, sr.met[i])
+	}
+	runs := 0
+	spent := func() bool {
+		if runs < confSearchRuns && sr.work+cost <= confSearchWork {
+			return false
+		}
+		c.searchSpent(fmt.Sprintf("the search spent its budget (%d replays for one failure, %d replayed events in all) with readings still to try", confSearchRuns, confSearchWork))
+		return true
+	}
+	replay := func(dev map[int]int, watch int) *Conformance {
+		runs++
+		sr.runs++
+		sr.work += cost
+		return run(dev, watch)
+	}
+	with := func(base map[int]int, idx, pos int) map[int]int {
+		dev := maps.Clone(base)
+		if dev == nil {
+			dev = map[int]int{}
+		}
+		dev[idx] = pos
+		return dev
+	}
+	// One take read otherwise: each of its readings after the one kept.
+	for _, ch := range near {
+		for p := ch.pos + 1; p < confTries; {
+			if spent() {
+				return nil
+			}
+			r := replay(with(sr.dev, ch.idx, p), ch.idx)
+			if r == nil {
+				return nil
+			}
+			if r.err == nil {
+				return r
+			}
+			if r.sr.watchPos < 0 {
+				break // no reading from p on
+			}
+			p = r.sr.watchPos + 1
+		}
+	}
+	// Two of the nearest at once, each at its next reading.
+	pairs := near[:min(len(near), confSearchPairs)]
+	for i, a := range pairs {
+		for _, b := range pairs[i+1:] {
+			if spent() {
+				return nil
+			}
+			if r := replay(with(with(sr.dev, a.idx, a.pos+1), b.idx, b.pos+1), -1); r != nil && r.err == nil {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// replay checks the first n events again from the start, the takes of dev
+// read from the positions it gives, following the take of event watch;
+// nil if the header is refused (it was accepted once).
+func (c *Conformance) replay(dev map[int]int, watch, n int) *Conformance {
+	r, err := New(c.h)
+	if err != nil { // the header was accepted once: not reached
+		return nil
+	}
+	r.sr = &confSearch{child: true, dev: dev, watch: watch, watchPos: -1}
+	if c.invEvery >= 1<<30 {
+		r.SkipInvariants()
+	}
+	for i := range n {
+		if r.feed(&c.sr.events[i]) != nil {
+			break
+		}
+	}
+	return r
+}
+
+// adopt takes over the state of replay r, which conforms where c failed.
+func (c *Conformance) adopt(r *Conformance) {
+	sr := c.sr
+	sr.dev, sr.met = r.sr.dev, r.sr.met
+	*c = *r
+	c.conf = c
+	c.sr = sr
+}
