@@ -928,30 +928,22 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 			c.ivRemoved(from, e, before-len(c.s.Local[from]))
 		}
 	}()
-	first := c.tryFrom(idx) // 0 but where the search over batch steals says
-	err := errSkipped
-	if first == 0 {
-		err = c.takeStep(st, e)
-	}
-	if first == 0 && err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
-		// The relaxed premises: the global queue was empty at an instant
-		// of [Call, Seq]; check the take as of that instant.
-		g := c.s.Global
-		c.s.Global = nil
-		err = c.takeStep(st, e)
-		c.s.Global = g
-		if err == nil {
-			c.relaxed++
+	reading := c.tryFrom(idx) // 0 but where the search over batch steals says
+	err := c.takeRead(idx, e, st, reading)
+	if c.sr != nil {
+		// The batch readings past the orders (ivReading), in turn.
+		for last, err0 := c.ivLastReading(st), err; err != nil && reading < last; {
+			reading = max(reading+1, confTryCut)
+			if err = c.takeRead(idx, e, st, reading); err != nil {
+				err = err0
+			}
 		}
-	}
-	if err != nil && c.iv != nil {
-		err = c.ivRelax(idx, e, st, err, first)
 	}
 	if err != nil {
 		return c.failStep(idx, e, r, err)
 	}
 	if c.sr != nil {
-		c.sr.note(idx, c.iv.pos)
+		c.sr.note(idx, max(c.iv.pos, reading), c.ivLastReading(st))
 	}
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
@@ -973,6 +965,32 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	c.clearFlags(ct, confReady|confWoken|confRequeue)
 	c.polls++
 	return nil
+}
+
+// takeRead applies take st (event idx, e) as its reading p says
+// (ivReading: 0, the checker's own, tries every order in turn).
+func (c *Conformance) takeRead(idx int, e *traces.Event, st model.Step, p int) error {
+	first := c.ivReading(st, p)
+	err := errSkipped
+	if first == 0 {
+		err = c.takeStep(st, e)
+	}
+	w := st.Worker
+	if first == 0 && err != nil && (st.Rule == model.WORKER_STEAL || st.Rule == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
+		// The relaxed premises: the global queue was empty at an instant
+		// of [Call, Seq]; check the take as of that instant.
+		g := c.s.Global
+		c.s.Global = nil
+		err = c.takeStep(st, e)
+		c.s.Global = g
+		if err == nil {
+			c.relaxed++
+		}
+	}
+	if err != nil && c.iv != nil {
+		err = c.ivRelax(idx, e, st, err, first)
+	}
+	return err
 }
 
 func (c *Conformance) takeStep(st model.Step, e *traces.Event) error {

@@ -110,6 +110,8 @@ type confIntervals struct {
 	batch []confBatch
 	moved bool // the take being checked took a task of an open batch
 	pos   int  // the position (confTries) of the order that accepted it
+	size  int  // its batch's size as the search reads it (ivReading); -1: open
+	extra int  // the tasks behind it a claim moves too, as the search reads it (ivReading)
 	own   int  // its thief's own tasks kept in front of what it moved (ivOwnBack)
 	cut   int  // the tasks in front of the task it stole, owed, kept at the victim's head
 	// last: by thief, the tasks its last batch steal (steal-last) moved
@@ -310,6 +312,15 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		if first <= 3 && c.ivClaim(idx, e, st) {
 			return accept(3)
 		}
+		if c.iv.extra > 0 {
+			return err // a longer claim or nothing
+		}
+		if first >= confTryCut {
+			if c.ivStealCut(idx, e, st, c.iv.size+1) {
+				return accept(first)
+			}
+			return err
+		}
 	}
 	if cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		// A task of an open batch, taken from the thief's deque.
@@ -355,6 +366,9 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		}
 		if first <= 3 && c.ivClaim(idx, e, st) {
 			return accept(3)
+		}
+		if c.iv.extra > 0 {
+			return err // a longer claim or nothing
 		}
 		if first <= 4 && c.ivTakeBack(idx, e, st) {
 			return accept(4)

@@ -126,6 +126,9 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	if most < len(moved) {
 		most = len(moved) // the model's half at the steal's Seq
 	}
+	if c.iv.size >= 0 {
+		most = min(most, c.iv.size) // the search reads it smaller
+	}
 	if most == 0 {
 		return
 	}
@@ -635,8 +638,12 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 			return false
 		}
 	}
-	moved := slices.Clone(q[first : j+1])
-	s.Local[v] = slices.Concat(q[:first], q[j+1:])
+	end := j + 1 + c.iv.extra // the search may read the claim longer
+	if end > len(q) {
+		return false
+	}
+	moved := slices.Clone(q[first:end])
+	s.Local[v] = slices.Concat(q[:first], q[end:])
 	s.Local[i] = moved
 	if !c.ivStepOwn(idx, e, st) {
 		s.Local[v] = q

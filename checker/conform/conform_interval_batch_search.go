@@ -1,8 +1,10 @@
 package conform
 
 import (
+	"os"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
@@ -58,18 +60,91 @@ type confSearch struct {
 	watchPos int  // the position its take was accepted at; -1: it was not
 }
 
-// confChoice is a take (event idx) accepted at position pos of confTries.
-type confChoice struct{ idx, pos int }
+// confChoice is a take (event idx) accepted at reading pos of confTries,
+// whose last reading is last.
+type confChoice struct{ idx, pos, last int }
 
-// confTries is how many readings a take has, in the order tried: 0 the
-// take at its Seq, 1 to 4 the batch orders of ivRelax (steal-last:
-// ivStealLast, ivGiveBack, ivClaim; FIFO: ivBatchTake, ivBatchPrefix,
-// ivClaim, ivTakeBack), then the reorder of ivRelax with nothing hidden,
-// the own deque hidden, the global queue hidden, both (confTryReorder on).
+// The readings of a take, in the order tried: 0 the take at its Seq, 1
+// to 4 the batch orders of ivRelax (steal-last: ivStealLast, ivGiveBack,
+// ivClaim; FIFO: ivBatchTake, ivBatchPrefix, ivClaim, ivTakeBack), then
+// the reorder of ivRelax with nothing hidden, the own deque hidden, the
+// global queue hidden, both (confTryReorder on); then, for a batch steal
+// only, its size (confTryCut on), and the length of a claim
+// (confTryClaim on; ivReading). The checker, on its own, keeps the first
+// the model accepts.
 const (
 	confTryReorder = 5
-	confTries      = confTryReorder + 4
+	confTryCut     = confTryReorder + 4
+	confTryMax     = 32 // sizes read: crossbeam's MAX_BATCH
+	confTryClaim   = confTryCut + confTryMax
+	confTries      = confTryClaim + confTryMax
 )
+
+// ivReading sets up reading p (confTries) of take st and returns the
+// first order ivRelax tries. Below confTryCut, p is that order. From
+// confTryCut on, p reads the size of a batch steal, n = p - confTryCut:
+// from a LIFO deque (steal-last), the batch ends at the task it runs and
+// leaves the first n+1 tasks in front of it, taken before the thief read
+// the deque by overlapping takes (they owe, as in reorder; ivStealCut);
+// from a FIFO deque, the batch moves at most n tasks besides the one it
+// runs (ivOpenBatch), whatever order accepts the take. From
+// confTryClaim on, p reads a claim (ivClaim) of the task stolen from a
+// thief with a batch steal in flight, whose batch held n+1 more tasks
+// behind it that the claim moves too.
+func (c *Conformance) ivReading(st model.Step, p int) int {
+	if c.iv == nil {
+		return p
+	}
+	c.iv.size, c.iv.extra = -1, 0
+	switch {
+	case p < confTryCut:
+		return p
+	case p >= confTryClaim:
+		c.iv.extra = p - confTryClaim + 1
+		return 3
+	}
+	c.iv.size = p - confTryCut
+	if c.m.Config().StealLast {
+		return confTryCut
+	}
+	return 0
+}
+
+// ivLastReading is the last reading (confTries) take st has.
+func (c *Conformance) ivLastReading(st model.Step) int {
+	if st.Rule == model.WORKER_STEAL && c.m.Config().StealHalf {
+		return confTries - 1
+	}
+	return confTryCut - 1
+}
+
+// ivStealCut is the batch steal st (take e, steal-last) of x from v with
+// the first n tasks in front of x left out: overlapping takes took them
+// before the thief read the deque, so its half is of the rest. They go
+// back to v's head, owed. It returns whether the step was accepted (and
+// applied).
+func (c *Conformance) ivStealCut(idx int, e *traces.Event, st model.Step, n int) bool {
+	s := c.s
+	v, x := st.Victim, int32(st.Task)
+	if v < 0 || v >= len(s.Local) || v == st.Worker {
+		return false
+	}
+	q := s.Local[v]
+	if k := slices.Index(q, x); n >= k {
+		return false // x within the first n: reorder reads that
+	}
+	front := slices.Clone(q[:n])
+	s.Local[v] = q[n:]
+	ok := c.ivStealLast(idx, e, st)
+	s.Local[v] = append(front, s.Local[v]...)
+	if !ok {
+		return false
+	}
+	for _, y := range front {
+		c.owe(y, idx, e, fmt.Sprintf("t%d was in front of the batch t%d ends on w%d's local queue", y, x, v))
+	}
+	return true
+}
 
 // The search's bounds (see confSearch).
 const (
@@ -93,18 +168,19 @@ func (c *Conformance) tryFrom(idx int) int {
 	return c.sr.dev[idx]
 }
 
-// note records that the take of event idx was accepted at position pos.
-func (sr *confSearch) note(idx, pos int) {
+// note records that the take of event idx was accepted at reading pos,
+// of the readings up to last.
+func (sr *confSearch) note(idx, pos, last int) {
 	if sr.child && idx == sr.watch {
 		sr.watchPos = pos
 	}
-	if pos >= confTries-1 {
+	if pos >= last {
 		return // no reading left after it
 	}
 	if len(sr.met) == confSearchNear {
 		sr.met = append(sr.met[:0], sr.met[1:]...)
 	}
-	sr.met = append(sr.met, confChoice{idx, pos})
+	sr.met = append(sr.met, confChoice{idx, pos, last})
 }
 
 // searchCheck is check with the search: it keeps e for the replays, and
@@ -184,11 +260,12 @@ func (c *Conformance) searchSpent(why string) {
 	c.err.Msg += "; no other reading of the batch steals was found to conform, but " + why + ": no verdict"
 }
 
-// search tries the readings (see confSearch) with run, which replays the
-// trace with the takes of dev read from the positions it gives, following
-// the take of event watch, up to the failed event (cost: events replayed).
-// It returns the first replay that conforms, or nil (the violation then
-// stands, or is a limit when a budget was spent).
+// search tries the readings (see confSearch) of the takes self, then of
+// the takes met before, with run, which replays the trace with the takes
+// of dev read from the positions it gives, following the take of event
+// watch, up to the failed event (cost: events replayed). It returns the
+// first replay that conforms, or nil (the violation then stands, or is a
+// limit when a budget was spent).
 func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int) *Conformance {
 	sr := c.sr
 	var near []confChoice // nearest first
@@ -219,7 +296,7 @@ func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, 
 	}
 	// One take read otherwise: each of its readings after the one kept.
 	for _, ch := range near {
-		for p := ch.pos + 1; p < confTries; {
+		for p := ch.pos + 1; p <= ch.last; {
 			if spent() {
 				return nil
 			}
@@ -229,6 +306,9 @@ func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, 
 			}
 			if r.err == nil {
 				return r
+			}
+			if os.Getenv("ZZDBG") != "" {
+				fmt.Fprintln(os.Stderr, "cand", ch, "p", p, "->", r.sr.watchPos, r.err.Msg)
 			}
 			if r.sr.watchPos < 0 {
 				break // no reading from p on
