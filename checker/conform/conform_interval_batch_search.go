@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"os"
 	"fmt"
 	"maps"
 	"slices"
@@ -306,9 +305,6 @@ func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, 
 			}
 			if r.err == nil {
 				return r
-			}
-			if os.Getenv("ZZDBG") != "" {
-				fmt.Fprintln(os.Stderr, "cand", ch, "p", p, "->", r.sr.watchPos, r.err.Msg)
 			}
 			if r.sr.watchPos < 0 {
 				break // no reading from p on
