@@ -925,7 +925,7 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	}
 	defer func() {
 		if c.iv != nil && c.err == nil && from >= 0 && from < len(c.s.Local) {
-			c.ivRemoved(from, e, before-len(c.s.Local[from]))
+			c.ivRemoved(from, e, before-len(c.s.Local[from])+c.iv.in)
 		}
 	}()
 	reading := c.tryFrom(idx) // 0 but where the search over batch steals says
@@ -943,7 +943,7 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		return c.failStep(idx, e, r, err)
 	}
 	if c.sr != nil {
-		c.sr.note(idx, max(c.iv.pos, reading), c.ivLastReading(st))
+		c.sr.note(idx, e, max(c.iv.pos, reading), c.ivLastReading(st))
 	}
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)

@@ -112,6 +112,7 @@ type confIntervals struct {
 	pos   int  // the position (confTries) of the order that accepted it
 	size  int  // its batch's size as the search reads it (ivReading); -1: open
 	extra int  // the tasks behind it a claim moves too, as the search reads it (ivReading)
+	in    int  // the tasks the orders tried moved into the deque it takes from (ivBatchTake, ivClaim)
 	own   int  // its thief's own tasks kept in front of what it moved (ivOwnBack)
 	cut   int  // the tasks in front of the task it stole, owed, kept at the victim's head
 	// last: by thief, the tasks its last batch steal (steal-last) moved

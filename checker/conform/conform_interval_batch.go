@@ -61,17 +61,19 @@ func (b *confBatch) drop(k int) {
 // only the slice headers (O(workers)): the orders tried never write into
 // a queue's or a batch's array, they reslice it or make a new one.
 func (c *Conformance) ivSaveBatches() confSaved {
-	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch)}
+	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch), in: c.iv.in}
 }
 
 func (c *Conformance) ivRestoreBatches(sv confSaved) {
 	copy(c.s.Local, sv.local)
 	c.iv.batch = sv.batch
+	c.iv.in = sv.in
 }
 
 type confSaved struct {
 	local [][]int32
 	batch []confBatch
+	in    int
 }
 
 // ivOpenBatch leaves the size of a steal-half by w from v (which runs the
@@ -159,6 +161,7 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	}
 	s.Local[h] = slices.Concat(s.Local[h][:j], s.Local[h][j+1:])
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
+	c.iv.in++
 	b.drop(1)
 	c.ivPassed(w, []int32{x})
 	c.iv.moved = true
@@ -661,6 +664,7 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 		}
 	}
 	cl.tasks = append(cl.tasks, moved...)
+	c.iv.in += len(moved)
 	cl.deadline = min(cl.deadline, e.Return)
 	for _, y := range moved {
 		if o, ok := c.iv.owed[y]; ok {

@@ -50,7 +50,8 @@ type confSearch struct {
 	events []traces.Event // every event so far, for the replays (nil when over)
 	over   bool           // the trace is longer than confSearchEvents
 	dev    map[int]int    // by event index: the first position (confTries) tried at its take
-	met    []confChoice   // the last confSearchNear takes with readings left, oldest first
+	met    []confChoice   // the last confSearchKeep takes with readings left (a ring)
+	metN   int            // takes put in met
 	work   int            // events replayed so far
 	runs   int            // replays so far
 
@@ -59,9 +60,12 @@ type confSearch struct {
 	watchPos int  // the position its take was accepted at; -1: it was not
 }
 
-// confChoice is a take (event idx) accepted at reading pos of confTries,
-// whose last reading is last.
-type confChoice struct{ idx, pos, last int }
+// confChoice is a take (event idx, interval [call, ret]) accepted at
+// reading pos of confTries, whose last reading is last.
+type confChoice struct {
+	idx, pos, last int
+	call, ret      uint64
+}
 
 // The readings of a take, in the order tried: 0 the take at its Seq, 1
 // to 4 the batch orders of ivRelax (steal-last: ivStealLast, ivGiveBack,
@@ -94,7 +98,7 @@ func (c *Conformance) ivReading(st model.Step, p int) int {
 	if c.iv == nil {
 		return p
 	}
-	c.iv.size, c.iv.extra = -1, 0
+	c.iv.size, c.iv.extra, c.iv.in = -1, 0, 0
 	switch {
 	case p < confTryCut:
 		return p
@@ -149,6 +153,7 @@ func (c *Conformance) ivStealCut(idx int, e *traces.Event, st model.Step, n int)
 const (
 	confSearchEvents = 1 << 19
 	confSearchNear   = 48
+	confSearchKeep   = 1024
 	confSearchPairs  = 10
 	confSearchRuns   = 400
 	confSearchWork   = 1 << 26
@@ -167,19 +172,38 @@ func (c *Conformance) tryFrom(idx int) int {
 	return c.sr.dev[idx]
 }
 
-// note records that the take of event idx was accepted at reading pos,
+// note records that the take e (event idx) was accepted at reading pos,
 // of the readings up to last.
-func (sr *confSearch) note(idx, pos, last int) {
+func (sr *confSearch) note(idx int, e *traces.Event, pos, last int) {
 	if sr.child && idx == sr.watch {
 		sr.watchPos = pos
 	}
 	if pos >= last {
 		return // no reading left after it
 	}
-	if len(sr.met) == confSearchNear {
-		sr.met = append(sr.met[:0], sr.met[1:]...)
+	ch := confChoice{idx, pos, last, e.Call, e.Return}
+	if len(sr.met) < confSearchKeep {
+		sr.met = append(sr.met, ch)
+	} else {
+		sr.met[sr.metN%confSearchKeep] = ch
 	}
-	sr.met = append(sr.met, confChoice{idx, pos, last})
+	sr.metN++
+}
+
+// near returns the takes whose readings the search tries, nearest first:
+// those (of the last confSearchKeep) whose interval overlaps one of ivs,
+// then the others, confSearchNear in all.
+func (sr *confSearch) near(ivs ...[2]uint64) []confChoice {
+	var over, rest []confChoice
+	for i := range len(sr.met) {
+		ch := sr.met[(sr.metN-1-i)%len(sr.met)]
+		if slices.ContainsFunc(ivs, func(iv [2]uint64) bool { return ch.call <= iv[1] && iv[0] <= ch.ret }) {
+			over = append(over, ch)
+		} else if len(rest) < confSearchNear {
+			rest = append(rest, ch)
+		}
+	}
+	return append(over, rest...)[:min(len(over)+len(rest), confSearchNear)]
 }
 
 // searchCheck is check with the search: it keeps e for the replays, and
@@ -207,7 +231,7 @@ func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 			r.check(idx, e)
 		}
 		return r
-	}, idx+1)
+	}, idx+1, [2]uint64{e.Call, e.Return}, [2]uint64{c.err.Event.Call, c.err.Event.Return})
 	if r == nil {
 		return c.err
 	}
@@ -228,7 +252,7 @@ func (c *Conformance) searchFinish() {
 			r.finishChecks()
 		}
 		return r
-	}, n); r != nil {
+	}, n, [2]uint64{c.err.Event.Call, c.err.Event.Return}); r != nil {
 		c.adopt(r)
 	}
 }
@@ -265,12 +289,9 @@ func (c *Conformance) searchSpent(why string) {
 // watch, up to the failed event (cost: events replayed). It returns the
 // first replay that conforms, or nil (the violation then stands, or is a
 // limit when a budget was spent).
-func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int) *Conformance {
+func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int, ivs ...[2]uint64) *Conformance {
 	sr := c.sr
-	var near []confChoice // nearest first
-	for i := len(sr.met) - 1; i >= 0; i-- {
-		near = append(near, sr.met[i])
-	}
+	near := sr.near(ivs...)
 	runs := 0
 	spent := func() bool {
 		if runs < confSearchRuns && sr.work+cost <= confSearchWork {
@@ -350,7 +371,7 @@ func (c *Conformance) replay(dev map[int]int, watch, n int) *Conformance {
 // adopt takes over the state of replay r, which conforms where c failed.
 func (c *Conformance) adopt(r *Conformance) {
 	sr := c.sr
-	sr.dev, sr.met = r.sr.dev, r.sr.met
+	sr.dev, sr.met, sr.metN = r.sr.dev, r.sr.met, r.sr.metN
 	*c = *r
 	c.conf = c
 	c.sr = sr
