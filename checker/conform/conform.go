@@ -971,6 +971,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 // (ivReading: 0, the checker's own, tries every order in turn).
 func (c *Conformance) takeRead(idx int, e *traces.Event, st model.Step, p int) error {
 	first := c.ivReading(st, p)
+	if first < 0 {
+		return errSkipped
+	}
 	err := errSkipped
 	if first == 0 {
 		err = c.takeStep(st, e)

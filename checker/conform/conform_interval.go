@@ -113,6 +113,7 @@ type confIntervals struct {
 	size  int  // its batch's size as the search reads it (ivReading); -1: open
 	extra int  // the tasks behind it a claim moves too, as the search reads it (ivReading)
 	in    int  // the tasks the orders tried moved into the deque it takes from (ivBatchTake, ivClaim)
+	owe   int  // the first tasks of the open batch of the deque it takes from, moved and owed, as the search reads it (ivReading)
 	own   int  // its thief's own tasks kept in front of what it moved (ivOwnBack)
 	cut   int  // the tasks in front of the task it stole, owed, kept at the victim's head
 	// last: by thief, the tasks its last batch steal (steal-last) moved
@@ -331,6 +332,9 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 			from = w
 		case st.Rule == model.WORKER_STEAL:
 			from = st.Victim
+		}
+		if c.iv.owe > 0 && !c.ivBatchOwe(from, c.iv.owe) {
+			return err
 		}
 		saved := c.ivSaveBatches()
 		if first <= 1 && c.ivBatchTake(from, x) {

@@ -71,16 +71,19 @@ type confChoice struct {
 // to 4 the batch orders of ivRelax (steal-last: ivStealLast, ivGiveBack,
 // ivClaim; FIFO: ivBatchTake, ivBatchPrefix, ivClaim, ivTakeBack), then
 // the reorder of ivRelax with nothing hidden, the own deque hidden, the
-// global queue hidden, both (confTryReorder on); then, for a batch steal
-// only, its size (confTryCut on), and the length of a claim
-// (confTryClaim on; ivReading). The checker, on its own, keeps the first
-// the model accepts.
+// global queue hidden, both (confTryReorder on); then, for a batch steal,
+// its size (confTryCut on) and the length of a claim (confTryClaim on),
+// and for a take from a FIFO deque with an open batch, how many of the
+// batch's tasks it moved there that overlapping takes took (confTryOwe
+// on; ivReading). The checker, on its own, keeps the first the model
+// accepts.
 const (
 	confTryReorder = 5
 	confTryCut     = confTryReorder + 4
 	confTryMax     = 32 // sizes read: crossbeam's MAX_BATCH
 	confTryClaim   = confTryCut + confTryMax
-	confTries      = confTryClaim + confTryMax
+	confTryOwe     = confTryClaim + confTryMax
+	confTries      = confTryOwe + confTryMax
 )
 
 // ivReading sets up reading p (confTries) of take st and returns the
@@ -93,32 +96,91 @@ const (
 // runs (ivOpenBatch), whatever order accepts the take. From
 // confTryClaim on, p reads a claim (ivClaim) of the task stolen from a
 // thief with a batch steal in flight, whose batch held n+1 more tasks
-// behind it that the claim moves too.
+// behind it that the claim moves too. From confTryOwe on, p reads a take
+// from a FIFO deque with an open batch (ivBatchOwe): the batch held its
+// first n+1 tasks, and takes overlapping this one took them; then the
+// reorder.
+//
+// It returns -1 for a reading that does not apply to st (a size for a
+// take that is no steal, or one the deque cannot hold; more owed tasks
+// than the open batch has): a reading that reads nothing new is no
+// reading, so that the search never replays the same one twice.
 func (c *Conformance) ivReading(st model.Step, p int) int {
 	if c.iv == nil {
 		return p
 	}
-	c.iv.size, c.iv.extra, c.iv.in = -1, 0, 0
+	c.iv.size, c.iv.extra, c.iv.in, c.iv.owe = -1, 0, 0, 0
+	s := c.s
+	v := st.Victim
 	switch {
 	case p < confTryCut:
 		return p
+	case p >= confTryOwe:
+		from := st.Worker
+		if st.Rule == model.WORKER_STEAL {
+			from = v
+		}
+		c.iv.owe = p - confTryOwe + 1
+		if from < 0 || from >= len(c.iv.batch) || len(c.iv.batch[from].tasks) < c.iv.owe {
+			return -1
+		}
+		return confTryReorder
 	case p >= confTryClaim:
 		c.iv.extra = p - confTryClaim + 1
 		return 3
+	case st.Rule != model.WORKER_STEAL || v < 0 || v >= len(s.Local):
+		return -1
 	}
-	c.iv.size = p - confTryCut
+	n := p - confTryCut
+	c.iv.size = n
 	if c.m.Config().StealLast {
+		if n+1 >= slices.Index(s.Local[v], int32(st.Task)) {
+			return -1 // x within the first n+1 (ivStealCut)
+		}
 		return confTryCut
+	}
+	held := len(s.Local[v]) // the most a batch from v may move (ivOpenBatch)
+	if v < len(c.iv.batch) {
+		held += len(c.iv.batch[v].tasks)
+	}
+	if n >= held {
+		return -1
 	}
 	return 0
 }
 
 // ivLastReading is the last reading (confTries) take st has.
 func (c *Conformance) ivLastReading(st model.Step) int {
-	if st.Rule == model.WORKER_STEAL && c.m.Config().StealHalf {
+	cfg := c.m.Config()
+	switch {
+	case st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast:
+		return confTryOwe - 1
+	case st.Rule == model.WORKER_STEAL && cfg.StealHalf, st.Rule == model.POLL_LOCAL && cfg.StealHalf && cfg.OwnerFIFO:
 		return confTries - 1
 	}
 	return confTryCut - 1
+}
+
+// ivBatchOwe moves the first k tasks of w's open batch (FIFO) into w's
+// deque, in front, as ivBatchTake moves one, if each is where the batch
+// expects it; the take then finds them in front of its task, owed to
+// overlapping takes (the reorder), and the batch is closed (it held no
+// more, or they would be in front too). It returns whether it moved them.
+func (c *Conformance) ivBatchOwe(w, k int) bool {
+	if w < 0 || w >= len(c.iv.batch) || len(c.iv.batch[w].tasks) < k {
+		return false
+	}
+	saved := c.ivSaveBatches()
+	for _, y := range slices.Clone(c.iv.batch[w].tasks[:k]) {
+		if !c.ivBatchTake(w, y) {
+			c.ivRestoreBatches(saved)
+			c.iv.moved = false
+			return false
+		}
+	}
+	slices.Reverse(c.s.Local[w][:k]) // ivBatchTake put each at the front
+	c.iv.moved = false
+	return true
 }
 
 // ivStealCut is the batch steal st (take e, steal-last) of x from v with
