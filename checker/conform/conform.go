@@ -974,6 +974,9 @@ func (c *Conformance) takeRead(idx int, e *traces.Event, st model.Step, p int) e
 	if first < 0 {
 		return errSkipped
 	}
+	if front := c.ivCutOwed(st, e); len(front) > 0 {
+		defer c.ivUncut(st.Victim, front)
+	}
 	err := errSkipped
 	if first == 0 {
 		err = c.takeStep(st, e)

@@ -138,6 +138,9 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 		c.iv.batch = append(c.iv.batch, confBatch{})
 	}
 	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], call: call, ret: ret}
+	if c.sr != nil {
+		c.sr.moved(c.n-1, tasks[:most])
+	}
 }
 
 // ivBatchTake is a take of x from worker w's deque (by w, or by a thief
@@ -379,6 +382,39 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 		c.s.Local[v] = q[:n]
 	}
 	return err == nil
+}
+
+// ivCutOwed takes out, for a batch steal st (take e, steal-last), the
+// tasks at the head of the victim's deque that owe a take this steal
+// cannot be (called after their deadline): had the batch taken them,
+// their obligation would fail, so the takes they owe took them before
+// the thief read the deque (a later read would have made its CAS fail).
+// ivUncut puts them back at the head, owed, after the step.
+func (c *Conformance) ivCutOwed(st model.Step, e *traces.Event) []int32 {
+	cfg := c.m.Config()
+	v := st.Victim
+	if c.iv == nil || st.Rule != model.WORKER_STEAL || !cfg.StealHalf || !cfg.StealLast || v < 0 || v >= len(c.s.Local) {
+		return nil
+	}
+	q := c.s.Local[v]
+	n := 0
+	for n < len(q) && q[n] != int32(st.Task) {
+		o, ok := c.iv.owed[q[n]]
+		if !ok || e.Call < o.deadline {
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	front := slices.Clone(q[:n])
+	c.s.Local[v] = q[n:]
+	return front
+}
+
+func (c *Conformance) ivUncut(v int, front []int32) {
+	c.s.Local[v] = append(front, c.s.Local[v]...)
 }
 
 // ivStealLast tries the batch steal st (steal-last) as of when it began
@@ -774,4 +810,7 @@ func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
 		c.iv.last = append(c.iv.last, confLast{})
 	}
 	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(moved), ret: e.Return}
+	if c.sr != nil {
+		c.sr.moved(c.n-1, moved)
+	}
 }

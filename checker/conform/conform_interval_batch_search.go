@@ -52,6 +52,7 @@ type confSearch struct {
 	dev    map[int]int    // by event index: the first position (confTries) tried at its take
 	met    []confChoice   // the last confSearchKeep takes with readings left (a ring)
 	metN   int            // takes put in met
+	mover  []int32        // by task id - 1: 1 + the event index of the last batch steal that moved it (0: none)
 	work   int            // events replayed so far
 	runs   int            // replays so far
 
@@ -252,20 +253,38 @@ func (sr *confSearch) note(idx int, e *traces.Event, pos, last int) {
 	sr.metN++
 }
 
-// near returns the takes whose readings the search tries, nearest first:
-// those (of the last confSearchKeep) whose interval overlaps one of ivs,
-// then the others, confSearchNear in all.
-func (sr *confSearch) near(ivs ...[2]uint64) []confChoice {
-	var over, rest []confChoice
+// moved notes that the batch steal of event idx moved the tasks ts.
+func (sr *confSearch) moved(idx int, ts []int32) {
+	for _, t := range ts {
+		if t <= 0 {
+			continue
+		}
+		for len(sr.mover) < int(t) {
+			sr.mover = append(sr.mover, 0)
+		}
+		sr.mover[t-1] = int32(idx + 1)
+	}
+}
+
+// near returns the takes whose readings the search tries, first to last:
+// of the last confSearchKeep, the batch steals that last moved one of the
+// tasks ts, then those whose interval overlaps one of ivs, nearest
+// first, then the others, confSearchNear in all.
+func (sr *confSearch) near(ts []int64, ivs ...[2]uint64) []confChoice {
+	var movers, over, rest []confChoice
 	for i := range len(sr.met) {
 		ch := sr.met[(sr.metN-1-i)%len(sr.met)]
-		if slices.ContainsFunc(ivs, func(iv [2]uint64) bool { return ch.call <= iv[1] && iv[0] <= ch.ret }) {
+		switch {
+		case slices.ContainsFunc(ts, func(t int64) bool { return t > 0 && int(t) <= len(sr.mover) && int(sr.mover[t-1]) == ch.idx+1 }):
+			movers = append(movers, ch)
+		case slices.ContainsFunc(ivs, func(iv [2]uint64) bool { return ch.call <= iv[1] && iv[0] <= ch.ret }):
 			over = append(over, ch)
-		} else if len(rest) < confSearchNear {
+		case len(rest) < confSearchNear:
 			rest = append(rest, ch)
 		}
 	}
-	return append(over, rest...)[:min(len(over)+len(rest), confSearchNear)]
+	all := slices.Concat(movers, over, rest)
+	return all[:min(len(all), confSearchNear)]
 }
 
 // searchCheck is check with the search: it keeps e for the replays, and
@@ -293,7 +312,7 @@ func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 			r.check(idx, e)
 		}
 		return r
-	}, idx+1, [2]uint64{e.Call, e.Return}, [2]uint64{c.err.Event.Call, c.err.Event.Return})
+	}, idx+1, e.Task, [2]uint64{e.Call, e.Return}, [2]uint64{c.err.Event.Call, c.err.Event.Return})
 	if r == nil {
 		return c.err
 	}
@@ -314,7 +333,7 @@ func (c *Conformance) searchFinish() {
 			r.finishChecks()
 		}
 		return r
-	}, n, [2]uint64{c.err.Event.Call, c.err.Event.Return}); r != nil {
+	}, n, 0, [2]uint64{c.err.Event.Call, c.err.Event.Return}); r != nil {
 		c.adopt(r)
 	}
 }
@@ -351,9 +370,9 @@ func (c *Conformance) searchSpent(why string) {
 // watch, up to the failed event (cost: events replayed). It returns the
 // first replay that conforms, or nil (the violation then stands, or is a
 // limit when a budget was spent).
-func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int, ivs ...[2]uint64) *Conformance {
+func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int, ts int64, ivs ...[2]uint64) *Conformance {
 	sr := c.sr
-	near := sr.near(ivs...)
+	near := sr.near([]int64{c.err.Event.Task, ts}, ivs...)
 	runs := 0
 	spent := func() bool {
 		if runs < confSearchRuns && sr.work+cost <= confSearchWork {
@@ -433,7 +452,7 @@ func (c *Conformance) replay(dev map[int]int, watch, n int) *Conformance {
 // adopt takes over the state of replay r, which conforms where c failed.
 func (c *Conformance) adopt(r *Conformance) {
 	sr := c.sr
-	sr.dev, sr.met, sr.metN = r.sr.dev, r.sr.met, r.sr.metN
+	sr.dev, sr.met, sr.metN, sr.mover = r.sr.dev, r.sr.met, r.sr.metN, r.sr.mover
 	*c = *r
 	c.conf = c
 	c.sr = sr
