@@ -114,8 +114,11 @@ type confIntervals struct {
 	extra int  // the tasks behind it a claim moves too, as the search reads it (ivReading)
 	in    int  // the tasks the orders tried moved into the deque it takes from (ivBatchTake, ivClaim)
 	owe   int  // the first tasks of the open batch of the deque it takes from, moved and owed, as the search reads it (ivReading)
-	own   int  // its thief's own tasks kept in front of what it moved (ivOwnBack)
-	cut   int  // the tasks in front of the task it stole, owed, kept at the victim's head
+	// unowed: the obligations the orders tried for it met, for
+	// ivRestoreBatches to put back when an order is refused.
+	unowed []confUnowe
+	own    int // its thief's own tasks kept in front of what it moved (ivOwnBack)
+	cut    int // the tasks in front of the task it stole, owed, kept at the victim's head
 	// last: by thief, the tasks its last batch steal (steal-last) moved
 	// into its deque, for a steal from the same deque that overlaps it
 	// and took the first of them (ivGiveBack).
@@ -333,7 +336,7 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		case st.Rule == model.WORKER_STEAL:
 			from = st.Victim
 		}
-		if c.iv.owe > 0 && !c.ivBatchOwe(from, c.iv.owe) {
+		if c.iv.owe > 0 && !c.ivBatchOwe(from, c.iv.owe, x) {
 			return err
 		}
 		saved := c.ivSaveBatches()

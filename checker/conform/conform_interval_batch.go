@@ -61,19 +61,30 @@ func (b *confBatch) drop(k int) {
 // only the slice headers (O(workers)): the orders tried never write into
 // a queue's or a batch's array, they reslice it or make a new one.
 func (c *Conformance) ivSaveBatches() confSaved {
-	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch), in: c.iv.in}
+	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch), in: c.iv.in, unowed: len(c.iv.unowed)}
 }
 
 func (c *Conformance) ivRestoreBatches(sv confSaved) {
 	copy(c.s.Local, sv.local)
 	c.iv.batch = sv.batch
 	c.iv.in = sv.in
+	for _, u := range c.iv.unowed[sv.unowed:] {
+		c.iv.owed[u.task] = u.o
+	}
+	c.iv.unowed = c.iv.unowed[:sv.unowed]
 }
 
 type confSaved struct {
-	local [][]int32
-	batch []confBatch
-	in    int
+	local  [][]int32
+	batch  []confBatch
+	in     int
+	unowed int
+}
+
+// confUnowe is an obligation an order tried met (ivBatchTake).
+type confUnowe struct {
+	task int32
+	o    confOwe
 }
 
 // ivOpenBatch leaves the size of a steal-half by w from v (which runs the
@@ -158,14 +169,35 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 		return false
 	}
 	h := b.at[0]
-	j := c.ivOwedHead(s.Local[h])
-	if len(s.Local[h]) <= j || s.Local[h][j] != x {
+	q := s.Local[h]
+	j := c.ivOwedHead(q)
+	if k := slices.Index(q[:min(j+1, len(q))], x); k >= 0 && k < j {
+		// x owes a take itself: this batch's steal is it, if called in
+		// time (the obligation goes, to come back if the order tried
+		// is refused: ivRestoreBatches).
+		o := c.iv.owed[x]
+		if b.call >= o.deadline {
+			return false
+		}
+		c.iv.unowed = append(c.iv.unowed, confUnowe{x, o})
+		delete(c.iv.owed, x)
+		j = k
+	}
+	if len(q) <= j || q[j] != x {
 		return false
 	}
-	s.Local[h] = slices.Concat(s.Local[h][:j], s.Local[h][j+1:])
+	s.Local[h] = slices.Concat(q[:j], q[j+1:])
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
 	c.iv.in++
 	b.drop(1)
+	// A batch stolen from w that counted on x at h finds it in w's deque.
+	for i := range c.iv.batch {
+		o := &c.iv.batch[i]
+		if n := slices.Index(o.tasks, x); n >= 0 && o.at[n] == h {
+			o.at = slices.Clone(o.at) // a new array: see ivSaveBatches
+			o.at[n] = w
+		}
+	}
 	c.ivPassed(w, []int32{x})
 	c.iv.moved = true
 	return true

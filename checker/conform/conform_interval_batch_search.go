@@ -111,6 +111,7 @@ func (c *Conformance) ivReading(st model.Step, p int) int {
 		return p
 	}
 	c.iv.size, c.iv.extra, c.iv.in, c.iv.owe = -1, 0, 0, 0
+	c.iv.unowed = c.iv.unowed[:0]
 	s := c.s
 	v := st.Victim
 	switch {
@@ -164,23 +165,28 @@ func (c *Conformance) ivLastReading(st model.Step) int {
 
 // ivBatchOwe moves the first k tasks of w's open batch (FIFO) into w's
 // deque, in front, as ivBatchTake moves one, if each is where the batch
-// expects it; the take then finds them in front of its task, owed to
-// overlapping takes (the reorder), and the batch is closed (it held no
-// more, or they would be in front too). It returns whether it moved them.
-func (c *Conformance) ivBatchOwe(w, k int) bool {
+// expects it, and the take's task x too if it comes next in the batch;
+// the take then finds them in front of x, owed to overlapping takes (the
+// reorder), and the batch is closed unless it held x (it held no more,
+// or they would be in front of x too). It returns whether it moved them.
+func (c *Conformance) ivBatchOwe(w, k int, x int32) bool {
 	if w < 0 || w >= len(c.iv.batch) || len(c.iv.batch[w].tasks) < k {
 		return false
 	}
 	saved := c.ivSaveBatches()
-	for _, y := range slices.Clone(c.iv.batch[w].tasks[:k]) {
+	ts := slices.Clone(c.iv.batch[w].tasks[:k])
+	if b := c.iv.batch[w].tasks; len(b) > k && b[k] == x {
+		ts = append(ts, x) // the batch held x too, behind them
+	}
+	for _, y := range ts {
 		if !c.ivBatchTake(w, y) {
 			c.ivRestoreBatches(saved)
 			c.iv.moved = false
 			return false
 		}
 	}
-	slices.Reverse(c.s.Local[w][:k]) // ivBatchTake put each at the front
-	c.iv.moved = false
+	slices.Reverse(c.s.Local[w][:len(ts)]) // ivBatchTake put each at the front
+	c.iv.moved = len(ts) > k
 	return true
 }
 
