@@ -74,7 +74,7 @@ type cbThread struct {
 	src    traces.Source
 	done   bool
 	pushTo traces.Queue
-	det    string
+	det    string // a batch steal's event detail: the tasks it moved
 }
 
 const (
@@ -285,7 +285,7 @@ func (s *cbSim) step(th *cbThread) {
 		th.seen = s.front[th.v]
 		th.size--
 	case cbPublish:
-		th.det = fmt.Sprint("moved ", th.batch)
+		th.det = fmt.Sprint("moved ", th.batch) // the truth, for a dumped trace's reader
 		s.local[w] = append(s.local[w], th.batch...)
 		th.batch = th.batch[:0]
 		th.src, th.st = traces.SourceSteal, cbRet
@@ -327,10 +327,11 @@ const (
 
 // cbKnown is how many of cbSeeds simulated correct runs the checker still
 // flags (LIFO, FIFO): interleavings denser than a real executor's, where
-// the order it picks for a batch early (its size, which overlapping steal
-// took a task first) is refuted by a take much later, and it keeps one
-// order, never searching others. The test fails if more are flagged.
-var cbKnown = map[bool]int{false: 3, true: 8}
+// the reading of a batch that would conform lies outside the search's
+// readings (conform_interval_batch_search.go): chains of FIFO batches
+// stolen from thieves whose own batch steal is still in flight. Was 13
+// and 14 before the search. The test fails if more are flagged.
+var cbKnown = map[bool]int{false: 1, true: 5}
 
 // TestBatchSimFalseAlarms: simulated runs of crossbeam's batch steals
 // (LIFO and FIFO deques) conform, but for a known few (cbKnown).
@@ -362,10 +363,11 @@ func TestBatchSimFalseAlarms(t *testing.T) {
 }
 
 // TestBatchSimMutant: a batch steal that takes the whole deque (three
-// tasks or more) is flagged.
+// tasks or more) is flagged: Violated, once the search over readings
+// has tried every reading within its bounds (never Unknown).
 func TestBatchSimMutant(t *testing.T) {
 	for _, fifo := range []bool{false, true} {
-		runs, missed := 0, 0
+		runs, missed, unknown := 0, 0, 0
 		for seed := range uint64(cbSeeds) {
 			s := newCBSim(seed, fifo, true)
 			s.run()
@@ -373,13 +375,16 @@ func TestBatchSimMutant(t *testing.T) {
 				continue
 			}
 			runs++
-			if r := ivCheck(s.header(), s.events); r.Verdict == checker.Holds {
+			switch r := ivCheck(s.header(), s.events); r.Verdict {
+			case checker.Holds:
 				missed++
+			case checker.Unknown:
+				unknown++
 			}
 		}
-		t.Logf("fifo %v: %d of %d mutated runs missed", fifo, missed, runs)
-		if runs == 0 || missed > 0 {
-			t.Errorf("fifo %v: %d of %d runs with a whole-deque batch not flagged", fifo, missed, runs)
+		t.Logf("fifo %v: %d of %d mutated runs missed, %d unknown", fifo, missed, runs, unknown)
+		if runs == 0 || missed > 0 || unknown > 0 {
+			t.Errorf("fifo %v: %d of %d runs with a whole-deque batch not flagged, %d unknown (the search over readings spent its budget)", fifo, missed, runs, unknown)
 		}
 	}
 }
