@@ -327,6 +327,11 @@ type Report struct {
 	// order of overlapping queue operations other than their Seq order
 	// (see conform_interval.go).
 	Reordered int
+	// Reread counts the takes the search over readings of batch steals
+	// read otherwise than the checker's first reading (steal-half under
+	// order "intervals"), and Replays the replays it ran to find them
+	// (conform_interval_batch_search.go).
+	Reread, Replays int
 
 	Panics     []Finding // panic events, the first 100
 	PanicCount int       // panic events in all
@@ -368,6 +373,9 @@ func (r *Report) Summary() string {
 	}
 	if r.Reordered > 0 {
 		fmt.Fprintf(&b, "%d takes accepted in an order of overlapping queue operations other than seq order\n", r.Reordered)
+	}
+	if r.Replays > 0 {
+		fmt.Fprintf(&b, "%d takes read otherwise than first read (batch steals), found in %d replays of the trace\n", r.Reread, r.Replays)
 	}
 	r.summaryV11(&b)
 	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
@@ -422,7 +430,7 @@ func New(h traces.Header) (*Conformance, error) {
 	if h.Order == traces.OrderIntervals {
 		c.iv = newConfIntervals()
 		if m.Config().StealHalf {
-			c.sr = &confSearch{}
+			c.sr = newConfSearch()
 		}
 	}
 	if c.priority || c.iv != nil {
@@ -1353,6 +1361,7 @@ func (c *Conformance) Finish() *Report {
 		Panics:            c.panics,
 		PanicCount:        c.npanics,
 	}
+	c.searchReport(r)
 	for i := range c.tasks {
 		// Tasks still QUEUED at the end: their wait so far.
 		if ct := &c.tasks[i]; ct.flags&confReady != 0 {

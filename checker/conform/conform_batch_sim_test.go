@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/execspec/execspec/checker"
@@ -386,5 +387,47 @@ func TestBatchSimMutant(t *testing.T) {
 		if runs == 0 || missed > 0 || unknown > 0 {
 			t.Errorf("fifo %v: %d of %d runs with a whole-deque batch not flagged, %d unknown (the search over readings spent its budget)", fifo, missed, runs, unknown)
 		}
+	}
+}
+
+// TestBatchSimSearched: the simulated runs kept under testdata
+// (batch_search_*_sim_*.txt) hold because the search over readings read
+// an earlier batch steal otherwise; the hand-made broken batches are
+// flagged after it tried every reading within its bounds.
+func TestBatchSimSearched(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "conform", "batch_search_*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no batch_search traces: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for strings.HasPrefix(string(data), "//") { // the want line and the comments
+				_, rest, _ := strings.Cut(string(data), "\n")
+				data = []byte(rest)
+			}
+			h, evs, err := traces.ParseText(strings.NewReader(string(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := ivCheck(h, evs)
+			switch {
+			case strings.Contains(f, "_sim_"):
+				if r.Verdict != checker.Holds || r.Reread == 0 || r.Replays == 0 {
+					t.Fatalf("verdict %s, %d takes read otherwise in %d replays; want holds, after a search", r.Verdict, r.Reread, r.Replays)
+				}
+			case strings.Contains(f, "_in_order"):
+				if r.Verdict != checker.Holds {
+					t.Fatalf("verdict %s; want holds\n%s", r.Verdict, r.Summary())
+				}
+			default:
+				if r.Verdict != checker.Violated || r.Replays == 0 {
+					t.Fatalf("verdict %s after %d replays; want violated, after a search", r.Verdict, r.Replays)
+				}
+			}
+		})
 	}
 }

@@ -82,6 +82,16 @@ import (
 //     thieves of it took, their events still to come: hidden for the
 //     step, owed as in own local queue, kept in front of what it moved.
 //
+// Under steal-half the first order accepted is not final: a take much
+// later may refute it where another order, or another size of a batch,
+// would have conformed. A take that fails is then searched (the orders
+// are numbered, and a batch's size, a claim's length and the tasks of an
+// open batch owed are readings past them; conform_interval_batch_search.go):
+// the trace is replayed with an earlier take read otherwise, the takes
+// that moved the failed take's task and the ones overlapping it first,
+// within a bound of takes, replays and kept events; the first replay that
+// gets past the failure goes on. A spent bound is Unknown, never a pass.
+//
 // An obligation "t is taken by a take overlapping take X" is checked when
 // t's next take comes (its Call must be before X's Return) or, if none
 // comes, at the end of the trace; a failed obligation is a violation at

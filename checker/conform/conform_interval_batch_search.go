@@ -55,10 +55,17 @@ type confSearch struct {
 	mover  []int32        // by task id - 1: 1 + the event index of the last batch steal that moved it (0: none)
 	work   int            // events replayed so far
 	runs   int            // replays so far
+	// The bounds (confSearchEvents, confSearchRuns, confSearchWork; the
+	// tests lower them).
+	maxEvents, maxRuns, maxWork int
 
 	child    bool // a replay: it keeps no events and searches nothing
 	watch    int  // in a replay: the event whose take is followed
 	watchPos int  // the position its take was accepted at; -1: it was not
+}
+
+func newConfSearch() *confSearch {
+	return &confSearch{maxEvents: confSearchEvents, maxRuns: confSearchRuns, maxWork: confSearchWork}
 }
 
 // confChoice is a take (event idx, interval [call, ret]) accepted at
@@ -301,7 +308,7 @@ func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 		return c.checkEvent(idx, e)
 	}
 	if !sr.over {
-		if len(sr.events) == confSearchEvents {
+		if len(sr.events) == sr.maxEvents {
 			sr.events, sr.over = nil, true
 		} else {
 			sr.events = append(sr.events, *e)
@@ -324,6 +331,13 @@ func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 	}
 	c.adopt(r)
 	return nil
+}
+
+// searchReport fills in what the search did.
+func (c *Conformance) searchReport(r *Report) {
+	if c.sr != nil {
+		r.Reread, r.Replays = len(c.sr.dev), c.sr.runs
+	}
 }
 
 // searchFinish searches, when the end of the trace failed a take (an
@@ -357,7 +371,7 @@ func (c *Conformance) searchable() bool {
 		return false
 	}
 	if c.sr.over {
-		c.searchSpent(fmt.Sprintf("the search over readings of batch steals keeps %d events, and the trace is longer", confSearchEvents))
+		c.searchSpent(fmt.Sprintf("the search over readings of batch steals keeps %d events, and the trace is longer", c.sr.maxEvents))
 		return false
 	}
 	return true
@@ -381,10 +395,10 @@ func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, 
 	near := sr.near([]int64{c.err.Event.Task, ts}, ivs...)
 	runs := 0
 	spent := func() bool {
-		if runs < confSearchRuns && sr.work+cost <= confSearchWork {
+		if runs < sr.maxRuns && sr.work+cost <= sr.maxWork {
 			return false
 		}
-		c.searchSpent(fmt.Sprintf("the search spent its budget (%d replays for one failure, %d replayed events in all) with readings still to try", confSearchRuns, confSearchWork))
+		c.searchSpent(fmt.Sprintf("the search spent its budget (%d replays for one failure, %d replayed events in all) with readings still to try", sr.maxRuns, sr.maxWork))
 		return true
 	}
 	replay := func(dev map[int]int, watch int) *Conformance {
