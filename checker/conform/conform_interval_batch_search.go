@@ -102,9 +102,9 @@ const (
 // the deque by overlapping takes (they owe, as in reorder; ivStealCut);
 // from a FIFO deque, the batch moves at most n tasks besides the one it
 // runs (ivOpenBatch), whatever order accepts the take. From
-// confTryClaim on, p reads a claim (ivClaim) of the task stolen from a
-// thief with a batch steal in flight, whose batch held n+1 more tasks
-// behind it that the claim moves too. From confTryOwe on, p reads a take
+// confTryClaim on, p reads a claim (ivClaim, steal-last) of the task
+// stolen from a thief with a batch steal in flight, whose batch held n+1
+// more tasks behind it that the claim moves too. From confTryOwe on, p reads a take
 // from a FIFO deque with an open batch (ivBatchOwe): the batch held its
 // first n+1 tasks, and takes overlapping this one took them; then the
 // reorder.
@@ -135,6 +135,11 @@ func (c *Conformance) ivReading(st model.Step, p int) int {
 		}
 		return confTryReorder
 	case p >= confTryClaim:
+		if !c.m.Config().StealLast {
+			// A FIFO claim (ivClaimAfterFIFO) counts every claimed task
+			// as taken before the thief's steal: no longer claim.
+			return -1
+		}
 		c.iv.extra = p - confTryClaim + 1
 		return 3
 	case st.Rule != model.WORKER_STEAL || v < 0 || v >= len(s.Local):
