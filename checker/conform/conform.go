@@ -152,6 +152,7 @@ type Conformance struct {
 	globalFull  bool   // the global queue was non-empty after the last event
 
 	iv *confIntervals // order "intervals" (conform_interval.go); nil under order "seq"
+	sr *confSearch    // the search over readings of batch steals (conform_interval_batch_search.go); nil without steal-half
 
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
@@ -326,6 +327,11 @@ type Report struct {
 	// order of overlapping queue operations other than their Seq order
 	// (see conform_interval.go).
 	Reordered int
+	// Reread counts the takes the search over readings of batch steals
+	// read otherwise than the checker's first reading (steal-half under
+	// order "intervals"), and Replays the replays it ran to find them
+	// (conform_interval_batch_search.go).
+	Reread, Replays int
 
 	Panics     []Finding // panic events, the first 100
 	PanicCount int       // panic events in all
@@ -358,6 +364,9 @@ func (r *Report) Summary() string {
 	}
 	if r.Reordered > 0 {
 		fmt.Fprintf(&b, "%d takes accepted in an order of overlapping queue operations other than seq order\n", r.Reordered)
+	}
+	if r.Replays > 0 {
+		fmt.Fprintf(&b, "%d takes read otherwise than first read (batch steals), found in %d replays of the trace\n", r.Reread, r.Replays)
 	}
 	r.summaryV11(&b)
 	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
@@ -411,6 +420,9 @@ func New(h traces.Header) (*Conformance, error) {
 	c.invEvery = 1
 	if h.Order == traces.OrderIntervals {
 		c.iv = newConfIntervals()
+		if m.Config().StealHalf {
+			c.sr = newConfSearch()
+		}
 	}
 	if c.priority || c.iv != nil {
 		prio := c.v11 != nil && c.v11.prioOn
@@ -542,9 +554,18 @@ func (c *Conformance) afterEvent(e *traces.Event) {
 	c.globalFull = full
 }
 
-// check checks event idx, e (the frame numbered it) and, once it
-// conforms, keeps what the next events need and checks the invariants.
+// check checks event idx, e (the frame numbered it), searching other
+// readings of the batch steals before it if it fails there (sr).
 func (c *Conformance) check(idx int, e *traces.Event) error {
+	if c.sr != nil {
+		return c.searchCheck(idx, e)
+	}
+	return c.checkEvent(idx, e)
+}
+
+// checkEvent checks event idx, e and, once it conforms, keeps what the
+// next events need and checks the invariants.
+func (c *Conformance) checkEvent(idx int, e *traces.Event) error {
 	if idx > 0 && e.Seq <= c.lastSeq {
 		return c.fail(idx, e, 0, "Seq increases", seqReason(e.Seq, c.lastSeq))
 	}
@@ -903,26 +924,25 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	}
 	defer func() {
 		if c.iv != nil && c.err == nil && from >= 0 && from < len(c.s.Local) {
-			c.ivRemoved(from, e, before-len(c.s.Local[from]))
+			c.ivRemoved(from, e, before-len(c.s.Local[from])+c.iv.in)
 		}
 	}()
-	err := c.takeStep(st, e)
-	if err != nil && (r == model.WORKER_STEAL || r == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
-		// The relaxed premises: the global queue was empty at an instant
-		// of [Call, Seq]; check the take as of that instant.
-		g := c.s.Global
-		c.s.Global = nil
-		err = c.takeStep(st, e)
-		c.s.Global = g
-		if err == nil {
-			c.relaxed++
+	reading := c.tryFrom(idx) // 0 but where the search over batch steals says
+	err := c.takeRead(idx, e, st, reading)
+	if c.sr != nil {
+		// The batch readings past the orders (ivReading), in turn.
+		for last, err0 := c.ivLastReading(st), err; err != nil && reading < last; {
+			reading = max(reading+1, confTryCut)
+			if err = c.takeRead(idx, e, st, reading); err != nil {
+				err = err0
+			}
 		}
-	}
-	if err != nil && c.iv != nil {
-		err = c.ivRelax(idx, e, st, err)
 	}
 	if err != nil {
 		return c.failStep(idx, e, r, err)
+	}
+	if c.sr != nil {
+		c.sr.note(idx, e, max(c.iv.pos, reading), c.ivLastReading(st))
 	}
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
 		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
@@ -944,6 +964,38 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	c.clearFlags(ct, confReady|confWoken|confRequeue)
 	c.polls++
 	return nil
+}
+
+// takeRead applies take st (event idx, e) as its reading p says
+// (ivReading: 0, the checker's own, tries every order in turn).
+func (c *Conformance) takeRead(idx int, e *traces.Event, st model.Step, p int) error {
+	first := c.ivReading(st, p)
+	if first < 0 {
+		return errSkipped
+	}
+	if front := c.ivCutOwed(st, e); len(front) > 0 {
+		defer c.ivUncut(st.Victim, front)
+	}
+	err := errSkipped
+	if first == 0 {
+		err = c.takeStep(st, e)
+	}
+	w := st.Worker
+	if first == 0 && err != nil && (st.Rule == model.WORKER_STEAL || st.Rule == model.POLL_LOCAL) && len(c.s.Global) > 0 && e.Call != 0 && c.globalSince > min(e.Call, c.workers[w].lastSeq) {
+		// The relaxed premises: the global queue was empty at an instant
+		// of [Call, Seq]; check the take as of that instant.
+		g := c.s.Global
+		c.s.Global = nil
+		err = c.takeStep(st, e)
+		c.s.Global = g
+		if err == nil {
+			c.relaxed++
+		}
+	}
+	if err != nil && c.iv != nil {
+		err = c.ivRelax(idx, e, st, err, first)
+	}
+	return err
 }
 
 func (c *Conformance) takeStep(st model.Step, e *traces.Event) error {
@@ -1283,19 +1335,10 @@ func (c *Conformance) Finish() *Report {
 	if c.report != nil {
 		return c.report
 	}
-	c.globalInOrder()
-	if c.err == nil {
-		c.settleAll()
-	}
-	if c.err == nil && c.iv != nil {
-		c.ivFinish()
-	}
-	if c.err == nil {
-		if inv, err := c.m.CheckInvariants(c.s); err != nil {
-			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
-			c.invEvery = 1
-			c.failInvariant(c.n, &e, inv, err)
-		}
+	failed := c.err != nil // a Step's violation: searched then
+	c.finishChecks()
+	if c.sr != nil && !failed {
+		c.searchFinish()
 	}
 	r := &Report{
 		Events:            c.n,
@@ -1309,6 +1352,7 @@ func (c *Conformance) Finish() *Report {
 		Panics:            c.panics,
 		PanicCount:        c.npanics,
 	}
+	c.searchReport(r)
 	for i := range c.tasks {
 		// Tasks still QUEUED at the end: their wait so far.
 		if ct := &c.tasks[i]; ct.flags&confReady != 0 {
@@ -1363,6 +1407,24 @@ func tasksOf(q []int32) string {
 		ts[i] = int64(t)
 	}
 	return "[" + taskList(ts) + "]"
+}
+
+// finishChecks checks what only the end of the trace decides.
+func (c *Conformance) finishChecks() {
+	c.globalInOrder()
+	if c.err == nil {
+		c.settleAll()
+	}
+	if c.err == nil && c.iv != nil {
+		c.ivFinish()
+	}
+	if c.err == nil {
+		if inv, err := c.m.CheckInvariants(c.s); err != nil {
+			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
+			c.invEvery = 1
+			c.failInvariant(c.n, &e, inv, err)
+		}
+	}
 }
 
 // Check checks a whole trace: the events, in Seq order, as a Reader's

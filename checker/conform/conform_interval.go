@@ -82,6 +82,16 @@ import (
 //     thieves of it took, their events still to come: hidden for the
 //     step, owed as in own local queue, kept in front of what it moved.
 //
+// Under steal-half the first order accepted is not final: a take much
+// later may refute it where another order, or another size of a batch,
+// would have conformed. A take that fails is then searched (the orders
+// are numbered, and a batch's size, a claim's length and the tasks of an
+// open batch owed are readings past them; conform_interval_batch_search.go):
+// the trace is replayed with an earlier take read otherwise, the takes
+// that moved the failed take's task and the ones overlapping it first,
+// within a bound of takes, replays and kept events; the first replay that
+// gets past the failure goes on. A spent bound is Unknown, never a pass.
+//
 // An obligation "t is taken by a take overlapping take X" is checked when
 // t's next take comes (its Call must be before X's Return) or, if none
 // comes, at the end of the trace; a failed obligation is a violation at
@@ -109,8 +119,16 @@ type confIntervals struct {
 	// take shows where they went (see ivOpenBatch).
 	batch []confBatch
 	moved bool // the take being checked took a task of an open batch
-	own   int  // its thief's own tasks kept in front of what it moved (ivOwnBack)
-	cut   int  // the tasks in front of the task it stole, owed, kept at the victim's head
+	pos   int  // the position (confTries) of the order that accepted it
+	size  int  // its batch's size as the search reads it (ivReading); -1: open
+	extra int  // the tasks behind it a claim moves too, as the search reads it (ivReading)
+	in    int  // the tasks the orders tried moved into the deque it takes from (ivBatchTake, ivClaim)
+	owe   int  // the first tasks of the open batch of the deque it takes from, moved and owed, as the search reads it (ivReading)
+	// unowed: the obligations the orders tried for it met, for
+	// ivRestoreBatches to put back when an order is refused.
+	unowed []confUnowe
+	own    int // its thief's own tasks kept in front of what it moved (ivOwnBack)
+	cut    int // the tasks in front of the task it stole, owed, kept at the victim's head
 	// last: by thief, the tasks its last batch steal (steal-last) moved
 	// into its deque, for a steal from the same deque that overlaps it
 	// and took the first of them (ivGiveBack).
@@ -202,7 +220,7 @@ func (c *Conformance) pushOf(t int32) confPush {
 // ivTake checks a take's interval and settles the obligation on its task,
 // before the take is applied.
 func (c *Conformance) ivTake(idx int, e *traces.Event) error {
-	c.iv.own, c.iv.cut = 0, 0
+	c.iv.own, c.iv.cut, c.iv.pos = 0, 0, 0
 	if e.Call == 0 || e.Return == 0 || e.Call > e.Return || e.Seq != e.Return {
 		return c.fail(idx, e, confRule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
 			fmt.Sprintf("call %d, ret %d, seq %d", e.Call, e.Return, e.Seq))
@@ -276,31 +294,47 @@ func (c *Conformance) owe(t int32, idx int, e *traces.Event, why string) {
 
 // ivRelax tries the orders of the overlapping operations (see
 // confIntervals) for a take whose premise failed at its Seq with err. It
-// returns nil when one is accepted (the take is applied and its obligations
-// noted), else err.
-func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error) error {
+// returns nil when one is accepted (the take is applied, its obligations
+// noted, and c.iv.pos says which order it was), else err. The orders are
+// tried in a fixed sequence, one position each (confTries); first skips
+// those before it (a reading the search over batch steals excludes,
+// conform_interval_batch_search.go).
+func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error, first int) error {
 	s := c.s
 	w, x := st.Worker, int32(st.Task)
 	cfg := c.m.Config()
+	accept := func(pos int) error {
+		c.iv.reordered++
+		c.iv.pos = pos
+		return nil
+	}
 	if st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
-		if c.ivStealLast(idx, e, st) {
-			c.iv.reordered++
-			return nil
+		if first <= 1 && c.ivStealLast(idx, e, st) {
+			return accept(1)
 		}
 		// An earlier-placed batch steal from the same deque that this
 		// one overlaps moved x: this steal took x first, and that batch
 		// began after it.
-		if i, k := c.ivGiveBack(st.Victim, x, e); k > 0 {
-			if c.ivStealLast(idx, e, st) {
-				c.iv.reordered++
-				c.iv.last[i].tasks = c.iv.last[i].tasks[k:] // i's batch began after them
-				return nil
+		if first <= 2 {
+			if i, k := c.ivGiveBack(st.Victim, x, e); k > 0 {
+				if c.ivStealLast(idx, e, st) {
+					c.iv.last[i].tasks = c.iv.last[i].tasks[k:] // i's batch began after them
+					return accept(2)
+				}
+				c.ivUngiveBack(i, k)
 			}
-			c.ivUngiveBack(i, k)
 		}
-		if c.ivClaim(idx, e, st) {
-			c.iv.reordered++
-			return nil
+		if first <= 3 && c.ivClaim(idx, e, st) {
+			return accept(3)
+		}
+		if c.iv.extra > 0 {
+			return err // a longer claim or nothing
+		}
+		if first >= confTryCut {
+			if c.ivStealCut(idx, e, st, c.iv.size+1) {
+				return accept(first)
+			}
+			return err
 		}
 	}
 	if cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
@@ -312,44 +346,50 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 		case st.Rule == model.WORKER_STEAL:
 			from = st.Victim
 		}
+		if c.iv.owe > 0 && !c.ivBatchOwe(from, c.iv.owe, x) {
+			return err
+		}
 		saved := c.ivSaveBatches()
-		if c.ivBatchTake(from, x) {
+		if first <= 1 && c.ivBatchTake(from, x) {
 			if c.ivStepGlobal(idx, e, st) {
-				c.iv.reordered++
-				return nil
+				return accept(1)
 			}
 			// Put it back: the premise fails for another reason.
 			c.ivRestoreBatches(saved)
 			c.iv.moved = false
 		}
 		// A task behind an open batch, taken from the victim's deque.
-		if i, k := c.ivBatchPrefix(from, x); k > 0 {
-			moved := slices.Clone(s.Local[i][:k])
-			if c.ivStepGlobal(idx, e, st) {
-				c.iv.reordered++
-				for len(c.iv.prefixed) <= i {
-					c.iv.prefixed = append(c.iv.prefixed, confLast{})
-				}
-				c.iv.prefixed[i] = confLast{victim: from, tasks: moved, ret: e.Return}
-				// The steal took them: an obligation on one is met
-				// if the steal was called before its deadline.
-				b := &c.iv.batch[i]
-				for _, y := range moved {
-					if o, ok := c.iv.owed[y]; ok && b.call < o.deadline {
-						delete(c.iv.owed, y)
+		if first <= 2 {
+			if i, k := c.ivBatchPrefix(from, x); k > 0 {
+				moved := slices.Clone(s.Local[i][:k])
+				if c.ivStepGlobal(idx, e, st) {
+					c.iv.reordered++
+					c.iv.pos = 2
+					for len(c.iv.prefixed) <= i {
+						c.iv.prefixed = append(c.iv.prefixed, confLast{})
 					}
+					c.iv.prefixed[i] = confLast{victim: from, tasks: moved, ret: e.Return}
+					// The steal took them: an obligation on one is met
+					// if the steal was called before its deadline.
+					b := &c.iv.batch[i]
+					for _, y := range moved {
+						if o, ok := c.iv.owed[y]; ok && b.call < o.deadline {
+							delete(c.iv.owed, y)
+						}
+					}
+					return nil
 				}
-				return nil
+				c.ivRestoreBatches(saved)
 			}
-			c.ivRestoreBatches(saved)
 		}
-		if c.ivClaim(idx, e, st) {
-			c.iv.reordered++
-			return nil
+		if first <= 3 && c.ivClaim(idx, e, st) {
+			return accept(3)
 		}
-		if c.ivTakeBack(idx, e, st) {
-			c.iv.reordered++
-			return nil
+		if c.iv.extra > 0 {
+			return err // a longer claim or nothing
+		}
+		if first <= 4 && c.ivTakeBack(idx, e, st) {
+			return accept(4)
 		}
 		// A task of an open batch behind its next ones, taken from the
 		// thief's deque: the batch held them all; the ones in front of x
@@ -443,9 +483,10 @@ func (c *Conformance) ivRelax(idx int, e *traces.Event, st model.Step, err error
 	}
 	accepted := false
 	var own, global bool
-	for _, v := range [...][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
-		if try(v[0], v[1]) {
+	for i, v := range [...][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+		if first <= confTryReorder+i && try(v[0], v[1]) {
 			accepted, own, global = true, v[0], v[1]
+			c.iv.pos = confTryReorder + i
 			break
 		}
 	}

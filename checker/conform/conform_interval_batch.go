@@ -61,17 +61,30 @@ func (b *confBatch) drop(k int) {
 // only the slice headers (O(workers)): the orders tried never write into
 // a queue's or a batch's array, they reslice it or make a new one.
 func (c *Conformance) ivSaveBatches() confSaved {
-	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch)}
+	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch), in: c.iv.in, unowed: len(c.iv.unowed)}
 }
 
 func (c *Conformance) ivRestoreBatches(sv confSaved) {
 	copy(c.s.Local, sv.local)
 	c.iv.batch = sv.batch
+	c.iv.in = sv.in
+	for _, u := range c.iv.unowed[sv.unowed:] {
+		c.iv.owed[u.task] = u.o
+	}
+	c.iv.unowed = c.iv.unowed[:sv.unowed]
 }
 
 type confSaved struct {
-	local [][]int32
-	batch []confBatch
+	local  [][]int32
+	batch  []confBatch
+	in     int
+	unowed int
+}
+
+// confUnowe is an obligation an order tried met (ivBatchTake).
+type confUnowe struct {
+	task int32
+	o    confOwe
 }
 
 // ivOpenBatch leaves the size of a steal-half by w from v (which runs the
@@ -126,6 +139,9 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	if most < len(moved) {
 		most = len(moved) // the model's half at the steal's Seq
 	}
+	if c.iv.size >= 0 {
+		most = min(most, c.iv.size) // the search reads it smaller
+	}
 	if most == 0 {
 		return
 	}
@@ -133,6 +149,9 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 		c.iv.batch = append(c.iv.batch, confBatch{})
 	}
 	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], call: call, ret: ret}
+	if c.sr != nil {
+		c.sr.moved(c.n-1, tasks[:most])
+	}
 }
 
 // ivBatchTake is a take of x from worker w's deque (by w, or by a thief
@@ -150,13 +169,35 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 		return false
 	}
 	h := b.at[0]
-	j := c.ivOwedHead(s.Local[h])
-	if len(s.Local[h]) <= j || s.Local[h][j] != x {
+	q := s.Local[h]
+	j := c.ivOwedHead(q)
+	if k := slices.Index(q[:min(j+1, len(q))], x); k >= 0 && k < j {
+		// x owes a take itself: this batch's steal is it, if called in
+		// time (the obligation goes, to come back if the order tried
+		// is refused: ivRestoreBatches).
+		o := c.iv.owed[x]
+		if b.call >= o.deadline {
+			return false
+		}
+		c.iv.unowed = append(c.iv.unowed, confUnowe{x, o})
+		delete(c.iv.owed, x)
+		j = k
+	}
+	if len(q) <= j || q[j] != x {
 		return false
 	}
-	s.Local[h] = slices.Concat(s.Local[h][:j], s.Local[h][j+1:])
+	s.Local[h] = slices.Concat(q[:j], q[j+1:])
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
+	c.iv.in++
 	b.drop(1)
+	// A batch stolen from w that counted on x at h finds it in w's deque.
+	for i := range c.iv.batch {
+		o := &c.iv.batch[i]
+		if n := slices.Index(o.tasks, x); n >= 0 && o.at[n] == h {
+			o.at = slices.Clone(o.at) // a new array: see ivSaveBatches
+			o.at[n] = w
+		}
+	}
 	c.ivPassed(w, []int32{x})
 	c.iv.moved = true
 	return true
@@ -373,6 +414,39 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 		c.s.Local[v] = q[:n]
 	}
 	return err == nil
+}
+
+// ivCutOwed takes out, for a batch steal st (take e, steal-last), the
+// tasks at the head of the victim's deque that owe a take this steal
+// cannot be (called after their deadline): had the batch taken them,
+// their obligation would fail, so the takes they owe took them before
+// the thief read the deque (a later read would have made its CAS fail).
+// ivUncut puts them back at the head, owed, after the step.
+func (c *Conformance) ivCutOwed(st model.Step, e *traces.Event) []int32 {
+	cfg := c.m.Config()
+	v := st.Victim
+	if c.iv == nil || st.Rule != model.WORKER_STEAL || !cfg.StealHalf || !cfg.StealLast || v < 0 || v >= len(c.s.Local) {
+		return nil
+	}
+	q := c.s.Local[v]
+	n := 0
+	for n < len(q) && q[n] != int32(st.Task) {
+		o, ok := c.iv.owed[q[n]]
+		if !ok || e.Call < o.deadline {
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	front := slices.Clone(q[:n])
+	c.s.Local[v] = q[n:]
+	return front
+}
+
+func (c *Conformance) ivUncut(v int, front []int32) {
+	c.s.Local[v] = append(front, c.s.Local[v]...)
 }
 
 // ivStealLast tries the batch steal st (steal-last) as of when it began
@@ -635,8 +709,12 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 			return false
 		}
 	}
-	moved := slices.Clone(q[first : j+1])
-	s.Local[v] = slices.Concat(q[:first], q[j+1:])
+	end := j + 1 + c.iv.extra // the search may read the claim longer
+	if end > len(q) {
+		return false
+	}
+	moved := slices.Clone(q[first:end])
+	s.Local[v] = slices.Concat(q[:first], q[end:])
 	s.Local[i] = moved
 	if !c.ivStepOwn(idx, e, st) {
 		s.Local[v] = q
@@ -654,6 +732,7 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 		}
 	}
 	cl.tasks = append(cl.tasks, moved...)
+	c.iv.in += len(moved)
 	cl.deadline = min(cl.deadline, e.Return)
 	for _, y := range moved {
 		if o, ok := c.iv.owed[y]; ok {
@@ -763,4 +842,7 @@ func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
 		c.iv.last = append(c.iv.last, confLast{})
 	}
 	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(moved), ret: e.Return}
+	if c.sr != nil {
+		c.sr.moved(c.n-1, moved)
+	}
 }

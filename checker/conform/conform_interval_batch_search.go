@@ -1,0 +1,484 @@
+package conform
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
+)
+
+// The search over readings of batch steals (steal-half, "order":"intervals").
+//
+// Each take under "order":"intervals" is read one way when it comes: the
+// checker tries the orders of confTries in turn (the take at its Seq, then
+// the orders of ivRelax) and keeps the first the model accepts. For a
+// batch steal that reading fixes which tasks the batch moved, how many
+// (within half of the deque as read and steal-max) and in which order
+// (whichever the deque's flavour allows); a take much later may refute it
+// while another reading would have conformed. So a failed take (its
+// premise, an obligation, a claim: the rules POLL-LOCAL, GLOBAL-STEAL and
+// WORKER-STEAL) is not final at once: the checker replays the trace from
+// its first event with one earlier take read otherwise, the nearest first,
+// each of its readings in turn (a replay that skips the readings before
+// position p of a take accepts the first one from p on), then with two
+// of the nearest takes read otherwise at once. The first replay that gets
+// past the failed event replaces the checker's state and the check goes
+// on from there, with that reading kept; a later failure searches again
+// on top of it.
+//
+// The readings tried are those the checker accepts anyway when the
+// reading at Seq fails: every reading a replay keeps is one the model and
+// the intervals allow, so a trace that holds this way holds. Bounds:
+//
+//   - memory: the events are kept for the replays, at most
+//     confSearchEvents of them (96 bytes each); past that, a failed take
+//     gets no search, and its verdict is Unknown (Error.Limit says why);
+//   - time: the takes searched are the confSearchNear nearest before the
+//     failure (confSearchPairs for two at once), each replay replays the
+//     trace so far, and one failure gets at most confSearchRuns replays
+//     and the whole trace confSearchWork replayed events; when a budget
+//     is spent before the readings within those takes are all tried, the
+//     verdict is Unknown (Error.Limit), never a pass.
+//
+// When every reading within those takes was tried and none gets past the
+// failure, the failure stands as the first reading found it: Violated.
+// A trace that never fails pays one map lookup per take, and the copy of
+// each event.
+type confSearch struct {
+	events []traces.Event // every event so far, for the replays (nil when over)
+	over   bool           // the trace is longer than confSearchEvents
+	dev    map[int]int    // by event index: the first position (confTries) tried at its take
+	met    []confChoice   // the last confSearchKeep takes with readings left (a ring)
+	metN   int            // takes put in met
+	mover  []int32        // by task id - 1: 1 + the event index of the last batch steal that moved it (0: none)
+	work   int            // events replayed so far
+	runs   int            // replays so far
+	// The bounds (confSearchEvents, confSearchRuns, confSearchWork; the
+	// tests lower them).
+	maxEvents, maxRuns, maxWork int
+
+	child    bool // a replay: it keeps no events and searches nothing
+	watch    int  // in a replay: the event whose take is followed
+	watchPos int  // the position its take was accepted at; -1: it was not
+}
+
+func newConfSearch() *confSearch {
+	return &confSearch{maxEvents: confSearchEvents, maxRuns: confSearchRuns, maxWork: confSearchWork}
+}
+
+// confChoice is a take (event idx, interval [call, ret]) accepted at
+// reading pos of confTries, whose last reading is last.
+type confChoice struct {
+	idx, pos, last int
+	call, ret      uint64
+}
+
+// The readings of a take, in the order tried: 0 the take at its Seq, 1
+// to 4 the batch orders of ivRelax (steal-last: ivStealLast, ivGiveBack,
+// ivClaim; FIFO: ivBatchTake, ivBatchPrefix, ivClaim, ivTakeBack), then
+// the reorder of ivRelax with nothing hidden, the own deque hidden, the
+// global queue hidden, both (confTryReorder on); then, for a batch steal,
+// its size (confTryCut on) and the length of a claim (confTryClaim on),
+// and for a take from a FIFO deque with an open batch, how many of the
+// batch's tasks it moved there that overlapping takes took (confTryOwe
+// on; ivReading). The checker, on its own, keeps the first the model
+// accepts.
+const (
+	confTryReorder = 5
+	confTryCut     = confTryReorder + 4
+	confTryMax     = 32 // sizes read: crossbeam's MAX_BATCH
+	confTryClaim   = confTryCut + confTryMax
+	confTryOwe     = confTryClaim + confTryMax
+	confTries      = confTryOwe + confTryMax
+)
+
+// ivReading sets up reading p (confTries) of take st and returns the
+// first order ivRelax tries. Below confTryCut, p is that order. From
+// confTryCut on, p reads the size of a batch steal, n = p - confTryCut:
+// from a LIFO deque (steal-last), the batch ends at the task it runs and
+// leaves the first n+1 tasks in front of it, taken before the thief read
+// the deque by overlapping takes (they owe, as in reorder; ivStealCut);
+// from a FIFO deque, the batch moves at most n tasks besides the one it
+// runs (ivOpenBatch), whatever order accepts the take. From
+// confTryClaim on, p reads a claim (ivClaim, steal-last) of the task
+// stolen from a thief with a batch steal in flight, whose batch held n+1
+// more tasks behind it that the claim moves too. From confTryOwe on, p reads a take
+// from a FIFO deque with an open batch (ivBatchOwe): the batch held its
+// first n+1 tasks, and takes overlapping this one took them; then the
+// reorder.
+//
+// It returns -1 for a reading that does not apply to st (a size for a
+// take that is no steal, or one the deque cannot hold; more owed tasks
+// than the open batch has): a reading that reads nothing new is no
+// reading, so that the search never replays the same one twice.
+func (c *Conformance) ivReading(st model.Step, p int) int {
+	if c.iv == nil {
+		return p
+	}
+	c.iv.size, c.iv.extra, c.iv.in, c.iv.owe = -1, 0, 0, 0
+	c.iv.unowed = c.iv.unowed[:0]
+	s := c.s
+	v := st.Victim
+	switch {
+	case p < confTryCut:
+		return p
+	case p >= confTryOwe:
+		from := st.Worker
+		if st.Rule == model.WORKER_STEAL {
+			from = v
+		}
+		c.iv.owe = p - confTryOwe + 1
+		if from < 0 || from >= len(c.iv.batch) || len(c.iv.batch[from].tasks) < c.iv.owe {
+			return -1
+		}
+		return confTryReorder
+	case p >= confTryClaim:
+		if !c.m.Config().StealLast {
+			// A FIFO claim (ivClaimAfterFIFO) counts every claimed task
+			// as taken before the thief's steal: no longer claim.
+			return -1
+		}
+		c.iv.extra = p - confTryClaim + 1
+		return 3
+	case st.Rule != model.WORKER_STEAL || v < 0 || v >= len(s.Local):
+		return -1
+	}
+	n := p - confTryCut
+	c.iv.size = n
+	if c.m.Config().StealLast {
+		if n+1 >= slices.Index(s.Local[v], int32(st.Task)) {
+			return -1 // x within the first n+1 (ivStealCut)
+		}
+		return confTryCut
+	}
+	held := len(s.Local[v]) // the most a batch from v may move (ivOpenBatch)
+	if v < len(c.iv.batch) {
+		held += len(c.iv.batch[v].tasks)
+	}
+	if n >= held {
+		return -1
+	}
+	return 0
+}
+
+// ivLastReading is the last reading (confTries) take st has.
+func (c *Conformance) ivLastReading(st model.Step) int {
+	cfg := c.m.Config()
+	switch {
+	case st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast:
+		return confTryOwe - 1
+	case st.Rule == model.WORKER_STEAL && cfg.StealHalf, st.Rule == model.POLL_LOCAL && cfg.StealHalf && cfg.OwnerFIFO:
+		return confTries - 1
+	}
+	return confTryCut - 1
+}
+
+// ivBatchOwe moves the first k tasks of w's open batch (FIFO) into w's
+// deque, in front, as ivBatchTake moves one, if each is where the batch
+// expects it, and the take's task x too if it comes next in the batch;
+// the take then finds them in front of x, owed to overlapping takes (the
+// reorder), and the batch is closed unless it held x (it held no more,
+// or they would be in front of x too). It returns whether it moved them.
+func (c *Conformance) ivBatchOwe(w, k int, x int32) bool {
+	if w < 0 || w >= len(c.iv.batch) || len(c.iv.batch[w].tasks) < k {
+		return false
+	}
+	saved := c.ivSaveBatches()
+	ts := slices.Clone(c.iv.batch[w].tasks[:k])
+	if b := c.iv.batch[w].tasks; len(b) > k && b[k] == x {
+		ts = append(ts, x) // the batch held x too, behind them
+	}
+	for _, y := range ts {
+		if !c.ivBatchTake(w, y) {
+			c.ivRestoreBatches(saved)
+			c.iv.moved = false
+			return false
+		}
+	}
+	slices.Reverse(c.s.Local[w][:len(ts)]) // ivBatchTake put each at the front
+	c.iv.moved = len(ts) > k
+	return true
+}
+
+// ivStealCut is the batch steal st (take e, steal-last) of x from v with
+// the first n tasks in front of x left out: overlapping takes took them
+// before the thief read the deque, so its half is of the rest. They go
+// back to v's head, owed. It returns whether the step was accepted (and
+// applied).
+func (c *Conformance) ivStealCut(idx int, e *traces.Event, st model.Step, n int) bool {
+	s := c.s
+	v, x := st.Victim, int32(st.Task)
+	if v < 0 || v >= len(s.Local) || v == st.Worker {
+		return false
+	}
+	q := s.Local[v]
+	if k := slices.Index(q, x); n >= k {
+		return false // x within the first n: reorder reads that
+	}
+	front := slices.Clone(q[:n])
+	s.Local[v] = q[n:]
+	ok := c.ivStealLast(idx, e, st)
+	s.Local[v] = append(front, s.Local[v]...)
+	if !ok {
+		return false
+	}
+	for _, y := range front {
+		c.owe(y, idx, e, fmt.Sprintf("t%d was in front of the batch t%d ends on w%d's local queue", y, x, v))
+	}
+	return true
+}
+
+// The search's bounds (see confSearch).
+const (
+	confSearchEvents = 1 << 19
+	confSearchNear   = 48
+	confSearchKeep   = 1024
+	confSearchPairs  = 10
+	confSearchRuns   = 400
+	confSearchWork   = 1 << 26
+)
+
+// errSkipped fails the reading at Seq of a take the search reads
+// otherwise (a replay's message; never reported).
+var errSkipped = fmt.Errorf("the take at its Seq is a reading the search skips")
+
+// tryFrom is the first position (confTries) tried at the take of event
+// idx: 0 unless a replay of the search reads it otherwise.
+func (c *Conformance) tryFrom(idx int) int {
+	if c.sr == nil {
+		return 0
+	}
+	return c.sr.dev[idx]
+}
+
+// note records that the take e (event idx) was accepted at reading pos,
+// of the readings up to last.
+func (sr *confSearch) note(idx int, e *traces.Event, pos, last int) {
+	if sr.child && idx == sr.watch {
+		sr.watchPos = pos
+	}
+	if pos >= last {
+		return // no reading left after it
+	}
+	ch := confChoice{idx, pos, last, e.Call, e.Return}
+	if len(sr.met) < confSearchKeep {
+		sr.met = append(sr.met, ch)
+	} else {
+		sr.met[sr.metN%confSearchKeep] = ch
+	}
+	sr.metN++
+}
+
+// moved notes that the batch steal of event idx moved the tasks ts.
+func (sr *confSearch) moved(idx int, ts []int32) {
+	for _, t := range ts {
+		if t <= 0 {
+			continue
+		}
+		for len(sr.mover) < int(t) {
+			sr.mover = append(sr.mover, 0)
+		}
+		sr.mover[t-1] = int32(idx + 1)
+	}
+}
+
+// near returns the takes whose readings the search tries, first to last:
+// of the last confSearchKeep, the batch steals that last moved one of the
+// tasks ts, then those whose interval overlaps one of ivs, nearest
+// first, then the others, confSearchNear in all.
+func (sr *confSearch) near(ts []int64, ivs ...[2]uint64) []confChoice {
+	var movers, over, rest []confChoice
+	for i := range len(sr.met) {
+		ch := sr.met[(sr.metN-1-i)%len(sr.met)]
+		switch {
+		case slices.ContainsFunc(ts, func(t int64) bool { return t > 0 && int(t) <= len(sr.mover) && int(sr.mover[t-1]) == ch.idx+1 }):
+			movers = append(movers, ch)
+		case slices.ContainsFunc(ivs, func(iv [2]uint64) bool { return ch.call <= iv[1] && iv[0] <= ch.ret }):
+			over = append(over, ch)
+		case len(rest) < confSearchNear:
+			rest = append(rest, ch)
+		}
+	}
+	all := slices.Concat(movers, over, rest)
+	return all[:min(len(all), confSearchNear)]
+}
+
+// searchCheck is check with the search: it keeps e for the replays, and
+// when e fails as a take, searches the readings of the takes before it.
+func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
+	sr := c.sr
+	if sr.child {
+		return c.checkEvent(idx, e)
+	}
+	if !sr.over {
+		if len(sr.events) == sr.maxEvents {
+			sr.events, sr.over = nil, true
+		} else {
+			sr.events = append(sr.events, *e)
+		}
+	}
+	err := c.checkEvent(idx, e)
+	if err == nil || !c.searchable() {
+		return err
+	}
+	r := c.search(func(dev map[int]int, watch int) *Conformance {
+		r := c.replay(dev, watch, idx)
+		if r != nil && r.err == nil {
+			r.n = idx + 1 // as feed numbers it
+			r.check(idx, e)
+		}
+		return r
+	}, idx+1, e.Task, [2]uint64{e.Call, e.Return}, [2]uint64{c.err.Event.Call, c.err.Event.Return})
+	if r == nil {
+		return c.err
+	}
+	c.adopt(r)
+	return nil
+}
+
+// searchReport fills in what the search did.
+func (c *Conformance) searchReport(r *Report) {
+	if c.sr != nil {
+		r.Reread, r.Replays = len(c.sr.dev), c.sr.runs
+	}
+}
+
+// searchFinish searches, when the end of the trace failed a take (an
+// obligation, a claim), the readings that make it hold.
+func (c *Conformance) searchFinish() {
+	if c.sr.child || !c.searchable() {
+		return
+	}
+	n := c.n
+	if r := c.search(func(dev map[int]int, watch int) *Conformance {
+		r := c.replay(dev, watch, n)
+		if r != nil && r.err == nil {
+			r.finishChecks()
+		}
+		return r
+	}, n, 0, [2]uint64{c.err.Event.Call, c.err.Event.Return}); r != nil {
+		c.adopt(r)
+	}
+}
+
+// searchable reports whether the violation found is one a reading of the
+// batch steals may explain: a take's, within the checker's limits. Past
+// the events kept, it marks the violation a limit (no verdict).
+func (c *Conformance) searchable() bool {
+	if c.err == nil || c.err.Limit != "" {
+		return false
+	}
+	switch c.err.Rule {
+	case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
+	default:
+		return false
+	}
+	if c.sr.over {
+		c.searchSpent(fmt.Sprintf("the search over readings of batch steals keeps %d events, and the trace is longer", c.sr.maxEvents))
+		return false
+	}
+	return true
+}
+
+// searchSpent marks the violation found a limit of the checker: the search
+// could not try every reading it was to try.
+func (c *Conformance) searchSpent(why string) {
+	c.err.Limit = why
+	c.err.Msg += "; no other reading of the batch steals was found to conform, but " + why + ": no verdict"
+}
+
+// search tries the readings (see confSearch) of the takes self, then of
+// the takes met before, with run, which replays the trace with the takes
+// of dev read from the positions it gives, following the take of event
+// watch, up to the failed event (cost: events replayed). It returns the
+// first replay that conforms, or nil (the violation then stands, or is a
+// limit when a budget was spent).
+func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int, ts int64, ivs ...[2]uint64) *Conformance {
+	sr := c.sr
+	near := sr.near([]int64{c.err.Event.Task, ts}, ivs...)
+	runs := 0
+	spent := func() bool {
+		if runs < sr.maxRuns && sr.work+cost <= sr.maxWork {
+			return false
+		}
+		c.searchSpent(fmt.Sprintf("the search spent its budget (%d replays for one failure, %d replayed events in all) with readings still to try", sr.maxRuns, sr.maxWork))
+		return true
+	}
+	replay := func(dev map[int]int, watch int) *Conformance {
+		runs++
+		sr.runs++
+		sr.work += cost
+		return run(dev, watch)
+	}
+	with := func(base map[int]int, idx, pos int) map[int]int {
+		dev := maps.Clone(base)
+		if dev == nil {
+			dev = map[int]int{}
+		}
+		dev[idx] = pos
+		return dev
+	}
+	// One take read otherwise: each of its readings after the one kept.
+	for _, ch := range near {
+		for p := ch.pos + 1; p <= ch.last; {
+			if spent() {
+				return nil
+			}
+			r := replay(with(sr.dev, ch.idx, p), ch.idx)
+			if r == nil {
+				return nil
+			}
+			if r.err == nil {
+				return r
+			}
+			if r.sr.watchPos < 0 {
+				break // no reading from p on
+			}
+			p = r.sr.watchPos + 1
+		}
+	}
+	// Two of the nearest at once, each at its next reading.
+	pairs := near[:min(len(near), confSearchPairs)]
+	for i, a := range pairs {
+		for _, b := range pairs[i+1:] {
+			if spent() {
+				return nil
+			}
+			if r := replay(with(with(sr.dev, a.idx, a.pos+1), b.idx, b.pos+1), -1); r != nil && r.err == nil {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// replay checks the first n events again from the start, the takes of dev
+// read from the positions it gives, following the take of event watch;
+// nil if the header is refused (it was accepted once).
+func (c *Conformance) replay(dev map[int]int, watch, n int) *Conformance {
+	r, err := New(c.h)
+	if err != nil { // the header was accepted once: not reached
+		return nil
+	}
+	r.sr = &confSearch{child: true, dev: dev, watch: watch, watchPos: -1}
+	if c.invEvery >= 1<<30 {
+		r.SkipInvariants()
+	}
+	for i := range n {
+		if r.feed(&c.sr.events[i]) != nil {
+			break
+		}
+	}
+	return r
+}
+
+// adopt takes over the state of replay r, which conforms where c failed.
+func (c *Conformance) adopt(r *Conformance) {
+	sr := c.sr
+	sr.dev, sr.met, sr.metN, sr.mover = r.sr.dev, r.sr.met, r.sr.metN, r.sr.mover
+	*c = *r
+	c.conf = c
+	c.sr = sr
+}
