@@ -8,39 +8,87 @@
 # process: what one core does), yield points (steps) per case, and CPU
 # µs per step.
 #
-#   bash bench/poolctl.sh [CASES]      # default 2000 cases per test
+#   bash bench/poolctl.sh [CASES]             # default 2000 cases per test
+#   bash bench/poolctl.sh CASES OTHER [N]     # side by side with the tree OTHER
+#
+# With OTHER (another checkout of the module: `git worktree add`, or
+# `git archive REV | tar -x -C DIR`), both test binaries are built, then
+# run interleaved N times each (default 3) per test, and each line is one
+# process; the medians per CPU-second and their ratio (this tree over
+# OTHER) come last. On a shared machine only such ratios compare.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 cases=${1:-2000}
+other=${2:-}
+reps=${3:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/verify" ./cmd/verify
-cp -r examples/poolcheck/ants "$work/"
-cp examples/poolcheck/go.mod examples/poolcheck/go.sum "$work/"
-sed -i "s#=> ../..#=> $root#" "$work/go.mod"
-cd "$work"
-./verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAntsSmall$' --runs 1 --keep -q 2>"$work/stderr" >/dev/null || true
-build=$(sed -n 's/^verify test: the rewritten files and the overlay are in //p' "$work/stderr")
-[ -n "$build" ] || { cat "$work/stderr"; exit 2; }
-flags=(-overlay="$build/overlay.json")
-[ -f "$build/go.mod" ] && flags+=(-modfile="$build/go.mod" -mod=mod)
-go test -c -o "$work/ants.test" "${flags[@]}" ./ants
-rm -rf "$build"
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for test in TestAntsSmall TestAnts; do
+
+# build TREE DIR: DIR/ants.test, the instrumented ants test binary of
+# the module at TREE, beside a copy of the test's package (DIR/ants).
+build() {
+  local tree=$1 dir=$2
+  mkdir -p "$dir"
+  (cd "$tree" && go build -o "$dir/verify" ./cmd/verify)
+  cp -r "$root/examples/poolcheck/ants" "$dir/"
+  cp "$root/examples/poolcheck/go.mod" "$root/examples/poolcheck/go.sum" "$dir/"
+  sed -i "s#=> ../..#=> $tree#" "$dir/go.mod"
+  (
+    cd "$dir"
+    ./verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --run 'TestAntsSmall$' --runs 1 --keep -q 2>"$dir/stderr" >/dev/null || true
+    local b
+    b=$(sed -n 's/^verify test: the rewritten files and the overlay are in //p' "$dir/stderr")
+    [ -n "$b" ] || { cat "$dir/stderr"; exit 2; }
+    local flags=(-overlay="$b/overlay.json")
+    [ -f "$b/go.mod" ] && flags+=(-modfile="$b/go.mod" -mod=mod)
+    go test -c -o "$dir/ants.test" "${flags[@]}" ./ants
+    rm -rf "$b"
+  )
+}
+
+# measure BIN TEST LABEL: one process of CASES cases; prints a line and
+# appends "LABEL TEST per-CPU-second" to $work/results.
+measure() {
+  local bin=$1 test=$2 label=$3
   rm -f "$work/report.jsonl"
-  (cd ants && EXECSPEC_RUNS=$cases EXECSPEC_REPORT="$work/report.jsonl" /usr/bin/time -o "$work/time" -f '%U %S %e' "$work/ants.test" -test.run "^$test\$" >/dev/null 2>&1) || true
-  t=$(tail -1 "$work/time")
-  python3 - "$test" "$cases" "$t" "$work/report.jsonl" <<'PY'
+  (cd "$(dirname "$bin")/ants" && EXECSPEC_RUNS=$cases EXECSPEC_REPORT="$work/report.jsonl" /usr/bin/time -o "$work/time" -f '%U %S %e' "$bin" -test.run "^$test\$" >/dev/null 2>&1) || true
+  python3 - "$test" "$cases" "$(tail -1 "$work/time")" "$work/report.jsonl" "$label" "$work/results" <<'PY'
 import json, sys
-test, cases, t, path = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
+test, cases, t, path, label, results = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5], sys.argv[6]
 o = json.loads(open(path).readline())
 user, sys_, wall = map(float, t)
 cpu = user + sys_
 runs, steps = o["runs"], o.get("total_steps", 0)
-print(f"{test:14s} {runs} cases  {runs/o['seconds']:6.0f}/s wall  {runs/cpu:6.0f} per CPU-second  "
+print(f"{label:6s} {test:14s} {runs} cases  {runs/o['seconds']:6.0f}/s wall  {runs/cpu:6.0f} per CPU-second  "
       f"{steps/runs:6.0f} steps/case  {cpu*1e6/max(steps,1):5.2f} µs/step  (cpu {cpu:.2f}s, wall {wall:.2f}s)"
-      + ("" if not o.get("failed_run") else f"  FINDING: {o.get('kind')}"))
+      + ("" if not o.get("failed_run") else f"  FINDING: {o.get('kind')}"), flush=True)
+open(results, "a").write(f"{label} {test} {runs/cpu}\n")
 PY
+}
+
+build "$root" "$work/this"
+if [ -z "$other" ]; then
+  echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  for test in TestAntsSmall TestAnts; do
+    measure "$work/this/ants.test" "$test" this
+  done
+  exit 0
+fi
+other=$(cd "$other" && pwd)
+build "$other" "$work/other"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for test in TestAntsSmall TestAnts; do
+  for _ in $(seq "$reps"); do
+    measure "$work/this/ants.test" "$test" this
+    measure "$work/other/ants.test" "$test" other
+  done
 done
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$work/results" "$other" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+for test in ("TestAntsSmall", "TestAnts"):
+    med = {lab: statistics.median(float(v) for l, t, v in rows if l == lab and t == test) for lab in ("this", "other")}
+    print(f"{test:14s} median per CPU-second: this {med['this']:6.0f}, other {med['other']:6.0f} ({sys.argv[2]}): ratio {med['this']/med['other']:.2f}")
+PY

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 	"unsafe"
 )
 
@@ -99,16 +98,82 @@ func removeEntry(list []*entry, e *entry) []*entry {
 	return list
 }
 
+// chanCase is what the readiness of a case needs, without its element
+// type: the scheduler looks at every blocked goroutine's cases at every
+// choice, so that is done in one loop over these (selWait.ready) rather
+// than through a closure and a generic method per case.
+type chanCase struct {
+	h    *hchan
+	sh   *shadow // h's, once the case is enqueued
+	recv bool
+}
+
+// caseReady reports whether a case on h (a receive if recv, else a send)
+// of the select sel could complete now: by the channel's descriptor (a
+// value or a blocked sender in the runtime, room in the buffer or a
+// blocked receiver, closed), a timer whose time came, or a counterpart of
+// another select pending on the shadow sh (looked up if nil).
+func (r *run) caseReady(h *hchan, recv bool, sh *shadow, sel *selState) bool {
+	if h == nil {
+		return false
+	}
+	if recv {
+		if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || r.timerDue(h) {
+			return true
+		}
+	} else if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil {
+		return true
+	}
+	if sh == nil {
+		if sh = r.shadows[unsafe.Pointer(h)]; sh == nil {
+			return false
+		}
+	}
+	if recv {
+		return len(sh.stash) > 0 || firstLive(sh.senders, sel) != nil
+	}
+	return firstLive(sh.receivers, sel) != nil
+}
+
+// selWait is the wait of a blocked select: done, or one of its cases
+// ready; timed, if a case receives from a timer that will fire.
+type selWait struct {
+	sel   *selState
+	cases []chanCase
+}
+
+func (w *selWait) ready(r *run) bool {
+	if w.sel.done {
+		return true
+	}
+	for i := range w.cases {
+		c := &w.cases[i]
+		if r.caseReady(c.h, c.recv, c.sh, w.sel) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *selWait) timed() bool {
+	for i := range w.cases {
+		if w.cases[i].recv && timerArmed(w.cases[i].h) {
+			return true
+		}
+	}
+	return false
+}
+
 // Case is one case of a select, made by RecvCase or SendCase. After
 // Select returned its index, a receive case holds the value in V and OK.
 type Case interface {
 	hc() *hchan
+	chanCase() chanCase
 	ready(r *run, sel *selState) bool
 	do(r *run, sel *selState) bool
 	enqueue(r *run, sel *selState, idx int)
 	dequeue(r *run)
 	matched()
-	timed() bool
 	reflectCase() reflect.SelectCase
 	fromReflect(v reflect.Value, ok bool)
 }
@@ -131,20 +196,9 @@ func RecvCase[T any](ch <-chan T) *RecvC[T] {
 
 func (c *RecvC[T]) hc() *hchan { return c.h }
 
-func (c *RecvC[T]) ready(r *run, sel *selState) bool {
-	h := c.h
-	if h == nil {
-		return false
-	}
-	if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || timerDue(h) {
-		return true
-	}
-	sh := c.sh
-	if sh == nil {
-		sh = r.shadows[unsafe.Pointer(h)]
-	}
-	return sh != nil && (len(sh.stash) > 0 || firstLive(sh.senders, sel) != nil)
-}
+func (c *RecvC[T]) ready(r *run, sel *selState) bool { return r.caseReady(c.h, true, c.sh, sel) }
+
+func (c *RecvC[T]) chanCase() chanCase { return chanCase{c.h, c.sh, true} }
 
 func (c *RecvC[T]) do(r *run, sel *selState) bool {
 	h := c.h
@@ -198,9 +252,6 @@ func (c *RecvC[T]) unreceive(r *run) {
 	c.V, c.OK = zero, false
 }
 
-// timed reports whether the channel is a timer's whose timer will fire.
-func (c *RecvC[T]) timed() bool { return timerArmed(c.h) }
-
 func (c *RecvC[T]) enqueue(r *run, sel *selState, idx int) {
 	if c.h == nil {
 		return
@@ -252,20 +303,9 @@ func SendCase[T any](ch chan<- T, v T) *SendC[T] {
 
 func (c *SendC[T]) hc() *hchan { return c.h }
 
-func (c *SendC[T]) ready(r *run, sel *selState) bool {
-	h := c.h
-	if h == nil {
-		return false
-	}
-	if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil {
-		return true
-	}
-	sh := c.sh
-	if sh == nil {
-		sh = r.shadows[unsafe.Pointer(h)]
-	}
-	return sh != nil && firstLive(sh.receivers, sel) != nil
-}
+func (c *SendC[T]) ready(r *run, sel *selState) bool { return r.caseReady(c.h, false, c.sh, sel) }
+
+func (c *SendC[T]) chanCase() chanCase { return chanCase{c.h, c.sh, false} }
 
 func (c *SendC[T]) do(r *run, sel *selState) bool {
 	h := c.h
@@ -316,8 +356,6 @@ func (c *SendC[T]) dequeue(r *run) {
 }
 
 func (c *SendC[T]) matched() {}
-
-func (c *SendC[T]) timed() bool { return false }
 
 func (c *SendC[T]) reflectCase() reflect.SelectCase {
 	return reflect.SelectCase{Dir: reflect.SelectSend, Chan: reflect.ValueOf(c.ch), Send: reflect.ValueOf(&c.v).Elem()}
@@ -391,35 +429,18 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		return r.tryCases(g, cases, nil)
 	}
 	sel := &selState{idx: -1}
-	ready := func() bool {
-		if sel.done {
-			return true
-		}
-		for _, c := range cases {
-			if c.ready(r, sel) {
-				return true
-			}
-		}
-		return false
-	}
 	extIdx := -1
 	ext := func(cancel <-chan struct{}) bool {
 		extIdx = realSelect(false, cases, cancel)
 		return extIdx >= 0
 	}
-	timed := func() bool {
-		for _, c := range cases {
-			if c.timed() {
-				return true
-			}
-		}
-		return false
-	}
+	sw := &selWait{sel: sel, cases: make([]chanCase, len(cases))}
 	for {
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
+			sw.cases[i] = c.chanCase()
 		}
-		gotExt := r.block(g, op, wait{op: name, ready: ready, ext: ext, timed: timed, tick: anyTicker(cases)})
+		gotExt := r.block(g, op, wait{op: name, sel: sw, ext: ext, tick: anyTicker(cases)})
 		for _, c := range cases {
 			c.dequeue(r)
 		}
@@ -562,7 +583,7 @@ func timerArmed(h *hchan) bool {
 // on are run lazily), so the descriptor alone would say "not ready" and
 // the real select that follows would choose at random among this and
 // other cases ready at the same instant.
-func timerDue(h *hchan) bool {
+func (r *run) timerDue(h *hchan) bool {
 	w := timerWhen(h)
-	return w > 0 && w <= time.Now().UnixNano()
+	return w > 0 && w <= r.now()
 }

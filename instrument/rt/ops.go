@@ -27,6 +27,7 @@ func Go(fn func()) {
 	r.mix(tagGo)
 	r.mix(uint64(g.id)<<32 | uint64(h.id))
 	r.spawned++
+	r.living++
 	go r.start(h, fn)
 	r.yield(g, opGo)
 }

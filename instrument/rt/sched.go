@@ -86,6 +86,8 @@ const (
 type wait struct {
 	op    string      // "chan receive", "Mutex.Lock", ... for reports
 	ready func() bool // side-effect free: the goroutine can go on now
+	// sel, for a select (a send, a receive), stands for ready and timed.
+	sel *selWait
 	// ext, if not nil, performs the operation for real (a blocking
 	// select with cancel as one more case) and reports whether it
 	// completed. It is used when no controlled goroutine can run: then
@@ -102,6 +104,28 @@ type wait struct {
 	// std: the standard library's sync (stdsync.go); uncontrolled
 	// goroutines can make ready hold.
 	std bool
+}
+
+// isReady reports whether w can end now (side-effect free).
+func (r *run) isReady(w *wait) bool {
+	if w.sel != nil {
+		return w.sel.ready(r)
+	}
+	return w.ready()
+}
+
+// isTimed reports whether a timer that will fire can end w.
+func (w *wait) isTimed() bool {
+	if w.sel != nil {
+		return w.sel.timed()
+	}
+	return w.timed != nil && w.timed()
+}
+
+// canRun reports whether g may run now: runnable, or blocked on a wait
+// that can end.
+func (r *run) canRun(g *gor) bool {
+	return g.state == gRunnable || g.state == gBlocked && r.isReady(&g.w)
 }
 
 // gor is one controlled goroutine. Its fields are touched only by whoever
@@ -164,11 +188,14 @@ type run struct {
 	mainEnd  time.Time // virtual time when goroutine 0 returned
 	initing  bool      // goroutine 0 runs the packages' initialisation: what it starts is a daemon
 	// settleBeforeChoice: goroutines created in the process when the run
-	// began, those the run created (controlled), whether any other was.
+	// began, those the run created (controlled), whether any other was,
+	// and how many goroutines the process has if none other was made
+	// since the last settle (the controlled ones come and go).
 	gcount   [1]metrics.Sample
 	created0 uint64
 	spawned  int
 	foreign  bool
+	living   int
 	shadows  map[unsafe.Pointer]*shadow
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
 
@@ -178,6 +205,7 @@ type run struct {
 	adoptQ  []*adoption
 	adoptCh chan struct{} // a doorbell, capacity 1
 	ended   bool          // under adoptMu: late callbacks run uncontrolled
+	adoptN  atomic.Int32  // len(adoptQ), read without the lock by every choice
 	// afterFuncs counts the AfterFunc timers of the run not yet fired.
 	afterFuncs atomic.Int64
 	// afterTimers stand for the AfterFunc timers of the run among the
@@ -196,7 +224,28 @@ type run struct {
 	// ticker, and when they last changed, in virtual time.
 	progress, markProgress int
 	markTime               time.Time
+
+	// nowNs is the bubble's clock as now read it, if nowOK.
+	nowNs int64
+	nowOK bool
 }
+
+// now returns the bubble's clock (time.Now().UnixNano()), read once
+// between the instants at which it can move: it moves only while every
+// goroutine of the bubble is blocked, so only while nobody holds control
+// (the coordinator's wait, the external phase) or while the goroutine
+// holding it is blocked outside the scheduler. Each choice (pick), each
+// return of control to a goroutine (park) and each turn of the
+// coordinator reads it afresh (timeMoved).
+func (r *run) now() int64 {
+	if !r.nowOK {
+		r.nowNs, r.nowOK = time.Now().UnixNano(), true
+	}
+	return r.nowNs
+}
+
+// timeMoved says the clock may have moved since now was last read.
+func (r *run) timeMoved() { r.nowOK = false }
 
 type adoption struct {
 	sem chan struct{}
@@ -214,6 +263,7 @@ func (r *run) adopt(f func()) bool {
 		return false
 	}
 	r.adoptQ = append(r.adoptQ, a)
+	r.adoptN.Store(int32(len(r.adoptQ)))
 	r.adoptMu.Unlock()
 	select {
 	case r.adoptCh <- struct{}{}:
@@ -235,10 +285,16 @@ func (r *run) adopt(f func()) bool {
 // drainAdoptions registers the goroutines waiting to be adopted, in the
 // order they asked; they are runnable.
 func (r *run) drainAdoptions() {
+	if r.adoptN.Load() == 0 {
+		// None asked (it asks before it blocks, and settling waited for
+		// it to block): the lock is not taken at every choice.
+		return
+	}
 	r.quiet++ // the lock is the runtime's own (stdsync.go)
 	r.adoptMu.Lock()
 	q := r.adoptQ
 	r.adoptQ = nil
+	r.adoptN.Store(0)
 	r.adoptMu.Unlock()
 	r.quiet--
 	for _, a := range q {
@@ -257,6 +313,7 @@ func (r *run) endAdoptions() {
 	r.ended = true
 	q := r.adoptQ
 	r.adoptQ = nil
+	r.adoptN.Store(0)
 	r.adoptMu.Unlock()
 	for _, a := range q {
 		a.sem <- struct{}{}
@@ -363,6 +420,7 @@ func (r *run) exit(g *gor) {
 	}
 	g.state = gDone
 	r.live--
+	r.living-- // soon: it hands control over first
 	if i := slices.Index(r.alive, g); i >= 0 {
 		r.alive = slices.Delete(r.alive, i, i+1)
 	}
@@ -493,6 +551,7 @@ func (r *run) park(g *gor) {
 			r.extRep <- g
 			continue
 		}
+		r.timeMoved()
 		return
 	}
 }
@@ -507,26 +566,45 @@ var alwaysSettle bool
 // settleBeforeChoice is settle before a choice, skipped when the run
 // knows that no uncontrolled goroutine can be runnable: no goroutine was
 // created in the process since the run began but the run's own
-// controlled ones (the runtime's count of goroutines created, which
-// exits do not blur as they would a count of the living). A goroutine
-// that code which is not rewritten starts, a timer's callback, an
-// uncontrolled goroutine's child: once one was created, the run settles
-// before every choice. What the count cannot see is a goroutine that
-// was there, durably blocked, when the run began and that a controlled
-// goroutine wakes by a real operation (a channel it shares with code
-// left from an earlier run): every package that is rewritten starts
-// each run afresh (pkginit.go), so the run's goroutines share nothing
-// with such leftovers unless a package that is not instrumented carries
-// it. Reading the count takes the scheduler's lock once; synctest.Wait
-// takes the bubble's lock and parks the caller until every other
-// goroutine of the bubble is blocked.
-func (r *run) settleBeforeChoice() {
-	if alwaysSettle || r.foreign || r.created()-r.created0 != uint64(r.spawned) {
-		r.foreign = !alwaysSettle
-		settle()
+// controlled ones. That is decided in two steps. The cheap one, at each
+// choice: the process has as many goroutines as at the last settle, give
+// or take the controlled goroutines started and ended since
+// (runtime.NumGoroutine, a few loads without a lock). If it has not, the
+// run settles and reads the runtime's count of goroutines created,
+// which exits do not blur: one created by code that is not rewritten, a
+// timer's callback, an uncontrolled goroutine's child makes the run
+// settle before every choice from then on; otherwise the difference was
+// a controlled goroutine on its way out (its exit hands control over
+// before it ends), and the number is taken again. What neither
+// sees: a goroutine that was there, durably blocked, when the run began
+// and that a controlled goroutine wakes by a real operation (a channel
+// it shares with code left from an earlier run: every package that is
+// rewritten starts each run afresh, pkginit.go, so the run's goroutines
+// share nothing with such leftovers unless a package that is not
+// instrumented carries it), and, for the cheap step, a goroutine created
+// in the same stretch as one of the process's ended elsewhere (outside
+// the run's goroutines) — or created and ended within it, which left
+// nothing runnable. synctest.Wait takes the bubble's lock and parks the
+// caller until every other goroutine of the bubble is blocked; reading
+// the count of goroutines created takes the scheduler's lock and costs
+// about as much as a step.
+func (r *run) settleBeforeChoice(g *gor) {
+	if !alwaysSettle && !r.foreign && runtime.NumGoroutine() == r.living {
+		skippedSettles.Add(1)
 		return
 	}
-	skippedSettles.Add(1)
+	settle()
+	if alwaysSettle || r.foreign {
+		return
+	}
+	if r.created()-r.created0 != uint64(r.spawned) {
+		r.foreign = true
+		return
+	}
+	r.living = runtime.NumGoroutine()
+	if g.state == gDone {
+		r.living-- // g itself, which is about to end
+	}
 }
 
 // created returns how many goroutines the process has created.
@@ -549,16 +627,17 @@ func (r *run) pick(g *gor) *gor {
 	if r.aborting {
 		return nil
 	}
-	r.settleBeforeChoice()
+	r.timeMoved()
+	r.settleBeforeChoice(g)
 	r.drainAdoptions()
 	cands := r.cand[:0]
 	curRunnable := false
-	if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
+	if r.canRun(g) {
 		cands = append(cands, g)
 		curRunnable = true
 	}
 	for _, h := range r.alive {
-		if h != g && (h.state == gRunnable || (h.state == gBlocked && h.w.ready())) {
+		if h != g && r.canRun(h) {
 			cands = append(cands, h)
 		}
 	}
@@ -581,7 +660,7 @@ func (r *run) pick(g *gor) *gor {
 	if next == nil {
 		return nil
 	}
-	if next.state == gBlocked && !next.w.ready() {
+	if next.state == gBlocked && !r.isReady(&next.w) {
 		r.markEarly()
 		return nil // time passes: the coordinator takes over
 	}
@@ -668,8 +747,10 @@ func (r *run) pickCase(g *gor, n int) int {
 func (r *run) coordinate(main func()) error {
 	r.gcount[0].Name = "/sched/goroutines-created:goroutines"
 	r.created0 = r.created()
+	r.living = runtime.NumGoroutine()
 	g0 := r.newG()
 	r.spawned++
+	r.living++
 	go r.start(g0, main)
 	r.cur.Store(g0)
 	g0.sem <- struct{}{}
@@ -690,6 +771,7 @@ func (r *run) coordinate(main func()) error {
 			g := r.cur.Load()
 			panic(fmt.Sprintf("execspec/rt: controlled goroutine %d blocked outside the scheduler (in code that is not instrumented) for %v of virtual time; all goroutines:\n%s", g.id, r.cfg.Horizon, allStacks()))
 		}
+		r.timeMoved()
 		if r.aborting {
 			if next := r.firstLive(); next != nil {
 				r.handTo(next)
@@ -759,7 +841,7 @@ func (r *run) external() *gor {
 		// Not those whose operation can complete under control (the
 		// schedule let time pass while they could run, EarlyTimers): done
 		// for real, it could complete with another's at random.
-		if g.state == gBlocked && g.w.ext != nil && !g.w.ready() {
+		if g.state == gBlocked && g.w.ext != nil && !r.isReady(&g.w) {
 			launched = append(launched, g)
 		}
 	}
@@ -793,6 +875,7 @@ func (r *run) external() *gor {
 			timedOut = true
 		}
 		settle()
+		r.timeMoved()
 	drain:
 		for {
 			select {
@@ -826,10 +909,11 @@ func (r *run) external() *gor {
 		}
 	}
 	settle()
+	r.timeMoved()
 	r.drainAdoptions()
 	var cands []*gor
 	for _, g := range r.alive {
-		if g.state == gRunnable || (g.state == gBlocked && g.w.ready()) {
+		if r.canRun(g) {
 			cands = append(cands, g)
 		}
 	}

@@ -74,7 +74,7 @@ func (r *run) quietly(f func()) {
 // external phase uncontrolled goroutines and timers may release it.
 func (r *run) stdWaits(ready bool) bool {
 	for _, g := range r.alive {
-		if g.state == gBlocked && g.w.std && (!ready || g.w.ready()) {
+		if g.state == gBlocked && g.w.std && (!ready || r.isReady(&g.w)) {
 			return true
 		}
 	}

@@ -18,7 +18,7 @@ import "time"
 // code under test was blocked, and the time that passes is its own.
 func (r *run) markEarly() {
 	for _, g := range r.alive {
-		if !g.harness && (g.state == gRunnable || g.state == gBlocked && g.w.ready()) {
+		if !g.harness && (g.state == gRunnable || g.state == gBlocked && r.isReady(&g.w)) {
 			r.earlyFrom = time.Now()
 			return
 		}
@@ -94,7 +94,7 @@ func (r *run) timerCand(cands []*gor) []*gor {
 		return cands
 	}
 	for _, h := range r.alive {
-		if h.state == gBlocked && h.w.timed != nil && !h.w.ready() && h.w.timed() {
+		if h.state == gBlocked && h.w.isTimed() && !r.isReady(&h.w) {
 			return append(cands, h)
 		}
 	}

@@ -1,0 +1,139 @@
+package rt
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/execspec/execspec/internal/cputime"
+	"github.com/execspec/execspec/properties/control"
+)
+
+// poolish is a small worker pool written as the rewriter writes one, in
+// the shape of ants (the pool examples/poolcheck measures): a spin lock
+// (a CAS after a yield, a backoff loop of Gosched), two housekeeping
+// goroutines blocked in a select on a done channel and a ticker (ants'
+// purge and clock), workers that receive tasks from a channel and count
+// themselves with atomics under the spin lock, submitters, and a
+// WaitGroup the body waits on. Most of its steps are what ants' are:
+// yields before atomics and Gosched in a spin loop, with several
+// goroutines blocked at every decision.
+func poolish() {
+	var lock uint32
+	lockSpin := func() {
+		backoff := 1
+		for !Then(Yield(), atomic.CompareAndSwapUint32(&lock, 0, 1)) {
+			for i := 0; i < backoff; i++ {
+				Gosched()
+			}
+			if backoff < 16 {
+				backoff <<= 1
+			}
+		}
+	}
+	unlockSpin := func() {
+		Yield()
+		atomic.StoreUint32(&lock, 0)
+	}
+	done := make(chan struct{})
+	for range 2 {
+		Go(func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				c0, c1 := RecvCase(done), RecvCase(t.C)
+				if Select(false, c0, c1) == 0 {
+					return
+				}
+			}
+		})
+	}
+	tasks := make(chan int)
+	var wg WaitGroup
+	var running, ran int32
+	for range 3 {
+		Go(func() {
+			for {
+				if _, ok := Recv2(tasks); !ok {
+					return
+				}
+				lockSpin()
+				Then(Yield(), atomic.AddInt32(&running, 1))
+				unlockSpin()
+				Then(Yield(), atomic.AddInt32(&ran, 1))
+				lockSpin()
+				Then(Yield(), atomic.AddInt32(&running, -1))
+				unlockSpin()
+				wg.Done()
+			}
+		})
+	}
+	var subs WaitGroup
+	for s := range 4 {
+		subs.Add(1)
+		Go(func() {
+			defer subs.Done()
+			for i := range 8 {
+				wg.Add(1)
+				Send(tasks, s*8+i)
+			}
+		})
+	}
+	subs.Wait()
+	wg.Wait()
+	Close(done)
+	Close(tasks)
+}
+
+// BenchmarkStep is the cost of a yield point (a step) of the controlled
+// runtime: runs of poolish, random schedules, all in one Session's bubble
+// as the pool suite makes them. It reports steps per run, nanoseconds
+// and CPU nanoseconds (user + system of the process) per step, and runs
+// per CPU-second.
+//
+//	go test -run '^$' -bench Step ./instrument/rt
+func BenchmarkStep(b *testing.B) {
+	inTest(b, func(t *testing.T) {
+		s, err := NewSession(t, Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		steps, runs := 0, 0
+		cpu0 := cputime.Process()
+		for b.Loop() {
+			sc, err := s.RunWith(Config{Strategy: control.Random(uint64(runs))}, poolish)
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps += sc.Steps
+			runs++
+		}
+		cpu := cputime.Process() - cpu0
+		b.ReportMetric(float64(steps)/float64(runs), "steps/run")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")
+		if cpu > 0 {
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(steps), "cpu-ns/step")
+			b.ReportMetric(float64(runs)/cpu.Seconds(), "runs/cpu-s")
+		}
+	})
+}
+
+// inTest calls f with a *testing.T of a test made for it, which a
+// benchmark has not and a synctest bubble (a Session's) needs; f runs
+// while b's clock runs, on the test's goroutine, once (RunTests repeats
+// its tests for -count and -cpu).
+func inTest(b *testing.B, f func(t *testing.T)) {
+	b.Helper()
+	all := func(string, string) (bool, error) { return true, nil }
+	ran := false
+	once := func(t *testing.T) {
+		if !ran {
+			ran = true
+			f(t)
+		}
+	}
+	if !testing.RunTests(all, []testing.InternalTest{{Name: b.Name(), F: once}}) {
+		b.Fatal("the benchmark's test failed")
+	}
+}
