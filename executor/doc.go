@@ -36,8 +36,8 @@
 // (JoinHandle), Wait and Close, the identity of the worker goroutines
 // (ErrWaitInTask), failures (a panic, or a Ready Failed value), a Goexit in
 // a future, parking. An executor on a Kit holds its queue and its loop
-// (Kit.Run for wake-driven polling, Kit.PollOnce for round robin or busy
-// polling); examples/customexec is one in sixty lines, controllable
+// (Kit.Loop, or its own around Kit.Run, for wake-driven polling;
+// Kit.PollOnce for round robin or busy polling); examples/customexec is one in sixty lines, controllable
 // through Kit.SetScheduler. For an executor with its own task type the
 // pieces come one by one (parts.go): WorkerIDs, Tally, Promise, PollTask,
 // and TaskState for the state word (examples/ownexec).

@@ -34,15 +34,7 @@ type KitConfig struct {
 // it whole, checked with properties.Run):
 //
 //	func (e *Exec) Spawn(f executor.Future) (executor.Handle, error) { return e.kit.Spawn(f) }
-//	func (e *Exec) work(w int) {
-//		for {
-//			if t := e.pop(); t != nil {
-//				e.kit.Run(t, w)
-//			} else if !e.kit.Park(w, e.hasWork) {
-//				return
-//			}
-//		}
-//	}
+//	func (e *Exec) work(w int) { e.kit.Loop(w, e.pop, e.hasWork) } // pop: the head of e's queue, or nil
 //	func (e *Exec) Wait() error  { return e.kit.Wait() }
 //	func (e *Exec) Close() error { return e.kit.Close() }
 //
@@ -174,6 +166,20 @@ func (k *Kit) Park(w int, hasWork func() bool) bool {
 	k.b.yield(PointPark)
 	k.b.park(w, hasWork)
 	return !k.b.lot.stop.Load() || hasWork()
+}
+
+// Loop is the loop of worker w that Work usually is: take a task with pop
+// (nil when w finds nothing to take), Run it, repeat; when pop finds
+// nothing, Park with hasWork; return once the executor shuts down. An
+// executor that polls without waiting for wakes (PollOnce) writes its own.
+func (k *Kit) Loop(w int, pop func(w int) *JoinHandle, hasWork func() bool) {
+	for {
+		if t := pop(w); t != nil {
+			k.Run(t, w)
+		} else if !k.Park(w, hasWork) {
+			return
+		}
+	}
 }
 
 // Notify wakes one parked worker, if any: call it after each push.

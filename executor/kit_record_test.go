@@ -62,27 +62,22 @@ func (e *markedFIFO) push(t *executor.JoinHandle) {
 
 func (e *markedFIFO) hasWork() bool { e.mu.Lock(); defer e.mu.Unlock(); return len(e.q) > 0 }
 
-func (e *markedFIFO) work(w int) {
-	for {
-		e.mu.Lock()
-		var t *executor.JoinHandle
-		if len(e.q) > 0 {
-			t, e.q = e.q[0], e.q[1:]
-			switch {
-			case e.into != traces.QueueNone:
-				e.kit.TookFrom(t, w, e.src, e.victim)
-			case !e.unmarked:
-				e.kit.Took(t, w)
-			}
-		}
-		e.mu.Unlock()
-		if t != nil {
-			e.kit.Run(t, w)
-		} else if !e.kit.Park(w, e.hasWork) {
-			return
+func (e *markedFIFO) pop(w int) (t *executor.JoinHandle) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.q) > 0 {
+		t, e.q = e.q[0], e.q[1:]
+		switch {
+		case e.into != traces.QueueNone:
+			e.kit.TookFrom(t, w, e.src, e.victim)
+		case !e.unmarked:
+			e.kit.Took(t, w)
 		}
 	}
+	return t
 }
+
+func (e *markedFIFO) work(w int) { e.kit.Loop(w, e.pop, e.hasWork) }
 
 // kitJobs spawns n futures on ex: Pending a few times (woken by themselves,
 // or twice at once from outside, after Context.Register or not), then Ready, a

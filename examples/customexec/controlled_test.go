@@ -78,15 +78,7 @@ func (e *lossy) hasWork(w int) bool {
 	return len(e.global)+len(e.local[w]) > 0
 }
 
-func (e *lossy) work(w int) {
-	for {
-		if t := e.pop(w); t != nil {
-			e.kit.Run(t, w)
-		} else if !e.kit.Park(w, func() bool { return e.hasWork(w) }) {
-			return
-		}
-	}
-}
+func (e *lossy) work(w int) { e.kit.Loop(w, e.pop, func() bool { return e.hasWork(w) }) }
 
 // TestKitControlled: an executor on the Kit that forwards SetScheduler
 // runs under the controller: its failures are controlled cases (replayed

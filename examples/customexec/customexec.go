@@ -49,12 +49,4 @@ func (e *Exec) pop(w int) (t *executor.JoinHandle) {
 
 func (e *Exec) hasWork() bool { e.mu.Lock(); defer e.mu.Unlock(); return len(e.q) > 0 }
 
-func (e *Exec) work(w int) {
-	for {
-		if t := e.pop(w); t != nil {
-			e.kit.Run(t, w)
-		} else if !e.kit.Park(w, e.hasWork) {
-			return
-		}
-	}
-}
+func (e *Exec) work(w int) { e.kit.Loop(w, e.pop, e.hasWork) }

@@ -217,15 +217,7 @@ func (e *doublePush) pop(w int) (t *executor.JoinHandle) {
 
 func (e *doublePush) hasWork() bool { e.mu.Lock(); defer e.mu.Unlock(); return len(e.q) > 0 }
 
-func (e *doublePush) work(w int) {
-	for {
-		if t := e.pop(w); t != nil {
-			e.kit.Run(t, w)
-		} else if !e.kit.Park(w, e.hasWork) {
-			return
-		}
-	}
-}
+func (e *doublePush) work(w int) { e.kit.Loop(w, e.pop, e.hasWork) }
 
 // TestConformanceCatchesDoublePush: conformance and linearizability catch
 // a Kit-based executor that pushes a task twice, in every run.

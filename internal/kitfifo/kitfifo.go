@@ -78,15 +78,5 @@ func (q *Queue) HasWork() bool {
 	return len(q.q) > 0
 }
 
-// Work is the loop of worker w (KitConfig.Work): it takes the task at the
-// head and polls it once (Kit.Run), or parks while the queue is empty,
-// until the executor shuts down.
-func (q *Queue) Work(w int) {
-	for {
-		if t := q.Pop(w); t != nil {
-			q.Kit.Run(t, w)
-		} else if !q.Kit.Park(w, q.HasWork) {
-			return
-		}
-	}
-}
+// Work is the loop of worker w (KitConfig.Work): Kit.Loop on this queue.
+func (q *Queue) Work(w int) { q.Kit.Loop(w, q.Pop, q.HasWork) }

@@ -10,14 +10,11 @@ import (
 )
 
 // CPUs returns the CPUs this process may run on (its affinity set), in
-// increasing order.
-func CPUs() ([]int, error) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return nil, fmt.Errorf("stress: sched_getaffinity: %w", err)
-	}
-	return members(&set), nil
-}
+// increasing order. It reads the affinity of the calling thread, which
+// is the process's unless the caller restricted its own thread: the
+// threads this package pins end with their goroutine, so no other
+// goroutine runs on them.
+func CPUs() ([]int, error) { return ThreadCPUs() }
 
 // ThreadCPUs returns the CPUs the calling OS thread may run on. Call it from
 // a goroutine locked to its thread (as the functions run by Go are);
