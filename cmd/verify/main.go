@@ -9,7 +9,7 @@
 //	verify replay FILE     step through a trace with the state of every queue
 //	verify run [flags]     run the property suite on a built-in executor
 //	verify cover [flags]   measure how much of the model's state space an executor's runs reach
-//	verify test [flags] [PACKAGE...]   run a package's tests under controlled schedules (instrumented at build time)
+//	verify test [flags] [PACKAGE...]   run a package's tests under controlled schedules (instrumented at build time), --runs times each or for --time
 //
 // Exit codes: 0 holds, 1 violated, 2 usage or input error (or an output
 // that could not be written), 3 unknown (a budget was spent before a

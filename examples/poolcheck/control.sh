@@ -24,7 +24,9 @@ if [[ $runs =~ ^[0-9]+$ ]]; then budget=(--runs "$runs" --timeout 30m); else bud
 only=${2:-}
 match=${3:-}
 root=$(cd ../.. && pwd)
-verify=$(mktemp -d)/verify
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+verify=$bin/verify
 (cd "$root" && go build -o "$verify" ./cmd/verify) || exit 2
 out=$(mktemp -d)
 echo "schedules of findings in $out"

@@ -40,6 +40,24 @@ var pond1Config = pool.Config{
 	Panics: pool.PanicsRecovered,
 }
 
+// pond1Lib acknowledges a stall that no v1 release fixes: a worker
+// decrements the idle count only once it has taken a task from the
+// channel, so a submitter that comes right after a hand-off (or while
+// another submitter takes the one idle worker) still sees a worker idle,
+// starts none, and waits on the unbuffered channel behind a busy worker
+// while the pool is below its maximum. The stall is judged after
+// whatever began the stretch of room: a Submit, or a task's panic whose
+// worker stayed (controlled cases 4,764 and 43,330 at v1.9.1, see
+// README.md); v1.9.2 has the same code.
+var pond1Lib = pool.Library{
+	Module: "github.com/alitto/pond",
+	Func:   pond.New,
+	Known: []pool.KnownDefect{
+		{Key: pool.Progress + "/Submit", Why: "a submitter counts on an idle worker that another submit already took"},
+		{Key: pool.Progress + "/task panic", Why: "a submitter counts on an idle worker that another submit already took"},
+	},
+}
+
 func TestPond1(t *testing.T) {
-	pool.Library{Module: "github.com/alitto/pond", Func: pond.New}.Check(t, pool.Target{New: newPond1, Config: pond1Config})
+	pond1Lib.Check(t, pool.Target{New: newPond1, Config: pond1Config})
 }
