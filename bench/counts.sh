@@ -23,7 +23,7 @@ fail=0
 while read -r W T K S TR; do
   [ "$S" -gt "$MAX" ] && continue
   out=$("$BIN" model --json -q --workers "$W" --tasks "$T" --pendings "$K" --local-cap 2 $EXTRA)
-  read -r got_s got_t secs < <(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print(r['states'], r['transitions'], r['seconds'])" "$out")
+  read -r got_s got_t secs < <(python3 -c "import json,sys; r=json.loads(sys.argv[1])['results'][0]; print(r['states'], r['transitions'], r['seconds'])" "$out")
   same_t=$(python3 -c "a, b = $got_t + 2, $TR; print(int(a == b or (b >= 1e8 and '%.7e' % a == '%.7e' % b)))")
   if [ "$got_s" = "$S" ] && [ "$same_t" = 1 ]; then v=ok; else v=MISMATCH; fail=1; fi
   printf 'W%s T%s K%s  states %10s (reference %10s)  transitions+2 %11s (reference %11s)  %6.2fs  %s\n' "$W" "$T" "$K" "$got_s" "$S" "$((got_t + 2))" "$TR" "$secs" "$v"

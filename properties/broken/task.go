@@ -197,8 +197,16 @@ func (t *task) pollOnce(cx *executor.Context) (v any, ready bool, perr error) {
 }
 
 func (t *task) complete(v any, err error) {
-	t.state.Store(done)
 	t.mu.Lock()
+	if t.isDone {
+		// A defect that polls a finished task again (a double enqueue
+		// re-polls a future that returns Ready again) completes it twice:
+		// the poll is in the trace for the checks to find; the process
+		// must not die of closing doneC twice.
+		t.mu.Unlock()
+		return
+	}
+	t.state.Store(done)
 	t.isDone, t.value, t.err = true, v, err
 	ws := t.waiters
 	t.waiters = nil
