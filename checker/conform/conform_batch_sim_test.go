@@ -367,9 +367,16 @@ func TestBatchSimFalseAlarms(t *testing.T) {
 // tasks or more) is flagged: Violated, once the search over readings
 // has tried every reading within its bounds (never Unknown).
 func TestBatchSimMutant(t *testing.T) {
+	seeds := uint64(cbSeeds)
+	if raceExt {
+		// Each mutant is flagged only after the search tried every
+		// reading within its bounds (hundreds of replays): a tenth of
+		// the runs under the race detector.
+		seeds /= 10
+	}
 	for _, fifo := range []bool{false, true} {
 		runs, missed, unknown := 0, 0, 0
-		for seed := range uint64(cbSeeds) {
+		for seed := range seeds {
 			s := newCBSim(seed, fifo, true)
 			s.run()
 			if !s.mutated {
