@@ -375,7 +375,7 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "%d takes accepted in an order of overlapping queue operations other than seq order\n", r.Reordered)
 	}
 	if r.Replays > 0 {
-		fmt.Fprintf(&b, "%d takes read otherwise than first read (batch steals), found in %d replays of the trace\n", r.Reread, r.Replays)
+		fmt.Fprintf(&b, "takes the search over batch steals read otherwise than first read: %d (%d replays of the trace)\n", r.Reread, r.Replays)
 	}
 	r.summaryV11(&b)
 	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
