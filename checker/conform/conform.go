@@ -936,9 +936,13 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 			c.ivRemoved(from, e, before-len(c.s.Local[from])+c.iv.in)
 		}
 	}()
-	reading := c.tryFrom(idx) // 0 but where the search over batch steals says
-	err := c.takeRead(idx, e, st, reading)
-	if c.sr != nil {
+	var err error
+	reading := 0
+	if c.sr == nil {
+		err = c.takeOrders(idx, e, st, 0)
+	} else {
+		reading = c.sr.dev[idx] // 0 but where the search over batch steals says
+		err = c.takeRead(idx, e, st, reading)
 		// The batch readings past the orders (ivReading), in turn.
 		for last, err0 := c.ivLastReading(st), err; err != nil && reading < last; {
 			reading = max(reading+1, confTryCut)
@@ -976,15 +980,26 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 }
 
 // takeRead applies take st (event idx, e) as its reading p says
-// (ivReading: 0, the checker's own, tries every order in turn).
+// (ivReading: 0, the checker's own, tries every order in turn), under
+// the search over batch steals.
 func (c *Conformance) takeRead(idx int, e *traces.Event, st model.Step, p int) error {
 	first := c.ivReading(st, p)
 	if first < 0 {
 		return errSkipped
 	}
-	if front := c.ivCutOwed(st, e); len(front) > 0 {
-		defer c.ivUncut(st.Victim, front)
+	front := c.ivCutOwed(st, e)
+	err := c.takeOrders(idx, e, st, first)
+	if len(front) > 0 {
+		c.ivUncut(st.Victim, front)
 	}
+	return err
+}
+
+// takeOrders applies take st (event idx, e): at its Seq, or as of an
+// instant of [Call, Seq] (the relaxed premises), or, under order
+// "intervals", in an order of the overlapping operations (ivRelax), the
+// orders from first on.
+func (c *Conformance) takeOrders(idx int, e *traces.Event, st model.Step, first int) error {
 	err := errSkipped
 	if first == 0 {
 		err = c.takeStep(st, e)

@@ -298,15 +298,6 @@ const (
 // otherwise (a replay's message; never reported).
 var errSkipped = fmt.Errorf("the take at its Seq is a reading the search skips")
 
-// tryFrom is the first position (confTries) tried at the take of event
-// idx: 0 unless a replay of the search reads it otherwise.
-func (c *Conformance) tryFrom(idx int) int {
-	if c.sr == nil {
-		return 0
-	}
-	return c.sr.dev[idx]
-}
-
 // note records that the take e (event idx) was accepted at reading pos,
 // of the readings up to last.
 func (sr *confSearch) note(idx int, e *traces.Event, pos, last int) {
