@@ -563,18 +563,14 @@ func (c *Conformance) afterEvent(e *traces.Event) {
 	c.globalFull = full
 }
 
-// check checks event idx, e (the frame numbered it), searching other
-// readings of the batch steals before it if it fails there (sr).
+// check checks event idx, e (the frame numbered it) and, once it
+// conforms, keeps what the next events need and checks the invariants.
+// Under the search over readings of batch steals (sr), searchCheck calls
+// it again, to search the readings before it if it fails there.
 func (c *Conformance) check(idx int, e *traces.Event) error {
-	if c.sr != nil {
+	if c.sr != nil && !c.sr.inCheck {
 		return c.searchCheck(idx, e)
 	}
-	return c.checkEvent(idx, e)
-}
-
-// checkEvent checks event idx, e and, once it conforms, keeps what the
-// next events need and checks the invariants.
-func (c *Conformance) checkEvent(idx int, e *traces.Event) error {
 	if idx > 0 && e.Seq <= c.lastSeq {
 		return c.fail(idx, e, 0, "Seq increases", seqReason(e.Seq, c.lastSeq))
 	}

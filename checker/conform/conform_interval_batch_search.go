@@ -62,6 +62,7 @@ type confSearch struct {
 	maxEvents, maxRuns, maxWork int
 
 	child    bool // a replay: it keeps no events and searches nothing
+	inCheck  bool // check runs the rules (searchCheck called it; always, in a replay)
 	watch    int  // in a replay: the event whose take is followed
 	watchPos int  // the position its take was accepted at; -1: it was not
 }
@@ -354,9 +355,6 @@ func (sr *confSearch) near(ts []int64, ivs ...[2]uint64) []confChoice {
 // when e fails as a take, searches the readings of the takes before it.
 func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 	sr := c.sr
-	if sr.child {
-		return c.checkEvent(idx, e)
-	}
 	if !sr.over {
 		if sr.nkept == sr.maxEvents {
 			sr.events, sr.detail, sr.over = nil, nil, true
@@ -364,7 +362,9 @@ func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 			sr.keep(e)
 		}
 	}
-	err := c.checkEvent(idx, e)
+	sr.inCheck = true
+	err := c.check(idx, e)
+	sr.inCheck = false
 	if err == nil || !c.searchable() {
 		return err
 	}
@@ -507,7 +507,7 @@ func (c *Conformance) replay(dev map[int]int, watch, n int) *Conformance {
 	if err != nil { // the header was accepted once: not reached
 		return nil
 	}
-	r.sr = &confSearch{child: true, dev: dev, watch: watch, watchPos: -1}
+	r.sr = &confSearch{child: true, inCheck: true, dev: dev, watch: watch, watchPos: -1}
 	if c.invEvery >= 1<<30 {
 		r.SkipInvariants()
 	}
