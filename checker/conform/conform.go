@@ -366,7 +366,7 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "%d takes accepted in an order of overlapping queue operations other than seq order\n", r.Reordered)
 	}
 	if r.Replays > 0 {
-		fmt.Fprintf(&b, "%d takes read otherwise than first read (batch steals), found in %d replays of the trace\n", r.Reread, r.Replays)
+		fmt.Fprintf(&b, "takes the search over batch steals read otherwise than first read: %d (%d replays of the trace)\n", r.Reread, r.Replays)
 	}
 	r.summaryV11(&b)
 	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
@@ -554,18 +554,14 @@ func (c *Conformance) afterEvent(e *traces.Event) {
 	c.globalFull = full
 }
 
-// check checks event idx, e (the frame numbered it), searching other
-// readings of the batch steals before it if it fails there (sr).
+// check checks event idx, e (the frame numbered it) and, once it
+// conforms, keeps what the next events need and checks the invariants.
+// Under the search over readings of batch steals (sr), searchCheck calls
+// it again, to search the readings before it if it fails there.
 func (c *Conformance) check(idx int, e *traces.Event) error {
-	if c.sr != nil {
+	if c.sr != nil && !c.sr.inCheck {
 		return c.searchCheck(idx, e)
 	}
-	return c.checkEvent(idx, e)
-}
-
-// checkEvent checks event idx, e and, once it conforms, keeps what the
-// next events need and checks the invariants.
-func (c *Conformance) checkEvent(idx int, e *traces.Event) error {
 	if idx > 0 && e.Seq <= c.lastSeq {
 		return c.fail(idx, e, 0, "Seq increases", seqReason(e.Seq, c.lastSeq))
 	}
@@ -927,9 +923,13 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 			c.ivRemoved(from, e, before-len(c.s.Local[from])+c.iv.in)
 		}
 	}()
-	reading := c.tryFrom(idx) // 0 but where the search over batch steals says
-	err := c.takeRead(idx, e, st, reading)
-	if c.sr != nil {
+	var err error
+	reading := 0
+	if c.sr == nil {
+		err = c.takeOrders(idx, e, st, 0)
+	} else {
+		reading = c.sr.dev[idx] // 0 but where the search over batch steals says
+		err = c.takeRead(idx, e, st, reading)
 		// The batch readings past the orders (ivReading), in turn.
 		for last, err0 := c.ivLastReading(st), err; err != nil && reading < last; {
 			reading = max(reading+1, confTryCut)
@@ -967,15 +967,26 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 }
 
 // takeRead applies take st (event idx, e) as its reading p says
-// (ivReading: 0, the checker's own, tries every order in turn).
+// (ivReading: 0, the checker's own, tries every order in turn), under
+// the search over batch steals.
 func (c *Conformance) takeRead(idx int, e *traces.Event, st model.Step, p int) error {
 	first := c.ivReading(st, p)
 	if first < 0 {
 		return errSkipped
 	}
-	if front := c.ivCutOwed(st, e); len(front) > 0 {
-		defer c.ivUncut(st.Victim, front)
+	front := c.ivCutOwed(st, e)
+	err := c.takeOrders(idx, e, st, first)
+	if len(front) > 0 {
+		c.ivUncut(st.Victim, front)
 	}
+	return err
+}
+
+// takeOrders applies take st (event idx, e): at its Seq, or as of an
+// instant of [Call, Seq] (the relaxed premises), or, under order
+// "intervals", in an order of the overlapping operations (ivRelax), the
+// orders from first on.
+func (c *Conformance) takeOrders(idx int, e *traces.Event, st model.Step, first int) error {
 	err := errSkipped
 	if first == 0 {
 		err = c.takeStep(st, e)

@@ -244,13 +244,17 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 	delete(c.iv.owed, int32(e.Task))
 	// Taken from the deque of a thief with an open batch (by the thief,
 	// or stolen from it): it left the queue with the batch, whose steal
-	// overlaps the take the obligation is for.
+	// overlaps the take the obligation is for (or the first batch of a
+	// chain, each stolen from the thief of the one before while its
+	// batch was open, did: since).
 	from := int(e.Worker)
 	if e.Source == traces.SourceSteal {
 		from = int(e.Victim)
 	}
-	if from >= 0 && from < len(c.iv.batch) && slices.Contains(c.iv.batch[from].tasks, int32(e.Task)) && c.iv.batch[from].call < o.deadline {
-		return nil
+	if from >= 0 && from < len(c.iv.batch) {
+		if k := slices.Index(c.iv.batch[from].tasks, int32(e.Task)); k >= 0 && c.iv.batch[from].since[k] < o.deadline {
+			return nil
+		}
 	}
 	return c.failOwed(int32(e.Task), o, fmt.Sprintf("its take at event %d (seq %d) has interval [%d, %d], called after this take returned", idx+1, e.Seq, e.Call, e.Return))
 }

@@ -46,14 +46,19 @@ type confBatch struct {
 	// (at its head): the victim's, or, for a batch stolen from a thief
 	// whose own batch was still open, the deque that batch was stolen
 	// from (ivOpenBatch).
-	at   []int
-	call uint64 // the steal's Call
-	ret  uint64 // and its Return
+	at []int
+	// since: by task of tasks, the Call of the first batch steal of the
+	// chain that moved it (this one's, or, for the tasks of a thief's
+	// open batch it begins with, that batch's since): it left the first
+	// deque then.
+	since []uint64
+	call  uint64 // the steal's Call
+	ret   uint64 // and its Return
 }
 
 // drop removes the first k tasks of the batch.
 func (b *confBatch) drop(k int) {
-	b.tasks, b.at = b.tasks[k:], b.at[k:]
+	b.tasks, b.at, b.since = b.tasks[k:], b.at[k:], b.since[k:]
 }
 
 // ivSaveBatches returns the local queues and the open batches, for
@@ -123,12 +128,15 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	// the deque it was stolen from in the model, then v's own.
 	var tasks []int32
 	var at []int
+	var since []uint64
 	if chained && v < len(c.iv.batch) {
-		tasks, at = slices.Clone(c.iv.batch[v].tasks), slices.Clone(c.iv.batch[v].at)
+		b := &c.iv.batch[v]
+		tasks, at, since = slices.Clone(b.tasks), slices.Clone(b.at), slices.Clone(b.since)
 	}
 	tasks = append(tasks, s.Local[v][cut:]...)
 	for len(at) < len(tasks) {
 		at = append(at, v)
+		since = append(since, call)
 	}
 	// The batch runs one task and moves the rest of half the length read
 	// (at most steal-max tasks in all).
@@ -148,7 +156,7 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	for len(c.iv.batch) <= w {
 		c.iv.batch = append(c.iv.batch, confBatch{})
 	}
-	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], call: call, ret: ret}
+	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], since: since[:most], call: call, ret: ret}
 	if c.sr != nil {
 		c.sr.moved(c.n-1, tasks[:most])
 	}
@@ -357,12 +365,14 @@ func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret ui
 			// first: the batch is the tasks after t, as many.
 			b.tasks = slices.Delete(b.tasks, k, k+1)
 			b.at = slices.Delete(b.at, k, k+1)
+			b.since = slices.Delete(b.since, k, k+1)
 			if q := c.s.Local[b.victim]; len(q) > len(b.tasks) && q[len(b.tasks)] != 0 {
 				b.tasks = append(b.tasks, q[len(b.tasks)])
 				b.at = append(b.at, b.victim)
+				b.since = append(b.since, b.call)
 			}
 		default:
-			b.tasks, b.at = nil, nil
+			b.tasks, b.at, b.since = nil, nil, nil
 		}
 	}
 	switch r {
@@ -382,7 +392,7 @@ func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret ui
 // was never moved (w took something else first, or stole again).
 func (c *Conformance) ivBatchClose(w int) {
 	if w >= 0 && w < len(c.iv.batch) {
-		c.iv.batch[w].tasks, c.iv.batch[w].at = nil, nil
+		c.iv.batch[w].tasks, c.iv.batch[w].at, c.iv.batch[w].since = nil, nil, nil
 	}
 }
 

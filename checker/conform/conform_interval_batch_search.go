@@ -33,7 +33,7 @@ import (
 // the intervals allow, so a trace that holds this way holds. Bounds:
 //
 //   - memory: the events are kept for the replays, at most
-//     confSearchEvents of them (96 bytes each); past that, a failed take
+//     confSearchEvents of them (80 bytes each, no pointer); past that, a failed take
 //     gets no search, and its verdict is Unknown (Error.Limit says why);
 //   - time: the takes searched are the confSearchNear nearest before the
 //     failure (confSearchPairs for two at once), each replay replays the
@@ -47,7 +47,9 @@ import (
 // A trace that never fails pays one map lookup per take, and the copy of
 // each event.
 type confSearch struct {
-	events []traces.Event // every event so far, for the replays (nil when over)
+	events [][]confKept   // every event so far, for the replays, in chunks of confKeptChunk (nil when over)
+	nkept  int            // events kept
+	detail map[int]string // by event index: the Detail of the events kept that have one
 	over   bool           // the trace is longer than confSearchEvents
 	dev    map[int]int    // by event index: the first position (confTries) tried at its take
 	met    []confChoice   // the last confSearchKeep takes with readings left (a ring)
@@ -60,12 +62,65 @@ type confSearch struct {
 	maxEvents, maxRuns, maxWork int
 
 	child    bool // a replay: it keeps no events and searches nothing
+	inCheck  bool // check runs the rules (searchCheck called it; always, in a replay)
 	watch    int  // in a replay: the event whose take is followed
 	watchPos int  // the position its take was accepted at; -1: it was not
 }
 
 func newConfSearch() *confSearch {
 	return &confSearch{maxEvents: confSearchEvents, maxRuns: confSearchRuns, maxWork: confSearchWork}
+}
+
+// confKept is an event as the search keeps it for its replays: every
+// field but Detail (kept apart, for the few events that have one), and no
+// pointer, so that the garbage collector never scans the events kept.
+type confKept struct {
+	seq, call, ret         uint64
+	task, future, time     int64
+	worker, victim, prio   int32
+	queue                  traces.Queue
+	kind                   traces.Kind
+	source                 traces.Source
+	result                 traces.Result
+	outcome                traces.Outcome
+	rule                   model.Rule
+	reason                 traces.StopReason
+	prioritized, hasDetail bool
+}
+
+// confKeptChunk is how many events one chunk of confSearch.events holds:
+// the events kept are never copied as they grow.
+const confKeptChunk = 1 << 13
+
+// keep keeps event e, the next, for the replays.
+func (sr *confSearch) keep(e *traces.Event) {
+	if sr.nkept%confKeptChunk == 0 {
+		sr.events = append(sr.events, make([]confKept, 0, confKeptChunk))
+	}
+	k := confKept{seq: e.Seq, call: e.Call, ret: e.Return, task: e.Task, future: e.Future, time: e.Time,
+		worker: e.Worker, victim: e.Victim, prio: e.Priority, queue: e.Queue, kind: e.Kind, source: e.Source,
+		result: e.Result, outcome: e.Outcome, rule: e.Rule, reason: e.Reason, prioritized: e.Prioritized, hasDetail: e.Detail != ""}
+	if k.hasDetail {
+		if sr.detail == nil {
+			sr.detail = map[int]string{}
+		}
+		sr.detail[sr.nkept] = e.Detail
+	}
+	last := &sr.events[len(sr.events)-1]
+	*last = append(*last, k)
+	sr.nkept++
+}
+
+// kept returns event i, as keep kept it.
+func (sr *confSearch) kept(i int) traces.Event {
+	k := &sr.events[i/confKeptChunk][i%confKeptChunk]
+	e := traces.Event{Seq: k.seq, Call: k.call, Return: k.ret, Task: k.task, Future: k.future, Time: k.time,
+		Worker: k.worker, Victim: k.victim, Priority: k.prio, Queue: k.queue, Kind: k.kind, Source: k.source,
+		Result: k.result, Outcome: k.outcome, Rule: k.rule, Reason: k.reason, Prioritized: k.prioritized}
+	if k.hasDetail {
+		e.Detail = sr.detail[i]
+	}
+	return e
 }
 
 // confChoice is a take (event idx, interval [call, ret]) accepted at
@@ -244,15 +299,6 @@ const (
 // otherwise (a replay's message; never reported).
 var errSkipped = fmt.Errorf("the take at its Seq is a reading the search skips")
 
-// tryFrom is the first position (confTries) tried at the take of event
-// idx: 0 unless a replay of the search reads it otherwise.
-func (c *Conformance) tryFrom(idx int) int {
-	if c.sr == nil {
-		return 0
-	}
-	return c.sr.dev[idx]
-}
-
 // note records that the take e (event idx) was accepted at reading pos,
 // of the readings up to last.
 func (sr *confSearch) note(idx int, e *traces.Event, pos, last int) {
@@ -309,17 +355,16 @@ func (sr *confSearch) near(ts []int64, ivs ...[2]uint64) []confChoice {
 // when e fails as a take, searches the readings of the takes before it.
 func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 	sr := c.sr
-	if sr.child {
-		return c.checkEvent(idx, e)
-	}
 	if !sr.over {
-		if len(sr.events) == sr.maxEvents {
-			sr.events, sr.over = nil, true
+		if sr.nkept == sr.maxEvents {
+			sr.events, sr.detail, sr.over = nil, nil, true
 		} else {
-			sr.events = append(sr.events, *e)
+			sr.keep(e)
 		}
 	}
-	err := c.checkEvent(idx, e)
+	sr.inCheck = true
+	err := c.check(idx, e)
+	sr.inCheck = false
 	if err == nil || !c.searchable() {
 		return err
 	}
@@ -462,12 +507,13 @@ func (c *Conformance) replay(dev map[int]int, watch, n int) *Conformance {
 	if err != nil { // the header was accepted once: not reached
 		return nil
 	}
-	r.sr = &confSearch{child: true, dev: dev, watch: watch, watchPos: -1}
+	r.sr = &confSearch{child: true, inCheck: true, dev: dev, watch: watch, watchPos: -1}
 	if c.invEvery >= 1<<30 {
 		r.SkipInvariants()
 	}
 	for i := range n {
-		if r.feed(&c.sr.events[i]) != nil {
+		e := c.sr.kept(i)
+		if r.feed(&e) != nil {
 			break
 		}
 	}

@@ -3,6 +3,7 @@ package conform
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,5 +55,38 @@ func TestSearchBounds(t *testing.T) {
 				t.Fatalf("message %q does not say there is no verdict", r.Err.Msg)
 			}
 		})
+	}
+}
+
+// TestSearchKeepsEvents: an event the search keeps for its replays comes
+// back with every field (each set to a value other than its zero).
+func TestSearchKeepsEvents(t *testing.T) {
+	var e traces.Event
+	v := reflect.ValueOf(&e).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("detail")
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			f.SetInt(int64(i + 2))
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			f.SetUint(uint64(i + 2))
+		default:
+			t.Fatalf("field %s of kind %s: the test sets no value", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	sr := newConfSearch()
+	for i := range confKeptChunk + 2 {
+		e.Seq = uint64(i + 1)
+		sr.keep(&e)
+	}
+	for _, i := range []int{0, confKeptChunk + 1} {
+		e.Seq = uint64(i + 1)
+		if got := sr.kept(i); !reflect.DeepEqual(got, e) {
+			t.Fatalf("event %d kept as\n%+v\nnot\n%+v", i, got, e)
+		}
 	}
 }
