@@ -2,6 +2,7 @@ package rt
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,5 +233,35 @@ func TestEarlyTime(t *testing.T) {
 	}
 	if EarlyTime() != 0 || Harness(true) {
 		t.Errorf("outside a run: EarlyTime %v, or Harness marked a goroutine", EarlyTime())
+	}
+}
+
+// TestEarlyTimeAfterBody: goroutines may go on for Config.LeakAfter after
+// the body returned, counted without the time the schedule let pass
+// while one of them could run. Here one spins until the other has slept
+// 1.2 s: every bit of that sleep passes while the spinner could run, so
+// neither is leaked, whatever the schedule.
+func TestEarlyTimeAfterBody(t *testing.T) {
+	if !timersReadable {
+		t.Skip("timers are read on Go 1.26 only")
+	}
+	body := func(t *testing.T) {
+		var slept atomic.Bool
+		Go(func() {
+			for !slept.Load() {
+				Yield()
+			}
+		})
+		Go(func() {
+			Sleep(600 * time.Millisecond)
+			Sleep(600 * time.Millisecond)
+			Yield()
+			slept.Store(true)
+		})
+	}
+	for seed := range uint64(30) {
+		if _, err := Run(t, Config{EarlyTimers: true, Strategy: sched.Random(seed)}, body); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
 	}
 }
