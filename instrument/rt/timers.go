@@ -136,3 +136,21 @@ func (r *run) earlyOffered() bool {
 	h := (r.sum ^ uint64(r.steps)<<32) * 0x9e3779b97f4a7c15
 	return h>>32%earlyOdds == 0
 }
+
+// metaEarly is the key of a saved schedule's comment that says whether
+// its run had early timers (EnvEarlyTimers): a schedule replays only in
+// the mode it was made in, and the replay takes the mode from the file,
+// whatever the environment says. A file without it was made without.
+const metaEarly = "rt.early-timers"
+
+// modeComment is the comment SaveSchedule adds: the process's mode.
+func modeComment() string {
+	if earlyFromEnv {
+		return metaEarly + ": 1"
+	}
+	return metaEarly + ": 0"
+}
+
+// replayMode sets the process's mode to the one a schedule was made in
+// (its Meta), before any run of the replay starts.
+func replayMode(meta Meta) { earlyFromEnv = meta[metaEarly] == "1" }
