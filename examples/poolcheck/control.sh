@@ -109,7 +109,8 @@ except Exception: print(-1, "error", "-", "-")' <<< "$res")"
     [ -f "$build/go.mod" ] && flags+=(-modfile="$build/go.mod" -mod=mod)
     (cd "$work" && go test -c -o "$work/replay.test" "${flags[@]}" "$pkg") > "$work/replay" 2>&1
     for _ in 1 2 3 4 5 6 7 8 9 10; do
-      (cd "$work/$pkg" && EXECSPEC_SCHEDULE="$sched" EXECSPEC_REPORT="$work/replays.jsonl" "$work/replay.test" -test.run "$test") >> "$work/replay" 2>&1
+      # verify test's default, early timers, as the search ran.
+      (cd "$work/$pkg" && EXECSPEC_SCHEDULE="$sched" EXECSPEC_EARLY_TIMERS=1 EXECSPEC_REPORT="$work/replays.jsonl" "$work/replay.test" -test.run "$test") >> "$work/replay" 2>&1
     done
     # rt marks a replay "replayed" only if it made the schedule's choices
     # and reproduced its steps and checksum.

@@ -38,9 +38,11 @@
 //     virtual time pass while the runnable goroutines wait (they are
 //     slow), so bugs that need a timer to fire before another goroutine
 //     runs are reached (Go 1.26). A pending AfterFunc timer counts too (a
-//     stand-in: its goroutine does not exist before it fires). EarlyTime tells how much
-//     virtual time the run let pass so (timers.go): a check that measures
-//     speed in virtual time leaves it out.
+//     stand-in: its goroutine does not exist before it fires). EarlyTime
+//     tells how much virtual time the run let pass so while a goroutine of
+//     the code under test could run (goroutines a harness marks as its own
+//     with Harness do not count; timers.go): a check that measures speed
+//     in virtual time leaves it out.
 //   - The standard library's sync, when the build overlays it
 //     (stdsync.go, rt.StdSync): its Mutex, RWMutex, WaitGroup, Once and
 //     Cond called by the goroutine holding control are yield points and

@@ -185,10 +185,11 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 		}
 		strategy = sched.NewPCT(depth, 0, o.Seed)
 	case "replay":
-		s, err := sched.Load(o.Schedule)
+		s, meta, err := LoadSchedule(o.Schedule)
 		if err != nil {
 			t.Fatalf("execspec/rt: %v", err)
 		}
+		replayMode(meta)
 		replay = s
 		runs = 1
 	default:
@@ -251,7 +252,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 			}
 			if rp == nil && !errors.Is(err, sched.ErrBudget) {
 				path := SchedulePath(o.Out, t.Name())
-				if serr := s.Save(path); serr != nil {
+				if serr := SaveSchedule(path, s, nil); serr != nil {
 					bt.Errorf("execspec/rt: %v", serr)
 				} else {
 					out.Schedule = path

@@ -216,6 +216,11 @@ type run struct {
 	// external phase began.
 	early     atomic.Int64
 	earlyFrom time.Time
+	// earlyAll sums all of it, earlyHarness says the current phase had
+	// only the harness's goroutines to hold back, and earlyAtMainEnd is
+	// earlyAll when goroutine 0 returned (sinceMainEnd).
+	earlyAll, earlyAtMainEnd time.Duration
+	earlyHarness             bool
 	// quiet > 0: the runtime's own code runs on the goroutine holding
 	// control; the standard library's sync is not controlled (stdsync.go).
 	quiet int
@@ -426,7 +431,7 @@ func (r *run) exit(g *gor) {
 	}
 	if g.id == 0 {
 		r.mainDone = true
-		r.mainEnd = time.Now()
+		r.mainEnd, r.earlyAtMainEnd = time.Now(), r.earlyAll
 	}
 	var next *gor
 	if !r.aborting {
@@ -785,7 +790,7 @@ func (r *run) coordinate(main func()) error {
 		next := r.external()
 		r.endEarly()
 		if next != nil {
-			if r.mainDone && time.Since(r.mainEnd) > r.cfg.LeakAfter {
+			if r.mainDone && r.sinceMainEnd() > r.cfg.LeakAfter {
 				// Still going (sleeping, waking) long after the body
 				// returned: leaked, though not blocked for good.
 				r.fail(&HangError{Leak: true, Steps: r.steps, gs: r.caseGoroutines(0, true)})

@@ -140,6 +140,7 @@ func newSession(t *testing.T, o Options) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
+		replayMode(meta)
 		s.replay, s.meta, s.runs = &sc, meta, 1
 	default:
 		return nil, fmt.Errorf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
@@ -383,6 +384,7 @@ func SaveSchedule(path string, sc sched.Schedule, meta Meta) error {
 	for i, k := range keys {
 		comments[i] = k + ": " + meta[k]
 	}
+	comments = append(comments, modeComment())
 	return sc.SaveCommented(path, comments)
 }
 

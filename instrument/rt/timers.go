@@ -13,13 +13,17 @@ import "time"
 // The run keeps the sum: EarlyTime reads it.
 
 // markEarly notes that the schedule chose to let time pass while another
-// goroutine could run: the coordinator's next external phase is early,
-// unless every goroutine that could run is the harness's (Harness): the
-// code under test was blocked, and the time that passes is its own.
+// goroutine could run: the coordinator's next external phase is early.
+// It counts for EarlyTime unless every goroutine that could run is the
+// harness's (Harness): the code under test was blocked, and the time
+// that passes is its own. It counts for the run's own clock of how long
+// goroutines go on after the body returned (sinceMainEnd) either way.
 func (r *run) markEarly() {
+	r.earlyFrom = time.Now()
+	r.earlyHarness = true
 	for _, g := range r.alive {
 		if !g.harness && (g.state == gRunnable || g.state == gBlocked && r.isReady(&g.w)) {
-			r.earlyFrom = time.Now()
+			r.earlyHarness = false
 			return
 		}
 	}
@@ -49,9 +53,25 @@ func Harness(on bool) bool {
 // external phase that just ended was early.
 func (r *run) endEarly() {
 	if !r.earlyFrom.IsZero() {
-		r.early.Add(int64(time.Since(r.earlyFrom)))
+		d := time.Since(r.earlyFrom)
+		r.earlyAll += d
+		if !r.earlyHarness {
+			r.early.Add(int64(d))
+		}
 		r.earlyFrom = time.Time{}
 	}
+}
+
+// sinceMainEnd is how long the goroutines left have gone on since the
+// body returned, for Config.LeakAfter: the virtual time since then less
+// what the schedule let pass while one of them could run. Counted in
+// plain virtual time, a goroutine that the schedule held back while
+// timers fired (its last steps before it would end) was reported as
+// leaked: ants v2.7.5's purge goroutine, runnable when the body
+// returned, saw two of the pool's other tickers fire early, 1 s in all,
+// and was "still going" past the second allowed.
+func (r *run) sinceMainEnd() time.Duration {
+	return time.Since(r.mainEnd) - (r.earlyAll - r.earlyAtMainEnd)
 }
 
 // EarlyTime returns how much virtual time the run in progress has let
@@ -116,3 +136,21 @@ func (r *run) earlyOffered() bool {
 	h := (r.sum ^ uint64(r.steps)<<32) * 0x9e3779b97f4a7c15
 	return h>>32%earlyOdds == 0
 }
+
+// metaEarly is the key of a saved schedule's comment that says whether
+// its run had early timers (EnvEarlyTimers): a schedule replays only in
+// the mode it was made in, and the replay takes the mode from the file,
+// whatever the environment says. A file without it was made without.
+const metaEarly = "rt.early-timers"
+
+// modeComment is the comment SaveSchedule adds: the process's mode.
+func modeComment() string {
+	if earlyFromEnv {
+		return metaEarly + ": 1"
+	}
+	return metaEarly + ": 0"
+}
+
+// replayMode sets the process's mode to the one a schedule was made in
+// (its Meta), before any run of the replay starts.
+func replayMode(meta Meta) { earlyFromEnv = meta[metaEarly] == "1" }

@@ -2,6 +2,8 @@ package rt
 
 import (
 	"errors"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,4 +235,84 @@ func TestEarlyTime(t *testing.T) {
 	if EarlyTime() != 0 || Harness(true) {
 		t.Errorf("outside a run: EarlyTime %v, or Harness marked a goroutine", EarlyTime())
 	}
+}
+
+// TestEarlyTimeAfterBody: goroutines may go on for Config.LeakAfter after
+// the body returned, counted without the time the schedule let pass
+// while one of them could run. Here one spins until the other has slept
+// 1.2 s: every bit of that sleep passes while the spinner could run, so
+// neither is leaked, whatever the schedule.
+func TestEarlyTimeAfterBody(t *testing.T) {
+	if !timersReadable {
+		t.Skip("timers are read on Go 1.26 only")
+	}
+	body := func(t *testing.T) {
+		var slept atomic.Bool
+		Go(func() {
+			for !slept.Load() {
+				Yield()
+			}
+		})
+		Go(func() {
+			Sleep(600 * time.Millisecond)
+			Sleep(600 * time.Millisecond)
+			Yield()
+			slept.Store(true)
+		})
+	}
+	for seed := range uint64(30) {
+		if _, err := Run(t, Config{EarlyTimers: true, Strategy: sched.Random(seed)}, body); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+}
+
+// TestScheduleKeepsEarlyTimers: a saved schedule says whether its run had
+// early timers, and a replay of the file runs in that mode whatever the
+// environment says: a run in which a timer fired early replays from its
+// file with the mode off in the process.
+func TestScheduleKeepsEarlyTimers(t *testing.T) {
+	if !timersReadable {
+		t.Skip("timers are read on Go 1.26 only")
+	}
+	defer func(was bool) { earlyFromEnv = was }(earlyFromEnv)
+	body := func(which *int) func(t *testing.T) {
+		return func(t *testing.T) {
+			ch := make(chan int)
+			Go(func() { Sleep(2 * time.Second); Select(true, SendCase(ch, 1)) })
+			*which = Select(false, RecvCase(ch), RecvCase(time.After(time.Second)))
+		}
+	}
+	dir := t.TempDir()
+	for seed := range uint64(40) {
+		earlyFromEnv = true
+		var which int
+		s, err := Run(t, Config{Strategy: sched.Random(seed), LeakAfter: 10 * time.Second}, body(&which))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if which != 0 {
+			continue // the timer fired first: no early time needed
+		}
+		path := filepath.Join(dir, "early.schedule")
+		if err := SaveSchedule(path, s, Meta{"x.case": "1"}); err != nil {
+			t.Fatal(err)
+		}
+		earlyFromEnv = false
+		got, meta, err := LoadSchedule(path)
+		if err != nil || meta[metaEarly] != "1" || meta["x.case"] != "1" {
+			t.Fatalf("loaded %v, %v", meta, err)
+		}
+		replayMode(meta)
+		again := -1
+		if err := ReplayWith(t, Config{LeakAfter: 10 * time.Second}, got, body(&again)); err != nil || again != 0 {
+			t.Fatalf("seed %d: the replay in the file's mode: %v, case %d", seed, err, again)
+		}
+		earlyFromEnv = false
+		if err := ReplayWith(t, Config{LeakAfter: 10 * time.Second}, got, body(&again)); !errors.Is(err, sched.ErrDiverged) {
+			t.Fatalf("seed %d: replayed without early timers: %v", seed, err)
+		}
+		return
+	}
+	t.Fatal("no run in which the slow goroutine sent first")
 }
