@@ -41,6 +41,28 @@ func Gosched() {
 	r.yield(g, opYield)
 }
 
+// GoschedLoop is runtime.Gosched in a loop that only yields (the
+// rewriter's goschedloop rule: the loop's body is the Gosched alone, and
+// its condition and post statement touch nothing another goroutine can
+// reach, as a spin lock's backoff `for i := 0; i < backoff; i++`): a
+// yield point, after which it reports whether the loop may stop. Under
+// control it may: each further iteration would only yield again, with
+// nothing between the yields that another goroutine could see, and a
+// run of such yield points allows exactly the interleavings of one (what
+// others do in the later ones they can do in the first), so the choices
+// they would ask for are not asked. Outside control, and in a run that
+// replays a schedule of format version 1 (made before this rule), it
+// does not: the loop runs as written.
+func GoschedLoop() bool {
+	r, g := current()
+	if g == nil {
+		runtime.Gosched()
+		return false
+	}
+	r.yield(g, opYield)
+	return !r.legacy
+}
+
 // Sleep is time.Sleep: a receive from a timer's channel, so that the
 // other goroutines run while this one sleeps and the (virtual) clock
 // advances only when every controlled goroutine is blocked.

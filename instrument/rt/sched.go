@@ -217,6 +217,9 @@ type run struct {
 	// nowNs is the bubble's clock as now read it, if nowOK.
 	nowNs int64
 	nowOK bool
+	// legacy: the run replays a schedule of format version 1, made when
+	// a loop that only yields yielded at every iteration (GoschedLoop).
+	legacy bool
 }
 
 // now returns the bubble's clock (time.Now().UnixNano()), read once
@@ -375,6 +378,11 @@ func newRun(cfg Config) *run {
 	}
 	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1), adoptCh: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
+	if rp, ok := cfg.Strategy.(*sched.Replay); ok && rp.Version() == 1 {
+		// A schedule made before format version 2 replays with loops
+		// that only yield yielding at every iteration (GoschedLoop).
+		r.legacy = true
+	}
 	if _, ok := cfg.Strategy.(*sched.PCT); ok {
 		// PCT chooses goroutines by priority; the cases of a select are
 		// chosen from a stream of their own.
@@ -393,6 +401,7 @@ func (r *run) newG() *gor {
 
 // start is the body of every controlled goroutine.
 func (r *run) start(g *gor, fn func()) {
+	growStack()
 	g.gp.Store(curg())
 	<-g.sem
 	defer r.exit(g)
@@ -1041,3 +1050,18 @@ func ReplayWith(t *testing.T, cfg Config, s sched.Schedule, body func(t *testing
 	}
 	return err
 }
+
+// growStack grows the calling goroutine's stack while it is shallow.
+//
+//go:noinline
+func growStack() {
+	var buf [stackWant]byte
+	buf[stackIdx] = 1
+	stackSink = buf[stackIdx/2]
+}
+
+const stackWant = 16 << 10
+
+var stackIdx = stackWant - 1
+
+var stackSink byte
