@@ -43,10 +43,11 @@ const (
 //	           atomic.StoreInt32(p, 1) (statement) rt.Yield(); atomic.StoreInt32(p, 1)
 //	gosched    runtime.Gosched                     rt.Gosched
 //	goschedloop for i := 0; i < n; i++ {           for i := 0; i < n; i++ { if rt.GoschedLoop() { break } }
-//	             runtime.Gosched() }               (a loop that only yields: its body is the Gosched alone, its condition and
-//	                                               post statement touch only its own variables, constants and local variables
-//	                                               of basic types that no function literal captures and whose address is not
-//	                                               taken; under control it yields once: see rt.GoschedLoop)
+//	             runtime.Gosched() }               (a loop that only yields; under control it yields once: spin.go)
+//	spincas    for !atomic.CompareAndSwapT(p, o, n) for !rt.Then(rt.SpinCAS(func() bool { return atomic.LoadT(p) == o }),
+//	           { body }                              atomic.CompareAndSwapT(p, o, n)) { body }
+//	                                               (a spin loop whose body nobody else sees; under control it waits until
+//	                                               the CAS would succeed: spin.go)
 //	sleep      time.Sleep, time.AfterFunc          rt.Sleep, rt.AfterFunc (the callback runs on a goroutine the scheduler adopts)
 //	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
@@ -71,6 +72,7 @@ const (
 	RuleAtomic      = "atomic"
 	RuleGosched     = "gosched"
 	RuleGoschedLoop = "goschedloop"
+	RuleSpinCAS     = "spincas"
 	RuleSleep       = "sleep"
 	RuleTest        = "test"
 	RuleRand        = "rand"
@@ -326,142 +328,12 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 		if sel := w.goschedLoop(n); sel != nil {
 			w.skip[sel] = true
 			w.notes[n] = RuleGoschedLoop
+		} else if note := w.spinCAS(n); note != nil {
+			w.skip[note.cas] = true
+			w.notes[n] = note
 		}
 	}
 	return true
-}
-
-// goschedLoop returns the runtime.Gosched of n if n is a loop that only
-// yields (rule goschedloop): its body is that call alone; its condition
-// (there is one) and its post statement read and write only the loop's
-// own variables (declared by its init statement), constants, and local
-// variables of basic types that no other goroutine can reach
-// (sharedVars), and call nothing. Its iterations differ then only in
-// the loop's own variables, which nobody else sees.
-func (w *Rewriter) goschedLoop(n *ast.ForStmt) *ast.SelectorExpr {
-	if len(n.Body.List) != 1 || n.Cond == nil {
-		return nil
-	}
-	es, ok := n.Body.List[0].(*ast.ExprStmt)
-	if !ok {
-		return nil
-	}
-	call, ok := es.X.(*ast.CallExpr)
-	if !ok || len(call.Args) != 0 {
-		return nil
-	}
-	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "Gosched" || w.pkgOf(sel.X) != "runtime" {
-		return nil
-	}
-	own := map[types.Object]bool{}
-	if n.Init != nil {
-		as, ok := n.Init.(*ast.AssignStmt)
-		if !ok || as.Tok != token.DEFINE {
-			return nil
-		}
-		for _, l := range as.Lhs {
-			if id, ok := l.(*ast.Ident); ok && w.Info.Defs[id] != nil {
-				own[w.Info.Defs[id]] = true
-			}
-		}
-	}
-	// local: an expression without calls, receives or addresses, over
-	// the loop's variables, constants and unshared locals of basic types.
-	var local func(e ast.Expr) bool
-	local = func(e ast.Expr) bool {
-		switch e := e.(type) {
-		case *ast.BasicLit:
-			return true
-		case *ast.ParenExpr:
-			return local(e.X)
-		case *ast.UnaryExpr:
-			return e.Op != token.ARROW && e.Op != token.AND && local(e.X)
-		case *ast.BinaryExpr:
-			return local(e.X) && local(e.Y)
-		case *ast.Ident:
-			switch o := w.Info.Uses[e].(type) {
-			case *types.Const, *types.Nil:
-				return true
-			case *types.Var:
-				if own[o] {
-					return true
-				}
-				_, basic := o.Type().(*types.Basic)
-				return basic && !o.IsField() && o.Parent() != nil && o.Parent() != o.Pkg().Scope() && !w.shared[o]
-			}
-		}
-		return false
-	}
-	ownVar := func(e ast.Expr) bool {
-		id, ok := e.(*ast.Ident)
-		return ok && own[w.Info.Uses[id]]
-	}
-	if !local(n.Cond) {
-		return nil
-	}
-	switch p := n.Post.(type) {
-	case nil:
-	case *ast.IncDecStmt:
-		if !ownVar(p.X) {
-			return nil
-		}
-	case *ast.AssignStmt:
-		if p.Tok == token.DEFINE {
-			return nil
-		}
-		for _, l := range p.Lhs {
-			if !ownVar(l) {
-				return nil
-			}
-		}
-		for _, r := range p.Rhs {
-			if !local(r) {
-				return nil
-			}
-		}
-	default:
-		return nil
-	}
-	return sel
-}
-
-// sharedVars returns the local variables of f that another goroutine may
-// reach: those that a function literal refers to while they are declared
-// outside it (a closure, perhaps run by a go statement), and those whose
-// address is taken.
-func (w *Rewriter) sharedVars(f *ast.File) map[*types.Var]bool {
-	shared := map[*types.Var]bool{}
-	var lits []*ast.FuncLit // the function literals around the node, innermost last
-	var stack []ast.Node
-	ast.Inspect(f, func(n ast.Node) bool {
-		if n == nil {
-			if _, ok := stack[len(stack)-1].(*ast.FuncLit); ok {
-				lits = lits[:len(lits)-1]
-			}
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		stack = append(stack, n)
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			lits = append(lits, n)
-		case *ast.UnaryExpr:
-			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND {
-				if v, ok := w.Info.Uses[id].(*types.Var); ok {
-					shared[v] = true
-				}
-			}
-		case *ast.Ident:
-			if v, ok := w.Info.Uses[n].(*types.Var); ok && len(lits) > 0 {
-				if lit := lits[len(lits)-1]; v.Pos() < lit.Pos() || v.Pos() >= lit.End() {
-					shared[v] = true
-				}
-			}
-		}
-		return true
-	})
-	return shared
 }
 
 func (w *Rewriter) noteGo(call *ast.CallExpr) goNote {
@@ -599,6 +471,10 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 			w.Counts[RuleTest]++
 		}
 	case *ast.ForStmt:
+		if note, ok := w.notes[n].(*spinNote); ok {
+			n.Cond = spinCond(note)
+			w.Counts[RuleSpinCAS]++
+		}
 		if w.notes[n] == RuleGoschedLoop {
 			n.Body.List = []ast.Stmt{&ast.IfStmt{If: n.Body.List[0].Pos(), Cond: rtCall("GoschedLoop"),
 				Body: &ast.BlockStmt{List: []ast.Stmt{&ast.BranchStmt{Tok: token.BREAK}}}}}

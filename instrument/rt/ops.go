@@ -92,6 +92,35 @@ func Yield() Y {
 	return Y{}
 }
 
+// SpinCAS is the yield point before the compare-and-swap of a spin
+// loop (the rewriter's spincas rule: `for !CAS(p, old, new) { body }`
+// whose body nobody else can see, as a spin lock's backoff, and whose
+// p, old and new are the same at every iteration): ready reports whether
+// *p holds old, that is whether the CAS would succeed. Under control the
+// goroutine waits until it does, so that the CAS it makes when it is
+// chosen succeeds: its failed iterations changed nothing another
+// goroutine could see (a failed CAS writes nothing, and the body touches
+// only its own variables, dead after the loop), so the runs in which it
+// spun allow the same interleavings as those in which it waited, without
+// the steps and choices of the spinning. A wait nothing can end is then
+// a deadlock the scheduler names instead of a spin to the step budget.
+// Uncontrolled goroutines may store to *p, so the external phase looks
+// at it again from time to time (a polled wait). Outside control, and
+// in a run that replays a schedule of format version 1 (made before this
+// rule), it is Yield: the loop runs as written.
+func SpinCAS(ready func() bool) Y {
+	r, g := current()
+	if g == nil {
+		return Y{}
+	}
+	if r.legacy {
+		r.yield(g, opAtomic)
+		return Y{}
+	}
+	r.block(g, opAtomic, wait{op: "spin on an atomic (CompareAndSwap)", ready: ready, polled: true})
+	return Y{}
+}
+
 // Then returns v; its first argument, a Yield, is evaluated before v.
 func Then[T any](_ Y, v T) T { return v }
 

@@ -100,9 +100,10 @@ type wait struct {
 	timed func() bool
 	// tick: a ticker's channel can end the wait (housekeeping.go).
 	tick bool
-	// std: the standard library's sync (stdsync.go); uncontrolled
-	// goroutines can make ready hold.
-	std bool
+	// polled: uncontrolled goroutines can make ready hold (the standard
+	// library's sync, stdsync.go; a spin on an atomic, SpinCAS): the
+	// external phase looks again after 1, 2, 4... ms of virtual time.
+	polled bool
 }
 
 // isReady reports whether w can end now (side-effect free).

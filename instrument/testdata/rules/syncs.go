@@ -81,6 +81,19 @@ func Program() string {
 	for atomic.LoadInt64(&spins) < 3 {
 		runtime.Gosched()
 	}
+	// A spin loop of the method form (rule spincas): it waits for hits
+	// to be 3.
+	for !hits.CompareAndSwap(3, 3) {
+		runtime.Gosched()
+	}
+	// Not one the rule takes: the tries it counts are used after it.
+	tries := 0
+	for !atomic.CompareAndSwapInt64(&spins, 3, 3) {
+		tries++
+	}
+	if tries < 0 {
+		return "negative tries"
+	}
 	// Not a loop that only yields: its bound is a variable a closure
 	// captures (another goroutine could change it).
 	rounds := 2
