@@ -85,13 +85,11 @@ const (
 type wait struct {
 	op    string      // "chan receive", "Mutex.Lock", ... for reports
 	ready func() bool // side-effect free: the goroutine can go on now
-	// sel, for a select (a send, a receive), stands for ready and timed.
+	// sel, for a select (a send, a receive), stands for ready and timed,
+	// and performs the operation for real (sel.ext: a blocking select
+	// with cancel as one more case) when no controlled goroutine can run:
+	// then only uncontrolled goroutines and timers can end the wait.
 	sel *selWait
-	// ext, if not nil, performs the operation for real (a blocking
-	// select with cancel as one more case) and reports whether it
-	// completed. It is used when no controlled goroutine can run: then
-	// only uncontrolled goroutines and timers can end the wait.
-	ext func(cancel <-chan struct{}) bool
 	// timed, if not nil, reports whether a timer that will fire can end
 	// the wait (a receive from a timer's channel): the schedule may then
 	// let virtual time pass to that timer while other goroutines could
@@ -510,7 +508,7 @@ func (r *run) yield(g *gor, op uint64) {
 }
 
 // block is a yield point that returns once w.ready() holds, or once the
-// real operation w.ext completed (it then returns true).
+// real operation w.sel.ext completed (it then returns true).
 func (r *run) block(g *gor, op uint64, w wait) (ext bool) {
 	r.step(g, op)
 	g.state = gBlocked
@@ -546,7 +544,7 @@ func (r *run) park(g *gor) {
 		}
 		if g.extReq {
 			g.extReq = false
-			g.extOK = g.w.ext(g.cancel)
+			g.extOK = g.w.sel.ext(g.cancel)
 			r.extRep <- g
 			continue
 		}
@@ -845,7 +843,7 @@ func (r *run) external() *gor {
 		// Not those whose operation can complete under control (the
 		// schedule let time pass while they could run, EarlyTimers): done
 		// for real, it could complete with another's at random.
-		if g.state == gBlocked && g.w.ext != nil && !r.isReady(&g.w) {
+		if g.state == gBlocked && g.w.sel != nil && !r.isReady(&g.w) {
 			launched = append(launched, g)
 		}
 	}
