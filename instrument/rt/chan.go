@@ -122,7 +122,7 @@ func (r *run) caseReady(h *hchan, recv bool, sh *shadow, sel *selState) bool {
 		return false
 	}
 	if recv {
-		if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h) {
+		if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer) {
 			return true
 		}
 	} else if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil {
@@ -178,7 +178,7 @@ func (w *selWait) ready(r *run) bool {
 		}
 		sh := c.sh
 		if c.recv {
-			if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h) ||
+			if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer) ||
 				len(sh.stash) > 0 || len(sh.senders) > 0 && firstLive(sh.senders, &w.sel) != nil {
 				return true
 			}
@@ -636,13 +636,16 @@ func timerArmed(h *hchan) bool {
 	return timerWhen(h) > 0 && h.qcount == 0 && h.closed == 0
 }
 
-// timerDue reports whether h is the channel of a timer whose time has
+// timerDue reports whether t, the timer of a channel, is one whose time has
 // come although its value is not in the channel yet: the runtime sends it
 // only when the channel is received from (timers of channels nobody waits
 // on are run lazily), so the descriptor alone would say "not ready" and
 // the real select that follows would choose at random among this and
 // other cases ready at the same instant.
-func (r *run) timerDue(h *hchan) bool {
-	w := timerWhen(h)
+func (r *run) timerDue(t unsafe.Pointer) bool {
+	if !timersReadable {
+		return false
+	}
+	w := *(*int64)(unsafe.Add(t, 24)) // as timerWhen
 	return w > 0 && w <= r.now()
 }

@@ -229,9 +229,14 @@ type run struct {
 // return of control to a goroutine (park) and each turn of the
 // coordinator reads it afresh (timeMoved).
 func (r *run) now() int64 {
-	if !r.nowOK {
-		r.nowNs, r.nowOK = time.Now().UnixNano(), true
+	if r.nowOK {
+		return r.nowNs
 	}
+	return r.readNow()
+}
+
+func (r *run) readNow() int64 {
+	r.nowNs, r.nowOK = time.Now().UnixNano(), true
 	return r.nowNs
 }
 
