@@ -66,23 +66,29 @@ func (w *Rewriter) goschedLoop(n *ast.ForStmt) *ast.SelectorExpr {
 			return nil
 		}
 	case *ast.AssignStmt:
-		if p.Tok == token.DEFINE {
+		if p.Tok == token.DEFINE || !w.localAssign(p, ownVar, own) {
 			return nil
-		}
-		for _, l := range p.Lhs {
-			if !ownVar(l) {
-				return nil
-			}
-		}
-		for _, r := range p.Rhs {
-			if !w.local(r, own) {
-				return nil
-			}
 		}
 	default:
 		return nil
 	}
 	return sel
+}
+
+// localAssign reports whether s assigns only targets (target) and from
+// local expressions (local, with own).
+func (w *Rewriter) localAssign(s *ast.AssignStmt, target func(ast.Expr) bool, own map[types.Object]bool) bool {
+	for _, l := range s.Lhs {
+		if !target(l) {
+			return false
+		}
+	}
+	for _, r := range s.Rhs {
+		if !w.local(r, own) {
+			return false
+		}
+	}
+	return true
 }
 
 // gosched returns the selector of s if s is the statement
@@ -357,15 +363,8 @@ func (w *Rewriter) invisible(list []ast.Stmt, assigned map[*types.Var]bool) bool
 				return false
 			}
 		case *ast.AssignStmt:
-			for _, l := range s.Lhs {
-				if !target(l) {
-					return false
-				}
-			}
-			for _, r := range s.Rhs {
-				if !w.local(r, nil) {
-					return false
-				}
+			if !w.localAssign(s, target, nil) {
+				return false
 			}
 		default:
 			return false
