@@ -213,11 +213,12 @@ type run struct {
 	progress, markProgress int
 	markTime               time.Time
 
-	// nowNs is the bubble's clock as now read it, if nowOK.
+	// nowNs is the bubble's clock as now last read it, if nowOK.
 	nowNs int64
 	nowOK bool
 	// legacy: the run replays a schedule of format version 1, made when
-	// a loop that only yields yielded at every iteration (GoschedLoop).
+	// a loop that only yields yielded at every iteration and a spin on a
+	// compare-and-swap spun (GoschedLoop, SpinCAS).
 	legacy bool
 }
 
@@ -383,8 +384,9 @@ func newRun(cfg Config) *run {
 	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1), adoptCh: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
 	if rp, ok := cfg.Strategy.(*sched.Replay); ok && rp.Version() == 1 {
-		// A schedule made before format version 2 replays with loops
-		// that only yield yielding at every iteration (GoschedLoop).
+		// A schedule made before format version 2 replays as its runs
+		// chose: loops that only yield yield at every iteration, spins
+		// spin (GoschedLoop, SpinCAS).
 		r.legacy = true
 	}
 	if _, ok := cfg.Strategy.(*sched.PCT); ok {
