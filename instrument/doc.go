@@ -6,7 +6,11 @@
 //   - A rewrite rule turns one construct (a go statement, a channel
 //     operation, a select, a sync type, an atomic operation, Gosched,
 //     Sleep, a TestXxx function) into calls of the runtime package
-//     instrument/rt, keeping Go's evaluation order. The rules and their
+//     instrument/rt, keeping Go's evaluation order. Two rules take out
+//     yield points that cannot change what another goroutine observes
+//     (spin.go): a loop that only yields yields once (goschedloop), and
+//     a spin on a compare-and-swap waits until it would succeed
+//     (spincas); each states the syntactic conditions that prove it. The rules and their
 //     before/after forms are the table at the top of rewrite.go; each has
 //     a golden test under testdata/rules and a test that the rewritten
 //     program returns what the original returns, run freely and under

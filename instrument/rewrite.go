@@ -42,6 +42,12 @@ const (
 //	atomic     atomic.AddInt32(p, 1), x.Load()     rt.Then(rt.Yield(), atomic.AddInt32(p, 1))
 //	           atomic.StoreInt32(p, 1) (statement) rt.Yield(); atomic.StoreInt32(p, 1)
 //	gosched    runtime.Gosched                     rt.Gosched
+//	goschedloop for i := 0; i < n; i++ {           for i := 0; i < n; i++ { if rt.GoschedLoop() { break } }
+//	             runtime.Gosched() }               (a loop that only yields; under control it yields once: spin.go)
+//	spincas    for !atomic.CompareAndSwapT(p, o, n) for !rt.Then(rt.SpinCAS(func() bool { return atomic.LoadT(p) == o }),
+//	           { body }                              atomic.CompareAndSwapT(p, o, n)) { body }
+//	                                               (a spin loop whose body nobody else sees; under control it waits until
+//	                                               the CAS would succeed: spin.go)
 //	sleep      time.Sleep, time.AfterFunc          rt.Sleep, rt.AfterFunc (the callback runs on a goroutine the scheduler adopts)
 //	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
@@ -55,20 +61,22 @@ const (
 // calls run. Calls in defer and go statements are not wrapped with a
 // yield (that would move the yield to the defer statement).
 const (
-	RuleGo      = "go"
-	RuleSend    = "send"
-	RuleRecv    = "recv"
-	RuleRecv2   = "recv2"
-	RuleClose   = "close"
-	RuleRange   = "range"
-	RuleSelect  = "select"
-	RuleSync    = "sync"
-	RuleAtomic  = "atomic"
-	RuleGosched = "gosched"
-	RuleSleep   = "sleep"
-	RuleTest    = "test"
-	RuleRand    = "rand"
-	RuleMap     = "maprange"
+	RuleGo          = "go"
+	RuleSend        = "send"
+	RuleRecv        = "recv"
+	RuleRecv2       = "recv2"
+	RuleClose       = "close"
+	RuleRange       = "range"
+	RuleSelect      = "select"
+	RuleSync        = "sync"
+	RuleAtomic      = "atomic"
+	RuleGosched     = "gosched"
+	RuleGoschedLoop = "goschedloop"
+	RuleSpinCAS     = "spincas"
+	RuleSleep       = "sleep"
+	RuleTest        = "test"
+	RuleRand        = "rand"
+	RuleMap         = "maprange"
 )
 
 // randFuncs are the top-level functions of math/rand that are also
@@ -90,10 +98,11 @@ type Rewriter struct {
 	// Counts counts the rewrites by rule.
 	Counts map[string]int
 
-	n     int
-	skip  map[ast.Node]bool
-	notes map[ast.Node]any
-	built map[*ast.BlockStmt]bool // blocks made from a select
+	n      int
+	skip   map[ast.Node]bool
+	notes  map[ast.Node]any
+	built  map[*ast.BlockStmt]bool // blocks made from a select
+	shared map[*types.Var]bool     // local variables another goroutine may reach (sharedVars)
 }
 
 // goNote is what pre learned about a go statement.
@@ -111,6 +120,7 @@ func (w *Rewriter) File(fset *token.FileSet, f *ast.File) bool {
 	w.skip = map[ast.Node]bool{}
 	w.notes = map[ast.Node]any{}
 	w.built = map[*ast.BlockStmt]bool{}
+	w.shared = w.sharedVars(f)
 	before := total(w.Counts)
 	astutil.Apply(f, w.pre, w.post)
 	if total(w.Counts) == before {
@@ -298,7 +308,7 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 				w.notes[n] = RuleSync
 			}
 		case "runtime":
-			if n.Sel.Name == "Gosched" {
+			if n.Sel.Name == "Gosched" && !w.skip[n] {
 				w.notes[n] = RuleGosched
 			}
 		case "time":
@@ -313,6 +323,14 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 	case *ast.FuncDecl:
 		if w.Tests && w.isTest(n) {
 			w.notes[n] = RuleTest
+		}
+	case *ast.ForStmt:
+		if sel := w.goschedLoop(n); sel != nil {
+			w.skip[sel] = true
+			w.notes[n] = RuleGoschedLoop
+		} else if note := w.spinCAS(n); note != nil {
+			w.skip[note.cas] = true
+			w.notes[n] = note
 		}
 	}
 	return true
@@ -451,6 +469,16 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 		if w.notes[n] == RuleTest {
 			w.wrapTest(n)
 			w.Counts[RuleTest]++
+		}
+	case *ast.ForStmt:
+		if note, ok := w.notes[n].(*spinNote); ok {
+			n.Cond = spinCond(note)
+			w.Counts[RuleSpinCAS]++
+		}
+		if w.notes[n] == RuleGoschedLoop {
+			n.Body.List = []ast.Stmt{&ast.IfStmt{If: n.Body.List[0].Pos(), Cond: rtCall("GoschedLoop"),
+				Body: &ast.BlockStmt{List: []ast.Stmt{&ast.BranchStmt{Tok: token.BREAK}}}}}
+			w.Counts[RuleGoschedLoop]++
 		}
 	}
 	return true

@@ -513,7 +513,7 @@ func replayCommand(pkgs []string, f testFlags, schedule string) string {
 
 func countsText(m map[string]int) string {
 	var parts []string
-	for _, r := range []string{instrument.RuleGo, instrument.RuleSend, instrument.RuleRecv, instrument.RuleRecv2, instrument.RuleClose, instrument.RuleRange, instrument.RuleSelect, instrument.RuleSync, instrument.RuleAtomic, instrument.RuleGosched, instrument.RuleSleep, instrument.RuleRand, instrument.RuleMap, instrument.RuleTest} {
+	for _, r := range []string{instrument.RuleGo, instrument.RuleSend, instrument.RuleRecv, instrument.RuleRecv2, instrument.RuleClose, instrument.RuleRange, instrument.RuleSelect, instrument.RuleSync, instrument.RuleAtomic, instrument.RuleGosched, instrument.RuleGoschedLoop, instrument.RuleSpinCAS, instrument.RuleSleep, instrument.RuleRand, instrument.RuleMap, instrument.RuleTest} {
 		if m[r] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", r, m[r]))
 		}

@@ -38,12 +38,16 @@ func hchanOf(p unsafe.Pointer) *hchan { return *(**hchan)(p) }
 // channel's shadow: two controlled goroutines that meet on a channel are
 // neither of them blocked in the runtime, so the value is handed over here.
 type entry struct {
-	sel  *selState // shared by the cases of one select (a plain send or receive is a select of one case)
-	idx  int       // the case of sel
-	val  any       // send: the value offered; receive: the value handed over
-	ok   bool
-	push func() bool // send on a buffered channel: put val into the buffer without blocking
+	sel    *selState // shared by the cases of one select (a plain send or receive is a select of one case)
+	idx    int       // the case of sel
+	val    any       // send: the value offered; receive: the value handed over
+	ok     bool
+	pusher pusher // send: puts val into the channel's buffer without blocking
 }
+
+// pusher is a send case that can put its value into the channel's buffer
+// without blocking, and reports whether it did.
+type pusher interface{ push() bool }
 
 // selState is one blocked select: a counterpart that completes one of its
 // cases marks it done, so no other case completes too.
@@ -118,7 +122,7 @@ func (r *run) caseReady(h *hchan, recv bool, sh *shadow, sel *selState) bool {
 		return false
 	}
 	if recv {
-		if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || r.timerDue(h) {
+		if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer) {
 			return true
 		}
 	} else if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil {
@@ -135,24 +139,62 @@ func (r *run) caseReady(h *hchan, recv bool, sh *shadow, sel *selState) bool {
 	return firstLive(sh.receivers, sel) != nil
 }
 
-// selWait is the wait of a blocked select: done, or one of its cases
-// ready; timed, if a case receives from a timer that will fire.
+// selWait is a blocked select (a plain send or receive is a select of
+// one case): its state, its cases, what readiness needs of them, and
+// what the real select of the external phase chose. One allocation
+// holds it all (a plain send or receive: with its case, opOf).
 type selWait struct {
-	sel   *selState
-	cases []chanCase
+	sel    selState
+	all    []Case
+	cases  []chanCase
+	extIdx int
+	buf    [2]chanCase
 }
 
+func newSelWait(sw *selWait, cases []Case) *selWait {
+	if sw == nil {
+		sw = new(selWait)
+	}
+	sw.sel.idx, sw.all, sw.extIdx = -1, cases, -1
+	sw.cases = sw.buf[:0]
+	if len(cases) > len(sw.buf) {
+		sw.cases = make([]chanCase, 0, len(cases))
+	}
+	return sw
+}
+
+// ready reports whether the select can go on: done by a counterpart, or
+// a case ready (caseReady, written out: every choice asks it of every
+// goroutine blocked in a select).
 func (w *selWait) ready(r *run) bool {
 	if w.sel.done {
 		return true
 	}
 	for i := range w.cases {
 		c := &w.cases[i]
-		if r.caseReady(c.h, c.recv, c.sh, w.sel) {
+		h := c.h
+		if h == nil {
+			continue
+		}
+		sh := c.sh
+		if c.recv {
+			if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer) ||
+				len(sh.stash) > 0 || len(sh.senders) > 0 && firstLive(sh.senders, &w.sel) != nil {
+				return true
+			}
+		} else if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil ||
+			len(sh.receivers) > 0 && firstLive(sh.receivers, &w.sel) != nil {
 			return true
 		}
 	}
 	return false
+}
+
+// ext performs the select for real, with cancel as one more case, and
+// reports whether a case completed (extIdx).
+func (w *selWait) ext(cancel <-chan struct{}) bool {
+	w.extIdx = realSelect(false, w.all, cancel)
+	return w.extIdx >= 0
 }
 
 func (w *selWait) timed() bool {
@@ -181,12 +223,13 @@ type Case interface {
 // RecvC is a receive case: after Select chose it, V and OK hold what
 // `v, ok := <-ch` would.
 type RecvC[T any] struct {
-	V  T
-	OK bool
-	ch <-chan T
-	h  *hchan
-	e  *entry
-	sh *shadow // h's, once enqueued: ready need not look it up
+	V   T
+	OK  bool
+	ch  <-chan T
+	h   *hchan
+	e   entry
+	enq bool    // e was enqueued
+	sh  *shadow // h's, once enqueued: ready need not look it up
 }
 
 // RecvCase returns the case `<-ch` of a select.
@@ -232,7 +275,7 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 		// A controlled sender blocked on the full buffer moves its value
 		// into the slot just freed, as the runtime does.
 		if ok && h.dataqsiz > 0 && sh != nil {
-			if e := firstLive(sh.senders, nil); e != nil && e.push() {
+			if e := firstLive(sh.senders, nil); e != nil && e.pusher.push() {
 				e.complete()
 				sh.senders = removeEntry(sh.senders, e)
 			}
@@ -256,17 +299,14 @@ func (c *RecvC[T]) enqueue(r *run, sel *selState, idx int) {
 	if c.h == nil {
 		return
 	}
-	c.e = &entry{sel: sel, idx: idx}
+	c.e, c.enq = entry{sel: sel, idx: idx}, true
 	c.sh = r.shadowOf(c.h)
-	c.sh.receivers = append(c.sh.receivers, c.e)
+	c.sh.receivers = append(c.sh.receivers, &c.e)
 }
 
-func (c *RecvC[T]) dequeue(r *run) {
-	if c.e == nil {
-		return
-	}
-	if sh := r.shadows[unsafe.Pointer(c.h)]; sh != nil {
-		sh.receivers = removeEntry(sh.receivers, c.e)
+func (c *RecvC[T]) dequeue(*run) {
+	if c.enq {
+		c.sh.receivers = removeEntry(c.sh.receivers, &c.e)
 	}
 }
 
@@ -288,11 +328,12 @@ func (c *RecvC[T]) fromReflect(v reflect.Value, ok bool) {
 
 // SendC is a send case.
 type SendC[T any] struct {
-	ch chan<- T
-	v  T
-	h  *hchan
-	e  *entry
-	sh *shadow // h's, once enqueued: ready need not look it up
+	ch  chan<- T
+	v   T
+	h   *hchan
+	e   entry
+	enq bool    // e was enqueued
+	sh  *shadow // h's, once enqueued: ready need not look it up
 }
 
 // SendCase returns the case `ch <- v` of a select (v is evaluated here,
@@ -334,24 +375,24 @@ func (c *SendC[T]) enqueue(r *run, sel *selState, idx int) {
 	if c.h == nil {
 		return
 	}
-	c.e = &entry{sel: sel, idx: idx, val: c.v, push: func() bool {
-		select {
-		case c.ch <- c.v:
-			return true
-		default:
-			return false
-		}
-	}}
+	c.e, c.enq = entry{sel: sel, idx: idx, val: c.v, pusher: c}, true
 	c.sh = r.shadowOf(c.h)
-	c.sh.senders = append(c.sh.senders, c.e)
+	c.sh.senders = append(c.sh.senders, &c.e)
 }
 
-func (c *SendC[T]) dequeue(r *run) {
-	if c.e == nil {
-		return
+// push puts the value into the channel's buffer if there is room.
+func (c *SendC[T]) push() bool {
+	select {
+	case c.ch <- c.v:
+		return true
+	default:
+		return false
 	}
-	if sh := r.shadows[unsafe.Pointer(c.h)]; sh != nil {
-		sh.senders = removeEntry(sh.senders, c.e)
+}
+
+func (c *SendC[T]) dequeue(*run) {
+	if c.enq {
+		c.sh.senders = removeEntry(c.sh.senders, &c.e)
 	}
 }
 
@@ -396,7 +437,7 @@ func Select(hasDefault bool, cases ...Case) int {
 	if len(cases) == 0 {
 		name = "select {}"
 	}
-	return r.selectCases(g, hasDefault, cases, name, op)
+	return r.selectCases(g, hasDefault, cases, name, op, nil)
 }
 
 // realSelect performs the select for real. With cancel, it is one more
@@ -423,24 +464,23 @@ func realSelect(hasDefault bool, cases []Case, cancel <-chan struct{}) int {
 	return i
 }
 
-func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op uint64) int {
+// selectCases runs a select of g; sw, if not nil, is the zero selWait
+// to use (opOf's).
+func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op uint64, sw *selWait) int {
 	if hasDefault {
 		r.yield(g, op)
 		return r.tryCases(g, cases, nil)
 	}
-	sel := &selState{idx: -1}
-	extIdx := -1
-	ext := func(cancel <-chan struct{}) bool {
-		extIdx = realSelect(false, cases, cancel)
-		return extIdx >= 0
-	}
-	sw := &selWait{sel: sel, cases: make([]chanCase, len(cases))}
+	sw = newSelWait(sw, cases)
+	sel := &sw.sel
+	tick := anyTicker(cases)
 	for {
+		sw.cases = sw.cases[:0]
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
-			sw.cases[i] = c.chanCase()
+			sw.cases = append(sw.cases, c.chanCase())
 		}
-		gotExt := r.block(g, op, wait{op: name, sel: sw, ext: ext, tick: anyTicker(cases)})
+		gotExt := r.block(g, op, wait{op: name, sel: sw, tick: tick})
 		for _, c := range cases {
 			c.dequeue(r)
 		}
@@ -454,6 +494,7 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 			// the same virtual instant fire in an order the runtime
 			// randomizes). The received value is put back and the
 			// schedule chooses among the ready cases, as on any decision.
+			extIdx := sw.extIdx
 			if u, ok := cases[extIdx].(interface{ unreceive(*run) }); ok && len(cases) > 1 && othersReady(r, cases, extIdx, sel) {
 				u.unreceive(r)
 				if i := r.tryCases(g, cases, sel); i >= 0 {
@@ -501,6 +542,21 @@ func (r *run) tryCases(g *gor, cases []Case, sel *selState) int {
 	return -1
 }
 
+// sendOp is a plain send: its case, the list of it and its wait in one
+// allocation.
+type sendOp[T any] struct {
+	c  SendC[T]
+	cs [1]Case
+	sw selWait
+}
+
+// recvOp is a plain receive, as sendOp.
+type recvOp[T any] struct {
+	c  RecvC[T]
+	cs [1]Case
+	sw selWait
+}
+
 // Send is `ch <- v`.
 func Send[T any](ch chan<- T, v T) {
 	r, g := current()
@@ -508,7 +564,9 @@ func Send[T any](ch chan<- T, v T) {
 		ch <- v
 		return
 	}
-	r.selectCases(g, false, []Case{SendCase(ch, v)}, "chan send", opSend)
+	o := &sendOp[T]{c: SendC[T]{ch: ch, v: v, h: hchanOf(unsafe.Pointer(&ch))}}
+	o.cs[0] = &o.c
+	r.selectCases(g, false, o.cs[:], "chan send", opSend, &o.sw)
 }
 
 // Recv is `<-ch`.
@@ -524,9 +582,10 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		v, ok := <-ch
 		return v, ok
 	}
-	c := RecvCase(ch)
-	r.selectCases(g, false, []Case{c}, "chan receive", opRecv)
-	return c.V, c.OK
+	o := &recvOp[T]{c: RecvC[T]{ch: ch, h: hchanOf(unsafe.Pointer(&ch))}}
+	o.cs[0] = &o.c
+	r.selectCases(g, false, o.cs[:], "chan receive", opRecv, &o.sw)
+	return o.c.V, o.c.OK
 }
 
 // Close is `close(ch)`: a yield point, then the real close (which panics
@@ -577,13 +636,16 @@ func timerArmed(h *hchan) bool {
 	return timerWhen(h) > 0 && h.qcount == 0 && h.closed == 0
 }
 
-// timerDue reports whether h is the channel of a timer whose time has
+// timerDue reports whether t, the timer of a channel, is one whose time has
 // come although its value is not in the channel yet: the runtime sends it
 // only when the channel is received from (timers of channels nobody waits
 // on are run lazily), so the descriptor alone would say "not ready" and
 // the real select that follows would choose at random among this and
 // other cases ready at the same instant.
-func (r *run) timerDue(h *hchan) bool {
-	w := timerWhen(h)
+func (r *run) timerDue(t unsafe.Pointer) bool {
+	if !timersReadable {
+		return false
+	}
+	w := *(*int64)(unsafe.Add(t, 24)) // as timerWhen
 	return w > 0 && w <= r.now()
 }

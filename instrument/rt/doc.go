@@ -17,7 +17,7 @@
 //   - A yield point is a call of this package by the goroutine holding
 //     control: Go, Send, Recv, Recv2, Select, Close, the methods of Mutex,
 //     RWMutex, WaitGroup, Once and Cond, Yield (before an atomic
-//     operation), Gosched, Sleep. Called by any other goroutine they do
+//     operation), SpinCAS, Gosched, GoschedLoop, Sleep. Called by any other goroutine they do
 //     what Go does.
 //   - Blocking: a goroutine whose operation cannot complete waits with a
 //     predicate that reads state without side effects: for a channel, the
@@ -74,12 +74,21 @@
 //     goroutines. The program's values are back after each run.
 //   - Settling: before a choice the scheduler lets uncontrolled
 //     goroutines run until they block (synctest.Wait), unless no
-//     goroutine but the run's own was created since the run began
-//     (runtime/metrics' count of goroutines created): then none can be
-//     runnable but one left from before the run that the run wakes by a
-//     real operation, which a run of fresh packages has nothing to share
-//     with. TestFastPathKeepsReplays checks that skipping changes no run
-//     and no replay.
+//     goroutine but the run's own was created since the run began: then
+//     none can be runnable but one left from before the run that the run
+//     wakes by a real operation, which a run of fresh packages has
+//     nothing to share with. Checked cheaply at each choice (the
+//     process's goroutine count is what the last settle left, give or
+//     take the run's own), and by runtime/metrics' count of goroutines
+//     created when it is not (settleBeforeChoice).
+//     TestFastPathKeepsReplays checks that skipping changes no run and
+//     no replay.
+//   - Spin loops (the rewriter's goschedloop and spincas rules,
+//     GoschedLoop and SpinCAS): a loop that only yields yields once, and
+//     a goroutine spinning on a compare-and-swap waits until it would
+//     succeed, since their other steps change nothing another goroutine
+//     can see. Runs choose so since schedule format version 2; a version
+//     1 schedule replays as its runs chose (sched.Schedule.Version).
 //   - Fairness: after Config.Fair consecutive steps of one goroutine while
 //     others could run, the next runs, so that a spin loop cannot hold a
 //     search forever.

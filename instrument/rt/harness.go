@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -360,11 +361,27 @@ func runOnce(cfg Config, main func()) (sched.Schedule, error) {
 		return sched.Schedule{}, errors.New("execspec/rt: a controlled run is already in progress (tests under control cannot run in parallel)")
 	}
 	defer active.Store(nil)
+	// The choices are recorded in a buffer that the process's runs share
+	// (one at a time), so that a run of a thousand choices does not grow
+	// its own slice from nothing; the schedule gets a copy.
+	r.choices = choiceBuf[:0]
 	main, restore := r.withPackages(main)
 	err := r.coordinate(main)
 	restore()
-	return sched.Schedule{Choices: r.choices, Steps: r.steps, Checksum: r.sum}, err
+	choices := slices.Clone(r.choices)
+	if len(choices) == 0 {
+		choices = nil
+	}
+	choiceBuf = r.choices[:0]
+	sc := sched.Schedule{Choices: choices, Steps: r.steps, Checksum: r.sum}
+	if r.legacy {
+		sc.Version = 1
+	}
+	return sc, err
 }
+
+// choiceBuf is the choices buffer of the run in progress (runOnce).
+var choiceBuf []sched.Choice
 
 // Replay runs body once under the choices of s, like Run, and checks that
 // the run followed them and reproduced s's steps and checksum: it returns

@@ -42,6 +42,28 @@ func Gosched() {
 	r.yield(g, opYield)
 }
 
+// GoschedLoop is runtime.Gosched in a loop that only yields (the
+// rewriter's goschedloop rule: the loop's body is the Gosched alone, and
+// its condition and post statement touch nothing another goroutine can
+// reach, as a spin lock's backoff `for i := 0; i < backoff; i++`): a
+// yield point, after which it reports whether the loop may stop. Under
+// control it may: each further iteration would only yield again, with
+// nothing between the yields that another goroutine could see, and a
+// run of such yield points allows exactly the interleavings of one (what
+// others do in the later ones they can do in the first), so the choices
+// they would ask for are not asked. Outside control, and in a run that
+// replays a schedule of format version 1 (made before this rule), it
+// does not: the loop runs as written.
+func GoschedLoop() bool {
+	r, g := current()
+	if g == nil {
+		runtime.Gosched()
+		return false
+	}
+	r.yield(g, opYield)
+	return !r.legacy
+}
+
 // Sleep is time.Sleep: a receive from a timer's channel, so that the
 // other goroutines run while this one sleeps and the (virtual) clock
 // advances only when every controlled goroutine is blocked.
@@ -68,6 +90,35 @@ func Yield() Y {
 	if g != nil {
 		r.yield(g, opAtomic)
 	}
+	return Y{}
+}
+
+// SpinCAS is the yield point before the compare-and-swap of a spin
+// loop (the rewriter's spincas rule: `for !CAS(p, old, new) { body }`
+// whose body nobody else can see, as a spin lock's backoff, and whose
+// p, old and new are the same at every iteration): ready reports whether
+// *p holds old, that is whether the CAS would succeed. Under control the
+// goroutine waits until it does, so that the CAS it makes when it is
+// chosen succeeds: its failed iterations changed nothing another
+// goroutine could see (a failed CAS writes nothing, and the body touches
+// only its own variables, dead after the loop), so the runs in which it
+// spun allow the same interleavings as those in which it waited, without
+// the steps and choices of the spinning. A wait nothing can end is then
+// a deadlock the scheduler names instead of a spin to the step budget.
+// Uncontrolled goroutines may store to *p, so the external phase looks
+// at it again from time to time (a polled wait). Outside control, and
+// in a run that replays a schedule of format version 1 (made before this
+// rule), it is Yield: the loop runs as written.
+func SpinCAS(ready func() bool) Y {
+	r, g := current()
+	if g == nil {
+		return Y{}
+	}
+	if r.legacy {
+		r.yield(g, opAtomic)
+		return Y{}
+	}
+	r.block(g, opAtomic, wait{op: "spin on an atomic (CompareAndSwap)", ready: ready, polled: true})
 	return Y{}
 }
 

@@ -86,13 +86,11 @@ const (
 type wait struct {
 	op    string      // "chan receive", "Mutex.Lock", ... for reports
 	ready func() bool // side-effect free: the goroutine can go on now
-	// sel, for a select (a send, a receive), stands for ready and timed.
+	// sel, for a select (a send, a receive), stands for ready and timed,
+	// and performs the operation for real (sel.ext: a blocking select
+	// with cancel as one more case) when no controlled goroutine can run:
+	// then only uncontrolled goroutines and timers can end the wait.
 	sel *selWait
-	// ext, if not nil, performs the operation for real (a blocking
-	// select with cancel as one more case) and reports whether it
-	// completed. It is used when no controlled goroutine can run: then
-	// only uncontrolled goroutines and timers can end the wait.
-	ext func(cancel <-chan struct{}) bool
 	// timed, if not nil, reports whether a timer that will fire can end
 	// the wait (a receive from a timer's channel): the schedule may then
 	// let virtual time pass to that timer while other goroutines could
@@ -101,9 +99,10 @@ type wait struct {
 	timed func() bool
 	// tick: a ticker's channel can end the wait (housekeeping.go).
 	tick bool
-	// std: the standard library's sync (stdsync.go); uncontrolled
-	// goroutines can make ready hold.
-	std bool
+	// polled: uncontrolled goroutines can make ready hold (the standard
+	// library's sync, stdsync.go; a spin on an atomic, SpinCAS): the
+	// external phase looks again after 1, 2, 4... ms of virtual time.
+	polled bool
 }
 
 // isReady reports whether w can end now (side-effect free).
@@ -230,9 +229,13 @@ type run struct {
 	progress, markProgress int
 	markTime               time.Time
 
-	// nowNs is the bubble's clock as now read it, if nowOK.
+	// nowNs is the bubble's clock as now last read it, if nowOK.
 	nowNs int64
 	nowOK bool
+	// legacy: the run replays a schedule of format version 1, made when
+	// a loop that only yields yielded at every iteration and a spin on a
+	// compare-and-swap spun (GoschedLoop, SpinCAS).
+	legacy bool
 }
 
 // now returns the bubble's clock (time.Now().UnixNano()), read once
@@ -243,9 +246,14 @@ type run struct {
 // return of control to a goroutine (park) and each turn of the
 // coordinator reads it afresh (timeMoved).
 func (r *run) now() int64 {
-	if !r.nowOK {
-		r.nowNs, r.nowOK = time.Now().UnixNano(), true
+	if r.nowOK {
+		return r.nowNs
 	}
+	return r.readNow()
+}
+
+func (r *run) readNow() int64 {
+	r.nowNs, r.nowOK = time.Now().UnixNano(), true
 	return r.nowNs
 }
 
@@ -391,6 +399,12 @@ func newRun(cfg Config) *run {
 	}
 	r := &run{gen: runs.Add(1), cfg: cfg, strategy: cfg.Strategy, sum: fnvOffset, events: make(chan struct{}, 1), adoptCh: make(chan struct{}, 1),
 		shadows: map[unsafe.Pointer]*shadow{}}
+	if rp, ok := cfg.Strategy.(*sched.Replay); ok && rp.Version() == 1 {
+		// A schedule made before format version 2 replays as its runs
+		// chose: loops that only yield yield at every iteration, spins
+		// spin (GoschedLoop, SpinCAS).
+		r.legacy = true
+	}
 	if _, ok := cfg.Strategy.(*sched.PCT); ok {
 		// PCT chooses goroutines by priority; the cases of a select are
 		// chosen from a stream of their own.
@@ -409,6 +423,7 @@ func (r *run) newG() *gor {
 
 // start is the body of every controlled goroutine.
 func (r *run) start(g *gor, fn func()) {
+	growStack()
 	g.gp.Store(curg())
 	<-g.sem
 	defer r.exit(g)
@@ -516,7 +531,7 @@ func (r *run) yield(g *gor, op uint64) {
 }
 
 // block is a yield point that returns once w.ready() holds, or once the
-// real operation w.ext completed (it then returns true).
+// real operation w.sel.ext completed (it then returns true).
 func (r *run) block(g *gor, op uint64, w wait) (ext bool) {
 	r.step(g, op)
 	g.state = gBlocked
@@ -552,7 +567,7 @@ func (r *run) park(g *gor) {
 		}
 		if g.extReq {
 			g.extReq = false
-			g.extOK = g.w.ext(g.cancel)
+			g.extOK = g.w.sel.ext(g.cancel)
 			r.extRep <- g
 			continue
 		}
@@ -846,7 +861,7 @@ func (r *run) external() *gor {
 		// Not those whose operation can complete under control (the
 		// schedule let time pass while they could run, EarlyTimers): done
 		// for real, it could complete with another's at random.
-		if g.state == gBlocked && g.w.ext != nil && !r.isReady(&g.w) {
+		if g.state == gBlocked && g.w.sel != nil && !r.isReady(&g.w) {
 			launched = append(launched, g)
 		}
 	}
@@ -1052,3 +1067,25 @@ func ReplayWith(t *testing.T, cfg Config, s sched.Schedule, body func(t *testing
 	}
 	return err
 }
+
+// growStack grows the calling goroutine's stack while it is shallow: a
+// controlled goroutine's step goes deep (the program, the scheduler's
+// choice, the runtime's clock), and a stack that grows there is copied
+// frame by frame (about 30 frames to walk); grown here, at the start, it
+// is copied with two. The byte it returns is only there so that the
+// frame is not optimised away.
+//
+//go:noinline
+func growStack() byte {
+	var buf [stackWant]byte
+	buf[stackIdx] = 1
+	return buf[stackIdx/2]
+}
+
+// stackWant is the frame growStack takes: the stack grows to the next
+// power of two that holds it (16 KiB; 8 KiB was too little for ants'
+// steps, 32 KiB cost more to clear than it saved).
+const stackWant = 12 << 10
+
+// stackIdx is read, not constant, so that buf is written for real.
+var stackIdx = stackWant - 1

@@ -58,7 +58,7 @@ func stdBlock(op int, what string, ready func() bool) {
 		r.yield(g, stdOps[op])
 		return
 	}
-	r.block(g, stdOps[op], wait{op: what, ready: ready, std: true})
+	r.block(g, stdOps[op], wait{op: what, ready: ready, polled: true})
 }
 
 // quietly runs f, on the goroutine holding control, with the overlay's
@@ -70,11 +70,12 @@ func (r *run) quietly(f func()) {
 }
 
 // stdWaits reports whether a controlled goroutine waits on the standard
-// library's sync (and, with ready, whether one can now go on): in the
-// external phase uncontrolled goroutines and timers may release it.
+// library's sync or spins on an atomic (a polled wait; and, with ready,
+// whether one can now go on): in the external phase uncontrolled
+// goroutines and timers may release it.
 func (r *run) stdWaits(ready bool) bool {
 	for _, g := range r.alive {
-		if g.state == gBlocked && g.w.std && (!ready || r.isReady(&g.w)) {
+		if g.state == gBlocked && g.w.polled && (!ready || r.isReady(&g.w)) {
 			return true
 		}
 	}

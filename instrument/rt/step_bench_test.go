@@ -11,30 +11,15 @@ import (
 
 // poolish is a small worker pool written as the rewriter writes one, in
 // the shape of ants (the pool examples/poolcheck measures): a spin lock
-// (a CAS after a yield, a backoff loop of Gosched), two housekeeping
-// goroutines blocked in a select on a done channel and a ticker (ants'
-// purge and clock), workers that receive tasks from a channel and count
-// themselves with atomics under the spin lock, submitters, and a
-// WaitGroup the body waits on. Most of its steps are what ants' are:
-// yields before atomics and Gosched in a spin loop, with several
-// goroutines blocked at every decision.
+// (spinLock, rules spincas and goschedloop), two housekeeping goroutines
+// blocked in a select on a done channel and a ticker (ants' purge and
+// clock), workers that receive tasks from a channel and count themselves
+// with atomics under the spin lock, submitters, and a WaitGroup the body
+// waits on. Most of its steps are what ants' are: yields before atomics,
+// with several goroutines blocked at every decision.
 func poolish() {
-	var lock uint32
-	lockSpin := func() {
-		backoff := 1
-		for !Then(Yield(), atomic.CompareAndSwapUint32(&lock, 0, 1)) {
-			for i := 0; i < backoff; i++ {
-				Gosched()
-			}
-			if backoff < 16 {
-				backoff <<= 1
-			}
-		}
-	}
-	unlockSpin := func() {
-		Yield()
-		atomic.StoreUint32(&lock, 0)
-	}
+	var lock spinLock
+	lockSpin, unlockSpin := lock.Lock, lock.Unlock
 	done := make(chan struct{})
 	for range 2 {
 		Go(func() {

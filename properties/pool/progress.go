@@ -194,7 +194,10 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 			best = &b
 		}
 	}
-	if best == nil {
+	if best == nil || !ongoing && best.to-best.from <= int64(tr.cfg.ProgressFloor) {
+		// The bound is at least the floor: a stall no longer than it is
+		// no finding, and the median below (every pair of tasks) is
+		// not needed.
 		return nil
 	}
 	// The pool's own start delay: over the tasks that found room and no

@@ -14,6 +14,24 @@ type counter struct {
 	n int
 }
 
+// spin is a spin lock whose backoff is a loop that only yields, as
+// ants' is (rule goschedloop).
+type spin int32
+
+func (s *spin) Lock() {
+	backoff := 1
+	for !atomic.CompareAndSwapInt32((*int32)(s), 0, 1) {
+		for i := 0; i < backoff; i++ {
+			runtime.Gosched()
+		}
+		if backoff < 16 {
+			backoff <<= 1
+		}
+	}
+}
+
+func (s *spin) Unlock() { atomic.StoreInt32((*int32)(s), 0) }
+
 // Program uses the sync types, atomics, Gosched and Sleep.
 func Program() string {
 	var c counter
@@ -25,10 +43,15 @@ func Program() string {
 	mu := &sync.Mutex{}
 	cond := sync.NewCond(mu)
 	ready := false
+	var sp spin
+	locked := 0
 	for range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sp.Lock()
+			locked++
+			sp.Unlock()
 			once.Do(func() { inits++ })
 			c.Lock()
 			c.n++
@@ -58,6 +81,27 @@ func Program() string {
 	for atomic.LoadInt64(&spins) < 3 {
 		runtime.Gosched()
 	}
+	// A spin loop of the method form (rule spincas): it waits for hits
+	// to be 3.
+	for !hits.CompareAndSwap(3, 3) {
+		runtime.Gosched()
+	}
+	// Not one the rule takes: the tries it counts are used after it.
+	tries := 0
+	for !atomic.CompareAndSwapInt64(&spins, 3, 3) {
+		tries++
+	}
+	if tries < 0 {
+		return "negative tries"
+	}
+	// Not a loop that only yields: its bound is a variable a closure
+	// captures (another goroutine could change it).
+	rounds := 2
+	grow := func() { rounds++ }
+	for i := 0; i < rounds; i++ {
+		runtime.Gosched()
+	}
+	grow()
 	mu.Lock()
 	ready = true
 	cond.Broadcast()
@@ -67,5 +111,5 @@ func Program() string {
 	if d := rand.Intn(10); d < 0 || d >= 10 {
 		return "rand out of range"
 	}
-	return fmt.Sprint(c.n, inits, hits.Load(), spins)
+	return fmt.Sprint(c.n, inits, hits.Load(), spins, locked, rounds)
 }

@@ -20,7 +20,7 @@ import (
 //
 // The text form (MarshalText) is small and diffable:
 //
-//	execspec-schedule v1
+//	execspec-schedule v2
 //	steps 212
 //	checksum 9f3c0d1e2a4b5c6d
 //	choices 3
@@ -35,6 +35,27 @@ type Schedule struct {
 	Choices  []Choice
 	Steps    int
 	Checksum uint64
+	// Version is the format version the schedule was made under: 0 (the
+	// current one, Version) or 1, read from a file written before
+	// version 2. Version 2 changed what a run of instrumented code
+	// chooses: a loop that only yields (runtime.Gosched alone, in a loop
+	// that touches nothing another goroutine can reach: a spin lock's
+	// backoff) yields once rather than at every iteration. A version 1
+	// schedule replays with such loops yielding at every iteration, as
+	// they did when it was made (instrument/rt); the built-in
+	// executors' controller chooses the same way under both.
+	Version int
+}
+
+// Version is the current format version of schedules.
+const Version = 2
+
+// version returns the format version s is written in.
+func (s Schedule) version() int {
+	if s.Version == 0 {
+		return Version
+	}
+	return s.Version
 }
 
 // Preemptions counts the choices that preempted a goroutine that could
@@ -49,12 +70,17 @@ func (s Schedule) Preemptions() int {
 	return n
 }
 
-const scheduleMagic = "execspec-schedule v1"
+// scheduleMagic is the first line of a schedule of format version v.
+func scheduleMagic(v int) string { return "execspec-schedule v" + strconv.Itoa(v) }
 
-// MarshalText writes the text form of s.
+// MarshalText writes the text form of s, in its format version.
 func (s Schedule) MarshalText() ([]byte, error) {
+	v := s.version()
+	if v < 1 || v > Version {
+		return nil, fmt.Errorf("%w: format version %d: expected 1 to %d", ErrScheduleSyntax, v, Version)
+	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\nsteps %d\nchecksum %016x\nchoices %d\n", scheduleMagic, s.Steps, s.Checksum, len(s.Choices))
+	fmt.Fprintf(&b, "%s\nsteps %d\nchecksum %016x\nchoices %d\n", scheduleMagic(v), s.Steps, s.Checksum, len(s.Choices))
 	for i, c := range s.Choices {
 		if i > 0 {
 			if i%32 == 0 {
@@ -112,10 +138,19 @@ func (s *Schedule) UnmarshalText(text []byte) error {
 	t, ok := next()
 	if !ok {
 		line++
-		return bad("empty: expected %q", scheduleMagic)
+		return bad("empty: expected %q", scheduleMagic(Version))
 	}
-	if t != scheduleMagic {
-		return bad("expected %q, found %q", scheduleMagic, t)
+	version := 0
+	for v := 1; v <= Version; v++ {
+		if t == scheduleMagic(v) {
+			version = v
+		}
+	}
+	if version == 0 {
+		if strings.HasPrefix(t, "execspec-schedule v") {
+			return bad("%q: this build reads schedule format versions 1 to %d (%q); a newer execspec wrote it", t, Version, scheduleMagic(Version))
+		}
+		return bad("expected %q, found %q", scheduleMagic(Version), t)
 	}
 	v, err := header("steps")
 	if err != nil {
@@ -168,7 +203,10 @@ func (s *Schedule) UnmarshalText(text []byte) error {
 	if t, ok := next(); ok {
 		return bad("unexpected %q after the choices", t)
 	}
-	s.Choices, s.Steps, s.Checksum = choices, steps, sum
+	s.Choices, s.Steps, s.Checksum, s.Version = choices, steps, sum, version
+	if version == Version {
+		s.Version = 0
+	}
 	return nil
 }
 
@@ -190,9 +228,12 @@ func (s Schedule) SaveCommented(path string, comments []string) error {
 		}
 		b = append(append(append(b, "# "...), c...), '\n')
 	}
-	text, _ := s.MarshalText()
-	b = append(b, text...)
 	fail := func(err error) error { return fmt.Errorf("control: saving schedule: %w", err) }
+	text, err := s.MarshalText()
+	if err != nil {
+		return fail(err)
+	}
+	b = append(b, text...)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fail(err)
 	}

@@ -17,7 +17,9 @@ func TestScheduleBadInput(t *testing.T) {
 	}
 	for _, tc := range []struct{ text, want string }{
 		{"", "line 1: empty"},
-		{"execspec-schedule v2\n", "line 1: expected"},
+		{"execspec-schedule v3\n", `line 1: "execspec-schedule v3": this build reads schedule format versions 1 to 2`},
+		{"execspec-schedule\n", "line 1: expected"},
+		{"execspec-schedule v2\nsteps x\n", "line 2: steps"},
 		{"execspec-schedule v1\nsteps x\n", "line 2: steps"},
 		{"execspec-schedule v1\nsteps 1\nsum 0\n", "line 3: expected \"checksum\""},
 		{"execspec-schedule v1\nsteps 1\nchecksum zz\n", "line 3: checksum"},
@@ -38,9 +40,36 @@ func TestScheduleBadInput(t *testing.T) {
 	}
 }
 
+// Schedules are written in format version 2; a version 1 file reads as
+// Version 1 and is written back as it was (instrument/rt replays it as
+// version 1 runs chose).
+func TestScheduleVersions(t *testing.T) {
+	v1 := "execspec-schedule v1\nsteps 10\nchecksum 00000000000000ff\nchoices 2\n0/2 1/3!\n"
+	var s Schedule
+	if err := s.UnmarshalText([]byte(v1)); err != nil || s.Version != 1 {
+		t.Fatalf("version 1 read as %d: %v", s.Version, err)
+	}
+	if again, err := s.MarshalText(); err != nil || string(again) != v1 {
+		t.Fatalf("version 1 written back as %q: %v", again, err)
+	}
+	s.Version = 0
+	v2, err := s.MarshalText()
+	if err != nil || !strings.HasPrefix(string(v2), "execspec-schedule v2\n") {
+		t.Fatalf("a new schedule is written as %q: %v", v2, err)
+	}
+	var back Schedule
+	if err := back.UnmarshalText(v2); err != nil || back.Version != 0 {
+		t.Fatalf("version 2 read as %d: %v", back.Version, err)
+	}
+	if _, err := (Schedule{Version: 3}).MarshalText(); !errors.Is(err, ErrScheduleSyntax) {
+		t.Fatalf("version 3 written: %v", err)
+	}
+}
+
 func FuzzScheduleText(f *testing.F) {
 	f.Add([]byte("execspec-schedule v1\nsteps 10\nchecksum 00000000000000ff\nchoices 2\n0/2 1/3!\n"))
 	f.Add([]byte("execspec-schedule v1\nsteps 0\nchecksum 0\nchoices 0\n\n"))
+	f.Add([]byte("execspec-schedule v2\nsteps 3\nchecksum 1\nchoices 1\n1/2!\n"))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		var s Schedule
 		if err := s.UnmarshalText(text); err != nil {

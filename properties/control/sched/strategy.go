@@ -111,6 +111,11 @@ func (r *Replay) Choose(d Decision) int {
 	return c.Index
 }
 
+// Version returns the format version of the schedule replayed (1 or
+// Version): a run replaying a version 1 schedule chooses as version 1
+// runs did (see Schedule.Version).
+func (r *Replay) Version() int { return r.s.version() }
+
 // Used returns how many of the schedule's choices the current run made.
 func (r *Replay) Used() int { return r.next }
 
