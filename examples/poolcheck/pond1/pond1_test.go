@@ -48,13 +48,29 @@ var pond1Config = pool.Config{
 // while the pool is below its maximum. The stall is judged after
 // whatever began the stretch of room: a Submit, or a task's panic whose
 // worker stayed (controlled cases 4,764 and 43,330 at v1.9.1, see
-// README.md); v1.9.2 has the same code.
+// README.md); v1.9.2 has the same code. Three more come from the idle
+// purge (maybeStopIdleWorker), found with early timers: it lowers the
+// worker and idle counts under the pool's mutex but hands its stop
+// signal (a nil task) to whichever worker takes it next from the channel,
+// later. A worker counted idle that takes a queued task before the nil
+// runs it while a submit, seeing the lowered count, starts a new worker
+// with the next task: two tasks at once on a pool of one (capacity). A
+// submitter that found the pool at its maximum and sends after the purge
+// has stopped the only worker waits for good (no-hang). And v1.9.1's
+// drainTasks, run by a worker when the pool's context is cancelled,
+// calls tasksWaitGroup.Done for every value it drains, the purge's nil
+// included: "sync: negative WaitGroup counter" kills the process
+// (no-crash); v1.9.2 skips nil tasks there. Schedules in
+// testdata/schedules/, see README.md.
 var pond1Lib = pool.Library{
 	Module: "github.com/alitto/pond",
 	Func:   pond.New,
 	Known: []pool.KnownDefect{
 		{Key: pool.Progress + "/Submit", Why: "a submitter counts on an idle worker that another submit already took"},
 		{Key: pool.Progress + "/task panic", Why: "a submitter counts on an idle worker that another submit already took"},
+		{Key: pool.CapacityBound + "/Submit", Why: "the idle purge lowers the worker count before its stop signal reaches a worker, which takes a queued task instead"},
+		{Key: pool.NoHang + "/task end", Why: "the idle purge stops the only worker while a submitter that saw the pool at its maximum is about to send"},
+		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.drainTasks", Fixed: "v1.9.2", Why: "drainTasks counts the idle purge's nil stop signal as a task: negative WaitGroup counter"},
 	},
 }
 
