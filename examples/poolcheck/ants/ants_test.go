@@ -82,7 +82,19 @@ var antsConfig = pool.Config{
 // capacity leave after their task (revertWorker) with a Broadcast and a
 // Signal made without p.lock, which a submitter between its check and
 // cond.Wait misses (testdata/schedules/TestAnts.progress-task_end.schedule,
-// at v2.7.5).
+// at v2.7.5). A worker that the purge expires (its idle time past
+// ExpiryDuration) dies the same way as one whose task panicked: its
+// deferred cond.Signal() is made without p.lock, and a submitter that
+// found no idle worker and Running() == Cap() just before misses it and
+// waits for the purge's next tick to find the pool dormant
+// (testdata/schedules/TestAnts.progress-task_end.purge.schedule, at
+// v2.11.4; v2.12.1 has the same code). The suite cannot see the purge:
+// it names the stall after the task end or Submit that began it, so
+// those two triggers are acknowledged in every version with the
+// deferred Signal. Tune's lost wakeup is named after a Submit too when
+// the stall began with one (testdata/schedules/TestAnts.progress-Submit.tune.schedule,
+// at v2.7.5: Tune grows the pool and broadcasts while a submitter is
+// between its capacity check and cond.Wait).
 var antsLib = pool.Library{
 	Module: "github.com/panjf2000/ants/v2",
 	Func:   ants.NewPool,
@@ -92,6 +104,8 @@ var antsLib = pool.Library{
 		{Key: pool.Progress + "/Resize", From: "v2.7.5", Why: "Tune signals without the pool's lock"},
 		{Key: pool.Progress + "/task panic", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
 		{Key: pool.Progress + "/task Goexit", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
+		{Key: pool.Progress + "/task end", From: "v2.4.4", Why: "a worker the idle purge expires dies signalling without the pool's lock"},
+		{Key: pool.Progress + "/Submit", From: "v2.4.4", Why: "a signal without the pool's lock (a worker the idle purge expires, Tune) lost by a submitter, named after the Submit that began the stall"},
 	},
 }
 

@@ -48,15 +48,46 @@ var pond1Config = pool.Config{
 // while the pool is below its maximum. The stall is judged after
 // whatever began the stretch of room: a Submit, or a task's panic whose
 // worker stayed (controlled cases 4,764 and 43,330 at v1.9.1, see
-// README.md); v1.9.2 has the same code.
+// README.md); v1.9.2 has the same code. Three more come from the idle
+// purge (maybeStopIdleWorker), found with early timers: it lowers the
+// worker and idle counts under the pool's mutex but hands its stop
+// signal (a nil task) to whichever worker takes it next from the channel,
+// later. A worker counted idle that takes a queued task before the nil
+// runs it while a submit, seeing the lowered count, starts a new worker
+// with the next task: two tasks at once on a pool of one (capacity). A
+// submitter that found the pool at its maximum and sends after the purge
+// has stopped the only worker waits for good (no-hang). And v1.9.1's
+// drainTasks, run by a worker when the pool's context is cancelled,
+// calls tasksWaitGroup.Done for every value it drains, the purge's nil
+// included: "sync: negative WaitGroup counter" kills the process
+// (no-crash; the counter, one short, may go negative at a later Done,
+// in executeTask or worker); v1.9.2 skips nil tasks there. And v1.9.1's
+// stop closes the tasks channel before it waits for the purge, which,
+// past its count check, sends its nil on the closed channel (no-crash in
+// maybeStopIdleWorker; v1.9.2 waits first). The hang is named after
+// whatever began the stall (task end, Submit, task panic). Schedules in
+// testdata/schedules/, see README.md.
 var pond1Lib = pool.Library{
 	Module: "github.com/alitto/pond",
 	Func:   pond.New,
 	Known: []pool.KnownDefect{
 		{Key: pool.Progress + "/Submit", Why: "a submitter counts on an idle worker that another submit already took"},
 		{Key: pool.Progress + "/task panic", Why: "a submitter counts on an idle worker that another submit already took"},
+		{Key: pool.CapacityBound + "/Submit", Why: "the idle purge lowers the worker count before its stop signal reaches a worker, which takes a queued task instead"},
+		{Key: pool.NoHang + "/task end", Why: purgeHang},
+		{Key: pool.NoHang + "/Submit", Why: purgeHang},
+		{Key: pool.NoHang + "/task panic", Why: purgeHang},
+		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.drainTasks", Fixed: "v1.9.2", Why: purgeNil},
+		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.(*WorkerPool).executeTask.func1", Fixed: "v1.9.2", Why: purgeNil},
+		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.worker", Fixed: "v1.9.2", Why: purgeNil},
+		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.(*WorkerPool).maybeStopIdleWorker", Fixed: "v1.9.2", Why: "StopAndWait closes the tasks channel before the purge has ended; a purge past its count check sends its nil on the closed channel"},
 	},
 }
+
+const (
+	purgeHang = "the idle purge stops the only worker while a submitter that saw the pool at its maximum is about to send"
+	purgeNil  = "drainTasks counts the idle purge's nil stop signal as a task: the WaitGroup counter goes negative at that Done or a later one"
+)
 
 func TestPond1(t *testing.T) {
 	pond1Lib.Check(t, pool.Target{New: newPond1, Config: pond1Config})
