@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/execspec/execspec/executor/point"
+	"github.com/execspec/execspec/internal/goid"
 	"github.com/execspec/execspec/properties/control/sched"
 )
 
@@ -269,7 +270,7 @@ type adoption struct {
 // adopt makes the calling goroutine (a timer's callback) a controlled
 // goroutine of r and runs f on it; it returns false if the run is over.
 func (r *run) adopt(f func()) bool {
-	a := &adoption{sem: make(chan struct{}, 1), gp: curg()}
+	a := &adoption{sem: make(chan struct{}, 1), gp: goid.Curg()}
 	r.adoptMu.Lock()
 	if r.ended {
 		r.adoptMu.Unlock()
@@ -347,7 +348,7 @@ func current() (*run, *gor) {
 		return nil, nil
 	}
 	g := r.cur.Load()
-	if g == nil || g.gp.Load() != curg() {
+	if g == nil || g.gp.Load() != goid.Curg() {
 		return r, nil
 	}
 	return r, g
@@ -424,7 +425,7 @@ func (r *run) newG() *gor {
 // start is the body of every controlled goroutine.
 func (r *run) start(g *gor, fn func()) {
 	growStack()
-	g.gp.Store(curg())
+	g.gp.Store(goid.Curg())
 	<-g.sem
 	defer r.exit(g)
 	if r.aborting {
