@@ -76,6 +76,15 @@ func (rn *runner) masked(q *Property, err error) (caughtAt, bool) {
 	}
 	var cerr *conform.Error
 	if q.Name == checkConformance && errors.As(err, &cerr) {
+		if cerr.LostWake() {
+			// A re-queue the executor never made is a lost wake: the
+			// same defect as one the wake checks reported.
+			for _, name := range lostWakeChecks {
+				if c, ok := rn.caught[name]; ok {
+					return caughtAt{c.under, name}, true
+				}
+			}
+		}
 		for _, p := range suite {
 			if c, ok := rn.caught[p.Name]; ok && p.Rule != 0 && p.Rule == cerr.Rule {
 				return caughtAt{c.under, p.Name}, true
@@ -84,6 +93,9 @@ func (rn *runner) masked(q *Property, err error) (caughtAt, bool) {
 	}
 	return caughtAt{}, false
 }
+
+// lostWakeChecks are the checks that see a lost wake from outside.
+var lostWakeChecks = []string{checkLostWakeup, checkDuringPoll, checkAnyGoroutine}
 
 // caughtKey is the key of a failure of check with err in runner.caught:
 // the check's name, and for conformance, which sees every defect that

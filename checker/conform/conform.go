@@ -273,6 +273,14 @@ type Error struct {
 // ∅ fails)". Events are counted from 1 in the message.
 func (e *Error) Error() string { return e.Msg }
 
+// LostWake reports whether e is a wake lost during a poll: a NOTIFIED
+// task's poll returned Pending and the executor never queued it again, as
+// a later take or wake showed. The rule is TASK-SUSPEND; the defect is the
+// one a lost-wakeup check sees from outside.
+func (e *Error) LostWake() bool {
+	return e.Rule == model.TASK_SUSPEND && e.Premise == LostSuspendPremise
+}
+
 // Finding is something a trace shows that is not a violation of a
 // rule: a task's panic, or a warning.
 type Finding struct {
@@ -680,15 +688,16 @@ func (c *Conformance) fail(idx int, e *traces.Event, r model.Rule, premise, reas
 	return c.failAt(idx, e, r, "premise ", premise, reason, c.Lanes())
 }
 
-// lostSuspendPremise is the premise a lost re-queue breaks.
-const lostSuspendPremise = "TASK-SUSPEND of a NOTIFIED task re-queues it (the wake during the poll is not lost)"
+// LostSuspendPremise is the premise a lost re-queue breaks: the Premise
+// of an Error for which LostWake is true.
+const LostSuspendPremise = "TASK-SUSPEND of a NOTIFIED task re-queues it (the wake during the poll is not lost)"
 
 // failLost records a violation of TASK-SUSPEND found at a later event e (a
 // wake or a take that only a lost re-queue explains): the rule is
 // TASK-SUSPEND, the event is described as what it reports.
 func (c *Conformance) failLost(idx int, e *traces.Event, reason string) error {
-	err := c.fail(idx, e, model.TASK_SUSPEND, lostSuspendPremise, reason)
-	c.err.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, confRule(e)), reason, lostSuspendPremise)
+	err := c.fail(idx, e, model.TASK_SUSPEND, LostSuspendPremise, reason)
+	c.err.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, confRule(e)), reason, LostSuspendPremise)
 	return err
 }
 
