@@ -168,6 +168,12 @@ func (e *DeadlockError) Error() string {
 		if i > 0 {
 			s += ","
 		}
+		if b.Point == point.None {
+			// A wait with no yield point of its own (a Wait for the tasks,
+			// a join): "blocked at none" said nothing.
+			s += fmt.Sprintf(" goroutine %d waiting (not at a yield point)", b.G)
+			continue
+		}
 		s += fmt.Sprintf(" goroutine %d blocked at %s", b.G, PointName(b.Point))
 	}
 	return s

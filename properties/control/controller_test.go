@@ -494,3 +494,13 @@ func TestRecorderNotesEvents(t *testing.T) {
 		t.Fatalf("other events, same steps: %v", err)
 	}
 }
+
+// TestDeadlockErrorNamesWaits: a goroutine blocked with no yield point of
+// its own reads as waiting, not "blocked at none".
+func TestDeadlockErrorNamesWaits(t *testing.T) {
+	d := &DeadlockError{Steps: 7, Blocked: []BlockedGoroutine{{0, executor.PointNone}, {1, executor.PointPark}}}
+	want := "control: deadlock after 7 steps: no goroutine can run; goroutine 0 waiting (not at a yield point), goroutine 1 blocked at park"
+	if got := d.Error(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
