@@ -284,3 +284,15 @@ func benchCheck(b *testing.B, name string) {
 		}
 	}
 }
+
+// TestFlagsAfterFile: flags may follow the file, as they may precede it;
+// after "--" a word that looks like a flag is a file name.
+func TestFlagsAfterFile(t *testing.T) {
+	runCases(t, []commandCase{
+		{[]string{"check", td("conforms.jsonl"), "--json"}, exitHolds, []string{`"verdict":"holds"`}, nil},
+		{[]string{"replay", td("steal_with_local_work.jsonl"), "--from", "5"}, exitViolated, []string{"VIOLATION of WORKER-STEAL"}, nil},
+		{[]string{"check", td("conforms.jsonl"), "--bogus"}, exitUsage, nil, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"check", "--json", "--", "--json"}, exitUsage, nil, []string{"--json: no such file"}},
+		{[]string{"check", td("conforms.jsonl"), td("conforms.jsonl")}, exitUsage, nil, []string{"want one trace FILE"}},
+	})
+}

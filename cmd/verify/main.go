@@ -170,16 +170,34 @@ func selfCommand() string {
 	return "verify"
 }
 
-// parseFlags parses a subcommand's arguments. When it reports !ok the
-// subcommand returns code at once: 0 after -h (the usage was printed), 2
-// after a bad flag (the flag package printed why).
+// parseFlags parses a subcommand's arguments. Flags may follow the
+// arguments (`verify check FILE --json`), as they may precede them; after
+// "--" every argument is an argument. When it reports !ok the subcommand
+// returns code at once: 0 after -h (the usage was printed), 2 after a bad
+// flag (the flag package printed why).
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitHolds, false
+	var pos []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitHolds, false
+			}
+			return exitUsage, false
 		}
-		return exitUsage, false
+		left := fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		if n := len(rest) - len(left); n > 0 && rest[n-1] == "--" {
+			pos = append(pos, left...) // after "--": arguments only
+			break
+		}
+		pos = append(pos, left[0])
+		rest = left[1:]
 	}
+	// fs.Args() is what the last Parse left: make it the arguments.
+	_ = fs.Parse(append([]string{"--"}, pos...))
 	return 0, true
 }
 
