@@ -394,6 +394,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if o.Kind == "fail" && !f.verbose {
 			fmt.Fprint(stderr, testLog(out, o.Test))
 		}
+		if o.Early != "" {
+			fmt.Fprintf(stderr, "%s\n", o.Early)
+		}
 		if o.Schedule != "" {
 			fmt.Fprintf(stderr, "replay:\n\t%s\n", replayCommand(pkgs, f, o.Schedule)+" --run '^"+o.Test+"$'")
 		}
@@ -513,7 +516,7 @@ func replayCommand(pkgs []string, f testFlags, schedule string) string {
 
 func countsText(m map[string]int) string {
 	var parts []string
-	for _, r := range []string{instrument.RuleGo, instrument.RuleSend, instrument.RuleRecv, instrument.RuleRecv2, instrument.RuleClose, instrument.RuleRange, instrument.RuleSelect, instrument.RuleSync, instrument.RuleAtomic, instrument.RuleGosched, instrument.RuleGoschedLoop, instrument.RuleSpinCAS, instrument.RuleSleep, instrument.RuleRand, instrument.RuleMap, instrument.RuleTest} {
+	for _, r := range []string{instrument.RuleGo, instrument.RuleSend, instrument.RuleRecv, instrument.RuleRecv2, instrument.RuleClose, instrument.RuleRange, instrument.RuleSelect, instrument.RuleSync, instrument.RuleAtomic, instrument.RuleGosched, instrument.RuleGoschedLoop, instrument.RuleSpinCAS, instrument.RuleSleep, instrument.RuleTestTimer, instrument.RuleRand, instrument.RuleMap, instrument.RuleTest} {
 		if m[r] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", r, m[r]))
 		}

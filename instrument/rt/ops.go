@@ -195,6 +195,7 @@ func AfterFunc(d time.Duration, f func()) *time.Timer {
 			w: wait{op: "time.AfterFunc", ready: func() bool { return false }, timed: func() bool { return afterFuncArmed(t) }}}
 		r.gs = append(r.gs, h)
 		r.afterTimers = append(r.afterTimers, h)
+		r.tt.after = append(r.tt.after, t)
 	}
 	return t
 }

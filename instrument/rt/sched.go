@@ -211,6 +211,9 @@ type run struct {
 	// afterTimers stand for the AfterFunc timers of the run among the
 	// candidates of EarlyTimers (ops.go).
 	afterTimers []*gor
+	// tt: the test's own timers, the AfterFunc timers behind
+	// afterTimers, the early phases (testtimers.go).
+	tt testTimers
 	// early sums the virtual time let pass while a goroutine could run
 	// (timers.go); earlyFrom, if not zero, is when the current early
 	// external phase began.
