@@ -50,7 +50,9 @@ const (
 //	                                               the CAS would succeed: spin.go)
 //	sleep      time.Sleep, time.AfterFunc          rt.Sleep, rt.AfterFunc (the callback runs on a goroutine the scheduler adopts)
 //	testtimer  time.After, NewTimer, NewTicker,    rt.TestAfter, rt.TestNewTimer, ... (in the _test.go files of a package
-//	           Tick, AfterFunc, Sleep               under test only: the test's own timers, never fired early; rt/testtimers.go)
+//	           Tick, AfterFunc, Sleep;              under test only: the test's own timers, never fired early; rt/testtimers.go)
+//	           context.WithTimeout, WithDeadline
+//	           (and their Cause forms)
 //	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
@@ -251,6 +253,10 @@ func (w *Rewriter) atomicCall(call *ast.CallExpr) (bool, int) {
 // (rt.TestAfter, ...).
 var testTimers = map[string]bool{"After": true, "NewTimer": true, "NewTicker": true, "Tick": true, "AfterFunc": true, "Sleep": true}
 
+// testDeadlines are the functions of package context that make a timer
+// (rt.TestWithTimeout, ...).
+var testDeadlines = map[string]bool{"WithTimeout": true, "WithTimeoutCause": true, "WithDeadline": true, "WithDeadlineCause": true}
+
 var syncTypes = map[string]bool{"Mutex": true, "RWMutex": true, "WaitGroup": true, "Once": true, "Cond": true, "NewCond": true}
 
 func (w *Rewriter) pre(c *astutil.Cursor) bool {
@@ -325,6 +331,10 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 				w.notes[n] = RuleTestTimer
 			} else if n.Sel.Name == "Sleep" || n.Sel.Name == "AfterFunc" {
 				w.notes[n] = RuleSleep
+			}
+		case "context":
+			if w.Tests && testDeadlines[n.Sel.Name] {
+				w.notes[n] = RuleTestTimer
 			}
 		case "math/rand":
 			if randFuncs[n.Sel.Name] {

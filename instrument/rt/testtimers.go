@@ -1,7 +1,9 @@
 package rt
 
 import (
+	"context"
 	"fmt"
+	"reflect"
 	"math"
 	"strings"
 	"time"
@@ -18,10 +20,13 @@ import (
 //
 //   - the rewriter routes the timers that the _test.go files of the
 //     packages under test create (time.After, NewTimer, NewTicker, Tick,
-//     AfterFunc, Sleep) through TestAfter, TestNewTimer, TestNewTicker,
-//     TestTick, TestAfterFunc and TestSleep, which register the runtime's
-//     timer behind them as the test's (keyed by the timer, as
-//     hchan.timer points to it, so a Reset timer stays the test's);
+//     AfterFunc, Sleep; context.WithTimeout, WithDeadline and their
+//     Cause forms) through TestAfter, TestNewTimer, TestNewTicker,
+//     TestTick, TestAfterFunc, TestSleep, TestWithTimeout, ..., which
+//     register the runtime's timer behind them as the test's (keyed by
+//     the timer, as hchan.timer points to it, so a Reset timer stays the
+//     test's; a context's is its timerCtx's AfterFunc timer, read by
+//     reflection);
 //   - letting time pass early is offered (timerCand) only when some wait
 //     that is not ready can be ended by a timer whose deadline is
 //     strictly earlier than every pending test timer's: the external
@@ -34,12 +39,10 @@ import (
 // (After, Sleep) leave the set once due or fired; the others stay for
 // the run (a stopped timer may be reset).
 //
-// Left out: context.WithTimeout and WithDeadline (the context package
-// makes its timer with an AfterFunc of its own, behind an unexported
-// field; a wait on ctx.Done() is a plain channel receive, never a
-// candidate of its own, but an early phase may reach its deadline), and
-// timers made by helpers outside the _test.go files (a test-only
-// package, testify's Eventually): they count as the library's.
+// Left out: timers made by helpers outside the _test.go files (a
+// test-only package, testify's Eventually, a context derived inside the
+// library from the test's: its deadline is the test's, but its timer is
+// the library's and due no earlier): they count as the library's.
 //
 // Schedules record the rule (metaEarly): mode 2 is this one; mode 1,
 // the rule before it (every timer may fire early), replays as it ran.
@@ -137,6 +140,63 @@ func TestAfterFunc(d time.Duration, f func()) *time.Timer {
 	t := AfterFunc(d, f)
 	registerTest(timerOfTimer(unsafe.Pointer(t)), false)
 	return t
+}
+
+// TestWithTimeout is context.WithTimeout in a test's own code: the
+// context's timer is the test's (TestAfter).
+func TestWithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(parent, d)
+	registerContext(ctx)
+	return ctx, cancel
+}
+
+// TestWithTimeoutCause is context.WithTimeoutCause in a test's own code
+// (TestWithTimeout).
+func TestWithTimeoutCause(parent context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeoutCause(parent, d, cause)
+	registerContext(ctx)
+	return ctx, cancel
+}
+
+// TestWithDeadline is context.WithDeadline in a test's own code
+// (TestWithTimeout).
+func TestWithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithDeadline(parent, d)
+	registerContext(ctx)
+	return ctx, cancel
+}
+
+// TestWithDeadlineCause is context.WithDeadlineCause in a test's own
+// code (TestWithTimeout).
+func TestWithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithDeadlineCause(parent, d, cause)
+	registerContext(ctx)
+	return ctx, cancel
+}
+
+// registerContext registers the timer of ctx, a context just made by
+// context.WithDeadline or WithTimeout: the AfterFunc timer of its
+// timerCtx (the field timer, a *time.Timer). A context without one (its
+// parent's deadline is earlier, or it has passed) has no timer of its
+// own. contextTimer says where the field is (checked once:
+// TestContextTimerFound fails if the context package changes it).
+func registerContext(ctx context.Context) {
+	if t := contextTimer(ctx); t != nil {
+		registerTest(timerOfTimer(t), true)
+	}
+}
+
+// contextTimer returns the *time.Timer of ctx's timerCtx, or nil.
+func contextTimer(ctx context.Context) unsafe.Pointer {
+	v := reflect.ValueOf(ctx)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	f := v.Elem().FieldByName("timer")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[*time.Timer]() || f.IsNil() {
+		return nil
+	}
+	return f.UnsafePointer()
 }
 
 // TestSleep is time.Sleep in a test's own code: Sleep, on a timer that

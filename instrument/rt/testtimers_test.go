@@ -1,6 +1,8 @@
 package rt
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,20 +45,31 @@ var guards = []struct {
 		TestSleep(time.Second)
 		return Select(true, RecvCase(done)) != 0
 	}},
+	{"WithTimeout", func(done chan int) bool {
+		ctx, cancel := TestWithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return Select(false, RecvCase(done), RecvCase(ctx.Done())) == 1
+	}},
+	{"WithDeadlineCause", func(done chan int) bool {
+		ctx, cancel := TestWithDeadlineCause(context.Background(), time.Now().Add(time.Second), errors.New("guard"))
+		defer cancel()
+		return Select(false, RecvCase(done), RecvCase(ctx.Done())) == 1
+	}},
 }
 
 // slowButCorrect is a test of code that always finishes (a worker of a
-// few steps) while a timer of its own (a housekeeping sleep of 1 ms)
-// runs beside it: guardFired tells whether the test's guard fired first,
-// libEarly whether the library's timer fired while the worker was still
-// at work.
+// few steps) while timers of its own (housekeeping sleeps of 1 ms and
+// of 2 s, due before and after the guard) run beside it: guardFired
+// tells whether the test's guard fired first, libEarly whether the
+// library's 1 ms timer fired while the worker was still at work.
 func slowButCorrect(wait func(chan int) bool, guardFired, libEarly *bool) func(*testing.T) {
 	return func(t *testing.T) {
 		done := make(chan int, 1)
 		finished := false
 		Go(func() {
-			Sleep(time.Millisecond) // the library's own timer
+			Sleep(time.Millisecond) // the library's own timers
 			*libEarly = !finished
+			Sleep(2 * time.Second)
 		})
 		Go(func() {
 			for range 5 {
@@ -125,6 +138,30 @@ func TestTestTimersNotRushed(t *testing.T) {
 				t.Errorf("mode 1: the test's guard never fired early in 150 runs: the check above proves nothing")
 			}
 		})
+	}
+}
+
+// TestContextTimerFound: the timer of a context made by WithTimeout is
+// found (the context package keeps it in timerCtx.timer), pending until
+// the context is cancelled; a context whose parent's deadline comes
+// first has none of its own.
+func TestContextTimerFound(t *testing.T) {
+	if !testTimersReadable {
+		t.Skip("timers are read on Go 1.26 only")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	p := contextTimer(ctx)
+	if p == nil || afterFuncWhen((*time.Timer)(p)) <= 0 {
+		t.Fatalf("no pending timer found in %T", ctx)
+	}
+	cancel()
+	if afterFuncWhen((*time.Timer)(p)) != 0 {
+		t.Errorf("the timer of a cancelled context is still pending")
+	}
+	inner, cancel2 := context.WithTimeout(ctx, time.Hour)
+	defer cancel2()
+	if contextTimer(inner) != nil || contextTimer(context.Background()) != nil {
+		t.Errorf("a context without a timer of its own has one")
 	}
 }
 

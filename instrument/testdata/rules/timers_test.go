@@ -1,6 +1,7 @@
 package timers
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -16,6 +17,12 @@ func TestGuard(t *testing.T) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	after := time.After
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, stop := context.WithDeadline(ctx, time.Now())
+	stop()
+	_, stop = context.WithCancel(ctx) // not a timer: left as it is
+	stop()
 	_ = time.Since(time.Now())
 	select {
 	case <-done:
@@ -24,5 +31,6 @@ func TestGuard(t *testing.T) {
 	case <-tick.C:
 	case <-time.Tick(time.Hour):
 	case <-after(time.Minute):
+	case <-ctx.Done():
 	}
 }
