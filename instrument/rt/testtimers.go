@@ -3,8 +3,8 @@ package rt
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"math"
+	"reflect"
 	"strings"
 	"time"
 	"unsafe"
