@@ -23,15 +23,7 @@ func TestTestTimers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module (about 10 s)")
 	}
-	dir := testModule(t, "testtimers")
-	for _, name := range []string{"testtimers_test.go", "lib/lib.go"} {
-		src, err := os.ReadFile(filepath.Join("testdata/testtimers", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, name), src)
-	}
-	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := testdataModule(t, "testtimers", "testtimers_test.go", "lib/lib.go")
 	b, err := Instrument(Config{Dir: dir, Tests: []string{"."}, Instrument: []string{"testtimers/lib"}, Out: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -82,4 +74,20 @@ func TestTestTimers(t *testing.T) {
 	if o := run("0", "500", "")["TestFetch"]; o.Runs != 500 || o.FailedRun != 0 {
 		t.Errorf("TestFetch without early timers: %+v; want 500 runs, none failed", o)
 	}
+}
+
+// testdataModule writes a module named name whose files are those of
+// testdata/name, and lets the go command complete its go.sum.
+func testdataModule(t *testing.T, name string, files ...string) string {
+	t.Helper()
+	dir := testModule(t, name)
+	for _, f := range files {
+		src, err := os.ReadFile(filepath.Join("testdata", name, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, f), src)
+	}
+	t.Setenv("GOFLAGS", "-mod=mod") // the module written here has no complete go.sum
+	return dir
 }

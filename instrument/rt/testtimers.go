@@ -145,45 +145,38 @@ func TestAfterFunc(d time.Duration, f func()) *time.Timer {
 // TestWithTimeout is context.WithTimeout in a test's own code: the
 // context's timer is the test's (TestAfter).
 func TestWithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(parent, d)
-	registerContext(ctx)
-	return ctx, cancel
+	return registerContext(context.WithTimeout(parent, d))
 }
 
 // TestWithTimeoutCause is context.WithTimeoutCause in a test's own code
 // (TestWithTimeout).
 func TestWithTimeoutCause(parent context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeoutCause(parent, d, cause)
-	registerContext(ctx)
-	return ctx, cancel
+	return registerContext(context.WithTimeoutCause(parent, d, cause))
 }
 
 // TestWithDeadline is context.WithDeadline in a test's own code
 // (TestWithTimeout).
 func TestWithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithDeadline(parent, d)
-	registerContext(ctx)
-	return ctx, cancel
+	return registerContext(context.WithDeadline(parent, d))
 }
 
 // TestWithDeadlineCause is context.WithDeadlineCause in a test's own
 // code (TestWithTimeout).
 func TestWithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithDeadlineCause(parent, d, cause)
-	registerContext(ctx)
-	return ctx, cancel
+	return registerContext(context.WithDeadlineCause(parent, d, cause))
 }
 
 // registerContext registers the timer of ctx, a context just made by
 // context.WithDeadline or WithTimeout: the AfterFunc timer of its
 // timerCtx (the field timer, a *time.Timer). A context without one (its
 // parent's deadline is earlier, or it has passed) has no timer of its
-// own. contextTimer says where the field is (checked once:
-// TestContextTimerFound fails if the context package changes it).
-func registerContext(ctx context.Context) {
+// own. contextTimer says where the field is (TestContextTimerFound
+// fails if the context package moves it). It returns its arguments.
+func registerContext(ctx context.Context, cancel context.CancelFunc) (context.Context, context.CancelFunc) {
 	if t := contextTimer(ctx); t != nil {
 		registerTest(timerOfTimer(t), true)
 	}
+	return ctx, cancel
 }
 
 // contextTimer returns the *time.Timer of ctx's timerCtx, or nil.
@@ -201,18 +194,7 @@ func contextTimer(ctx context.Context) unsafe.Pointer {
 
 // TestSleep is time.Sleep in a test's own code: Sleep, on a timer that
 // is the test's (TestAfter).
-func TestSleep(d time.Duration) {
-	r, g := current()
-	if g == nil {
-		time.Sleep(d)
-		return
-	}
-	if d <= 0 {
-		r.yield(g, opSleep)
-		return
-	}
-	Recv(TestAfter(d))
-}
+func TestSleep(d time.Duration) { sleepOn(d, TestAfter) }
 
 // testDeadline returns the earliest deadline of the run's pending test
 // timers (math.MaxInt64 if none), and drops the one-shot timers whose
