@@ -55,8 +55,9 @@ type testTimers struct {
 	after []*time.Timer
 	// Early phases (markEarly), for the report of a failing run: how
 	// many, and the goroutines that could run in the last one.
-	phases int
-	could  []int
+	phases    int
+	could     []int
+	lastPhase time.Duration
 }
 
 type testTimer struct {
@@ -267,7 +268,10 @@ func (r *run) noteEarly() {
 }
 
 // earlyNote is the line a failing run's report adds when the run let
-// virtual time pass early, or "".
+// virtual time pass early, or "": how much, in how many phases, how long
+// the last was and which goroutines could run then (0 is the test's
+// body). Under mode 2 that time reached only timers of the code under
+// test, never the test's own.
 func (r *run) earlyNote() string {
 	if r.tt.phases == 0 {
 		return ""
@@ -275,16 +279,19 @@ func (r *run) earlyNote() string {
 	ids := make([]string, len(r.tt.could))
 	for i, id := range r.tt.could {
 		ids[i] = fmt.Sprint(id)
+		if id == 0 {
+			ids[i] += " (the test's body)"
+		}
 	}
-	who := "goroutine " + ids[0]
+	who := "goroutine " + strings.Join(ids, ", ")
 	if len(ids) > 1 {
 		who = "goroutines " + strings.Join(ids, ", ")
 	}
-	in := ""
+	last := ""
 	if r.tt.phases > 1 {
-		in = fmt.Sprintf(" in %d early phases, the last", r.tt.phases)
+		last = fmt.Sprintf(" in %d phases, the last %v", r.tt.phases, r.tt.lastPhase)
 	}
-	return fmt.Sprintf("early timers: the schedule let %v of virtual time pass%s while %s could still run (slow, not stuck); --early-timers=false lets time pass only once every goroutine is blocked", r.earlyAll, in, who)
+	return fmt.Sprintf("early timers: the schedule let %v of virtual time pass%s while %s could still run, as if slow; --early-timers=false lets time pass only once every goroutine is blocked", r.earlyAll, last, who)
 }
 
 // lastEarly is the earlyNote of the process's last run (runs are one at

@@ -59,6 +59,7 @@ func (r *run) endEarly() {
 	if !r.earlyFrom.IsZero() {
 		d := time.Since(r.earlyFrom)
 		r.earlyAll += d
+		r.tt.lastPhase = d
 		if !r.earlyHarness {
 			r.early.Add(int64(d))
 		}
