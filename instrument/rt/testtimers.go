@@ -39,10 +39,11 @@ import (
 // (After, Sleep) leave the set once due or fired; the others stay for
 // the run (a stopped timer may be reset).
 //
-// Left out: timers made by helpers outside the _test.go files (a
-// test-only package, testify's Eventually, a context derived inside the
-// library from the test's: its deadline is the test's, but its timer is
-// the library's and due no earlier): they count as the library's.
+// Left out: timers made outside the _test.go files of the packages under
+// test (a test-only helper package, testify's Eventually): they count as
+// the library's. A context the library derives from the test's has a
+// timer of its own only when its deadline is not later than the test's
+// (context.WithDeadline), so rushing it never passes the test's.
 //
 // Schedules record the rule (metaEarly): mode 2 is this one; mode 1,
 // the rule before it (every timer may fire early), replays as it ran.
