@@ -14,7 +14,11 @@
 //     before/after forms are the table at the top of rewrite.go; each has
 //     a golden test under testdata/rules and a test that the rewritten
 //     program returns what the original returns, run freely and under
-//     control (behave_test.go).
+//     control (behave_test.go). The testtimer rule, for the _test.go
+//     files of the packages under test only, makes the timers a test's
+//     own code creates the test's, which early timers never rush
+//     (rt/testtimers.go); testtimers_test.go runs testdata/testtimers,
+//     a guarded slow library and a library whose own timeout races.
 //   - The package-init rule (pkginit.go) makes a package's initialisation
 //     runnable again: its variables' initialisers become functions of
 //     their own, its init functions are renamed and called from new ones,

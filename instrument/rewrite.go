@@ -49,6 +49,10 @@ const (
 //	                                               (a spin loop whose body nobody else sees; under control it waits until
 //	                                               the CAS would succeed: spin.go)
 //	sleep      time.Sleep, time.AfterFunc          rt.Sleep, rt.AfterFunc (the callback runs on a goroutine the scheduler adopts)
+//	testtimer  time.After, NewTimer, NewTicker,    rt.TestAfter, rt.TestNewTimer, ... (in the _test.go files of a package
+//	           Tick, AfterFunc, Sleep;              under test only: the test's own timers, never fired early; rt/testtimers.go)
+//	           context.WithTimeout, WithDeadline
+//	           (and their Cause forms)
 //	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
@@ -74,6 +78,7 @@ const (
 	RuleGoschedLoop = "goschedloop"
 	RuleSpinCAS     = "spincas"
 	RuleSleep       = "sleep"
+	RuleTestTimer   = "testtimer"
 	RuleTest        = "test"
 	RuleRand        = "rand"
 	RuleMap         = "maprange"
@@ -93,7 +98,8 @@ const NoControl = "//execspec:nocontrol"
 type Rewriter struct {
 	Info *types.Info
 	// Tests wraps each TestXxx(t *testing.T) function to run under
-	// control (for the _test.go files of a package under test).
+	// control and makes the timers the file creates the test's own (the
+	// testtimer rule), for the _test.go files of a package under test.
 	Tests bool
 	// Counts counts the rewrites by rule.
 	Counts map[string]int
@@ -242,6 +248,15 @@ func (w *Rewriter) atomicCall(call *ast.CallExpr) (bool, int) {
 	return false, 0
 }
 
+// testTimers are the functions of package time that make a timer, which
+// the testtimer rule routes through the runtime in a test's own code
+// (rt.TestAfter, ...).
+var testTimers = map[string]bool{"After": true, "NewTimer": true, "NewTicker": true, "Tick": true, "AfterFunc": true, "Sleep": true}
+
+// testDeadlines are the functions of package context that make a timer
+// (rt.TestWithTimeout, ...).
+var testDeadlines = map[string]bool{"WithTimeout": true, "WithTimeoutCause": true, "WithDeadline": true, "WithDeadlineCause": true}
+
 var syncTypes = map[string]bool{"Mutex": true, "RWMutex": true, "WaitGroup": true, "Once": true, "Cond": true, "NewCond": true}
 
 func (w *Rewriter) pre(c *astutil.Cursor) bool {
@@ -312,8 +327,14 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 				w.notes[n] = RuleGosched
 			}
 		case "time":
-			if n.Sel.Name == "Sleep" || n.Sel.Name == "AfterFunc" {
+			if w.Tests && testTimers[n.Sel.Name] {
+				w.notes[n] = RuleTestTimer
+			} else if n.Sel.Name == "Sleep" || n.Sel.Name == "AfterFunc" {
 				w.notes[n] = RuleSleep
+			}
+		case "context":
+			if w.Tests && testDeadlines[n.Sel.Name] {
+				w.notes[n] = RuleTestTimer
 			}
 		case "math/rand":
 			if randFuncs[n.Sel.Name] {
@@ -428,6 +449,9 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 		case RuleSync, RuleGosched, RuleSleep:
 			c.Replace(rtSel(n.Sel.Name))
 			w.Counts[rule.(string)]++
+		case RuleTestTimer:
+			c.Replace(rtSel("Test" + n.Sel.Name))
+			w.Counts[RuleTestTimer]++
 		case RuleRand:
 			c.Replace(&ast.SelectorExpr{X: rtCall("Rand"), Sel: ast.NewIdent(n.Sel.Name)})
 			w.Counts[RuleRand]++

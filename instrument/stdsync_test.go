@@ -22,15 +22,7 @@ func TestStdSyncControlled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the standard library with the overlay (a minute without a warm build cache)")
 	}
-	dir := testModule(t, "stdsync")
-	for _, name := range []string{"stdsync_test.go", "helper/helper.go"} {
-		src, err := os.ReadFile(filepath.Join("testdata/stdsync", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, name), src)
-	}
-	t.Setenv("GOFLAGS", "-mod=mod") // the module written here has no complete go.sum
+	dir := testdataModule(t, "stdsync", "stdsync_test.go", "helper/helper.go")
 	for _, std := range []bool{true, false} {
 		t.Run(fmt.Sprintf("std=%v", std), func(t *testing.T) {
 			b, err := Instrument(Config{Dir: dir, Tests: []string{"."}, Out: t.TempDir(), StdSync: std})

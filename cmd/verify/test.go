@@ -149,7 +149,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.verbose, "v", false, "print what each test logged (t.Log), as go test -v, also for the tests that passed")
 	fs.BoolVar(&f.keep, "keep", false, "keep the rewritten files and the overlay (their directory is printed)")
-	fs.BoolVar(&f.early, "early-timers", true, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; the pool suite leaves the time so passed out of its progress bound, but a test of its own that waits with a sleep may then see it too short: --early-timers=false lets time pass only once every goroutine is blocked")
+	fs.BoolVar(&f.early, "early-timers", true, "let timers fire while other goroutines could run (they are then slow): reaches bugs that need a timeout to expire before another goroutine gets to run; the timers the test's own code makes (in its _test.go files) never fire so, and the pool suite leaves the time so passed out of its progress bound; --early-timers=false lets time pass only once every goroutine is blocked")
 	fs.BoolVar(&f.stdSync, "std-sync", false, "overlay the standard library's sync so that its Mutex, RWMutex, WaitGroup, Once and Cond, called by a controlled goroutine, are yield points whatever package makes the call (the standard library, packages not instrumented); the first build compiles the standard packages that import sync again (go's build cache keeps them)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "rewrite afresh in a temporary directory instead of reusing a build of the same sources kept in the user's cache directory")
 	// Flags may follow the packages: parse in rounds.
@@ -394,6 +394,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if o.Kind == "fail" && !f.verbose {
 			fmt.Fprint(stderr, testLog(out, o.Test))
 		}
+		if o.Early != "" {
+			fmt.Fprintf(stderr, "%s\n", o.Early)
+		}
 		if o.Schedule != "" {
 			fmt.Fprintf(stderr, "replay:\n\t%s\n", replayCommand(pkgs, f, o.Schedule)+" --run '^"+o.Test+"$'")
 		}
@@ -513,7 +516,7 @@ func replayCommand(pkgs []string, f testFlags, schedule string) string {
 
 func countsText(m map[string]int) string {
 	var parts []string
-	for _, r := range []string{instrument.RuleGo, instrument.RuleSend, instrument.RuleRecv, instrument.RuleRecv2, instrument.RuleClose, instrument.RuleRange, instrument.RuleSelect, instrument.RuleSync, instrument.RuleAtomic, instrument.RuleGosched, instrument.RuleGoschedLoop, instrument.RuleSpinCAS, instrument.RuleSleep, instrument.RuleRand, instrument.RuleMap, instrument.RuleTest} {
+	for _, r := range []string{instrument.RuleGo, instrument.RuleSend, instrument.RuleRecv, instrument.RuleRecv2, instrument.RuleClose, instrument.RuleRange, instrument.RuleSelect, instrument.RuleSync, instrument.RuleAtomic, instrument.RuleGosched, instrument.RuleGoschedLoop, instrument.RuleSpinCAS, instrument.RuleSleep, instrument.RuleTestTimer, instrument.RuleRand, instrument.RuleMap, instrument.RuleTest} {
 		if m[r] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", r, m[r]))
 		}

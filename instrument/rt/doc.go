@@ -42,7 +42,17 @@
 //     tells how much virtual time the run let pass so while a goroutine of
 //     the code under test could run (goroutines a harness marks as its own
 //     with Harness do not count; timers.go): a check that measures speed
-//     in virtual time leaves it out.
+//     in virtual time leaves it out. The test's own timers are never
+//     rushed (testtimers.go): the rewriter routes those that the _test.go
+//     files of the packages under test create through TestAfter,
+//     TestNewTimer, TestNewTicker, TestTick, TestAfterFunc, TestSleep
+//     and TestWithTimeout (and the other context functions with a timer),
+//     and time passes early only to a timer due strictly before every
+//     pending test timer, so a test's timeout fires only once the code
+//     under test is blocked. A failing run that let time pass early says
+//     so in one line (Outcome.Early). Schedules record the rule
+//     (`rt.early-timers: 2`); those of mode 1, made when every timer
+//     could fire early, replay under that rule.
 //   - The standard library's sync, when the build overlays it
 //     (stdsync.go, rt.StdSync): its Mutex, RWMutex, WaitGroup, Once and
 //     Cond called by the goroutine holding control are yield points and

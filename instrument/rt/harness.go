@@ -110,6 +110,10 @@ type Outcome struct {
 	Replayed  bool    `json:"replayed,omitempty"` // a replay matched its schedule's checksum
 	Seconds   float64 `json:"seconds"`            // wall-clock time of the runs
 	TimeUp    bool    `json:"time_up,omitempty"`  // the runs stopped because Options.Time was spent
+	// Early, for a failed run that let virtual time pass while a
+	// goroutine could run (early timers), says how much and while which
+	// goroutines, in one line.
+	Early string `json:"early,omitempty"`
 
 	// TotalSteps counts the yield points of every run made (a Session's).
 	TotalSteps int `json:"total_steps,omitempty"`
@@ -246,6 +250,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 			failed = true
 			out.FailedRun = i + 1
 			out.Kind = kind(err)
+			out.Early = lastEarly
 			if err != nil {
 				out.Error = err.Error()
 			} else {
@@ -263,6 +268,9 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 				bt.Errorf("run %d of %d (%s, seed %d): %v", i+1, runs, o.Strategy, o.Seed, err)
 			} else {
 				bt.Errorf("run %d of %d (%s, seed %d) failed", i+1, runs, o.Strategy, o.Seed)
+			}
+			if out.Early != "" {
+				bt.Log(out.Early)
 			}
 			if out.Schedule != "" {
 				cmd := fmt.Sprintf("%s=%s go test -run '^%s$'", EnvSchedule, out.Schedule, t.Name())
@@ -368,6 +376,7 @@ func runOnce(cfg Config, main func()) (sched.Schedule, error) {
 	main, restore := r.withPackages(main)
 	err := r.coordinate(main)
 	restore()
+	lastEarly = r.earlyNote()
 	choices := slices.Clone(r.choices)
 	if len(choices) == 0 {
 		choices = nil

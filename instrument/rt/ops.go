@@ -67,7 +67,10 @@ func GoschedLoop() bool {
 // Sleep is time.Sleep: a receive from a timer's channel, so that the
 // other goroutines run while this one sleeps and the (virtual) clock
 // advances only when every controlled goroutine is blocked.
-func Sleep(d time.Duration) {
+func Sleep(d time.Duration) { sleepOn(d, time.After) }
+
+// sleepOn is Sleep on a timer's channel that after makes.
+func sleepOn(d time.Duration, after func(time.Duration) <-chan time.Time) {
 	r, g := current()
 	if g == nil {
 		time.Sleep(d)
@@ -77,7 +80,7 @@ func Sleep(d time.Duration) {
 		r.yield(g, opSleep)
 		return
 	}
-	Recv(time.After(d))
+	Recv(after(d))
 }
 
 // Y is the result of Yield, so that a yield can stand in an expression
@@ -195,6 +198,7 @@ func AfterFunc(d time.Duration, f func()) *time.Timer {
 			w: wait{op: "time.AfterFunc", ready: func() bool { return false }, timed: func() bool { return afterFuncArmed(t) }}}
 		r.gs = append(r.gs, h)
 		r.afterTimers = append(r.afterTimers, h)
+		r.tt.after = append(r.tt.after, t)
 	}
 	return t
 }

@@ -55,7 +55,8 @@ type Config struct {
 	// channel, an AfterFunc), letting time pass is one more candidate at
 	// one decision in four (timers.go), and choosing it lets virtual time
 	// pass until the earliest timer fires while the others wait, as if
-	// they were slow; EarlyTime tells how much time passed so. Without it time passes only once every controlled
+	// they were slow; EarlyTime tells how much time passed so. The
+	// test's own timers never fire so (testtimers.go). Without it time passes only once every controlled
 	// goroutine is blocked, so goroutines seem infinitely fast: bugs that
 	// need a timer to fire before another goroutine gets to run are out of
 	// reach, and tests that wait with a sleep never see it too short. Go
@@ -211,6 +212,9 @@ type run struct {
 	// afterTimers stand for the AfterFunc timers of the run among the
 	// candidates of EarlyTimers (ops.go).
 	afterTimers []*gor
+	// tt: the test's own timers, the AfterFunc timers behind
+	// afterTimers, the early phases (testtimers.go).
+	tt testTimers
 	// early sums the virtual time let pass while a goroutine could run
 	// (timers.go); earlyFrom, if not zero, is when the current early
 	// external phase began.

@@ -415,5 +415,8 @@ func LoadSchedule(path string) (sched.Schedule, Meta, error) {
 	if err := sc.Err(); err != nil {
 		return s, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := checkMode(meta); err != nil {
+		return s, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return s, meta, nil
 }

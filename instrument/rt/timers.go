@@ -1,6 +1,9 @@
 package rt
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Early time. With Config.EarlyTimers the schedule may choose a goroutine
 // waiting for a timer while others could run; virtual time then passes
@@ -19,6 +22,7 @@ import "time"
 // that passes is its own. It counts for the run's own clock of how long
 // goroutines go on after the body returned (sinceMainEnd) either way.
 func (r *run) markEarly() {
+	r.noteEarly()
 	r.earlyFrom = time.Now()
 	r.earlyHarness = true
 	for _, g := range r.alive {
@@ -55,6 +59,7 @@ func (r *run) endEarly() {
 	if !r.earlyFrom.IsZero() {
 		d := time.Since(r.earlyFrom)
 		r.earlyAll += d
+		r.tt.lastPhase = d
 		if !r.earlyHarness {
 			r.early.Add(int64(d))
 		}
@@ -101,6 +106,11 @@ func EarlyTime() time.Duration {
 // been slow. One candidate, not one per timer: which of them is chosen
 // makes no difference (the earliest timer fires, whoever waits for it).
 //
+// Only timers due before every pending test timer count (earlyLimit,
+// testtimers.go): a timer the test's own code waits for is never rushed,
+// since the phase that follows wakes the waiter of an earlier timer
+// first. In mode 1 (a schedule made before that rule) every timer counts.
+//
 // And not at every decision: offered at each, it would be chosen at
 // about half of them (one goroutine could run), and a goroutine would
 // seldom get through a handful of steps before every timer fired: a
@@ -113,13 +123,16 @@ func (r *run) timerCand(cands []*gor) []*gor {
 	if !r.earlyOffered() {
 		return cands
 	}
+	limit := r.earlyLimit()
 	for _, h := range r.alive {
-		if h.state == gBlocked && h.w.isTimed() && !r.isReady(&h.w) {
-			return append(cands, h)
+		if h.state == gBlocked && h.w.sel != nil {
+			if w := h.w.sel.when(); w > 0 && w < limit && !r.isReady(&h.w) {
+				return append(cands, h)
+			}
 		}
 	}
-	for _, h := range r.afterTimers {
-		if h.w.timed() {
+	for i, h := range r.afterTimers {
+		if w := afterFuncWhen(r.tt.after[i]); w > 0 && w < limit {
 			return append(cands, h)
 		}
 	}
@@ -138,19 +151,47 @@ func (r *run) earlyOffered() bool {
 }
 
 // metaEarly is the key of a saved schedule's comment that says whether
-// its run had early timers (EnvEarlyTimers): a schedule replays only in
-// the mode it was made in, and the replay takes the mode from the file,
-// whatever the environment says. A file without it was made without.
+// its run had early timers (EnvEarlyTimers), and under which rule: 0
+// without, 1 every timer may fire early (schedules made before test
+// timers were told apart), 2 a test's own timers never do
+// (testtimers.go). A schedule replays only in the mode it was made in,
+// and the replay takes the mode from the file, whatever the environment
+// says. A file without it was made without.
 const metaEarly = "rt.early-timers"
+
+// Modes of metaEarly.
+const (
+	earlyOff    = "0"
+	earlyAll1   = "1"
+	earlyTests2 = "2"
+)
 
 // modeComment is the comment SaveSchedule adds: the process's mode.
 func modeComment() string {
-	if earlyFromEnv {
-		return metaEarly + ": 1"
+	switch {
+	case !earlyFromEnv:
+		return metaEarly + ": " + earlyOff
+	case earlyLegacy:
+		return metaEarly + ": " + earlyAll1
 	}
-	return metaEarly + ": 0"
+	return metaEarly + ": " + earlyTests2
+}
+
+// checkMode refuses a schedule's mode that this build does not know.
+func checkMode(meta Meta) error {
+	switch v, ok := meta[metaEarly]; {
+	case !ok, v == earlyOff, v == earlyAll1, v == earlyTests2:
+		return nil
+	default:
+		return fmt.Errorf("%s: %q: expected %s (no early timers), %s (every timer may fire early) or %s (the test's own timers never do)", metaEarly, v, earlyOff, earlyAll1, earlyTests2)
+	}
 }
 
 // replayMode sets the process's mode to the one a schedule was made in
-// (its Meta), before any run of the replay starts.
-func replayMode(meta Meta) { earlyFromEnv = meta[metaEarly] == "1" }
+// (its Meta, checked by LoadSchedule), before any run of the replay
+// starts.
+func replayMode(meta Meta) {
+	v := meta[metaEarly]
+	earlyFromEnv = v == earlyAll1 || v == earlyTests2
+	earlyLegacy = v == earlyAll1
+}

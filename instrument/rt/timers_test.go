@@ -275,7 +275,7 @@ func TestScheduleKeepsEarlyTimers(t *testing.T) {
 	if !timersReadable {
 		t.Skip("timers are read on Go 1.26 only")
 	}
-	defer func(was bool) { earlyFromEnv = was }(earlyFromEnv)
+	defer func(was, legacy bool) { earlyFromEnv, earlyLegacy = was, legacy }(earlyFromEnv, earlyLegacy)
 	body := func(which *int) func(t *testing.T) {
 		return func(t *testing.T) {
 			ch := make(chan int)
@@ -300,7 +300,7 @@ func TestScheduleKeepsEarlyTimers(t *testing.T) {
 		}
 		earlyFromEnv = false
 		got, meta, err := LoadSchedule(path)
-		if err != nil || meta[metaEarly] != "1" || meta["x.case"] != "1" {
+		if err != nil || meta[metaEarly] != earlyTests2 || meta["x.case"] != "1" {
 			t.Fatalf("loaded %v, %v", meta, err)
 		}
 		replayMode(meta)
