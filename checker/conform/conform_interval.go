@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -222,7 +223,7 @@ func (c *Conformance) pushOf(t int32) confPush {
 func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 	c.iv.own, c.iv.cut, c.iv.pos = 0, 0, 0
 	if e.Call == 0 || e.Return == 0 || e.Call > e.Return || e.Seq != e.Return {
-		return c.fail(idx, e, confRule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
+		return c.fail(idx, e, frame.Rule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
 			fmt.Sprintf("call %d, ret %d, seq %d", e.Call, e.Return, e.Seq))
 	}
 	o, ok := c.iv.owed[int32(e.Task)]
@@ -263,7 +264,7 @@ func (c *Conformance) ivTake(idx int, e *traces.Event) error {
 func (c *Conformance) failOwed(t int32, o confOwe, what string) error {
 	premise := fmt.Sprintf("t%d is removed first by a take overlapping this one (order intervals)", t)
 	reason := fmt.Sprintf("%s, so this take is accepted only if t%d was taken by a take overlapping it (called before tick %d); %s", o.why, t, o.deadline, what)
-	return c.fail(o.idx, &o.ev, confRule(&o.ev), premise, reason)
+	return c.fail(o.idx, &o.ev, frame.Rule(&o.ev), premise, reason)
 }
 
 // ivFinish fails the first obligation no take settled.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -158,7 +159,7 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	}
 	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], since: since[:most], call: call, ret: ret}
 	if c.sr != nil {
-		c.sr.moved(c.n-1, tasks[:most])
+		c.sr.moved(c.fr.N-1, tasks[:most])
 	}
 }
 
@@ -823,7 +824,7 @@ func (c *Conformance) failClaim(w int, what string) error {
 	premise := fmt.Sprintf("w%d has a batch steal in flight that moved %s (order intervals)", w, taskList32(cl.tasks))
 	reason := fmt.Sprintf("w%d's deque did not hold t%d, w%d's did, so this take is accepted only if w%d's next take is a batch steal from w%d that took %s and was called before tick %d; %s", w, cl.ev.Task, cl.victim, w, cl.victim, taskList32(cl.tasks), cl.deadline, what)
 	cl.tasks = nil
-	return c.fail(cl.idx, &cl.ev, confRule(&cl.ev), premise, reason)
+	return c.fail(cl.idx, &cl.ev, frame.Rule(&cl.ev), premise, reason)
 }
 
 func taskList32(ts []int32) string {
@@ -831,7 +832,7 @@ func taskList32(ts []int32) string {
 	for i, t := range ts {
 		l[i] = int64(t)
 	}
-	return taskList(l)
+	return frame.TaskList(l)
 }
 
 // ivBatchMoved settles, after a batch steal e by w (steal-last), the
@@ -853,6 +854,6 @@ func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
 	}
 	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(moved), ret: e.Return}
 	if c.sr != nil {
-		c.sr.moved(c.n-1, moved)
+		c.sr.moved(c.fr.N-1, moved)
 	}
 }

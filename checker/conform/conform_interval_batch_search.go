@@ -370,14 +370,14 @@ func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 	}
 	r := c.search(func(dev map[int]int, watch int) *Conformance {
 		r := c.replay(dev, watch, idx)
-		if r != nil && r.err == nil {
-			r.n = idx + 1 // as feed numbers it
+		if r != nil && r.fr.Err == nil {
+			r.fr.N = idx + 1 // as Step numbers it
 			r.check(idx, e)
 		}
 		return r
-	}, idx+1, e.Task, [2]uint64{e.Call, e.Return}, [2]uint64{c.err.Event.Call, c.err.Event.Return})
+	}, idx+1, e.Task, [2]uint64{e.Call, e.Return}, [2]uint64{c.fr.Err.Event.Call, c.fr.Err.Event.Return})
 	if r == nil {
-		return c.err
+		return c.fr.Err
 	}
 	c.adopt(r)
 	return nil
@@ -396,14 +396,14 @@ func (c *Conformance) searchFinish() {
 	if c.sr.child || !c.searchable() {
 		return
 	}
-	n := c.n
+	n := c.fr.N
 	if r := c.search(func(dev map[int]int, watch int) *Conformance {
 		r := c.replay(dev, watch, n)
-		if r != nil && r.err == nil {
+		if r != nil && r.fr.Err == nil {
 			r.finishChecks()
 		}
 		return r
-	}, n, 0, [2]uint64{c.err.Event.Call, c.err.Event.Return}); r != nil {
+	}, n, 0, [2]uint64{c.fr.Err.Event.Call, c.fr.Err.Event.Return}); r != nil {
 		c.adopt(r)
 	}
 }
@@ -412,10 +412,10 @@ func (c *Conformance) searchFinish() {
 // batch steals may explain: a take's, within the checker's limits. Past
 // the events kept, it marks the violation a limit (no verdict).
 func (c *Conformance) searchable() bool {
-	if c.err == nil || c.err.Limit != "" {
+	if c.fr.Err == nil || c.fr.Err.Limit != "" {
 		return false
 	}
-	switch c.err.Rule {
+	switch c.fr.Err.Rule {
 	case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
 	default:
 		return false
@@ -430,8 +430,8 @@ func (c *Conformance) searchable() bool {
 // searchSpent marks the violation found a limit of the checker: the search
 // could not try every reading it was to try.
 func (c *Conformance) searchSpent(why string) {
-	c.err.Limit = why
-	c.err.Msg += "; no other reading of the batch steals was found to conform, but " + why + ": no verdict"
+	c.fr.Err.Limit = why
+	c.fr.Err.Msg += "; no other reading of the batch steals was found to conform, but " + why + ": no verdict"
 }
 
 // search tries the readings (see confSearch) of the takes self, then of
@@ -442,7 +442,7 @@ func (c *Conformance) searchSpent(why string) {
 // limit when a budget was spent).
 func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int, ts int64, ivs ...[2]uint64) *Conformance {
 	sr := c.sr
-	near := sr.near([]int64{c.err.Event.Task, ts}, ivs...)
+	near := sr.near([]int64{c.fr.Err.Event.Task, ts}, ivs...)
 	runs := 0
 	spent := func() bool {
 		if runs < sr.maxRuns && sr.work+cost <= sr.maxWork {
@@ -475,7 +475,7 @@ func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, 
 			if r == nil {
 				return nil
 			}
-			if r.err == nil {
+			if r.fr.Err == nil {
 				return r
 			}
 			if r.sr.watchPos < 0 {
@@ -491,7 +491,7 @@ func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, 
 			if spent() {
 				return nil
 			}
-			if r := replay(with(with(sr.dev, a.idx, a.pos+1), b.idx, b.pos+1), -1); r != nil && r.err == nil {
+			if r := replay(with(with(sr.dev, a.idx, a.pos+1), b.idx, b.pos+1), -1); r != nil && r.fr.Err == nil {
 				return r
 			}
 		}
@@ -513,7 +513,7 @@ func (c *Conformance) replay(dev map[int]int, watch, n int) *Conformance {
 	}
 	for i := range n {
 		e := c.sr.kept(i)
-		if r.feed(&e) != nil {
+		if r.step(&e) != nil {
 			break
 		}
 	}
@@ -525,6 +525,5 @@ func (c *Conformance) adopt(r *Conformance) {
 	sr := c.sr
 	sr.dev, sr.met, sr.metN, sr.mover = r.sr.dev, r.sr.met, r.sr.metN, r.sr.mover
 	*c = *r
-	c.conf = c
 	c.sr = sr
 }
