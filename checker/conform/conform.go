@@ -3,6 +3,8 @@ package conform
 import (
 	"errors"
 	"fmt"
+	"github.com/execspec/execspec/checker/conform/internal/globalq"
+	"github.com/execspec/execspec/checker/conform/internal/interval"
 	"iter"
 	"slices"
 	"sort"
@@ -82,7 +84,7 @@ import (
 // Report.Relaxed counts the takes accepted this way.
 // Under the header's "order":"intervals" (lock-free recording) these
 // premises generalise to any order of overlapping queue operations the
-// intervals allow, with obligations checked later (conform_interval.go).
+// intervals allow, with obligations checked later (package interval).
 //
 // Under the priority policy a v1.0 trace does not say each task's priority,
 // so the order of the global queue is not checked: a take of any task in it
@@ -109,7 +111,7 @@ import (
 // tasks; ids up to MaxTask are accepted.
 //
 // Cost: O(1) per event for every policy but priority (a take from the
-// global queue costs O(log n) on n queued tasks, conform_globalq.go) and
+// global queue costs O(log n) on n queued tasks, package globalq) and
 // steal-half (moves half a queue), and no allocation per event once the
 // tables have grown: the model's invariants are checked
 // after every event while the state is small, and, on larger states, every
@@ -122,11 +124,11 @@ type Conformance struct {
 	s   *model.State
 	cap int // the model's local capacity; 0 = no local queues
 
-	priority bool         // priority policy: takes from anywhere in the global queue
-	gq       *globalQueue // the global queue's index, for takes from anywhere in it (priority, order intervals); else nil
-	slotOn   bool         // lifo-slot=1
-	slices   bool         // time-slice policy: poll-end pending may be a re-poll
-	retry    bool         // retry policy
+	priority bool           // priority policy: takes from anywhere in the global queue
+	gq       *globalq.Index // the global queue's index, for takes from anywhere in it (priority, order intervals); else nil
+	slotOn   bool           // lifo-slot=1
+	slices   bool           // time-slice policy: poll-end pending may be a re-poll
+	retry    bool           // retry policy
 
 	v11     *confV11 // format v1.1 (conform_v11.go); nil for a v1.0 trace
 	prioV10 bool     // policy priority in a v1.0 trace: order unchecked
@@ -152,8 +154,8 @@ type Conformance struct {
 	globalEpoch uint64 // times the global queue became empty
 	globalFull  bool   // the global queue was non-empty after the last event
 
-	iv *confIntervals // order "intervals" (conform_interval.go); nil under order "seq"
-	sr *confSearch    // the search over readings of batch steals (conform_interval_batch_search.go); nil without steal-half
+	iv *interval.Reader // order "intervals" (package interval); nil under order "seq"
+	sr *confSearch      // the search over readings of batch steals (conform_interval_batch_search.go); nil without steal-half
 
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
@@ -277,7 +279,7 @@ type Report struct {
 	Relaxed int
 	// Reordered counts takes accepted, under order "intervals", by an
 	// order of overlapping queue operations other than their Seq order
-	// (see conform_interval.go).
+	// (see package interval).
 	Reordered int
 	// Reread counts the takes the search over readings of batch steals
 	// read otherwise than the checker's first reading (steal-half under
@@ -360,17 +362,18 @@ func New(h traces.Header) (*Conformance, error) {
 	c.cap = m.Config().LocalCap
 	c.workers = make([]confWorker, h.Workers)
 	c.invEvery = 1
-	if h.Order == traces.OrderIntervals {
-		c.iv = newConfIntervals()
-		if m.Config().StealHalf {
-			c.sr = newConfSearch()
+	intervals := h.Order == traces.OrderIntervals
+	if c.priority || intervals {
+		prio := c.v11 != nil && c.v11.prioOn
+		c.gq = globalq.New(prio, intervals)
+		if prio {
+			c.gq.SetPriorities(&c.v11.prio)
 		}
 	}
-	if c.priority || c.iv != nil {
-		prio := c.v11 != nil && c.v11.prioOn
-		c.gq = newGlobalQueue(prio, c.iv != nil)
-		if prio {
-			c.gq.prio.prio = &c.v11.prio
+	if intervals {
+		c.iv = interval.New(ivHost{c}, c.s, m, c.gq, c.priority, c.slotOn)
+		if m.Config().StealHalf {
+			c.sr = newConfSearch()
 		}
 	}
 	return c, nil
@@ -532,7 +535,7 @@ func (c *Conformance) check(idx int, e *traces.Event) error {
 		}
 	}
 	if c.iv != nil {
-		c.ivPush(e)
+		c.iv.Push(e)
 	}
 	var err error
 	done := false // the event was a v1.1 one, checked by stepV11
@@ -729,7 +732,7 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
 	r := frame.TakeRule(e.Source)
 	if c.iv != nil {
-		if err := c.ivTake(idx, e); err != nil {
+		if err := c.iv.Take(idx, e); err != nil {
 			return err
 		}
 	}
@@ -738,7 +741,7 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		st.Victim = int(e.Victim)
 	}
 	if c.iv != nil {
-		if err := c.ivClaimBefore(e, r, w, st.Victim); err != nil {
+		if err := c.iv.ClaimBefore(e, r, w, st.Victim); err != nil {
 			return err
 		}
 	}
@@ -755,7 +758,7 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	}
 	defer func() {
 		if c.iv != nil && c.fr.Err == nil && from >= 0 && from < len(c.s.Local) {
-			c.ivRemoved(from, e, before-len(c.s.Local[from])+c.iv.in)
+			c.iv.Removed(from, e, before-len(c.s.Local[from])+c.iv.In())
 		}
 	}()
 	var err error
@@ -765,9 +768,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	} else {
 		reading = c.sr.dev[idx] // 0 but where the search over batch steals says
 		err = c.takeRead(idx, e, st, reading)
-		// The batch readings past the orders (ivReading), in turn.
-		for last, err0 := c.ivLastReading(st), err; err != nil && reading < last; {
-			reading = max(reading+1, confTryCut)
+		// The batch readings past the orders (Reader.Reading), in turn.
+		for last, err0 := c.iv.LastReading(st), err; err != nil && reading < last; {
+			reading = max(reading+1, interval.TryCut)
 			if err = c.takeRead(idx, e, st, reading); err != nil {
 				err = err0
 			}
@@ -777,19 +780,19 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		return c.failStep(idx, e, r, err)
 	}
 	if c.sr != nil {
-		c.sr.note(idx, e, max(c.iv.pos, reading), c.ivLastReading(st))
+		c.sr.note(idx, e, max(c.iv.Pos(), reading), c.iv.LastReading(st))
 	}
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
-		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
-		if err := c.ivClaimAfterFIFO(w); err != nil {
+		c.iv.BatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
+		if err := c.iv.ClaimAfterFIFO(w); err != nil {
 			return err
 		}
 	}
 	if cfg := c.m.Config(); c.iv != nil && r == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
-		if err := c.ivClaimAfter(w); err != nil {
+		if err := c.iv.ClaimAfter(w); err != nil {
 			return err
 		}
-		c.ivBatchMoved(w, e)
+		c.iv.BatchMoved(w, e)
 	}
 	c.growTasks(t)
 	ct := &c.tasks[t-1]
@@ -802,24 +805,24 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 }
 
 // takeRead applies take st (event idx, e) as its reading p says
-// (ivReading: 0, the checker's own, tries every order in turn), under
+// (Reader.Reading: 0, the checker's own, tries every order in turn), under
 // the search over batch steals.
 func (c *Conformance) takeRead(idx int, e *traces.Event, st model.Step, p int) error {
-	first := c.ivReading(st, p)
+	first := c.iv.Reading(st, p)
 	if first < 0 {
 		return errSkipped
 	}
-	front := c.ivCutOwed(st, e)
+	front := c.iv.CutOwed(st, e)
 	err := c.takeOrders(idx, e, st, first)
 	if len(front) > 0 {
-		c.ivUncut(st.Victim, front)
+		c.iv.Uncut(st.Victim, front)
 	}
 	return err
 }
 
 // takeOrders applies take st (event idx, e): at its Seq, or as of an
 // instant of [Call, Seq] (the relaxed premises), or, under order
-// "intervals", in an order of the overlapping operations (ivRelax), the
+// "intervals", in an order of the overlapping operations (Reader.Relax), the
 // orders from first on.
 func (c *Conformance) takeOrders(idx int, e *traces.Event, st model.Step, first int) error {
 	err := errSkipped
@@ -839,7 +842,7 @@ func (c *Conformance) takeOrders(idx int, e *traces.Event, st model.Step, first 
 		}
 	}
 	if err != nil && c.iv != nil {
-		err = c.ivRelax(idx, e, st, err, first)
+		err = c.iv.Relax(idx, e, st, err, first)
 	}
 	return err
 }
@@ -872,12 +875,12 @@ func (c *Conformance) fairness(t int, task *confTask, seq uint64) {
 
 // takeAnywhere is GLOBAL-STEAL under the priority policy, whose order a
 // trace cannot show: the task is moved to the head of the global queue if
-// it is in it (O(1), conform_globalq.go), and the rule applied.
+// it is in it (O(1), package globalq), and the rule applied.
 func (c *Conformance) takeAnywhere(st model.Step, seq uint64) error {
-	if !c.gq.has(int32(st.Task)) {
+	if !c.gq.Has(int32(st.Task)) {
 		return c.apply(st, seq) // the model says why
 	}
-	undo := c.toFront(int32(st.Task))
+	undo := c.gq.ToFront(&c.s.Global, int32(st.Task))
 	err := c.apply(st, seq)
 	if err != nil {
 		undo()
@@ -1262,7 +1265,7 @@ func (c *Conformance) finishChecks() {
 		c.settleAll()
 	}
 	if c.fr.Err == nil && c.iv != nil {
-		c.ivFinish()
+		c.iv.Finish()
 	}
 	if c.fr.Err == nil {
 		if inv, err := c.m.CheckInvariants(c.s); err != nil {

@@ -71,7 +71,7 @@ type confV11 struct {
 
 	prioOn bool    // policy priority in a v1.1 trace
 	aging  int     // passes after which a queued task runs first; 0 = no aging
-	prio   []int32 // per task; the ages are counted by the global queue's index (conform_globalq.go)
+	prio   []int32 // per task; the ages are counted by the global queue's index (package globalq)
 
 	spuriousPolls int
 	noTaskWakes   int
@@ -279,7 +279,7 @@ func (c *Conformance) setPriority(t int, p int32) {
 	v := c.v11
 	c.growPriorities(t)
 	v.prio[t-1] = p
-	c.gq.prio.changed(int32(t))
+	c.gq.PriorityChanged(int32(t))
 }
 
 // growPriorities makes room for tasks up to t in the priority tables.
@@ -298,15 +298,15 @@ func (c *Conformance) takePriority(st model.Step, seq uint64) error {
 	v := c.v11
 	g := c.gq
 	t := int32(st.Task)
-	if !g.has(t) {
+	if !g.Has(t) {
 		return c.apply(st, seq) // the model says why
 	}
 	// A task spawned by a model step (not a spawn event) has priority 0.
 	c.growPriorities(len(c.s.Task))
-	if u, aged := g.pick(v.aging); u != t {
+	if u, aged := g.Pick(v.aging); u != t {
 		why := fmt.Sprintf("t%d (priority %d) is first of the highest priority", u, v.prio[u-1])
 		if aged {
-			why = fmt.Sprintf("t%d was passed over %d times (aging %d) and runs first", u, g.passed(u, v.aging), v.aging)
+			why = fmt.Sprintf("t%d was passed over %d times (aging %d) and runs first", u, g.Passed(u, v.aging), v.aging)
 		}
 		premise := "a take takes the first task of the highest priority"
 		if v.aging > 0 {
@@ -314,12 +314,12 @@ func (c *Conformance) takePriority(st model.Step, seq uint64) error {
 		}
 		c.globalInOrder()
 		return &model.PremiseError{Step: st, Premise: premise,
-			Reason: fmt.Sprintf("t%d (priority %d, passed over %d times) is taken while %s in the global queue %s", t, v.prio[t-1], g.passed(t, v.aging), why, tasksOf(c.s.Global))}
+			Reason: fmt.Sprintf("t%d (priority %d, passed over %d times) is taken while %s in the global queue %s", t, v.prio[t-1], g.Passed(t, v.aging), why, tasksOf(c.s.Global))}
 	}
 	if err := c.takeAnywhere(st, seq); err != nil {
 		return err
 	}
-	g.takes++ // every task still queued was passed over once more
+	g.Took() // every task still queued was passed over once more
 	return nil
 }
 

@@ -13,8 +13,10 @@
 // executor's stop. The doc comment of Conformance states how events map
 // onto rules, and which premises are relaxed for takes a real executor
 // cannot make atomic; under "order":"intervals" (lock-free recorders) the
-// takes are read in the orders their intervals allow
-// (conform_interval*.go).
+// takes are read in the orders their intervals allow (the internal
+// package interval, whose doc states the orders tried), with a bounded
+// search over the readings of batch steals (conform_interval_batch_search.go)
+// and an index of the global queue (the internal package globalq).
 //
 // A partially observed trace (a header that lists Unobserved kinds, such
 // as a wrapper around the futures of an executor one cannot change) is

@@ -34,19 +34,21 @@ type Error = frame.Error
 // Msg; it prints as "event N (seq S): Msg".
 type Finding = frame.Finding
 
-// MaxTask is the largest task id a Conformance (or a partial checker)
-// accepts: the checker's tables grow to the largest id. A larger one is a
-// limit of the checker, an Unknown verdict, never a violation.
+// MaxTask, 1<<22 (4,194,304), is the largest task id a Conformance (or a
+// partial checker) accepts: the checker's tables grow to the largest id.
+// A larger one is a limit of the checker, an Unknown verdict, never a
+// violation.
 const MaxTask = frame.MaxTask
 
-// LostSuspendPremise is the premise a lost re-queue breaks: the Premise
-// of an Error for which LostWake is true.
+// LostSuspendPremise is the premise a lost re-queue breaks, "TASK-SUSPEND
+// of a NOTIFIED task re-queues it (the wake during the poll is not
+// lost)": the Premise of an Error for which LostWake is true.
 const LostSuspendPremise = frame.LostSuspendPremise
 
-// PremiseWellFormed is the premise of an Error about an event's form, not
-// a rule: a field the header or the format rules out (a take when takes
-// are unobserved, a poll without the time that slice-us needs, seq out of
-// order). A command reports it as bad input rather than as a violation by
+// PremiseWellFormed, "a well-formed event", is the premise of an Error
+// about an event's form, not a rule: a field the header or the format
+// rules out (a take when takes are unobserved, a poll without the time
+// that slice-us needs, seq out of order). A command reports it as bad input rather than as a violation by
 // the executor.
 const PremiseWellFormed = frame.PremiseWellFormed
 

@@ -67,8 +67,8 @@ func (c *Conformance) Age(t int) (age uint8, ok bool) {
 	if c.v11 == nil {
 		return 0, false
 	}
-	if c.gq != nil && c.gq.prio != nil {
-		age = uint8(c.gq.passed(int32(t), c.v11.aging))
+	if c.gq != nil && c.gq.Prioritized() {
+		age = uint8(c.gq.Passed(int32(t), c.v11.aging))
 	}
 	return age, true
 }
