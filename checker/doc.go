@@ -5,17 +5,21 @@
 //   - checker/explore: explicit-state model checking of package model — every
 //     state of a closed configuration, safety and liveness under weak
 //     fairness, bitstate and swarm searches beyond memory;
-//   - checker/conform: trace conformance — a recorded trace, fully or
-//     partially observed, replayed through the open model of its policy;
+//   - checker/conform: trace conformance — a fully observed recorded trace
+//     replayed through the open model of its policy;
+//   - checker/partial: a partially observed trace — the premises its
+//     events decide, and the model replay (conform) when its queues are
+//     observed;
 //   - checker/lin: linearizability of a recorded history (porcupine);
 //   - checker/cover: spec coverage — which states and transitions of the
 //     closed model recorded runs went through;
 //   - checker/gotrace: the Go scheduler's goroutine lifecycle and fairness,
 //     from a Go runtime trace.
 //
-// Imports go one way: cover uses conform (and explore in its tests),
-// explore uses conform (to diagnose a counterexample); lin and gotrace use
-// neither, and none of them uses cmd/ or properties/ (only conform's tests
+// Imports go one way: partial uses conform, and both share their
+// streaming frame (checker/internal/frame); cover uses conform (and
+// explore in its tests), explore uses conform (to diagnose a
+// counterexample); lin and gotrace use neither, and none of them uses cmd/ or properties/ (only conform's tests
 // drive executors through properties/control).
 //
 // # Verdicts

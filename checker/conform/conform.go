@@ -3,12 +3,15 @@ package conform
 import (
 	"errors"
 	"fmt"
+	"github.com/execspec/execspec/checker/conform/internal/globalq"
+	"github.com/execspec/execspec/checker/conform/internal/interval"
 	"iter"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -81,7 +84,7 @@ import (
 // Report.Relaxed counts the takes accepted this way.
 // Under the header's "order":"intervals" (lock-free recording) these
 // premises generalise to any order of overlapping queue operations the
-// intervals allow, with obligations checked later (conform_interval.go).
+// intervals allow, with obligations checked later (package interval).
 //
 // Under the priority policy a v1.0 trace does not say each task's priority,
 // so the order of the global queue is not checked: a take of any task in it
@@ -108,7 +111,7 @@ import (
 // tasks; ids up to MaxTask are accepted.
 //
 // Cost: O(1) per event for every policy but priority (a take from the
-// global queue costs O(log n) on n queued tasks, conform_globalq.go) and
+// global queue costs O(log n) on n queued tasks, package globalq) and
 // steal-half (moves half a queue), and no allocation per event once the
 // tables have grown: the model's invariants are checked
 // after every event while the state is small, and, on larger states, every
@@ -121,17 +124,17 @@ type Conformance struct {
 	s   *model.State
 	cap int // the model's local capacity; 0 = no local queues
 
-	priority bool         // priority policy: takes from anywhere in the global queue
-	gq       *globalQueue // the global queue's index, for takes from anywhere in it (priority, order intervals); else nil
-	slotOn   bool         // lifo-slot=1
-	slices   bool         // time-slice policy: poll-end pending may be a re-poll
-	retry    bool         // retry policy
+	priority bool           // priority policy: takes from anywhere in the global queue
+	gq       *globalq.Index // the global queue's index, for takes from anywhere in it (priority, order intervals); else nil
+	slotOn   bool           // lifo-slot=1
+	slices   bool           // time-slice policy: poll-end pending may be a re-poll
+	retry    bool           // retry policy
 
 	v11     *confV11 // format v1.1 (conform_v11.go); nil for a v1.0 trace
 	prioV10 bool     // policy priority in a v1.0 trace: order unchecked
 
-	report    *Report
-	confFrame // events seen, the violation, the last events, the findings (conform_frame.go)
+	report *Report
+	fr     frame.Frame // events seen, the violation, the last events, the findings (package frame)
 
 	tasks   []confTask   // indexed by task id - 1
 	live    [][]confLive // pages of slots of tasks QUEUED or awaiting a requeue event
@@ -151,24 +154,12 @@ type Conformance struct {
 	globalEpoch uint64 // times the global queue became empty
 	globalFull  bool   // the global queue was non-empty after the last event
 
-	iv *confIntervals // order "intervals" (conform_interval.go); nil under order "seq"
-	sr *confSearch    // the search over readings of batch steals (conform_interval_batch_search.go); nil without steal-half
+	iv *interval.Reader // order "intervals" (package interval); nil under order "seq"
+	sr *confSearch      // the search over readings of batch steals (conform_interval_batch_search.go); nil without steal-half
 
 	invEvery int // check invariants every invEvery events (adapts to the state's size)
 	invCount int
 }
-
-// confMaxFindings bounds the panics a report lists (PanicCount counts them
-// all), so that a long trace of failing tasks is checked in bounded memory.
-const confMaxFindings = 100
-
-// conformBefore is how many events a Error shows before the
-// violation.
-const conformBefore = 20
-
-// MaxTask is the largest task id a Conformance accepts: the model's
-// state grows to the largest id.
-const MaxTask = 1 << 22
 
 // confTask is what the checker keeps for every task id: 8 bytes, so that a
 // trace of millions of tasks is checked in little memory. What only a task
@@ -250,51 +241,6 @@ type confWorker struct {
 	slot     int32  // the task in the LIFO slot, 0 = empty
 }
 
-// Error is the first event of a trace that is not an enabled
-// rule of the model.
-type Error struct {
-	Index   int          // position of the event in the trace, from 0
-	Event   traces.Event // the event
-	Rule    model.Rule   // the rule it maps onto; 0 for an event that is no rule (poll-begin, requeue, a malformed event)
-	Premise string       // the premise that failed, e.g. "local(w) = ∅"
-	Reason  string       // what held instead, e.g. "w2's local queue holds [t17]"
-	State   string       // the model state (lanes) when the premise was evaluated
-	Before  []traces.Event
-	Msg     string // the whole message, as Error returns it
-	// Limit, when not empty, names a capacity limit of the checker that
-	// the event exceeds (such as MaxTask): the checker cannot say
-	// whether the event is an enabled rule, so the verdict is Unknown, not
-	// Violated. The executor is not at fault.
-	Limit string
-}
-
-// Error returns e.g. "event 1832 (seq 4410): WORKER-STEAL by worker 2 of
-// task 9 from worker 0, but w2's local queue holds [t17] (premise local(w) =
-// ∅ fails)". Events are counted from 1 in the message.
-func (e *Error) Error() string { return e.Msg }
-
-// LostWake reports whether e is a wake lost during a poll: a NOTIFIED
-// task's poll returned Pending and the executor never queued it again, as
-// a later take or wake showed. The rule is TASK-SUSPEND; the defect is the
-// one a lost-wakeup check sees from outside.
-func (e *Error) LostWake() bool {
-	return e.Rule == model.TASK_SUSPEND && e.Premise == LostSuspendPremise
-}
-
-// Finding is something a trace shows that is not a violation of a
-// rule: a task's panic, or a warning.
-type Finding struct {
-	Index  int    // position of the event in the trace, from 0
-	Seq    uint64 // its Seq
-	Task   int64  // 0 if none
-	Worker int    // -1 if none
-	Msg    string
-}
-
-func (f Finding) String() string {
-	return fmt.Sprintf("event %d (seq %d): %s", f.Index+1, f.Seq, f.Msg)
-}
-
 // Report is the result of checking a whole trace.
 //
 // Verdict is Violated when an event is not an enabled rule (Err says
@@ -333,7 +279,7 @@ type Report struct {
 	Relaxed int
 	// Reordered counts takes accepted, under order "intervals", by an
 	// order of overlapping queue operations other than their Seq order
-	// (see conform_interval.go).
+	// (see package interval).
 	Reordered int
 	// Reread counts the takes the search over readings of batch steals
 	// read otherwise than the checker's first reading (steal-half under
@@ -356,10 +302,10 @@ func (r *Report) Summary() string {
 	if len(r.Abandoned) > 0 {
 		holds = fmt.Sprintf("conforms: %d events, %d tasks, %d DONE, the rest abandoned at the executor's stop", r.Events, r.Tasks, r.Completed)
 	}
-	writeOutcome(&b, r.Verdict, r.Err, outcomeLines{
-		holds:   holds,
-		notDone: fmt.Sprintf("every event conforms, but %d of %d tasks are not DONE at the end", len(r.NeverCompleted), r.Tasks),
-		lost:    "woken, never polled again, not DONE",
+	frame.WriteOutcome(&b, r.Verdict, r.Err, frame.OutcomeLines{
+		Holds:   holds,
+		NotDone: fmt.Sprintf("every event conforms, but %d of %d tasks are not DONE at the end", len(r.NeverCompleted), r.Tasks),
+		Lost:    "woken, never polled again, not DONE",
 	}, r.LostWakeups, r.NeverCompleted)
 	still := ""
 	if r.StillWaiting {
@@ -377,18 +323,9 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "takes the search over batch steals read otherwise than first read: %d (%d replays of the trace)\n", r.Reread, r.Replays)
 	}
 	r.summaryV11(&b)
-	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
+	frame.WriteFindings(&b, r.Panics, r.PanicCount, r.Warnings)
 	return strings.TrimSuffix(b.String(), "\n")
 }
-
-// taskList names the tasks ts, the first 20 of them.
-func taskList(ts []int64) string { return list(ts, 20, "t", " ... (%d in all)") }
-
-// confKeys are the header config keys a Conformance understands. "tasks"
-// and "pendings" describe the workload of a model checker's counterexample
-// (HeaderOf); a trace shows its tasks and their results itself, so they are
-// accepted and not used.
-var confKeys = []string{"local-cap", "owner-lifo", "steal-half", "steal-last", "steal-max", "global-interval", "lifo-slot", "lifo-max", "aging", "max-priority", "slice", "retries", "tasks", "pendings", "spurious-polls", "slice-us"}
 
 // confKeyPolicy names the policy whose parameter each policy-specific
 // config key is: under another policy the key means nothing, and is
@@ -419,24 +356,24 @@ func New(h traces.Header) (*Conformance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conformance: header: %w", err)
 	}
-	c.conf = c // the frame's rules
 	c.h = h
 	c.m = m
 	c.s = m.Init()
 	c.cap = m.Config().LocalCap
 	c.workers = make([]confWorker, h.Workers)
 	c.invEvery = 1
-	if h.Order == traces.OrderIntervals {
-		c.iv = newConfIntervals()
-		if m.Config().StealHalf {
-			c.sr = newConfSearch()
+	intervals := h.Order == traces.OrderIntervals
+	if c.priority || intervals {
+		prio := c.v11 != nil && c.v11.prioOn
+		c.gq = globalq.New(prio, intervals)
+		if prio {
+			c.gq.SetPriorities(&c.v11.prio)
 		}
 	}
-	if c.priority || c.iv != nil {
-		prio := c.v11 != nil && c.v11.prioOn
-		c.gq = newGlobalQueue(prio, c.iv != nil)
-		if prio {
-			c.gq.prio.prio = &c.v11.prio
+	if intervals {
+		c.iv = interval.New(ivHost{c}, c.s, m, c.gq, c.priority, c.slotOn)
+		if m.Config().StealHalf {
+			c.sr = newConfSearch()
 		}
 	}
 	return c, nil
@@ -447,8 +384,8 @@ func confConfig(h traces.Header) (model.Config, *Conformance, error) {
 	c := &Conformance{}
 	cfg := model.Config{Workers: h.Workers}
 	for k, v := range h.Config {
-		if !slices.Contains(confKeys, k) {
-			return cfg, nil, fmt.Errorf("unknown config key %q (known: %s)", k, strings.Join(confKeys, ", "))
+		if !slices.Contains(frame.ConfigKeys, k) {
+			return cfg, nil, fmt.Errorf("unknown config key %q (known: %s)", k, strings.Join(frame.ConfigKeys, ", "))
 		}
 		if v < 0 {
 			return cfg, nil, fmt.Errorf("%s = %d: want a number ≥ 0", k, v)
@@ -545,11 +482,6 @@ func (c *Conformance) Lanes() string {
 // errConfAfterFinish is what Conformance.Step returns after Finish.
 var errConfAfterFinish = errors.New("conformance: Step after Finish")
 
-// Step checks the next event. It returns nil, or the *Error of the
-// first violation; once a violation was found every later call returns it
-// again. Events must come in Seq order.
-func (c *Conformance) Step(e traces.Event) error { return c.feed(&e) }
-
 // afterEvent keeps the global queue's history: when it last became
 // non-empty, and how often it became empty.
 func (c *Conformance) afterEvent(e *traces.Event) {
@@ -570,22 +502,22 @@ func (c *Conformance) check(idx int, e *traces.Event) error {
 	if c.sr != nil && !c.sr.inCheck {
 		return c.searchCheck(idx, e)
 	}
-	if idx > 0 && e.Seq <= c.lastSeq {
-		return c.fail(idx, e, 0, "Seq increases", seqReason(e.Seq, c.lastSeq))
+	if idx > 0 && e.Seq <= c.fr.LastSeq {
+		return c.fail(idx, e, 0, "Seq increases", frame.SeqReason(e.Seq, c.fr.LastSeq))
 	}
 	if int(e.Worker) >= len(c.workers) || e.Worker < -1 {
-		return c.fail(idx, e, confRule(e), "0 ≤ w < W", fmt.Sprintf("no worker %d: the header declares %d workers", e.Worker, len(c.workers)))
+		return c.fail(idx, e, frame.Rule(e), "0 ≤ w < W", fmt.Sprintf("no worker %d: the header declares %d workers", e.Worker, len(c.workers)))
 	}
 	if err := traces.Validate(c.h, *e); err != nil {
-		return c.fail(idx, e, confRule(e), PremiseWellFormed, err.Error())
+		return c.fail(idx, e, frame.Rule(e), PremiseWellFormed, err.Error())
 	}
 	if e.Task > MaxTask {
-		return c.taskLimit(idx, e, confRule(e))
+		return c.fr.TaskLimit(idx, e, frame.Rule(e))
 	}
 	t := int(e.Task)
 	if e.Kind != traces.KindSpawn && t != 0 && (t > len(c.s.Task) || c.s.Task[t-1] == model.Idle) {
 		if !(e.Kind == traces.KindStep && e.Rule == model.SPAWN) {
-			return c.fail(idx, e, confRule(e), "task spawned", fmt.Sprintf("task %d was never spawned", t))
+			return c.fail(idx, e, frame.Rule(e), "task spawned", fmt.Sprintf("task %d was never spawned", t))
 		}
 	}
 	// Settle the decisions this event depends on: a deferred end of a poll
@@ -603,7 +535,7 @@ func (c *Conformance) check(idx int, e *traces.Event) error {
 		}
 	}
 	if c.iv != nil {
-		c.ivPush(e)
+		c.iv.Push(e)
 	}
 	var err error
 	done := false // the event was a v1.1 one, checked by stepV11
@@ -631,7 +563,7 @@ func (c *Conformance) check(idx int, e *traces.Event) error {
 		case traces.KindUnpark:
 			c.workers[e.Worker].parked = false
 		case traces.KindPanic:
-			c.panicked(idx, e)
+			c.fr.Panicked(idx, e)
 		case traces.KindStep:
 			err = c.modelStep(idx, e)
 		case traces.KindRegister:
@@ -652,52 +584,17 @@ func (c *Conformance) check(idx int, e *traces.Event) error {
 	return c.checkInvariants(idx, e)
 }
 
-// confRule is the rule an event maps onto, for messages; 0 if none.
-func confRule(e *traces.Event) model.Rule {
-	switch e.Kind {
-	case traces.KindSpawn:
-		return model.SPAWN
-	case traces.KindTake:
-		switch e.Source {
-		case traces.SourceGlobal:
-			return model.GLOBAL_STEAL
-		case traces.SourceSteal:
-			return model.WORKER_STEAL
-		case traces.SourceLocal, traces.SourceLIFO:
-			return model.POLL_LOCAL
-		}
-	case traces.KindPollEnd:
-		if e.Result == traces.ResultPending {
-			return model.TASK_SUSPEND
-		}
-		if e.Result != traces.ResultNone {
-			return model.TASK_COMPLETE
-		}
-	case traces.KindWake:
-		return model.WAKE
-	case traces.KindStep:
-		return e.Rule
-	case traces.KindRegister:
-		return model.POLL_PENDING
-	}
-	return 0
-}
-
 // fail records the violation at event idx, with the model state.
 func (c *Conformance) fail(idx int, e *traces.Event, r model.Rule, premise, reason string) error {
-	return c.failAt(idx, e, r, "premise ", premise, reason, c.Lanes())
+	return c.fr.FailAt(idx, e, r, "premise ", premise, reason, c.Lanes())
 }
-
-// LostSuspendPremise is the premise a lost re-queue breaks: the Premise
-// of an Error for which LostWake is true.
-const LostSuspendPremise = "TASK-SUSPEND of a NOTIFIED task re-queues it (the wake during the poll is not lost)"
 
 // failLost records a violation of TASK-SUSPEND found at a later event e (a
 // wake or a take that only a lost re-queue explains): the rule is
 // TASK-SUSPEND, the event is described as what it reports.
 func (c *Conformance) failLost(idx int, e *traces.Event, reason string) error {
 	err := c.fail(idx, e, model.TASK_SUSPEND, LostSuspendPremise, reason)
-	c.err.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, describe(e, confRule(e)), reason, LostSuspendPremise)
+	c.fr.Err.Msg = fmt.Sprintf("event %d (seq %d): %s, but %s (premise %s fails)", idx+1, e.Seq, frame.Describe(e, frame.Rule(e)), reason, LostSuspendPremise)
 	return err
 }
 
@@ -720,63 +617,6 @@ func (c *Conformance) failStep(idx int, e *traces.Event, r model.Rule, err error
 		return c.fail(idx, e, pe.Step.Rule, pe.Premise, pe.Reason)
 	}
 	return c.fail(idx, e, r, "a rule of the model", err.Error())
-}
-
-func who(w int) string {
-	if w < 0 {
-		return "a thread outside the workers"
-	}
-	return fmt.Sprintf("worker %d", w)
-}
-
-// firstLine returns a copy of the first line of s, so that a finding does
-// not keep a whole stack alive.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.Clone(s)
-}
-
-// describe says what an event claims, in the words of its rule.
-func describe(e *traces.Event, r model.Rule) string {
-	if r == 0 {
-		r = confRule(e)
-	}
-	switch e.Kind {
-	case traces.KindSpawn:
-		return fmt.Sprintf("SPAWN of task %d onto %s by %s", e.Task, e.Queue, who(int(e.Worker)))
-	case traces.KindTake:
-		s := fmt.Sprintf("%s by worker %d of task %d", r, e.Worker, e.Task)
-		if e.Source == traces.SourceSteal {
-			s += fmt.Sprintf(" from worker %d", e.Victim)
-		}
-		if e.Source == traces.SourceLIFO {
-			s += " from its LIFO slot"
-		}
-		return s
-	case traces.KindPollBegin:
-		return fmt.Sprintf("poll-begin of task %d on worker %d", e.Task, e.Worker)
-	case traces.KindPollEnd:
-		if r == 0 {
-			return fmt.Sprintf("poll-end (%s) of task %d on worker %d", e.Result, e.Task, e.Worker)
-		}
-		return fmt.Sprintf("%s (poll-end %s) of task %d on worker %d", r, e.Result, e.Task, e.Worker)
-	case traces.KindWake:
-		s := fmt.Sprintf("WAKE of task %d by %s, reported %s", e.Task, who(int(e.Worker)), e.Outcome)
-		if e.Queue != traces.QueueNone {
-			s += " onto " + e.Queue.String()
-		}
-		return s
-	case traces.KindRequeue:
-		return fmt.Sprintf("requeue of task %d onto %s by %s", e.Task, e.Queue, who(int(e.Worker)))
-	case traces.KindStep:
-		return fmt.Sprintf("step %s of task %d by %s", e.Rule, e.Task, who(int(e.Worker)))
-	}
-	if e.Task != 0 {
-		return fmt.Sprintf("%s of task %d by %s", e.Kind, e.Task, who(int(e.Worker)))
-	}
-	return fmt.Sprintf("%s by %s", e.Kind, who(int(e.Worker)))
 }
 
 // growTasks makes room for task t in the checker's own tables.
@@ -843,7 +683,7 @@ func (c *Conformance) placed(t, w int) traces.Queue {
 // checks that the model, with its capacity, put it there too).
 func (c *Conformance) checkPush(idx int, e *traces.Event, r model.Rule) error {
 	if w := e.Queue.Worker(); w >= 0 && w != int(e.Worker) {
-		return c.fail(idx, e, r, "pushed on the acting worker's own local queue, or the global queue", fmt.Sprintf("%s pushes onto worker %d's local queue", who(int(e.Worker)), w))
+		return c.fail(idx, e, r, "pushed on the acting worker's own local queue, or the global queue", fmt.Sprintf("%s pushes onto worker %d's local queue", frame.Who(int(e.Worker)), w))
 	}
 	return nil
 }
@@ -888,22 +728,11 @@ func (c *Conformance) spawn(idx int, e *traces.Event) error {
 	return nil
 }
 
-// takeRule maps a take's source onto its rule.
-func takeRule(src traces.Source) model.Rule {
-	switch src {
-	case traces.SourceGlobal:
-		return model.GLOBAL_STEAL
-	case traces.SourceSteal:
-		return model.WORKER_STEAL
-	}
-	return model.POLL_LOCAL
-}
-
 func (c *Conformance) take(idx int, e *traces.Event) error {
 	w, t := int(e.Worker), int(e.Task)
-	r := takeRule(e.Source)
+	r := frame.TakeRule(e.Source)
 	if c.iv != nil {
-		if err := c.ivTake(idx, e); err != nil {
+		if err := c.iv.Take(idx, e); err != nil {
 			return err
 		}
 	}
@@ -912,7 +741,7 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		st.Victim = int(e.Victim)
 	}
 	if c.iv != nil {
-		if err := c.ivClaimBefore(e, r, w, st.Victim); err != nil {
+		if err := c.iv.ClaimBefore(e, r, w, st.Victim); err != nil {
 			return err
 		}
 	}
@@ -928,8 +757,8 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		before = len(c.s.Local[from])
 	}
 	defer func() {
-		if c.iv != nil && c.err == nil && from >= 0 && from < len(c.s.Local) {
-			c.ivRemoved(from, e, before-len(c.s.Local[from])+c.iv.in)
+		if c.iv != nil && c.fr.Err == nil && from >= 0 && from < len(c.s.Local) {
+			c.iv.Removed(from, e, before-len(c.s.Local[from])+c.iv.In())
 		}
 	}()
 	var err error
@@ -939,9 +768,9 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 	} else {
 		reading = c.sr.dev[idx] // 0 but where the search over batch steals says
 		err = c.takeRead(idx, e, st, reading)
-		// The batch readings past the orders (ivReading), in turn.
-		for last, err0 := c.ivLastReading(st), err; err != nil && reading < last; {
-			reading = max(reading+1, confTryCut)
+		// The batch readings past the orders (Reader.Reading), in turn.
+		for last, err0 := c.iv.LastReading(st), err; err != nil && reading < last; {
+			reading = max(reading+1, interval.TryCut)
 			if err = c.takeRead(idx, e, st, reading); err != nil {
 				err = err0
 			}
@@ -951,19 +780,19 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 		return c.failStep(idx, e, r, err)
 	}
 	if c.sr != nil {
-		c.sr.note(idx, e, max(c.iv.pos, reading), c.ivLastReading(st))
+		c.sr.note(idx, e, max(c.iv.Pos(), reading), c.iv.LastReading(st))
 	}
 	if cfg := c.m.Config(); c.iv != nil && cfg.StealHalf && !cfg.StealLast && cfg.OwnerFIFO {
-		c.ivBatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
-		if err := c.ivClaimAfterFIFO(w); err != nil {
+		c.iv.BatchAfter(r, w, st.Victim, int32(t), e.Call, e.Return)
+		if err := c.iv.ClaimAfterFIFO(w); err != nil {
 			return err
 		}
 	}
 	if cfg := c.m.Config(); c.iv != nil && r == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast {
-		if err := c.ivClaimAfter(w); err != nil {
+		if err := c.iv.ClaimAfter(w); err != nil {
 			return err
 		}
-		c.ivBatchMoved(w, e)
+		c.iv.BatchMoved(w, e)
 	}
 	c.growTasks(t)
 	ct := &c.tasks[t-1]
@@ -976,24 +805,24 @@ func (c *Conformance) take(idx int, e *traces.Event) error {
 }
 
 // takeRead applies take st (event idx, e) as its reading p says
-// (ivReading: 0, the checker's own, tries every order in turn), under
+// (Reader.Reading: 0, the checker's own, tries every order in turn), under
 // the search over batch steals.
 func (c *Conformance) takeRead(idx int, e *traces.Event, st model.Step, p int) error {
-	first := c.ivReading(st, p)
+	first := c.iv.Reading(st, p)
 	if first < 0 {
 		return errSkipped
 	}
-	front := c.ivCutOwed(st, e)
+	front := c.iv.CutOwed(st, e)
 	err := c.takeOrders(idx, e, st, first)
 	if len(front) > 0 {
-		c.ivUncut(st.Victim, front)
+		c.iv.Uncut(st.Victim, front)
 	}
 	return err
 }
 
 // takeOrders applies take st (event idx, e): at its Seq, or as of an
 // instant of [Call, Seq] (the relaxed premises), or, under order
-// "intervals", in an order of the overlapping operations (ivRelax), the
+// "intervals", in an order of the overlapping operations (Reader.Relax), the
 // orders from first on.
 func (c *Conformance) takeOrders(idx int, e *traces.Event, st model.Step, first int) error {
 	err := errSkipped
@@ -1013,7 +842,7 @@ func (c *Conformance) takeOrders(idx int, e *traces.Event, st model.Step, first 
 		}
 	}
 	if err != nil && c.iv != nil {
-		err = c.ivRelax(idx, e, st, err, first)
+		err = c.iv.Relax(idx, e, st, err, first)
 	}
 	return err
 }
@@ -1046,12 +875,12 @@ func (c *Conformance) fairness(t int, task *confTask, seq uint64) {
 
 // takeAnywhere is GLOBAL-STEAL under the priority policy, whose order a
 // trace cannot show: the task is moved to the head of the global queue if
-// it is in it (O(1), conform_globalq.go), and the rule applied.
+// it is in it (O(1), package globalq), and the rule applied.
 func (c *Conformance) takeAnywhere(st model.Step, seq uint64) error {
-	if !c.gq.has(int32(st.Task)) {
+	if !c.gq.Has(int32(st.Task)) {
 		return c.apply(st, seq) // the model says why
 	}
-	undo := c.toFront(int32(st.Task))
+	undo := c.gq.ToFront(&c.s.Global, int32(st.Task))
 	err := c.apply(st, seq)
 	if err != nil {
 		undo()
@@ -1190,11 +1019,11 @@ func (c *Conformance) settleAll() {
 		t := int(cw.pendTask)
 		switch cw.pend {
 		case confSuspend:
-			if c.suspendStep(w, t, false, c.lastSeq) != nil {
-				c.suspendStep(w, t, true, c.lastSeq)
+			if c.suspendStep(w, t, false, c.fr.LastSeq) != nil {
+				c.suspendStep(w, t, true, c.fr.LastSeq)
 			}
 		case confFailed:
-			c.apply(model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1}, c.lastSeq)
+			c.apply(model.Step{Rule: model.TASK_COMPLETE, Worker: w, Task: t, Victim: -1, Dest: -1}, c.fr.LastSeq)
 		}
 		cw.pend, cw.pendTask = confNone, 0
 	}
@@ -1297,7 +1126,7 @@ func (c *Conformance) park(idx int, e *traces.Event) {
 	cw.parkL = len(c.s.Local[w]) > 0
 	cw.parkEp = c.globalEpoch
 	if t := c.s.Cur[w]; t != 0 {
-		c.parkPolling(idx, e, w, int64(t))
+		c.fr.ParkPolling(idx, e, w, int64(t))
 	}
 }
 
@@ -1355,22 +1184,22 @@ func (c *Conformance) Finish() *Report {
 	if c.report != nil {
 		return c.report
 	}
-	failed := c.err != nil // a Step's violation: searched then
+	failed := c.fr.Err != nil // a Step's violation: searched then
 	c.finishChecks()
 	if c.sr != nil && !failed {
 		c.searchFinish()
 	}
 	r := &Report{
-		Events:            c.n,
-		Err:               c.err,
+		Events:            c.fr.N,
+		Err:               c.fr.Err,
 		MaxOtherPolls:     int(c.maxOther),
 		MaxOtherPollsTask: c.maxOTask,
 		MaxDelay:          c.maxDelay,
 		MaxDelayTask:      c.maxDTask,
 		Relaxed:           c.relaxed,
 		Reordered:         c.reordered(),
-		Panics:            c.panics,
-		PanicCount:        c.npanics,
+		Panics:            c.fr.Panics,
+		PanicCount:        c.fr.NPanics,
 	}
 	c.searchReport(r)
 	for i := range c.tasks {
@@ -1396,7 +1225,7 @@ func (c *Conformance) Finish() *Report {
 			r.LostWakeups = append(r.LostWakeups, int64(i+1))
 		}
 	}
-	r.Warnings = append(r.Warnings, c.warnings...)
+	r.Warnings = append(r.Warnings, c.fr.Warnings...)
 	for w := range c.workers {
 		cw := &c.workers[w]
 		if !cw.parked {
@@ -1416,8 +1245,8 @@ func (c *Conformance) Finish() *Report {
 	}
 	sort.SliceStable(r.Warnings, func(i, j int) bool { return r.Warnings[i].Index < r.Warnings[j].Index })
 	c.finishV11(r)
-	r.Verdict = c.verdict(len(r.NeverCompleted))
-	c.report, c.closed = r, errConfAfterFinish
+	r.Verdict = c.fr.Verdict(len(r.NeverCompleted))
+	c.report, c.fr.Closed = r, errConfAfterFinish
 	return r
 }
 
@@ -1426,23 +1255,23 @@ func tasksOf(q []int32) string {
 	for i, t := range q {
 		ts[i] = int64(t)
 	}
-	return "[" + taskList(ts) + "]"
+	return "[" + frame.TaskList(ts) + "]"
 }
 
 // finishChecks checks what only the end of the trace decides.
 func (c *Conformance) finishChecks() {
 	c.globalInOrder()
-	if c.err == nil {
+	if c.fr.Err == nil {
 		c.settleAll()
 	}
-	if c.err == nil && c.iv != nil {
-		c.ivFinish()
+	if c.fr.Err == nil && c.iv != nil {
+		c.iv.Finish()
 	}
-	if c.err == nil {
+	if c.fr.Err == nil {
 		if inv, err := c.m.CheckInvariants(c.s); err != nil {
-			e := traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1}
+			e := traces.Event{Seq: c.fr.LastSeq, Worker: -1, Victim: -1}
 			c.invEvery = 1
-			c.failInvariant(c.n, &e, inv, err)
+			c.failInvariant(c.fr.N, &e, inv, err)
 		}
 	}
 }
@@ -1453,5 +1282,5 @@ func (c *Conformance) finishChecks() {
 // error: it is in the report.
 func Check(h traces.Header, events iter.Seq2[traces.Event, error]) (*Report, error) {
 	c, err := New(h)
-	return checkAll(c, err, events)
+	return frame.CheckAll(c, err, events)
 }

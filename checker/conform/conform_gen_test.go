@@ -42,7 +42,7 @@ func (g *confGen) emit(t testing.TB, e traces.Event) {
 		e.Victim = -1
 	}
 	if err := g.c.Step(e); err != nil {
-		t.Fatalf("generator produced a violation: %v\n%s", err, g.c.err.State)
+		t.Fatalf("generator produced a violation: %v\n%s", err, g.c.fr.Err.State)
 	}
 	g.events = append(g.events, e)
 }

@@ -12,8 +12,8 @@ import (
 // The search over readings of batch steals (steal-half, "order":"intervals").
 //
 // Each take under "order":"intervals" is read one way when it comes: the
-// checker tries the orders of confTries in turn (the take at its Seq, then
-// the orders of ivRelax) and keeps the first the model accepts. For a
+// checker tries the orders of interval.Tries in turn (the take at its Seq, then
+// the orders of Reader.Relax) and keeps the first the model accepts. For a
 // batch steal that reading fixes which tasks the batch moved, how many
 // (within half of the deque as read and steal-max) and in which order
 // (whichever the deque's flavour allows); a take much later may refute it
@@ -51,7 +51,7 @@ type confSearch struct {
 	nkept  int            // events kept
 	detail map[int]string // by event index: the Detail of the events kept that have one
 	over   bool           // the trace is longer than confSearchEvents
-	dev    map[int]int    // by event index: the first position (confTries) tried at its take
+	dev    map[int]int    // by event index: the first position (interval.Tries) tried at its take
 	met    []confChoice   // the last confSearchKeep takes with readings left (a ring)
 	metN   int            // takes put in met
 	mover  []int32        // by task id - 1: 1 + the event index of the last batch steal that moved it (0: none)
@@ -124,165 +124,10 @@ func (sr *confSearch) kept(i int) traces.Event {
 }
 
 // confChoice is a take (event idx, interval [call, ret]) accepted at
-// reading pos of confTries, whose last reading is last.
+// reading pos of interval.Tries, whose last reading is last.
 type confChoice struct {
 	idx, pos, last int
 	call, ret      uint64
-}
-
-// The readings of a take, in the order tried: 0 the take at its Seq, 1
-// to 4 the batch orders of ivRelax (steal-last: ivStealLast, ivGiveBack,
-// ivClaim; FIFO: ivBatchTake, ivBatchPrefix, ivClaim, ivTakeBack), then
-// the reorder of ivRelax with nothing hidden, the own deque hidden, the
-// global queue hidden, both (confTryReorder on); then, for a batch steal,
-// its size (confTryCut on) and the length of a claim (confTryClaim on),
-// and for a take from a FIFO deque with an open batch, how many of the
-// batch's tasks it moved there that overlapping takes took (confTryOwe
-// on; ivReading). The checker, on its own, keeps the first the model
-// accepts.
-const (
-	confTryReorder = 5
-	confTryCut     = confTryReorder + 4
-	confTryMax     = 32 // sizes read: crossbeam's MAX_BATCH
-	confTryClaim   = confTryCut + confTryMax
-	confTryOwe     = confTryClaim + confTryMax
-	confTries      = confTryOwe + confTryMax
-)
-
-// ivReading sets up reading p (confTries) of take st and returns the
-// first order ivRelax tries. Below confTryCut, p is that order. From
-// confTryCut on, p reads the size of a batch steal, n = p - confTryCut:
-// from a LIFO deque (steal-last), the batch ends at the task it runs and
-// leaves the first n+1 tasks in front of it, taken before the thief read
-// the deque by overlapping takes (they owe, as in reorder; ivStealCut);
-// from a FIFO deque, the batch moves at most n tasks besides the one it
-// runs (ivOpenBatch), whatever order accepts the take. From
-// confTryClaim on, p reads a claim (ivClaim, steal-last) of the task
-// stolen from a thief with a batch steal in flight, whose batch held n+1
-// more tasks behind it that the claim moves too. From confTryOwe on, p reads a take
-// from a FIFO deque with an open batch (ivBatchOwe): the batch held its
-// first n+1 tasks, and takes overlapping this one took them; then the
-// reorder.
-//
-// It returns -1 for a reading that does not apply to st (a size for a
-// take that is no steal, or one the deque cannot hold; more owed tasks
-// than the open batch has): a reading that reads nothing new is no
-// reading, so that the search never replays the same one twice.
-func (c *Conformance) ivReading(st model.Step, p int) int {
-	if c.iv == nil {
-		return p
-	}
-	c.iv.size, c.iv.extra, c.iv.in, c.iv.owe = -1, 0, 0, 0
-	c.iv.unowed = c.iv.unowed[:0]
-	s := c.s
-	v := st.Victim
-	switch {
-	case p < confTryCut:
-		return p
-	case p >= confTryOwe:
-		from := st.Worker
-		if st.Rule == model.WORKER_STEAL {
-			from = v
-		}
-		c.iv.owe = p - confTryOwe + 1
-		if from < 0 || from >= len(c.iv.batch) || len(c.iv.batch[from].tasks) < c.iv.owe {
-			return -1
-		}
-		return confTryReorder
-	case p >= confTryClaim:
-		if !c.m.Config().StealLast {
-			// A FIFO claim (ivClaimAfterFIFO) counts every claimed task
-			// as taken before the thief's steal: no longer claim.
-			return -1
-		}
-		c.iv.extra = p - confTryClaim + 1
-		return 3
-	case st.Rule != model.WORKER_STEAL || v < 0 || v >= len(s.Local):
-		return -1
-	}
-	n := p - confTryCut
-	c.iv.size = n
-	if c.m.Config().StealLast {
-		if n+1 >= slices.Index(s.Local[v], int32(st.Task)) {
-			return -1 // x within the first n+1 (ivStealCut)
-		}
-		return confTryCut
-	}
-	held := len(s.Local[v]) // the most a batch from v may move (ivOpenBatch)
-	if v < len(c.iv.batch) {
-		held += len(c.iv.batch[v].tasks)
-	}
-	if n >= held {
-		return -1
-	}
-	return 0
-}
-
-// ivLastReading is the last reading (confTries) take st has.
-func (c *Conformance) ivLastReading(st model.Step) int {
-	cfg := c.m.Config()
-	switch {
-	case st.Rule == model.WORKER_STEAL && cfg.StealHalf && cfg.StealLast:
-		return confTryOwe - 1
-	case st.Rule == model.WORKER_STEAL && cfg.StealHalf, st.Rule == model.POLL_LOCAL && cfg.StealHalf && cfg.OwnerFIFO:
-		return confTries - 1
-	}
-	return confTryCut - 1
-}
-
-// ivBatchOwe moves the first k tasks of w's open batch (FIFO) into w's
-// deque, in front, as ivBatchTake moves one, if each is where the batch
-// expects it, and the take's task x too if it comes next in the batch;
-// the take then finds them in front of x, owed to overlapping takes (the
-// reorder), and the batch is closed unless it held x (it held no more,
-// or they would be in front of x too). It returns whether it moved them.
-func (c *Conformance) ivBatchOwe(w, k int, x int32) bool {
-	if w < 0 || w >= len(c.iv.batch) || len(c.iv.batch[w].tasks) < k {
-		return false
-	}
-	saved := c.ivSaveBatches()
-	ts := slices.Clone(c.iv.batch[w].tasks[:k])
-	if b := c.iv.batch[w].tasks; len(b) > k && b[k] == x {
-		ts = append(ts, x) // the batch held x too, behind them
-	}
-	for _, y := range ts {
-		if !c.ivBatchTake(w, y) {
-			c.ivRestoreBatches(saved)
-			c.iv.moved = false
-			return false
-		}
-	}
-	slices.Reverse(c.s.Local[w][:len(ts)]) // ivBatchTake put each at the front
-	c.iv.moved = len(ts) > k
-	return true
-}
-
-// ivStealCut is the batch steal st (take e, steal-last) of x from v with
-// the first n tasks in front of x left out: overlapping takes took them
-// before the thief read the deque, so its half is of the rest. They go
-// back to v's head, owed. It returns whether the step was accepted (and
-// applied).
-func (c *Conformance) ivStealCut(idx int, e *traces.Event, st model.Step, n int) bool {
-	s := c.s
-	v, x := st.Victim, int32(st.Task)
-	if v < 0 || v >= len(s.Local) || v == st.Worker {
-		return false
-	}
-	q := s.Local[v]
-	if k := slices.Index(q, x); n >= k {
-		return false // x within the first n: reorder reads that
-	}
-	front := slices.Clone(q[:n])
-	s.Local[v] = q[n:]
-	ok := c.ivStealLast(idx, e, st)
-	s.Local[v] = append(front, s.Local[v]...)
-	if !ok {
-		return false
-	}
-	for _, y := range front {
-		c.owe(y, idx, e, fmt.Sprintf("t%d was in front of the batch t%d ends on w%d's local queue", y, x, v))
-	}
-	return true
 }
 
 // The search's bounds (see confSearch).
@@ -370,14 +215,14 @@ func (c *Conformance) searchCheck(idx int, e *traces.Event) error {
 	}
 	r := c.search(func(dev map[int]int, watch int) *Conformance {
 		r := c.replay(dev, watch, idx)
-		if r != nil && r.err == nil {
-			r.n = idx + 1 // as feed numbers it
+		if r != nil && r.fr.Err == nil {
+			r.fr.N = idx + 1 // as Step numbers it
 			r.check(idx, e)
 		}
 		return r
-	}, idx+1, e.Task, [2]uint64{e.Call, e.Return}, [2]uint64{c.err.Event.Call, c.err.Event.Return})
+	}, idx+1, e.Task, [2]uint64{e.Call, e.Return}, [2]uint64{c.fr.Err.Event.Call, c.fr.Err.Event.Return})
 	if r == nil {
-		return c.err
+		return c.fr.Err
 	}
 	c.adopt(r)
 	return nil
@@ -396,14 +241,14 @@ func (c *Conformance) searchFinish() {
 	if c.sr.child || !c.searchable() {
 		return
 	}
-	n := c.n
+	n := c.fr.N
 	if r := c.search(func(dev map[int]int, watch int) *Conformance {
 		r := c.replay(dev, watch, n)
-		if r != nil && r.err == nil {
+		if r != nil && r.fr.Err == nil {
 			r.finishChecks()
 		}
 		return r
-	}, n, 0, [2]uint64{c.err.Event.Call, c.err.Event.Return}); r != nil {
+	}, n, 0, [2]uint64{c.fr.Err.Event.Call, c.fr.Err.Event.Return}); r != nil {
 		c.adopt(r)
 	}
 }
@@ -412,10 +257,10 @@ func (c *Conformance) searchFinish() {
 // batch steals may explain: a take's, within the checker's limits. Past
 // the events kept, it marks the violation a limit (no verdict).
 func (c *Conformance) searchable() bool {
-	if c.err == nil || c.err.Limit != "" {
+	if c.fr.Err == nil || c.fr.Err.Limit != "" {
 		return false
 	}
-	switch c.err.Rule {
+	switch c.fr.Err.Rule {
 	case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
 	default:
 		return false
@@ -430,8 +275,8 @@ func (c *Conformance) searchable() bool {
 // searchSpent marks the violation found a limit of the checker: the search
 // could not try every reading it was to try.
 func (c *Conformance) searchSpent(why string) {
-	c.err.Limit = why
-	c.err.Msg += "; no other reading of the batch steals was found to conform, but " + why + ": no verdict"
+	c.fr.Err.Limit = why
+	c.fr.Err.Msg += "; no other reading of the batch steals was found to conform, but " + why + ": no verdict"
 }
 
 // search tries the readings (see confSearch) of the takes self, then of
@@ -442,7 +287,7 @@ func (c *Conformance) searchSpent(why string) {
 // limit when a budget was spent).
 func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, cost int, ts int64, ivs ...[2]uint64) *Conformance {
 	sr := c.sr
-	near := sr.near([]int64{c.err.Event.Task, ts}, ivs...)
+	near := sr.near([]int64{c.fr.Err.Event.Task, ts}, ivs...)
 	runs := 0
 	spent := func() bool {
 		if runs < sr.maxRuns && sr.work+cost <= sr.maxWork {
@@ -475,7 +320,7 @@ func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, 
 			if r == nil {
 				return nil
 			}
-			if r.err == nil {
+			if r.fr.Err == nil {
 				return r
 			}
 			if r.sr.watchPos < 0 {
@@ -491,7 +336,7 @@ func (c *Conformance) search(run func(dev map[int]int, watch int) *Conformance, 
 			if spent() {
 				return nil
 			}
-			if r := replay(with(with(sr.dev, a.idx, a.pos+1), b.idx, b.pos+1), -1); r != nil && r.err == nil {
+			if r := replay(with(with(sr.dev, a.idx, a.pos+1), b.idx, b.pos+1), -1); r != nil && r.fr.Err == nil {
 				return r
 			}
 		}
@@ -513,7 +358,7 @@ func (c *Conformance) replay(dev map[int]int, watch, n int) *Conformance {
 	}
 	for i := range n {
 		e := c.sr.kept(i)
-		if r.feed(&e) != nil {
+		if r.step(&e) != nil {
 			break
 		}
 	}
@@ -525,6 +370,8 @@ func (c *Conformance) adopt(r *Conformance) {
 	sr := c.sr
 	sr.dev, sr.met, sr.metN, sr.mover = r.sr.dev, r.sr.met, r.sr.metN, r.sr.mover
 	*c = *r
-	c.conf = c
 	c.sr = sr
+	if c.iv != nil {
+		c.iv.SetHost(ivHost{c}) // the reader read for r
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -91,7 +92,7 @@ func checkTestdataReport(t *testing.T, data string, h traces.Header, r *Report, 
 		// A violation found at its own event keeps the events before it
 		// that the ring holds; one found later (an order of overlapping
 		// intervals settled afterwards) may have lost the oldest.
-		n := min(e.Index, conformBefore)
+		n := min(e.Index, frame.RingSize)
 		if len(e.Before) > n || (r.Events == e.Index+1 && len(e.Before) != n) || (len(e.Before) > 0 && e.Before[len(e.Before)-1] != events[e.Index-1]) {
 			t.Errorf("Before holds %d events, want the %d before the violation", len(e.Before), n)
 		}
@@ -124,7 +125,7 @@ func conformOutcome(r *Report) string {
 	case checker.Violated:
 		return fmt.Sprintf("violated at seq %d: %s: %s", r.Err.Event.Seq, r.Err.Rule, r.Err.Premise)
 	case checker.Unknown:
-		return fmt.Sprintf("unknown: lost wakeups %s; never completed %s", taskList(r.LostWakeups), taskList(r.NeverCompleted))
+		return fmt.Sprintf("unknown: lost wakeups %s; never completed %s", frame.TaskList(r.LostWakeups), frame.TaskList(r.NeverCompleted))
 	}
 	return "holds"
 }

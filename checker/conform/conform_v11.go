@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -70,7 +71,7 @@ type confV11 struct {
 
 	prioOn bool    // policy priority in a v1.1 trace
 	aging  int     // passes after which a queued task runs first; 0 = no aging
-	prio   []int32 // per task; the ages are counted by the global queue's index (conform_globalq.go)
+	prio   []int32 // per task; the ages are counted by the global queue's index (package globalq)
 
 	spuriousPolls int
 	noTaskWakes   int
@@ -175,26 +176,26 @@ func (c *Conformance) stepV11(idx int, e *traces.Event) (done bool, err error) {
 		if e.Kind == traces.KindWake && !v.stopEv.Reason.Crash() {
 			return true, c.fail(idx, e, model.WAKE, "a wake after the executor's orderly stop does nothing (late)", fmt.Sprintf("the executor stopped at event %d, and this wake reports %s", v.stopIdx+1, e.Outcome))
 		}
-		return true, c.fail(idx, e, confRule(e), "no event follows the executor's stop", fmt.Sprintf("the executor stopped at event %d (%s)%s", v.stopIdx+1, v.stopEv.Reason, afterStopHint(v.stopEv.Reason)))
+		return true, c.fail(idx, e, frame.Rule(e), "no event follows the executor's stop", fmt.Sprintf("the executor stopped at event %d (%s)%s", v.stopIdx+1, v.stopEv.Reason, frame.AfterStopHint(v.stopEv.Reason)))
 	}
 	if w >= 0 && v.wstopped != nil && v.wstopped[w] {
-		return true, c.fail(idx, e, confRule(e), "no event of a worker follows its stop", fmt.Sprintf("worker %d stopped", w))
+		return true, c.fail(idx, e, frame.Rule(e), "no event of a worker follows its stop", fmt.Sprintf("worker %d stopped", w))
 	}
 	if e.Time != 0 && w >= 0 {
 		if v.lastTime == nil {
 			v.lastTime = make([]int64, len(c.workers))
 		}
 		if e.Time < v.lastTime[w] {
-			return true, c.fail(idx, e, confRule(e), "time is non-decreasing per worker", fmt.Sprintf("worker %d's previous event was at %d ns, this one at %d ns", w, v.lastTime[w], e.Time))
+			return true, c.fail(idx, e, frame.Rule(e), "time is non-decreasing per worker", fmt.Sprintf("worker %d's previous event was at %d ns, this one at %d ns", w, v.lastTime[w], e.Time))
 		}
 		v.lastTime[w] = e.Time
 	}
 	if v.sliceNs > 0 && e.Time == 0 && (e.Kind == traces.KindPollBegin || e.Kind == traces.KindPollEnd) {
-		return true, c.fail(idx, e, confRule(e), PremiseWellFormed, fmt.Sprintf("%s without a time: with slice-us every poll-begin and poll-end carries its time", e.Kind))
+		return true, c.fail(idx, e, frame.Rule(e), PremiseWellFormed, fmt.Sprintf("%s without a time: with slice-us every poll-begin and poll-end carries its time", e.Kind))
 	}
 	if e.Future != 0 && w >= 0 && w < len(v.polling) && v.polling[w] != 0 && v.polling[w] != e.Future &&
 		(e.Kind == traces.KindPollEnd || e.Kind == traces.KindRegister) {
-		return true, c.fail(idx, e, confRule(e), PremiseWellFormed, fmt.Sprintf("%s of future %d in a poll of future %d: one poll drives one future", e.Kind, e.Future, v.polling[w]))
+		return true, c.fail(idx, e, frame.Rule(e), PremiseWellFormed, fmt.Sprintf("%s of future %d in a poll of future %d: one poll drives one future", e.Kind, e.Future, v.polling[w]))
 	}
 	if e.Future != 0 && t <= len(v.finished) && v.finished[t-1] == e.Future {
 		return true, c.fail(idx, e, model.TASK_COMPLETE, "a finished future is never polled again (a retry polls a new future)",
@@ -228,8 +229,8 @@ func (c *Conformance) stepV11(idx int, e *traces.Event) (done bool, err error) {
 		return true, nil
 	case e.Kind == traces.KindPollEnd && e.Result == traces.ResultError:
 		v.nerrors++
-		if len(v.errors) < confMaxFindings {
-			v.errors = append(v.errors, Finding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: w, Msg: fmt.Sprintf("task %d failed (returned an error) on %s", t, who(w))})
+		if len(v.errors) < frame.MaxFindings {
+			v.errors = append(v.errors, Finding{Index: idx, Seq: e.Seq, Task: e.Task, Worker: w, Msg: fmt.Sprintf("task %d failed (returned an error) on %s", t, frame.Who(w))})
 		}
 	}
 	return false, nil
@@ -278,7 +279,7 @@ func (c *Conformance) setPriority(t int, p int32) {
 	v := c.v11
 	c.growPriorities(t)
 	v.prio[t-1] = p
-	c.gq.prio.changed(int32(t))
+	c.gq.PriorityChanged(int32(t))
 }
 
 // growPriorities makes room for tasks up to t in the priority tables.
@@ -297,15 +298,15 @@ func (c *Conformance) takePriority(st model.Step, seq uint64) error {
 	v := c.v11
 	g := c.gq
 	t := int32(st.Task)
-	if !g.has(t) {
+	if !g.Has(t) {
 		return c.apply(st, seq) // the model says why
 	}
 	// A task spawned by a model step (not a spawn event) has priority 0.
 	c.growPriorities(len(c.s.Task))
-	if u, aged := g.pick(v.aging); u != t {
+	if u, aged := g.Pick(v.aging); u != t {
 		why := fmt.Sprintf("t%d (priority %d) is first of the highest priority", u, v.prio[u-1])
 		if aged {
-			why = fmt.Sprintf("t%d was passed over %d times (aging %d) and runs first", u, g.passed(u, v.aging), v.aging)
+			why = fmt.Sprintf("t%d was passed over %d times (aging %d) and runs first", u, g.Passed(u, v.aging), v.aging)
 		}
 		premise := "a take takes the first task of the highest priority"
 		if v.aging > 0 {
@@ -313,12 +314,12 @@ func (c *Conformance) takePriority(st model.Step, seq uint64) error {
 		}
 		c.globalInOrder()
 		return &model.PremiseError{Step: st, Premise: premise,
-			Reason: fmt.Sprintf("t%d (priority %d, passed over %d times) is taken while %s in the global queue %s", t, v.prio[t-1], g.passed(t, v.aging), why, tasksOf(c.s.Global))}
+			Reason: fmt.Sprintf("t%d (priority %d, passed over %d times) is taken while %s in the global queue %s", t, v.prio[t-1], g.Passed(t, v.aging), why, tasksOf(c.s.Global))}
 	}
 	if err := c.takeAnywhere(st, seq); err != nil {
 		return err
 	}
-	g.takes++ // every task still queued was passed over once more
+	g.Took() // every task still queued was passed over once more
 	return nil
 }
 
@@ -443,20 +444,12 @@ func (c *Conformance) finishV11(r *Report) {
 	if len(lost) > 0 && r.Err == nil {
 		e, idx := v.stopEv, v.stopIdx
 		if !v.stopped {
-			e, idx = traces.Event{Seq: c.lastSeq, Worker: -1, Victim: -1, Kind: traces.KindStop}, c.n-1
+			e, idx = traces.Event{Seq: c.fr.LastSeq, Worker: -1, Victim: -1, Kind: traces.KindStop}, c.fr.N-1
 		}
-		c.failAt(idx, &e, model.TASK_COMPLETE, "", "a crash loses no task: every spawned task is DONE, or abandoned at an orderly stop",
+		c.fr.FailAt(idx, &e, model.TASK_COMPLETE, "", "a crash loses no task: every spawned task is DONE, or abandoned at an orderly stop",
 			fmt.Sprintf("%d tasks were lost in a crash: %s", len(lost), abandonedList(lost)), c.Lanes())
-		r.Err = c.err
+		r.Err = c.fr.Err
 	}
-}
-
-// afterStopHint says what may follow a stop of the given reason.
-func afterStopHint(r traces.StopReason) string {
-	if r.Crash() {
-		return ": after a crash no event may follow"
-	}
-	return ": after an orderly stop only wakes may follow (late)"
 }
 
 // summaryV11 adds the v1.1 lines to a report's summary.
@@ -504,7 +497,7 @@ func abandonedList(a []AbandonedTask) string {
 			ts = append(ts, a[j].Task)
 			j++
 		}
-		groups = append(groups, a[i].State+" "+taskList(ts))
+		groups = append(groups, a[i].State+" "+frame.TaskList(ts))
 		i = j
 	}
 	return strings.Join(groups, "; ")

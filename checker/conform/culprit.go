@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -35,4 +36,4 @@ func FirstDeparture(h traces.Header, events []traces.Event) *Error {
 // EventRule returns the rule of the model an event reports (the mapping of
 // Conformance's table), or 0 for an event that is no rule (poll-begin,
 // requeue, park, unpark, panic).
-func EventRule(e traces.Event) model.Rule { return confRule(&e) }
+func EventRule(e traces.Event) model.Rule { return frame.Rule(&e) }

@@ -10,6 +10,9 @@ func NewWithoutIndex(h traces.Header) (*Conformance, error) {
 	c, err := New(h)
 	if err == nil && !c.priority {
 		c.gq = nil
+		if c.iv != nil {
+			c.iv.WithoutIndex()
+		}
 	}
 	return c, err
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
@@ -33,12 +34,12 @@ func HeaderPolicy(h traces.Header) (Policy, error) {
 // Describe says what an event claims, in the words of its rule, as a
 // violation's message does: "WORKER-STEAL by worker 1 of task 3 from
 // worker 0".
-func Describe(e traces.Event) string { return describe(&e, 0) }
+func Describe(e traces.Event) string { return frame.Describe(&e, 0) }
 
 // TakeRule returns the rule a take from src reports: GLOBAL-STEAL,
 // WORKER-STEAL, or POLL-LOCAL (a take from the local queue or the LIFO
 // slot, and a take that names no source).
-func TakeRule(src traces.Source) model.Rule { return takeRule(src) }
+func TakeRule(src traces.Source) model.Rule { return frame.TakeRule(src) }
 
 // State returns the open model's state after the events Step accepted. It
 // is the checker's own: the caller must not change it, and it changes
@@ -66,8 +67,8 @@ func (c *Conformance) Age(t int) (age uint8, ok bool) {
 	if c.v11 == nil {
 		return 0, false
 	}
-	if c.gq != nil && c.gq.prio != nil {
-		age = uint8(c.gq.passed(int32(t), c.v11.aging))
+	if c.gq != nil && c.gq.Prioritized() {
+		age = uint8(c.gq.Passed(int32(t), c.v11.aging))
 	}
 	return age, true
 }

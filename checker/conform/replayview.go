@@ -15,8 +15,8 @@ func (c *Conformance) BoundedLanes(max int) string {
 	var b strings.Builder
 	s := c.s
 	b.WriteString("global ")
-	if g := c.gq; g != nil && g.dirty {
-		boundedQueue(&b, g.firstN(max), len(s.Global), max) // in order, O(max)
+	if g := c.gq; g != nil && g.Dirty() {
+		boundedQueue(&b, g.FirstN(max), len(s.Global), max) // in order, O(max)
 	} else {
 		boundedQueue(&b, s.Global, len(s.Global), max)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/checker/conform"
+	"github.com/execspec/execspec/checker/partial"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -16,7 +17,7 @@ import (
 const partialNote = "the trace is partially observed (its header lists unobserved: %s): the model's state — which queue holds which task — is not determined by it, so it cannot be stepped through; verify check checks what it shows and names what it cannot"
 
 // checkPartial is verify check on a partially observed trace (a header
-// with a non-empty unobserved list): conform.PartialChecker instead of the
+// with a non-empty unobserved list): partial.Checker instead of the
 // model replay, the same output files, exit codes and flags but
 // --linearizability, which needs every queue operation.
 func checkPartial(ctx context.Context, file string, src traceSource, h traces.Header, f *checkFlags, stdout, stderr io.Writer) int {
@@ -25,7 +26,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 		fmt.Fprintf(stderr, "verify check: --linearizability: %s lists unobserved: %s; the linearizability check needs every queue operation with its call and return\n", term(file), term(unobs))
 		return exitUsage
 	}
-	pc, err := conform.NewPartialChecker(h)
+	pc, err := partial.New(h)
 	if err != nil {
 		return badInput(stdout, stderr, f.json, file, fmt.Errorf("%s:1: %w", file, err))
 	}
@@ -128,45 +129,45 @@ type partialDelayJSON struct {
 	MeanTimeNS        int64  `json:"mean_time_ns"`
 }
 
-func delayJSON(d conform.PartialDelay) partialDelayJSON {
+func delayJSON(d partial.Delay) partialDelayJSON {
 	return partialDelayJSON{d.Count, d.MaxTicks, d.MaxTicksTask, d.MaxOtherPolls, d.MaxOtherPollsTask, d.StillWaiting, d.Timed, d.MaxTime, d.MaxTimeTask, d.MeanTime()}
 }
 
 type partialJSON struct {
 	traceJSON
-	Partial        bool                       `json:"partial"`
-	Unobserved     []string                   `json:"unobserved"`
-	Checked        []string                   `json:"checked"`
-	Unchecked      []conform.PartialUnchecked `json:"unchecked"`
-	Replayed       bool                       `json:"replayed"`
-	Violation      *violationJSON             `json:"violation,omitempty"`
-	Limit          string                     `json:"limit,omitempty"`
-	Tasks          int                        `json:"tasks"`
-	Completed      int                        `json:"completed"`
-	LostWakeups    []int64                    `json:"lost_wakeups"`
-	NeverCompleted []int64                    `json:"never_completed"`
-	Stopped        bool                       `json:"stopped"`
-	Abandoned      []conform.PartialAbandoned `json:"abandoned"`
-	Polls          int                        `json:"polls"`
-	WorkerPolls    []int                      `json:"worker_polls"`
-	NoTaskWakes    int                        `json:"no_task_wakes"`
-	LateWakes      int                        `json:"late_wakes"`
-	SpuriousPolls  int                        `json:"spurious_polls"`
-	WokenAtTake    int                        `json:"woken_at_take"`
-	Failures       int                        `json:"failures"`
-	SpawnDelay     partialDelayJSON           `json:"spawn_to_poll"`
-	WakeDelay      partialDelayJSON           `json:"wake_to_poll"`
-	Files          map[string]string          `json:"files,omitempty"`
-	OutputErrors   []string                   `json:"output_errors,omitempty"`
+	Partial        bool                `json:"partial"`
+	Unobserved     []string            `json:"unobserved"`
+	Checked        []string            `json:"checked"`
+	Unchecked      []partial.Unchecked `json:"unchecked"`
+	Replayed       bool                `json:"replayed"`
+	Violation      *violationJSON      `json:"violation,omitempty"`
+	Limit          string              `json:"limit,omitempty"`
+	Tasks          int                 `json:"tasks"`
+	Completed      int                 `json:"completed"`
+	LostWakeups    []int64             `json:"lost_wakeups"`
+	NeverCompleted []int64             `json:"never_completed"`
+	Stopped        bool                `json:"stopped"`
+	Abandoned      []partial.Abandoned `json:"abandoned"`
+	Polls          int                 `json:"polls"`
+	WorkerPolls    []int               `json:"worker_polls"`
+	NoTaskWakes    int                 `json:"no_task_wakes"`
+	LateWakes      int                 `json:"late_wakes"`
+	SpuriousPolls  int                 `json:"spurious_polls"`
+	WokenAtTake    int                 `json:"woken_at_take"`
+	Failures       int                 `json:"failures"`
+	SpawnDelay     partialDelayJSON    `json:"spawn_to_poll"`
+	WakeDelay      partialDelayJSON    `json:"wake_to_poll"`
+	Files          map[string]string   `json:"files,omitempty"`
+	OutputErrors   []string            `json:"output_errors,omitempty"`
 }
 
-func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, rep *conform.PartialReport, recent *ring, files map[string]string, outErrs []error) {
+func printPartialJSON(w io.Writer, file string, h traces.Header, n, line int, rep *partial.Report, recent *ring, files map[string]string, outErrs []error) {
 	out := partialJSON{
 		traceJSON: newTraceJSON(file, &h, rep.Verdict.String(), rep.Events),
 		Partial:   true, Unobserved: rep.Unobserved, Checked: rep.Checked, Unchecked: rep.Unchecked, Replayed: rep.Replayed,
 		Tasks: rep.Tasks, Completed: rep.Completed,
 		LostWakeups: append([]int64{}, rep.LostWakeups...), NeverCompleted: append([]int64{}, rep.NeverCompleted...),
-		Stopped: rep.Stopped, Abandoned: append([]conform.PartialAbandoned{}, rep.Abandoned...),
+		Stopped: rep.Stopped, Abandoned: append([]partial.Abandoned{}, rep.Abandoned...),
 		Polls: rep.Polls, WorkerPolls: rep.WorkerPolls, NoTaskWakes: rep.NoTaskWakes, LateWakes: rep.LateWakes,
 		SpuriousPolls: rep.SpuriousPolls, WokenAtTake: rep.WokenAtTake, Failures: rep.Failures,
 		SpawnDelay: delayJSON(rep.SpawnDelay), WakeDelay: delayJSON(rep.WakeDelay), Files: files,

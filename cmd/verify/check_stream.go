@@ -15,7 +15,7 @@ import (
 )
 
 // traceChecker is a streaming trace checker: conform.Conformance, or
-// conform.PartialChecker for a partially observed trace.
+// partial.Checker for a partially observed trace.
 type traceChecker interface {
 	Step(traces.Event) error
 }

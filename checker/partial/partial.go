@@ -1,4 +1,4 @@
-package conform
+package partial
 
 import (
 	"errors"
@@ -8,27 +8,29 @@ import (
 	"strings"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/checker/conform"
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
 
-// PartialChecker checks a partially observed trace: one whose header lists
+// Checker checks a partially observed trace: one whose header lists
 // observations the recorder could not make (traces.Header.Unobserved), such
 // as a wrapper around the futures of an executor it cannot change, which
 // records spawn (no queue), poll-begin and poll-end on the polling worker,
 // wake (no outcome) and no take: "unobserved":["take","queue","outcome"].
 //
 // Such a trace does not say where each task is queued, so it cannot be
-// replayed through the model. PartialChecker instead follows each task
+// replayed through the model. Checker instead follows each task
 // through the states the observed events decide, and checks every premise
-// they decide (PartialRules): no poll after Ready, no concurrent poll of a
+// they decide (Rules): no poll after Ready, no concurrent poll of a
 // task, one poll at a time per worker, future instances, the waker's
 // scheduling guarantee (lost wakeups), no poll without a wake since the
 // last Pending, wakes of unknown tasks, and, when observed, wake outcomes
 // and takes. Every rule it cannot check is named in the report with the
 // reason, derived from the header's unobserved list: never a silent pass.
 // When take, source and queue are all observed the trace is also replayed
-// through the model (Conformance), which checks the queue rules.
+// through the model (conform.Conformance), which checks the queue rules.
 //
 // How events map onto a task's observed state:
 //
@@ -62,10 +64,10 @@ import (
 // Cost: O(1) per event, no allocation per event once the task table has
 // grown, and memory linear in the largest task id (about 70 bytes per task)
 // plus the workers: nothing is kept per event but the last few, for the
-// violation's context. Task ids up to MaxTask are accepted. A
-// PartialChecker is not safe for concurrent use; its zero value is not
-// usable (NewPartialChecker).
-type PartialChecker struct {
+// violation's context. Task ids up to conform.MaxTask are accepted. A
+// Checker is not safe for concurrent use; its zero value is not
+// usable (New).
+type Checker struct {
 	h        traces.Header
 	unTake   bool
 	unOut    bool
@@ -74,12 +76,12 @@ type PartialChecker struct {
 	retry    bool
 	retries  int
 
-	replay    *Conformance // the model replay, when the queues are observed
+	replay    *conform.Conformance // the model replay, when the queues are observed
 	replayErr error
 
-	report     *PartialReport
-	confFrame       // events seen, the violation, the last events, the findings (conform_frame.go)
-	stopped    bool // the whole executor stopped
+	report     *Report
+	fr         frame.Frame // events seen, the violation, the last events, the findings (package frame)
+	stopped    bool        // the whole executor stopped
 	stopEv     traces.Event
 	wakesAfter int // wakes after an orderly stop (wakers that outlived the executor)
 	stopIdx    int
@@ -91,7 +93,7 @@ type PartialChecker struct {
 
 	noTask, late, spuriousN, failures int
 	wokenAtTake                       int
-	spawnD, wakeD                     PartialDelay
+	spawnD, wakeD                     Delay
 	fairBound                         uint64 // SetFairnessBound; 0: none
 }
 
@@ -103,7 +105,7 @@ type PartialChecker struct {
 // of others), with the bound given by the caller: a partially observed
 // trace's policy may be unknown. 0, the default, reports the figures only.
 // Call it before the first Step.
-func (c *PartialChecker) SetFairnessBound(polls uint64) { c.fairBound = polls }
+func (c *Checker) SetFairnessBound(polls uint64) { c.fairBound = polls }
 
 // Observed task states (not the model's: READY covers QUEUED whatever the
 // queue, and TAKEN a task taken and not yet begun).
@@ -151,9 +153,9 @@ type partWorker struct {
 	stopped  bool
 }
 
-// PartialDelay holds the fairness figures of one kind of wait (from spawn
+// Delay holds the fairness figures of one kind of wait (from spawn
 // to the first poll, or from a wake to the next poll).
-type PartialDelay struct {
+type Delay struct {
 	Count             int    // waits measured
 	MaxTicks          uint64 // the longest, in seq ticks
 	MaxTicksTask      int64
@@ -167,14 +169,14 @@ type PartialDelay struct {
 }
 
 // MeanTime is the mean of the timed waits, in ns; 0 if none.
-func (d PartialDelay) MeanTime() int64 {
+func (d Delay) MeanTime() int64 {
 	if d.Timed == 0 {
 		return 0
 	}
 	return d.SumTime / int64(d.Timed)
 }
 
-func (d *PartialDelay) add(t int64, ticks, other uint64, dt int64, timed, still bool) {
+func (d *Delay) add(t int64, ticks, other uint64, dt int64, timed, still bool) {
 	if !still {
 		d.Count++
 	}
@@ -195,13 +197,13 @@ func (d *PartialDelay) add(t int64, ticks, other uint64, dt int64, timed, still 
 	}
 }
 
-// PartialAbandoned is a task not DONE when the executor stopped.
-type PartialAbandoned struct {
+// Abandoned is a task not DONE when the executor stopped.
+type Abandoned struct {
 	Task  int64  `json:"task"`
 	State string `json:"state"`
 }
 
-// PartialReport is the result of checking a partially observed trace.
+// Report is the result of checking a partially observed trace.
 //
 // Verdict is Violated when an event breaks a checked rule (Err says which,
 // with the events before it); Unknown when every event conforms but some
@@ -210,15 +212,15 @@ type PartialAbandoned struct {
 // Holds otherwise — every checked rule holds, every task is DONE or
 // abandoned at a stop. Whatever the verdict, Unchecked names every rule
 // the trace did not let the checker check, with the reason.
-type PartialReport struct {
+type Report struct {
 	Events  int
 	Verdict checker.Verdict
-	Err     *Error
+	Err     *conform.Error
 
 	Unobserved []string
-	Checked    []string           // names of the PartialRules checked
-	Unchecked  []PartialUnchecked // the rules not checked, with the reasons
-	Replayed   bool               // the trace was also replayed through the model
+	Checked    []string    // names of the Rules checked
+	Unchecked  []Unchecked // the rules not checked, with the reasons
+	Replayed   bool        // the trace was also replayed through the model
 
 	Tasks     int
 	Completed int
@@ -231,13 +233,13 @@ type PartialReport struct {
 	// Stopped: the trace ends with a stop of the executor; Abandoned are
 	// the tasks not DONE then, with their state.
 	Stopped   bool
-	Abandoned []PartialAbandoned
+	Abandoned []Abandoned
 	// StopReason is that stop's reason; after a crash (panic, unwound)
 	// the tasks not DONE are Lost (a violation), not abandoned.
 	// WakesAfterStop counts the wakes after an orderly stop (wakers that
 	// outlived the executor: legal, late).
 	StopReason     traces.StopReason
-	Lost           []PartialAbandoned
+	Lost           []Abandoned
 	WakesAfterStop int
 
 	Polls         int   // polls begun (or takes, when observed)
@@ -252,26 +254,26 @@ type PartialReport struct {
 	WokenAtTake int
 	Failures    int // poll-ends panic or error
 
-	SpawnDelay PartialDelay // spawn → first poll
-	WakeDelay  PartialDelay // wake → next poll
+	SpawnDelay Delay // spawn → first poll
+	WakeDelay  Delay // wake → next poll
 
-	Panics     []Finding
+	Panics     []conform.Finding
 	PanicCount int
-	Warnings   []Finding
+	Warnings   []conform.Finding
 }
 
-// NewPartialChecker returns a checker for a partially observed trace with
+// New returns a checker for a partially observed trace with
 // header h. It fails on a header it cannot check: a bad format or version,
 // an unknown observation in Unobserved, an unknown config key or value. The
 // policy may be any model policy, or "unknown".
-func NewPartialChecker(h traces.Header) (*PartialChecker, error) {
+func New(h traces.Header) (*Checker, error) {
 	if err := traces.CheckHeader(h); err != nil {
 		return nil, fmt.Errorf("partial check: %w", err)
 	}
 	if err := checkUnobserved(h.Unobserved); err != nil {
 		return nil, fmt.Errorf("partial check: header: %w", err)
 	}
-	known := append(slices.Clone(confKeys), "spurious-polls", "slice-us")
+	known := append(slices.Clone(frame.ConfigKeys), "spurious-polls", "slice-us")
 	for k, v := range h.Config {
 		if !slices.Contains(known, k) {
 			return nil, fmt.Errorf("partial check: header: unknown config key %q (known: %s)", k, strings.Join(known, ", "))
@@ -290,17 +292,16 @@ func NewPartialChecker(h traces.Header) (*PartialChecker, error) {
 		return nil, fmt.Errorf("partial check: header: unknown policy %q (want one of fifo, worksteal, priority, timeslice, retry, unknown)", h.Policy)
 	}
 	un := func(o string) bool { return slices.Contains(h.Unobserved, o) }
-	c := &PartialChecker{
+	c := &Checker{
 		h: h, unTake: un(ObsTake), unOut: un(ObsOutcome), unPark: un(ObsPark),
 		spurious: sp == 1,
 		retry:    model.Policy(h.Policy) == model.Retry, retries: h.Config["retries"],
 		workers: make([]partWorker, h.Workers),
 	}
-	c.part = c // the frame's rules
 	if !un(ObsTake) && !un(ObsSource) && !un(ObsQueue) {
 		hr := h
 		hr.Unobserved = nil
-		c.replay, c.replayErr = New(hr)
+		c.replay, c.replayErr = conform.New(hr)
 		if c.replayErr != nil {
 			c.replay = nil
 		}
@@ -311,18 +312,34 @@ func NewPartialChecker(h traces.Header) (*PartialChecker, error) {
 	return c, nil
 }
 
-// errPartialAfterFinish is what PartialChecker.Step returns after Finish.
+// errPartialAfterFinish is what Checker.Step returns after Finish.
 var errPartialAfterFinish = errors.New("partial check: Step after Finish")
 
-// Step checks the next event. It returns nil, or the *Error of
+// Step checks the next event. It returns nil, or the *conform.Error of
 // the first violation (Rule is the model rule it breaks, 0 for a form
-// check; Premise names the PartialRules entry); once a violation was found
+// check; Premise names the Rules entry); once a violation was found
 // every later call returns it again. Events must come in Seq order.
-func (c *PartialChecker) Step(e traces.Event) error { return c.feed(&e) }
+func (c *Checker) Step(e traces.Event) error {
+	idx, err := c.fr.Begin()
+	if err != nil {
+		return err
+	}
+	if err := c.check(idx, &e); err != nil {
+		return err
+	}
+	c.fr.Keep(idx, &e)
+	return nil
+}
+
+// Events returns how many events Step has been given.
+func (c *Checker) Events() int { return c.fr.N }
+
+// Err returns the violation found so far, or nil.
+func (c *Checker) Err() *conform.Error { return c.fr.Err }
 
 // check checks event idx, e (the frame numbered it), then, when the
 // queues are observed, replays it through the model.
-func (c *PartialChecker) check(idx int, e *traces.Event) error {
+func (c *Checker) check(idx int, e *traces.Event) error {
 	if err := c.step(idx, e); err != nil {
 		return err
 	}
@@ -332,11 +349,11 @@ func (c *PartialChecker) check(idx int, e *traces.Event) error {
 			re.Result = traces.ResultPanic // a failed task, to the model
 		}
 		if err := c.replay.Step(re); err != nil {
-			if ce, ok := err.(*Error); ok {
+			if ce, ok := err.(*conform.Error); ok {
 				cp := *ce
-				cp.Before = c.before(idx)
-				c.err = &cp
-				return c.err
+				cp.Before = c.fr.Before(idx)
+				c.fr.Err = &cp
+				return c.fr.Err
 			}
 			return err
 		}
@@ -346,12 +363,12 @@ func (c *PartialChecker) check(idx int, e *traces.Event) error {
 
 // fail records the violation of the rule named check at event idx, with
 // the observed state of its task and worker.
-func (c *PartialChecker) fail(idx int, e *traces.Event, r model.Rule, check, reason string) error {
-	return c.failAt(idx, e, r, "", check, reason, c.stateOf(e))
+func (c *Checker) fail(idx int, e *traces.Event, r model.Rule, check, reason string) error {
+	return c.fr.FailAt(idx, e, r, "", check, reason, c.stateOf(e))
 }
 
 // stateOf describes the observed state of the event's task and worker.
-func (c *PartialChecker) stateOf(e *traces.Event) string {
+func (c *Checker) stateOf(e *traces.Event) string {
 	var lines []string
 	if t := e.Task; t > 0 && int(t) <= len(c.tasks) {
 		pt := &c.tasks[t-1]
@@ -373,7 +390,7 @@ func (c *PartialChecker) stateOf(e *traces.Event) string {
 	return strings.Join(lines, "\n")
 }
 
-func (c *PartialChecker) taskState(pt *partTask) string {
+func (c *Checker) taskState(pt *partTask) string {
 	switch pt.state {
 	case pTaken:
 		return fmt.Sprintf("TAKEN by w%d", pt.worker)
@@ -391,22 +408,22 @@ func (c *PartialChecker) taskState(pt *partTask) string {
 	return pStateNames[pt.state]
 }
 
-func (c *PartialChecker) step(idx int, e *traces.Event) error {
-	if idx > 0 && e.Seq <= c.lastSeq {
-		return c.fail(idx, e, 0, PremiseWellFormed, seqReason(e.Seq, c.lastSeq))
+func (c *Checker) step(idx int, e *traces.Event) error {
+	if idx > 0 && e.Seq <= c.fr.LastSeq {
+		return c.fail(idx, e, 0, conform.PremiseWellFormed, frame.SeqReason(e.Seq, c.fr.LastSeq))
 	}
 	if err := c.validate(e); err != nil {
-		return c.fail(idx, e, 0, PremiseWellFormed, err.Error())
+		return c.fail(idx, e, 0, conform.PremiseWellFormed, err.Error())
 	}
-	if e.Task > MaxTask {
-		return c.taskLimit(idx, e, 0)
+	if e.Task > conform.MaxTask {
+		return c.fr.TaskLimit(idx, e, 0)
 	}
 	if c.stopped {
 		if e.Kind == traces.KindWake && !c.stopEv.Reason.Crash() && e.Outcome != traces.OutcomeScheduled && e.Outcome != traces.OutcomeNotified {
 			c.wakesAfter++ // a waker that outlived its executor: late
 			return nil
 		}
-		return c.fail(idx, e, 0, "stop-is-final", fmt.Sprintf("the executor stopped at event %d (%s)%s", c.stopIdx+1, c.stopEv.Reason, afterStopHint(c.stopEv.Reason)))
+		return c.fail(idx, e, 0, "stop-is-final", fmt.Sprintf("the executor stopped at event %d (%s)%s", c.stopIdx+1, c.stopEv.Reason, frame.AfterStopHint(c.stopEv.Reason)))
 	}
 	w := int(e.Worker)
 	if w >= 0 {
@@ -447,10 +464,10 @@ func (c *PartialChecker) step(idx int, e *traces.Event) error {
 		return c.requeue(idx, e)
 	case traces.KindPark:
 		if cur := c.workers[w].cur; cur != 0 {
-			c.parkPolling(idx, e, w, cur)
+			c.fr.ParkPolling(idx, e, w, cur)
 		}
 	case traces.KindPanic:
-		c.panicked(idx, e)
+		c.fr.Panicked(idx, e)
 	case traces.KindStop:
 		if w < 0 {
 			c.stopped, c.stopIdx, c.stopEv = true, idx, *e
@@ -465,7 +482,7 @@ func (c *PartialChecker) step(idx int, e *traces.Event) error {
 // what trace format v1 says, the v1.1 forms (a wake naming no task, stop,
 // result error, future and time), and no observation the header declares
 // unobserved.
-func (c *PartialChecker) validate(e *traces.Event) error {
+func (c *Checker) validate(e *traces.Event) error {
 	v := *e
 	switch {
 	case v.Kind == traces.KindStop:
@@ -510,7 +527,7 @@ func (c *PartialChecker) validate(e *traces.Event) error {
 	return nil
 }
 
-func (c *PartialChecker) spawn(idx int, e *traces.Event) error {
+func (c *Checker) spawn(idx int, e *traces.Event) error {
 	pt := &c.tasks[e.Task-1]
 	if pt.state != pIdle {
 		return c.fail(idx, e, model.SPAWN, "spawned-once", fmt.Sprintf("t%d was spawned before and is %s", e.Task, c.taskState(pt)))
@@ -520,7 +537,7 @@ func (c *PartialChecker) spawn(idx int, e *traces.Event) error {
 }
 
 // ready makes pt READY at event e, for the fairness figures.
-func (c *PartialChecker) ready(idx int, pt *partTask, e *traces.Event, from uint8) {
+func (c *Checker) ready(idx int, pt *partTask, e *traces.Event, from uint8) {
 	pt.state, pt.idx, pt.worker = pReady, int32(idx), -1
 	pt.flags = pt.flags&pWoken | from
 	pt.readySeq, pt.readyPolls, pt.readyTime = e.Seq, c.polls, e.Time
@@ -529,7 +546,7 @@ func (c *PartialChecker) ready(idx int, pt *partTask, e *traces.Event, from uint
 // startPoll checks that task t may start a poll on worker w at event e
 // (a take, or a poll-begin not after a take), counts it and measures the
 // wait that it ends.
-func (c *PartialChecker) startPoll(idx int, e *traces.Event, r model.Rule) error {
+func (c *Checker) startPoll(idx int, e *traces.Event, r model.Rule) error {
 	t, w := e.Task, int(e.Worker)
 	pt := &c.tasks[t-1]
 	if cur := c.workers[w].cur; cur != 0 {
@@ -587,22 +604,22 @@ func (c *PartialChecker) startPoll(idx int, e *traces.Event, r model.Rule) error
 	return nil
 }
 
-func (c *PartialChecker) finishedFuture(t int64, pt *partTask, f int64) bool {
+func (c *Checker) finishedFuture(t int64, pt *partTask, f int64) bool {
 	if f == pt.doneFut {
 		return true
 	}
 	return c.finished != nil && slices.Contains(c.finished[t], f)
 }
 
-func (c *PartialChecker) take(idx int, e *traces.Event) error {
-	r := confRule(e)
+func (c *Checker) take(idx int, e *traces.Event) error {
+	r := frame.Rule(e)
 	if r == 0 {
 		r = model.POLL_LOCAL
 	}
 	if err := c.startPoll(idx, e, r); err != nil {
-		if c.err.Premise == "woken-before-poll" {
-			c.err.Premise = "take-of-queued"
-			c.err.Msg = strings.Replace(c.err.Msg, "(woken-before-poll fails)", "(take-of-queued fails)", 1)
+		if c.fr.Err.Premise == "woken-before-poll" {
+			c.fr.Err.Premise = "take-of-queued"
+			c.fr.Err.Msg = strings.Replace(c.fr.Err.Msg, "(woken-before-poll fails)", "(take-of-queued fails)", 1)
 		}
 		return err
 	}
@@ -610,7 +627,7 @@ func (c *PartialChecker) take(idx int, e *traces.Event) error {
 	return nil
 }
 
-func (c *PartialChecker) pollBegin(idx int, e *traces.Event) error {
+func (c *Checker) pollBegin(idx int, e *traces.Event) error {
 	t, w := e.Task, int(e.Worker)
 	pt := &c.tasks[t-1]
 	if pt.state == pTaken && int(pt.worker) == w {
@@ -627,10 +644,10 @@ func (c *PartialChecker) pollBegin(idx int, e *traces.Event) error {
 	return nil
 }
 
-func (c *PartialChecker) pollEnd(idx int, e *traces.Event) error {
+func (c *Checker) pollEnd(idx int, e *traces.Event) error {
 	t, w := e.Task, int(e.Worker)
 	pt := &c.tasks[t-1]
-	r := confRule(e)
+	r := frame.Rule(e)
 	if (pt.state != pRunning && pt.state != pTaken) || int(pt.worker) != w {
 		if cur := c.workers[w].cur; cur != 0 && cur != t {
 			return c.fail(idx, e, r, "one-poll-per-worker", fmt.Sprintf("worker %d is polling t%d, not t%d", w, cur, t))
@@ -674,7 +691,7 @@ func cmpOr(a, b int64) int64 {
 	return b
 }
 
-func (c *PartialChecker) wake(idx int, e *traces.Event) error {
+func (c *Checker) wake(idx int, e *traces.Event) error {
 	t := e.Task
 	if t == 0 {
 		c.noTask++
@@ -725,7 +742,7 @@ func (c *PartialChecker) wake(idx int, e *traces.Event) error {
 	return nil
 }
 
-func (c *PartialChecker) requeue(idx int, e *traces.Event) error {
+func (c *Checker) requeue(idx int, e *traces.Event) error {
 	t := e.Task
 	pt := &c.tasks[t-1]
 	switch pt.state {
@@ -751,29 +768,29 @@ func (c *PartialChecker) requeue(idx int, e *traces.Event) error {
 
 // Finish ends the trace and reports. Calling it again returns the same
 // report; Step after Finish is an error.
-func (c *PartialChecker) Finish() *PartialReport {
+func (c *Checker) Finish() *Report {
 	if c.report != nil {
 		return c.report
 	}
-	r := &PartialReport{
-		Events: c.n, Err: c.err, Unobserved: slices.Clone(c.h.Unobserved),
+	r := &Report{
+		Events: c.fr.N, Err: c.fr.Err, Unobserved: slices.Clone(c.h.Unobserved),
 		Replayed: c.replay != nil, Stopped: c.stopped,
 		Polls: int(c.polls), NoTaskWakes: c.noTask, LateWakes: c.late, SpuriousPolls: c.spuriousN, WokenAtTake: c.wokenAtTake, Failures: c.failures,
-		Panics: c.panics, PanicCount: c.npanics, Warnings: c.warnings,
+		Panics: c.fr.Panics, PanicCount: c.fr.NPanics, Warnings: c.fr.Warnings,
 	}
 	r.Checked, r.Unchecked = partialScope(c.h, c.replayErr)
 	for _, w := range c.workers {
 		r.WorkerPolls = append(r.WorkerPolls, w.polls)
 	}
-	if c.err == nil && c.replay != nil {
+	if c.fr.Err == nil && c.replay != nil {
 		// The model's end-of-trace checks (invariants), and its warnings.
 		rr := c.replay.Finish()
 		if rr.Err != nil && rr.Verdict == checker.Violated {
-			c.err = rr.Err
+			c.fr.Err = rr.Err
 			r.Err = rr.Err
 		}
 		for _, w := range rr.Warnings {
-			if len(r.Warnings) < confMaxFindings && !strings.Contains(w.Msg, "parks while polling") {
+			if len(r.Warnings) < frame.MaxFindings && !strings.Contains(w.Msg, "parks while polling") {
 				r.Warnings = append(r.Warnings, w)
 			}
 		}
@@ -796,7 +813,7 @@ func (c *PartialChecker) Finish() *PartialReport {
 		if pt.state == pReady {
 			// Its wait so far, so that a task that starves shows.
 			other := c.polls - pt.readyPolls
-			ticks := c.lastSeq - pt.readySeq
+			ticks := c.fr.LastSeq - pt.readySeq
 			dt, timed := endTime-pt.readyTime, endTime != 0 && pt.readyTime != 0
 			d := &c.wakeD
 			if pt.flags&pFromSpawn != 0 {
@@ -807,11 +824,11 @@ func (c *PartialChecker) Finish() *PartialReport {
 			}
 		}
 		if c.stopped && c.stopEv.Reason.Crash() {
-			r.Lost = append(r.Lost, PartialAbandoned{Task: t, State: c.taskState(pt)})
+			r.Lost = append(r.Lost, Abandoned{Task: t, State: c.taskState(pt)})
 			continue
 		}
 		if c.stopped {
-			r.Abandoned = append(r.Abandoned, PartialAbandoned{Task: t, State: c.taskState(pt)})
+			r.Abandoned = append(r.Abandoned, Abandoned{Task: t, State: c.taskState(pt)})
 			continue
 		}
 		r.NeverCompleted = append(r.NeverCompleted, t)
@@ -822,9 +839,9 @@ func (c *PartialChecker) Finish() *PartialReport {
 	r.SpawnDelay, r.WakeDelay = c.spawnD, c.wakeD
 	if c.fairBound > 0 {
 		r.Checked = append(r.Checked, "bounded-fairness")
-		if c.err == nil {
+		if c.fr.Err == nil {
 			c.starvedAtEnd()
-			r.Err = c.err
+			r.Err = c.fr.Err
 		}
 	}
 	r.StopReason, r.WakesAfterStop = c.stopEv.Reason, c.wakesAfter
@@ -834,11 +851,11 @@ func (c *PartialChecker) Finish() *PartialReport {
 			names[i] = fmt.Sprintf("t%d (%s)", a.Task, a.State)
 		}
 		e := c.stopEv
-		c.failAt(c.stopIdx, &e, model.TASK_COMPLETE, "", "lost-at-crash", fmt.Sprintf("%d tasks were lost in a crash (stop, reason %s): %s", len(r.Lost), c.stopEv.Reason, strings.Join(names, ", ")), "")
-		r.Err = c.err
+		c.fr.FailAt(c.stopIdx, &e, model.TASK_COMPLETE, "", "lost-at-crash", fmt.Sprintf("%d tasks were lost in a crash (stop, reason %s): %s", len(r.Lost), c.stopEv.Reason, strings.Join(names, ", ")), "")
+		r.Err = c.fr.Err
 	}
-	r.Verdict = c.verdict(len(r.NeverCompleted))
-	c.report, c.closed = r, errPartialAfterFinish
+	r.Verdict = c.fr.Verdict(len(r.NeverCompleted))
+	c.report, c.fr.Closed = r, errPartialAfterFinish
 	return r
 }
 
@@ -853,7 +870,7 @@ func readySince(pt *partTask) string {
 // starvedAtEnd, with a fairness bound, fails on the task still READY at
 // the end that waited the most polls of other tasks, if that is more
 // than the bound: the violation is at the trace's last event.
-func (c *PartialChecker) starvedAtEnd() {
+func (c *Checker) starvedAtEnd() {
 	var worst int
 	var most uint64
 	for i := range c.tasks {
@@ -862,27 +879,27 @@ func (c *PartialChecker) starvedAtEnd() {
 			worst, most = i+1, c.polls-pt.readyPolls
 		}
 	}
-	if most <= c.fairBound || c.ringN == 0 {
+	last, ok := c.fr.Last()
+	if most <= c.fairBound || !ok {
 		return
 	}
 	pt := &c.tasks[worst-1]
-	last := c.ring[(c.ringN-1)%len(c.ring)]
-	c.fail(c.n-1, &last, 0, "bounded-fairness", fmt.Sprintf("t%d, ready since its %s at event %d, waited %d polls of other tasks and was not polled by the end: more than the bound of %d", worst, readySince(pt), pt.idx+1, most, c.fairBound))
+	c.fail(c.fr.N-1, &last, 0, "bounded-fairness", fmt.Sprintf("t%d, ready since its %s at event %d, waited %d polls of other tasks and was not polled by the end: more than the bound of %d", worst, readySince(pt), pt.idx+1, most, c.fairBound))
 }
 
 // Summary returns the lines a person reads: the verdict, the violation or
 // the counts, the fairness figures, and every rule not checked, with the
 // reason.
-func (r *PartialReport) Summary() string {
+func (r *Report) Summary() string {
 	var b strings.Builder
 	holds := fmt.Sprintf("every checked rule holds: %d events, %d tasks, all DONE", r.Events, r.Tasks)
 	if r.Stopped && len(r.Abandoned) > 0 {
 		holds = fmt.Sprintf("every checked rule holds: %d events, %d tasks, %d DONE, %d abandoned when the executor stopped", r.Events, r.Tasks, r.Completed, len(r.Abandoned))
 	}
-	writeOutcome(&b, r.Verdict, r.Err, outcomeLines{
-		holds:   holds,
-		notDone: fmt.Sprintf("every checked rule holds, but %d of %d tasks are not DONE at the end", len(r.NeverCompleted), r.Tasks),
-		lost:    "woken after their last poll began, never polled again, not DONE",
+	frame.WriteOutcome(&b, r.Verdict, r.Err, frame.OutcomeLines{
+		Holds:   holds,
+		NotDone: fmt.Sprintf("every checked rule holds, but %d of %d tasks are not DONE at the end", len(r.NeverCompleted), r.Tasks),
+		Lost:    "woken after their last poll began, never polled again, not DONE",
 	}, r.LostWakeups, r.NeverCompleted)
 	if len(r.Abandoned) > 0 {
 		b.WriteString("abandoned at stop:")
@@ -902,7 +919,7 @@ func (r *PartialReport) Summary() string {
 	}
 	writeDelay(&b, "spawn → first poll", r.SpawnDelay)
 	writeDelay(&b, "wake → next poll", r.WakeDelay)
-	writeFindings(&b, r.Panics, r.PanicCount, r.Warnings)
+	frame.WriteFindings(&b, r.Panics, r.PanicCount, r.Warnings)
 	fmt.Fprintf(&b, "unobserved: %s; checked: %s\n", strings.Join(r.Unobserved, ", "), strings.Join(r.Checked, ", "))
 	fmt.Fprintf(&b, "not checked (%d rules):\n", len(r.Unchecked))
 	for _, u := range r.Unchecked {
@@ -911,7 +928,7 @@ func (r *PartialReport) Summary() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func writeDelay(b *strings.Builder, what string, d PartialDelay) {
+func writeDelay(b *strings.Builder, what string, d Delay) {
 	if d.Count == 0 && d.MaxOtherPollsTask == 0 {
 		fmt.Fprintf(b, "fairness, %s: no wait measured\n", what)
 		return
@@ -931,12 +948,12 @@ func writeDelay(b *strings.Builder, what string, d PartialDelay) {
 }
 
 // intList lists the numbers xs, the first 16 of them (one per worker).
-func intList(xs []int) string { return list(xs, 16, "", " … (%d workers)") }
+func intList(xs []int) string { return frame.List(xs, 16, "", " … (%d workers)") }
 
-// CheckPartial checks a whole partially observed trace, as Check
+// Check checks a whole partially observed trace, as conform.Check
 // does a fully observed one. A read error stops the check: it returns the
 // report on the events before it and the error.
-func CheckPartial(h traces.Header, events iter.Seq2[traces.Event, error]) (*PartialReport, error) {
-	c, err := NewPartialChecker(h)
-	return checkAll(c, err, events)
+func Check(h traces.Header, events iter.Seq2[traces.Event, error]) (*Report, error) {
+	c, err := New(h)
+	return frame.CheckAll(c, err, events)
 }

@@ -1,15 +1,15 @@
-package conform
+package interval
 
 import (
 	"fmt"
 	"slices"
 
+	"github.com/execspec/execspec/checker/internal/frame"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
 )
 
-// Batch steals under "order":"intervals" (steal-half; see the table in
-// conform_interval.go): the open FIFO batch and the thief's deque, the
+// Batch steals under "order":"intervals" (steal-half; see the package doc): the open FIFO batch and the thief's deque, the
 // LIFO batch as the thief read it, given back or shown later, and the
 // claims of batch steals in flight.
 
@@ -65,18 +65,18 @@ func (b *confBatch) drop(k int) {
 // ivRestoreBatches to put back when a tried order is refused. It copies
 // only the slice headers (O(workers)): the orders tried never write into
 // a queue's or a batch's array, they reslice it or make a new one.
-func (c *Conformance) ivSaveBatches() confSaved {
-	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.iv.batch), in: c.iv.in, unowed: len(c.iv.unowed)}
+func (c *Reader) ivSaveBatches() confSaved {
+	return confSaved{local: slices.Clone(c.s.Local), batch: slices.Clone(c.batch), in: c.in, unowed: len(c.unowed)}
 }
 
-func (c *Conformance) ivRestoreBatches(sv confSaved) {
+func (c *Reader) ivRestoreBatches(sv confSaved) {
 	copy(c.s.Local, sv.local)
-	c.iv.batch = sv.batch
-	c.iv.in = sv.in
-	for _, u := range c.iv.unowed[sv.unowed:] {
-		c.iv.owed[u.task] = u.o
+	c.batch = sv.batch
+	c.in = sv.in
+	for _, u := range c.unowed[sv.unowed:] {
+		c.owed[u.task] = u.o
 	}
-	c.iv.unowed = c.iv.unowed[:sv.unowed]
+	c.unowed = c.unowed[:sv.unowed]
 }
 
 type confSaved struct {
@@ -103,7 +103,7 @@ type confUnowe struct {
 // deque placed before the steal but returned within its interval had not
 // shortened it yet, so the batch may run that much longer than the model's
 // half at the steal's Seq; those tasks are candidates too.
-func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
+func (c *Reader) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	s := c.s
 	if w < 0 || w >= len(s.Local) || v < 0 || v >= len(s.Local) {
 		return
@@ -111,13 +111,13 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	// The tasks moved go back to v's deque, behind the tasks in front of
 	// the stolen one if the steal cut them (owed to overlapping takes:
 	// gone before the batch, never part of it).
-	moved := slices.Clone(s.Local[w][c.iv.own:]) // behind the own tasks kept (ivOwnBack)
-	cut := min(c.iv.cut, len(s.Local[v]))
+	moved := slices.Clone(s.Local[w][c.own:]) // behind the own tasks kept (ivOwnBack)
+	cut := min(c.cut, len(s.Local[v]))
 	s.Local[v] = slices.Concat(s.Local[v][:cut], moved, s.Local[v][cut:])
-	s.Local[w] = s.Local[w][:c.iv.own]
+	s.Local[w] = s.Local[w][:c.own]
 	pad := 0
-	if v < len(c.iv.pops) {
-		for _, p := range c.iv.pops[v] {
+	if v < len(c.pops) {
+		for _, p := range c.pops[v] {
 			if p.seq > call && p.seq < ret {
 				pad += p.removed
 			}
@@ -129,8 +129,8 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	var tasks []int32
 	var at []int
 	var since []uint64
-	if chained && v < len(c.iv.batch) {
-		b := &c.iv.batch[v]
+	if chained && v < len(c.batch) {
+		b := &c.batch[v]
 		tasks, at, since = slices.Clone(b.tasks), slices.Clone(b.at), slices.Clone(b.since)
 	}
 	tasks = append(tasks, s.Local[v][cut:]...)
@@ -147,19 +147,17 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	if most < len(moved) {
 		most = len(moved) // the model's half at the steal's Seq
 	}
-	if c.iv.size >= 0 {
-		most = min(most, c.iv.size) // the search reads it smaller
+	if c.size >= 0 {
+		most = min(most, c.size) // the search reads it smaller
 	}
 	if most == 0 {
 		return
 	}
-	for len(c.iv.batch) <= w {
-		c.iv.batch = append(c.iv.batch, confBatch{})
+	for len(c.batch) <= w {
+		c.batch = append(c.batch, confBatch{})
 	}
-	c.iv.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], since: since[:most], call: call, ret: ret}
-	if c.sr != nil {
-		c.sr.moved(c.n-1, tasks[:most])
-	}
+	c.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], since: since[:most], call: call, ret: ret}
+	c.h.Moved(tasks[:most])
 }
 
 // ivBatchTake is a take of x from worker w's deque (by w, or by a thief
@@ -167,11 +165,11 @@ func (c *Conformance) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 // still at the head of the victim's deque, the batch did include it, and
 // it moves to the front of w's deque (the batch is below anything w pushed
 // since). It returns whether it moved x.
-func (c *Conformance) ivBatchTake(w int, x int32) bool {
-	if w < 0 || w >= len(c.iv.batch) {
+func (c *Reader) ivBatchTake(w int, x int32) bool {
+	if w < 0 || w >= len(c.batch) {
 		return false
 	}
-	b := &c.iv.batch[w]
+	b := &c.batch[w]
 	s := c.s
 	if len(b.tasks) == 0 || b.tasks[0] != x {
 		return false
@@ -183,12 +181,12 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 		// x owes a take itself: this batch's steal is it, if called in
 		// time (the obligation goes, to come back if the order tried
 		// is refused: ivRestoreBatches).
-		o := c.iv.owed[x]
+		o := c.owed[x]
 		if b.call >= o.deadline {
 			return false
 		}
-		c.iv.unowed = append(c.iv.unowed, confUnowe{x, o})
-		delete(c.iv.owed, x)
+		c.unowed = append(c.unowed, confUnowe{x, o})
+		delete(c.owed, x)
 		j = k
 	}
 	if len(q) <= j || q[j] != x {
@@ -196,18 +194,18 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 	}
 	s.Local[h] = slices.Concat(q[:j], q[j+1:])
 	s.Local[w] = append([]int32{x}, s.Local[w]...)
-	c.iv.in++
+	c.in++
 	b.drop(1)
 	// A batch stolen from w that counted on x at h finds it in w's deque.
-	for i := range c.iv.batch {
-		o := &c.iv.batch[i]
+	for i := range c.batch {
+		o := &c.batch[i]
 		if n := slices.Index(o.tasks, x); n >= 0 && o.at[n] == h {
 			o.at = slices.Clone(o.at) // a new array: see ivSaveBatches
 			o.at[n] = w
 		}
 	}
 	c.ivPassed(w, []int32{x})
-	c.iv.moved = true
+	c.moved = true
 	return true
 }
 
@@ -217,13 +215,13 @@ func (c *Conformance) ivBatchTake(w int, x int32) bool {
 // if this steal was called before that take returned, it took x from v
 // first, and the batch did not hold it. x goes back to v's head for the
 // step. It returns whether the step was accepted (and applied).
-func (c *Conformance) ivTakeBack(idx int, e *traces.Event, st model.Step) bool {
+func (c *Reader) ivTakeBack(idx int, e *traces.Event, st model.Step) bool {
 	s := c.s
 	w, v, x := st.Worker, st.Victim, int32(st.Task)
-	if st.Rule != model.WORKER_STEAL || w < 0 || w >= len(c.iv.prefixed) || v < 0 || v >= len(s.Local) {
+	if st.Rule != model.WORKER_STEAL || w < 0 || w >= len(c.prefixed) || v < 0 || v >= len(s.Local) {
 		return false
 	}
-	p := &c.iv.prefixed[w]
+	p := &c.prefixed[w]
 	if p.victim != v || len(p.tasks) == 0 || p.tasks[0] != x || e.Call >= p.ret || len(s.Local[w]) == 0 || s.Local[w][0] != x {
 		return false
 	}
@@ -241,20 +239,20 @@ func (c *Conformance) ivTakeBack(idx int, e *traces.Event, st model.Step) bool {
 // ivBatchTakeUpTo moves the tasks of w's open batch up to x (a later one
 // of them than the next) into w's deque, as ivBatchTake moves one, if
 // each is where the batch expects it; else it changes nothing.
-func (c *Conformance) ivBatchTakeUpTo(w int, x int32) {
-	if w < 0 || w >= len(c.iv.batch) {
+func (c *Reader) ivBatchTakeUpTo(w int, x int32) {
+	if w < 0 || w >= len(c.batch) {
 		return
 	}
-	j := slices.Index(c.iv.batch[w].tasks, x)
+	j := slices.Index(c.batch[w].tasks, x)
 	if j <= 0 {
 		return
 	}
 	saved := c.ivSaveBatches()
-	moved := slices.Clone(c.iv.batch[w].tasks[:j+1])
+	moved := slices.Clone(c.batch[w].tasks[:j+1])
 	for _, y := range moved {
 		if !c.ivBatchTake(w, y) {
 			c.ivRestoreBatches(saved)
-			c.iv.moved = false
+			c.moved = false
 			return
 		}
 	}
@@ -267,10 +265,10 @@ func (c *Conformance) ivBatchTakeUpTo(w int, x int32) {
 // takes that overlap the take that found them in front, and checked when
 // those come): a batch's next task behind them is at the head for
 // ivBatchTake, as a batch that cut them is counted behind them.
-func (c *Conformance) ivOwedHead(q []int32) int {
+func (c *Reader) ivOwedHead(q []int32) int {
 	j := 0
 	for j < len(q) {
-		if _, ok := c.iv.owed[q[j]]; !ok {
+		if _, ok := c.owed[q[j]]; !ok {
 			break
 		}
 		j++
@@ -281,16 +279,16 @@ func (c *Conformance) ivOwedHead(q []int32) int {
 // ivPassed drops the tasks ts, which moved into thief w's deque, from the
 // front of the open batches they passed through on the way: the batch w
 // stole from (its victim's), and so on up the chain.
-func (c *Conformance) ivPassed(w int, ts []int32) {
-	for range c.iv.batch {
-		if w < 0 || w >= len(c.iv.batch) {
+func (c *Reader) ivPassed(w int, ts []int32) {
+	for range c.batch {
+		if w < 0 || w >= len(c.batch) {
 			return
 		}
-		w = c.iv.batch[w].victim
-		if w < 0 || w >= len(c.iv.batch) {
+		w = c.batch[w].victim
+		if w < 0 || w >= len(c.batch) {
 			return
 		}
-		b := &c.iv.batch[w]
+		b := &c.batch[w]
 		if len(b.tasks) < len(ts) || !slices.Equal(b.tasks[:len(ts)], ts) {
 			return
 		}
@@ -306,7 +304,7 @@ func (c *Conformance) ivPassed(w int, ts []int32) {
 // deque, in order (anything i pushed since is behind them; i took
 // nothing of its own since the steal, or the batch would be closed). It
 // returns the thief and how many tasks moved (0: none).
-func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
+func (c *Reader) ivBatchPrefix(v int, x int32) (int, int) {
 	s := c.s
 	if v < 0 || v >= len(s.Local) {
 		return -1, 0
@@ -316,8 +314,8 @@ func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
 	if k <= 0 {
 		return -1, 0
 	}
-	for i := range c.iv.batch {
-		b := &c.iv.batch[i]
+	for i := range c.batch {
+		b := &c.batch[i]
 		if i == v || len(b.tasks) < k || !slices.Equal(b.tasks[:k], q[:k]) || slices.ContainsFunc(b.at[:k], func(h int) bool { return h != v }) {
 			continue
 		}
@@ -329,8 +327,8 @@ func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
 		// A batch stolen from i that counted on them finds them in i's
 		// deque now.
 		// (They are a run of its tasks, in the same order.)
-		for j := range c.iv.batch {
-			o := &c.iv.batch[j]
+		for j := range c.batch {
+			o := &c.batch[j]
 			n := slices.Index(o.tasks, moved[0])
 			if n < 0 || o.at[n] != v {
 				continue
@@ -345,18 +343,18 @@ func (c *Conformance) ivBatchPrefix(v int, x int32) (int, int) {
 	return -1, 0
 }
 
-// ivBatchAfter keeps the open batches after a take by w of t (rule r,
+// BatchAfter keeps the open batches after a take by w of t (rule r,
 // victim v for a steal; its interval [call, ret]): a steal opens w's
 // batch (its size left open); a take by w of a task not in its batch
 // closes it, and so does a take by another worker of a batch task from the
 // victim's deque (the batch, taken from the head in one piece, did not
 // reach it), unless that take overlaps the steal: then it came first, and
 // the batch starts after it.
-func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret uint64) {
-	moved := c.iv.moved
-	c.iv.moved = false
-	for i := range c.iv.batch {
-		b := &c.iv.batch[i]
+func (c *Reader) BatchAfter(r model.Rule, w, v int, t int32, call, ret uint64) {
+	moved := c.moved
+	c.moved = false
+	for i := range c.batch {
+		b := &c.batch[i]
 		k := slices.Index(b.tasks, t)
 		switch {
 		case k < 0:
@@ -390,9 +388,9 @@ func (c *Conformance) ivBatchAfter(r model.Rule, w, v int, t int32, call, ret ui
 
 // ivBatchClose forgets w's open batch: a take showed that the rest of it
 // was never moved (w took something else first, or stole again).
-func (c *Conformance) ivBatchClose(w int) {
-	if w >= 0 && w < len(c.iv.batch) {
-		c.iv.batch[w].tasks, c.iv.batch[w].at, c.iv.batch[w].since = nil, nil, nil
+func (c *Reader) ivBatchClose(w int) {
+	if w >= 0 && w < len(c.batch) {
+		c.batch[w].tasks, c.batch[w].at, c.batch[w].since = nil, nil, nil
 	}
 }
 
@@ -404,7 +402,7 @@ func (c *Conformance) ivBatchClose(w int) {
 // owner end: the batch, from the head up to the task it runs, never
 // reaches them), then shortened again. It returns whether the step was
 // accepted (and applied).
-func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
+func (c *Reader) ivBatchBefore(e *traces.Event, st model.Step) bool {
 	v := st.Victim
 	if v < 0 || v >= len(c.s.Local) || v == st.Worker || e.Call == 0 {
 		return false
@@ -416,7 +414,7 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 		q = append(q, 0) // no task: a place only
 	}
 	c.s.Local[v] = q
-	err := c.takeStep(st, e)
+	err := c.h.TakeStep(st, e)
 	q = c.s.Local[v]
 	if err == nil {
 		c.s.Local[v] = q[:len(q)-pad]
@@ -426,22 +424,22 @@ func (c *Conformance) ivBatchBefore(e *traces.Event, st model.Step) bool {
 	return err == nil
 }
 
-// ivCutOwed takes out, for a batch steal st (take e, steal-last), the
+// CutOwed takes out, for a batch steal st (take e, steal-last), the
 // tasks at the head of the victim's deque that owe a take this steal
 // cannot be (called after their deadline): had the batch taken them,
 // their obligation would fail, so the takes they owe took them before
 // the thief read the deque (a later read would have made its CAS fail).
-// ivUncut puts them back at the head, owed, after the step.
-func (c *Conformance) ivCutOwed(st model.Step, e *traces.Event) []int32 {
+// Uncut puts them back at the head, owed, after the step.
+func (c *Reader) CutOwed(st model.Step, e *traces.Event) []int32 {
 	cfg := c.m.Config()
 	v := st.Victim
-	if c.iv == nil || st.Rule != model.WORKER_STEAL || !cfg.StealHalf || !cfg.StealLast || v < 0 || v >= len(c.s.Local) {
+	if st.Rule != model.WORKER_STEAL || !cfg.StealHalf || !cfg.StealLast || v < 0 || v >= len(c.s.Local) {
 		return nil
 	}
 	q := c.s.Local[v]
 	n := 0
 	for n < len(q) && q[n] != int32(st.Task) {
-		o, ok := c.iv.owed[q[n]]
+		o, ok := c.owed[q[n]]
 		if !ok || e.Call < o.deadline {
 			break
 		}
@@ -455,7 +453,7 @@ func (c *Conformance) ivCutOwed(st model.Step, e *traces.Event) []int32 {
 	return front
 }
 
-func (c *Conformance) ivUncut(v int, front []int32) {
+func (c *Reader) Uncut(v int, front []int32) {
 	c.s.Local[v] = append(front, c.s.Local[v]...)
 }
 
@@ -463,9 +461,9 @@ func (c *Conformance) ivUncut(v int, front []int32) {
 // (ivBatchBefore), then the same with the global queue hidden (the thief
 // found it empty when it looked, before the steal), with the thief's own
 // deque hidden (thieves of the thief emptied it before it looked), and
-// with both; the tasks hidden owe as in ivRelax. It returns whether the
+// with both; the tasks hidden owe as in Relax. It returns whether the
 // step was accepted (and applied).
-func (c *Conformance) ivStealLast(idx int, e *traces.Event, st model.Step) bool {
+func (c *Reader) ivStealLast(idx int, e *traces.Event, st model.Step) bool {
 	s := c.s
 	w := st.Worker
 	for _, v := range [...][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
@@ -491,7 +489,7 @@ func (c *Conformance) ivStealLast(idx int, e *traces.Event, st model.Step) bool 
 			continue
 		}
 		for _, y := range o {
-			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
+			c.oweTask(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
 		}
 		if global {
 			c.oweGlobal(idx, e, w, g)
@@ -503,10 +501,10 @@ func (c *Conformance) ivStealLast(idx int, e *traces.Event, st model.Step) bool 
 
 // ivStepGlobal applies st (take e, event idx), or else the same with the
 // global queue hidden: the worker found it empty when it looked, before
-// the take (its tasks owe as in ivRelax). It returns whether the step was
+// the take (its tasks owe as in Relax). It returns whether the step was
 // accepted (and applied).
-func (c *Conformance) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
-	if c.takeStep(st, e) == nil {
+func (c *Reader) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
+	if c.h.TakeStep(st, e) == nil {
 		return true
 	}
 	s := c.s
@@ -515,7 +513,7 @@ func (c *Conformance) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool
 	}
 	g := s.Global
 	s.Global = nil
-	ok := c.takeStep(st, e) == nil
+	ok := c.h.TakeStep(st, e) == nil
 	s.Global = g
 	if ok {
 		c.oweGlobal(idx, e, st.Worker, g)
@@ -525,10 +523,10 @@ func (c *Conformance) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool
 
 // ivStepOwn applies st (take e, event idx), or else the same with the
 // taker's own deque hidden (thieves of it took those tasks, their events
-// to come; they owe as in ivRelax). It returns whether the step was
+// to come; they owe as in Relax). It returns whether the step was
 // accepted (and applied).
-func (c *Conformance) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
-	if c.takeStep(st, e) == nil {
+func (c *Reader) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
+	if c.h.TakeStep(st, e) == nil {
 		return true
 	}
 	s := c.s
@@ -538,11 +536,11 @@ func (c *Conformance) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
 	}
 	o := s.Local[w]
 	s.Local[w] = nil
-	ok := c.takeStep(st, e) == nil
+	ok := c.h.TakeStep(st, e) == nil
 	c.ivOwnBack(w, o, ok)
 	if ok {
 		for _, y := range o {
-			c.owe(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
+			c.oweTask(y, idx, e, fmt.Sprintf("w%d's own local queue held t%d", w, y))
 		}
 	}
 	return ok
@@ -550,15 +548,15 @@ func (c *Conformance) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
 
 // ivOwnBack puts back thief w's own tasks o, hidden from a take: in front
 // of what the take moved into w's deque if it was accepted (ok; a batch
-// steal's tasks go behind them, and c.iv.own counts them for the batch
+// steal's tasks go behind them, and c.own counts them for the batch
 // rules), else alone.
-func (c *Conformance) ivOwnBack(w int, o []int32, ok bool) {
+func (c *Reader) ivOwnBack(w int, o []int32, ok bool) {
 	if !ok {
 		c.s.Local[w] = o
 		return
 	}
 	c.s.Local[w] = append(slices.Clone(o), c.s.Local[w]...)
-	c.iv.own = len(o)
+	c.own = len(o)
 }
 
 // ivGiveBack is a batch steal (steal-last) of x from v, by a thief whose
@@ -568,13 +566,13 @@ func (c *Conformance) ivOwnBack(w int, o []int32, ok bool) {
 // i's batch up to x (still at the front of i's deque, in order: i takes
 // its own from the back) go back to the head of v's deque. It returns the
 // thief i and how many tasks went back (0: none).
-func (c *Conformance) ivGiveBack(v int, x int32, e *traces.Event) (int, int) {
+func (c *Reader) ivGiveBack(v int, x int32, e *traces.Event) (int, int) {
 	s := c.s
 	if v < 0 || v >= len(s.Local) {
 		return -1, 0
 	}
-	for i := range c.iv.last {
-		b := &c.iv.last[i]
+	for i := range c.last {
+		b := &c.last[i]
 		j := slices.Index(b.tasks, x)
 		if i == int(e.Worker) || b.victim != v || j < 0 || e.Call >= b.ret || len(s.Local[i]) <= j || !slices.Equal(s.Local[i][:j+1], b.tasks[:j+1]) {
 			continue
@@ -587,9 +585,9 @@ func (c *Conformance) ivGiveBack(v int, x int32, e *traces.Event) (int, int) {
 }
 
 // ivUngiveBack undoes ivGiveBack that returned thief i and k.
-func (c *Conformance) ivUngiveBack(i, k int) {
+func (c *Reader) ivUngiveBack(i, k int) {
 	s := c.s
-	v := c.iv.last[i].victim
+	v := c.last[i].victim
 	s.Local[i] = append(slices.Clone(s.Local[v][:k]), s.Local[i]...)
 	s.Local[v] = s.Local[v][k:]
 }
@@ -602,16 +600,16 @@ func (c *Conformance) ivUngiveBack(i, k int) {
 // tasks in front of y: taken before its read) and steal-max. They move to
 // i's deque (its batch is below anything it pushed since), their
 // obligations met. It returns whether it moved them.
-func (c *Conformance) ivForward(e *traces.Event, o confOwe) bool {
+func (c *Reader) ivForward(e *traces.Event, o confOwe) bool {
 	s := c.s
 	i := int(e.Worker)
 	if e.Source == traces.SourceSteal {
 		i = int(e.Victim)
 	}
-	if i < 0 || i >= len(c.iv.fwd) || i >= len(s.Local) || c.iv.fwd[i].idx != o.idx || o.ev.Worker != int32(i) {
+	if i < 0 || i >= len(c.fwd) || i >= len(s.Local) || c.fwd[i].idx != o.idx || o.ev.Worker != int32(i) {
 		return false
 	}
-	f := &c.iv.fwd[i]
+	f := &c.fwd[i]
 	q := s.Local[f.victim]
 	y := int32(e.Task)
 	j := slices.Index(q, y)
@@ -621,7 +619,7 @@ func (c *Conformance) ivForward(e *traces.Event, o confOwe) bool {
 	var moved []int32
 	var rest []int32
 	for n, t := range q {
-		ow, ok := c.iv.owed[t]
+		ow, ok := c.owed[t]
 		switch {
 		case n >= j && ok && ow.idx == o.idx:
 			moved = append(moved, t)
@@ -641,17 +639,17 @@ func (c *Conformance) ivForward(e *traces.Event, o confOwe) bool {
 	s.Local[i] = append(moved, s.Local[i]...)
 	f.moved = m
 	for _, t := range moved {
-		delete(c.iv.owed, t)
+		delete(c.owed, t)
 	}
 	return true
 }
 
 // ivPad is how many tasks the takes from v's deque placed after tick
-// call removed (ivRemoved).
-func (c *Conformance) ivPad(v int, call uint64) int {
+// call removed (Removed).
+func (c *Reader) ivPad(v int, call uint64) int {
 	pad := 0
-	if v >= 0 && v < len(c.iv.pops) {
-		for _, p := range c.iv.pops[v] {
+	if v >= 0 && v < len(c.pops) {
+		for _, p := range c.pops[v] {
 			if p.seq > call {
 				pad += p.removed
 			}
@@ -663,14 +661,14 @@ func (c *Conformance) ivPad(v int, call uint64) int {
 // ivMayClaim reports whether take e (a steal of t from thief i's deque,
 // steal-last) may find t moved there by a batch steal i has in flight:
 // i is idle, its deque does not hold t, another deque does.
-func (c *Conformance) ivMayClaim(e *traces.Event) bool {
+func (c *Reader) ivMayClaim(e *traces.Event) bool {
 	s := c.s
 	cfg := c.m.Config()
 	i, t := int(e.Victim), int32(e.Task)
 	if !cfg.StealHalf || (!cfg.StealLast && !cfg.OwnerFIFO) || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 || len(s.Local[i]) > 0 {
 		return false
 	}
-	if i < len(c.iv.batch) && slices.Contains(c.iv.batch[i].tasks, t) {
+	if i < len(c.batch) && slices.Contains(c.batch[i].tasks, t) {
 		return false // i's open batch (FIFO) may hold it: see ivBatchTake
 	}
 	for v, q := range s.Local {
@@ -681,7 +679,7 @@ func (c *Conformance) ivMayClaim(e *traces.Event) bool {
 		if !cfg.StealLast && k == 0 {
 			return false // a FIFO batch runs the task in front of the ones it moves
 		}
-		return i >= len(c.iv.claim) || c.iv.claim[i].tasks == nil || c.iv.claim[i].victim == v
+		return i >= len(c.claim) || c.claim[i].tasks == nil || c.claim[i].victim == v
 	}
 	return false
 }
@@ -696,7 +694,7 @@ func (c *Conformance) ivMayClaim(e *traces.Event) bool {
 // obligations on them, which it takes over), its batch, with them in
 // front, within half of v's deque (checked then, ivClaimed). It returns
 // whether the step was accepted (and applied).
-func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
+func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 	if !c.ivMayClaim(e) {
 		return false
 	}
@@ -715,11 +713,11 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 	first := 0
 	if !c.m.Config().StealLast {
 		first = 1
-		if i < len(c.iv.claim) && c.iv.claim[i].tasks != nil && c.iv.claim[i].run != q[0] {
+		if i < len(c.claim) && c.claim[i].tasks != nil && c.claim[i].run != q[0] {
 			return false
 		}
 	}
-	end := j + 1 + c.iv.extra // the search may read the claim longer
+	end := j + 1 + c.extra // the search may read the claim longer
 	if end > len(q) {
 		return false
 	}
@@ -731,10 +729,10 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 		s.Local[i] = s.Local[i][:0]
 		return false
 	}
-	for len(c.iv.claim) <= i {
-		c.iv.claim = append(c.iv.claim, confClaim{})
+	for len(c.claim) <= i {
+		c.claim = append(c.claim, confClaim{})
 	}
-	cl := &c.iv.claim[i]
+	cl := &c.claim[i]
 	if cl.tasks == nil {
 		*cl = confClaim{victim: v, deadline: e.Return, idx: idx, ev: *e, run: -1}
 		if first == 1 {
@@ -742,26 +740,26 @@ func (c *Conformance) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 		}
 	}
 	cl.tasks = append(cl.tasks, moved...)
-	c.iv.in += len(moved)
+	c.in += len(moved)
 	cl.deadline = min(cl.deadline, e.Return)
 	for _, y := range moved {
-		if o, ok := c.iv.owed[y]; ok {
+		if o, ok := c.owed[y]; ok {
 			cl.deadline = min(cl.deadline, o.deadline)
-			delete(c.iv.owed, y)
+			delete(c.owed, y)
 		}
 	}
 	return true
 }
 
-// ivClaimBefore is the take e by w (rule r, victim v), before its step:
+// ClaimBefore is the take e by w (rule r, victim v), before its step:
 // if w has a claim (ivClaim), this take must be the batch steal it
 // claimed, and the claimed tasks go back to the head of v's deque for
-// the step, to be moved into w's deque with the batch (ivClaimAfter).
-func (c *Conformance) ivClaimBefore(e *traces.Event, r model.Rule, w, v int) error {
-	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil {
+// the step, to be moved into w's deque with the batch (ClaimAfter).
+func (c *Reader) ClaimBefore(e *traces.Event, r model.Rule, w, v int) error {
+	if w >= len(c.claim) || c.claim[w].tasks == nil {
 		return nil
 	}
-	cl := &c.iv.claim[w]
+	cl := &c.claim[w]
 	switch {
 	case r != model.WORKER_STEAL || v != cl.victim:
 		return c.failClaim(w, fmt.Sprintf("w%d's next take (event seq %d) is no steal from w%d", w, e.Seq, cl.victim))
@@ -779,16 +777,16 @@ func (c *Conformance) ivClaimBefore(e *traces.Event, r model.Rule, w, v int) err
 	return nil
 }
 
-// ivClaimAfter checks, after the step of w's claimed batch steal, that
+// ClaimAfter checks, after the step of w's claimed batch steal, that
 // the batch moved the claimed tasks (they lead w's deque), and takes
 // them out again: they were taken from w's deque before.
-func (c *Conformance) ivClaimAfter(w int) error {
-	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil {
+func (c *Reader) ClaimAfter(w int) error {
+	if w >= len(c.claim) || c.claim[w].tasks == nil {
 		return nil
 	}
-	cl := &c.iv.claim[w]
-	own := c.s.Local[w][:c.iv.own]
-	q := c.s.Local[w][c.iv.own:]
+	cl := &c.claim[w]
+	own := c.s.Local[w][:c.own]
+	q := c.s.Local[w][c.own:]
 	if len(q) < len(cl.tasks) || !slices.Equal(q[:len(cl.tasks)], cl.tasks) {
 		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d did not take them in its batch", w, cl.victim))
 	}
@@ -797,33 +795,33 @@ func (c *Conformance) ivClaimAfter(w int) error {
 	return nil
 }
 
-// ivClaimAfterFIFO checks, after the step of w's claimed batch steal
+// ClaimAfterFIFO checks, after the step of w's claimed batch steal
 // from a FIFO deque and the opening of its batch (ivOpenBatch), that the
 // batch may hold the claimed tasks (they lead it), and takes them out of
 // the victim's deque and the batch: they were taken before.
-func (c *Conformance) ivClaimAfterFIFO(w int) error {
-	if w >= len(c.iv.claim) || c.iv.claim[w].tasks == nil || c.iv.claim[w].run < 0 {
+func (c *Reader) ClaimAfterFIFO(w int) error {
+	if w >= len(c.claim) || c.claim[w].tasks == nil || c.claim[w].run < 0 {
 		return nil
 	}
-	cl := &c.iv.claim[w]
+	cl := &c.claim[w]
 	n := len(cl.tasks)
 	q := c.s.Local[cl.victim]
-	if w >= len(c.iv.batch) || len(c.iv.batch[w].tasks) < n || !slices.Equal(c.iv.batch[w].tasks[:n], cl.tasks) || len(q) < n || !slices.Equal(q[:n], cl.tasks) {
+	if w >= len(c.batch) || len(c.batch[w].tasks) < n || !slices.Equal(c.batch[w].tasks[:n], cl.tasks) || len(q) < n || !slices.Equal(q[:n], cl.tasks) {
 		return c.failClaim(w, fmt.Sprintf("w%d's steal from w%d did not take them in its batch", w, cl.victim))
 	}
 	c.s.Local[cl.victim] = q[n:]
-	c.iv.batch[w].drop(n)
+	c.batch[w].drop(n)
 	cl.tasks = nil
 	return nil
 }
 
 // failClaim records the violation of w's claim at the take that made it.
-func (c *Conformance) failClaim(w int, what string) error {
-	cl := &c.iv.claim[w]
+func (c *Reader) failClaim(w int, what string) error {
+	cl := &c.claim[w]
 	premise := fmt.Sprintf("w%d has a batch steal in flight that moved %s (order intervals)", w, taskList32(cl.tasks))
 	reason := fmt.Sprintf("w%d's deque did not hold t%d, w%d's did, so this take is accepted only if w%d's next take is a batch steal from w%d that took %s and was called before tick %d; %s", w, cl.ev.Task, cl.victim, w, cl.victim, taskList32(cl.tasks), cl.deadline, what)
 	cl.tasks = nil
-	return c.fail(cl.idx, &cl.ev, confRule(&cl.ev), premise, reason)
+	return c.h.Fail(cl.idx, &cl.ev, frame.Rule(&cl.ev), premise, reason)
 }
 
 func taskList32(ts []int32) string {
@@ -831,28 +829,26 @@ func taskList32(ts []int32) string {
 	for i, t := range ts {
 		l[i] = int64(t)
 	}
-	return taskList(l)
+	return frame.TaskList(l)
 }
 
-// ivBatchMoved settles, after a batch steal e by w (steal-last), the
+// BatchMoved settles, after a batch steal e by w (steal-last), the
 // obligations on the tasks it moved into w's deque (all of it: a steal
 // needs it empty): the steal removed them from the victim's deque within
 // its interval, so an obligation whose take it overlaps is met.
-func (c *Conformance) ivBatchMoved(w int, e *traces.Event) {
+func (c *Reader) BatchMoved(w int, e *traces.Event) {
 	if w < 0 || w >= len(c.s.Local) {
 		return
 	}
-	moved := c.s.Local[w][c.iv.own:] // behind the own tasks kept (ivOwnBack)
+	moved := c.s.Local[w][c.own:] // behind the own tasks kept (ivOwnBack)
 	for _, y := range moved {
-		if o, ok := c.iv.owed[y]; ok && e.Call < o.deadline {
-			delete(c.iv.owed, y)
+		if o, ok := c.owed[y]; ok && e.Call < o.deadline {
+			delete(c.owed, y)
 		}
 	}
-	for len(c.iv.last) <= w {
-		c.iv.last = append(c.iv.last, confLast{})
+	for len(c.last) <= w {
+		c.last = append(c.last, confLast{})
 	}
-	c.iv.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(moved), ret: e.Return}
-	if c.sr != nil {
-		c.sr.moved(c.n-1, moved)
-	}
+	c.last[w] = confLast{victim: int(e.Victim), tasks: slices.Clone(moved), ret: e.Return}
+	c.h.Moved(moved)
 }

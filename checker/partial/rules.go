@@ -1,4 +1,4 @@
-package conform
+package partial
 
 import (
 	"fmt"
@@ -30,13 +30,13 @@ var obsWhy = map[string]string{
 	ObsPark:    "no parks recorded",
 }
 
-// PartialRule is one rule, or one premise of a rule, as a partially
+// Rule is one rule, or one premise of a rule, as a partially
 // observed trace may or may not show it: a declared value, so that the list
 // can be printed and each report can say which ones it checked. A rule is
 // checked when every observation in Needs is observed (and, for a Replay
 // rule, the model can replay the header's policy); otherwise the report
 // names it with the reason, derived from what is unobserved.
-type PartialRule struct {
+type Rule struct {
 	Name  string // stable, kebab-case
 	Rules string // the model rules it protects, e.g. "TASK-COMPLETE"; "" for a form check
 	Doc   string // one line: what it checks
@@ -44,7 +44,7 @@ type PartialRule struct {
 	// poll-end and wake (which every trace records).
 	Needs []string
 	// Replay marks rules checked by replaying the trace through the model
-	// (Conformance): they need the queues' contents, so take, source and
+	// (conform.Conformance): they need the queues' contents, so take, source and
 	// queue all observed, and a header the model accepts.
 	Replay bool
 	// Policies, when not empty, limits the rule to these header policies.
@@ -57,10 +57,10 @@ type PartialRule struct {
 
 var replayNeeds = []string{ObsTake, ObsSource, ObsQueue}
 
-// PartialRules are the rules PartialChecker knows, in report order: first
+// Rules are the rules Checker knows, in report order: first
 // those it decides from what every trace records, then those that need an
 // observation, then those decided only by replaying the queues.
-var PartialRules = []PartialRule{
+var Rules = []Rule{
 	{Name: "spawned-once", Rules: "SPAWN", Doc: "a task is spawned once, and polled only after its spawn"},
 	{Name: "done-is-final", Rules: "TASK-COMPLETE", Doc: "a task whose poll returned Ready (or failed, without a retry policy) is never polled again; under the retry policy a failed task is run again at most retries times"},
 	{Name: "exclusive-poll", Rules: "POLL-LOCAL, GLOBAL-STEAL, WORKER-STEAL", Doc: "no task is polled by two workers at once (nor twice at once by one)"},
@@ -84,16 +84,16 @@ var PartialRules = []PartialRule{
 	{Name: "priority-order", Rules: "GLOBAL-STEAL", Policies: []string{"priority"}, Never: true, Why: "checked only on a fully observed trace (takes, sources, queues and, format v1.1, priorities recorded); a partially observed trace is not replayed with priorities", Doc: "the global queue is taken in priority order, with aging"},
 }
 
-// PartialUnchecked is a rule a partially observed trace did not let the
+// Unchecked is a rule a partially observed trace did not let the
 // checker check, with the reason.
-type PartialUnchecked struct {
+type Unchecked struct {
 	Name   string `json:"name"`
 	Rules  string `json:"rules,omitempty"`
 	Doc    string `json:"doc"`
 	Reason string `json:"reason"`
 }
 
-func (u PartialUnchecked) String() string {
+func (u Unchecked) String() string {
 	r := u.Name
 	if u.Rules != "" {
 		r += " (" + u.Rules + ")"
@@ -121,13 +121,13 @@ func checkUnobserved(list []string) error {
 // are not, with the reasons. replayErr is why the model cannot replay the
 // trace although take, source and queue are observed (nil if it can, or if
 // they are not all observed).
-func partialScope(h traces.Header, replayErr error) (checked []string, unchecked []PartialUnchecked) {
+func partialScope(h traces.Header, replayErr error) (checked []string, unchecked []Unchecked) {
 	unobs := func(o string) bool { return slices.Contains(h.Unobserved, o) }
-	for _, r := range PartialRules {
+	for _, r := range Rules {
 		if len(r.Policies) > 0 && h.Policy != "unknown" && !slices.Contains(r.Policies, h.Policy) {
 			continue
 		}
-		u := PartialUnchecked{Name: r.Name, Rules: r.Rules, Doc: r.Doc}
+		u := Unchecked{Name: r.Name, Rules: r.Rules, Doc: r.Doc}
 		if r.Never {
 			u.Reason = r.Why
 			unchecked = append(unchecked, u)
