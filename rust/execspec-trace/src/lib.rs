@@ -75,7 +75,7 @@ mod wrap;
 
 pub use event::{json_string, Event, Header, Kind, Order, Outcome, PollResult, Queue, Source, StopReason};
 pub use recorder::{current_worker, now_ns, set_worker, Op, Options, Recorder, Summary};
-pub use wrap::Traced;
+pub use wrap::{Stamps, Traced};
 
 /// Creates (or truncates) the file at path for a trace, refusing to write
 /// through a symbolic link: a link there is an error, its target is never
