@@ -778,7 +778,7 @@ fn invariant_tsc() -> bool {
 }
 
 /// A raw time stamp: TSC ticks or nanoseconds (never 0).
-#[inline]
+#[inline(always)]
 pub(crate) fn stamp() -> u64 {
     #[cfg(target_arch = "x86_64")]
     if use_tsc() {
