@@ -34,9 +34,9 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 /// Which of a traced task's events carry `time` (v1.1): the second
 /// argument of [`Recorder::trace`] (`true` is [`Stamps::All`], `false`
 /// [`Stamps::Off`]). In deferred mode a stamp is an `rdtsc`, which costs
-/// about as much as a locked operation or more (23 ns on the Intel Xeon
-/// virtual machine of bench/results/rust.md), so a poll with both stamps
-/// pays two.
+/// as much as a locked operation or more (20–23 ns of CPU on the Intel
+/// Xeon virtual machine of bench/results/rust.md, a locked add 8–9), so a
+/// poll with both stamps pays two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stamps {
     /// No event carries time; in deferred mode the ticks are purely
