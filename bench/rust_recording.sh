@@ -3,7 +3,11 @@
 # by side (no wrapper, the deferred recorder, the streaming one), for each
 # work per poll, three ways: each run in a fresh process (a program's first
 # recording), the same with Options::reserve (the recorder's memory touched
-# before the run), and all runs in one process after a warm-up.
+# before the run), and all runs in one process after a warm-up. At work 0
+# with each of the wrapper's time stamps: spawns and poll-begins (the
+# default, what tokio-check run records), none (--no-time), and poll-ends
+# too (--end-time). Each table ends with what a time stamp and a locked add
+# cost on this machine, which the ratio at work 0 moves with.
 #
 #   bash bench/rust_recording.sh            # REPS=21 at work 0, 11 otherwise
 #   BIG=1 bash bench/rust_recording.sh      # also 1000 tasks x 1000 yields
@@ -33,13 +37,13 @@ if [ "${BUSY:-0}" = 1 ]; then
   echo "end $(date -u '+%H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
   exit 0
 fi
-specs=("100 0 $REPS" "100 0 $REPS --no-time" "100 1000 11" "100 5000 11")
+specs=("100 0 $REPS" "100 0 $REPS --no-time" "100 0 $REPS --end-time" "100 1000 11" "100 5000 11")
 if [ "${BIG:-0}" = 1 ]; then specs+=("1000 0 11" "1000 1000 5"); fi
 for spec in "${specs[@]}"; do
   set -- $spec
   for mode in "" --reserve --warm; do
     echo "== tasks 1000, yields $1, work $2 ns, reps $3 ${4:-} ${mode:-(fresh process)}"
-    "$b" bench --workers 2 --tasks 1000 --yields "$1" --work-ns "$2" --reps "$3" ${4:-} $mode --out "$out" | tail -3
+    "$b" bench --workers 2 --tasks 1000 --yields "$1" --work-ns "$2" --reps "$3" ${4:-} $mode --out "$out" | tail -4
   done
 done
 busy

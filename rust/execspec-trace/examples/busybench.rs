@@ -22,6 +22,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// About 16 ns of work (calibrated at start): a poll that does little.
+#[path = "shared/cpu.rs"]
+mod cpu;
+use cpu::thread_cpu;
+
 #[inline(never)]
 fn poll(spins: u64, x: u64) -> u64 {
     let mut h = x;
@@ -29,31 +33,6 @@ fn poll(spins: u64, x: u64) -> u64 {
         h = black_box(h.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(7));
     }
     h
-}
-
-/// The CPU time the calling thread has used (user and system, page faults
-/// included), in seconds: what the loop itself cost, without the time
-/// other processes of a loaded machine took its core away.
-#[cfg(target_os = "linux")]
-fn thread_cpu() -> f64 {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: ts is a valid timespec for the call to fill.
-    unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.sec as f64 + ts.nsec as f64 * 1e-9
-}
-
-#[cfg(not(target_os = "linux"))]
-fn thread_cpu() -> f64 {
-    0.0
 }
 
 /// One run: its wall time and the CPU time of its threads, summed.

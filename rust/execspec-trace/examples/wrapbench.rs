@@ -2,17 +2,22 @@
 //! polls a future that wakes itself through a clone of its waker (as
 //! tokio's yield_now does: clone, then wake after the poll) N times,
 //! wrapped by a deferred recorder, by a streaming one, and not wrapped,
-//! alternated; prints the median ns per poll of each.
+//! alternated; prints the median ns per poll of each (the thread's CPU
+//! time, so that other processes of a loaded machine do not count).
 //!
-//!     cargo run --release --example wrapbench [N] [REPS] [--no-time]
-use execspec_trace::{Header, Options, Recorder};
+//!     cargo run --release --example wrapbench [N] [REPS] [--no-time | --begins]
+//!
+//! (`--begins`: time on spawns and poll-begins only, `Stamps::Begins`.)
+use execspec_trace::{Header, Options, Recorder, Stamps};
 use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
-use std::time::Instant;
+
+#[path = "shared/cpu.rs"]
+mod cpu;
 
 /// Hands a clone of its waker to the caller at every poll.
 struct Yield(Rc<Cell<Option<Waker>>>);
@@ -35,21 +40,26 @@ impl Wake for Noop {
 fn run<F: Future>(mut f: Pin<&mut F>, n: u64, slot: &Cell<Option<Waker>>) -> f64 {
     let waker = Waker::from(Arc::new(Noop));
     let mut cx = Context::from_waker(&waker);
-    let t = Instant::now();
+    let t = cpu::thread_cpu();
     for _ in 0..n {
         let _ = f.as_mut().poll(&mut cx);
         if let Some(w) = slot.take() {
             w.wake();
         }
     }
-    t.elapsed().as_nanos() as f64 / n as f64
+    (cpu::thread_cpu() - t) * 1e9 / n as f64
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
     let reps: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(11);
-    let time = !args.iter().any(|a| a == "--no-time");
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    let stamps = match (has("--no-time"), has("--begins")) {
+        (true, _) => Stamps::Off,
+        (false, true) => Stamps::Begins,
+        _ => Stamps::All,
+    };
     execspec_trace::set_worker(Some(0));
     let mut ns: [Vec<f64>; 3] = Default::default();
     for _ in 0..reps {
@@ -57,8 +67,9 @@ fn main() {
         let mut plain = Box::pin(Yield(slot.clone()));
         ns[0].push(run(plain.as_mut(), n, &slot));
         for (i, deferred) in [(1, true), (2, false)] {
-            let rec = Recorder::with_options(Header::black_box("wrapbench", 1), std::io::sink(), Options { deferred, ..Options::default() });
-            let mut f = Box::pin(rec.trace(Yield(slot.clone()), time));
+            let opts = if deferred { Options { deferred, ..Options::default() } } else { Options::streaming() };
+            let rec = Recorder::with_options(Header::black_box("wrapbench", 1), std::io::sink(), opts);
+            let mut f = Box::pin(rec.trace(Yield(slot.clone()), stamps));
             ns[i].push(run(f.as_mut(), n, &slot));
             drop(f);
             rec.finish().unwrap();
@@ -69,5 +80,5 @@ fn main() {
         v[v.len() / 2]
     };
     let (p, d, s) = (med(&mut ns[0]), med(&mut ns[1]), med(&mut ns[2]));
-    println!("{} polls x {} reps, time {}: plain {:.1} ns/poll, deferred {:.1} (+{:.1}), streaming {:.1} (+{:.1})", n, reps, if time { "on" } else { "off" }, p, d, d - p, s, s - p);
+    println!("{} polls x {} reps, time {:?}: plain {:.1} ns/poll, deferred {:.1} (+{:.1}), streaming {:.1} (+{:.1})", n, reps, stamps, p, d, d - p, s, s - p);
 }

@@ -98,7 +98,8 @@ pub(crate) struct Full {
     /// A poll's end tick.
     pub end: u64,
     pub task: u64,
-    /// Raw stamps (see [`stamp`]); 0 = no time.
+    /// Raw stamps (see [`stamp`]); 0 = no time (a poll may have a begin
+    /// time without an end time: [`Stamps::Begins`](crate::Stamps)).
     pub t0: u64,
     pub t1: u64,
     pub worker: u32,
@@ -144,7 +145,8 @@ pub(crate) struct Rec {
     tick: u64,
     t0: u64,
     /// task (bits 0–39), worker + 1 (40–55, 0 = none), kind (56–57),
-    /// result (58–59), WIDE (60). In an extension slot: the task.
+    /// result (58–59), WIDE (60), NO_T1 (61: a begin time and no end
+    /// time). In an extension slot: the task.
     meta: u64,
     /// A poll's end − tick (bits 0–31) and t1 − t0 (32–63). In an
     /// extension slot: the worker.
@@ -156,16 +158,18 @@ const WORKER_SHIFT: u32 = 40;
 const KIND_SHIFT: u32 = 56;
 const RESULT_SHIFT: u32 = 58;
 const WIDE: u64 = 1 << 60;
+const NO_T1: u64 = 1 << 61;
 
 impl Rec {
     /// The slot for f, and its extension when f's values do not fit.
     #[inline(always)]
     pub(crate) fn pack(f: &Full) -> (Rec, Option<Rec>) {
         let d_end = f.end.wrapping_sub(f.tick);
-        let d_t = f.t1.wrapping_sub(f.t0);
+        let no_t1 = f.t1 == 0 && f.t0 != 0;
+        let d_t = if no_t1 { 0 } else { f.t1.wrapping_sub(f.t0) };
         let w = if f.worker == NO_WORKER { 0 } else { u64::from(f.worker) + 1 };
         let fits = f.task < 1 << TASK_BITS && w < 0xffff && (d_end | d_t) >> 32 == 0;
-        let bits = (u64::from(f.kind) << KIND_SHIFT) | (u64::from(f.result) << RESULT_SHIFT);
+        let bits = (u64::from(f.kind) << KIND_SHIFT) | (u64::from(f.result) << RESULT_SHIFT) | if no_t1 { NO_T1 } else { 0 };
         if fits {
             let meta = f.task | (w << WORKER_SHIFT) | bits;
             (Rec { tick: f.tick, t0: f.t0, meta, deltas: d_end | (d_t << 32) }, None)
@@ -200,7 +204,7 @@ impl Rec {
                     end: self.tick.wrapping_add(self.deltas & 0xffff_ffff),
                     task: self.meta & ((1 << TASK_BITS) - 1),
                     t0: self.t0,
-                    t1: self.t0.wrapping_add(self.deltas >> 32),
+                    t1: if self.meta & NO_T1 != 0 { 0 } else { self.t0.wrapping_add(self.deltas >> 32) },
                     worker: if w == 0 { NO_WORKER } else { w as u32 - 1 },
                     kind,
                     result,
@@ -774,7 +778,7 @@ fn invariant_tsc() -> bool {
 }
 
 /// A raw time stamp: TSC ticks or nanoseconds (never 0).
-#[inline]
+#[inline(always)]
 pub(crate) fn stamp() -> u64 {
     #[cfg(target_arch = "x86_64")]
     if use_tsc() {
@@ -837,7 +841,7 @@ mod tests {
     fn rec_json_equals_packed_json() {
         let time = |raw: u64| raw * 3;
         for kind in [SPAWN, WAKE, POLL] {
-            for (worker, t0, t1) in [(NO_WORKER, 0, 0), (0, 5, 9), (17, 0, 0), (3, 12345678901, 12345678999)] {
+            for (worker, t0, t1) in [(NO_WORKER, 0, 0), (0, 5, 9), (17, 0, 0), (3, 12345678901, 12345678999), (2, 5, 0)] {
                 for result in 0..3 {
                     let r = Full { tick: 7, end: 8, task: 42, t0, t1, worker, kind, result };
                     for (half, e) in r.to_events(time).into_iter().enumerate() {
@@ -863,11 +867,14 @@ mod tests {
                 for (d_end, d_t) in [(0, 0), (1, 5), (u32::MAX as u64, u32::MAX as u64), (1 << 32, 0), (0, 1 << 32)] {
                     for kind in [SPAWN, POLL, WAKE] {
                         let (tick, t0) = (u64::MAX - (1 << 33), 12_345);
-                        let f = Full { tick, end: tick + d_end, task, t0, t1: t0 + d_t, worker, kind, result: 2 };
-                        let (r, ext) = Rec::pack(&f);
-                        assert_eq!(r.wide(), ext.is_some());
-                        wide += usize::from(r.wide());
-                        assert_eq!(r.unpack(ext.as_ref()), f);
+                        // A begin time without an end time, too.
+                        for t1 in [t0 + d_t, 0] {
+                            let f = Full { tick, end: tick + d_end, task, t0, t1, worker, kind, result: 2 };
+                            let (r, ext) = Rec::pack(&f);
+                            assert_eq!(r.wide(), ext.is_some());
+                            wide += usize::from(r.wide());
+                            assert_eq!(r.unpack(ext.as_ref()), f);
+                        }
                     }
                 }
             }

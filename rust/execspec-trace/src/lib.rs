@@ -49,7 +49,12 @@
 //!   poll-begin and poll-end on the polling worker ([`set_worker`] from the
 //!   runtime's thread-start hook) and wraps the waker, recording every wake
 //!   and counting every clone and drop. Its header is [`Header::black_box`]:
-//!   `"unobserved":["take","queue","outcome"]`.
+//!   `"unobserved":["take","queue","outcome"]`. Its second argument,
+//!   [`Stamps`], says which events carry `time`: [`Stamps::Begins`] (the
+//!   spawn and each poll-begin, all `verify check` measures with) reads the
+//!   clock once per poll, `true` ([`Stamps::All`]) twice; each read is an
+//!   `rdtsc` (20–23 ns of CPU on the Intel Xeon virtual machine of
+//!   bench/results/rust.md, two locked adds' worth).
 //!
 //! ```
 //! use execspec_trace::{Event, Header, PollResult, Queue, Recorder, Source};
@@ -75,7 +80,7 @@ mod wrap;
 
 pub use event::{json_string, Event, Header, Kind, Order, Outcome, PollResult, Queue, Source, StopReason};
 pub use recorder::{current_worker, now_ns, set_worker, Op, Options, Recorder, Summary};
-pub use wrap::Traced;
+pub use wrap::{Stamps, Traced};
 
 /// Creates (or truncates) the file at path for a trace, refusing to write
 /// through a symbolic link: a link there is an error, its target is never

@@ -119,7 +119,7 @@ impl Buf {
     }
 
     /// A raw time stamp, never below this thread's last. Owner thread only.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn stamp(&self) -> u64 {
         // SAFETY: last_stamp is owner-only.
         unsafe {

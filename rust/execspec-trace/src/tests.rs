@@ -310,15 +310,22 @@ impl Wake for Flag {
 
 /// The wrapper records spawn, each poll's begin and end (with the worker
 /// set by set_worker and future 1), each wake before the poll it causes,
-/// and every waker it made, cloned and dropped balances out.
+/// and every waker it made, cloned and dropped balances out; time on the
+/// events its stamps name.
 #[test]
 fn wrapper_records_polls_and_wakes() {
+    for stamps in [Stamps::All, Stamps::Begins, Stamps::Off] {
+        wrapper_records_with(stamps);
+    }
+}
+
+fn wrapper_records_with(stamps: Stamps) {
     let out = Out::default();
     let rec = Recorder::new(Header::black_box("test", 1), out.clone());
     set_worker(Some(0));
     let flag = Arc::new(Flag { woken: AtomicU64::new(0), thread: thread::current() });
     let waker = Waker::from(flag.clone());
-    let mut fut = Box::pin(rec.trace(SelfWaking { polls: 0, fired: Arc::new(AtomicBool::new(false)) }, true));
+    let mut fut = Box::pin(rec.trace(SelfWaking { polls: 0, fired: Arc::new(AtomicBool::new(false)) }, stamps));
     let mut cx = Context::from_waker(&waker);
     let v = loop {
         if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
@@ -356,8 +363,13 @@ fn wrapper_records_polls_and_wakes() {
     for l in &lines[1..] {
         if l.contains("poll-") {
             assert_eq!(field(l, "future"), Some(1), "{}", l);
-            assert!(field(l, "time").is_some(), "{}", l);
         }
+        let timed = match stamps {
+            Stamps::All => !l.contains("\"wake\""),
+            Stamps::Begins => l.contains("spawn") || l.contains("poll-begin"),
+            Stamps::Off => false,
+        };
+        assert_eq!(field(l, "time").is_some(), timed, "{:?}: {}", stamps, l);
     }
     assert_eq!(sum.wakes, 2);
     assert_eq!(sum.wakers_made, 1);

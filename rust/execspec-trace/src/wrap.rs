@@ -31,13 +31,43 @@ use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 use std::sync::atomic::{fence, AtomicUsize};
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
+/// Which of a traced task's events carry `time` (v1.1): the second
+/// argument of [`Recorder::trace`] (`true` is [`Stamps::All`], `false`
+/// [`Stamps::Off`]). In deferred mode a stamp is an `rdtsc`, which costs
+/// as much as a locked operation or more (20–23 ns of CPU on the Intel
+/// Xeon virtual machine of bench/results/rust.md, a locked add 8–9), so a
+/// poll with both stamps pays two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stamps {
+    /// No event carries time; in deferred mode the ticks are purely
+    /// logical (unrelated events of different threads in no real order).
+    Off,
+    /// The spawn and each poll's begin: every time `verify check` measures
+    /// with (the wait from a spawn to the first poll, in ns), and one clock
+    /// read per poll, which keeps the ticks near real time. A poll's end
+    /// has no time.
+    Begins,
+    /// The spawn, each poll's begin and each poll's end (a poll's duration).
+    All,
+}
+
+impl From<bool> for Stamps {
+    fn from(time: bool) -> Stamps {
+        if time {
+            Stamps::All
+        } else {
+            Stamps::Off
+        }
+    }
+}
+
 /// A future that records its polls and its waker's wakes. Made by
 /// [`Recorder::trace`].
 pub struct Traced<F> {
     fut: F,
     task: u64,
     rec: Recorder,
-    time: bool,
+    stamps: Stamps,
     done: bool,
     // Deferred mode: the task's first waker data, which holds its clock
     // words (one allocation touched per wake, not two). Dropped at the end.
@@ -68,8 +98,12 @@ impl<F> Traced<F> {
 impl Recorder {
     /// Wraps fut as a new task (a fresh id) and records its spawn, from the
     /// current worker or outside; spawn the result on the executor at once.
-    /// With time, the spawn, poll-begin and poll-end carry `time` (v1.1).
-    pub fn trace<F: Future>(&self, fut: F, time: bool) -> Traced<F> {
+    /// `stamps` says which events carry `time` (v1.1): `true` the spawn,
+    /// each poll-begin and poll-end, [`Stamps::Begins`] the spawn and each
+    /// poll-begin (one clock read per poll instead of two), `false` none.
+    pub fn trace<F: Future>(&self, fut: F, stamps: impl Into<Stamps>) -> Traced<F> {
+        let stamps = stamps.into();
+        let time = stamps != Stamps::Off;
         let task = self.new_task_id();
         if self.inner.v1_0 {
             // Its polls carry `future` (v1.1).
@@ -90,7 +124,7 @@ impl Recorder {
             }
             self.record(e);
         }
-        Traced { fut, task, rec: self.clone(), time, done: false, home, cached: None }
+        Traced { fut, task, rec: self.clone(), stamps, done: false, home, cached: None }
     }
 }
 
@@ -115,7 +149,7 @@ impl<F: Future> Future for Traced<F> {
             local = this.rec.local_buf();
             // SAFETY: the buffer lives as long as the recorder.
             let b = unsafe { &*local };
-            if this.time {
+            if this.stamps != Stamps::Off {
                 begin.1 = b.stamp();
             }
             begin.0 = b.advance(clock.last.load(Acquire).max(clock.woken.load(Acquire)).max(begin.1));
@@ -123,7 +157,7 @@ impl<F: Future> Future for Traced<F> {
             clock.last.store(begin.0, Release);
         } else {
             let mut e = Event::poll_begin(this.task, w).with_future(1);
-            if this.time {
+            if this.stamps != Stamps::Off {
                 e.time = Some(now_ns());
             }
             this.rec.record(e);
@@ -157,7 +191,7 @@ impl<F: Future> Future for Traced<F> {
             let clock = &home.clock;
             // SAFETY: as above; the poll ran on this thread.
             let b = unsafe { &*local };
-            let t1 = if this.time { b.stamp() } else { 0 };
+            let t1 = if this.stamps == Stamps::All { b.stamp() } else { 0 };
             let end = b.advance(clock.woken.load(Acquire).max(t1));
             clock.last.store(end, Release);
             b.recs.push(Full {
@@ -172,7 +206,7 @@ impl<F: Future> Future for Traced<F> {
             });
         } else {
             let mut e = Event::poll_end(this.task, w, result).with_future(1);
-            if this.time {
+            if this.stamps == Stamps::All {
                 e.time = Some(now_ns());
             }
             this.rec.record(e);

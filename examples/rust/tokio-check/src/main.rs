@@ -1,10 +1,10 @@
 //! tokio's multi-threaded runtime, checked black-box through the
 //! execspec-trace future wrapper.
 //!
-//!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time] [--streaming] [--out FILE]
+//!     tokio-check [run] [--workload all|spawn|notify|oneshot|yield|outside|sleep] [--workers N] [--scale N] [--no-time | --end-time] [--streaming] [--out FILE]
 //!     tokio-check run --workload lifo --workers 1 [--victims N] [--rounds N] [--deadline-ms N]
 //!     tokio-check run --workload inject --workers 1 [--slow N] [--polls N] [--poll-us N] [--injected N] [--every-us N]
-//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--no-time] [--out FILE] [--warm] [--reserve] [--only 0|1|2]
+//!     tokio-check bench [--workers N] [--tasks N] [--yields N] [--work-ns N] [--reps N] [--no-time | --end-time] [--out FILE] [--warm] [--reserve] [--only 0|1|2]
 //!
 //! Every task is spawned through `spawn`, which wraps it with
 //! `Recorder::trace` (spawn, poll-begin, poll-end on the polling worker,
@@ -12,7 +12,10 @@
 //! comes from the runtime's `on_thread_start` hook; `on_thread_stop` records
 //! the worker's stop, and the runtime's shutdown the executor's stop. Takes,
 //! queues and wake outcomes are tokio's own and invisible: the header says
-//! `"unobserved":["take","queue","outcome"]`.
+//! `"unobserved":["take","queue","outcome"]`. Spawns and poll-begins carry
+//! `time` (`Stamps::Begins`: what `verify check` measures waits with, one
+//! clock read per poll); `--end-time` stamps poll-ends too, `--no-time`
+//! nothing.
 //!
 //! The recorder is deferred (binary per-thread records, the JSON lines
 //! written at finish); `--streaming` uses the streaming recorder (one
@@ -31,7 +34,7 @@
 //! `--only N` runs just one way N times, for a profiler.
 
 use common::Args;
-use execspec_trace::{set_worker, Header, Options, Recorder, Summary};
+use execspec_trace::{set_worker, Header, Options, Recorder, Stamps, Summary};
 use std::future::Future;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -62,7 +65,7 @@ fn runtime(workers: usize, rec: Option<Recorder>) -> tokio::runtime::Runtime {
 }
 
 /// Spawns fut on the current runtime, wrapped so that it is recorded.
-fn spawn<F>(rec: &Recorder, time: bool, fut: F) -> tokio::task::JoinHandle<F::Output>
+fn spawn<F>(rec: &Recorder, time: Stamps, fut: F) -> tokio::task::JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
@@ -73,7 +76,7 @@ where
 #[derive(Clone)]
 struct Ctx {
     rec: Recorder,
-    time: bool,
+    time: Stamps,
     scale: u64,
 }
 
@@ -300,10 +303,21 @@ async fn sleepers(cx: Ctx) {
 
 const EXECUTOR: &str = "tokio-1.24.2 multi-thread";
 
+/// Which events carry `time`: spawns and poll-begins unless `--no-time`
+/// (none) or `--end-time` (poll-ends too).
+fn stamps(args: &Args) -> Stamps {
+    match (args.flag("--no-time"), args.flag("--end-time")) {
+        (true, true) => args.usage("--no-time and --end-time exclude each other"),
+        (true, false) => Stamps::Off,
+        (false, true) => Stamps::All,
+        (false, false) => Stamps::Begins,
+    }
+}
+
 fn run(args: &Args) -> io::Result<()> {
     let workers = args.num("--workers", 2) as usize;
     let scale = args.num("--scale", 4);
-    let time = !args.flag("--no-time");
+    let time = stamps(args);
     let workload = args.text("--workload", "all").to_string();
     let opts = if args.flag("--streaming") { Options::streaming() } else { Options { deferred: true, ..Options::default() } };
     let rec = Recorder::with_options(Header::black_box(EXECUTOR, workers as u32), args.out()?, opts);
@@ -400,9 +414,9 @@ struct Cost {
 }
 
 /// One spawn/yield run: tasks spawned from the main future, each yielding
-/// `yields` times, traced (with time on polls and spawns unless no_time)
+/// `yields` times, traced (with the time stamps asked for)
 /// when rec is given.
-fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, no_time: bool, rec: Option<Recorder>) -> Cost {
+fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, time: Stamps, rec: Option<Recorder>) -> Cost {
     let rt = runtime(workers, None);
     let cpu0 = cpu_seconds();
     let start = Instant::now();
@@ -415,7 +429,7 @@ fn bench_once(workers: usize, tasks: u64, yields: u64, work_ns: u64, no_time: bo
             }
         };
         let hs: Vec<_> = match &r2 {
-            Some(rec) => (0..tasks).map(|_| tokio::spawn(rec.trace(body(), !no_time))).collect(),
+            Some(rec) => (0..tasks).map(|_| tokio::spawn(rec.trace(body(), time))).collect(),
             None => (0..tasks).map(|_| tokio::spawn(body())).collect(),
         };
         for h in hs {
@@ -458,7 +472,7 @@ struct BenchArgs {
     tasks: u64,
     yields: u64,
     work_ns: u64,
-    no_time: bool,
+    time: Stamps,
     /// Make room for the run's events when the recorder is made.
     reserve: bool,
     path: String,
@@ -471,7 +485,7 @@ impl BenchArgs {
             tasks: args.num("--tasks", 1000),
             yields: args.num("--yields", 100),
             work_ns: args.num("--work-ns", 0),
-            no_time: args.flag("--no-time"),
+            time: stamps(args),
             reserve: args.flag("--reserve"),
             // By default a file of this process's own in the temporary
             // directory (removed at the end), not a fixed name there.
@@ -501,7 +515,7 @@ impl BenchArgs {
                 Some(Recorder::with_options(Header::black_box(EXECUTOR, self.workers as u32), out, opts))
             }
         };
-        Ok(bench_once(self.workers, self.tasks, self.yields, self.work_ns, self.no_time, rec))
+        Ok(bench_once(self.workers, self.tasks, self.yields, self.work_ns, self.time, rec))
     }
 
     /// One run in a fresh process (`bench-one`): what a program's first
@@ -512,9 +526,11 @@ impl BenchArgs {
         for (k, v) in [("--workers", self.workers as u64), ("--tasks", self.tasks), ("--yields", self.yields), ("--work-ns", self.work_ns)] {
             cmd.arg(k).arg(v.to_string());
         }
-        if self.no_time {
-            cmd.arg("--no-time");
-        }
+        match self.time {
+            Stamps::Off => cmd.arg("--no-time"),
+            Stamps::All => cmd.arg("--end-time"),
+            Stamps::Begins => &mut cmd,
+        };
         if self.reserve {
             cmd.arg("--reserve");
         }
@@ -586,7 +602,11 @@ fn bench(args: &Args) -> io::Result<()> {
         b.tasks,
         b.yields,
         b.work_ns,
-        if b.no_time { "off" } else { "on" },
+        match b.time {
+            Stamps::Off => "off",
+            Stamps::Begins => "on spawns and poll-begins",
+            Stamps::All => "on spawns, poll-begins and poll-ends",
+        },
         reps,
         if warm { "in this process after a warm-up" } else { "in a fresh process" },
         if b.reserve { ", deferred recorder made with room for them" } else { "" },
@@ -606,7 +626,42 @@ fn bench(args: &Args) -> io::Result<()> {
             med(w, &|c| c.wall) * 1e3,
         );
     }
+    let (stamp, locked) = machine_costs();
+    println!(
+        "  this machine: a time stamp costs {:.1} ns, a locked add {:.1} ns (a recorded yield pays one stamp with the default time, two with --end-time, and three locked operations; the plain yield {:.0} ns)",
+        stamp,
+        locked,
+        pcpu * 1e9 / (b.tasks * (b.yields + 1)).max(1) as f64
+    );
     Ok(())
+}
+
+/// What the two costs a recorded yield cannot avoid take on this machine,
+/// in ns of CPU time each: a time stamp as the recorder reads it (`rdtsc`
+/// on x86-64) and an uncontended locked add. They differ between machines
+/// far more than a plain yield does: the ratio of a recorded yield to a
+/// plain one moves with them.
+fn machine_costs() -> (f64, f64) {
+    const N: u32 = 2_000_000;
+    let per = |f: &dyn Fn()| {
+        let t = cpu_seconds();
+        for _ in 0..N {
+            f();
+        }
+        (cpu_seconds() - t) * 1e9 / f64::from(N)
+    };
+    let stamp = per(&|| {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: rdtsc exists on every x86-64 processor.
+        std::hint::black_box(unsafe { std::arch::x86_64::_rdtsc() });
+        #[cfg(not(target_arch = "x86_64"))]
+        std::hint::black_box(Instant::now());
+    });
+    let word = std::sync::atomic::AtomicU64::new(0);
+    let locked = per(&|| {
+        std::hint::black_box(&word).fetch_add(1, Ordering::AcqRel);
+    });
+    (stamp, locked)
 }
 
 fn main() {
