@@ -6,6 +6,7 @@ import (
 	mathrand "math/rand"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -197,6 +198,9 @@ type run struct {
 	foreign  bool
 	living   int
 	shadows  map[unsafe.Pointer]*shadow
+	// extCases and extOwn are waitFirst's buffers (external.go).
+	extCases []reflect.SelectCase
+	extOwn   []extOwner
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
 
 	// Adoptions: goroutines that the runtime starts for time.AfterFunc
@@ -869,6 +873,9 @@ func (r *run) external() *gor {
 	if len(launched) == 0 && !r.waitAdoption() && !r.stdWaits(false) {
 		return nil
 	}
+	if r.waitFirst(launched) {
+		return r.afterExternal(launched)
+	}
 	r.extRep = make(chan *gor, len(launched)+1)
 	for _, g := range launched {
 		g.extReq = true
@@ -922,6 +929,12 @@ func (r *run) external() *gor {
 	for reported < len(launched) {
 		note(<-r.extRep)
 	}
+	return r.afterExternal(launched)
+}
+
+// afterExternal ends an external phase: the goroutines whose real
+// operation completed are runnable, and the next to run is chosen.
+func (r *run) afterExternal(launched []*gor) *gor {
 	// Deterministic order: by goroutine id.
 	for _, g := range launched {
 		if g.extOK {
