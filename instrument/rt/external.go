@@ -67,10 +67,14 @@ func (r *run) waitFirst(launched []*gor) bool {
 			own = append(own, extOwner{g, int32(j), h})
 		}
 	}
-	horizon := time.NewTimer(r.cfg.Horizon)
+	if r.horizon == nil {
+		r.horizon = time.NewTimer(r.cfg.Horizon)
+	} else {
+		r.horizon.Reset(r.cfg.Horizon)
+	}
 	sc = append(sc,
 		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.adoptCh)},
-		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(horizon.C)})
+		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.horizon.C)})
 	for {
 		i, v, ok := reflect.Select(sc)
 		if i == len(own) && r.adoptN.Load() == 0 {
@@ -84,7 +88,14 @@ func (r *run) waitFirst(launched []*gor) bool {
 		}
 		break
 	}
-	horizon.Stop()
+	if !r.horizon.Stop() {
+		// Fired: with the timers of Go before 1.23 (a module that says
+		// so), its value may still be in the channel for the next phase.
+		select {
+		case <-r.horizon.C:
+		default:
+		}
+	}
 	clear(sc)
 	r.extCases, r.extOwn = sc[:0], own[:0]
 	settle()

@@ -198,9 +198,11 @@ type run struct {
 	foreign  bool
 	living   int
 	shadows  map[unsafe.Pointer]*shadow
-	// extCases and extOwn are waitFirst's buffers (external.go).
+	// extCases and extOwn are waitFirst's buffers, horizon its timer
+	// (external.go).
 	extCases []reflect.SelectCase
 	extOwn   []extOwner
+	horizon  *time.Timer
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
 
 	// Adoptions: goroutines that the runtime starts for time.AfterFunc
