@@ -109,7 +109,18 @@ func removeEntry(list []*entry, e *entry) []*entry {
 type chanCase struct {
 	h    *hchan
 	sh   *shadow // h's, once the case is enqueued
+	when *int64  // a receive from a timer's channel: the timer's when (timerWhen), if readable
 	recv bool
+}
+
+// withWhen returns c with when set, for a receive from a timer's
+// channel where the runtime's timers can be read (a channel's timer is
+// the same for its whole life).
+func (c chanCase) withWhen() chanCase {
+	if c.recv && timersReadable && c.h != nil && c.h.timer != nil {
+		c.when = (*int64)(unsafe.Add(c.h.timer, 24)) // as timerWhen
+	}
+	return c
 }
 
 // caseReady reports whether a case on h (a receive if recv, else a send)
@@ -178,7 +189,8 @@ func (w *selWait) ready(r *run) bool {
 		}
 		sh := c.sh
 		if c.recv {
-			if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer) ||
+			if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil ||
+				c.when != nil && *c.when > 0 && *c.when <= r.now() ||
 				len(sh.stash) > 0 || len(sh.senders) > 0 && firstLive(sh.senders, &w.sel) != nil {
 				return true
 			}
@@ -241,7 +253,7 @@ func (c *RecvC[T]) hc() *hchan { return c.h }
 
 func (c *RecvC[T]) ready(r *run, sel *selState) bool { return r.caseReady(c.h, true, c.sh, sel) }
 
-func (c *RecvC[T]) chanCase() chanCase { return chanCase{c.h, c.sh, true} }
+func (c *RecvC[T]) chanCase() chanCase { return chanCase{h: c.h, sh: c.sh, recv: true} }
 
 func (c *RecvC[T]) do(r *run, sel *selState) bool {
 	h := c.h
@@ -346,7 +358,7 @@ func (c *SendC[T]) hc() *hchan { return c.h }
 
 func (c *SendC[T]) ready(r *run, sel *selState) bool { return r.caseReady(c.h, false, c.sh, sel) }
 
-func (c *SendC[T]) chanCase() chanCase { return chanCase{c.h, c.sh, false} }
+func (c *SendC[T]) chanCase() chanCase { return chanCase{h: c.h, sh: c.sh} }
 
 func (c *SendC[T]) do(r *run, sel *selState) bool {
 	h := c.h
@@ -478,7 +490,7 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		sw.cases = sw.cases[:0]
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
-			sw.cases = append(sw.cases, c.chanCase())
+			sw.cases = append(sw.cases, c.chanCase().withWhen())
 		}
 		gotExt := r.block(g, op, wait{op: name, sel: sw, tick: tick})
 		for _, c := range cases {

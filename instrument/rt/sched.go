@@ -126,7 +126,16 @@ func (w *wait) isTimed() bool {
 // canRun reports whether g may run now: runnable, or blocked on a wait
 // that can end.
 func (r *run) canRun(g *gor) bool {
-	return g.state == gRunnable || g.state == gBlocked && r.isReady(&g.w)
+	switch g.state {
+	case gRunnable:
+		return true
+	case gBlocked:
+		if sw := g.w.sel; sw != nil {
+			return sw.ready(r)
+		}
+		return g.w.ready()
+	}
+	return false
 }
 
 // gor is one controlled goroutine. Its fields are touched only by whoever
