@@ -26,7 +26,9 @@ import (
 // and, say, closes a channel — and the coordinator waits for the first
 // in one real select over their cases, each channel once and for the
 // first goroutine that waits on it (the runtime's queues are FIFO, and
-// the goroutines would have blocked in the order of their ids). At that
+// the goroutines would have blocked in the order of their ids); a
+// timer's channel, where the runtime's timers can be read, only by a
+// timer of the coordinator's own for the earliest of them. At that
 // instant it completes, in the order of ids, every other operation that
 // can complete without blocking: those that a timer of the same instant
 // readied, as their own real selects would have completed. Which
@@ -56,43 +58,72 @@ func (r *run) waitFirst(launched []*gor) bool {
 		}
 	}
 	waitsOnCoordinator.Add(1)
+	// Where the runtime's timers can be read, a receive from a timer's
+	// channel is not waited on: the phase wakes when the earliest of
+	// them is due (or at the horizon), and the receives below complete
+	// those due then, as their real selects would have when it fired.
+	// Otherwise, and for every other channel, one real select.
+	now := time.Now().UnixNano()
+	wait := r.cfg.Horizon
 	sc, own := r.extCases[:0], r.extOwn[:0]
 	for _, g := range launched {
 		for j, c := range g.w.sel.all {
 			h := c.hc()
-			if h == nil || waitedOn(own, h) {
+			if h == nil {
+				continue
+			}
+			if when := g.w.sel.cases[j].when; when != nil {
+				if w := *when; w > 0 && time.Duration(w-now) < wait {
+					wait = time.Duration(w - now)
+				}
+				continue
+			}
+			if waitedOn(own, h) {
 				continue
 			}
 			sc = append(sc, c.reflectCase())
 			own = append(own, extOwner{g, int32(j), h})
 		}
 	}
-	if r.horizon == nil {
-		r.horizon = time.NewTimer(r.cfg.Horizon)
+	if r.wake == nil {
+		r.wake = time.NewTimer(wait)
 	} else {
-		r.horizon.Reset(r.cfg.Horizon)
+		r.wake.Reset(wait)
 	}
-	sc = append(sc,
-		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.adoptCh)},
-		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.horizon.C)})
-	for {
-		i, v, ok := reflect.Select(sc)
-		if i == len(own) && r.adoptN.Load() == 0 {
-			continue // the doorbell of an adoption already made
+	if len(own) == 0 {
+		for {
+			select {
+			case <-r.adoptCh:
+				if r.adoptN.Load() == 0 {
+					continue // the doorbell of an adoption already made
+				}
+			case <-r.wake.C:
+			}
+			break
 		}
-		if i < len(own) {
-			o := own[i]
-			o.g.w.sel.all[o.j].fromReflect(v, ok)
-			o.g.w.sel.extIdx = int(o.j)
-			o.g.extOK = true
+	} else {
+		sc = append(sc,
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.adoptCh)},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.wake.C)})
+		for {
+			i, v, ok := reflect.Select(sc)
+			if i == len(own) && r.adoptN.Load() == 0 {
+				continue
+			}
+			if i < len(own) {
+				o := own[i]
+				o.g.w.sel.all[o.j].fromReflect(v, ok)
+				o.g.w.sel.extIdx = int(o.j)
+				o.g.extOK = true
+			}
+			break
 		}
-		break
 	}
-	if !r.horizon.Stop() {
+	if !r.wake.Stop() {
 		// Fired: with the timers of Go before 1.23 (a module that says
 		// so), its value may still be in the channel for the next phase.
 		select {
-		case <-r.horizon.C:
+		case <-r.wake.C:
 		default:
 		}
 	}

@@ -207,11 +207,11 @@ type run struct {
 	foreign  bool
 	living   int
 	shadows  map[unsafe.Pointer]*shadow
-	// extCases and extOwn are waitFirst's buffers, horizon its timer
+	// extCases and extOwn are waitFirst's buffers, wake its timer
 	// (external.go).
 	extCases []reflect.SelectCase
 	extOwn   []extOwner
-	horizon  *time.Timer
+	wake     *time.Timer
 	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
 
 	// Adoptions: goroutines that the runtime starts for time.AfterFunc
