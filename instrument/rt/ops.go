@@ -77,7 +77,15 @@ func Sleep(d time.Duration) {
 		r.yield(g, opSleep)
 		return
 	}
-	Recv(time.After(d))
+	// One timer per goroutine, made at its first sleep and reset at the
+	// next ones: its value was received, so nothing is left in its
+	// channel, and the channel is the goroutine's alone.
+	if g.sleep == nil {
+		g.sleep = time.NewTimer(d)
+	} else {
+		g.sleep.Reset(d)
+	}
+	Recv(g.sleep.C)
 }
 
 // Y is the result of Yield, so that a yield can stand in an expression

@@ -88,6 +88,9 @@ const (
 type wait struct {
 	op    string      // "chan receive", "Mutex.Lock", ... for reports
 	ready func() bool // side-effect free: the goroutine can go on now
+	// woken, if not nil, stands for ready: the goroutine can go on once
+	// *woken (a Cond.Wait: no closure to allocate at every wait).
+	woken *bool
 	// sel, for a select (a send, a receive), stands for ready and timed,
 	// and performs the operation for real (sel.ext: a blocking select
 	// with cancel as one more case) when no controlled goroutine can run:
@@ -112,6 +115,9 @@ func (r *run) isReady(w *wait) bool {
 	if w.sel != nil {
 		return w.sel.ready(r)
 	}
+	if w.woken != nil {
+		return *w.woken
+	}
 	return w.ready()
 }
 
@@ -133,6 +139,9 @@ func (r *run) canRun(g *gor) bool {
 		if sw := g.w.sel; sw != nil {
 			return sw.ready(r)
 		}
+		if g.w.woken != nil {
+			return *g.w.woken
+		}
 		return g.w.ready()
 	}
 	return false
@@ -148,11 +157,14 @@ type gor struct {
 	state  gstate
 	w      wait
 	extReq bool // the coordinator asks for the real operation (external phase)
-	extOK  bool // the real operation completed
-	cancel chan struct{}
-	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
-	house  bool   // woken by a ticker: its steps are housekeeping, not progress
-	daemon bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
+	// condWoken is the flag of the Cond.Wait g is in (wait.woken).
+	condWoken bool
+	sleep     *time.Timer // Sleep's
+	extOK     bool        // the real operation completed
+	cancel    chan struct{}
+	stack     []byte // taken when a deadlocked or leaked goroutine is unwound
+	house     bool   // woken by a ticker: its steps are housekeeping, not progress
+	daemon    bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
 
 	// harness: running the test's own code, not the code under test
 	// (Harness): time let pass while only such goroutines could run is

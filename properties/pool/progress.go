@@ -61,7 +61,8 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	n := len(tr.tasks)
 	type span struct{ sub, pend, start, end int64 }
 	spans := make([]span, n)
-	times := []int64{0, cutoff}
+	times := make([]int64, 2, 2+4*n)
+	times[1] = cutoff
 	var delays []int64
 	for id := range n {
 		t := &tr.tasks[id]
@@ -118,7 +119,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		edgeSub
 		edgePend
 	)
-	var edges []edge
+	edges := make([]edge, 0, 4*n)
 	for id, sp := range spans {
 		if sp.start != 0 && sp.end > sp.start {
 			edges = append(edges, edge{sp.start, id, edgeStart}, edge{sp.end, id, edgeEnd})
@@ -138,11 +139,12 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	})
 	var running int64
 	pending := make([]bool, n)
-	var queue []int          // pending tasks in the order of their sub (then id): the oldest is the first still pending
-	weights := map[int]int{} // pending tasks by weight
+	queue := make([]int, 0, n) // pending tasks in the order of their sub (then id): the oldest is the first still pending
+	weights := map[int]int{}   // pending tasks by weight
 	next := 0
-	var fulls []int64 // the instants at which the pool ran at its capacity, in order
-	var best, cur *stall
+	var fulls []int64   // the instants at which the pool ran at its capacity, in order
+	var best, cur stall // cur: the stall going on, if inCur; best: the longest, if any
+	inBest, inCur := false, false
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
 		for ; next < len(edges) && edges[next].at <= t0; next++ {
@@ -182,19 +184,18 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		}
 		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
 		if !room {
-			cur = nil
+			inCur = false
 			continue
 		}
-		if cur == nil {
-			cur = &stall{from: t0}
+		if !inCur {
+			cur, inCur = stall{from: t0}, true
 		}
 		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
-		if best == nil || cur.to-cur.from > best.to-best.from {
-			b := *cur
-			best = &b
+		if !inBest || cur.to-cur.from > best.to-best.from {
+			best, inBest = cur, true
 		}
 	}
-	if best == nil || !ongoing && best.to-best.from <= int64(tr.cfg.ProgressFloor) {
+	if !inBest || !ongoing && best.to-best.from <= int64(tr.cfg.ProgressFloor) {
 		// The bound is at least the floor: a stall no longer than it is
 		// no finding, and the median below (every pair of tasks) is
 		// not needed.
