@@ -140,7 +140,12 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	var running int64
 	pending := make([]bool, n)
 	queue := make([]int, 0, n) // pending tasks in the order of their sub (then id): the oldest is the first still pending
-	weights := map[int]int{}   // pending tasks by weight
+	maxW := 0
+	for id := range tr.tasks {
+		maxW = max(maxW, tr.tasks[id].weight)
+	}
+	weights := make([]int, maxW+1) // pending tasks by weight
+	heaviest := 0                  // the largest weight pending
 	next := 0
 	var fulls []int64   // the instants at which the pool ran at its capacity, in order
 	var best, cur stall // cur: the stall going on, if inCur; best: the longest, if any
@@ -159,11 +164,13 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 				pending[e.id] = true
 				queue = append(queue, e.id)
 				weights[w]++
+				heaviest = max(heaviest, w)
 			case edgePend:
 				if pending[e.id] {
 					pending[e.id] = false
-					if weights[w]--; weights[w] == 0 {
-						delete(weights, w)
+					weights[w]--
+					for heaviest > 0 && weights[heaviest] == 0 {
+						heaviest--
 					}
 				}
 			}
@@ -171,12 +178,9 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		for len(queue) > 0 && !pending[queue[0]] {
 			queue = queue[1:]
 		}
-		oldest, heaviest := -1, 0
+		oldest := -1
 		if len(queue) > 0 {
 			oldest = queue[0]
-		}
-		for w := range weights {
-			heaviest = max(heaviest, w)
 		}
 		c := capAt(t0)
 		if c > 0 && running >= int64(c) {
