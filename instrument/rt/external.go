@@ -36,11 +36,13 @@ import (
 // the handovers gave: the schedule does not change
 // (TestExternalWaitKeepsRuns).
 
-// alwaysLaunch turns waitFirst off, and waitsOnCoordinator counts the
-// phases it ran (tests).
+// alwaysLaunch turns waitFirst off, waitsOnCoordinator counts the
+// phases it ran and holderPhases those of them that the goroutine
+// holding control ran (tests).
 var (
 	alwaysLaunch       bool
 	waitsOnCoordinator atomic.Int64
+	holderPhases       atomic.Int64
 )
 
 // waitFirst runs the external phase on the coordinator if it can (see
@@ -161,4 +163,40 @@ func waitedOn(own []extOwner, h *hchan) bool {
 		}
 	}
 	return false
+}
+
+// holderPhase runs the external phase on the goroutine holding control,
+// which found nobody to run, when waitFirst can run it: the same phase,
+// without handing control to the coordinator and back (two goroutine
+// switches, none when the goroutine that waited is the one chosen). It
+// returns whom to hand control to, or nil to leave the phase to the
+// coordinator: waitFirst cannot run it, nothing is blocked in a select,
+// or the run is over (a hang, a leak, a bad choice), which the
+// coordinator unwinds as always. Meanwhile the coordinator waits; its
+// watch for a goroutine blocked outside the scheduler lets the time of
+// the phase pass (holding).
+func (r *run) holderPhase() *gor {
+	if r.aborting || r.live == 0 {
+		return nil
+	}
+	launched := r.toLaunch()
+	if len(launched) == 0 {
+		return nil
+	}
+	r.holding.Store(true)
+	ok := r.waitFirst(launched)
+	r.holding.Store(false)
+	if !ok {
+		return nil
+	}
+	holderPhases.Add(1)
+	next := r.afterExternal(launched)
+	r.endEarly()
+	if next == nil && r.aborting {
+		return nil
+	}
+	if next = r.afterPhase(next); r.aborting {
+		return nil
+	}
+	return next
 }

@@ -224,7 +224,11 @@ type run struct {
 	extCases []reflect.SelectCase
 	extOwn   []extOwner
 	wake     *time.Timer
-	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
+	launched []*gor // toLaunch's buffer
+	// holding: the goroutine holding control runs the external phase
+	// itself (holderPhase); the coordinator's watch lets time pass.
+	holding atomic.Bool
+	rand    *mathrand.Rand // math/rand's functions in this run (Rand)
 
 	// Adoptions: goroutines that the runtime starts for time.AfterFunc
 	// callbacks of instrumented code ask to become controlled.
@@ -486,8 +490,8 @@ func (r *run) exit(g *gor) {
 			// pool's dispatcher). The run ends as a program does when
 			// main returns; they are unwound, without a verdict.
 			r.aborting = true
-		} else {
-			next = r.pick(g)
+		} else if next = r.pick(g); next == nil {
+			next = r.holderPhase()
 		}
 	}
 	r.handTo(next)
@@ -573,6 +577,9 @@ func (r *run) block(g *gor, op uint64, w wait) (ext bool) {
 }
 
 func (r *run) switchFrom(g, next *gor) {
+	if next == nil {
+		next = r.holderPhase()
+	}
 	if next == g {
 		return
 	}
@@ -811,7 +818,7 @@ func (r *run) coordinate(main func()) error {
 		case <-watch.C:
 			// Virtual time passed while the goroutine holding control
 			// was blocked outside the scheduler.
-			if p := r.prog.Load(); p != lastProg {
+			if p := r.prog.Load(); p != lastProg || r.holding.Load() {
 				lastProg = p
 				watch.Reset(r.cfg.Horizon)
 				continue
@@ -832,34 +839,38 @@ func (r *run) coordinate(main func()) error {
 		}
 		next := r.external()
 		r.endEarly()
-		if next != nil {
-			if r.mainDone && r.sinceMainEnd() > r.cfg.LeakAfter {
-				// Still going (sleeping, waking) long after the body
-				// returned: leaked, though not blocked for good.
-				r.fail(&HangError{Leak: true, Steps: r.steps, gs: r.caseGoroutines(0, true)})
-				r.handTo(r.firstLive())
-				continue
-			}
-			if r.housekeepingOnly() {
-				r.fail(r.housekeepingHang())
-				r.handTo(r.firstLive())
-				continue
-			}
-			r.handTo(next)
-			continue
-		}
-		if r.aborting {
+		if next == nil && r.aborting {
 			continue // a bad choice in external
 		}
-		// Nobody can run, nobody was woken within the horizon.
-		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: r.caseGoroutines(gBlocked, false)})
-		r.handTo(r.firstLive())
+		r.handTo(r.afterPhase(next))
 	}
 	r.endAdoptions()
 	if h, ok := r.err.(*HangError); ok {
 		h.fill()
 	}
 	return r.err
+}
+
+// afterPhase decides, after an external phase that chose next (nil: it
+// woke nobody within the horizon), whom control goes to: next, or the
+// first goroutine to unwind when the run is over: a hang, a leak (still
+// going long after the body returned) or housekeeping alone
+// (housekeeping.go).
+func (r *run) afterPhase(next *gor) *gor {
+	switch {
+	case next == nil:
+		// Nobody can run, nobody was woken within the horizon.
+		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: r.caseGoroutines(gBlocked, false)})
+	case r.mainDone && r.sinceMainEnd() > r.cfg.LeakAfter:
+		// Still going (sleeping, waking) long after the body
+		// returned: leaked, though not blocked for good.
+		r.fail(&HangError{Leak: true, Steps: r.steps, gs: r.caseGoroutines(0, true)})
+	case r.housekeepingOnly():
+		r.fail(r.housekeepingHang())
+	default:
+		return next
+	}
+	return r.firstLive()
 }
 
 // waitAdoption reports whether a timer callback may still come to be
@@ -884,15 +895,7 @@ func (r *run) firstLive() *gor {
 // runnable. It returns the goroutine to run, or nil if none completed
 // within the horizon.
 func (r *run) external() *gor {
-	var launched []*gor
-	for _, g := range r.alive {
-		// Not those whose operation can complete under control (the
-		// schedule let time pass while they could run, EarlyTimers): done
-		// for real, it could complete with another's at random.
-		if g.state == gBlocked && g.w.sel != nil && !r.isReady(&g.w) {
-			launched = append(launched, g)
-		}
-	}
+	launched := r.toLaunch()
 	if len(launched) == 0 && !r.waitAdoption() && !r.stdWaits(false) {
 		return nil
 	}
@@ -953,6 +956,22 @@ func (r *run) external() *gor {
 		note(<-r.extRep)
 	}
 	return r.afterExternal(launched)
+}
+
+// toLaunch returns the goroutines whose operations an external phase
+// performs for real: those blocked in a select (a plain send or receive
+// is one), not those whose operation can complete under control (the
+// schedule let time pass while they could run, EarlyTimers): done for
+// real, it could complete with another's at random.
+func (r *run) toLaunch() []*gor {
+	launched := r.launched[:0]
+	for _, g := range r.alive {
+		if g.state == gBlocked && g.w.sel != nil && !r.isReady(&g.w) {
+			launched = append(launched, g)
+		}
+	}
+	r.launched = launched
+	return launched
 }
 
 // afterExternal ends an external phase: the goroutines whose real
