@@ -3,11 +3,8 @@ package rt
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
-
-	"github.com/execspec/execspec/properties/control/sched"
 )
 
 // timed is a program whose goroutines wait mostly for time: sleeps of
@@ -93,27 +90,7 @@ func TestExternalWaitKeepsRuns(t *testing.T) {
 	defer func() { alwaysLaunch = false }()
 	for _, early := range []bool{false, true} {
 		for seed := range uint64(40) {
-			runs := func(launch bool) (got []string, scs []sched.Schedule) {
-				alwaysLaunch = launch
-				for _, s := range []sched.Strategy{sched.Random(seed), sched.NewPCT(3, 300, seed)} {
-					var out string
-					sc, err := Run(t, Config{Strategy: s, EarlyTimers: early}, func(*testing.T) { out = timed() })
-					if err != nil {
-						t.Fatalf("early %v, seed %d, %T, launching %v: %v", early, seed, s, launch, err)
-					}
-					got, scs = append(got, out), append(scs, sc)
-				}
-				return got, scs
-			}
-			want, slow := runs(true)
-			got, fast := runs(false)
-			for i := range want {
-				sc := fast[i]
-				if got[i] != want[i] || sc.Checksum != slow[i].Checksum || sc.Steps != slow[i].Steps || !slices.Equal(sc.Choices, slow[i].Choices) {
-					t.Fatalf("early %v, seed %d, strategy %d: on the coordinator %s in %d steps (checksum %x), handed over %s in %d (%x)",
-						early, seed, i, got[i], sc.Steps, sc.Checksum, want[i], slow[i].Steps, slow[i].Checksum)
-				}
-			}
+			twoWays(t, fmt.Sprintf("early %v, launching", early), seed, Config{EarlyTimers: early}, &alwaysLaunch, timed)
 		}
 	}
 	if waitsOnCoordinator.Load() == before || holderPhases.Load() == held {
