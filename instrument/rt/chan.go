@@ -230,6 +230,7 @@ type Case interface {
 	matched()
 	reflectCase() reflect.SelectCase
 	fromReflect(v reflect.Value, ok bool)
+	try() bool // the operation for real if it can complete now (a select of this case and default)
 }
 
 // RecvC is a receive case: after Select chose it, V and OK hold what
@@ -331,6 +332,16 @@ func (c *RecvC[T]) reflectCase() reflect.SelectCase {
 	return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c.ch)}
 }
 
+func (c *RecvC[T]) try() bool {
+	select {
+	case v, ok := <-c.ch:
+		c.V, c.OK = v, ok
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *RecvC[T]) fromReflect(v reflect.Value, ok bool) {
 	if v.IsValid() {
 		c.V, _ = v.Interface().(T)
@@ -416,6 +427,8 @@ func (c *SendC[T]) reflectCase() reflect.SelectCase {
 
 func (c *SendC[T]) fromReflect(reflect.Value, bool) {}
 
+func (c *SendC[T]) try() bool { return c.push() }
+
 // Operation codes, mixed into the checksum with each step.
 const (
 	opSend uint64 = iota + 1
@@ -455,6 +468,13 @@ func Select(hasDefault bool, cases ...Case) int {
 // realSelect performs the select for real. With cancel, it is one more
 // case and -2 means cancelled.
 func realSelect(hasDefault bool, cases []Case, cancel <-chan struct{}) int {
+	if hasDefault && len(cases) == 1 {
+		// One case and default, without reflect.
+		if cases[0].try() {
+			return 0
+		}
+		return -1
+	}
 	sc := make([]reflect.SelectCase, 0, len(cases)+1)
 	for _, c := range cases {
 		sc = append(sc, c.reflectCase())
