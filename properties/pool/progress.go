@@ -108,17 +108,6 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	// of tasks has a thousand instants: a scan of every span at each
 	// would be most of the suite's time per case). At instant t0 a task
 	// runs if start <= t0 < end and is pending if sub <= t0 < pend.
-	type edge struct {
-		at   int64
-		id   int
-		kind uint8 // edgeStart, edgeEnd, edgeSub, edgePend
-	}
-	const (
-		edgeStart = iota
-		edgeEnd
-		edgeSub
-		edgePend
-	)
 	edges := make([]edge, 0, 4*n)
 	for id, sp := range spans {
 		if sp.start != 0 && sp.end > sp.start {
@@ -128,15 +117,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 			edges = append(edges, edge{sp.sub, id, edgeSub}, edge{sp.pend, id, edgePend})
 		}
 	}
-	slices.SortFunc(edges, func(a, b edge) int {
-		if a.at != b.at {
-			return cmp.Compare(a.at, b.at)
-		}
-		if a.id != b.id {
-			return cmp.Compare(a.id, b.id)
-		}
-		return cmp.Compare(a.kind, b.kind)
-	})
+	sortEdges(edges, 44)
 	var running int64
 	pending := make([]bool, n)
 	queue := make([]int, 0, n) // pending tasks in the order of their sub (then id): the oldest is the first still pending
@@ -408,4 +389,42 @@ func dur(ns int64) string {
 		return d.Round(10 * time.Nanosecond).String()
 	}
 	return d.String()
+}
+
+// edge is an instant at which a task starts, ends, is submitted or stops
+// pending (progress's sweep).
+type edge struct {
+	at   int64
+	id   int
+	kind uint8 // edgeStart, edgeEnd, edgeSub, edgePend
+}
+
+const (
+	edgeStart = iota
+	edgeEnd
+	edgeSub
+	edgePend
+)
+
+// sortEdges sorts edges by instant, then id, then kind. Packed into one
+// number each while the instants and ids fit (instants below 2^atBits
+// ns: 2^44 is about 4.9 hours; ids below 2^18), the sort compares
+// numbers instead of calling a function at each comparison (that was
+// most of the sweep), and the edges are read back from the numbers.
+func sortEdges(edges []edge, atBits uint) {
+	const idBits = 18
+	keys := make([]uint64, 0, len(edges))
+	for _, e := range edges {
+		if e.at < 0 || e.at >= 1<<atBits || e.id >= 1<<idBits {
+			slices.SortFunc(edges, func(a, b edge) int {
+				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.id, b.id), cmp.Compare(a.kind, b.kind))
+			})
+			return
+		}
+		keys = append(keys, uint64(e.at)<<(idBits+2)|uint64(e.id)<<2|uint64(e.kind))
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		edges[i] = edge{int64(k >> (idBits + 2)), int(k >> 2 & (1<<idBits - 1)), uint8(k & 3)}
+	}
 }
