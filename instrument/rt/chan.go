@@ -109,7 +109,18 @@ func removeEntry(list []*entry, e *entry) []*entry {
 type chanCase struct {
 	h    *hchan
 	sh   *shadow // h's, once the case is enqueued
+	when *int64  // a receive from a timer's channel: the timer's when (timerWhen), if readable
 	recv bool
+}
+
+// withWhen returns c with when set, for a receive from a timer's
+// channel where the runtime's timers can be read (a channel's timer is
+// the same for its whole life).
+func (c chanCase) withWhen() chanCase {
+	if c.recv && timersReadable && c.h != nil && c.h.timer != nil {
+		c.when = (*int64)(unsafe.Add(c.h.timer, 24)) // as timerWhen
+	}
+	return c
 }
 
 // caseReady reports whether a case on h (a receive if recv, else a send)
@@ -178,7 +189,8 @@ func (w *selWait) ready(r *run) bool {
 		}
 		sh := c.sh
 		if c.recv {
-			if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer) ||
+			if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil ||
+				c.when != nil && *c.when > 0 && *c.when <= r.now() ||
 				len(sh.stash) > 0 || len(sh.senders) > 0 && firstLive(sh.senders, &w.sel) != nil {
 				return true
 			}
@@ -218,6 +230,7 @@ type Case interface {
 	matched()
 	reflectCase() reflect.SelectCase
 	fromReflect(v reflect.Value, ok bool)
+	try() bool // the operation for real if it can complete now (a select of this case and default)
 }
 
 // RecvC is a receive case: after Select chose it, V and OK hold what
@@ -241,7 +254,7 @@ func (c *RecvC[T]) hc() *hchan { return c.h }
 
 func (c *RecvC[T]) ready(r *run, sel *selState) bool { return r.caseReady(c.h, true, c.sh, sel) }
 
-func (c *RecvC[T]) chanCase() chanCase { return chanCase{c.h, c.sh, true} }
+func (c *RecvC[T]) chanCase() chanCase { return chanCase{h: c.h, sh: c.sh, recv: true} }
 
 func (c *RecvC[T]) do(r *run, sel *selState) bool {
 	h := c.h
@@ -319,6 +332,16 @@ func (c *RecvC[T]) reflectCase() reflect.SelectCase {
 	return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c.ch)}
 }
 
+func (c *RecvC[T]) try() bool {
+	select {
+	case v, ok := <-c.ch:
+		c.V, c.OK = v, ok
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *RecvC[T]) fromReflect(v reflect.Value, ok bool) {
 	if v.IsValid() {
 		c.V, _ = v.Interface().(T)
@@ -346,7 +369,7 @@ func (c *SendC[T]) hc() *hchan { return c.h }
 
 func (c *SendC[T]) ready(r *run, sel *selState) bool { return r.caseReady(c.h, false, c.sh, sel) }
 
-func (c *SendC[T]) chanCase() chanCase { return chanCase{c.h, c.sh, false} }
+func (c *SendC[T]) chanCase() chanCase { return chanCase{h: c.h, sh: c.sh} }
 
 func (c *SendC[T]) do(r *run, sel *selState) bool {
 	h := c.h
@@ -404,6 +427,8 @@ func (c *SendC[T]) reflectCase() reflect.SelectCase {
 
 func (c *SendC[T]) fromReflect(reflect.Value, bool) {}
 
+func (c *SendC[T]) try() bool { return c.push() }
+
 // Operation codes, mixed into the checksum with each step.
 const (
 	opSend uint64 = iota + 1
@@ -443,6 +468,13 @@ func Select(hasDefault bool, cases ...Case) int {
 // realSelect performs the select for real. With cancel, it is one more
 // case and -2 means cancelled.
 func realSelect(hasDefault bool, cases []Case, cancel <-chan struct{}) int {
+	if hasDefault && len(cases) == 1 {
+		// One case and default, without reflect.
+		if cases[0].try() {
+			return 0
+		}
+		return -1
+	}
 	sc := make([]reflect.SelectCase, 0, len(cases)+1)
 	for _, c := range cases {
 		sc = append(sc, c.reflectCase())
@@ -478,7 +510,7 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		sw.cases = sw.cases[:0]
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
-			sw.cases = append(sw.cases, c.chanCase())
+			sw.cases = append(sw.cases, c.chanCase().withWhen())
 		}
 		gotExt := r.block(g, op, wait{op: name, sel: sw, tick: tick})
 		for _, c := range cases {

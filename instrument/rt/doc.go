@@ -32,7 +32,16 @@
 //     ready even before the runtime put its value in the channel, and a
 //     value the real select took while other cases became ready at the
 //     same instant is put back for the schedule to choose: the runtime's
-//     order among timers of one instant (random) decides nothing.
+//     order among timers of one instant (random) decides nothing. When
+//     only time can end the waits (no uncontrolled goroutine, no AfterFunc
+//     to adopt, receives only), the phase makes no handovers: the
+//     goroutine that found nobody to run (or the coordinator) waits for
+//     the earliest timer and the other channels in one real select, then
+//     completes what can complete at that instant in the order of ids, as
+//     the goroutines' own real selects would have (external.go).
+//   - Garbage collection: while a test is under control, a ballast (an
+//     untouched allocation without pointers) raises the collector's heap
+//     goal, unless GOGC is set (gc.go).
 //   - Config.EarlyTimers: while a goroutine waits for a timer, letting
 //     time pass is a candidate of one decision in four; choosing it lets
 //     virtual time pass while the runnable goroutines wait (they are

@@ -79,26 +79,8 @@ func TestFastPathKeepsReplays(t *testing.T) {
 	for seed := range uint64(30) {
 		// Each strategy's run settling before every choice, then with
 		// the fast path.
-		runs := func(settle bool) (got []string, scs []control.Schedule) {
-			alwaysSettle = settle
-			for _, s := range []control.Strategy{control.Random(seed), control.NewPCT(3, 200, seed)} {
-				var out string
-				sc, err := Run(t, Config{Strategy: s}, func(*testing.T) { out = contended() })
-				if err != nil {
-					t.Fatalf("seed %d, %T, settling always %v: %v", seed, s, settle, err)
-				}
-				got, scs = append(got, out), append(scs, sc)
-			}
-			return got, scs
-		}
-		want, slow := runs(true)
-		got, fast := runs(false)
+		slow, want := twoWays(t, "settling always", seed, Config{}, &alwaysSettle, contended)
 		for i := range want {
-			sc := fast[i]
-			if got[i] != want[i] || sc.Checksum != slow[i].Checksum || sc.Steps != slow[i].Steps || !slices.Equal(sc.Choices, slow[i].Choices) {
-				t.Fatalf("seed %d, strategy %d: the fast path ran %s in %d steps (checksum %x), settling always %s in %d (%x)",
-					seed, i, got[i], sc.Steps, sc.Checksum, want[i], slow[i].Steps, slow[i].Checksum)
-			}
 			var out string
 			if err := Replay(t, slow[i], func(*testing.T) { out = contended() }); err != nil || out != want[i] {
 				t.Fatalf("seed %d, strategy %d: the schedule made settling always replays as %s with the fast path: %v", seed, i, out, err)
@@ -108,4 +90,35 @@ func TestFastPathKeepsReplays(t *testing.T) {
 	if skippedSettles.Load() == before {
 		t.Fatal("the fast path was never taken")
 	}
+}
+
+// twoWays runs body under random and PCT schedules from seed with *knob
+// set, then unset, and fails t unless both ways made the same choices,
+// steps and checksum and got the same result; it returns the schedules
+// made with *knob set and the results.
+func twoWays(t *testing.T, what string, seed uint64, cfg Config, knob *bool, body func() string) (scs []control.Schedule, results []string) {
+	t.Helper()
+	runs := func(on bool) (got []string, scs []control.Schedule) {
+		*knob = on
+		for _, s := range []control.Strategy{control.Random(seed), control.NewPCT(3, 200, seed)} {
+			var out string
+			cfg.Strategy = s
+			sc, err := Run(t, cfg, func(*testing.T) { out = body() })
+			if err != nil {
+				t.Fatalf("seed %d, %T, %s %v: %v", seed, s, what, on, err)
+			}
+			got, scs = append(got, out), append(scs, sc)
+		}
+		return got, scs
+	}
+	want, slow := runs(true)
+	got, fast := runs(false)
+	for i := range want {
+		sc := fast[i]
+		if got[i] != want[i] || sc.Checksum != slow[i].Checksum || sc.Steps != slow[i].Steps || !slices.Equal(sc.Choices, slow[i].Choices) {
+			t.Fatalf("seed %d, strategy %d: %s false ran %s in %d steps (checksum %x), true %s in %d (%x)",
+				seed, i, what, got[i], sc.Steps, sc.Checksum, want[i], slow[i].Steps, slow[i].Checksum)
+		}
+	}
+	return slow, want
 }

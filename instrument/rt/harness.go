@@ -176,6 +176,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	if err := checkGo(); err != nil {
 		t.Fatal(err)
 	}
+	lessGC()
 	runs := o.runs()
 	var strategy sched.Strategy
 	var replay sched.Schedule

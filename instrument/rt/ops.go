@@ -67,9 +67,11 @@ func GoschedLoop() bool {
 // Sleep is time.Sleep: a receive from a timer's channel, so that the
 // other goroutines run while this one sleeps and the (virtual) clock
 // advances only when every controlled goroutine is blocked.
-func Sleep(d time.Duration) { sleepOn(d, time.After) }
+func Sleep(d time.Duration) { sleepOn(d, nil) }
 
-// sleepOn is Sleep on a timer's channel that after makes.
+// sleepOn is Sleep on a timer's channel that after makes, or with after
+// nil on the goroutine's own timer, reused from sleep to sleep (a test's
+// own sleep, TestSleep, takes a timer of its own: it is registered).
 func sleepOn(d time.Duration, after func(time.Duration) <-chan time.Time) {
 	r, g := current()
 	if g == nil {
@@ -80,7 +82,19 @@ func sleepOn(d time.Duration, after func(time.Duration) <-chan time.Time) {
 		r.yield(g, opSleep)
 		return
 	}
-	Recv(after(d))
+	if after != nil {
+		Recv(after(d))
+		return
+	}
+	// One timer per goroutine, made at its first sleep and reset at the
+	// next ones: its value was received, so nothing is left in its
+	// channel, and the channel is the goroutine's alone.
+	if g.sleep == nil {
+		g.sleep = time.NewTimer(d)
+	} else {
+		g.sleep.Reset(d)
+	}
+	Recv(g.sleep.C)
 }
 
 // Y is the result of Yield, so that a yield can stand in an expression

@@ -6,6 +6,7 @@ import (
 	mathrand "math/rand"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -88,6 +89,9 @@ const (
 type wait struct {
 	op    string      // "chan receive", "Mutex.Lock", ... for reports
 	ready func() bool // side-effect free: the goroutine can go on now
+	// woken, if not nil, stands for ready: the goroutine can go on once
+	// *woken (a Cond.Wait: no closure to allocate at every wait).
+	woken *bool
 	// sel, for a select (a send, a receive), stands for ready and timed,
 	// and performs the operation for real (sel.ext: a blocking select
 	// with cancel as one more case) when no controlled goroutine can run:
@@ -112,6 +116,9 @@ func (r *run) isReady(w *wait) bool {
 	if w.sel != nil {
 		return w.sel.ready(r)
 	}
+	if w.woken != nil {
+		return *w.woken
+	}
 	return w.ready()
 }
 
@@ -126,7 +133,19 @@ func (w *wait) isTimed() bool {
 // canRun reports whether g may run now: runnable, or blocked on a wait
 // that can end.
 func (r *run) canRun(g *gor) bool {
-	return g.state == gRunnable || g.state == gBlocked && r.isReady(&g.w)
+	switch g.state {
+	case gRunnable:
+		return true
+	case gBlocked:
+		if sw := g.w.sel; sw != nil {
+			return sw.ready(r)
+		}
+		if g.w.woken != nil {
+			return *g.w.woken
+		}
+		return g.w.ready()
+	}
+	return false
 }
 
 // gor is one controlled goroutine. Its fields are touched only by whoever
@@ -139,11 +158,14 @@ type gor struct {
 	state  gstate
 	w      wait
 	extReq bool // the coordinator asks for the real operation (external phase)
-	extOK  bool // the real operation completed
-	cancel chan struct{}
-	stack  []byte // taken when a deadlocked or leaked goroutine is unwound
-	house  bool   // woken by a ticker: its steps are housekeeping, not progress
-	daemon bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
+	// condWoken is the flag of the Cond.Wait g is in (wait.woken).
+	condWoken bool
+	sleep     *time.Timer // Sleep's
+	extOK     bool        // the real operation completed
+	cancel    chan struct{}
+	stack     []byte // taken when a deadlocked or leaked goroutine is unwound
+	house     bool   // woken by a ticker: its steps are housekeeping, not progress
+	daemon    bool   // started by the packages' initialisation (or by such a goroutine): the run ends without it
 
 	// harness: running the test's own code, not the code under test
 	// (Harness): time let pass while only such goroutines could run is
@@ -198,7 +220,16 @@ type run struct {
 	foreign  bool
 	living   int
 	shadows  map[unsafe.Pointer]*shadow
-	rand     *mathrand.Rand // math/rand's functions in this run (Rand)
+	// extCases and extOwn are waitFirst's buffers, wake its timer
+	// (external.go).
+	extCases []reflect.SelectCase
+	extOwn   []extOwner
+	wake     *time.Timer
+	launched []*gor // toLaunch's buffer
+	// holding: the goroutine holding control runs the external phase
+	// itself (holderPhase); the coordinator's watch lets time pass.
+	holding atomic.Bool
+	rand    *mathrand.Rand // math/rand's functions in this run (Rand)
 
 	// Adoptions: goroutines that the runtime starts for time.AfterFunc
 	// callbacks of instrumented code ask to become controlled.
@@ -463,8 +494,8 @@ func (r *run) exit(g *gor) {
 			// pool's dispatcher). The run ends as a program does when
 			// main returns; they are unwound, without a verdict.
 			r.aborting = true
-		} else {
-			next = r.pick(g)
+		} else if next = r.pick(g); next == nil {
+			next = r.holderPhase()
 		}
 	}
 	r.handTo(next)
@@ -550,6 +581,9 @@ func (r *run) block(g *gor, op uint64, w wait) (ext bool) {
 }
 
 func (r *run) switchFrom(g, next *gor) {
+	if next == nil {
+		next = r.holderPhase()
+	}
 	if next == g {
 		return
 	}
@@ -788,7 +822,7 @@ func (r *run) coordinate(main func()) error {
 		case <-watch.C:
 			// Virtual time passed while the goroutine holding control
 			// was blocked outside the scheduler.
-			if p := r.prog.Load(); p != lastProg {
+			if p := r.prog.Load(); p != lastProg || r.holding.Load() {
 				lastProg = p
 				watch.Reset(r.cfg.Horizon)
 				continue
@@ -809,34 +843,38 @@ func (r *run) coordinate(main func()) error {
 		}
 		next := r.external()
 		r.endEarly()
-		if next != nil {
-			if r.mainDone && r.sinceMainEnd() > r.cfg.LeakAfter {
-				// Still going (sleeping, waking) long after the body
-				// returned: leaked, though not blocked for good.
-				r.fail(&HangError{Leak: true, Steps: r.steps, gs: r.caseGoroutines(0, true)})
-				r.handTo(r.firstLive())
-				continue
-			}
-			if r.housekeepingOnly() {
-				r.fail(r.housekeepingHang())
-				r.handTo(r.firstLive())
-				continue
-			}
-			r.handTo(next)
-			continue
-		}
-		if r.aborting {
+		if next == nil && r.aborting {
 			continue // a bad choice in external
 		}
-		// Nobody can run, nobody was woken within the horizon.
-		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: r.caseGoroutines(gBlocked, false)})
-		r.handTo(r.firstLive())
+		r.handTo(r.afterPhase(next))
 	}
 	r.endAdoptions()
 	if h, ok := r.err.(*HangError); ok {
 		h.fill()
 	}
 	return r.err
+}
+
+// afterPhase decides, after an external phase that chose next (nil: it
+// woke nobody within the horizon), whom control goes to: next, or the
+// first goroutine to unwind when the run is over: a hang, a leak (still
+// going long after the body returned) or housekeeping alone
+// (housekeeping.go).
+func (r *run) afterPhase(next *gor) *gor {
+	switch {
+	case next == nil:
+		// Nobody can run, nobody was woken within the horizon.
+		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: r.caseGoroutines(gBlocked, false)})
+	case r.mainDone && r.sinceMainEnd() > r.cfg.LeakAfter:
+		// Still going (sleeping, waking) long after the body
+		// returned: leaked, though not blocked for good.
+		r.fail(&HangError{Leak: true, Steps: r.steps, gs: r.caseGoroutines(0, true)})
+	case r.housekeepingOnly():
+		r.fail(r.housekeepingHang())
+	default:
+		return next
+	}
+	return r.firstLive()
 }
 
 // waitAdoption reports whether a timer callback may still come to be
@@ -861,17 +899,12 @@ func (r *run) firstLive() *gor {
 // runnable. It returns the goroutine to run, or nil if none completed
 // within the horizon.
 func (r *run) external() *gor {
-	var launched []*gor
-	for _, g := range r.alive {
-		// Not those whose operation can complete under control (the
-		// schedule let time pass while they could run, EarlyTimers): done
-		// for real, it could complete with another's at random.
-		if g.state == gBlocked && g.w.sel != nil && !r.isReady(&g.w) {
-			launched = append(launched, g)
-		}
-	}
+	launched := r.toLaunch()
 	if len(launched) == 0 && !r.waitAdoption() && !r.stdWaits(false) {
 		return nil
+	}
+	if r.waitFirst(launched) {
+		return r.afterExternal(launched)
 	}
 	r.extRep = make(chan *gor, len(launched)+1)
 	for _, g := range launched {
@@ -926,6 +959,28 @@ func (r *run) external() *gor {
 	for reported < len(launched) {
 		note(<-r.extRep)
 	}
+	return r.afterExternal(launched)
+}
+
+// toLaunch returns the goroutines whose operations an external phase
+// performs for real: those blocked in a select (a plain send or receive
+// is one), not those whose operation can complete under control (the
+// schedule let time pass while they could run, EarlyTimers): done for
+// real, it could complete with another's at random.
+func (r *run) toLaunch() []*gor {
+	launched := r.launched[:0]
+	for _, g := range r.alive {
+		if g.state == gBlocked && g.w.sel != nil && !r.isReady(&g.w) {
+			launched = append(launched, g)
+		}
+	}
+	r.launched = launched
+	return launched
+}
+
+// afterExternal ends an external phase: the goroutines whose real
+// operation completed are runnable, and the next to run is chosen.
+func (r *run) afterExternal(launched []*gor) *gor {
 	// Deterministic order: by goroutine id.
 	for _, g := range launched {
 		if g.extOK {

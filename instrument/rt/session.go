@@ -124,6 +124,7 @@ func NewSession(t *testing.T, o Options) (*Session, error) {
 }
 
 func newSession(t *testing.T, o Options) (*Session, error) {
+	lessGC()
 	s := &Session{t: t, o: o, runs: o.runs(), start: time.Now(), budget: NewBudget(o.Time)}
 	switch o.Strategy {
 	case "", "random":

@@ -288,10 +288,10 @@ func (c *Cond) Wait() {
 	// unlocks: a yield point, where a Signal can come and go.
 	r.yield(g, opWait)
 	c.own(r)
-	woken := new(bool)
-	c.waiters = append(c.waiters, woken)
+	g.condWoken = false
+	c.waiters = append(c.waiters, &g.condWoken)
 	c.L.Unlock()
-	r.block(g, opWait, wait{op: "Cond.Wait", ready: func() bool { return *woken }})
+	r.block(g, opWait, wait{op: "Cond.Wait", woken: &g.condWoken})
 	c.L.Lock()
 }
 

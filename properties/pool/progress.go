@@ -61,7 +61,8 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	n := len(tr.tasks)
 	type span struct{ sub, pend, start, end int64 }
 	spans := make([]span, n)
-	times := []int64{0, cutoff}
+	times := make([]int64, 2, 2+4*n)
+	times[1] = cutoff
 	var delays []int64
 	for id := range n {
 		t := &tr.tasks[id]
@@ -107,18 +108,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	// of tasks has a thousand instants: a scan of every span at each
 	// would be most of the suite's time per case). At instant t0 a task
 	// runs if start <= t0 < end and is pending if sub <= t0 < pend.
-	type edge struct {
-		at   int64
-		id   int
-		kind uint8 // edgeStart, edgeEnd, edgeSub, edgePend
-	}
-	const (
-		edgeStart = iota
-		edgeEnd
-		edgeSub
-		edgePend
-	)
-	var edges []edge
+	edges := make([]edge, 0, 4*n)
 	for id, sp := range spans {
 		if sp.start != 0 && sp.end > sp.start {
 			edges = append(edges, edge{sp.start, id, edgeStart}, edge{sp.end, id, edgeEnd})
@@ -127,22 +117,20 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 			edges = append(edges, edge{sp.sub, id, edgeSub}, edge{sp.pend, id, edgePend})
 		}
 	}
-	slices.SortFunc(edges, func(a, b edge) int {
-		if a.at != b.at {
-			return cmp.Compare(a.at, b.at)
-		}
-		if a.id != b.id {
-			return cmp.Compare(a.id, b.id)
-		}
-		return cmp.Compare(a.kind, b.kind)
-	})
+	sortEdges(edges, 44)
 	var running int64
 	pending := make([]bool, n)
-	var queue []int          // pending tasks in the order of their sub (then id): the oldest is the first still pending
-	weights := map[int]int{} // pending tasks by weight
+	queue := make([]int, 0, n) // pending tasks in the order of their sub (then id): the oldest is the first still pending
+	maxW := 0
+	for id := range tr.tasks {
+		maxW = max(maxW, tr.tasks[id].weight)
+	}
+	weights := make([]int, maxW+1) // pending tasks by weight
+	heaviest := 0                  // the largest weight pending
 	next := 0
-	var fulls []int64 // the instants at which the pool ran at its capacity, in order
-	var best, cur *stall
+	var fulls []int64   // the instants at which the pool ran at its capacity, in order
+	var best, cur stall // cur: the stall going on, if inCur; best: the longest, if any
+	inBest, inCur := false, false
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
 		for ; next < len(edges) && edges[next].at <= t0; next++ {
@@ -157,11 +145,13 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 				pending[e.id] = true
 				queue = append(queue, e.id)
 				weights[w]++
+				heaviest = max(heaviest, w)
 			case edgePend:
 				if pending[e.id] {
 					pending[e.id] = false
-					if weights[w]--; weights[w] == 0 {
-						delete(weights, w)
+					weights[w]--
+					for heaviest > 0 && weights[heaviest] == 0 {
+						heaviest--
 					}
 				}
 			}
@@ -169,12 +159,9 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		for len(queue) > 0 && !pending[queue[0]] {
 			queue = queue[1:]
 		}
-		oldest, heaviest := -1, 0
+		oldest := -1
 		if len(queue) > 0 {
 			oldest = queue[0]
-		}
-		for w := range weights {
-			heaviest = max(heaviest, w)
 		}
 		c := capAt(t0)
 		if c > 0 && running >= int64(c) {
@@ -182,19 +169,18 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 		}
 		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
 		if !room {
-			cur = nil
+			inCur = false
 			continue
 		}
-		if cur == nil {
-			cur = &stall{from: t0}
+		if !inCur {
+			cur, inCur = stall{from: t0}, true
 		}
 		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
-		if best == nil || cur.to-cur.from > best.to-best.from {
-			b := *cur
-			best = &b
+		if !inBest || cur.to-cur.from > best.to-best.from {
+			best, inBest = cur, true
 		}
 	}
-	if best == nil || !ongoing && best.to-best.from <= int64(tr.cfg.ProgressFloor) {
+	if !inBest || !ongoing && best.to-best.from <= int64(tr.cfg.ProgressFloor) {
 		// The bound is at least the floor: a stall no longer than it is
 		// no finding, and the median below (every pair of tasks) is
 		// not needed.
@@ -403,4 +389,42 @@ func dur(ns int64) string {
 		return d.Round(10 * time.Nanosecond).String()
 	}
 	return d.String()
+}
+
+// edge is an instant at which a task starts, ends, is submitted or stops
+// pending (progress's sweep).
+type edge struct {
+	at   int64
+	id   int
+	kind uint8 // edgeStart, edgeEnd, edgeSub, edgePend
+}
+
+const (
+	edgeStart = iota
+	edgeEnd
+	edgeSub
+	edgePend
+)
+
+// sortEdges sorts edges by instant, then id, then kind. Packed into one
+// number each while the instants and ids fit (instants below 2^atBits
+// ns: 2^44 is about 4.9 hours; ids below 2^18), the sort compares
+// numbers instead of calling a function at each comparison (that was
+// most of the sweep), and the edges are read back from the numbers.
+func sortEdges(edges []edge, atBits uint) {
+	const idBits = 18
+	keys := make([]uint64, 0, len(edges))
+	for _, e := range edges {
+		if e.at < 0 || e.at >= 1<<atBits || e.id >= 1<<idBits {
+			slices.SortFunc(edges, func(a, b edge) int {
+				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.id, b.id), cmp.Compare(a.kind, b.kind))
+			})
+			return
+		}
+		keys = append(keys, uint64(e.at)<<(idBits+2)|uint64(e.id)<<2|uint64(e.kind))
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		edges[i] = edge{int64(k >> (idBits + 2)), int(k >> 2 & (1<<idBits - 1)), uint8(k & 3)}
+	}
 }

@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -123,7 +124,7 @@ type tracker struct {
 	capLog    []capChange  // under capMu
 	capExceed atomic.Pointer[Finding]
 
-	slots []atomic.Pointer[string] // per submitter (+1 for nested): the operation in progress
+	slots []atomic.Pointer[slotOp] // per submitter (+1 for nested): the operation in progress
 
 	inClose      atomic.Bool
 	closeCallAt  atomic.Int64
@@ -229,7 +230,7 @@ func newTracker(w Workload, cfg Config) *tracker {
 	}
 	// A slot per submitter, one for Resize and Cancel, one for nested
 	// submits.
-	tr.slots = make([]atomic.Pointer[string], w.Submitters+2)
+	tr.slots = make([]atomic.Pointer[slotOp], w.Submitters+2)
 	n := len(w.Rounds)
 	tr.waitRet = make([]int64, n)
 	tr.waitUnfin = make([][]int, n)
@@ -336,8 +337,7 @@ func (tr *tracker) submit(slot, id int, op Op) {
 		name += " after Wait"
 	}
 	rec.op = name
-	where := fmt.Sprintf("%s of task %d", name, id)
-	tr.slots[slot].Store(&where)
+	tr.slots[slot].Store(&slotOp{name, id})
 	defer tr.slots[slot].Store(nil)
 	defer func() {
 		if r := recover(); r != nil {
@@ -391,13 +391,26 @@ func (tr *tracker) submit(slot, id int, op Op) {
 	}
 }
 
+// slotOp is the operation a submitter (or the controller) is in, for
+// the description of a hang: its name and its task (if task >= 0).
+type slotOp struct {
+	name string
+	task int
+}
+
+func (o *slotOp) String() string {
+	if o.task < 0 {
+		return o.name
+	}
+	return fmt.Sprintf("%s of task %d", o.name, o.task)
+}
+
 // resize runs a Resize operation; resizes are serialized, so that the
 // capacity in effect is well defined.
 func (tr *tracker) resize(slot int, n int) {
 	tr.resizeMu.Lock()
 	defer tr.resizeMu.Unlock()
-	name := fmt.Sprintf("Resize(%d)", n)
-	tr.slots[slot].Store(&name)
+	tr.slots[slot].Store(&slotOp{fmt.Sprintf("Resize(%d)", n), -1})
 	defer tr.slots[slot].Store(nil)
 	defer func() {
 		if r := recover(); r != nil {
@@ -418,8 +431,7 @@ func (tr *tracker) resize(slot int, n int) {
 }
 
 func (tr *tracker) cancelPool(slot int) {
-	name := "Cancel"
-	tr.slots[slot].Store(&name)
+	tr.slots[slot].Store(&slotOp{"Cancel", -1})
 	defer tr.slots[slot].Store(nil)
 	defer func() {
 		if r := recover(); r != nil {
@@ -886,24 +898,51 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 		}
 		return m
 	}
+	// The weight running at t: the tasks started at or before t, less
+	// those of them ended at or before t; sums over the starts and ends
+	// in order (a sweep, not a pass over every task for each task).
+	var starts, ends []weightAt
+	for j := range tr.tasks {
+		s, e, w := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load(), int64(tr.tasks[j].weight)
+		if s == 0 {
+			continue
+		}
+		starts = append(starts, weightAt{s, w})
+		if e != 0 {
+			ends = append(ends, weightAt{max(s, e), w})
+		}
+	}
+	sumTo := accumulate(starts)
+	sumEnded := accumulate(ends)
 	for id := range tr.tasks {
 		t0 := tr.tasks[id].startAt.Load()
 		sub := tr.tasks[id].submitAt.Load()
 		if t0 == 0 || sub == 0 {
 			continue
 		}
-		var n int64
-		for j := range tr.tasks {
-			s, e := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load()
-			if s != 0 && s <= t0 && (e == 0 || e > t0) {
-				n += int64(tr.tasks[j].weight)
-			}
-		}
+		n := sumTo(t0) - sumEnded(t0)
 		if b := maxCap(sub, t0); n > int64(b) {
 			return finding(CapacityBound, "Resize", "%d %s at once when task %d started; the capacity in effect since it was submitted was at most %d", n, tr.unit(), id, b)
 		}
 	}
 	return nil
+}
+
+// weightAt is a weight and an instant.
+type weightAt struct{ at, w int64 }
+
+// accumulate returns the function that sums the weights of ws at or
+// before an instant.
+func accumulate(ws []weightAt) func(t int64) int64 {
+	slices.SortFunc(ws, func(a, b weightAt) int { return cmp.Compare(a.at, b.at) })
+	sums := make([]int64, len(ws)+1)
+	for i, x := range ws {
+		sums[i+1] = sums[i] + x.w
+	}
+	return func(t int64) int64 {
+		i, _ := slices.BinarySearchFunc(ws, t+1, func(x weightAt, t int64) int { return cmp.Compare(x.at, t) })
+		return sums[i]
+	}
 }
 
 // opOf names the operation that submitted task id.
@@ -986,9 +1025,9 @@ func (tr *tracker) hang() *Finding {
 			case len(tr.slots) - 2:
 				who = "the controller"
 			}
-			where = append(where, fmt.Sprintf("%s in %s", who, *op))
+			where = append(where, fmt.Sprintf("%s in %s", who, op))
 			if stuckOp == "" {
-				stuckOp, _, _ = strings.Cut(*op, " of task")
+				stuckOp = op.name
 			}
 		}
 	}

@@ -1,0 +1,202 @@
+package rt
+
+import (
+	"reflect"
+	"sync/atomic"
+	"time"
+)
+
+// The external phase without handovers. When nobody can run, each
+// goroutine blocked in a select (a plain send or receive is one) would
+// perform its operation for real, in the order of goroutine ids, and the
+// phase would end once one of them completed, with every other that
+// completed at the same instant (external). Most phases of a pool's run
+// only wait for a timer: a task's sleep, a purge's ticker, with nothing
+// else in the bubble. Handing control to each blocked goroutine so that
+// it can block for real, and back, then cancelling each, was most of the
+// phase's cost (four goroutine switches and a settle per goroutine).
+//
+// waitFirst does the same on the coordinator, where that is the same:
+// the run has no uncontrolled goroutine (settleBeforeChoice's foreign),
+// no AfterFunc of its own is pending (nothing to adopt), no goroutine
+// waits on the standard library's sync (polled), and every case is a
+// receive (a send that a channel closed meanwhile panics in its own
+// goroutine, not in the coordinator). Then only time can end the waits —
+// a timer fires, or an AfterFunc of code that is not rewritten runs
+// and, say, closes a channel — and the coordinator waits for the first
+// in one real select over their cases, each channel once and for the
+// first goroutine that waits on it (the runtime's queues are FIFO, and
+// the goroutines would have blocked in the order of their ids); a
+// timer's channel, where the runtime's timers can be read, only by a
+// timer of the coordinator's own for the earliest of them. At that
+// instant it completes, in the order of ids, every other operation that
+// can complete without blocking: those that a timer of the same instant
+// readied, as their own real selects would have completed. Which
+// goroutines complete, with what values, at what virtual time, is what
+// the handovers gave: the schedule does not change
+// (TestExternalWaitKeepsRuns).
+
+// alwaysLaunch turns waitFirst off, waitsOnCoordinator counts the
+// phases it ran and holderPhases those of them that the goroutine
+// holding control ran (tests).
+var (
+	alwaysLaunch       bool
+	waitsOnCoordinator atomic.Int64
+	holderPhases       atomic.Int64
+)
+
+// waitFirst runs the external phase on the coordinator if it can (see
+// above) and reports whether it did; the goroutines whose operation
+// completed have extOK set.
+func (r *run) waitFirst(launched []*gor) bool {
+	if alwaysLaunch || alwaysSettle || r.foreign || r.waitAdoption() || r.stdWaits(false) || len(launched) == 0 {
+		return false
+	}
+	for _, g := range launched {
+		for i := range g.w.sel.cases {
+			if !g.w.sel.cases[i].recv {
+				return false
+			}
+		}
+	}
+	waitsOnCoordinator.Add(1)
+	// Where the runtime's timers can be read, a receive from a timer's
+	// channel is not waited on: the phase wakes when the earliest of
+	// them is due (or at the horizon), and the receives below complete
+	// those due then, as their real selects would have when it fired.
+	// Otherwise, and for every other channel, one real select.
+	now := time.Now().UnixNano()
+	wait := r.cfg.Horizon
+	sc, own := r.extCases[:0], r.extOwn[:0]
+	for _, g := range launched {
+		for j, c := range g.w.sel.all {
+			h := c.hc()
+			if h == nil {
+				continue
+			}
+			if when := g.w.sel.cases[j].when; when != nil {
+				if w := *when; w > 0 && time.Duration(w-now) < wait {
+					wait = time.Duration(w - now)
+				}
+				continue
+			}
+			if waitedOn(own, h) {
+				continue
+			}
+			sc = append(sc, c.reflectCase())
+			own = append(own, extOwner{g, int32(j), h})
+		}
+	}
+	if r.wake == nil {
+		r.wake = time.NewTimer(wait)
+	} else {
+		r.wake.Reset(wait)
+	}
+	if len(own) == 0 {
+		for {
+			select {
+			case <-r.adoptCh:
+				if r.adoptN.Load() == 0 {
+					continue // the doorbell of an adoption already made
+				}
+			case <-r.wake.C:
+			}
+			break
+		}
+	} else {
+		sc = append(sc,
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.adoptCh)},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.wake.C)})
+		for {
+			i, v, ok := reflect.Select(sc)
+			if i == len(own) && r.adoptN.Load() == 0 {
+				continue
+			}
+			if i < len(own) {
+				o := own[i]
+				o.g.w.sel.all[o.j].fromReflect(v, ok)
+				o.g.w.sel.extIdx = int(o.j)
+				o.g.extOK = true
+			}
+			break
+		}
+	}
+	if !r.wake.Stop() {
+		// Fired: with the timers of Go before 1.23 (a module that says
+		// so), its value may still be in the channel for the next phase.
+		select {
+		case <-r.wake.C:
+		default:
+		}
+	}
+	clear(sc)
+	r.extCases, r.extOwn = sc[:0], own[:0]
+	settle()
+	r.timeMoved()
+	for _, g := range launched {
+		// Where the runtime's timers can be read, a receive that cannot
+		// complete is known without trying it (isReady reads the
+		// channel's descriptor and its timer).
+		if g.extOK || timersReadable && !r.isReady(&g.w) {
+			continue
+		}
+		if j := realSelect(true, g.w.sel.all, nil); j >= 0 {
+			g.w.sel.extIdx = j
+			g.extOK = true
+		}
+	}
+	return true
+}
+
+// extOwner is a case of waitFirst's select: the goroutine and its case.
+type extOwner struct {
+	g *gor
+	j int32
+	h *hchan
+}
+
+// waitedOn reports whether a case of own is on h.
+func waitedOn(own []extOwner, h *hchan) bool {
+	for i := range own {
+		if own[i].h == h {
+			return true
+		}
+	}
+	return false
+}
+
+// holderPhase runs the external phase on the goroutine holding control,
+// which found nobody to run, when waitFirst can run it: the same phase,
+// without handing control to the coordinator and back (two goroutine
+// switches, none when the goroutine that waited is the one chosen). It
+// returns whom to hand control to, or nil to leave the phase to the
+// coordinator: waitFirst cannot run it, nothing is blocked in a select,
+// or the run is over (a hang, a leak, a bad choice), which the
+// coordinator unwinds as always. Meanwhile the coordinator waits; its
+// watch for a goroutine blocked outside the scheduler lets the time of
+// the phase pass (holding).
+func (r *run) holderPhase() *gor {
+	if r.aborting || r.live == 0 {
+		return nil
+	}
+	launched := r.toLaunch()
+	if len(launched) == 0 {
+		return nil
+	}
+	r.holding.Store(true)
+	ok := r.waitFirst(launched)
+	r.holding.Store(false)
+	if !ok {
+		return nil
+	}
+	holderPhases.Add(1)
+	next := r.afterExternal(launched)
+	r.endEarly()
+	if next == nil && r.aborting {
+		return nil
+	}
+	if next = r.afterPhase(next); r.aborting {
+		return nil
+	}
+	return next
+}
