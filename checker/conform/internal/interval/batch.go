@@ -658,14 +658,19 @@ func (c *Reader) ivPad(v int, call uint64) int {
 	return pad
 }
 
-// ivMayClaim reports whether take e (a steal of t from thief i's deque,
-// steal-last) may find t moved there by a batch steal i has in flight:
-// i is idle, its deque does not hold t, another deque does.
-func (c *Reader) ivMayClaim(e *traces.Event) bool {
+// ivMayClaim reports whether take e (a steal of t from thief i's deque)
+// may find t moved there by a batch steal i has in flight: i is idle,
+// its deque does not hold t, another deque does. Unless over, i's deque
+// is empty; over (steal-last), it holds other tasks, which the steals
+// overlapping e took first (ivClaim).
+func (c *Reader) ivMayClaim(e *traces.Event, over bool) bool {
 	s := c.s
 	cfg := c.m.Config()
 	i, t := int(e.Victim), int32(e.Task)
-	if !cfg.StealHalf || (!cfg.StealLast && !cfg.OwnerFIFO) || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 || len(s.Local[i]) > 0 {
+	if !cfg.StealHalf || (!cfg.StealLast && !cfg.OwnerFIFO) || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 {
+		return false
+	}
+	if over != (len(s.Local[i]) > 0) || over && (!cfg.StealLast || slices.Contains(s.Local[i], t)) {
 		return false
 	}
 	if i < len(c.batch) && slices.Contains(c.batch[i].tasks, t) {
@@ -694,8 +699,13 @@ func (c *Reader) ivMayClaim(e *traces.Event) bool {
 // obligations on them, which it takes over), its batch, with them in
 // front, within half of v's deque (checked then, ivClaimed). It returns
 // whether the step was accepted (and applied).
-func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step) bool {
-	if !c.ivMayClaim(e) {
+//
+// Over (steal-last: the reading after ivClaim's), i's deque holds other
+// tasks: they were there before i's batch was published behind them, and
+// steals overlapping this one took them first (they owe, as in reorder);
+// they stay in front of the claimed tasks.
+func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step, over bool) bool {
+	if !c.ivMayClaim(e, over) {
 		return false
 	}
 	s := c.s
@@ -722,12 +732,24 @@ func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 		return false
 	}
 	moved := slices.Clone(q[first:end])
+	own := slices.Clone(s.Local[i]) // over: i's tasks, in front
+	// In front of t for the step: i's own tasks (over), and, from a FIFO
+	// deque, the claimed tasks in front of t (the steal runs the head of
+	// i's deque): steals overlapping this one took them first.
+	k := 0
+	if first == 1 {
+		k = j - 1
+	}
+	ahead := slices.Concat(own, moved[:k])
 	s.Local[v] = slices.Concat(q[:first], q[end:])
-	s.Local[i] = moved
+	s.Local[i] = slices.Clone(moved[k:])
 	if !c.ivStepOwn(idx, e, st) {
 		s.Local[v] = q
-		s.Local[i] = s.Local[i][:0]
+		s.Local[i] = own
 		return false
+	}
+	if len(ahead) > 0 {
+		s.Local[i] = append(ahead, s.Local[i]...)
 	}
 	for len(c.claim) <= i {
 		c.claim = append(c.claim, confClaim{})
@@ -747,6 +769,11 @@ func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 			cl.deadline = min(cl.deadline, o.deadline)
 			delete(c.owed, y)
 		}
+	}
+	// The tasks ahead were taken first, from i's deque, by steals
+	// overlapping this one.
+	for _, y := range ahead {
+		c.oweTask(y, idx, e, fmt.Sprintf("t%d was in front of t%d on w%d's local queue", y, t, i))
 	}
 	return true
 }
@@ -772,6 +799,14 @@ func (c *Reader) ClaimBefore(e *traces.Event, r model.Rule, w, v int) error {
 	k := 0 // a FIFO batch's tasks go back behind the task it runs
 	if cl.run >= 0 {
 		k = slices.Index(q, cl.run) + 1
+		// Each claimed task was taken from w's deque before this steal's
+		// event (by the claim, or, in front of it, by a steal the claim
+		// owed it to): one still queued is no task of this batch.
+		for _, y := range cl.tasks {
+			if slices.ContainsFunc(c.s.Local, func(l []int32) bool { return slices.Contains(l, y) }) {
+				return c.failClaim(w, fmt.Sprintf("t%d is still queued when w%d's steal from w%d (seq %d) comes", y, w, v, e.Seq))
+			}
+		}
 	}
 	c.s.Local[v] = slices.Concat(q[:k], cl.tasks, q[k:])
 	return nil

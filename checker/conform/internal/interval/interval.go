@@ -189,7 +189,7 @@ func (c *Reader) Take(idx int, e *traces.Event) error {
 	}
 	// Stolen from a thief that may have a batch steal in flight, which
 	// took it: ivClaim settles the obligation, or it stays and fails.
-	if c.ivMayClaim(e) {
+	if c.ivMayClaim(e, false) || c.ivMayClaim(e, true) {
 		return nil
 	}
 	if c.ivForward(e, o) {
@@ -282,8 +282,11 @@ func (c *Reader) Relax(idx int, e *traces.Event, st model.Step, err error, first
 				c.ivUngiveBack(i, k)
 			}
 		}
-		if first <= 3 && c.ivClaim(idx, e, st) {
+		if first <= 3 && c.ivClaim(idx, e, st, false) {
 			return accept(3)
+		}
+		if first <= 4 && c.ivClaim(idx, e, st, true) {
+			return accept(4)
 		}
 		if c.extra > 0 {
 			return err // a longer claim or nothing
@@ -340,7 +343,7 @@ func (c *Reader) Relax(idx int, e *traces.Event, st model.Step, err error, first
 				c.ivRestoreBatches(saved)
 			}
 		}
-		if first <= 3 && c.ivClaim(idx, e, st) {
+		if first <= 3 && c.ivClaim(idx, e, st, false) {
 			return accept(3)
 		}
 		if c.extra > 0 {

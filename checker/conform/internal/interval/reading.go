@@ -10,7 +10,8 @@ import (
 
 // The readings of a take, in the order tried: 0 the take at its Seq, 1
 // to 4 the batch orders of Relax (steal-last: ivStealLast, ivGiveBack,
-// ivClaim; FIFO: ivBatchTake, ivBatchPrefix, ivClaim, ivTakeBack), then
+// ivClaim, ivClaim over the thief's own tasks; FIFO: ivBatchTake,
+// ivBatchPrefix, ivClaim, ivTakeBack), then
 // the reorder of Relax with nothing hidden, the own deque hidden, the
 // global queue hidden, both (TryReorder on); then, for a batch steal,
 // its size (TryCut on) and the length of a claim (TryClaim on),
