@@ -29,6 +29,7 @@ type confClaim struct {
 	tasks    []int32 // the tasks the steal moved, in order
 	deadline uint64  // the steal's Call comes before it
 	run      int32   // from a FIFO deque, the task the steal runs (else -1)
+	kept     []int32 // FIFO: the claimed tasks still in the thief's deque at its steal (ClaimBefore)
 	idx      int     // the take that made the claim (event idx, ev)
 	ev       traces.Event
 }
@@ -801,12 +802,24 @@ func (c *Reader) ClaimBefore(e *traces.Event, r model.Rule, w, v int) error {
 		k = slices.Index(q, cl.run) + 1
 		// Each claimed task was taken from w's deque before this steal's
 		// event (by the claim, or, in front of it, by a steal the claim
-		// owed it to): one still queued is no task of this batch.
+		// owed it to), or is still there, behind the stolen one (a longer
+		// claim): w's deque holds those alone, in order; they go back with
+		// the others for the step, and return to w's deque after it
+		// (ClaimAfterFIFO). A claimed task queued elsewhere is no task of
+		// this batch.
+		cl.kept = cl.kept[:0]
 		for _, y := range cl.tasks {
-			if slices.ContainsFunc(c.s.Local, func(l []int32) bool { return slices.Contains(l, y) }) {
+			switch {
+			case slices.Contains(c.s.Local[w], y):
+				cl.kept = append(cl.kept, y)
+			case slices.ContainsFunc(c.s.Local, func(l []int32) bool { return slices.Contains(l, y) }):
 				return c.failClaim(w, fmt.Sprintf("t%d is still queued when w%d's steal from w%d (seq %d) comes", y, w, v, e.Seq))
 			}
 		}
+		if !slices.Equal(c.s.Local[w], cl.kept) {
+			return c.failClaim(w, fmt.Sprintf("w%d's deque holds %s when its steal from w%d (seq %d) comes", w, taskList32(c.s.Local[w]), v, e.Seq))
+		}
+		c.s.Local[w] = c.s.Local[w][:0]
 	}
 	c.s.Local[v] = slices.Concat(q[:k], cl.tasks, q[k:])
 	return nil
@@ -846,7 +859,14 @@ func (c *Reader) ClaimAfterFIFO(w int) error {
 	}
 	c.s.Local[cl.victim] = q[n:]
 	c.batch[w].drop(n)
-	cl.tasks = nil
+	if len(cl.kept) > 0 {
+		// The claimed tasks still in w's deque lead it; the batch held
+		// no more (a longer claim reads more): a later task of it would
+		// go to the front of w's deque, ahead of them (ivBatchTake).
+		c.s.Local[w] = append(slices.Clone(cl.kept), c.s.Local[w]...)
+		c.ivBatchClose(w)
+	}
+	cl.tasks, cl.kept = nil, nil
 	return nil
 }
 

@@ -53,7 +53,10 @@
 //     its batch holding the claimed ones (ClaimAfterFIFO); claimed
 //     tasks in front of the one stolen were taken first, by steals of the
 //     thief's deque overlapping this one (they owe, as in reorder), and
-//     each claimed task has left the queues when the thief's steal comes.
+//     each claimed task has left the queues when the thief's steal comes,
+//     or, for a longer claim (tasks behind the one stolen, which the
+//     stealer's open batch may move), is still in the thief's deque; those
+//     stay there, in front, and the thief's batch held no more.
 //     A task a
 //     pop behind it gave to its thief's batch (ivBatchPrefix) goes back
 //     to the victim for that thief's next steal from it, if called before

@@ -66,11 +66,9 @@ func (c *Reader) Reading(st model.Step, p int) int {
 		}
 		return TryReorder
 	case p >= TryClaim:
-		if !c.m.Config().StealLast {
-			// A FIFO claim (ClaimAfterFIFO) counts every claimed task
-			// as taken before the thief's steal: no longer claim.
-			return -1
-		}
+		// From a FIFO deque, the tasks a longer claim moves behind the one
+		// stolen stay in the thief's deque, the stealer's open batch
+		// (ClaimBefore).
 		c.extra = p - TryClaim + 1
 		return 3
 	case st.Rule != model.WORKER_STEAL || v < 0 || v >= len(s.Local):
