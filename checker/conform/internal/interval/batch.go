@@ -55,6 +55,12 @@ type confBatch struct {
 	since []uint64
 	call  uint64 // the steal's Call
 	ret   uint64 // and its Return
+	// lead: the tasks that lead the batch in the thief's deque, in front
+	// of what it moved: the own tasks kept there at the steal (ivOwnBack),
+	// then the tasks of the batch shown moved (ivBatchPrefix,
+	// ivBatchTake). A task shown moved goes behind those still there
+	// (ivBatchFront).
+	lead []int32
 }
 
 // drop removes the first k tasks of the batch.
@@ -157,7 +163,7 @@ func (c *Reader) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	for len(c.batch) <= w {
 		c.batch = append(c.batch, confBatch{})
 	}
-	c.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], since: since[:most], call: call, ret: ret}
+	c.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], since: since[:most], call: call, ret: ret, lead: slices.Clone(s.Local[w][:c.own])}
 	c.h.Moved(tasks[:most])
 }
 
@@ -208,6 +214,19 @@ func (c *Reader) ivBatchTake(w int, x int32) bool {
 	c.ivPassed(w, []int32{x})
 	c.moved = true
 	return true
+}
+
+// ivBatchFront is where the tasks w's open batch is shown to have moved
+// go in w's deque: behind the tasks that lead the batch there and are
+// still at its head (a thief of w takes from the head; w itself, taking
+// from there, would have closed the batch).
+func (c *Reader) ivBatchFront(w int) int {
+	q, lead := c.s.Local[w], c.batch[w].lead
+	n := 0
+	for n < len(q) && slices.Contains(lead, q[n]) {
+		n++
+	}
+	return n
 }
 
 // ivTakeBack is a steal st (take e) by thief w of x from v, where x sits
@@ -302,8 +321,10 @@ func (c *Reader) ivPassed(w int, ts []int32) {
 // they are the first tasks of an open batch stolen from v (the thief i's),
 // the batch included them (it was at least that long), so a take behind
 // them shows that the steal moved them: they go to the front of i's
-// deque, in order (anything i pushed since is behind them; i took
-// nothing of its own since the steal, or the batch would be closed). It
+// deque, in order, behind the tasks that lead the batch there
+// (ivBatchFront: i's own tasks kept in front at the steal, owed to its
+// thieves; anything i pushed since is behind them; i took nothing of its
+// own since the steal, or the batch would be closed). It
 // returns the thief and how many tasks moved (0: none).
 func (c *Reader) ivBatchPrefix(v int, x int32) (int, int) {
 	s := c.s
@@ -321,8 +342,10 @@ func (c *Reader) ivBatchPrefix(v int, x int32) (int, int) {
 			continue
 		}
 		moved := slices.Clone(q[:k])
-		s.Local[i] = append(slices.Clone(moved), s.Local[i]...)
+		p := c.ivBatchFront(i)
+		s.Local[i] = slices.Concat(s.Local[i][:p], moved, s.Local[i][p:])
 		s.Local[v] = q[k:]
+		b.lead = append(slices.Clone(b.lead), moved...)
 		b.drop(k)
 		c.ivPassed(i, moved)
 		// A batch stolen from i that counted on them finds them in i's
