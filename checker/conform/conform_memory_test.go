@@ -49,3 +49,31 @@ func TestConformanceMemoryPerTask(t *testing.T) {
 		t.Errorf("the checker keeps %.1f bytes per task id, want at most 20", per)
 	}
 }
+
+// TestConformanceNoAllocPerEvent: once the tables have grown, checking an
+// ordinary trace costs no allocation per event (the event Step is given
+// stays on the stack: nothing it is passed to may keep its pointer).
+func TestConformanceNoAllocPerEvent(t *testing.T) {
+	h := hdr(4, "worksteal", map[string]int{"local-cap": 256, "global-interval": 0})
+	ev := newConfGen(t, h, 1).run(t, 1<<14)
+	c, err := New(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ev[:len(ev)/2] {
+		if err := c.Step(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rest := ev[len(ev)/2:]
+	i := 0
+	allocs := testing.AllocsPerRun(len(rest)-1, func() {
+		if err := c.Step(rest[i]); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per event", allocs)
+	}
+}

@@ -438,7 +438,7 @@ func (c *Reader) ivBatchBefore(e *traces.Event, st model.Step) bool {
 		q = append(q, 0) // no task: a place only
 	}
 	c.s.Local[v] = q
-	err := c.h.TakeStep(st, e)
+	err := c.h.TakeStep(st, *e)
 	q = c.s.Local[v]
 	if err == nil {
 		c.s.Local[v] = q[:len(q)-pad]
@@ -528,7 +528,7 @@ func (c *Reader) ivStealLast(idx int, e *traces.Event, st model.Step) bool {
 // the take (its tasks owe as in Relax). It returns whether the step was
 // accepted (and applied).
 func (c *Reader) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
-	if c.h.TakeStep(st, e) == nil {
+	if c.h.TakeStep(st, *e) == nil {
 		return true
 	}
 	s := c.s
@@ -537,7 +537,7 @@ func (c *Reader) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
 	}
 	g := s.Global
 	s.Global = nil
-	ok := c.h.TakeStep(st, e) == nil
+	ok := c.h.TakeStep(st, *e) == nil
 	s.Global = g
 	if ok {
 		c.oweGlobal(idx, e, st.Worker, g)
@@ -550,7 +550,7 @@ func (c *Reader) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
 // to come; they owe as in Relax). It returns whether the step was
 // accepted (and applied).
 func (c *Reader) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
-	if c.h.TakeStep(st, e) == nil {
+	if c.h.TakeStep(st, *e) == nil {
 		return true
 	}
 	s := c.s
@@ -560,7 +560,7 @@ func (c *Reader) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
 	}
 	o := s.Local[w]
 	s.Local[w] = nil
-	ok := c.h.TakeStep(st, e) == nil
+	ok := c.h.TakeStep(st, *e) == nil
 	c.ivOwnBack(w, o, ok)
 	if ok {
 		for _, y := range o {
@@ -899,7 +899,7 @@ func (c *Reader) failClaim(w int, what string) error {
 	premise := fmt.Sprintf("w%d has a batch steal in flight that moved %s (order intervals)", w, taskList32(cl.tasks))
 	reason := fmt.Sprintf("w%d's deque did not hold t%d, w%d's did, so this take is accepted only if w%d's next take is a batch steal from w%d that took %s and was called before tick %d; %s", w, cl.ev.Task, cl.victim, w, cl.victim, taskList32(cl.tasks), cl.deadline, what)
 	cl.tasks = nil
-	return c.h.Fail(cl.idx, &cl.ev, frame.Rule(&cl.ev), premise, reason)
+	return c.h.Fail(cl.idx, cl.ev, frame.Rule(&cl.ev), premise, reason)
 }
 
 func taskList32(ts []int32) string {
