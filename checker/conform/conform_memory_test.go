@@ -49,3 +49,34 @@ func TestConformanceMemoryPerTask(t *testing.T) {
 		t.Errorf("the checker keeps %.1f bytes per task id, want at most 20", per)
 	}
 }
+
+// TestConformanceNoAllocPerEvent: checking an ordinary trace costs no
+// allocation per event, only the amortized growth of the tables as new
+// task ids come (the event Step is given stays on the stack: nothing it is
+// passed to may keep its pointer).
+func TestConformanceNoAllocPerEvent(t *testing.T) {
+	h := hdr(4, "worksteal", map[string]int{"local-cap": 256, "global-interval": 0})
+	ev := newConfGen(t, h, 1).run(t, 1<<14)
+	c, err := New(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first third grows the tables; AllocsPerRun steps the second
+	// (its warm-up) and counts the allocations of the third.
+	n := len(ev) / 3
+	parts := [][]traces.Event{ev[:n], ev[n : 2*n], ev[2*n:]}
+	run := 0
+	step := func() {
+		for _, e := range parts[run] {
+			if err := c.Step(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run++
+	}
+	step()
+	allocs := testing.AllocsPerRun(1, step)
+	if allocs*100 > float64(len(parts[2])) {
+		t.Errorf("%v allocations in %d events, want at most one in 100", allocs, len(parts[2]))
+	}
+}

@@ -13,10 +13,10 @@ import (
 // moved, for the search over readings (conform_interval_batch_search.go).
 type ivHost struct{ c *Conformance }
 
-func (h ivHost) TakeStep(st model.Step, e *traces.Event) error { return h.c.takeStep(st, e) }
+func (h ivHost) TakeStep(st model.Step, e traces.Event) error { return h.c.takeStep(st, &e) }
 
-func (h ivHost) Fail(idx int, e *traces.Event, r model.Rule, premise, reason string) error {
-	return h.c.fail(idx, e, r, premise, reason)
+func (h ivHost) Fail(idx int, e traces.Event, r model.Rule, premise, reason string) error {
+	return h.c.fail(idx, &e, r, premise, reason)
 }
 
 func (h ivHost) LastSeq(w int) uint64 { return h.c.workers[w].lastSeq }

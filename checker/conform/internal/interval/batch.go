@@ -29,6 +29,7 @@ type confClaim struct {
 	tasks    []int32 // the tasks the steal moved, in order
 	deadline uint64  // the steal's Call comes before it
 	run      int32   // from a FIFO deque, the task the steal runs (else -1)
+	kept     []int32 // FIFO: the claimed tasks still in the thief's deque at its steal (ClaimBefore)
 	idx      int     // the take that made the claim (event idx, ev)
 	ev       traces.Event
 }
@@ -54,6 +55,12 @@ type confBatch struct {
 	since []uint64
 	call  uint64 // the steal's Call
 	ret   uint64 // and its Return
+	// lead: the tasks that lead the batch in the thief's deque, in front
+	// of what it moved: the own tasks kept there at the steal (ivOwnBack),
+	// then the tasks of the batch shown moved (ivBatchPrefix,
+	// ivBatchTake). A task shown moved goes behind those still there
+	// (ivBatchFront).
+	lead []int32
 }
 
 // drop removes the first k tasks of the batch.
@@ -156,7 +163,7 @@ func (c *Reader) ivOpenBatch(w, v int, call, ret uint64, chained bool) {
 	for len(c.batch) <= w {
 		c.batch = append(c.batch, confBatch{})
 	}
-	c.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], since: since[:most], call: call, ret: ret}
+	c.batch[w] = confBatch{victim: v, tasks: tasks[:most], at: at[:most], since: since[:most], call: call, ret: ret, lead: slices.Clone(s.Local[w][:c.own])}
 	c.h.Moved(tasks[:most])
 }
 
@@ -207,6 +214,19 @@ func (c *Reader) ivBatchTake(w int, x int32) bool {
 	c.ivPassed(w, []int32{x})
 	c.moved = true
 	return true
+}
+
+// ivBatchFront is where the tasks w's open batch is shown to have moved
+// go in w's deque: behind the tasks that lead the batch there and are
+// still at its head (a thief of w takes from the head; w itself, taking
+// from there, would have closed the batch).
+func (c *Reader) ivBatchFront(w int) int {
+	q, lead := c.s.Local[w], c.batch[w].lead
+	n := 0
+	for n < len(q) && slices.Contains(lead, q[n]) {
+		n++
+	}
+	return n
 }
 
 // ivTakeBack is a steal st (take e) by thief w of x from v, where x sits
@@ -301,8 +321,10 @@ func (c *Reader) ivPassed(w int, ts []int32) {
 // they are the first tasks of an open batch stolen from v (the thief i's),
 // the batch included them (it was at least that long), so a take behind
 // them shows that the steal moved them: they go to the front of i's
-// deque, in order (anything i pushed since is behind them; i took
-// nothing of its own since the steal, or the batch would be closed). It
+// deque, in order, behind the tasks that lead the batch there
+// (ivBatchFront: i's own tasks kept in front at the steal, owed to its
+// thieves; anything i pushed since is behind them; i took nothing of its
+// own since the steal, or the batch would be closed). It
 // returns the thief and how many tasks moved (0: none).
 func (c *Reader) ivBatchPrefix(v int, x int32) (int, int) {
 	s := c.s
@@ -320,8 +342,10 @@ func (c *Reader) ivBatchPrefix(v int, x int32) (int, int) {
 			continue
 		}
 		moved := slices.Clone(q[:k])
-		s.Local[i] = append(slices.Clone(moved), s.Local[i]...)
+		p := c.ivBatchFront(i)
+		s.Local[i] = slices.Concat(s.Local[i][:p], moved, s.Local[i][p:])
 		s.Local[v] = q[k:]
+		b.lead = append(slices.Clone(b.lead), moved...)
 		b.drop(k)
 		c.ivPassed(i, moved)
 		// A batch stolen from i that counted on them finds them in i's
@@ -414,7 +438,7 @@ func (c *Reader) ivBatchBefore(e *traces.Event, st model.Step) bool {
 		q = append(q, 0) // no task: a place only
 	}
 	c.s.Local[v] = q
-	err := c.h.TakeStep(st, e)
+	err := c.h.TakeStep(st, *e)
 	q = c.s.Local[v]
 	if err == nil {
 		c.s.Local[v] = q[:len(q)-pad]
@@ -504,7 +528,7 @@ func (c *Reader) ivStealLast(idx int, e *traces.Event, st model.Step) bool {
 // the take (its tasks owe as in Relax). It returns whether the step was
 // accepted (and applied).
 func (c *Reader) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
-	if c.h.TakeStep(st, e) == nil {
+	if c.h.TakeStep(st, *e) == nil {
 		return true
 	}
 	s := c.s
@@ -513,7 +537,7 @@ func (c *Reader) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
 	}
 	g := s.Global
 	s.Global = nil
-	ok := c.h.TakeStep(st, e) == nil
+	ok := c.h.TakeStep(st, *e) == nil
 	s.Global = g
 	if ok {
 		c.oweGlobal(idx, e, st.Worker, g)
@@ -526,7 +550,7 @@ func (c *Reader) ivStepGlobal(idx int, e *traces.Event, st model.Step) bool {
 // to come; they owe as in Relax). It returns whether the step was
 // accepted (and applied).
 func (c *Reader) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
-	if c.h.TakeStep(st, e) == nil {
+	if c.h.TakeStep(st, *e) == nil {
 		return true
 	}
 	s := c.s
@@ -536,7 +560,7 @@ func (c *Reader) ivStepOwn(idx int, e *traces.Event, st model.Step) bool {
 	}
 	o := s.Local[w]
 	s.Local[w] = nil
-	ok := c.h.TakeStep(st, e) == nil
+	ok := c.h.TakeStep(st, *e) == nil
 	c.ivOwnBack(w, o, ok)
 	if ok {
 		for _, y := range o {
@@ -658,14 +682,19 @@ func (c *Reader) ivPad(v int, call uint64) int {
 	return pad
 }
 
-// ivMayClaim reports whether take e (a steal of t from thief i's deque,
-// steal-last) may find t moved there by a batch steal i has in flight:
-// i is idle, its deque does not hold t, another deque does.
-func (c *Reader) ivMayClaim(e *traces.Event) bool {
+// ivMayClaim reports whether take e (a steal of t from thief i's deque)
+// may find t moved there by a batch steal i has in flight: i is idle,
+// its deque does not hold t, another deque does. Unless over, i's deque
+// is empty; over (steal-last), it holds other tasks, which the steals
+// overlapping e took first (ivClaim).
+func (c *Reader) ivMayClaim(e *traces.Event, over bool) bool {
 	s := c.s
 	cfg := c.m.Config()
 	i, t := int(e.Victim), int32(e.Task)
-	if !cfg.StealHalf || (!cfg.StealLast && !cfg.OwnerFIFO) || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 || len(s.Local[i]) > 0 {
+	if !cfg.StealHalf || (!cfg.StealLast && !cfg.OwnerFIFO) || e.Source != traces.SourceSteal || i < 0 || i >= len(s.Local) || i == int(e.Worker) || s.Cur[i] != 0 {
+		return false
+	}
+	if over != (len(s.Local[i]) > 0) || over && (!cfg.StealLast || slices.Contains(s.Local[i], t)) {
 		return false
 	}
 	if i < len(c.batch) && slices.Contains(c.batch[i].tasks, t) {
@@ -694,8 +723,13 @@ func (c *Reader) ivMayClaim(e *traces.Event) bool {
 // obligations on them, which it takes over), its batch, with them in
 // front, within half of v's deque (checked then, ivClaimed). It returns
 // whether the step was accepted (and applied).
-func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step) bool {
-	if !c.ivMayClaim(e) {
+//
+// Over (steal-last: the reading after ivClaim's), i's deque holds other
+// tasks: they were there before i's batch was published behind them, and
+// steals overlapping this one took them first (they owe, as in reorder);
+// they stay in front of the claimed tasks.
+func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step, over bool) bool {
+	if !c.ivMayClaim(e, over) {
 		return false
 	}
 	s := c.s
@@ -722,12 +756,24 @@ func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 		return false
 	}
 	moved := slices.Clone(q[first:end])
+	own := slices.Clone(s.Local[i]) // over: i's tasks, in front
+	// In front of t for the step: i's own tasks (over), and, from a FIFO
+	// deque, the claimed tasks in front of t (the steal runs the head of
+	// i's deque): steals overlapping this one took them first.
+	k := 0
+	if first == 1 {
+		k = j - 1
+	}
+	ahead := slices.Concat(own, moved[:k])
 	s.Local[v] = slices.Concat(q[:first], q[end:])
-	s.Local[i] = moved
+	s.Local[i] = slices.Clone(moved[k:])
 	if !c.ivStepOwn(idx, e, st) {
 		s.Local[v] = q
-		s.Local[i] = s.Local[i][:0]
+		s.Local[i] = own
 		return false
+	}
+	if len(ahead) > 0 {
+		s.Local[i] = append(ahead, s.Local[i]...)
 	}
 	for len(c.claim) <= i {
 		c.claim = append(c.claim, confClaim{})
@@ -747,6 +793,11 @@ func (c *Reader) ivClaim(idx int, e *traces.Event, st model.Step) bool {
 			cl.deadline = min(cl.deadline, o.deadline)
 			delete(c.owed, y)
 		}
+	}
+	// The tasks ahead were taken first, from i's deque, by steals
+	// overlapping this one.
+	for _, y := range ahead {
+		c.oweTask(y, idx, e, fmt.Sprintf("t%d was in front of t%d on w%d's local queue", y, t, i))
 	}
 	return true
 }
@@ -772,6 +823,26 @@ func (c *Reader) ClaimBefore(e *traces.Event, r model.Rule, w, v int) error {
 	k := 0 // a FIFO batch's tasks go back behind the task it runs
 	if cl.run >= 0 {
 		k = slices.Index(q, cl.run) + 1
+		// Each claimed task was taken from w's deque before this steal's
+		// event (by the claim, or, in front of it, by a steal the claim
+		// owed it to), or is still there, behind the stolen one (a longer
+		// claim): w's deque holds those alone, in order; they go back with
+		// the others for the step, and return to w's deque after it
+		// (ClaimAfterFIFO). A claimed task queued elsewhere is no task of
+		// this batch.
+		cl.kept = cl.kept[:0]
+		for _, y := range cl.tasks {
+			switch {
+			case slices.Contains(c.s.Local[w], y):
+				cl.kept = append(cl.kept, y)
+			case slices.ContainsFunc(c.s.Local, func(l []int32) bool { return slices.Contains(l, y) }):
+				return c.failClaim(w, fmt.Sprintf("t%d is still queued when w%d's steal from w%d (seq %d) comes", y, w, v, e.Seq))
+			}
+		}
+		if !slices.Equal(c.s.Local[w], cl.kept) {
+			return c.failClaim(w, fmt.Sprintf("w%d's deque holds %s when its steal from w%d (seq %d) comes", w, taskList32(c.s.Local[w]), v, e.Seq))
+		}
+		c.s.Local[w] = c.s.Local[w][:0]
 	}
 	c.s.Local[v] = slices.Concat(q[:k], cl.tasks, q[k:])
 	return nil
@@ -811,7 +882,14 @@ func (c *Reader) ClaimAfterFIFO(w int) error {
 	}
 	c.s.Local[cl.victim] = q[n:]
 	c.batch[w].drop(n)
-	cl.tasks = nil
+	if len(cl.kept) > 0 {
+		// The claimed tasks still in w's deque lead it; the batch held
+		// no more (a longer claim reads more): a later task of it would
+		// go to the front of w's deque, ahead of them (ivBatchTake).
+		c.s.Local[w] = append(slices.Clone(cl.kept), c.s.Local[w]...)
+		c.ivBatchClose(w)
+	}
+	cl.tasks, cl.kept = nil, nil
 	return nil
 }
 
@@ -821,7 +899,7 @@ func (c *Reader) failClaim(w int, what string) error {
 	premise := fmt.Sprintf("w%d has a batch steal in flight that moved %s (order intervals)", w, taskList32(cl.tasks))
 	reason := fmt.Sprintf("w%d's deque did not hold t%d, w%d's did, so this take is accepted only if w%d's next take is a batch steal from w%d that took %s and was called before tick %d; %s", w, cl.ev.Task, cl.victim, w, cl.victim, taskList32(cl.tasks), cl.deadline, what)
 	cl.tasks = nil
-	return c.h.Fail(cl.idx, &cl.ev, frame.Rule(&cl.ev), premise, reason)
+	return c.h.Fail(cl.idx, cl.ev, frame.Rule(&cl.ev), premise, reason)
 }
 
 func taskList32(ts []int32) string {

@@ -50,7 +50,14 @@
 //     A steal from a thief's empty deque of a task still behind another
 //     in victim v's is a claim as for steal-last below (ivClaim): the
 //     thief's next take must be a steal from v running that other task,
-//     its batch holding the claimed ones (ClaimAfterFIFO). A task a
+//     its batch holding the claimed ones (ClaimAfterFIFO); claimed
+//     tasks in front of the one stolen were taken first, by steals of the
+//     thief's deque overlapping this one (they owe, as in reorder), and
+//     each claimed task has left the queues when the thief's steal comes,
+//     or, for a longer claim (tasks behind the one stolen, which the
+//     stealer's open batch may move), is still in the thief's deque; those
+//     stay there, in front, and the thief's batch held no more.
+//     A task a
 //     pop behind it gave to its thief's batch (ivBatchPrefix) goes back
 //     to the victim for that thief's next steal from it, if called before
 //     the pop returned (ivTakeBack). A steal that cut the tasks in front
@@ -66,7 +73,10 @@
 //     whose deque is empty, x still in victim v's, stands for a batch
 //     steal from v the thief has in flight (its CASes done, its event not
 //     yet come): the thief's next take must be that steal, called in
-//     time, its batch holding the tasks (ivClaim). A steal accepted as a
+//     time, its batch holding the tasks (ivClaim). The thief's deque may
+//     also hold other tasks (the reading after that): its batch was
+//     published behind them, and steals overlapping this one took them
+//     first (they owe, as in reorder). A steal accepted as a
 //     batch of x alone, the tasks in front owed, may later be shown to
 //     have held the owed tasks right in front of x, when the thief's
 //     deque gives one of them up (ivForward), within half of what it read.

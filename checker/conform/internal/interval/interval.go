@@ -113,10 +113,13 @@ func New(h Host, s *model.State, m *model.Model, gq *globalq.Index, priority, sl
 type Host interface {
 	// TakeStep applies take st (of event e) to the model state as the
 	// checker applies a take at its Seq; an error when a premise fails.
-	TakeStep(st model.Step, e *traces.Event) error
+	// The event goes by value: a pointer given to an interface's method
+	// escapes, and the checker's event would then be allocated for every
+	// event of every trace.
+	TakeStep(st model.Step, e traces.Event) error
 	// Fail records the violation at event idx, e, of rule r: the premise
 	// that failed and what held instead.
-	Fail(idx int, e *traces.Event, r model.Rule, premise, reason string) error
+	Fail(idx int, e traces.Event, r model.Rule, premise, reason string) error
 	// LastSeq is the Seq of worker w's last event.
 	LastSeq(w int) uint64
 	// Moved notes that the batch steal of the event being checked moved
@@ -176,7 +179,7 @@ func (c *Reader) pushOf(t int32) confPush {
 func (c *Reader) Take(idx int, e *traces.Event) error {
 	c.own, c.cut, c.pos = 0, 0, 0
 	if e.Call == 0 || e.Return == 0 || e.Call > e.Return || e.Seq != e.Return {
-		return c.h.Fail(idx, e, frame.Rule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
+		return c.h.Fail(idx, *e, frame.Rule(e), "a take carries call ≤ ret and seq = ret (order intervals)",
 			fmt.Sprintf("call %d, ret %d, seq %d", e.Call, e.Return, e.Seq))
 	}
 	o, ok := c.owed[int32(e.Task)]
@@ -189,7 +192,7 @@ func (c *Reader) Take(idx int, e *traces.Event) error {
 	}
 	// Stolen from a thief that may have a batch steal in flight, which
 	// took it: ivClaim settles the obligation, or it stays and fails.
-	if c.ivMayClaim(e) {
+	if c.ivMayClaim(e, false) || c.ivMayClaim(e, true) {
 		return nil
 	}
 	if c.ivForward(e, o) {
@@ -217,7 +220,7 @@ func (c *Reader) Take(idx int, e *traces.Event) error {
 func (c *Reader) failOwed(t int32, o confOwe, what string) error {
 	premise := fmt.Sprintf("t%d is removed first by a take overlapping this one (order intervals)", t)
 	reason := fmt.Sprintf("%s, so this take is accepted only if t%d was taken by a take overlapping it (called before tick %d); %s", o.why, t, o.deadline, what)
-	return c.h.Fail(o.idx, &o.ev, frame.Rule(&o.ev), premise, reason)
+	return c.h.Fail(o.idx, o.ev, frame.Rule(&o.ev), premise, reason)
 }
 
 // Finish fails the first obligation no take settled.
@@ -282,8 +285,11 @@ func (c *Reader) Relax(idx int, e *traces.Event, st model.Step, err error, first
 				c.ivUngiveBack(i, k)
 			}
 		}
-		if first <= 3 && c.ivClaim(idx, e, st) {
+		if first <= 3 && c.ivClaim(idx, e, st, false) {
 			return accept(3)
+		}
+		if first <= 4 && c.ivClaim(idx, e, st, true) {
+			return accept(4)
 		}
 		if c.extra > 0 {
 			return err // a longer claim or nothing
@@ -340,7 +346,7 @@ func (c *Reader) Relax(idx int, e *traces.Event, st model.Step, err error, first
 				c.ivRestoreBatches(saved)
 			}
 		}
-		if first <= 3 && c.ivClaim(idx, e, st) {
+		if first <= 3 && c.ivClaim(idx, e, st, false) {
 			return accept(3)
 		}
 		if c.extra > 0 {
@@ -429,7 +435,7 @@ func (c *Reader) Relax(idx int, e *traces.Event, st model.Step, err error, first
 		if global {
 			globalSaved, s.Global = s.Global, nil
 		}
-		ok := c.h.TakeStep(st, e) == nil
+		ok := c.h.TakeStep(st, *e) == nil
 		if own {
 			c.ivOwnBack(w, ownSaved, ok)
 		}

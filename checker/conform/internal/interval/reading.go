@@ -10,7 +10,8 @@ import (
 
 // The readings of a take, in the order tried: 0 the take at its Seq, 1
 // to 4 the batch orders of Relax (steal-last: ivStealLast, ivGiveBack,
-// ivClaim; FIFO: ivBatchTake, ivBatchPrefix, ivClaim, ivTakeBack), then
+// ivClaim, ivClaim over the thief's own tasks; FIFO: ivBatchTake,
+// ivBatchPrefix, ivClaim, ivTakeBack), then
 // the reorder of Relax with nothing hidden, the own deque hidden, the
 // global queue hidden, both (TryReorder on); then, for a batch steal,
 // its size (TryCut on) and the length of a claim (TryClaim on),
@@ -65,11 +66,9 @@ func (c *Reader) Reading(st model.Step, p int) int {
 		}
 		return TryReorder
 	case p >= TryClaim:
-		if !c.m.Config().StealLast {
-			// A FIFO claim (ClaimAfterFIFO) counts every claimed task
-			// as taken before the thief's steal: no longer claim.
-			return -1
-		}
+		// From a FIFO deque, the tasks a longer claim moves behind the one
+		// stolen stay in the thief's deque, the stealer's open batch
+		// (ClaimBefore).
 		c.extra = p - TryClaim + 1
 		return 3
 	case st.Rule != model.WORKER_STEAL || v < 0 || v >= len(s.Local):
