@@ -172,7 +172,7 @@ func launch(args []string) int {
 	code := cmd.ProcessState.ExitCode()
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+		rss = int64(ru.Maxrss) // int32 on 386
 	}
 	fmt.Fprintf(report, "%d %d\n", code, rss)
 	return max(code, 0)
