@@ -48,7 +48,10 @@
 //     Cond called by the goroutine holding control are yield points and
 //     wait in the scheduler on the value's real state, whoever's code
 //     calls them; the runtime's own use of sync on that goroutine is not
-//     (run.quiet).
+//     (run.quiet). An uncontrolled goroutine of the run that must wait
+//     for a Mutex or RWMutex waits on a channel of the bubble that the
+//     next release closes (durably blocked, so settling returns), and a
+//     hang names it (Blocked.G is Uncontrolled).
 //   - Ranges over maps in rewritten code go through MapOrdered or MapAny:
 //     key order, so a replay takes the same path.
 //   - A hang is decided, not timed: every controlled goroutine blocked and

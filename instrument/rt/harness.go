@@ -366,6 +366,7 @@ func runOnce(cfg Config, main func()) (sched.Schedule, error) {
 	// its own slice from nothing; the schedule gets a copy.
 	r.choices = choiceBuf[:0]
 	main, restore := r.withPackages(main)
+	stdEnter()
 	err := r.coordinate(main)
 	restore()
 	choices := slices.Clone(r.choices)
