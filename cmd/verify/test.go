@@ -68,13 +68,24 @@ func (l listFlag) Set(v string) error {
 
 func testFlagSpecs(f *testFlags) []flagSpec {
 	return []flagSpec{
-		{name: "runs", min: 1, max: 100_000_000},
 		{name: "pct-depth", min: 1, max: 20, applies: onlyWith(func() bool { return f.strategy == "pct" }, "--strategy pct")},
 		{name: "max-steps", min: 0, max: 1 << 30},
 		{name: "timeout", min: int64(time.Second), max: int64(1000 * time.Hour)},
 		{name: "time", min: int64(100 * time.Millisecond), max: int64(1000 * time.Hour), explicitOnly: true, applies: func() string {
 			if f.replay != "" {
 				return "a replay makes one run"
+			}
+			return ""
+		}},
+		{name: "runs", applies: func() string {
+			if f.replay != "" {
+				return "a replay makes one run"
+			}
+			return ""
+		}, min: 1, max: 100_000_000},
+		{name: "strategy", applies: func() string {
+			if f.replay != "" {
+				return "a replay makes the schedule's choices"
 			}
 			return ""
 		}},
@@ -188,15 +199,18 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if f.replay != "" {
-		abs, err := filepath.Abs(f.replay)
-		if err == nil {
-			_, err = os.Stat(abs)
-		}
+		abs, err := checkSchedule(f.replay)
 		if err != nil {
-			fmt.Fprintf(stderr, "verify test: --replay: %v\n", err)
+			fmt.Fprintf(stderr, "verify test: --replay: %s\n", term(err.Error()))
 			return exitUsage
 		}
 		f.replay = abs
+	}
+	if f.out != "" {
+		if err := checkOutDir(f.out); err != nil {
+			fmt.Fprintf(stderr, "verify test: --out: %s\n", term(err.Error()))
+			return exitUsage
+		}
 	}
 	if v, err := goVersion(); err != nil {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
@@ -242,7 +256,13 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	b, err := instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: buildDir, Cache: cache, StdSync: f.stdSync})
+	b, err := interruptible(ctx, func() (*instrument.Build, error) {
+		return instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: buildDir, Cache: cache, StdSync: f.stdSync})
+	})
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "verify test: interrupted while rewriting and building %s (%.1fs): no test ran\n", strings.Join(pkgs, " "), time.Since(start).Seconds())
+		return exitUnknown
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
 		return exitUsage
@@ -546,4 +566,94 @@ func supportedGo(v string) bool {
 		}
 	}
 	return false
+}
+
+// maxSchedule bounds the size of a schedule file that --replay reads: a
+// run of the default 100,000 steps writes well under a megabyte.
+const maxSchedule = 256 << 20
+
+// checkSchedule checks, before anything is built, that name is a
+// schedule file this build can replay: a regular file (a named pipe would
+// block the test binary that opens it, a directory cannot be read), of a
+// sane size, that parses as a schedule of a known format version. It
+// returns its absolute path.
+func checkSchedule(name string) (string, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", err
+	case !st.Mode().IsRegular():
+		return "", fmt.Errorf("%s: %s, not a schedule file (verify test prints the path of the schedule it saves with a failure)", abs, fileKind(st.Mode()))
+	case st.Size() > maxSchedule:
+		return "", fmt.Errorf("%s: %d bytes, more than a schedule file holds (at most %d MiB)", abs, st.Size(), maxSchedule>>20)
+	}
+	if _, _, err := rt.LoadSchedule(abs); err != nil {
+		return "", errors.New(strings.TrimPrefix(err.Error(), "execspec/rt: "))
+	}
+	return abs, nil
+}
+
+// checkOutDir checks that the directory for the schedules of failures is
+// one, or can be made: a failure found after minutes of runs must not
+// lose its schedule to a bad path.
+func checkOutDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err == nil && !st.IsDir() {
+		return fmt.Errorf("%s: %s, not a directory (the schedules of failures are written into it)", dir, fileKind(st.Mode()))
+	}
+	if err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: the directory for the schedules of failures cannot be made: %w", dir, err)
+	}
+	return nil
+}
+
+// fileKind names what a path is, for an error.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a file of mode " + m.String()
+}
+
+// interruptible runs f, which does not observe ctx (the rewriting and the
+// build of the packages, a minute or more the first time with
+// --std-sync), and returns early once ctx is done, so that Ctrl-C is
+// obeyed within moments in every phase. f's work is then abandoned: the
+// process is about to exit, and the go commands it started end with the
+// terminal's interrupt or run to their end in go's cache.
+func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
