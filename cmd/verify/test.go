@@ -139,7 +139,9 @@ Examples:
 `
 
 const testExits = `Exit codes: 0 every run passed, 1 a run failed, 2 usage, a package that does not
-build or a pattern that matches nothing, 3 interrupted or timed out.
+build, a pattern that matches nothing, a --replay file that is no schedule, an
+--out that is no directory, or an output that nobody reads any more (| head),
+3 interrupted (while building too) or timed out.
 `
 
 func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -175,6 +177,10 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if fs.NArg() == 0 {
 			break
+		}
+		if strings.TrimSpace(fs.Arg(0)) == "" {
+			// go list would take it for the current directory.
+			return flagError(stderr, "test", fmt.Errorf("an empty package path: expected a package pattern such as . or ./pool/..."))
 		}
 		pkgs = append(pkgs, fs.Arg(0))
 		rest = fs.Args()[1:]

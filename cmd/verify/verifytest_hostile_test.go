@@ -61,6 +61,7 @@ func TestVerifyTestHostileInputs(t *testing.T) {
 		{"out fifo", []string{"--out", fifo}, []string{fifo, "a named pipe, not a directory"}},
 		{"out file", []string{"--out", regular}, []string{regular, "a regular file, not a directory"}},
 		{"out under a file", []string{"--out", filepath.Join(regular, "schedules")}, []string{"cannot be made", "not a directory"}},
+		{"empty package", []string{""}, []string{"an empty package path: expected a package pattern"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
