@@ -91,6 +91,16 @@ func TestVerifyTestHostileInputs(t *testing.T) {
 	if code, _, stderr := run(t, "test", ".", "--replay", good, "-q"); code != exitUsage || strings.Contains(stderr, "--replay") {
 		t.Errorf("a good schedule: exit %d\n%s", code, stderr)
 	}
+	// A package directory that does not exist matches no package; it
+	// was "does not build: -: stat ...".
+	if err := os.WriteFile("go.mod", []byte("module m\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "test", "./nosuchdir", "-q")
+	if code != exitUsage || strings.Contains(stderr, "-: ") {
+		t.Errorf("./nosuchdir: exit %d\n%s", code, stderr)
+	}
+	wantAll(t, "stderr", stderr, "nosuchdir matches no package", "directory not found")
 }
 
 // TestVerifyTestInterruptedBuild: Ctrl-C while the packages are rewritten
