@@ -211,6 +211,16 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		f.replay = abs
+		if f.run == "" {
+			// Another test replayed under this schedule diverges from it:
+			// that would be reported as its failure.
+			if f.run = replayedTest(abs); f.run == "" {
+				return flagError(stderr, "test", fmt.Errorf("--replay %s: give --run the test it was saved for (its name does not say which; any other test diverges from its choices)", term(abs)))
+			}
+			if !f.quiet {
+				fmt.Fprintf(stderr, "verify test: replaying only the tests matching %s (the schedule's name; --run to choose)\n", f.run)
+			}
+		}
 	}
 	if f.out != "" {
 		if err := checkOutDir(f.out); err != nil {
@@ -597,11 +607,37 @@ func checkSchedule(name string) (string, error) {
 	case st.Size() > maxSchedule:
 		return "", fmt.Errorf("%s: %d bytes, more than a schedule file holds (at most %d MiB)", abs, st.Size(), maxSchedule>>20)
 	}
+	if strings.HasSuffix(abs, ".fail") {
+		return abs, nil // a rapid failfile of the executor suite (properties.Run), which reads it
+	}
 	if _, _, err := rt.LoadSchedule(abs); err != nil {
 		return "", errors.New(strings.TrimPrefix(err.Error(), "execspec/rt: "))
 	}
 	return abs, nil
 }
+
+// replayedTest returns a -run pattern for the test a schedule or rapid
+// failfile was saved for, read from its name, or "" if the name does not
+// say: rt saves a test's schedule as NAME.schedule (a suite's finding as
+// NAME.FINDING.schedule) with every character outside [A-Za-z0-9.-] made
+// '_', and rapid its failfiles as NAME-DATE-....fail.
+func replayedTest(path string) string {
+	base := filepath.Base(path)
+	for _, ext := range []string{".schedule", ".fail"} {
+		if name, ok := strings.CutSuffix(base, ext); ok {
+			name, _, _ = strings.Cut(name, ".")
+			name, _, _ = strings.Cut(name, "-")
+			if !testName.MatchString(name) {
+				return ""
+			}
+			// '_' stands for itself or for a character it replaced.
+			return "^" + strings.ReplaceAll(name, "_", ".") + "$"
+		}
+	}
+	return ""
+}
+
+var testName = regexp.MustCompile(`^Test[A-Za-z0-9_]*$`)
 
 // checkOutDir checks that the directory for the schedules of failures is
 // one, or can be made: a failure found after minutes of runs must not

@@ -23,7 +23,9 @@ const goodSchedule = "# rt.early-timers: 1\nexecspec-schedule v2\nsteps 7\ncheck
 // blocked the test binary that opened it until --timeout (10 minutes),
 // and an empty, binary, truncated or newer schedule was a failed test
 // (exit 1, "0 tests under control, 0 failed"); a schedule directory that
-// was a file lost the schedule of every failure silently.
+// was a file lost the schedule of every failure silently; and a schedule
+// given without --run was replayed on every test of the package, each
+// other test reported as failed (diverged).
 func TestVerifyTestHostileInputs(t *testing.T) {
 	dir := t.TempDir()
 	file := func(name, body string) string {
@@ -33,7 +35,8 @@ func TestVerifyTestHostileInputs(t *testing.T) {
 		}
 		return p
 	}
-	good := file("good.schedule", goodSchedule)
+	good := file("TestABBA.schedule", goodSchedule)
+	renamed := file("good.schedule", goodSchedule)
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -57,6 +60,7 @@ func TestVerifyTestHostileInputs(t *testing.T) {
 		{"fifo", []string{"--replay", fifo}, []string{fifo, "a named pipe, not a schedule file"}},
 		{"huge", []string{"--replay", huge}, []string{"huge.schedule", "more than a schedule file holds"}},
 		{"replay runs", []string{"--replay", good, "--runs", "5"}, []string{"--runs does not apply: a replay makes one run"}},
+		{"replay of which test", []string{"--replay", renamed}, []string{"--replay " + renamed + ": give --run the test it was saved for"}},
 		{"replay strategy", []string{"--replay", good, "--strategy", "pct"}, []string{"--strategy does not apply: a replay makes the schedule's choices"}},
 		{"out fifo", []string{"--out", fifo}, []string{fifo, "a named pipe, not a directory"}},
 		{"out file", []string{"--out", regular}, []string{regular, "a regular file, not a directory"}},
@@ -88,8 +92,10 @@ func TestVerifyTestHostileInputs(t *testing.T) {
 	// A good schedule is accepted (the run goes on to the build, which
 	// fails here for want of a module: a different message).
 	t.Chdir(t.TempDir())
-	if code, _, stderr := run(t, "test", ".", "--replay", good, "-q"); code != exitUsage || strings.Contains(stderr, "--replay") {
-		t.Errorf("a good schedule: exit %d\n%s", code, stderr)
+	for _, args := range [][]string{{"--replay", good}, {"--replay", renamed, "--run", "^TestABBA$"}, {"--replay", file("TestProp-20260101-1.fail", "# rapid failfile")}} {
+		if code, _, stderr := run(t, append([]string{"test", ".", "-q"}, args...)...); code != exitUsage || strings.Contains(stderr, "--replay") {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
 	}
 	// A package directory that does not exist matches no package; it
 	// was "does not build: -: stat ...".
@@ -237,6 +243,24 @@ func TestOutputDirectoryMissing(t *testing.T) {
 		wantAll(t, "stderr", stderr, "output file "+out+": its directory "+c.parent+" "+c.want)
 		if strings.Contains(stderr, ".tmp") {
 			t.Errorf("the message names a temporary file:\n%s", stderr)
+		}
+	}
+}
+
+// TestReplayedTest: the test a schedule or failfile replays, read from
+// the names rt and rapid give them.
+func TestReplayedTest(t *testing.T) {
+	for path, want := range map[string]string{
+		"/c/TestABBA.schedule":                              "^TestABBA$",
+		"TestPool.no-crash.schedule":                        "^TestPool$",
+		"Test_x_y.schedule":                                 "^Test.x.y$",
+		"testdata/rapid/TestRun/TestRun-20260101-1234.fail": "^TestRun$",
+		"good.schedule":                                     "",
+		"TestABBA.txt":                                      "",
+		"Test(x).schedule":                                  "",
+	} {
+		if got := replayedTest(path); got != want {
+			t.Errorf("replayedTest(%q) = %q, want %q", path, got, want)
 		}
 	}
 }
