@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -351,14 +350,13 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	stop := context.AfterFunc(ctx, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	defer stop()
-	var output bytes.Buffer
+	var output testOutput
 	var started, progress []string // progress: the last line of each test with --time
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		output.WriteString(line)
-		output.WriteByte('\n')
+	// Read to the end whatever comes (a line of 20 MiB stopped a
+	// bufio.Scanner here, and the test binary then blocked for ever
+	// writing to the pipe).
+	rerr := readLines(pipe, maxTestLine, func(line string) {
+		output.add(line)
 		if _, p, ok := strings.Cut(line, rt.ProgressPrefix); ok {
 			name, _, _ := strings.Cut(p, ":")
 			progress = slices.DeleteFunc(progress, func(l string) bool { return strings.HasPrefix(l, name+":") })
@@ -366,7 +364,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if !f.quiet {
 				fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", p, time.Since(start).Seconds())
 			}
-			continue
+			return
 		}
 		if name, ok := strings.CutPrefix(line, "=== RUN"); ok {
 			name = strings.TrimSpace(name)
@@ -377,6 +375,10 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", name, time.Since(start).Seconds())
 			}
 		}
+	})
+	if rerr != nil {
+		// The pipe broke: the test binary must not block on it.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	werr := cmd.Wait()
 	rep.Seconds = time.Since(start).Seconds()

@@ -264,3 +264,76 @@ func TestReplayedTest(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLines: every line is read, however long (cut to the limit,
+// with a note of how much was left out), and the last one without its
+// newline too; the reader is read to its end, so that a writer never
+// blocks on it.
+func TestReadLines(t *testing.T) {
+	long := strings.Repeat("x", 3<<20)
+	in := "a\n" + long + "\n" + "b\n" + long[:100] + "\nlast"
+	var got []string
+	if err := readLines(strings.NewReader(in), 1<<20, func(l string) { got = append(got, l) }); err != nil {
+		t.Fatal(err)
+	}
+	cut := long[:1<<20] + " [... 2097152 more bytes of this line left out]"
+	want := []string{"a", cut, "b", long[:100], "last"}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: %d bytes %.60q, want %d bytes %.60q", i, len(got[i]), got[i], len(want[i]), want[i])
+		}
+	}
+}
+
+// TestTestOutputBounded: past maxTestOutput bytes only the test events
+// and the last lines are kept, and the output says how much was left out.
+func TestTestOutputBounded(t *testing.T) {
+	var o testOutput
+	line := strings.Repeat("y", 1<<20-1)
+	o.add("=== RUN   TestA")
+	for range 2 * maxTestOutput >> 20 {
+		o.add(line)
+	}
+	o.add("--- FAIL: TestA (1.00s)")
+	o.add("the last line")
+	out := o.String()
+	if len(out) > maxTestOutput+(tailLines+10)<<20 {
+		t.Fatalf("kept %d bytes", len(out))
+	}
+	wantAll(t, "output", out, "=== RUN   TestA", "--- FAIL: TestA (1.00s)", "the last line", "bytes left out]")
+	if !strings.HasSuffix(out, "the last line\n") {
+		t.Errorf("the output does not end with the last line")
+	}
+}
+
+// TestVerifyTestLongLine: a test that prints a line longer than 16 MiB
+// is reported as it ends. Before, the bufio.Scanner that read go test's
+// output stopped at it, nobody read the pipe any more, and verify test
+// hung with the test binary blocked on its write (past --timeout: the
+// timeout's own report blocked too).
+func TestVerifyTestLongLine(t *testing.T) {
+	if raceEnabled && os.Getenv("EXECSPEC_LONG") == "" {
+		t.Skip("builds and runs a test binary (slow under the race detector, which the reading does not need: TestReadLines checks it)")
+	}
+	demoModule(t, map[string]string{
+		"long_test.go": "package demo\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n\t\"testing\"\n)\n\nfunc TestLong(t *testing.T) {\n\tfmt.Println(strings.Repeat(\"x\", 20<<20))\n\tfor range 1000 {\n\t\tfmt.Println(strings.Repeat(\"y\", 1000))\n\t}\n\tt.Fatal(\"the end\")\n}\n",
+	})
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = run(t, "test", ".", "--runs", "1", "-q", "--timeout", "5m")
+	}()
+	select {
+	case <-done:
+	case <-time.After(4 * time.Minute):
+		t.Fatal("verify test hung on a long line of output")
+	}
+	if code != exitViolated || !strings.Contains(stderr, "the end") {
+		t.Fatalf("exit %d, want %d naming the failure\n%.2000s", code, exitViolated, stderr)
+	}
+}
