@@ -95,6 +95,26 @@ func TestStdSyncUncontrolledWaiter(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+
+	// Without the overlay the wait is Go's: the run cannot go on, and the
+	// watchdog stops the binary within its limit (a minute by default,
+	// here 2s) naming the goroutine in the way, not at the test's
+	// timeout.
+	dir, bin = buildStdSyncModule(t, "stdsynchang", false, "stdsynchang_test.go", "helper/helper.go")
+	ctx, cancel = context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd = exec.CommandContext(ctx, bin, "-test.run", "^TestWithoutOverlay$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "EXECSPEC_SETTLE_LIMIT=2s")
+	out, err = cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("without the overlay: no verdict after %v\n%s", limit, out)
+	}
+	for _, want := range []string{"execspec/rt: the scheduler waited", "with verify test --std-sync the lock is controlled", "sync.Mutex.Lock", "helper.go:31"} {
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Fatalf("without the overlay: %v, and the output lacks %q\n%s", err, want, out)
+		}
+	}
 }
 
 // TestStdSyncRefused: a sync package that differs from the one the

@@ -218,6 +218,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 		}
 		out.Runs = i + 1
 		failed := false
+		stopWatch := watchSettles()
 		synctest.Test(t, func(bt *testing.T) {
 			bt.Helper()
 			if b, ok := strategy.(interface{ Begin() }); ok {
@@ -272,6 +273,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 				bt.Errorf("schedule saved; replay it with:\n\t%s", cmd)
 			}
 		})
+		stopWatch()
 		if owned {
 			// The body asked to own its runs (Own): it is called again,
 			// outside any bubble, and makes them through its Session.
@@ -407,6 +409,7 @@ func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s sched.Schedule, e
 	if err := checkGo(); err != nil {
 		return s, err
 	}
+	defer watchSettles()()
 	synctest.Test(t, func(bt *testing.T) {
 		s, err = runOnce(cfg, func() { body(bt) })
 	})

@@ -582,7 +582,11 @@ func (r *run) park(g *gor) {
 
 // settle lets every uncontrolled goroutine of the bubble run until it is
 // durably blocked, so that what a choice sees does not depend on timing.
-func settle() { synctest.Wait() }
+func settle() {
+	settles.Add(1) // odd: under way, for the watchdog (settlewatch.go)
+	synctest.Wait()
+	settles.Add(1)
+}
 
 // alwaysSettle turns the fast path of settleBeforeChoice off (tests).
 var alwaysSettle bool

@@ -94,3 +94,17 @@ func TestHang(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutOverlay: built without the overlay, the helper's goroutine
+// waits for the lock in the runtime's semaphore, which synctest does not
+// count as blocked: the scheduler's settling cannot end, and the
+// watchdog (EXECSPEC_SETTLE_LIMIT) stops the binary naming it.
+//
+//execspec:nocontrol
+func TestWithoutOverlay(t *testing.T) {
+	if rt.StdSync() {
+		t.Fatal("built with the overlay of sync")
+	}
+	rt.Run(t, rt.Config{Strategy: control.Random(1)}, func(*testing.T) { holdWhileContended() })
+	t.Fatal("the run ended")
+}
