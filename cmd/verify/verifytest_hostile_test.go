@@ -337,3 +337,26 @@ func TestVerifyTestLongLine(t *testing.T) {
 		t.Fatalf("exit %d, want %d naming the failure\n%.2000s", code, exitViolated, stderr)
 	}
 }
+
+// TestVerifyTestSettleStuck: without --std-sync, a goroutine of a package
+// left out that waits for a sync.Mutex a controlled goroutine holds keeps
+// the scheduler from settling; rt's watchdog stops the test binary
+// (EXECSPEC_SETTLE_LIMIT, here 2s) and verify test reports it as unknown
+// (exit 3) with the goroutine named, not after --timeout (10 minutes).
+func TestVerifyTestSettleStuck(t *testing.T) {
+	if raceEnabled && os.Getenv("EXECSPEC_LONG") == "" {
+		t.Skip("builds and runs a test binary (slow under the race detector, which the command's logic does not need)")
+	}
+	demoModule(t, map[string]string{
+		"helper/helper.go": "package helper\n\nimport \"sync\"\n\ntype Shared struct{ mu sync.Mutex }\n\nfunc (s *Shared) Lock()   { s.mu.Lock() }\nfunc (s *Shared) Unlock() { s.mu.Unlock() }\n\n// Contend waits for the lock on a goroutine of its own.\nfunc (s *Shared) Contend() <-chan struct{} {\n\tc := make(chan struct{})\n\tgo func() {\n\t\ts.mu.Lock()\n\t\ts.mu.Unlock()\n\t\tclose(c)\n\t}()\n\treturn c\n}\n",
+		"held_test.go":     "package demo\n\nimport (\n\t\"testing\"\n\n\t\"demo/helper\"\n)\n\nfunc TestHeld(t *testing.T) {\n\tvar s helper.Shared\n\ts.Lock()\n\tdone := s.Contend()\n\tch := make(chan int)\n\tgo func() { ch <- 1 }()\n\t<-ch\n\ts.Unlock()\n\t<-done\n}\n",
+	})
+	t.Setenv("EXECSPEC_SETTLE_LIMIT", "2s")
+	start := time.Now()
+	code, _, stderr := run(t, "test", ".", "--runs", "5", "-q", "--timeout", "5m")
+	if code != exitUnknown {
+		t.Fatalf("exit %d, want %d\n%s", code, exitUnknown, stderr)
+	}
+	wantAll(t, "stderr", stderr, "the scheduler waited", "sync.Mutex.Lock", "helper.go:14", "--std-sync")
+	t.Logf("stopped after %v", time.Since(start))
+}
