@@ -86,6 +86,11 @@
 //     created when it is not (settleBeforeChoice).
 //     TestFastPathKeepsReplays checks that skipping changes no run and
 //     no replay.
+//     A settle that cannot end (an uncontrolled goroutine in a wait
+//     synctest does not count as blocked, such as Go's own sync.Mutex,
+//     or one that never blocks) is stopped by a watchdog outside the
+//     bubble after SettleLimit of real time, naming the goroutines in
+//     the way (settlewatch.go).
 //   - Spin loops (the rewriter's goschedloop and spincas rules,
 //     GoschedLoop and SpinCAS): a loop that only yields yields once, and
 //     a goroutine spinning on a compare-and-swap waits until it would
