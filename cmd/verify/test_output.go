@@ -63,8 +63,10 @@ func readLines(r io.Reader, limit int, f func(line string)) error {
 	}
 }
 
-// testOutput keeps go test's output within maxTestOutput bytes.
+// testOutput keeps go test's output within maxTestOutput bytes (limit,
+// if not zero: tests).
 type testOutput struct {
+	limit   int
 	head    strings.Builder
 	full    bool
 	left    int      // bytes of lines not kept
@@ -74,7 +76,11 @@ type testOutput struct {
 }
 
 func (o *testOutput) add(line string) {
-	if !o.full && o.head.Len()+len(line) < maxTestOutput {
+	limit := o.limit
+	if limit == 0 {
+		limit = maxTestOutput
+	}
+	if !o.full && o.head.Len()+len(line) < limit {
 		o.head.WriteString(line)
 		o.head.WriteByte('\n')
 		return
@@ -102,7 +108,7 @@ func (o *testOutput) String() string {
 	}
 	var b strings.Builder
 	b.WriteString(o.head.String())
-	fmt.Fprintf(&b, "[... verify test kept the first %d MiB of the output, then the test events and the last %d lines: %d bytes left out]\n", maxTestOutput>>20, tailLines, o.left)
+	fmt.Fprintf(&b, "[... verify test kept the first %d bytes of the output, then the test events and the last %d lines: %d bytes left out]\n", o.head.Len(), tailLines, o.left)
 	for _, l := range o.kept {
 		b.WriteString(l)
 		b.WriteByte('\n')

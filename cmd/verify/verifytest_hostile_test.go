@@ -288,19 +288,19 @@ func TestReadLines(t *testing.T) {
 	}
 }
 
-// TestTestOutputBounded: past maxTestOutput bytes only the test events
+// TestTestOutputBounded: past its limit (maxTestOutput) only the test events
 // and the last lines are kept, and the output says how much was left out.
 func TestTestOutputBounded(t *testing.T) {
-	var o testOutput
-	line := strings.Repeat("y", 1<<20-1)
+	o := testOutput{limit: 64 << 10}
+	line := strings.Repeat("y", 1<<10-1)
 	o.add("=== RUN   TestA")
-	for range 2 * maxTestOutput >> 20 {
+	for range 2 * o.limit >> 10 {
 		o.add(line)
 	}
 	o.add("--- FAIL: TestA (1.00s)")
 	o.add("the last line")
 	out := o.String()
-	if len(out) > maxTestOutput+(tailLines+10)<<20 {
+	if len(out) > o.limit+(tailLines+10)<<10 {
 		t.Fatalf("kept %d bytes", len(out))
 	}
 	wantAll(t, "output", out, "=== RUN   TestA", "--- FAIL: TestA (1.00s)", "the last line", "bytes left out]")
