@@ -438,8 +438,13 @@ func loadErrors(pkgs []*packages.Package, patterns []string) error {
 	var errs []error
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
-			if strings.Contains(e.Msg, "cannot find package") || strings.Contains(e.Msg, "no required module") || strings.Contains(e.Msg, "matched no packages") || strings.Contains(e.Msg, "no Go files") {
+			if strings.Contains(e.Msg, "cannot find package") || strings.Contains(e.Msg, "no required module") || strings.Contains(e.Msg, "matched no packages") || strings.Contains(e.Msg, "no Go files") || strings.Contains(e.Msg, "directory not found") {
 				errs = append(errs, fmt.Errorf("%s %w: %s", p.PkgPath, ErrNoMatch, e.Msg))
+				continue
+			}
+			if e.Pos == "" || e.Pos == "-" {
+				// No position: packages.Error would print "-: ".
+				errs = append(errs, fmt.Errorf("%s %w: %s", p.PkgPath, ErrBuild, e.Msg))
 				continue
 			}
 			errs = append(errs, fmt.Errorf("%s %w: %s", p.PkgPath, ErrBuild, e))

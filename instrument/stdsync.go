@@ -28,6 +28,18 @@ import (
 // real state stays the only state: a value shared between controlled and
 // uncontrolled goroutines keeps its meaning for both.
 //
+// A goroutine that does not hold control but runs in the bubble of a run
+// (started by code that was not rewritten) and must wait for a Mutex or
+// an RWMutex does not wait in the runtime's semaphore: testing/synctest
+// does not count that wait as durably blocked, so the scheduler's
+// settling (synctest.Wait) would wait for it as long as the holder, a
+// controlled goroutine parked by the scheduler, keeps the lock: for ever.
+// It tries the lock, and waits between tries on a channel of the bubble
+// that every release in the bubble closes (instrument/rt's stdAwait), a
+// durable wait: settling returns, the holder is scheduled, and a hang in
+// which it takes part is a deadlock that names it. Cond.Wait and a
+// WaitGroup.Wait of the bubble are durable as Go has them.
+//
 // package sync cannot import the runtime: the hooks are a table that
 // instrument/rt stores in sync's execspecHooks at init through
 // //go:linkname (the variable is pushed from sync, which Go 1.23 and later
@@ -350,6 +362,7 @@ package sync
 
 import (
 	"internal/race"
+	"internal/synctest"
 	"sync/atomic"
 	"unsafe"
 )
@@ -357,11 +370,17 @@ import (
 // execspecTable is the scheduler's side (instrument/rt's stdTable, the
 // same layout): controlled reports whether the calling goroutine holds
 // control in a run; block is a yield point that returns once ready holds
-// (nil: at once); spawn starts a controlled goroutine.
+// (nil: at once); spawn starts a controlled goroutine; await, for a
+// goroutine that does not hold control, calls try until it succeeds,
+// waiting durably in the run's bubble between tries, and returns false
+// at once if the caller is in no run's bubble; release tells await's
+// waiters that a lock was let go.
 type execspecTable struct {
 	controlled func() bool
 	block      func(op int, what string, ready func() bool)
 	spawn      func(f func())
+	await      func(what string, try func() bool) bool
+	release    func()
 }
 
 // execspecHooks is a *execspecTable, stored by instrument/rt at init.
@@ -373,6 +392,46 @@ var execspecHooks unsafe.Pointer
 //
 //go:linkname execspecOverlaid
 var execspecOverlaid = true
+
+// execspecAssociate and execspecInBubble, pulled by instrument/rt, tie a
+// value to the calling goroutine's synctest bubble and tell whether the
+// calling goroutine is in the bubble a value is tied to.
+//
+//go:linkname execspecAssociate
+var execspecAssociate = func(p *uint64) bool {
+	return synctest.IsInBubble() && synctest.Associate(p) == synctest.CurrentBubble
+}
+
+//go:linkname execspecInBubble
+var execspecInBubble = func(p *uint64) bool { return synctest.IsInBubble() && synctest.IsAssociated(p) }
+
+// execspecWaiting counts the goroutines in execspecAwait: a release tells
+// the scheduler only while some wait (the count is raised before the
+// waiter's try, read after the releaser's unlock).
+var execspecWaiting atomic.Int32
+
+// execspecAwait: the caller does not hold control and its try failed; in
+// a run's bubble it waits there until try succeeds (true), elsewhere it
+// returns false and the caller waits as Go does.
+func execspecAwait(what string, try func() bool) bool {
+	h := (*execspecTable)(atomic.LoadPointer(&execspecHooks))
+	if h == nil || !synctest.IsInBubble() {
+		return false
+	}
+	execspecWaiting.Add(1)
+	defer execspecWaiting.Add(-1)
+	return h.await(what, try)
+}
+
+// execspecRelease follows every Unlock and RUnlock.
+func execspecRelease() {
+	if execspecWaiting.Load() == 0 {
+		return
+	}
+	if h := (*execspecTable)(atomic.LoadPointer(&execspecHooks)); h != nil {
+		h.release()
+	}
+}
 
 const (
 	execspecOpLock = iota
@@ -433,24 +492,27 @@ func execspecNotifyListWait(l *notifyList, t uint32) {
 // stdSyncYields are the yield points of the wrapped methods: each calls
 // execspecNAME, the original, after (or, with after, before) passing the
 // yield point op of the scheduler; with ready, a blocking one that returns
-// once ready (an expression of the receiver) holds.
+// once ready (an expression of the receiver) holds. With try (the
+// method's own try), a caller that does not hold control tries first and
+// waits in execspecAwait inside a run's bubble; a release (Unlock,
+// RUnlock) tells such waiters.
 var stdSyncYields = []struct {
-	recv, name, params, args, result, op, ready string
-	after                                       bool
+	recv, name, params, args, result, op, ready, try string
+	after                                            bool
 }{
-	{"m *Mutex", "Lock", "", "", "", "Lock", "m.execspecFree", false},
-	{"m *Mutex", "TryLock", "", "", "bool", "Lock", "", false},
-	{"m *Mutex", "Unlock", "", "", "", "Unlock", "", true},
-	{"rw *RWMutex", "Lock", "", "", "", "Lock", "rw.w.execspecFree", false},
-	{"rw *RWMutex", "TryLock", "", "", "bool", "Lock", "", false},
-	{"rw *RWMutex", "Unlock", "", "", "", "Unlock", "", true},
-	{"rw *RWMutex", "RLock", "", "", "", "RLock", "func() bool { return rw.readerCount.Load() >= 0 }", false},
-	{"rw *RWMutex", "TryRLock", "", "", "bool", "RLock", "", false},
-	{"rw *RWMutex", "RUnlock", "", "", "", "RUnlock", "", true},
-	{"wg *WaitGroup", "Wait", "", "", "", "Wait", "func() bool { return int32(wg.state.Load()>>32) == 0 }", false},
-	{"o *Once", "Do", "f func()", "f", "", "Once", "", false},
-	{"c *Cond", "Signal", "", "", "", "Signal", "", true},
-	{"c *Cond", "Broadcast", "", "", "", "Signal", "", true},
+	{"m *Mutex", "Lock", "", "", "", "Lock", "m.execspecFree", "m.execspecTryLock", false},
+	{"m *Mutex", "TryLock", "", "", "bool", "Lock", "", "", false},
+	{"m *Mutex", "Unlock", "", "", "", "Unlock", "", "", true},
+	{"rw *RWMutex", "Lock", "", "", "", "Lock", "rw.w.execspecFree", "rw.execspecTryLock", false},
+	{"rw *RWMutex", "TryLock", "", "", "bool", "Lock", "", "", false},
+	{"rw *RWMutex", "Unlock", "", "", "", "Unlock", "", "", true},
+	{"rw *RWMutex", "RLock", "", "", "", "RLock", "func() bool { return rw.readerCount.Load() >= 0 }", "rw.execspecTryRLock", false},
+	{"rw *RWMutex", "TryRLock", "", "", "bool", "RLock", "", "", false},
+	{"rw *RWMutex", "RUnlock", "", "", "", "RUnlock", "", "", true},
+	{"wg *WaitGroup", "Wait", "", "", "", "Wait", "func() bool { return int32(wg.state.Load()>>32) == 0 }", "", false},
+	{"o *Once", "Do", "f func()", "f", "", "Once", "", "", false},
+	{"c *Cond", "Signal", "", "", "", "Signal", "", "", true},
+	{"c *Cond", "Broadcast", "", "", "", "Signal", "", "", true},
 }
 
 // stdSyncSemas are the runtime's semaphore waits of sync: a controlled
@@ -470,8 +532,15 @@ func stdSyncWrappers() string {
 		if ready == "" {
 			ready = "nil"
 		}
-		pass := fmt.Sprintf("\tif h := execspecControl(); h != nil {\n\t\th.block(execspecOp%s, %q, %s)\n\t}\n", y.op, typ+"."+y.name, ready)
+		pass := fmt.Sprintf("\tif h := execspecControl(); h != nil {\n\t\th.block(execspecOp%s, %q, %s)\n\t}", y.op, typ+"."+y.name, ready)
+		if y.try != "" {
+			pass += fmt.Sprintf(" else if %s() || execspecAwait(%q, %[1]s) {\n\t\treturn\n\t}", y.try, typ+"."+y.name)
+		}
+		pass += "\n"
 		call := fmt.Sprintf("\t%s%s.execspec%s(%s)\n", map[bool]string{true: "return "}[y.result != ""], strings.Fields(y.recv)[0], y.name, y.args)
+		if strings.HasSuffix(y.op, "Unlock") {
+			call += "\texecspecRelease()\n"
+		}
 		fmt.Fprintf(&b, "\nfunc (%s) %s(%s) %s {\n", y.recv, y.name, y.params, y.result)
 		if y.after {
 			b.WriteString(call + pass)

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStdSyncControlled builds testdata/stdsync, whose helper package is
@@ -22,20 +24,9 @@ func TestStdSyncControlled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the standard library with the overlay (a minute without a warm build cache)")
 	}
-	dir := testdataModule(t, "stdsync", "stdsync_test.go", "helper/helper.go")
 	for _, std := range []bool{true, false} {
 		t.Run(fmt.Sprintf("std=%v", std), func(t *testing.T) {
-			b, err := Instrument(Config{Dir: dir, Tests: []string{"."}, Out: t.TempDir(), StdSync: std})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b.StdSync != std {
-				t.Fatalf("Build.StdSync = %v", b.StdSync)
-			}
-			bin := filepath.Join(t.TempDir(), "stdsync.test")
-			if err := b.CompileTest(dir, bin); err != nil {
-				t.Fatal(err)
-			}
+			dir, bin := buildStdSyncModule(t, "stdsync", std, "stdsync_test.go", "helper/helper.go")
 			cmd := exec.Command(bin, "-test.run", "^TestStd$", "-test.v")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "STDSYNC_WANT="+map[bool]string{true: "controlled", false: "free"}[std])
@@ -45,6 +36,76 @@ func TestStdSyncControlled(t *testing.T) {
 			}
 			t.Logf("%s", out)
 		})
+	}
+}
+
+// buildStdSyncModule writes testdata/name's files into a module of
+// their own, instruments its test package (with the overlay of sync if
+// std) and compiles its test binary.
+func buildStdSyncModule(t *testing.T, name string, std bool, files ...string) (dir, bin string) {
+	t.Helper()
+	dir = testdataModule(t, name, files...)
+	b, err := Instrument(Config{Dir: dir, Tests: []string{"."}, Out: t.TempDir(), StdSync: std})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.StdSync != std {
+		t.Fatalf("Build.StdSync = %v", b.StdSync)
+	}
+	bin = filepath.Join(t.TempDir(), name+".test")
+	if err := b.CompileTest(dir, bin); err != nil {
+		t.Fatal(err)
+	}
+	return dir, bin
+}
+
+// TestStdSyncUncontrolledWaiter builds testdata/stdsynchang with the
+// overlay: a goroutine that a helper which is not instrumented starts
+// (uncontrolled) waits for the standard library's Mutex or RWMutex while
+// a controlled goroutine holds it and passes yield points. Go's own wait
+// there is not durably blocked for testing/synctest, so the scheduler's
+// settling would wait for it for ever; the overlay's waits on a channel
+// that the release closes. The runs end with the right count under
+// every schedule and replay exactly, and a holder that waits for the
+// waiter is a deadlock that names it. The binary runs under a timeout: a
+// hang is reported as one, not left to the test's own.
+func TestStdSyncUncontrolledWaiter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the standard library with the overlay (a minute without a warm build cache)")
+	}
+	dir, bin := buildStdSyncModule(t, "stdsynchang", true, "stdsynchang_test.go", "helper/helper.go")
+	const limit = 2 * time.Minute
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^TestHang$", "-test.v")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the runs hung: no verdict after %v (an uncontrolled goroutine waiting for a lock a controlled one holds keeps the scheduler from settling)\n%s", limit, out)
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+
+	// Without the overlay the wait is Go's: the run cannot go on, and the
+	// watchdog stops the binary within its limit (a minute by default,
+	// here 2s) naming the goroutine in the way, not at the test's
+	// timeout.
+	dir, bin = buildStdSyncModule(t, "stdsynchang", false, "stdsynchang_test.go", "helper/helper.go")
+	ctx, cancel = context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd = exec.CommandContext(ctx, bin, "-test.run", "^TestWithoutOverlay$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "EXECSPEC_SETTLE_LIMIT=2s")
+	out, err = cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("without the overlay: no verdict after %v\n%s", limit, out)
+	}
+	for _, want := range []string{"execspec/rt: the scheduler waited", "with verify test --std-sync the lock is controlled", "sync.Mutex.Lock", "helper.go:31"} {
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Fatalf("without the overlay: %v, and the output lacks %q\n%s", err, want, out)
+		}
 	}
 }
 

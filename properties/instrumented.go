@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -271,8 +272,8 @@ func (r *rapidStrategy) Err() error {
 // one that found a failure shrinks it as usual (-rapid.shrinktime). With
 // --time alone the cases are not bounded: rapid's -rapid.checks is
 // unbounded, which its loop multiplies by 10 for invalid cases, so it
-// stays far below the largest int.
-const unbounded = 1 << 40
+// stays far below the largest int (of 32 bits too).
+const unbounded = min(1<<40, math.MaxInt/100)
 
 // errTimeUp ends a property's rapid loop once its share of the budget is
 // spent; rapid takes it for a failing case, which property turns back

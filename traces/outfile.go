@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // OutputFile is a file being written in place of the path it is for.
@@ -57,7 +58,7 @@ func CreateOutput(name string, inputs ...string) (*OutputFile, error) {
 	st, err := os.Lstat(name)
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("output file: %w", err)
+		return nil, dirError(name, err)
 	case err == nil:
 		if err := outputKind(name, st); err != nil {
 			return nil, err
@@ -72,9 +73,27 @@ func CreateOutput(name string, inputs ...string) (*OutputFile, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return nil, fmt.Errorf("output file: %w", err)
+		return nil, dirError(name, err)
 	}
 	return &OutputFile{f: f, name: name}, nil
+}
+
+// dirError is the error of an output file name whose directory cannot
+// take it (missing, not a directory, not writable): it names the path
+// asked for and its directory, not the temporary file's name.
+func dirError(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	dir := filepath.Dir(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("output file %s: its directory %s does not exist: %w", name, dir, err)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("output file %s: its directory %s is not a directory: %w", name, dir, err)
+	}
+	return fmt.Errorf("output file %s: cannot write in %s: %w", name, dir, err)
 }
 
 // outputKind refuses what an output is never written onto.

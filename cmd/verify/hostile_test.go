@@ -172,7 +172,7 @@ func launch(args []string) int {
 	code := cmd.ProcessState.ExitCode()
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+		rss = int64(ru.Maxrss) // int32 on 386
 	}
 	fmt.Fprintf(report, "%d %d\n", code, rss)
 	return max(code, 0)
@@ -653,14 +653,20 @@ func TestHostileSignals(t *testing.T) {
 			signalRun(t, r, sig, 300*time.Millisecond, hostileRSS)
 		})
 	}
-	t.Run("named pipe nobody opens", func(t *testing.T) {
-		fifo := filepath.Join(t.TempDir(), "fifo")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Skip(err)
-		}
-		r := startVerify(t, wd, nil, nil, "check", fifo)
-		signalRun(t, r, syscall.SIGTERM, 300*time.Millisecond, hostileRSS)
-	})
+	// replay said "bad input" (exit 2) here: an interrupt is exit 3.
+	for _, cmd := range []string{"check", "replay"} {
+		t.Run("named pipe nobody opens/"+cmd, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skip(err)
+			}
+			r := startVerify(t, wd, nil, nil, cmd, fifo)
+			signalRun(t, r, syscall.SIGTERM, 300*time.Millisecond, hostileRSS)
+			if strings.Contains(r.stderr, "bad input") {
+				t.Errorf("an interrupt reported as bad input:\n%s", r.stderr)
+			}
+		})
+	}
 	t.Run("model/SIGTERM", func(t *testing.T) {
 		r := startVerify(t, wd, nil, nil, "model", "-q", "--workers", "3", "--tasks", "6", "--pendings", "2", "--parallel", "1", "--max-memory", "150")
 		signalRun(t, r, syscall.SIGTERM, time.Second, hostileRSSBig+(150<<20))

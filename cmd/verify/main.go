@@ -60,12 +60,14 @@ func register(c command) {
 	commands[c.name] = c
 }
 
-// main is the one signal path: SIGINT and SIGTERM cancel the same context,
+// main is the one signal path: SIGINT, SIGTERM and SIGHUP (and a closed
+// output pipe, outputClosed) cancel the same context,
 // which every subcommand and every input it reads (openInput) observes. A
 // write error on standard output (a full disk, /dev/full) is not lost:
 // the command ends with exit 2 and says so on stderr.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, closed := outputClosed(ctx)
 	inputCtx = ctx
 	out := &checkedWriter{w: os.Stdout}
 	code := dispatch(ctx, os.Args[1:], out, os.Stderr)
@@ -74,8 +76,33 @@ func main() {
 		fmt.Fprintf(os.Stderr, "verify: writing standard output: %v\n", out.err)
 		code = exitUsage
 	}
+	if closed() {
+		code = exitUsage // nobody reads what is found: an output that could not be written
+	}
 	os.Exit(code)
 }
+
+// outputClosed cancels ctx when a write meets a pipe nobody reads any
+// more (verify ... | head -1): SIGPIPE would otherwise kill the process
+// at once, leaving what it started (verify test's go test, in a process
+// group of its own) running with nobody to stop it. The write fails with
+// EPIPE instead and the command stops as on Ctrl-C, its children with
+// it; closed reports whether that happened.
+func outputClosed(parent context.Context) (ctx context.Context, closed func() bool) {
+	ctx, cancel := context.WithCancelCause(parent)
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	go func() {
+		select {
+		case <-pipe:
+			cancel(errOutputClosed)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() bool { return errors.Is(context.Cause(ctx), errOutputClosed) }
+}
+
+var errOutputClosed = errors.New("an output pipe was closed by its reader")
 
 // checkedWriter remembers the first write error of w, so that output
 // written with fmt.Fprint (whose errors are easy to drop) is still checked

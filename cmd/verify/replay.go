@@ -329,6 +329,12 @@ func printLanesChanged(w io.Writer, before, after, task string) {
 }
 
 func replayBad(stderr io.Writer, file string, err error) int {
+	if isInterrupted(err) {
+		// Ctrl-C while a named pipe waited for its writer, or before the
+		// header came: no verdict, not bad input.
+		fmt.Fprintf(stderr, "verify replay: interrupted while opening %s; no verdict\n", traces.Printable(file))
+		return exitUnknown
+	}
 	msg := err.Error()
 	if !strings.Contains(msg, file) {
 		msg = file + ": " + msg

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -68,13 +67,24 @@ func (l listFlag) Set(v string) error {
 
 func testFlagSpecs(f *testFlags) []flagSpec {
 	return []flagSpec{
-		{name: "runs", min: 1, max: 100_000_000},
 		{name: "pct-depth", min: 1, max: 20, applies: onlyWith(func() bool { return f.strategy == "pct" }, "--strategy pct")},
 		{name: "max-steps", min: 0, max: 1 << 30},
 		{name: "timeout", min: int64(time.Second), max: int64(1000 * time.Hour)},
 		{name: "time", min: int64(100 * time.Millisecond), max: int64(1000 * time.Hour), explicitOnly: true, applies: func() string {
 			if f.replay != "" {
 				return "a replay makes one run"
+			}
+			return ""
+		}},
+		{name: "runs", applies: func() string {
+			if f.replay != "" {
+				return "a replay makes one run"
+			}
+			return ""
+		}, min: 1, max: 100_000_000},
+		{name: "strategy", applies: func() string {
+			if f.replay != "" {
+				return "a replay makes the schedule's choices"
 			}
 			return ""
 		}},
@@ -128,7 +138,9 @@ Examples:
 `
 
 const testExits = `Exit codes: 0 every run passed, 1 a run failed, 2 usage, a package that does not
-build or a pattern that matches nothing, 3 interrupted or timed out.
+build, a pattern that matches nothing, a --replay file that is no schedule, an
+--out that is no directory, or an output that nobody reads any more (| head),
+3 interrupted (while building too) or timed out.
 `
 
 func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -165,6 +177,10 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if fs.NArg() == 0 {
 			break
 		}
+		if strings.TrimSpace(fs.Arg(0)) == "" {
+			// go list would take it for the current directory.
+			return flagError(stderr, "test", fmt.Errorf("an empty package path: expected a package pattern such as . or ./pool/..."))
+		}
 		pkgs = append(pkgs, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
@@ -188,15 +204,28 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if f.replay != "" {
-		abs, err := filepath.Abs(f.replay)
-		if err == nil {
-			_, err = os.Stat(abs)
-		}
+		abs, err := checkSchedule(f.replay)
 		if err != nil {
-			fmt.Fprintf(stderr, "verify test: --replay: %v\n", err)
+			fmt.Fprintf(stderr, "verify test: --replay: %s\n", term(err.Error()))
 			return exitUsage
 		}
 		f.replay = abs
+		if f.run == "" {
+			// Another test replayed under this schedule diverges from it:
+			// that would be reported as its failure.
+			if f.run = replayedTest(abs); f.run == "" {
+				return flagError(stderr, "test", fmt.Errorf("--replay %s: give --run the test it was saved for (its name does not say which; any other test diverges from its choices)", term(abs)))
+			}
+			if !f.quiet {
+				fmt.Fprintf(stderr, "verify test: replaying only the tests matching %s (the schedule's name; --run to choose)\n", f.run)
+			}
+		}
+	}
+	if f.out != "" {
+		if err := checkOutDir(f.out); err != nil {
+			fmt.Fprintf(stderr, "verify test: --out: %s\n", term(err.Error()))
+			return exitUsage
+		}
 	}
 	if v, err := goVersion(); err != nil {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
@@ -242,7 +271,13 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	b, err := instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: buildDir, Cache: cache, StdSync: f.stdSync})
+	b, err := interruptible(ctx, func() (*instrument.Build, error) {
+		return instrument.Instrument(instrument.Config{Dir: cwd, Tests: pkgs, Instrument: f.instrument, Out: buildDir, Cache: cache, StdSync: f.stdSync})
+	})
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "verify test: interrupted while rewriting and building %s (%.1fs): no test ran\n", strings.Join(pkgs, " "), time.Since(start).Seconds())
+		return exitUnknown
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
 		return exitUsage
@@ -315,14 +350,13 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	stop := context.AfterFunc(ctx, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	defer stop()
-	var output bytes.Buffer
+	var output testOutput
 	var started, progress []string // progress: the last line of each test with --time
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		output.WriteString(line)
-		output.WriteByte('\n')
+	// Read to the end whatever comes (a line of 20 MiB stopped a
+	// bufio.Scanner here, and the test binary then blocked for ever
+	// writing to the pipe).
+	rerr := readLines(pipe, maxTestLine, func(line string) {
+		output.add(line)
 		if _, p, ok := strings.Cut(line, rt.ProgressPrefix); ok {
 			name, _, _ := strings.Cut(p, ":")
 			progress = slices.DeleteFunc(progress, func(l string) bool { return strings.HasPrefix(l, name+":") })
@@ -330,7 +364,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if !f.quiet {
 				fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", p, time.Since(start).Seconds())
 			}
-			continue
+			return
 		}
 		if name, ok := strings.CutPrefix(line, "=== RUN"); ok {
 			name = strings.TrimSpace(name)
@@ -341,6 +375,10 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "verify test: %s (%.0fs)\n", name, time.Since(start).Seconds())
 			}
 		}
+	})
+	if rerr != nil {
+		// The pipe broke: the test binary must not block on it.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	werr := cmd.Wait()
 	rep.Seconds = time.Since(start).Seconds()
@@ -362,7 +400,8 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]"):
 		fmt.Fprintf(stderr, "verify test: the instrumented build failed:\n%s", tail(out, 40))
 		return exitUsage
-	case strings.Contains(out, "execspec/rt: controlled goroutine") && strings.Contains(out, "blocked outside the scheduler"):
+	case strings.Contains(out, "execspec/rt: controlled goroutine") && strings.Contains(out, "blocked outside the scheduler"),
+		strings.Contains(out, "execspec/rt: the scheduler waited"): // rt's settle watchdog
 		fmt.Fprintf(stderr, "verify test: %s", tail(out, 60))
 		code = exitUnknown
 	case werr != nil && len(failures(rep.Tests)) == 0:
@@ -549,4 +588,120 @@ func supportedGo(v string) bool {
 		}
 	}
 	return false
+}
+
+// maxSchedule bounds the size of a schedule file that --replay reads: a
+// run of the default 100,000 steps writes well under a megabyte.
+const maxSchedule = 256 << 20
+
+// checkSchedule checks, before anything is built, that name is a
+// schedule file this build can replay: a regular file (a named pipe would
+// block the test binary that opens it, a directory cannot be read), of a
+// sane size, that parses as a schedule of a known format version. It
+// returns its absolute path.
+func checkSchedule(name string) (string, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", err
+	case !st.Mode().IsRegular():
+		return "", fmt.Errorf("%s: %s, not a schedule file (verify test prints the path of the schedule it saves with a failure)", abs, fileKind(st.Mode()))
+	case st.Size() > maxSchedule:
+		return "", fmt.Errorf("%s: %d bytes, more than a schedule file holds (at most %d MiB)", abs, st.Size(), maxSchedule>>20)
+	}
+	if strings.HasSuffix(abs, ".fail") {
+		return abs, nil // a rapid failfile of the executor suite (properties.Run), which reads it
+	}
+	if _, _, err := rt.LoadSchedule(abs); err != nil {
+		return "", errors.New(strings.TrimPrefix(err.Error(), "execspec/rt: "))
+	}
+	return abs, nil
+}
+
+// replayedTest returns a -run pattern for the test a schedule or rapid
+// failfile was saved for, read from its name, or "" if the name does not
+// say: rt saves a test's schedule as NAME.schedule (a suite's finding as
+// NAME.FINDING.schedule) with every character outside [A-Za-z0-9.-] made
+// '_', and rapid its failfiles as NAME-DATE-....fail.
+func replayedTest(path string) string {
+	base := filepath.Base(path)
+	for _, ext := range []string{".schedule", ".fail"} {
+		if name, ok := strings.CutSuffix(base, ext); ok {
+			name, _, _ = strings.Cut(name, ".")
+			name, _, _ = strings.Cut(name, "-")
+			if !testName.MatchString(name) {
+				return ""
+			}
+			// '_' stands for itself or for a character it replaced.
+			return "^" + strings.ReplaceAll(name, "_", ".") + "$"
+		}
+	}
+	return ""
+}
+
+var testName = regexp.MustCompile(`^Test[A-Za-z0-9_]*$`)
+
+// checkOutDir checks that the directory for the schedules of failures is
+// one, or can be made: a failure found after minutes of runs must not
+// lose its schedule to a bad path.
+func checkOutDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err == nil && !st.IsDir() {
+		return fmt.Errorf("%s: %s, not a directory (the schedules of failures are written into it)", dir, fileKind(st.Mode()))
+	}
+	if err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: the directory for the schedules of failures cannot be made: %w", dir, err)
+	}
+	return nil
+}
+
+// fileKind names what a path is, for an error.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a file of mode " + m.String()
+}
+
+// interruptible runs f, which does not observe ctx (the rewriting and the
+// build of the packages, a minute or more the first time with
+// --std-sync), and returns early once ctx is done, so that Ctrl-C is
+// obeyed within moments in every phase. f's work is then abandoned: the
+// process is about to exit, and the go commands it started end with the
+// terminal's interrupt or run to their end in go's cache.
+func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }

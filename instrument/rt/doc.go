@@ -67,7 +67,10 @@
 //     Cond called by the goroutine holding control are yield points and
 //     wait in the scheduler on the value's real state, whoever's code
 //     calls them; the runtime's own use of sync on that goroutine is not
-//     (run.quiet).
+//     (run.quiet). An uncontrolled goroutine of the run that must wait
+//     for a Mutex or RWMutex waits on a channel of the bubble that the
+//     next release closes (durably blocked, so settling returns), and a
+//     hang names it (Blocked.G is Uncontrolled).
 //   - Ranges over maps in rewritten code go through MapOrdered or MapAny:
 //     key order, so a replay takes the same path.
 //   - A hang is decided, not timed: every controlled goroutine blocked and
@@ -102,6 +105,11 @@
 //     created when it is not (settleBeforeChoice).
 //     TestFastPathKeepsReplays checks that skipping changes no run and
 //     no replay.
+//     A settle that cannot end (an uncontrolled goroutine in a wait
+//     synctest does not count as blocked, such as Go's own sync.Mutex,
+//     or one that never blocks) is stopped by a watchdog outside the
+//     bubble after SettleLimit of real time, naming the goroutines in
+//     the way (settlewatch.go).
 //   - Spin loops (the rewriter's goschedloop and spincas rules,
 //     GoschedLoop and SpinCAS): a loop that only yields yields once, and
 //     a goroutine spinning on a compare-and-swap waits until it would

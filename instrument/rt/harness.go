@@ -223,6 +223,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 		}
 		out.Runs = i + 1
 		failed := false
+		stopWatch := watchSettles()
 		synctest.Test(t, func(bt *testing.T) {
 			bt.Helper()
 			if b, ok := strategy.(interface{ Begin() }); ok {
@@ -281,6 +282,7 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 				bt.Errorf("schedule saved; replay it with:\n\t%s", cmd)
 			}
 		})
+		stopWatch()
 		if owned {
 			// The body asked to own its runs (Own): it is called again,
 			// outside any bubble, and makes them through its Session.
@@ -375,6 +377,7 @@ func runOnce(cfg Config, main func()) (sched.Schedule, error) {
 	// its own slice from nothing; the schedule gets a copy.
 	r.choices = choiceBuf[:0]
 	main, restore := r.withPackages(main)
+	stdEnter()
 	err := r.coordinate(main)
 	restore()
 	lastEarly = r.earlyNote()
@@ -416,6 +419,7 @@ func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s sched.Schedule, e
 	if err := checkGo(); err != nil {
 		return s, err
 	}
+	defer watchSettles()()
 	synctest.Test(t, func(bt *testing.T) {
 		s, err = runOnce(cfg, func() { body(bt) })
 	})

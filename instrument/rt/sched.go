@@ -540,6 +540,9 @@ func (r *run) fail(err error) {
 	}
 	r.aborting = true
 	r.err = err
+	if h, ok := err.(*HangError); ok {
+		stdUncontrolled(h) // now: unwinding the run may let them go on
+	}
 }
 
 // step counts a yield point of g.
@@ -617,7 +620,11 @@ func (r *run) park(g *gor) {
 
 // settle lets every uncontrolled goroutine of the bubble run until it is
 // durably blocked, so that what a choice sees does not depend on timing.
-func settle() { synctest.Wait() }
+func settle() {
+	settles.Add(1) // odd: under way, for the watchdog (settlewatch.go)
+	synctest.Wait()
+	settles.Add(1)
+}
 
 // alwaysSettle turns the fast path of settleBeforeChoice off (tests).
 var alwaysSettle bool
@@ -1028,7 +1035,7 @@ func (e *PanicError) Unwrap() error {
 // Blocked is a goroutine found blocked for good: its operation, where it
 // was called, and its stack.
 type Blocked struct {
-	G     int
+	G     int // Uncontrolled: a goroutine that does not hold control
 	Op    string
 	Where string // file:line of the blocking operation in the program
 	Stack string
@@ -1061,6 +1068,9 @@ func (e *HangError) Is(target error) bool {
 }
 
 func (e *HangError) fill() {
+	uncontrolled := e.Blocked
+	e.Blocked = nil
+	defer func() { e.Blocked = append(e.Blocked, uncontrolled...) }()
 	for _, g := range e.gs {
 		st := string(g.stack)
 		op := g.w.op
@@ -1085,7 +1095,7 @@ func (e *HangError) Error() string {
 		fmt.Fprintf(&b, " (goroutines %v, woken only by tickers, ran alone for %v of virtual time)", e.Housekeeping, e.Quiet)
 	}
 	for _, g := range e.Blocked {
-		fmt.Fprintf(&b, "\n\tgoroutine %d: %s at %s", g.G, g.Op, g.Where)
+		fmt.Fprintf(&b, "\n\t%s: %s at %s", g.Name(), g.Op, g.Where)
 	}
 	return b.String()
 }

@@ -290,6 +290,7 @@ func (s *Session) exec(j *job) *job {
 					s.leftover = fmt.Sprint(v)
 				}
 			}()
+			defer watchSettles()()
 			synctest.Test(s.t, func(*testing.T) {
 				for j := range s.jobs {
 					serve(j)
@@ -312,7 +313,7 @@ func serve(j *job) {
 		}
 	}()
 	// What earlier runs left running goes on until it blocks.
-	synctest.Wait()
+	settle()
 	if j.f != nil {
 		// As in a run, the instrumented packages are initialised afresh
 		// in the bubble for f (pkginit.go).

@@ -1,6 +1,9 @@
 package rt
 
 import (
+	"fmt"
+	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -13,6 +16,13 @@ import (
 // it complete at once; called by any other goroutine, or outside a run,
 // they are Go's. The overlay holds no state of its own: controlled and
 // uncontrolled goroutines share the real values.
+//
+// One exception: a goroutine of a run's bubble that does not hold control
+// (started by code that was not rewritten) and must wait for a Mutex or
+// an RWMutex waits on a channel of the bubble (stdAwait), not in the
+// runtime's semaphore, which synctest does not count as durably blocked:
+// otherwise, while a controlled goroutine parked by the scheduler held
+// the lock, settling (synctest.Wait) would never return.
 
 // stdTable is sync's execspecTable (the same layout; see
 // instrument/stdsync.go).
@@ -20,6 +30,8 @@ type stdTable struct {
 	controlled func() bool
 	block      func(op int, what string, ready func() bool)
 	spawn      func(f func())
+	await      func(what string, try func() bool) bool
+	release    func()
 }
 
 // stdOps maps the overlay's operation numbers to the scheduler's.
@@ -34,8 +46,19 @@ var stdHooks unsafe.Pointer
 //go:linkname stdOverlaid sync.execspecOverlaid
 var stdOverlaid bool
 
+// stdAssociate and stdInBubble are sync's execspecAssociate and
+// execspecInBubble when the overlay is linked (nil otherwise): they tie a
+// value to the calling goroutine's bubble and tell whether the caller is
+// in the bubble a value is tied to.
+//
+//go:linkname stdAssociate sync.execspecAssociate
+var stdAssociate func(p *uint64) bool
+
+//go:linkname stdInBubble sync.execspecInBubble
+var stdInBubble func(p *uint64) bool
+
 func init() {
-	atomic.StorePointer(&stdHooks, unsafe.Pointer(&stdTable{controlled: stdControlled, block: stdBlock, spawn: Go}))
+	atomic.StorePointer(&stdHooks, unsafe.Pointer(&stdTable{controlled: stdControlled, block: stdBlock, spawn: Go, await: stdAwait, release: stdRelease}))
 }
 
 // StdSync reports whether the standard library's sync linked into this
@@ -120,4 +143,116 @@ func (p *stdPoll) stop() {
 	if p.t != nil {
 		p.t.Stop()
 	}
+}
+
+// stdBubble is what the goroutines of one bubble that do not hold control
+// share while they wait for the standard library's Mutex or RWMutex
+// (stdAwait): the bell, a channel of the bubble that the next release
+// closes (and replaces), and the waiters, for the report of a hang. A
+// Session's runs share their bubble, so a waiter may outlive a run.
+type stdBubble struct {
+	mark    *uint64 // tied to the bubble (stdAssociate)
+	bell    atomic.Pointer[chan struct{}]
+	waiters atomic.Pointer[stdWaiter] // a list, pushed to only
+}
+
+// stdWaiter is a goroutine in stdAwait: what it waits for, its stack.
+type stdWaiter struct {
+	what  string
+	stack []byte
+	done  atomic.Bool
+	next  *stdWaiter
+}
+
+// stdCur is the bubble of the latest run (nil: none yet, or no overlay).
+var stdCur atomic.Pointer[stdBubble]
+
+// stdEnter runs on the root goroutine of a bubble before each run: the
+// bubble's stdBubble is made on its first run.
+func stdEnter() {
+	if !stdOverlaid || stdAssociate == nil {
+		return
+	}
+	if b := stdCur.Load(); b != nil && stdInBubble(b.mark) {
+		return
+	}
+	b := &stdBubble{mark: new(uint64)}
+	if !stdAssociate(b.mark) {
+		return
+	}
+	bell := make(chan struct{}) // of the bubble: waiting on it is durable
+	b.bell.Store(&bell)
+	stdCur.Store(b)
+}
+
+// stdAwait is await of the overlay: the caller, which does not hold
+// control, failed to take a lock. In the bubble of the runs it tries
+// again after each release until try succeeds, and reports true; outside
+// it, false (the caller waits as Go does). The bell is read before each
+// try and a release closes it after the lock is let go, so no release
+// between a failed try and the wait is missed.
+func stdAwait(what string, try func() bool) bool {
+	b := stdCur.Load()
+	if b == nil || !stdInBubble(b.mark) {
+		return false
+	}
+	w := &stdWaiter{what: what, stack: debug.Stack()}
+	for {
+		w.next = b.waiters.Load()
+		if b.waiters.CompareAndSwap(w.next, w) {
+			break
+		}
+	}
+	defer w.done.Store(true)
+	for {
+		bell := b.bell.Load()
+		if try() {
+			return true
+		}
+		<-*bell
+	}
+}
+
+// stdRelease is release of the overlay, after an Unlock or RUnlock while
+// some goroutine waits in stdAwait: it rings the bell of the caller's
+// bubble (a release outside it cannot: the waiter then waits for the
+// next one inside).
+func stdRelease() {
+	b := stdCur.Load()
+	if b == nil || !stdInBubble(b.mark) {
+		return
+	}
+	bell := make(chan struct{})
+	close(*b.bell.Swap(&bell))
+}
+
+// stdUncontrolled adds to a hang's report, when it is decided, the
+// goroutines that do not hold control and wait in stdAwait.
+func stdUncontrolled(h *HangError) {
+	b := stdCur.Load()
+	if b == nil || !stdInBubble(b.mark) {
+		return
+	}
+	var ws []Blocked
+	for w := b.waiters.Load(); w != nil; w = w.next {
+		if !w.done.Load() {
+			st := string(w.stack)
+			ws = append(ws, Blocked{G: Uncontrolled, Op: w.what, Where: where(st), Stack: st})
+		}
+	}
+	slices.Reverse(ws) // in the order they began to wait
+	h.Blocked = append(h.Blocked, ws...)
+}
+
+// Uncontrolled is Blocked.G of a goroutine that does not hold control
+// (started by code that was not rewritten).
+const Uncontrolled = -1
+
+// Name is how a report names the goroutine: "goroutine N", or
+// "uncontrolled goroutine".
+func (g Blocked) Name() string {
+	if g.G == Uncontrolled {
+		return "uncontrolled goroutine"
+	}
+	return fmt.Sprintf("goroutine %d", g.G)
 }

@@ -251,7 +251,7 @@ func ctlRun(newPool func(Options) Pool, w Workload, cfg Config, run func(main fu
 func hangStacks(h *rt.HangError) string {
 	var b strings.Builder
 	for _, g := range h.Blocked {
-		fmt.Fprintf(&b, "goroutine %d (%s at %s):\n%s\n", g.G, g.Op, g.Where, g.Stack)
+		fmt.Fprintf(&b, "%s (%s at %s):\n%s\n", g.Name(), g.Op, g.Where, g.Stack)
 	}
 	return b.String()
 }

@@ -1,0 +1,95 @@
+package rt
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Settling (synctest.Wait) returns once every other goroutine of the
+// bubble is durably blocked. A goroutine that is not controlled and is
+// blocked in a way testing/synctest does not count as durable — waiting
+// for a lock of package sync that a parked controlled goroutine holds
+// (without the overlay of sync, --std-sync), a system call, a loop that
+// never blocks — keeps it from returning, and the run would wait until
+// the test's timeout, ten minutes under verify test. A watchdog outside
+// the bubble sees a settle that has not returned for SettleLimit of real
+// time and stops the test binary with the goroutines in the way and what
+// to do about them.
+
+// settles counts the settles begun and ended: odd while one is under way.
+var settles atomic.Uint64
+
+// EnvSettleLimit overrides SettleLimit (a duration, "2s").
+const EnvSettleLimit = "EXECSPEC_SETTLE_LIMIT"
+
+// SettleLimit is how long the watchdog lets one settle go on in real time.
+var SettleLimit = time.Minute
+
+func init() {
+	if d, err := time.ParseDuration(os.Getenv(EnvSettleLimit)); err == nil && d > 0 {
+		SettleLimit = d
+	}
+}
+
+// watchSettles starts the watchdog, from outside any bubble, for as long
+// as the runs of one synctest.Test go on: the returned function stops it
+// and waits for its goroutine to end, so that the next run does not see
+// the process's goroutines change while it counts them
+// (settleBeforeChoice).
+func watchSettles() (stop func()) {
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(min(time.Second, SettleLimit/4))
+		defer tick.Stop()
+		last, since := settles.Load(), time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			n := settles.Load()
+			if n != last || n%2 == 0 {
+				last, since = n, time.Now()
+				continue
+			}
+			if time.Since(since) >= SettleLimit {
+				panic(settleStuck(time.Since(since)))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+	}
+}
+
+// settleStuck is the watchdog's report: the goroutines of a bubble that
+// are not durably blocked, but for the one settling.
+func settleStuck(d time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "execspec/rt: the scheduler waited %v of real time for goroutines that are not controlled (started by code that was not rewritten) to block, and they have not: ", d.Round(time.Second))
+	b.WriteString("one waits for a lock of package sync that a controlled goroutine holds (testing/synctest does not count that wait as blocked; with verify test --std-sync the lock is controlled), or is in a system call, or never blocks. ")
+	b.WriteString("Instrument the package that starts it (--instrument). Goroutines of the bubble not durably blocked:\n")
+	buf := make([]byte, 4<<20)
+	shown := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		head, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(head, "synctest bubble") || strings.Contains(head, "durable") || strings.Contains(g, "rt.settle(") {
+			continue
+		}
+		if shown == 5 {
+			b.WriteString("(more not shown)\n")
+			break
+		}
+		lines := strings.Split(g, "\n")
+		b.WriteString(strings.Join(lines[:min(len(lines), 13)], "\n") + "\n")
+		shown++
+	}
+	return b.String()
+}
