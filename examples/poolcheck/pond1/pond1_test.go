@@ -48,7 +48,11 @@ var pond1Config = pool.Config{
 // while the pool is below its maximum. The stall is judged after
 // whatever began the stretch of room: a Submit, or a task's panic whose
 // worker stayed (controlled cases 4,764 and 43,330 at v1.9.1, see
-// README.md); v1.9.2 has the same code. Three more come from the idle
+// README.md); v1.9.2 has the same code. The purge reaches it too
+// (progress/idle expiry: it stops one of two workers, the submitters
+// that come next count the other idle and start none, and tasks queued
+// before theirs take it; testdata/schedules/TestPond1.progress-idle_expiry.schedule).
+// Three more come from the idle
 // purge (maybeStopIdleWorker), found with early timers: it lowers the
 // worker and idle counts under the pool's mutex but hands its stop
 // signal (a nil task) to whichever worker takes it next from the channel,
@@ -73,6 +77,7 @@ var pond1Lib = pool.Library{
 	Known: []pool.KnownDefect{
 		{Key: pool.Progress + "/Submit", Why: "a submitter counts on an idle worker that another submit already took"},
 		{Key: pool.Progress + "/task panic", Why: "a submitter counts on an idle worker that another submit already took"},
+		{Key: pool.Progress + "/" + pool.IdleExpiry, Why: "the idle purge stops one of two workers; submitters count the other idle and start none, while tasks queued before theirs take it"},
 		{Key: pool.CapacityBound + "/Submit", Why: "the idle purge lowers the worker count before its stop signal reaches a worker, which takes a queued task instead"},
 		{Key: pool.NoHang + "/task end", Why: purgeHang},
 		{Key: pool.NoHang + "/Submit", Why: purgeHang},

@@ -1,0 +1,119 @@
+package pool
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/internal/goid"
+)
+
+// IdleExpiry is the trigger of a progress finding (Finding.Op) that
+// followed a worker's idle expiry: a goroutine of the pool that had run
+// a task of the case, and whose last task returned, ended with no task
+// since, while the pool was open, after the pool's housekeeping (a
+// goroutine woken by a ticker: an idle purge) had run or a timer had
+// fired (virtual time passed) since that task's end. That is how a worker
+// that an idle purge stops ends (ants' purgeStaleWorkers, pond v1's
+// maybeStopIdleWorker), or one whose own idle timer fires; a pool that
+// loses a wakeup then (ants signals its condition variable without the
+// pool's lock as the worker exits) is named for it rather than for the
+// Submit or task end that began the stall.
+//
+// The suite sees it under control only, where the runtime tells it when a
+// goroutine ends (rt.AtExit) and whether housekeeping ran
+// (rt.HousekeepingSteps), and time is virtual:
+//
+//	the worker's last task   since its end                      its exit is
+//	panicked, Goexit         -                                  not idle (the task's own trigger)
+//	returned                 nothing (it left after its task)   not idle (the task end's)
+//	returned                 housekeeping ran, or time passed   an idle expiry
+//	any                      Close called                       not counted (the pool stops)
+//
+// What the suite cannot tell apart: a worker that leaves after its task
+// (a pool over its capacity) while the purge happens to run, or while the
+// schedule holds it back and a timer fires early (rt.Config.EarlyTimers),
+// counts as idle too.
+const IdleExpiry = "idle expiry"
+
+// workerLog is what the suite knows of the goroutines that ran the
+// case's tasks (under control).
+type workerLog struct {
+	mu   sync.Mutex
+	on   map[uintptr]*workerRec // by goroutine (goid.Curg), while it lives
+	idle []int64                // the instants (tracker.now) of idle expiries, in order
+}
+
+type workerRec struct {
+	task  int
+	ended bool      // its last task has ended
+	endAt time.Time // the virtual clock then
+	house int       // rt.HousekeepingSteps then
+}
+
+// workerStart is called by task id's body as it starts, on the
+// goroutine that runs it; harness says that goroutine is the suite's own
+// (a pool that runs a task on the submitter), which is no worker.
+func (tr *tracker) workerStart(id int, harness bool) {
+	if !tr.cfg.control || harness {
+		return
+	}
+	g := goid.Curg()
+	wl := &tr.workers
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	r := wl.on[g]
+	if r == nil {
+		if wl.on == nil {
+			wl.on = map[uintptr]*workerRec{}
+		}
+		r = &workerRec{}
+		if !rt.AtExit(func() { tr.workerExit(g, r) }) {
+			return
+		}
+		wl.on[g] = r
+	}
+	r.task, r.ended = id, false
+}
+
+// workerEnd is called as task id ends, on the goroutine that ran it.
+func (tr *tracker) workerEnd(id int) {
+	if !tr.cfg.control {
+		return
+	}
+	wl := &tr.workers
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	if r := wl.on[goid.Curg()]; r != nil && r.task == id {
+		r.ended, r.endAt, r.house = true, time.Now(), rt.HousekeepingSteps()
+	}
+}
+
+// workerExit is called (rt.AtExit) as goroutine g, which ran tasks of
+// the case, ends.
+func (tr *tracker) workerExit(g uintptr, r *workerRec) {
+	at := tr.now()
+	wl := &tr.workers
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	delete(wl.on, g) // the descriptor may be reused once g is gone
+	if !r.ended || tr.closeCallAt.Load() != 0 || tr.tasks[r.task].how.Load() != endReturned {
+		return
+	}
+	if rt.HousekeepingSteps() == r.house && !time.Now().After(r.endAt) {
+		return // it left after its task, nothing in between
+	}
+	wl.idle = append(wl.idle, at)
+}
+
+// idleExpiries returns the instants of the case's idle expiries, in
+// order.
+func (tr *tracker) idleExpiries() []int64 {
+	wl := &tr.workers
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	idle := slices.Clone(wl.idle)
+	slices.Sort(idle)
+	return idle
+}
