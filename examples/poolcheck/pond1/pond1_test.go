@@ -69,7 +69,9 @@ var pond1Config = pool.Config{
 // stop closes the tasks channel before it waits for the purge, which,
 // past its count check, sends its nil on the closed channel (no-crash in
 // maybeStopIdleWorker; v1.9.2 waits first). The hang is named after
-// whatever began the stall (task end, Submit, task panic). Schedules in
+// whatever began the stall (task end, Submit, task panic), or, under
+// control, after the idle expiry of the worker the purge stopped
+// (testdata/schedules/TestPond1.no-hang-idle_expiry.schedule). Schedules in
 // testdata/schedules/, see README.md.
 var pond1Lib = pool.Library{
 	Module: "github.com/alitto/pond",
@@ -82,6 +84,7 @@ var pond1Lib = pool.Library{
 		{Key: pool.NoHang + "/task end", Why: purgeHang},
 		{Key: pool.NoHang + "/Submit", Why: purgeHang},
 		{Key: pool.NoHang + "/task panic", Why: purgeHang},
+		{Key: pool.NoHang + "/" + pool.IdleExpiry, Why: purgeHang},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.drainTasks", Fixed: "v1.9.2", Why: purgeNil},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.(*WorkerPool).executeTask.func1", Fixed: "v1.9.2", Why: purgeNil},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.worker", Fixed: "v1.9.2", Why: purgeNil},
