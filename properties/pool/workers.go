@@ -13,8 +13,10 @@ import (
 // followed a worker's idle expiry: a goroutine of the pool that had run
 // a task of the case, and whose last task returned, ended with no task
 // since, while the pool was open, after the pool's housekeeping (a
-// goroutine woken by a ticker: an idle purge) had run or a timer had
-// fired (virtual time passed) since that task's end. That is how a worker
+// goroutine woken by a ticker: an idle purge) had run, or after the pool
+// had been idle for a while (virtual time passed while every goroutine
+// of the pool was blocked: a timer ended its wait), since that task's
+// end. That is how a worker
 // that an idle purge stops ends (ants' purgeStaleWorkers, pond v1's
 // maybeStopIdleWorker), or one whose own idle timer fires; a pool that
 // loses a wakeup then (ants signals its condition variable without the
@@ -29,12 +31,17 @@ import (
 //	panicked, Goexit         -                                  not idle (the task's own trigger)
 //	returned                 nothing (it left after its task)   not idle (the task end's)
 //	returned                 housekeeping ran, or time passed   an idle expiry
+//	                           with the pool blocked
 //	any                      Close called                       not counted (the pool stops)
 //
+// Time that the schedule lets pass early (rt.Config.EarlyTimers) while
+// a goroutine of the pool could run does not count (rt.EarlyTime): a
+// worker held back after its task while a hold's timer fired did not
+// wait (pond v2.5.0's workers, which never wait, were named so before).
 // What the suite cannot tell apart: a worker that leaves after its task
-// (a pool over its capacity) while the purge happens to run, or while the
-// schedule holds it back and a timer fires early (rt.Config.EarlyTimers),
-// counts as idle too.
+// (a pool over its capacity) while the purge happens to run counts as
+// idle too; one whose own idle timer fires early, while another
+// goroutine of the pool could run, does not.
 const IdleExpiry = "idle expiry"
 
 // workerLog is what the suite knows of the goroutines that ran the
@@ -47,9 +54,9 @@ type workerLog struct {
 
 type workerRec struct {
 	task  int
-	ended bool      // its last task has ended
-	endAt time.Time // the virtual clock then
-	house int       // rt.HousekeepingSteps then
+	ended bool  // its last task has ended
+	endAt int64 // the tracker's clock then (workerClock)
+	house int   // rt.HousekeepingSteps then
 }
 
 // workerStart is called by task id's body as it starts, on the
@@ -86,7 +93,7 @@ func (tr *tracker) workerEnd(id int) {
 	wl.mu.Lock()
 	defer wl.mu.Unlock()
 	if r := wl.on[goid.Curg()]; r != nil && r.task == id {
-		r.ended, r.endAt, r.house = true, time.Now(), rt.HousekeepingSteps()
+		r.ended, r.endAt, r.house = true, tr.workerClock(), rt.HousekeepingSteps()
 	}
 }
 
@@ -101,10 +108,18 @@ func (tr *tracker) workerExit(g uintptr, r *workerRec) {
 	if !r.ended || tr.closeCallAt.Load() != 0 || tr.tasks[r.task].how.Load() != endReturned {
 		return
 	}
-	if rt.HousekeepingSteps() == r.house && !time.Now().After(r.endAt) {
+	if rt.HousekeepingSteps() == r.house && tr.workerClock() == r.endAt {
 		return // it left after its task, nothing in between
 	}
 	wl.idle = append(wl.idle, at)
+}
+
+// workerClock is the virtual time of the case less the time the schedule
+// let pass early (rt.EarlyTime): it moves only while every goroutine of
+// the pool is blocked. A worker that the schedule held back after its
+// task while a timer fired early sees it stand still: it did not wait.
+func (tr *tracker) workerClock() int64 {
+	return int64(time.Since(tr.base)) - int64(rt.EarlyTime()-tr.early0)
 }
 
 // idleExpiries returns the instants of the case's idle expiries, in
