@@ -491,20 +491,26 @@ func TestStallBlamesALostWorker(t *testing.T) {
 // its worker waits idle, and a task submitted at 20 stalls: a worker's
 // idle expiry at 22, while it waited, is what the stall followed (ants'
 // purge: the expired worker's wakeup lost), but not one at 3, before the
-// pool last ran at its capacity, nor one past the bound.
+// pool last ran at its capacity, nor one past the bound; a worker's
+// retirement there is named as such.
 func TestStallBlamesAnIdleExpiry(t *testing.T) {
 	for _, c := range []struct {
-		idle  int64
-		until int64
-		want  string
-	}{{22, 30, IdleExpiry}, {3, 30, "Submit"}, {40, 30, "Submit"}} {
+		idle    int64
+		until   int64
+		want    string
+		retired bool // the exit at idle is a retirement instead
+	}{{22, 30, IdleExpiry, false}, {3, 30, "Submit", false}, {40, 30, "Submit", false}, {22, 30, WorkerRetired, true}} {
 		ops := []Op{{Kind: OpSubmit}, {Kind: OpSubmit}}
 		tr := newTracker(Workload{Options: Options{Capacity: 1}, Submitters: 1, Rounds: []Round{{Ops: ops}}}, fast(Config{}))
 		a := &tr.tasks[0]
 		a.startAt.Store(5)
 		a.endAt.Store(10)
 		a.how.Store(endReturned)
-		tr.workers.idle = []int64{c.idle}
+		if c.retired {
+			tr.workers.retired = []int64{c.idle}
+		} else {
+			tr.workers.idle = []int64{c.idle}
+		}
 		pendEnd := [][2]int64{{5, 10}, {20, 0}}
 		if got := tr.trigger(20, c.until, pendEnd, nil, 5); got != c.want {
 			t.Errorf("an idle expiry at %d, a stall from a Submit at 20 (bound at %d): blamed %q, want %q", c.idle, c.until, got, c.want)

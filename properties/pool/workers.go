@@ -29,7 +29,7 @@ import (
 //
 //	the worker's last task   since its end                      its exit is
 //	panicked, Goexit         -                                  not idle (the task's own trigger)
-//	returned                 nothing (it left after its task)   not idle (the task end's)
+//	returned                 nothing (it left after its task)   a retirement (WorkerRetired)
 //	returned                 housekeeping ran, or time passed   an idle expiry
 //	                           with the pool blocked
 //	any                      Close called                       not counted (the pool stops)
@@ -44,12 +44,24 @@ import (
 // goroutine of the pool could run, does not.
 const IdleExpiry = "idle expiry"
 
+// WorkerRetired is the trigger of a progress finding that followed a
+// worker's retirement: a goroutine of the pool ended right after its task
+// returned, with nothing in between (no housekeeping, no time with the
+// pool blocked), while the pool was open. A pool over its capacity
+// retires workers so (ants' revertWorker after a shrink, or with the
+// workers the race of ants #374 spawned past it), and a pool that loses a
+// wakeup then (ants' exiting worker signals without the pool's lock) is
+// named for it rather than for the task end. Under control only, as
+// IdleExpiry.
+const WorkerRetired = "worker retired"
+
 // workerLog is what the suite knows of the goroutines that ran the
 // case's tasks (under control).
 type workerLog struct {
-	mu   sync.Mutex
-	on   map[uintptr]*workerRec // by goroutine (goid.Curg), while it lives
-	idle []int64                // the instants (tracker.now) of idle expiries, in order
+	mu      sync.Mutex
+	on      map[uintptr]*workerRec // by goroutine (goid.Curg), while it lives
+	idle    []int64                // the instants (tracker.now) of idle expiries
+	retired []int64                // the instants of retirements (WorkerRetired)
 }
 
 type workerRec struct {
@@ -109,7 +121,8 @@ func (tr *tracker) workerExit(g uintptr, r *workerRec) {
 		return
 	}
 	if rt.HousekeepingSteps() == r.house && tr.workerClock() == r.endAt {
-		return // it left after its task, nothing in between
+		wl.retired = append(wl.retired, at) // it left after its task, nothing in between
+		return
 	}
 	wl.idle = append(wl.idle, at)
 }
@@ -122,13 +135,14 @@ func (tr *tracker) workerClock() int64 {
 	return int64(time.Since(tr.base)) - int64(rt.EarlyTime()-tr.early0)
 }
 
-// idleExpiries returns the instants of the case's idle expiries, in
-// order.
-func (tr *tracker) idleExpiries() []int64 {
+// workerExits returns the instants of the case's idle expiries and of
+// its retirements, each in order.
+func (tr *tracker) workerExits() (idle, retired []int64) {
 	wl := &tr.workers
 	wl.mu.Lock()
 	defer wl.mu.Unlock()
-	idle := slices.Clone(wl.idle)
+	idle, retired = slices.Clone(wl.idle), slices.Clone(wl.retired)
 	slices.Sort(idle)
-	return idle
+	slices.Sort(retired)
+	return idle, retired
 }

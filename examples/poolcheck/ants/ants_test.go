@@ -92,13 +92,20 @@ var antsConfig = pool.Config{
 //     worker's exit after the purge ran;
 //     testdata/schedules/TestAnts.progress-idle_expiry.schedule at
 //     v2.11.4, ….v2.7.5.schedule at v2.7.5; v2.12.1 has the same code);
-//   - before v2.11.4, the workers that the race of #374 spawns past the
-//     capacity, which leave after their task (revertWorker) with a
-//     Broadcast and a Signal made without p.lock (progress/task end;
-//     testdata/schedules/TestAnts.progress-task_end.schedule at v2.7.5).
+//   - a worker that leaves after its task because the pool is over its
+//     capacity (revertWorker: Running() > Cap()), with a Broadcast and a
+//     Signal made without p.lock (progress/worker retired, from v2.4.4,
+//     which the suite names from the worker's exit right after its
+//     task): after Tune to less, both workers of a pool tuned from two
+//     to one retire at once and a submitter past its check misses both
+//     (testdata/schedules/TestAnts.progress-worker_retired.schedule at
+//     v2.11.4, ten minutes under control); before v2.11.4 also the
+//     workers that the race of #374 spawns past the capacity
+//     (testdata/schedules/TestAnts.progress-worker_retired.v2.7.5.schedule,
+//     found as progress/task end).
 //
-// A progress finding with any other trigger (a Submit, a task end from
-// v2.11.4) is reported. Stress runs seldom see any of these, and cannot
+// A progress finding with any other trigger (a Submit, a task end) is
+// reported. Stress runs seldom see any of these, and cannot
 // name an idle expiry: there such a stall is named after the Submit or
 // task end that began it, and reported.
 var antsLib = pool.Library{
@@ -106,7 +113,7 @@ var antsLib = pool.Library{
 	Func:   ants.NewPool,
 	Known: []pool.KnownDefect{
 		{Key: pool.CapacityBound, Fixed: "v2.11.4", Why: "ants #374"},
-		{Key: pool.Progress + "/task end", Fixed: "v2.11.4", Why: "workers spawned past the capacity by the race of ants #374 leave after their task, signalling without the pool's lock"},
+		{Key: pool.Progress + "/" + pool.WorkerRetired, From: "v2.4.4", Why: "a worker that leaves after its task (over the capacity: after Tune to less, or spawned past it by the race of ants #374 before v2.11.4) signals without the pool's lock"},
 		{Key: pool.Progress + "/Resize", From: "v2.7.5", Why: "Tune signals without the pool's lock"},
 		{Key: pool.Progress + "/task panic", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
 		{Key: pool.Progress + "/task Goexit", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
