@@ -51,7 +51,10 @@ var pond1Config = pool.Config{
 // README.md); v1.9.2 has the same code. The purge reaches it too
 // (progress/idle expiry: it stops one of two workers, the submitters
 // that come next count the other idle and start none, and tasks queued
-// before theirs take it; testdata/schedules/TestPond1.progress-idle_expiry.schedule).
+// before theirs take it; testdata/schedules/TestPond1.progress-idle_expiry.schedule;
+// and progress/worker retired: a worker takes the purge's stop, queued
+// behind tasks, right after its task, so the suite sees it leave without
+// waiting; testdata/schedules/TestPond1.progress-worker_retired.schedule).
 // Three more come from the idle
 // purge (maybeStopIdleWorker), found with early timers: it lowers the
 // worker and idle counts under the pool's mutex but hands its stop
@@ -80,6 +83,7 @@ var pond1Lib = pool.Library{
 		{Key: pool.Progress + "/Submit", Why: "a submitter counts on an idle worker that another submit already took"},
 		{Key: pool.Progress + "/task panic", Why: "a submitter counts on an idle worker that another submit already took"},
 		{Key: pool.Progress + "/" + pool.IdleExpiry, Why: "the idle purge stops one of two workers; submitters count the other idle and start none, while tasks queued before theirs take it"},
+		{Key: pool.Progress + "/" + pool.WorkerRetired, Why: "the idle purge's stop signal, queued behind tasks while the counts were lowered, is taken by a worker right after its task; submitters count a worker idle that is not and start none"},
 		{Key: pool.CapacityBound + "/Submit", Why: "the idle purge lowers the worker count before its stop signal reaches a worker, which takes a queued task instead"},
 		{Key: pool.NoHang + "/task end", Why: purgeHang},
 		{Key: pool.NoHang + "/Submit", Why: purgeHang},
