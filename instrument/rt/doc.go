@@ -82,7 +82,10 @@
 //     reported with every stack. Housekeeping does not hide a hang: when
 //     only goroutines woken by tickers (a pool's periodic purge) have run
 //     for Config.Quiet of virtual time while another is blocked, the run
-//     is a hang too (housekeeping.go).
+//     is a hang too (housekeeping.go). A harness reads how many steps
+//     housekeeping has made (HousekeepingSteps) and registers a function
+//     called when a goroutine ends (AtExit): the pool suite names a
+//     worker that the purge stopped so.
 //   - Package initialisation: each run starts with the initialisation of
 //     the instrumented packages run again on goroutine 0, under control
 //     (the rewriter's package-init rule registers it with PackageInit;

@@ -32,6 +32,37 @@ func Go(fn func()) {
 	r.yield(g, opGo)
 }
 
+// AtExit registers f to be called when the calling controlled goroutine
+// ends (its function returns, panics or calls runtime.Goexit), on that
+// goroutine, before it hands control on; not when the run is stopped. A
+// harness uses it to see a goroutine of the code under test end (the pool
+// suite: a worker that ended idle). f must not block or call this
+// package. It reports whether f was registered: outside a controlled
+// goroutine it does nothing.
+func AtExit(f func()) bool {
+	_, g := current()
+	if g == nil {
+		return false
+	}
+	g.atExit = append(g.atExit, f)
+	return true
+}
+
+// HousekeepingSteps returns how many steps the goroutines doing
+// housekeeping (woken by a ticker: a pool's purge of idle workers;
+// housekeeping.go) have made so far in the run in progress, or 0 outside
+// one. A harness compares two readings to know whether housekeeping ran
+// between two points of its own (the pool suite: whether a worker that
+// ended after its task was stopped by the purge). Only the goroutine
+// holding control may call it (an AtExit function included).
+func HousekeepingSteps() int {
+	r, g := current()
+	if g == nil {
+		return 0
+	}
+	return r.steps - r.progress
+}
+
 // Gosched is runtime.Gosched: a yield point.
 func Gosched() {
 	r, g := current()

@@ -3,6 +3,8 @@ package rt
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,5 +241,43 @@ func TestChannelRules(t *testing.T) {
 		if !errors.As(err, &p) || !strings.Contains(fmt.Sprint(p.Value), name) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestAtExit: a function registered by a controlled goroutine is called
+// when it ends, however it ends (return, runtime.Goexit, a recovered
+// panic's return), on that goroutine, after its deferred calls; outside
+// a controlled goroutine nothing is registered.
+func TestAtExit(t *testing.T) {
+	if AtExit(func() {}) {
+		t.Fatal("AtExit outside a run registered a function")
+	}
+	var ended []string
+	_, err := Run(t, Config{}, func(t *testing.T) {
+		var wg WaitGroup
+		for _, how := range []string{"return", "goexit", "recovered"} {
+			wg.Add(1)
+			Go(func() {
+				defer wg.Done()
+				if !AtExit(func() { ended = append(ended, how) }) {
+					t.Errorf("%s: not registered", how)
+				}
+				switch how {
+				case "goexit":
+					runtime.Goexit()
+				case "recovered":
+					defer func() { _ = recover() }()
+					panic(how)
+				}
+			})
+			wg.Wait()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ended)
+	if want := []string{"goexit", "recovered", "return"}; !slices.Equal(ended, want) {
+		t.Errorf("ended %v, want %v", ended, want)
 	}
 }

@@ -171,6 +171,8 @@ type gor struct {
 	// (Harness): time let pass while only such goroutines could run is
 	// not early (timers.go).
 	harness bool
+
+	atExit []func() // AtExit: called when the goroutine ends
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -474,6 +476,12 @@ func (r *run) exit(g *gor) {
 	if v := recover(); v != nil && !IsAbort(v) && !r.aborting {
 		r.fail(&PanicError{G: g.id, Steps: r.steps, Value: v, Stack: debug.Stack()})
 	}
+	if !r.aborting {
+		for _, f := range g.atExit {
+			f()
+		}
+	}
+	g.atExit = nil
 	g.state = gDone
 	r.live--
 	r.living-- // soon: it hands control over first

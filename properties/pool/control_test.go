@@ -75,6 +75,32 @@ func TestControlledMode(t *testing.T) {
 	if o := run("TestGrowNoWake", 1, rt.EnvRuns+"="+strconv.Itoa(runs), early); len(o) != 1 || o[0].FailedRun == 0 || !strings.Contains(o[0].Error, "progress") {
 		t.Errorf("TestGrowNoWake, early timers: want a progress finding, got %+v", o)
 	}
+	// Idle expiry (workers.go): a worker the purge stops, signalling
+	// without the lock, is a progress finding named for it; acknowledged,
+	// it is no finding, and another lost wakeup of the same pool (a
+	// worker back from its task that signals nobody) is still one, named
+	// for what it followed. The correct pool, purge and all, passes.
+	for _, c := range []struct {
+		test string
+		want string // the finding's text, "" for none
+	}{
+		{"TestWorkersCorrect", ""},
+		{"TestExpiryNoWake", "progress (after " + IdleExpiry + ")"},
+		{"TestExpiryNoWakeKnown", ""},
+		{"TestExpiryKnownEndNoWake", "progress (after task end)"},
+	} {
+		o := run(c.test, 1, rt.EnvRuns+"="+strconv.Itoa(runs), early)
+		switch {
+		case len(o) != 1:
+			t.Errorf("%s: %+v", c.test, o)
+		case c.want == "" && o[0].FailedRun != 0:
+			t.Errorf("%s: want no finding in %d runs, got run %d: %s", c.test, runs, o[0].FailedRun, o[0].Error)
+		case c.want != "" && (o[0].FailedRun == 0 || !strings.Contains(o[0].Error, c.want)):
+			t.Errorf("%s: want a finding %q, got %+v", c.test, c.want, o[0])
+		default:
+			t.Logf("%s: %d runs, failed run %d: %.200s", c.test, o[0].Runs, o[0].FailedRun, o[0].Error)
+		}
+	}
 	for _, c := range []struct{ test, kind, text string }{
 		{"TestGrowNoWake", "fail", ""},
 		{"TestGoexitLeaks", "deadlock", "Cond.Wait"},

@@ -21,7 +21,8 @@
 //   - progress: a task the pool has room for starts within a bound
 //     relative to the pool's own median start delay in the same case,
 //     whether the room came from a submit, a grow, a worker's death (a
-//     task's panic or Goexit) or a waiter ahead giving up; the finding
+//     task's panic or Goexit, or, under control, its idle expiry) or a
+//     waiter ahead giving up; the finding names which (its trigger) and
 //     gives the delay as a number;
 //   - errors-propagate: Close and Wait report the tasks' errors as
 //     Config.Errors says, and only their own round's;

@@ -283,7 +283,9 @@ const (
 	// less weight, than its capacity) starts within the bound; its Op
 	// names what the stall followed — Resize (a lost wakeup after a
 	// grow), a task's panic or Goexit (a worker lost), a cancelled
-	// submit (a lost wakeup after a waiter ahead gave up), or Submit.
+	// submit (a lost wakeup after a waiter ahead gave up), a worker's
+	// idle expiry (IdleExpiry: under control only), a task's end, or
+	// Submit.
 	Progress = "progress"
 	// ErrorsPropagate: Close and Wait report the tasks' errors as
 	// Config.Errors says, and only those of their own round (reuse).

@@ -284,7 +284,8 @@ func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {
 
 // trigger names the event that gave the pool room at instant t: a
 // Resize, a task's end (by panic, Goexit or return), a cancelled submit
-// giving up, or a Submit. When the stall begins with a plain Submit or
+// giving up, or a Submit; a worker's idle expiry or retirement
+// (workers.go) counts as a loss. When the stall begins with a plain Submit or
 // task end, the earliest loss before it or while the task waited
 // (before until: the end of the stall or of the bound, whichever comes
 // first) is named instead: that is where
@@ -310,6 +311,7 @@ func (tr *tracker) trigger(t, until int64, pendEnd [][2]int64, capLog []capChang
 	// cancelled one that gave up at each: kind looks them up instead of
 	// scanning every task for every instant it is asked about.
 	ended, gaveUp := map[int64]int{}, map[int64]int{}
+	idle, retired := tr.workerExits()
 	for id, pe := range pendEnd {
 		rec := &tr.tasks[id]
 		if _, ok := ended[pe[1]]; !ok && rec.startAt.Load() != 0 {
@@ -336,6 +338,12 @@ func (tr *tracker) trigger(t, until int64, pendEnd [][2]int64, capLog []capChang
 		}
 		if _, ok := gaveUp[at]; ok {
 			return "cancelled submit", true
+		}
+		if _, ok := slices.BinarySearch(idle, at); ok {
+			return IdleExpiry, true
+		}
+		if _, ok := slices.BinarySearch(retired, at); ok {
+			return WorkerRetired, true
 		}
 		return "Submit", false
 	}
@@ -369,6 +377,9 @@ func (tr *tracker) trigger(t, until int64, pendEnd [][2]int64, capLog []capChang
 	for _, pe := range pendEnd {
 		consider(pe[0])
 		consider(pe[1])
+	}
+	for _, at := range slices.Concat(idle, retired) {
+		consider(at)
 	}
 	if best != "" {
 		return best

@@ -140,6 +140,8 @@ type tracker struct {
 	mu       sync.Mutex
 	findings []*Finding
 
+	workers workerLog // under control: the goroutines that ran tasks (workers.go)
+
 	// The canary: a goroutine that sleeps 1ms at a time and records how
 	// late it woke, so that a stall during which the process itself was
 	// not scheduled is not blamed on the pool.
@@ -264,10 +266,12 @@ func (tr *tracker) body(id int, t Task) func() error {
 		// The task's own code is the suite's, not the pool's
 		// (poolCall); the worker that runs it is the pool's again
 		// once it returns.
-		defer rt.Harness(rt.Harness(true))
+		harness := rt.Harness(true)
+		defer rt.Harness(harness)
 		rec := &tr.tasks[id]
 		tr.events.Add(1)
 		at := tr.now()
+		tr.workerStart(id, harness)
 		if rec.runs.Add(1) == 1 {
 			rec.startAt.Store(at)
 		}
@@ -318,6 +322,7 @@ func (tr *tracker) body(id int, t Task) func() error {
 func (tr *tracker) end(id int, w int64) {
 	rec := &tr.tasks[id]
 	rec.endAt.Store(tr.now())
+	tr.workerEnd(id)
 	tr.running.Add(-w)
 	rec.finished.Store(true)
 	tr.events.Add(1)

@@ -73,39 +73,51 @@ var antsConfig = pool.Config{
 // antsLib acknowledges the capacity race of issue #374 (fixed in
 // v2.11.4) in the versions before the fix, so that the versions between
 // the Tune fix (v2.7.5) and it are checked for every other defect; and
-// two lost wakeups that no release fixes, both a cond.Signal() called
-// without p.lock, so that a submitter between its capacity check and
-// cond.Wait() misses it: Tune's (repro/) and a worker's that dies of a
-// task's panic or Goexit (worker.go; found under controlled schedules,
-// see README.md). Stress runs seldom see either. Before v2.11.4 the
-// race of #374 also loses wakeups: the workers it spawns past the
-// capacity leave after their task (revertWorker) with a Broadcast and a
-// Signal made without p.lock, which a submitter between its check and
-// cond.Wait misses (testdata/schedules/TestAnts.progress-task_end.schedule,
-// at v2.7.5). A worker that the purge expires (its idle time past
-// ExpiryDuration) dies the same way as one whose task panicked: its
-// deferred cond.Signal() is made without p.lock, and a submitter that
-// found no idle worker and Running() == Cap() just before misses it and
-// waits for the purge's next tick to find the pool dormant
-// (testdata/schedules/TestAnts.progress-task_end.purge.schedule, at
-// v2.11.4; v2.12.1 has the same code). The suite cannot see the purge:
-// it names the stall after the task end or Submit that began it, so
-// those two triggers are acknowledged in every version with the
-// deferred Signal. Tune's lost wakeup is named after a Submit too when
-// the stall began with one (testdata/schedules/TestAnts.progress-Submit.tune.schedule,
-// at v2.7.5: Tune grows the pool and broadcasts while a submitter is
-// between its capacity check and cond.Wait).
+// one lost wakeup that no release fixes: a worker signals the pool's
+// condition variable without p.lock, so that a submitter between its
+// capacity check and cond.Wait() misses it. Each acknowledgement is that
+// defect reached through one trigger, in the versions it holds in:
+//
+//   - Tune's broadcast (progress/Resize, from v2.7.5; repro/);
+//   - a worker that dies of a task's panic or runtime.Goexit, whose
+//     deferred cond.Signal() runs without p.lock (progress/task panic
+//     and task Goexit, from v2.4.4; found under control,
+//     testdata/schedules/TestAnts.progress-task_panic.schedule at
+//     v2.11.4);
+//   - a worker that the purge stops (its idle time past ExpiryDuration):
+//     it dies the same way, and a submitter that found no idle worker
+//     and Running() == Cap() just before misses its signal and waits for
+//     the purge's next tick to find the pool dormant (progress/idle
+//     expiry, from v2.4.4, which the suite names under control from the
+//     worker's exit after the purge ran;
+//     testdata/schedules/TestAnts.progress-idle_expiry.schedule at
+//     v2.11.4, ….v2.7.5.schedule at v2.7.5; v2.12.1 has the same code);
+//   - a worker that leaves after its task because the pool is over its
+//     capacity (revertWorker: Running() > Cap()), with a Broadcast and a
+//     Signal made without p.lock (progress/worker retired, from v2.4.4,
+//     which the suite names from the worker's exit right after its
+//     task): after Tune to less, both workers of a pool tuned from two
+//     to one retire at once and a submitter past its check misses both
+//     (testdata/schedules/TestAnts.progress-worker_retired.schedule at
+//     v2.11.4, ten minutes under control); before v2.11.4 also the
+//     workers that the race of #374 spawns past the capacity
+//     (testdata/schedules/TestAnts.progress-worker_retired.v2.7.5.schedule,
+//     found as progress/task end).
+//
+// A progress finding with any other trigger (a Submit, a task end) is
+// reported. Stress runs seldom see any of these, and cannot
+// name an idle expiry: there such a stall is named after the Submit or
+// task end that began it, and reported.
 var antsLib = pool.Library{
 	Module: "github.com/panjf2000/ants/v2",
 	Func:   ants.NewPool,
 	Known: []pool.KnownDefect{
 		{Key: pool.CapacityBound, Fixed: "v2.11.4", Why: "ants #374"},
-		{Key: pool.Progress + "/task end", Fixed: "v2.11.4", Why: "workers spawned past the capacity by the race of ants #374 leave after their task, signalling without the pool's lock"},
+		{Key: pool.Progress + "/" + pool.WorkerRetired, From: "v2.4.4", Why: "a worker that leaves after its task (over the capacity: after Tune to less, or spawned past it by the race of ants #374 before v2.11.4) signals without the pool's lock"},
 		{Key: pool.Progress + "/Resize", From: "v2.7.5", Why: "Tune signals without the pool's lock"},
 		{Key: pool.Progress + "/task panic", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
 		{Key: pool.Progress + "/task Goexit", From: "v2.4.4", Why: "a dying worker signals without the pool's lock"},
-		{Key: pool.Progress + "/task end", From: "v2.4.4", Why: "a worker the idle purge expires dies signalling without the pool's lock"},
-		{Key: pool.Progress + "/Submit", From: "v2.4.4", Why: "a signal without the pool's lock (a worker the idle purge expires, Tune) lost by a submitter, named after the Submit that began the stall"},
+		{Key: pool.Progress + "/" + pool.IdleExpiry, From: "v2.4.4", Why: "a worker the idle purge expires dies signalling without the pool's lock"},
 	},
 }
 

@@ -48,7 +48,14 @@ var pond1Config = pool.Config{
 // while the pool is below its maximum. The stall is judged after
 // whatever began the stretch of room: a Submit, or a task's panic whose
 // worker stayed (controlled cases 4,764 and 43,330 at v1.9.1, see
-// README.md); v1.9.2 has the same code. Three more come from the idle
+// README.md); v1.9.2 has the same code. The purge reaches it too
+// (progress/idle expiry: it stops one of two workers, the submitters
+// that come next count the other idle and start none, and tasks queued
+// before theirs take it; testdata/schedules/TestPond1.progress-idle_expiry.schedule;
+// and progress/worker retired: a worker takes the purge's stop, queued
+// behind tasks, right after its task, so the suite sees it leave without
+// waiting; testdata/schedules/TestPond1.progress-worker_retired.schedule).
+// Three more come from the idle
 // purge (maybeStopIdleWorker), found with early timers: it lowers the
 // worker and idle counts under the pool's mutex but hands its stop
 // signal (a nil task) to whichever worker takes it next from the channel,
@@ -65,7 +72,9 @@ var pond1Config = pool.Config{
 // stop closes the tasks channel before it waits for the purge, which,
 // past its count check, sends its nil on the closed channel (no-crash in
 // maybeStopIdleWorker; v1.9.2 waits first). The hang is named after
-// whatever began the stall (task end, Submit, task panic). Schedules in
+// whatever began the stall (task end, Submit, task panic), or, under
+// control, after the idle expiry of the worker the purge stopped
+// (testdata/schedules/TestPond1.no-hang-idle_expiry.schedule). Schedules in
 // testdata/schedules/, see README.md.
 var pond1Lib = pool.Library{
 	Module: "github.com/alitto/pond",
@@ -73,10 +82,13 @@ var pond1Lib = pool.Library{
 	Known: []pool.KnownDefect{
 		{Key: pool.Progress + "/Submit", Why: "a submitter counts on an idle worker that another submit already took"},
 		{Key: pool.Progress + "/task panic", Why: "a submitter counts on an idle worker that another submit already took"},
+		{Key: pool.Progress + "/" + pool.IdleExpiry, Why: "the idle purge stops one of two workers; submitters count the other idle and start none, while tasks queued before theirs take it"},
+		{Key: pool.Progress + "/" + pool.WorkerRetired, Why: "the idle purge's stop signal, queued behind tasks while the counts were lowered, is taken by a worker right after its task; submitters count a worker idle that is not and start none"},
 		{Key: pool.CapacityBound + "/Submit", Why: "the idle purge lowers the worker count before its stop signal reaches a worker, which takes a queued task instead"},
 		{Key: pool.NoHang + "/task end", Why: purgeHang},
 		{Key: pool.NoHang + "/Submit", Why: purgeHang},
 		{Key: pool.NoHang + "/task panic", Why: purgeHang},
+		{Key: pool.NoHang + "/" + pool.IdleExpiry, Why: purgeHang},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.drainTasks", Fixed: "v1.9.2", Why: purgeNil},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.(*WorkerPool).executeTask.func1", Fixed: "v1.9.2", Why: purgeNil},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.worker", Fixed: "v1.9.2", Why: purgeNil},

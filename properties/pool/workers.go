@@ -1,0 +1,148 @@
+package pool
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/internal/goid"
+)
+
+// IdleExpiry is the trigger of a progress finding (Finding.Op) that
+// followed a worker's idle expiry: a goroutine of the pool that had run
+// a task of the case, and whose last task returned, ended with no task
+// since, while the pool was open, after the pool's housekeeping (a
+// goroutine woken by a ticker: an idle purge) had run, or after the pool
+// had been idle for a while (virtual time passed while every goroutine
+// of the pool was blocked: a timer ended its wait), since that task's
+// end. That is how a worker
+// that an idle purge stops ends (ants' purgeStaleWorkers, pond v1's
+// maybeStopIdleWorker), or one whose own idle timer fires; a pool that
+// loses a wakeup then (ants signals its condition variable without the
+// pool's lock as the worker exits) is named for it rather than for the
+// Submit or task end that began the stall.
+//
+// The suite sees it under control only, where the runtime tells it when a
+// goroutine ends (rt.AtExit) and whether housekeeping ran
+// (rt.HousekeepingSteps), and time is virtual:
+//
+//	the worker's last task   since its end                      its exit is
+//	panicked, Goexit         -                                  not idle (the task's own trigger)
+//	returned                 nothing (it left after its task)   a retirement (WorkerRetired)
+//	returned                 housekeeping ran, or time passed   an idle expiry
+//	                           with the pool blocked
+//	any                      Close called                       not counted (the pool stops)
+//
+// Time that the schedule lets pass early (rt.Config.EarlyTimers) while
+// a goroutine of the pool could run does not count (rt.EarlyTime): a
+// worker held back after its task while a hold's timer fired did not
+// wait (pond v2.5.0's workers, which never wait, were named so before).
+// What the suite cannot tell apart: a worker that leaves after its task
+// (a pool over its capacity) while the purge happens to run counts as
+// idle too; one whose own idle timer fires early, while another
+// goroutine of the pool could run, does not.
+const IdleExpiry = "idle expiry"
+
+// WorkerRetired is the trigger of a progress finding that followed a
+// worker's retirement: a goroutine of the pool ended right after its task
+// returned, with nothing in between (no housekeeping, no time with the
+// pool blocked), while the pool was open. A pool over its capacity
+// retires workers so (ants' revertWorker after a shrink, or with the
+// workers the race of ants #374 spawned past it), and a pool that loses a
+// wakeup then (ants' exiting worker signals without the pool's lock) is
+// named for it rather than for the task end. Under control only, as
+// IdleExpiry.
+const WorkerRetired = "worker retired"
+
+// workerLog is what the suite knows of the goroutines that ran the
+// case's tasks (under control).
+type workerLog struct {
+	mu      sync.Mutex
+	on      map[uintptr]*workerRec // by goroutine (goid.Curg), while it lives
+	idle    []int64                // the instants (tracker.now) of idle expiries
+	retired []int64                // the instants of retirements (WorkerRetired)
+}
+
+type workerRec struct {
+	task  int
+	ended bool  // its last task has ended
+	endAt int64 // the tracker's clock then (workerClock)
+	house int   // rt.HousekeepingSteps then
+}
+
+// workerStart is called by task id's body as it starts, on the
+// goroutine that runs it; harness says that goroutine is the suite's own
+// (a pool that runs a task on the submitter), which is no worker.
+func (tr *tracker) workerStart(id int, harness bool) {
+	if !tr.cfg.control || harness {
+		return
+	}
+	g := goid.Curg()
+	wl := &tr.workers
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	r := wl.on[g]
+	if r == nil {
+		if wl.on == nil {
+			wl.on = map[uintptr]*workerRec{}
+		}
+		r = &workerRec{}
+		if !rt.AtExit(func() { tr.workerExit(g, r) }) {
+			return
+		}
+		wl.on[g] = r
+	}
+	r.task, r.ended = id, false
+}
+
+// workerEnd is called as task id ends, on the goroutine that ran it.
+func (tr *tracker) workerEnd(id int) {
+	if !tr.cfg.control {
+		return
+	}
+	wl := &tr.workers
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	if r := wl.on[goid.Curg()]; r != nil && r.task == id {
+		r.ended, r.endAt, r.house = true, tr.workerClock(), rt.HousekeepingSteps()
+	}
+}
+
+// workerExit is called (rt.AtExit) as goroutine g, which ran tasks of
+// the case, ends.
+func (tr *tracker) workerExit(g uintptr, r *workerRec) {
+	at := tr.now()
+	wl := &tr.workers
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	delete(wl.on, g) // the descriptor may be reused once g is gone
+	if !r.ended || tr.closeCallAt.Load() != 0 || tr.tasks[r.task].how.Load() != endReturned {
+		return
+	}
+	if rt.HousekeepingSteps() == r.house && tr.workerClock() == r.endAt {
+		wl.retired = append(wl.retired, at) // it left after its task, nothing in between
+		return
+	}
+	wl.idle = append(wl.idle, at)
+}
+
+// workerClock is the virtual time of the case less the time the schedule
+// let pass early (rt.EarlyTime): it moves only while every goroutine of
+// the pool is blocked. A worker that the schedule held back after its
+// task while a timer fired early sees it stand still: it did not wait.
+func (tr *tracker) workerClock() int64 {
+	return int64(time.Since(tr.base)) - int64(rt.EarlyTime()-tr.early0)
+}
+
+// workerExits returns the instants of the case's idle expiries and of
+// its retirements, each in order.
+func (tr *tracker) workerExits() (idle, retired []int64) {
+	wl := &tr.workers
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	idle, retired = slices.Clone(wl.idle), slices.Clone(wl.retired)
+	slices.Sort(idle)
+	slices.Sort(retired)
+	return idle, retired
+}
