@@ -54,7 +54,13 @@ var pond1Config = pool.Config{
 // before theirs take it; testdata/schedules/TestPond1.progress-idle_expiry.schedule;
 // and progress/worker retired: a worker takes the purge's stop, queued
 // behind tasks, right after its task, so the suite sees it leave without
-// waiting; testdata/schedules/TestPond1.progress-worker_retired.schedule).
+// waiting; testdata/schedules/TestPond1.progress-worker_retired.schedule;
+// and progress/task end: a submitter finds the pool at its maximum, two
+// workers counted idle though one has already taken a task, and starts
+// none; the purge then stops both, its two nils sent before that
+// submitter's task, which waits behind them for the one worker another
+// submit started, busy with a held task, on a pool of two;
+// testdata/schedules/TestPond1.progress-task_end.schedule).
 // Three more come from the idle
 // purge (maybeStopIdleWorker), found with early timers: it lowers the
 // worker and idle counts under the pool's mutex but hands its stop
@@ -74,7 +80,10 @@ var pond1Config = pool.Config{
 // maybeStopIdleWorker; v1.9.2 waits first). The hang is named after
 // whatever began the stall (task end, Submit, task panic), or, under
 // control, after the idle expiry of the worker the purge stopped
-// (testdata/schedules/TestPond1.no-hang-idle_expiry.schedule). Schedules in
+// (testdata/schedules/TestPond1.no-hang-idle_expiry.schedule), or after
+// the worker's retirement when the purge's nil, queued behind a task,
+// reaches it right after that task
+// (testdata/schedules/TestPond1.no-hang-worker_retired.schedule). Schedules in
 // testdata/schedules/, see README.md.
 var pond1Lib = pool.Library{
 	Module: "github.com/alitto/pond",
@@ -84,11 +93,13 @@ var pond1Lib = pool.Library{
 		{Key: pool.Progress + "/task panic", Why: "a submitter counts on an idle worker that another submit already took"},
 		{Key: pool.Progress + "/" + pool.IdleExpiry, Why: "the idle purge stops one of two workers; submitters count the other idle and start none, while tasks queued before theirs take it"},
 		{Key: pool.Progress + "/" + pool.WorkerRetired, Why: "the idle purge's stop signal, queued behind tasks while the counts were lowered, is taken by a worker right after its task; submitters count a worker idle that is not and start none"},
+		{Key: pool.Progress + "/task end", Why: "a submitter that saw the pool at its maximum starts no worker; the idle purge then stops both workers, counted idle though one has already taken a task, and their nils, sent before its task, leave it waiting behind the one busy worker"},
 		{Key: pool.CapacityBound + "/Submit", Why: "the idle purge lowers the worker count before its stop signal reaches a worker, which takes a queued task instead"},
 		{Key: pool.NoHang + "/task end", Why: purgeHang},
 		{Key: pool.NoHang + "/Submit", Why: purgeHang},
 		{Key: pool.NoHang + "/task panic", Why: purgeHang},
 		{Key: pool.NoHang + "/" + pool.IdleExpiry, Why: purgeHang},
+		{Key: pool.NoHang + "/" + pool.WorkerRetired, Why: purgeHang + " (its nil, queued behind a task, is taken right after that task)"},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.drainTasks", Fixed: "v1.9.2", Why: purgeNil},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.(*WorkerPool).executeTask.func1", Fixed: "v1.9.2", Why: purgeNil},
 		{Key: pool.NoCrash + "/crash in github.com/alitto/pond.worker", Fixed: "v1.9.2", Why: purgeNil},
