@@ -495,7 +495,9 @@ func runsText(r testReport) string {
 }
 
 // testLog returns what test logged in the go test -v output, without the
-// lines of the runtime's own report.
+// lines of the runtime's own report: its t.Log lines, and what the code
+// under test wrote to the binary's standard output or error while it ran
+// (a println in a library one is debugging), as go test -v shows them.
 func testLog(out, test string) string {
 	var b strings.Builder
 	in := false
@@ -509,9 +511,23 @@ func testLog(out, test string) string {
 		case in && strings.HasPrefix(line, "    ") && !strings.Contains(line, "schedule saved; replay it with") && !strings.Contains(line, "harness.go:") && !strings.Contains(line, rt.ProgressPrefix) && !strings.HasPrefix(line, "        \t"):
 			b.WriteString(line[2:])
 			b.WriteByte('\n')
+		case in && line != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") && !goTestLine(line):
+			b.WriteString(line)
+			b.WriteByte('\n')
 		}
 	}
 	return b.String()
+}
+
+// goTestLine reports whether an unindented line of go test -v output is
+// go test's own (a test's start, end or verdict, a package's result).
+func goTestLine(line string) bool {
+	for _, p := range []string{"=== ", "--- ", "PASS", "FAIL", "ok  \t", "coverage: ", "panic: ", "goroutine ", "exit status "} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func failures(os []rt.Outcome) []rt.Outcome {

@@ -360,3 +360,23 @@ func TestVerifyTestSettleStuck(t *testing.T) {
 	wantAll(t, "stderr", stderr, "the scheduler waited", "sync.Mutex.Lock", "helper.go:14", "--std-sync")
 	t.Logf("stopped after %v", time.Since(start))
 }
+
+// TestTestLogKeepsPrints: with -v, what the code under test printed (a
+// println while debugging a library, unindented) is shown with the test's
+// t.Log lines; go test's own lines and another test's output are not.
+func TestTestLogKeepsPrints(t *testing.T) {
+	out := "=== RUN   TestA\n" +
+		"debug: worker 3 exits\n" +
+		"    a_test.go:9: logged\n" +
+		"--- PASS: TestA (0.01s)\n" +
+		"=== RUN   TestB\n" +
+		"debug: not A's\n" +
+		"--- PASS: TestB (0.00s)\n" +
+		"PASS\n" +
+		"ok  \tpkg\t0.02s\n"
+	got := testLog(out, "TestA")
+	want := "debug: worker 3 exits\n  a_test.go:9: logged\n"
+	if got != want {
+		t.Errorf("testLog = %q, want %q", got, want)
+	}
+}
