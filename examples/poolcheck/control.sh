@@ -10,12 +10,22 @@
 #   bash control.sh 500 all 'ants v2.4'   # the rows whose library matches
 #   bash control.sh 10m fixed       # a duration instead of a count: each
 #                                   # target runs for 10 minutes (verify test --time)
+#   bash control.sh replay          # replay every committed schedule once
 #
 # Prints, per target: the outcome, the run that first failed and its kind,
 # replays that matched the schedule's checksum, seconds; then the cases
 # run, the acknowledged findings (pool.Library.Known) by kind and the load
 # average (1 minute, sampled every 30 s) over the target's run. Needs the
 # module proxy.
+#
+# replay: each */testdata/schedules/*.schedule, with the modfile the
+# replays table below gives it (a schedule not in the table is an error),
+# is replayed by verify test --replay with its package (its directory),
+# test ("# pool.test:") and the instrument pattern of its package's
+# targets. Prints, per schedule: matched (the run followed the schedule,
+# reproduced its checksum and showed the finding its "# pool.finding:"
+# names, reported or acknowledged), diverged, or other (with what the
+# replay showed instead); exits with the number not matched.
 set -uo pipefail
 cd "$(dirname "$0")"
 runs=${1:-2000}
@@ -28,9 +38,6 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 verify=$bin/verify
 (cd "$root" && go build -o "$verify" ./cmd/verify) || exit 2
-out=$(mktemp -d)
-echo "schedules of findings in $out"
-fails=0
 # modfile | package | test | expect | instrument | library@version | strategy (random if empty)
 targets=(
   "go.ants242.mod|./ants|TestAnts$|fail progress|github.com/panjf2000/ants/v2/...|ants v2.4.2"
@@ -52,23 +59,20 @@ targets=(
   "go.conc240121.mod|./conc|TestConc$|pass|github.com/sourcegraph/conc/...|conc main 2024-01-21"
   "go.mod|./errgroup|TestErrgroup$|pass|golang.org/x/sync/errgroup|x/sync v0.24.0 errgroup"
 )
-for t in "${targets[@]}"; do
-  IFS='|' read -r modfile pkg test expect inst lib strategy <<< "$t"
-  if [ -n "$match" ] && ! grep -q -- "$match" <<< "$lib"; then continue; fi
-  if [ "$only" = fixed ] && [ "${expect%% *}" != pass ]; then continue; fi
-  if [ "$only" = buggy ] && [ "${expect%% *}" = pass ]; then continue; fi
-  # verify test reads go.mod: a modfile variant is copied into a scratch
-  # copy of the module.
+# scratch MODFILE INSTRUMENT makes a scratch copy of the module whose
+# go.mod is MODFILE (verify test reads go.mod) and prints its directory.
+scratch() {
+  local work mod info mdir mver mgo
   work=$(mktemp -d)
   cp -r ants conc errgroup pond pond1 pond21 semaphore "$work"/
-  cp "$modfile" "$work/go.mod"; cp "${modfile%.mod}.sum" "$work/go.sum"
+  cp "$1" "$work/go.mod"; cp "${1%.mod}.sum" "$work/go.sum"
   sed -i "s#=> ../..#=> $root#" "$work/go.mod"
   # The rewritten code calls generic functions of the runtime: a library
   # whose go.mod says go < 1.18 (ants v2.4.2, v2.7.5) does not compile
   # rewritten. It is copied with its go directive raised, into a directory
   # named as in the module cache (path@version, which tells pool.Library
   # the version), and replaced.
-  mod=${inst%/...}
+  mod=${2%/...}
   if info=$(cd "$work" && go list -m -f '{{.Dir}}|{{.Version}}|{{.GoVersion}}' "$mod" 2>/dev/null); then
     IFS='|' read -r mdir mver mgo <<< "$info"
     if [ -n "$mgo" ] && [ "$(printf '%s\n1.18\n' "$mgo" | sort -V | head -1)" != 1.18 ]; then
@@ -77,6 +81,105 @@ for t in "${targets[@]}"; do
       printf '\nreplace %s => ./lib/%s@%s\n' "$mod" "$mod" "$mver" >> "$work/go.mod"
     fi
   fi
+  echo "$work"
+}
+# replay: each committed schedule and the modfile it replays with; its
+# package is its directory, its test the file's "# pool.test:", its
+# instrument pattern that of the package's rows above. A schedule file
+# not listed here is an error.
+replays=(
+  "ants/testdata/schedules/TestAnts.progress-idle_expiry.schedule|go.mod"
+  "ants/testdata/schedules/TestAnts.progress-task_panic.schedule|go.mod"
+  "ants/testdata/schedules/TestAnts.progress-worker_retired.schedule|go.mod"
+  "ants/testdata/schedules/TestAnts.progress-idle_expiry.v2.7.5.schedule|go.ants275.mod"
+  "ants/testdata/schedules/TestAnts.progress-worker_retired.v2.7.5.schedule|go.ants275.mod"
+  "conc/testdata/schedules/TestConc.no-hang-task_panic.schedule|go.mod"
+  "pond1/testdata/schedules/TestPond1.capacity-Submit.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-crash-drainTasks.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-crash-executeTask.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-crash-maybeStopIdleWorker.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-crash-worker.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-hang-Submit.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-hang-idle_expiry.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-hang-task_end.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-hang-task_panic.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.no-hang-worker_retired.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.progress-Submit.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.progress-idle_expiry.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.progress-task_end.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.progress-task_panic.schedule|go.buggy.mod"
+  "pond1/testdata/schedules/TestPond1.progress-worker_retired.schedule|go.buggy.mod"
+  "pond21/testdata/schedules/TestPondClose.none-lost-Submit.schedule|go.pond216.mod"
+)
+if [ "$runs" = replay ]; then
+  fails=0
+  declare -A modof works
+  for r in "${replays[@]}"; do modof[${r%%|*}]=${r#*|}; done
+  for f in */testdata/schedules/*.schedule; do
+    if [ -z "${modof[$f]:-}" ]; then
+      printf '%-9s %s: not in the replays table of control.sh (add it with its modfile)\n' ERROR "$f"; fails=$((fails+1))
+    fi
+  done
+  for r in "${replays[@]}"; do
+    IFS='|' read -r sched modfile <<< "$r"
+    pkg=./${sched%%/*}
+    test=$(sed -n 's/^# pool.test: //p' "$sched" 2>/dev/null)
+    finding=$(sed -n 's/^# pool.finding: //p' "$sched" 2>/dev/null)
+    want=$(sed -n 's/^checksum //p' "$sched" 2>/dev/null)
+    inst=
+    for t in "${targets[@]}"; do
+      IFS='|' read -r _ tpkg _ _ tinst _ <<< "$t"
+      if [ "$tpkg" = "$pkg" ]; then inst=$tinst; break; fi
+    done
+    if [ ! -f "$sched" ] || [ -z "$test" ] || [ -z "$finding" ] || [ -z "$want" ] || [ -z "$inst" ]; then
+      printf '%-9s %s: no such schedule, or no "# pool.test:", "# pool.finding:", checksum, or no row of %s in targets\n' ERROR "$sched" "$pkg"; fails=$((fails+1)); continue
+    fi
+    # One scratch copy per modfile and library, reused by its schedules.
+    key="$modfile|$inst"
+    [ -n "${works[$key]:-}" ] || works[$key]=$(scratch "$modfile" "$inst")
+    work=${works[$key]}
+    # The finding as the suite reports it (pool: PROPERTY (after OP)) or
+    # acknowledges it (known defect KEY).
+    prop=${finding%%/*}
+    if [ "$prop" = "$finding" ]; then said="pool: $prop:"; else said="pool: $prop (after ${finding#*/})"; fi
+    start=$(date +%s)
+    res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "^$test\$" --replay "$PWD/$sched" -q -v --json 2>"$work/stderr")
+    secs=$(( $(date +%s) - start ))
+    read -r replayed kind sum <<< "$(python3 -c '
+import json,sys
+try:
+  t=json.loads(sys.stdin.read())["tests"][0]
+  print("yes" if t.get("replayed") else "no", t.get("kind") or "pass", t.get("checksum") or "-")
+except Exception: print("no error -")' <<< "$res")"
+    shown=yes
+    if grep -qF -- "$said" "$work/stderr"; then seen=reported
+    elif grep -qF -- "known defect $finding seen in" "$work/stderr"; then seen=acknowledged
+    else
+      shown=no
+      # What the replay showed instead, reported or acknowledged.
+      seen=$({ grep -o 'pool: [a-z-]* (after [^)]*)' "$work/stderr" | sort -u
+        sed -n 's/.*known defect \(.*\) seen in .*/\1 (acknowledged)/p' "$work/stderr"; } | paste -sd, - | sed 's/,/, /g')
+      seen="absent; seen: ${seen:-nothing}"
+    fi
+    if [ "$replayed" = yes ] && [ "$shown" = yes ] && { [ "$sum" = - ] || [ "$sum" = "$want" ]; }; then verdict=matched
+    elif [ "$kind" = diverged ]; then verdict=diverged
+    else verdict=other; fi
+    [ "$verdict" = matched ] || fails=$((fails+1))
+    printf '%-9s %-72s %-15s %s: %s (%s), replayed %s, %s, %ss\n' "$verdict" "$sched" "$modfile" "$kind" "$finding" "$seen" "$replayed" "checksum ${sum:0:16}/$want" "$secs"
+    if [ "$verdict" != matched ]; then grep -E 'diverg|verify test:|panic:' "$work/stderr" | cut -c1-300 | head -6 | sed 's/^/          /'; fi
+  done
+  for w in "${works[@]}"; do rm -rf "$w"; done
+  exit $fails
+fi
+out=$(mktemp -d)
+echo "schedules of findings in $out"
+fails=0
+for t in "${targets[@]}"; do
+  IFS='|' read -r modfile pkg test expect inst lib strategy <<< "$t"
+  if [ -n "$match" ] && ! grep -q -- "$match" <<< "$lib"; then continue; fi
+  if [ "$only" = fixed ] && [ "${expect%% *}" != pass ]; then continue; fi
+  if [ "$only" = buggy ] && [ "${expect%% *}" = pass ]; then continue; fi
+  work=$(scratch "$modfile" "$inst")
   start=$(date +%s)
   (while :; do cut -d' ' -f1 /proc/loadavg; sleep 30; done) > "$work/load" & sampler=$!
   res=$(cd "$work" && "$verify" test "$pkg" --instrument "$inst" --run "$test" "${budget[@]}" --strategy "${strategy:-random}" --out "$out/${lib// /_}" -q -v --keep --json 2>"$work/stderr")
