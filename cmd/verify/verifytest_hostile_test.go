@@ -315,9 +315,6 @@ func TestTestOutputBounded(t *testing.T) {
 // hung with the test binary blocked on its write (past --timeout: the
 // timeout's own report blocked too).
 func TestVerifyTestLongLine(t *testing.T) {
-	if raceEnabled && os.Getenv("EXECSPEC_LONG") == "" {
-		t.Skip("builds and runs a test binary (slow under the race detector, which the reading does not need: TestReadLines checks it)")
-	}
 	demoModule(t, map[string]string{
 		"long_test.go": "package demo\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n\t\"testing\"\n)\n\nfunc TestLong(t *testing.T) {\n\tfmt.Println(strings.Repeat(\"x\", 20<<20))\n\tfor range 1000 {\n\t\tfmt.Println(strings.Repeat(\"y\", 1000))\n\t}\n\tt.Fatal(\"the end\")\n}\n",
 	})
@@ -344,9 +341,6 @@ func TestVerifyTestLongLine(t *testing.T) {
 // (EXECSPEC_SETTLE_LIMIT, here 2s) and verify test reports it as unknown
 // (exit 3) with the goroutine named, not after --timeout (10 minutes).
 func TestVerifyTestSettleStuck(t *testing.T) {
-	if raceEnabled && os.Getenv("EXECSPEC_LONG") == "" {
-		t.Skip("builds and runs a test binary (slow under the race detector, which the command's logic does not need)")
-	}
 	demoModule(t, map[string]string{
 		"helper/helper.go": "package helper\n\nimport \"sync\"\n\ntype Shared struct{ mu sync.Mutex }\n\nfunc (s *Shared) Lock()   { s.mu.Lock() }\nfunc (s *Shared) Unlock() { s.mu.Unlock() }\n\n// Contend waits for the lock on a goroutine of its own.\nfunc (s *Shared) Contend() <-chan struct{} {\n\tc := make(chan struct{})\n\tgo func() {\n\t\ts.mu.Lock()\n\t\ts.mu.Unlock()\n\t\tclose(c)\n\t}()\n\treturn c\n}\n",
 		"held_test.go":     "package demo\n\nimport (\n\t\"testing\"\n\n\t\"demo/helper\"\n)\n\nfunc TestHeld(t *testing.T) {\n\tvar s helper.Shared\n\ts.Lock()\n\tdone := s.Contend()\n\tch := make(chan int)\n\tgo func() { ch <- 1 }()\n\t<-ch\n\ts.Unlock()\n\t<-done\n}\n",
