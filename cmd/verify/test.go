@@ -66,34 +66,23 @@ func (l listFlag) Set(v string) error {
 }
 
 func testFlagSpecs(f *testFlags) []flagSpec {
+	// notInReplay: the flag has no meaning with --replay, for the reason why.
+	notInReplay := func(why string) func() string {
+		return func() string {
+			if f.replay != "" {
+				return why
+			}
+			return ""
+		}
+	}
 	return []flagSpec{
 		{name: "pct-depth", min: 1, max: 20, applies: onlyWith(func() bool { return f.strategy == "pct" }, "--strategy pct")},
 		{name: "max-steps", min: 0, max: 1 << 30},
 		{name: "timeout", min: int64(time.Second), max: int64(1000 * time.Hour)},
-		{name: "time", min: int64(100 * time.Millisecond), max: int64(1000 * time.Hour), explicitOnly: true, applies: func() string {
-			if f.replay != "" {
-				return "a replay makes one run"
-			}
-			return ""
-		}},
-		{name: "runs", applies: func() string {
-			if f.replay != "" {
-				return "a replay makes one run"
-			}
-			return ""
-		}, min: 1, max: 100_000_000},
-		{name: "strategy", applies: func() string {
-			if f.replay != "" {
-				return "a replay makes the schedule's choices"
-			}
-			return ""
-		}},
-		{name: "seed", applies: func() string {
-			if f.replay != "" {
-				return "a replay makes the schedule's choices"
-			}
-			return ""
-		}},
+		{name: "time", min: int64(100 * time.Millisecond), max: int64(1000 * time.Hour), explicitOnly: true, applies: notInReplay("a replay makes one run")},
+		{name: "runs", applies: notInReplay("a replay makes one run"), min: 1, max: 100_000_000},
+		{name: "strategy", applies: notInReplay("a replay makes the schedule's choices")},
+		{name: "seed", applies: notInReplay("a replay makes the schedule's choices")},
 	}
 }
 
