@@ -355,6 +355,22 @@ func TestVerifyTestSettleStuck(t *testing.T) {
 	t.Logf("stopped after %v", time.Since(start))
 }
 
+// TestVerifyTestNoYieldLoop: a controlled goroutine that loops without a
+// yield point holds control for ever; rt's watchdog sees the steps stand
+// still (EXECSPEC_SETTLE_LIMIT, here 2s) and verify test reports it as
+// unknown (exit 3) with the loop's file:line, not after --timeout.
+func TestVerifyTestNoYieldLoop(t *testing.T) {
+	demoModule(t, map[string]string{
+		"spin_test.go": "package demo\n\nimport \"testing\"\n\nvar stop bool\n\nfunc TestSpin(t *testing.T) {\n\tfor !stop {\n\t}\n}\n",
+	})
+	t.Setenv("EXECSPEC_SETTLE_LIMIT", "2s")
+	code, _, stderr := run(t, "test", ".", "--runs", "5", "-q", "--timeout", "5m")
+	if code != exitUnknown {
+		t.Fatalf("exit %d, want %d\n%s", code, exitUnknown, stderr)
+	}
+	wantAll(t, "stderr", stderr, "without reaching a yield point", "spin_test.go:8", "EXECSPEC_SETTLE_LIMIT")
+}
+
 // TestTestLogKeepsPrints: with -v, what the code under test printed (a
 // println while debugging a library, unindented) is shown with the test's
 // t.Log lines; go test's own lines and another test's output are not.

@@ -112,7 +112,10 @@
 //     synctest does not count as blocked, such as Go's own sync.Mutex,
 //     or one that never blocks) is stopped by a watchdog outside the
 //     bubble after SettleLimit of real time, naming the goroutines in
-//     the way (settlewatch.go).
+//     the way (settlewatch.go). The same watchdog stops a run whose
+//     steps stand still that long while nothing settles: the goroutine
+//     holding control loops without a yield point (`for !done {}`) or
+//     waits in code that is not instrumented.
 //   - Spin loops (the rewriter's goschedloop and spincas rules,
 //     GoschedLoop and SpinCAS): a loop that only yields yields once, and
 //     a goroutine spinning on a compare-and-swap waits until it would
