@@ -145,9 +145,15 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 			}
 			key := f.Key()
 			after := time.Since(start)
+			path := s.Path(strings.NewReplacer("/", "-", " ", "_").Replace(key))
+			// The case as found is saved first, and said on a progress
+			// line: an interrupt while shrinking (Ctrl-C) leaves the
+			// finding, unshrunk, with the command that replays it.
+			if err := rt.SaveSchedule(path, sched, caseMeta(t.Name(), cfg.Seed, i, key, w)); err == nil {
+				t.Logf("%s%s: case %d shows %s; shrinking it (as found: %s)", rt.ProgressPrefix, t.Name(), i, key, s.ReplayCommand(path))
+			}
 			g, gs := ctlShrink(s, newPool, w, sched, f, cfg)
 			g.After, g.Case = after, i
-			path := s.Path(strings.NewReplacer("/", "-", " ", "_").Replace(key))
 			meta := caseMeta(t.Name(), cfg.Seed, i, key, g.shrunk)
 			if err := rt.SaveSchedule(path, gs, meta); err != nil {
 				t.Errorf("pool: %v", err)

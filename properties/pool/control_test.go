@@ -1,6 +1,8 @@
 package pool
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +141,43 @@ func TestControlledMode(t *testing.T) {
 			t.Errorf("%s: %d runs made; the search stopped at its finding", c.test, o[0].Runs)
 		}
 	}
+	// An interrupt while shrinking (verify test kills the test binary on
+	// Ctrl-C) leaves the finding as found: its schedule is saved, and
+	// said on a progress line, before the shrinking begins, and it
+	// replays to the same kind of finding.
+	t.Run("interrupted shrink", func(t *testing.T) {
+		dir2 := filepath.Join(work, "interrupted")
+		cmd := exec.Command(bin, "-test.run=^TestGoexitLeaks$", "-test.v")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), rt.EnvOut+"="+dir2, rt.EnvRuns+"="+strconv.Itoa(runs))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = cmd.Stdout
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var line string
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), rt.ProgressPrefix) && strings.Contains(sc.Text(), "shrinking it") {
+				line = sc.Text()
+				break
+			}
+		}
+		_ = cmd.Process.Kill()
+		_, _ = io.Copy(io.Discard, out)
+		_ = cmd.Wait()
+		saved, _ := filepath.Glob(filepath.Join(dir2, "TestGoexitLeaks.*"))
+		if line == "" || len(saved) != 1 || !strings.Contains(line, saved[0]) {
+			t.Fatalf("no progress line naming the schedule before shrinking (%q), schedules %v", line, saved)
+		}
+		o := run("TestGoexitLeaks", 1, rt.EnvSchedule+"="+saved[0])
+		if len(o) != 1 || !o[0].Replayed || o[0].Kind != "deadlock" {
+			t.Errorf("the schedule saved before shrinking does not replay the deadlock: %+v", o)
+		}
+	})
 	// Two defects in one pool: two findings, each with its schedule.
 	if o := run("TestTwoBugs", 1, rt.EnvRuns+"="+strconv.Itoa(runs)); len(o) != 1 || o[0].FailedRun == 0 {
 		t.Errorf("TestTwoBugs: %+v", o)
