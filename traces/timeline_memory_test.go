@@ -3,15 +3,15 @@ package traces
 import (
 	"runtime"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestTimelineMemoryPerDoneTask: the timeline's picture of the state keeps
 // a bit per DONE task, so that --html on a trace of millions of tasks fits
 // in a few MB beyond the page's window.
 func TestTimelineMemoryPerDoneTask(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocates MBs")
-	}
+	testenv.Slow(t, "allocates MBs")
 	const tasks = 1 << 19
 	s := newTLState(Header{Workers: 2, Policy: "worksteal"})
 	heap := func() uint64 {

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -11,9 +12,7 @@ import (
 // and polled once, costs the checker a few bytes per task id, so that
 // `verify check` fits millions of tasks in 100 MB.
 func TestConformanceMemoryPerTask(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocates tens of MB")
-	}
+	testenv.Slow(t, "allocates tens of MB")
 	const tasks = 1 << 19
 	c, err := New(traces.Header{Format: traces.Format, Version: traces.Version, Workers: 2, Policy: "worksteal"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/execspec/execspec/instrument"
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestControlledMode runs the tests of testdata/ctlpool — a small pool
@@ -25,12 +26,8 @@ import (
 var shrunkTasks = regexp.MustCompile(`\[case: (\d+) tasks`)
 
 func TestControlledMode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds an instrumented test binary")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
+	testenv.Slow(t, "builds an instrumented test binary")
+	testenv.GoTool(t)
 	dir, err := filepath.Abs(filepath.Join("testdata", "ctlpool"))
 	if err != nil {
 		t.Fatal(err)
