@@ -25,8 +25,7 @@ import (
 // instead (the long run of BENCHMARKS.md).
 
 func TestInstrumentedEngine(t *testing.T) {
-	testenv.Slow(t, "builds an instrumented test binary")
-	testenv.GoTool(t)
+	testenv.GoBuild(t, "builds an instrumented test binary")
 	dir, err := filepath.Abs(filepath.Join("testdata", "hookless"))
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,7 @@ import (
 // strategy is refused before the build;
 // outside a module that has execspec's source it says so.
 func TestCoverNoHook(t *testing.T) {
-	testenv.Slow(t, "builds an instrumented test binary")
-	testenv.GoTool(t)
+	testenv.GoBuild(t, "builds an instrumented test binary")
 	type result struct {
 		NoHook       bool    `json:"no_hook"`
 		Verdict      string  `json:"verdict"`

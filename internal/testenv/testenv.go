@@ -52,6 +52,14 @@ func GoTool(t testing.TB) string {
 	return path
 }
 
+// GoBuild skips t under -short, since it builds (why says what, and how
+// long it takes), and without a go command (fails it in CI then).
+func GoBuild(t testing.TB, why string) {
+	t.Helper()
+	Slow(t, why)
+	GoTool(t)
+}
+
 // GOROOT returns the root of the Go installation of the go command on
 // PATH (go env GOROOT); without one it skips t (fails it in CI).
 func GOROOT(t testing.TB) string {

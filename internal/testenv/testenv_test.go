@@ -83,6 +83,23 @@ func TestSlow(t *testing.T) {
 	}
 }
 
+// TestGoBuild: under -short a test that builds is skipped with its
+// reason, and without -short it is skipped for want of a go command.
+func TestGoBuild(t *testing.T) {
+	short := flag.Lookup("test.short")
+	was := short.Value.String()
+	t.Cleanup(func() { short.Value.Set(was) })
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("CI", "")
+	for on, want := range map[string]string{"true": "builds a module", "false": "no go command"} {
+		short.Value.Set(on)
+		f, returned := run(t, func(tb testing.TB) { GoBuild(tb, "builds a module") })
+		if returned || f.skipped != want {
+			t.Errorf("-short=%s, no go command: returned %v, skipped %q; want a skip: %s", on, returned, f.skipped, want)
+		}
+	}
+}
+
 // TestGoTool: with no go command on PATH the test is skipped (failed in
 // CI); with this machine's PATH, where the test runs, GOROOT names an
 // installation with the runtime's source.

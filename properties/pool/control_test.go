@@ -26,8 +26,7 @@ import (
 var shrunkTasks = regexp.MustCompile(`\[case: (\d+) tasks`)
 
 func TestControlledMode(t *testing.T) {
-	testenv.Slow(t, "builds an instrumented test binary")
-	testenv.GoTool(t)
+	testenv.GoBuild(t, "builds an instrumented test binary")
 	dir, err := filepath.Abs(filepath.Join("testdata", "ctlpool"))
 	if err != nil {
 		t.Fatal(err)
