@@ -14,13 +14,7 @@ func TestTimelineMemoryPerDoneTask(t *testing.T) {
 	testenv.Slow(t, "allocates MBs")
 	const tasks = 1 << 19
 	s := newTLState(Header{Workers: 2, Policy: "worksteal"})
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
+	before := testenv.Heap()
 	for task := int64(1); task <= tasks; task++ {
 		for _, e := range []Event{
 			{Kind: KindSpawn, Task: task, Worker: -1, Queue: QueueGlobal},
@@ -30,7 +24,7 @@ func TestTimelineMemoryPerDoneTask(t *testing.T) {
 			s.apply(&e)
 		}
 	}
-	per := float64(heap()-before) / tasks
+	per := float64(testenv.Heap()-before) / tasks
 	if sn := s.snapshot(); sn.NTasks != tasks || sn.NDone != tasks || s.state(tasks) != "DONE" {
 		t.Fatalf("snapshot counts %d tasks, %d DONE; t%d is %q; want all %d DONE", sn.NTasks, sn.NDone, tasks, s.state(tasks), tasks)
 	}

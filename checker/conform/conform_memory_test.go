@@ -18,13 +18,7 @@ func TestConformanceMemoryPerTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
+	before := testenv.Heap()
 	seq := uint64(0)
 	step := func(e traces.Event) {
 		seq++
@@ -39,7 +33,7 @@ func TestConformanceMemoryPerTask(t *testing.T) {
 		step(traces.Event{Kind: traces.KindPollBegin, Task: task, Worker: 0})
 		step(traces.Event{Kind: traces.KindPollEnd, Task: task, Worker: 0, Result: traces.ResultReady})
 	}
-	per := float64(heap()-before) / tasks
+	per := float64(testenv.Heap()-before) / tasks
 	runtime.KeepAlive(c)
 	t.Logf("%.1f bytes per task", per)
 	// 8 bytes of the checker's own and 6 of the model's state per task,

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -87,6 +88,16 @@ func Go(t testing.TB, dir string, args ...string) []byte {
 		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 	}
 	return out
+}
+
+// Heap returns the bytes of the live heap right after a garbage
+// collection: the difference between two calls, around code that builds
+// a structure it keeps, is what that structure costs.
+func Heap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
 
 // OptIn skips t unless the environment variable name is set (to anything

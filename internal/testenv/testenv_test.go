@@ -139,3 +139,19 @@ func TestGo(t *testing.T) {
 		t.Errorf("go nosuchcommand: returned %v, failed %q; want the command, the directory and go's message", returned, f.failed)
 	}
 }
+
+// TestHeap: a kept allocation of 8 MiB shows in the difference; once it
+// is dropped, it no longer does.
+func TestHeap(t *testing.T) {
+	before := Heap()
+	kept := make([]byte, 8<<20)
+	with := Heap()
+	runtime.KeepAlive(kept)
+	after := Heap()
+	if d := int64(with) - int64(before); d < 7<<20 || d > 9<<20 {
+		t.Errorf("heap %d before, %d with 8 MiB kept: want about 8 MiB more", before, with)
+	}
+	if int64(after)-int64(before) > 1<<20 {
+		t.Errorf("heap %d before, %d after the 8 MiB were dropped: want no more than 1 MiB more", before, after)
+	}
+}
