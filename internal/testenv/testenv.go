@@ -100,6 +100,40 @@ func Heap() uint64 {
 	return m.HeapAlloc
 }
 
+// A PlantedLink is a symbolic link that a test plants where the code it
+// tests will write (a directory may be shared with someone hostile), to a
+// file, the victim, that the write must leave as it was.
+type PlantedLink struct {
+	Link, Victim string
+}
+
+// PlantLink makes the victim, a file in dir that holds "keep", and a
+// symbolic link to it at dir/name; it skips t where the file system has
+// no symbolic links.
+func PlantLink(t testing.TB, dir, name string) PlantedLink {
+	t.Helper()
+	p := PlantedLink{Link: filepath.Join(dir, name), Victim: filepath.Join(dir, "victim")}
+	if err := os.WriteFile(p.Victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(p.Victim, p.Link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	return p
+}
+
+// Kept fails t unless the victim still holds "keep" and the link is still
+// a link to it: the write went neither through the link nor over it.
+func (p PlantedLink) Kept(t testing.TB) {
+	t.Helper()
+	if b, err := os.ReadFile(p.Victim); err != nil || string(b) != "keep" {
+		t.Errorf("the planted link's target was written: %q (%v)", b, err)
+	}
+	if to, err := os.Readlink(p.Link); err != nil || to != p.Victim {
+		t.Errorf("the planted link %s was replaced (%v)", p.Link, err)
+	}
+}
+
 // OptIn skips t unless the environment variable name is set (to anything
 // but ""), for the long runs and the reproductions that only run when
 // asked for; it returns the variable's value.

@@ -16,10 +16,12 @@ import (
 type fake struct {
 	testing.TB
 	skipped, failed string
+	errors          int
 }
 
-func (f *fake) Helper()          {}
-func (f *fake) Skip(args ...any) { f.skipped = args[0].(string); runtime.Goexit() }
+func (f *fake) Helper()               {}
+func (f *fake) Errorf(string, ...any) { f.errors++ }
+func (f *fake) Skip(args ...any)      { f.skipped = args[0].(string); runtime.Goexit() }
 func (f *fake) Fatal(args ...any) {
 	f.failed = args[0].(string)
 	runtime.Goexit()
@@ -153,5 +155,34 @@ func TestHeap(t *testing.T) {
 	}
 	if int64(after)-int64(before) > 1<<20 {
 		t.Errorf("heap %d before, %d after the 8 MiB were dropped: want no more than 1 MiB more", before, after)
+	}
+}
+
+// TestPlantedLink: a write through the planted link is caught; so is one
+// that replaces the link; a write elsewhere is not.
+func TestPlantedLink(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		write func(p PlantedLink) error
+		fails bool
+	}{
+		{"elsewhere", func(p PlantedLink) error { return os.WriteFile(p.Link+".new", []byte("x"), 0o644) }, false},
+		{"through the link", func(p PlantedLink) error { return os.WriteFile(p.Link, []byte("x"), 0o644) }, true},
+		{"over the link", func(p PlantedLink) error {
+			if err := os.Remove(p.Link); err != nil {
+				return err
+			}
+			return os.WriteFile(p.Link, []byte("x"), 0o644)
+		}, true},
+	} {
+		p := PlantLink(t, t.TempDir(), "out.html")
+		if err := c.write(p); err != nil {
+			t.Fatal(err)
+		}
+		f := &fake{TB: t}
+		p.Kept(f)
+		if (f.errors > 0) != c.fails {
+			t.Errorf("a write %s: %d errors reported, want failure %v", c.name, f.errors, c.fails)
+		}
 	}
 }
