@@ -116,7 +116,7 @@ func TestCorrectPoolsPass(t *testing.T) {
 		}
 	})
 	t.Run("fixed capacity", func(t *testing.T) {
-		if err := Run(func() Pool { return &fixedCap{checkThenAct{cap: 2}} }, fast(Config{Capacity: 2, MaxSubmitters: 8})); err != nil {
+		if err := Run(func() Pool { return &checkThenAct{cap: 2, fixed: true} }, fast(Config{Capacity: 2, MaxSubmitters: 8})); err != nil {
 			t.Fatal(err)
 		}
 	})
