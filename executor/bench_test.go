@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -233,9 +234,7 @@ func BenchmarkPingPong(b *testing.B) {
 // Monitored (which wraps each future once, at spawn, and then allocates
 // nothing per poll either).
 func TestPollAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation counts need a quiet process")
-	}
+	testenv.Slow(t, "allocation counts need a quiet process")
 	for _, name := range BuiltinNames() {
 		for _, recorded := range []bool{false, true} {
 			newEx, _ := Builtin(name)

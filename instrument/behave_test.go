@@ -3,10 +3,11 @@ package instrument
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestBehaviour builds each program of testdata/rules twice, as written
@@ -14,9 +15,7 @@ import (
 // program returns what the original returns: run freely (the runtime then
 // does what Go does), and under control with random and PCT schedules.
 func TestBehaviour(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module (about 10 s)")
-	}
+	testenv.Slow(t, "builds a module (about 10 s)")
 	dir := testModule(t, "behave")
 	write := func(name string, b []byte) { writeFile(t, filepath.Join(dir, name), b) }
 	files, _ := filepath.Glob("testdata/rules/*.go")
@@ -69,12 +68,7 @@ func TestSame(t *testing.T) {
 	}
 }
 `, imports.String(), cases.String()))
-	cmd := exec.Command("go", "test", "-count=1", "-mod=mod", "./")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go test in %s: %v\n%s", dir, err, out)
-	}
+	testenv.Go(t, dir, "test", "-count=1", "-mod=mod", "./")
 }
 
 // testModule makes a module named name in a temporary directory that
@@ -82,10 +76,7 @@ func TestSame(t *testing.T) {
 // directory.
 func testModule(t *testing.T, name string) string {
 	t.Helper()
-	root := SourceRoot()
-	if root == "" {
-		skipOutsideCI(t, "the module's source is not at hand")
-	}
+	root := sourceRoot(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "go.mod"), fmt.Appendf(nil, "module %s\n\ngo 1.25\n\nrequire github.com/execspec/execspec v0.0.0\n\nreplace github.com/execspec/execspec => %s\n", name, root))
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
@@ -106,13 +97,13 @@ func writeFile(t *testing.T, name string, b []byte) {
 	}
 }
 
-// skipOutsideCI skips a test whose inputs this machine lacks; in CI (CI
-// set), where they must be there, it fails instead, so that a test is
-// never silently left out.
-func skipOutsideCI(t *testing.T, why string) {
+// sourceRoot returns the directory of this module's source (SourceRoot)
+// and skips t without it (fails it in CI).
+func sourceRoot(t *testing.T) string {
 	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(why + " (CI is set: the test must run here)")
+	root := SourceRoot()
+	if root == "" {
+		testenv.SkipOutsideCI(t, "the module's source is not at hand")
 	}
-	t.Skip(why)
+	return root
 }

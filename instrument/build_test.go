@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestRaiseGo: a copied module below go 1.18 (or without a go directive,
@@ -40,13 +42,8 @@ func TestRaiseGo(t *testing.T) {
 // (same paths, so go's build cache holds its compiled form); a changed
 // source gives a new one.
 func TestKeptBuild(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads a module with the go command (seconds)")
-	}
-	root := SourceRoot()
-	if root == "" {
-		skipOutsideCI(t, "the module's source is not at hand")
-	}
+	testenv.Slow(t, "loads a module with the go command (seconds)")
+	root := sourceRoot(t)
 	dir := t.TempDir()
 	files := map[string]string{
 		"go.mod":       "module kept\n\ngo 1.25\n",

@@ -3,10 +3,11 @@ package instrument
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestGoKer instruments three of the GoBench blocking kernels that ship
@@ -14,23 +15,12 @@ import (
 // that each is found under control (a leak of the goroutines the kernel's
 // bug blocks) and that its schedule replays ten times out of ten.
 func TestGoKer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the kernels (about 20 s)")
+	testenv.Slow(t, "builds the kernels (about 20 s)")
+	root := sourceRoot(t)
+	if _, err := os.Stat(filepath.Join(testenv.GOROOT(t), "src/runtime/testdata/testgoroutineleakprofile/goker/moby4951.go")); err != nil {
+		testenv.SkipOutsideCI(t, "this Go installation has no GoBench kernels (Go 1.26 ships them)")
 	}
-	root := SourceRoot()
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil || root == "" {
-		skipOutsideCI(t, "no go command or module source at hand")
-	}
-	if _, err := os.Stat(filepath.Join(strings.TrimSpace(string(goroot)), "src/runtime/testdata/testgoroutineleakprofile/goker/moby4951.go")); err != nil {
-		skipOutsideCI(t, "this Go installation has no GoBench kernels (Go 1.26 ships them)")
-	}
-	cmd := exec.Command("go", "run", "./bench/goker", "-copies", "1", "-runs", "100", "-json", "-only", "^(Moby4951|Cockroach584|Etcd6708)$")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bench/goker: %v\n%s", err, out)
-	}
+	out := testenv.Go(t, root, "run", "./bench/goker", "-copies", "1", "-runs", "100", "-json", "-only", "^(Moby4951|Cockroach584|Etcd6708)$")
 	found := 0
 	for _, line := range strings.Split(string(out), "\n") {
 		if !strings.HasPrefix(line, "{") {

@@ -3,10 +3,11 @@ package instrument
 import (
 	"go/ast"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 const pkgInitSource = "testdata/pkginit/pkginit.go"
@@ -53,9 +54,7 @@ func TestPkgInitGolden(t *testing.T) {
 // keep the run from ending; Do initialises it afresh too; after the
 // session the program's values are back, its own goroutine answering.
 func TestPkgInitBehaviour(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module (about 10 s)")
-	}
+	testenv.Slow(t, "builds a module (about 10 s)")
 	dir := testModule(t, "behave")
 	write := func(name string, b []byte) { writeFile(t, filepath.Join(dir, name), b) }
 	file, added := rewritePkgInit(t, true)
@@ -117,12 +116,7 @@ func TestPkgInit(t *testing.T) {
 	}
 }
 `))
-	cmd := exec.Command("go", "test", "-count=1", "-mod=mod", "./")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go test in %s: %v\n%s", dir, err, out)
-	}
+	testenv.Go(t, dir, "test", "-count=1", "-mod=mod", "./")
 }
 
 // A variable the toolchain sets (//go:embed) keeps its value in the

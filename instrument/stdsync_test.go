@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestStdSyncControlled builds testdata/stdsync, whose helper package is
@@ -21,9 +23,7 @@ import (
 // every schedule with its sync calls as yield points. Without it neither
 // bug is ever found (the helper's locks are no yield points).
 func TestStdSyncControlled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the standard library with the overlay (a minute without a warm build cache)")
-	}
+	testenv.Slow(t, "builds the standard library with the overlay (a minute without a warm build cache)")
 	for _, std := range []bool{true, false} {
 		t.Run(fmt.Sprintf("std=%v", std), func(t *testing.T) {
 			dir, bin := buildStdSyncModule(t, "stdsync", std, "stdsync_test.go", "helper/helper.go")
@@ -70,9 +70,7 @@ func buildStdSyncModule(t *testing.T, name string, std bool, files ...string) (d
 // waiter is a deadlock that names it. The binary runs under a timeout: a
 // hang is reported as one, not left to the test's own.
 func TestStdSyncUncontrolledWaiter(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the standard library with the overlay (a minute without a warm build cache)")
-	}
+	testenv.Slow(t, "builds the standard library with the overlay (a minute without a warm build cache)")
 	dir, bin := buildStdSyncModule(t, "stdsynchang", true, "stdsynchang_test.go", "helper/helper.go")
 	const limit = 2 * time.Minute
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
@@ -114,10 +112,7 @@ func TestStdSyncUncontrolledWaiter(t *testing.T) {
 // field renamed in internal/sync) is refused with an error that names the
 // Go version and what differs; the installed one is accepted.
 func TestStdSyncRefused(t *testing.T) {
-	goroot := goEnv(".", "GOROOT")
-	if _, err := os.Stat(filepath.Join(goroot, "src", "sync", "mutex.go")); goroot == "" || err != nil {
-		skipOutsideCI(t, "no Go source at hand")
-	}
+	goroot := testenv.GOROOT(t)
 	if _, err := StdSync(goroot, goEnv(".", "GOVERSION"), t.TempDir()); err != nil {
 		t.Fatalf("the installed Go's sync: %v", err)
 	}

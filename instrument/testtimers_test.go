@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestTestTimers builds testdata/testtimers (a library, instrumented, and
@@ -20,9 +21,7 @@ import (
 // run let time pass early, and replays exactly. Without early timers the
 // leak is never found.
 func TestTestTimers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module (about 10 s)")
-	}
+	testenv.Slow(t, "builds a module (about 10 s)")
 	dir := testdataModule(t, "testtimers", "testtimers_test.go", "lib/lib.go")
 	b, err := Instrument(Config{Dir: dir, Tests: []string{"."}, Instrument: []string{"testtimers/lib"}, Out: t.TempDir()})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/properties/broken"
 )
@@ -118,9 +119,7 @@ func catalogueTable(t *testing.T, blackBox bool) string {
 // first shrunk failure and to the end of the run. Set EXECSPEC_LONG=1 to
 // run it (about a minute); -properties.catalogue writes the table.
 func TestCatalogueDefaults(t *testing.T) {
-	if os.Getenv("EXECSPEC_LONG") == "" {
-		t.Skip("set EXECSPEC_LONG=1")
-	}
+	testenv.OptIn(t, "EXECSPEC_LONG")
 	var b strings.Builder
 	fmt.Fprintln(&b, "| broken executor | first failure | caught by | time to first shrunk failure | whole run | failures reported | cases masked |")
 	fmt.Fprintln(&b, "|---|---|---|---:|---:|---:|---:|")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/checker/cover"
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties/broken"
 	"github.com/execspec/execspec/properties/control"
@@ -22,9 +23,7 @@ import (
 // minutes; bench/cover.sh runs it). COVER_SECONDS shortens the 120-second
 // budgets.
 func TestCoverBenchmarks(t *testing.T) {
-	if os.Getenv("EXECSPEC_LONG") == "" {
-		t.Skip("EXECSPEC_LONG=1 runs the spec-coverage measurements")
-	}
+	testenv.OptIn(t, "EXECSPEC_LONG")
 	long := 120 * time.Second
 	if s := os.Getenv("COVER_SECONDS"); s != "" {
 		var n int

@@ -13,6 +13,7 @@ import (
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/instrument"
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // The instrumented engine: testdata/hookless runs the suite on the
@@ -24,12 +25,7 @@ import (
 // instead (the long run of BENCHMARKS.md).
 
 func TestInstrumentedEngine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds an instrumented test binary")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
+	testenv.GoBuild(t, "builds an instrumented test binary")
 	dir, err := filepath.Abs(filepath.Join("testdata", "hookless"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/properties/broken"
 )
@@ -25,9 +26,7 @@ func TestRunOutputBounded(t *testing.T) {
 		}
 		return
 	}
-	if testing.Short() {
-		t.Skip("runs a child process")
-	}
+	testenv.Slow(t, "runs a child process")
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRunOutputBounded$", "-test.v")
 	cmd.Dir = dir

@@ -2,10 +2,11 @@ package properties_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestReadmeCustomExecutor keeps the "Write your own executor" section of
@@ -41,42 +42,21 @@ func TestReadmeCustomExecutor(t *testing.T) {
 	if n := strings.Count(string(src), "\n"); n > 60 {
 		t.Errorf("examples/customexec/customexec.go has %d lines; the promise is at most 60", n)
 	}
-	if testing.Short() {
-		return
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	cmd := exec.Command("go", "vet", "./...")
-	cmd.Dir = filepath.Join("..", "examples", "customexec")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("examples/customexec does not vet: %v\n%s", err, out)
-	}
+	testenv.Slow(t, "builds examples/customexec")
+	dir := filepath.Join("..", "examples", "customexec")
+	testenv.Go(t, dir, "vet", "./...")
 	// Its recorded traces conform to its policy, and conformance catches
 	// a Kit executor that pushes a task twice (a few seconds; the whole
 	// suite runs with that module's go test).
-	cmd = exec.Command("go", "test", "-short", "-count=1", "-run", "Conformance", ".")
-	cmd.Dir = filepath.Join("..", "examples", "customexec")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("examples/customexec's conformance tests fail: %v\n%s", err, out)
-	}
+	testenv.Go(t, dir, "test", "-short", "-count=1", "-run", "Conformance", ".")
 }
 
 // TestOwnExecModule: examples/ownexec, an executor with its own task type
 // on the Kit's pieces, vets and its Join outcomes hold (its own go test
 // runs the whole suite on it).
 func TestOwnExecModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds another module")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
+	testenv.Slow(t, "builds another module")
 	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "-run", "JoinOutcomes|GlueLines", "."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = filepath.Join("..", "examples", "ownexec")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("examples/ownexec: go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+		testenv.Go(t, filepath.Join("..", "examples", "ownexec"), args...)
 	}
 }

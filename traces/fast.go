@@ -44,7 +44,7 @@ func decodeFast(b []byte, e *Event) bool {
 		if j+1 >= len(b) || b[j+1] != ':' {
 			return false
 		}
-		f := fieldIndex(b[i+2 : j])
+		f := lookupField(b[i+2 : j])
 		if f <= last {
 			return false // unknown, out of order, or twice
 		}

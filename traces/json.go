@@ -322,19 +322,10 @@ func (d *decoder) integer(field string, lo, hi int64) (int64, error) {
 	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
 		d.i++
 	}
-	digits := d.b[ds:d.i]
-	if len(digits) == 0 {
-		d.i = start
-		return 0, d.syntax(field + ": an integer")
+	if err := d.checkDigits(field, start, ds); err != nil {
+		return 0, err
 	}
-	if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
-		return 0, errf(ErrUnknown, fmt.Sprintf("%s: %s… is not an integer", field, d.b[start:d.i+1]))
-	}
-	if len(digits) > 1 && digits[0] == '0' {
-		d.i = ds + 1
-		return 0, d.syntax(field + ": an integer without leading zeros")
-	}
-	n, ok := parseUint(digits)
+	n, ok := parseUint(d.b[ds:d.i])
 	if !ok || n > 1<<63 {
 		return 0, errf(ErrRange, fmt.Sprintf("%s: %s is out of range", field, d.b[start:d.i]))
 	}
@@ -366,24 +357,34 @@ func (d *decoder) unsigned(field string) (uint64, error) {
 		n = n*10 + uint64(c)
 		d.i++
 	}
-	digits := d.b[start:d.i]
-	if len(digits) == 0 {
-		if d.i < len(d.b) && d.b[d.i] == '-' {
-			return 0, errf(ErrRange, field+": a negative number; want an integer ≥ 0")
-		}
-		return 0, d.syntax(field + ": an integer")
+	if d.i == start && d.i < len(d.b) && d.b[d.i] == '-' {
+		return 0, errf(ErrRange, field+": a negative number; want an integer ≥ 0")
 	}
-	if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
-		return 0, errf(ErrUnknown, fmt.Sprintf("%s: %s… is not an integer", field, d.b[start:d.i+1]))
-	}
-	if len(digits) > 1 && digits[0] == '0' {
-		d.i = start + 1
-		return 0, d.syntax(field + ": an integer without leading zeros")
+	if err := d.checkDigits(field, start, start); err != nil {
+		return 0, err
 	}
 	if over {
-		return 0, errf(ErrRange, fmt.Sprintf("%s: %s is out of range (want at most %d)", field, digits, uint64(1<<64-1)))
+		return 0, errf(ErrRange, fmt.Sprintf("%s: %s is out of range (want at most %d)", field, d.b[start:d.i], uint64(1<<64-1)))
 	}
 	return n, nil
+}
+
+// checkDigits checks the digits integer and unsigned have just read,
+// d.b[ds:d.i], with the sign, if any, from start: there is one at least,
+// no fraction or exponent follows, and no leading zero.
+func (d *decoder) checkDigits(field string, start, ds int) error {
+	if d.i == ds {
+		d.i = start
+		return d.syntax(field + ": an integer")
+	}
+	if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
+		return errf(ErrUnknown, fmt.Sprintf("%s: %s… is not an integer", field, d.b[start:d.i+1]))
+	}
+	if d.i-ds > 1 && d.b[ds] == '0' {
+		d.i = ds + 1
+		return d.syntax(field + ": an integer without leading zeros")
+	}
+	return nil
 }
 
 // decodeEvent decodes one JSON object into e, which it resets first. It
@@ -413,7 +414,7 @@ func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 			if err != nil {
 				return err
 			}
-			f := fieldIndex(key)
+			f := lookupField(key)
 			if f < 0 {
 				return errf(ErrUnknown, fmt.Sprintf("unknown field %q (want %s)", key, fieldList))
 			}
@@ -453,70 +454,6 @@ func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 		return errf(ErrUnknown, `"victim" on an event that is not a steal`)
 	}
 	return nil
-}
-
-// fieldIndex returns the index of the field named key, or -1.
-func fieldIndex(key []byte) int {
-	var f int
-	switch len(key) {
-	case 3:
-		switch key[0] {
-		case 's':
-			f = fSeq
-		case 'r':
-			f = fRet
-		default:
-			return -1
-		}
-	case 4:
-		switch key[0] {
-		case 'k':
-			f = fKind
-		case 't':
-			f = fTask
-			if key[1] == 'i' {
-				f = fTime
-			}
-		case 'r':
-			f = fRule
-		case 'c':
-			f = fCall
-		default:
-			return -1
-		}
-	case 5:
-		f = fQueue
-	case 6:
-		switch key[0] {
-		case 'w':
-			f = fWorker
-		case 's':
-			f = fSource
-		case 'v':
-			f = fVictim
-		case 'r':
-			f = fResult
-			if key[2] == 'a' {
-				f = fReason
-			}
-		case 'd':
-			f = fDetail
-		case 'f':
-			f = fFuture
-		default:
-			return -1
-		}
-	case 7:
-		f = fOutcome
-	case 8:
-		f = fPriority
-	default:
-		return -1
-	}
-	if string(key) != fieldNames[f] {
-		return -1
-	}
-	return f
 }
 
 var fieldList = func() string {

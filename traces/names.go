@@ -143,117 +143,88 @@ func (q *Queue) UnmarshalText(b []byte) error { return unmarshalName(q, b, Parse
 // The lookups take bytes so that the decoder allocates nothing: the compiler
 // does not allocate for string(b) in a comparison.
 
-func lookupKind(b []byte) (Kind, bool) {
-	if len(b) < 4 {
-		return 0, false
+var (
+	kindIndex    = newNameIndex(kindNames[:])
+	sourceIndex  = newNameIndex(sourceNames[:])
+	resultIndex  = newNameIndex(resultNames[:])
+	outcomeIndex = newNameIndex(outcomeNames[:])
+	fieldIndex   = newNameIndex(fieldNames[:])
+)
+
+// The lookups are one line each, not one generic function: a generic
+// function's call through its dictionary is not inlined, and the decoder
+// makes one lookup per field.
+
+func lookupKind(b []byte) (Kind, bool)       { i, ok := kindIndex.find(b); return Kind(i), ok }
+func lookupSource(b []byte) (Source, bool)   { i, ok := sourceIndex.find(b); return Source(i), ok }
+func lookupResult(b []byte) (Result, bool)   { i, ok := resultIndex.find(b); return Result(i), ok }
+func lookupOutcome(b []byte) (Outcome, bool) { i, ok := outcomeIndex.find(b); return Outcome(i), ok }
+
+// lookupField returns the index of the event's field named b, or -1.
+func lookupField(b []byte) int {
+	if i, ok := fieldIndex.find(b); ok {
+		return int(i)
 	}
-	var k Kind
-	switch b[0] {
-	case 's':
-		k = KindSpawn
-		if b[1] == 't' {
-			k = KindStep
-			if b[2] == 'o' {
-				k = KindStop
+	return -1
+}
+
+// A nameIndex finds a name of a short table (an enumeration's names, the
+// event's fields) with one array read and one comparison. A name's slot is
+// a multiplicative hash of its length and its first three bytes (every
+// name has three; no two names of a table share all four), with the
+// multiplier chosen when the index is made so that no two names share a
+// slot: a perfect hash. It replaced a hand-written switch on a byte or two
+// per table, which took as many instructions and had to be written again
+// for every table and every new name.
+type nameIndex struct {
+	mul  uint32
+	name [nameSlots]string // the name in each slot, "" for none
+	idx  [nameSlots]uint8  // the index of that name in the table
+}
+
+const nameSlotBits = 6
+const nameSlots = 1 << nameSlotBits
+
+// newNameIndex indexes names; an empty name (an invalid zero value) is
+// left out. It panics if no multiplier separates the names, which a test
+// of each table rules out.
+func newNameIndex(names []string) nameIndex {
+	for mul := uint32(0x9E3779B1); mul != 0x9E3779B1-2<<12; mul -= 2 {
+		x := nameIndex{mul: mul}
+		ok := true
+		for i, n := range names {
+			if n == "" {
+				continue
 			}
+			h := x.hash([]byte(n))
+			if len(n) < 3 || x.name[h] != "" {
+				ok = false
+				break
+			}
+			x.name[h], x.idx[h] = n, uint8(i)
 		}
-	case 't':
-		k = KindTake
-	case 'p':
-		switch {
-		case len(b) == 5:
-			k = KindPanic
-		case len(b) == 4:
-			k = KindPark
-		case len(b) == 10:
-			k = KindPollBegin
-		default:
-			k = KindPollEnd
+		if ok {
+			return x
 		}
-	case 'w':
-		k = KindWake
-	case 'r':
-		k = KindRequeue
-		if b[2] == 'g' {
-			k = KindRegister
-		}
-	case 'u':
-		k = KindUnpark
-	default:
-		return 0, false
 	}
-	return named(k, b, kindNames[:])
+	panic("traces: no perfect hash for the names " + strings.Join(names, ", "))
 }
 
-func lookupSource(b []byte) (Source, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var s Source
-	switch b[1] {
-	case 'o':
-		s = SourceNone
-		if b[0] == 'l' {
-			s = SourceLocal
-		}
-	case 'l':
-		s = SourceGlobal
-	case 't':
-		s = SourceSteal
-	case 'i':
-		s = SourceLIFO
-	default:
-		return 0, false
-	}
-	return named(s, b, sourceNames[:])
+func (x *nameIndex) hash(b []byte) uint32 {
+	k := uint32(len(b))<<24 | uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2])
+	return k * x.mul >> (32 - nameSlotBits)
 }
 
-func lookupResult(b []byte) (Result, bool) {
-	if len(b) < 4 {
+// find returns the index of the name b spells, or 0 and false.
+func (x *nameIndex) find(b []byte) (uint8, bool) {
+	if len(b) < 3 {
 		return 0, false
 	}
-	var r Result
-	switch b[0] {
-	case 'n':
-		r = ResultNone
-	case 'p':
-		r = ResultPending
-		if b[1] == 'a' {
-			r = ResultPanic
-		}
-	case 'r':
-		r = ResultReady
-	case 'e':
-		r = ResultError
-	default:
+	h := x.hash(b)
+	if string(b) != x.name[h] {
 		return 0, false
 	}
-	return named(r, b, resultNames[:])
-}
-
-func lookupOutcome(b []byte) (Outcome, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var o Outcome
-	switch b[0] {
-	case 's':
-		o = OutcomeScheduled
-	case 'n':
-		o = OutcomeNone
-		if len(b) > 4 {
-			o = OutcomeNotified
-		}
-	case 'c':
-		o = OutcomeCoalesced
-	case 'l':
-		o = OutcomeLate
-	case 'd':
-		o = OutcomeDropped
-	default:
-		return 0, false
-	}
-	return named(o, b, outcomeNames[:])
+	return x.idx[h], true
 }
 
 func lookupQueue(b []byte) (Queue, bool) {
@@ -312,15 +283,6 @@ func nameErr(ok bool, what, s string, names []string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown %s %q (want one of %s)", what, s, strings.Join(names, ", "))
-}
-
-// named returns v if b spells its name, and the zero value otherwise: the
-// lookups below guess v from a byte or two, and this confirms the guess.
-func named[T ~uint8](v T, b []byte, names []string) (T, bool) {
-	if string(b) != names[v] {
-		return 0, false
-	}
-	return v, true
 }
 
 // marshalName returns names[i] as bytes; what names the type in the error.

@@ -7,28 +7,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 func TestCreateOutputRefusesLink(t *testing.T) {
 	dir := t.TempDir()
-	victim := filepath.Join(dir, "victim")
-	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out.html")
-	if err := os.Symlink(victim, out); err != nil {
-		t.Skip("no symlinks:", err)
-	}
-	err := WriteOutput(out, func(o *OutputFile) error { _, err := io.WriteString(o, "new"); return err })
+	planted := testenv.PlantLink(t, dir, "out.html")
+	err := WriteOutput(planted.Link, func(o *OutputFile) error { _, err := io.WriteString(o, "new"); return err })
 	if !errors.Is(err, ErrOutputKind) || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("writing onto a link: %v, want ErrOutputKind naming the link", err)
 	}
-	if b, _ := os.ReadFile(victim); string(b) != "precious" {
-		t.Errorf("the link's target was written: %q", b)
-	}
-	if st, _ := os.Lstat(out); st.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the link was replaced")
-	}
+	planted.Kept(t)
 	left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
 	if len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)

@@ -3,24 +3,18 @@ package traces
 import (
 	"runtime"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestTimelineMemoryPerDoneTask: the timeline's picture of the state keeps
 // a bit per DONE task, so that --html on a trace of millions of tasks fits
 // in a few MB beyond the page's window.
 func TestTimelineMemoryPerDoneTask(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocates MBs")
-	}
+	testenv.Slow(t, "allocates MBs")
 	const tasks = 1 << 19
 	s := newTLState(Header{Workers: 2, Policy: "worksteal"})
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
+	before := testenv.Heap()
 	for task := int64(1); task <= tasks; task++ {
 		for _, e := range []Event{
 			{Kind: KindSpawn, Task: task, Worker: -1, Queue: QueueGlobal},
@@ -30,7 +24,7 @@ func TestTimelineMemoryPerDoneTask(t *testing.T) {
 			s.apply(&e)
 		}
 	}
-	per := float64(heap()-before) / tasks
+	per := float64(testenv.Heap()-before) / tasks
 	if sn := s.snapshot(); sn.NTasks != tasks || sn.NDone != tasks || s.state(tasks) != "DONE" {
 		t.Fatalf("snapshot counts %d tasks, %d DONE; t%d is %q; want all %d DONE", sn.NTasks, sn.NDone, tasks, s.state(tasks), tasks)
 	}

@@ -3,9 +3,10 @@ package main
 import (
 	"bytes"
 	"io"
-	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestExhaustiveMoby27782: the exhaustive search that reports Moby27782
@@ -17,12 +18,7 @@ import (
 // followLogs waits, and followLogs then waits in Remove's Cond.Wait for
 // ever: the same search finds that leak.
 func TestExhaustiveMoby27782(t *testing.T) {
-	if testing.Short() {
-		t.Skip("rewrites and builds a kernel")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
+	testenv.GoBuild(t, "rewrites and builds a kernel")
 	held := []byte("\tl.mu.Lock()\n\tdefer l.mu.Unlock()\n\n\tl.readers[logWatcher] = struct{}{}\n")
 	released := []byte("\tl.mu.Lock()\n\tl.readers[logWatcher] = struct{}{}\n\tl.mu.Unlock()\n")
 	for _, broken := range []bool{false, true} {

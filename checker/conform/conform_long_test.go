@@ -2,12 +2,12 @@ package conform_test
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/traces"
 )
@@ -17,9 +17,7 @@ import (
 // five configurations) and checks every trace. It takes a few seconds per
 // configuration; set EXECSPEC_LONG=1 to run it.
 func TestConformanceControlledLong(t *testing.T) {
-	if os.Getenv("EXECSPEC_LONG") == "" {
-		t.Skip("set EXECSPEC_LONG=1 to run")
-	}
+	testenv.OptIn(t, "EXECSPEC_LONG")
 	news := map[string]func() executor.Executor{
 		"ws3": func() executor.Executor {
 			return executor.NewWorkSteal(executor.WorkStealConfig{Workers: 3, LocalCap: 2, GlobalInterval: 2})

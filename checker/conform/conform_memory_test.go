@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -11,21 +12,13 @@ import (
 // and polled once, costs the checker a few bytes per task id, so that
 // `verify check` fits millions of tasks in 100 MB.
 func TestConformanceMemoryPerTask(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocates tens of MB")
-	}
+	testenv.Slow(t, "allocates tens of MB")
 	const tasks = 1 << 19
 	c, err := New(traces.Header{Format: traces.Format, Version: traces.Version, Workers: 2, Policy: "worksteal"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
+	before := testenv.Heap()
 	seq := uint64(0)
 	step := func(e traces.Event) {
 		seq++
@@ -40,7 +33,7 @@ func TestConformanceMemoryPerTask(t *testing.T) {
 		step(traces.Event{Kind: traces.KindPollBegin, Task: task, Worker: 0})
 		step(traces.Event{Kind: traces.KindPollEnd, Task: task, Worker: 0, Result: traces.ResultReady})
 	}
-	per := float64(heap()-before) / tasks
+	per := float64(testenv.Heap()-before) / tasks
 	runtime.KeepAlive(c)
 	t.Logf("%.1f bytes per task", per)
 	// 8 bytes of the checker's own and 6 of the model's state per task,

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // verify cover --no-hook builds the instrumented test binary and runs the
@@ -14,12 +15,7 @@ import (
 // strategy is refused before the build;
 // outside a module that has execspec's source it says so.
 func TestCoverNoHook(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds an instrumented test binary")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
+	testenv.GoBuild(t, "builds an instrumented test binary")
 	type result struct {
 		NoHook       bool    `json:"no_hook"`
 		Verdict      string  `json:"verdict"`

@@ -9,15 +9,14 @@ import (
 	"testing"
 
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // demoModule writes a module of its own with files, changes into it and
 // returns its directory.
 func demoModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds instrumented tests (seconds each)")
-	}
+	testenv.Slow(t, "builds instrumented tests (seconds each)")
 	dir := t.TempDir()
 	files["go.mod"] = "module demo\n\ngo 1.26\n"
 	for name, body := range files {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // keys lists the keys of the findings in err.
@@ -114,7 +116,7 @@ func TestCorrectPoolsPass(t *testing.T) {
 		}
 	})
 	t.Run("fixed capacity", func(t *testing.T) {
-		if err := Run(func() Pool { return &fixedCap{checkThenAct{cap: 2}} }, fast(Config{Capacity: 2, MaxSubmitters: 8})); err != nil {
+		if err := Run(func() Pool { return &checkThenAct{cap: 2, fixed: true} }, fast(Config{Capacity: 2, MaxSubmitters: 8})); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -549,9 +551,7 @@ func TestSizesReachHundreds(t *testing.T) {
 // run) is found and shrunk back down to about the size it needs, not
 // below.
 func TestSizedForRealBugs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs cases of hundreds of tasks with holds (about 25 s)")
-	}
+	testenv.Slow(t, "runs cases of hundreds of tasks with holds (about 25 s)")
 	cfg := Config{Space: Space{Capacity: [2]int{1, 3}}, CloseEarly: true}.withDefaults()
 	r := rand.New(rand.NewPCG(1, 0xda3e39cb94b95bdb))
 	big := 0

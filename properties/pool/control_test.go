@@ -13,6 +13,7 @@ import (
 
 	"github.com/execspec/execspec/instrument"
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 // TestControlledMode runs the tests of testdata/ctlpool — a small pool
@@ -27,12 +28,7 @@ import (
 var shrunkTasks = regexp.MustCompile(`\[case: (\d+) tasks`)
 
 func TestControlledMode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds an instrumented test binary")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
+	testenv.GoBuild(t, "builds an instrumented test binary")
 	dir, err := filepath.Abs(filepath.Join("testdata", "ctlpool"))
 	if err != nil {
 		t.Fatal(err)

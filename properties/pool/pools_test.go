@@ -143,10 +143,12 @@ func (p *goPerTask) Close() error { p.wg.Wait(); return nil }
 
 // checkThenAct bounds its goroutines with a counter that it checks under a
 // lock and increments after releasing it: concurrent Submits can all pass
-// the check (the bug ants v2.11.3 had in retrieveWorker).
+// the check (the bug ants v2.11.3 had in retrieveWorker). With fixed, the
+// increment is under the lock too: the fix.
 type checkThenAct struct {
 	mu      sync.Mutex
 	cap     int32
+	fixed   bool
 	running atomic.Int32
 	wg      sync.WaitGroup
 }
@@ -155,11 +157,16 @@ func (p *checkThenAct) Submit(f func()) error {
 	for {
 		p.mu.Lock()
 		if p.running.Load() < p.cap {
-			p.mu.Unlock()
-			// The window: another Submit can pass the check here (a
-			// Gosched stands for a preemption that makes it wide).
-			runtime.Gosched()
-			p.running.Add(1)
+			if p.fixed {
+				p.running.Add(1)
+				p.mu.Unlock()
+			} else {
+				p.mu.Unlock()
+				// The window: another Submit can pass the check here (a
+				// Gosched stands for a preemption that makes it wide).
+				runtime.Gosched()
+				p.running.Add(1)
+			}
 			p.wg.Add(1)
 			go func() {
 				defer p.wg.Done()
@@ -174,26 +181,3 @@ func (p *checkThenAct) Submit(f func()) error {
 }
 
 func (p *checkThenAct) Close() error { p.wg.Wait(); return nil }
-
-// fixedCap is checkThenAct with the check and the increment under one
-// lock: the fix.
-type fixedCap struct{ checkThenAct }
-
-func (p *fixedCap) Submit(f func()) error {
-	for {
-		p.mu.Lock()
-		if p.running.Load() < p.cap {
-			p.running.Add(1)
-			p.mu.Unlock()
-			p.wg.Add(1)
-			go func() {
-				defer p.wg.Done()
-				f()
-				p.running.Add(-1)
-			}()
-			return nil
-		}
-		p.mu.Unlock()
-		time.Sleep(10 * time.Microsecond)
-	}
-}

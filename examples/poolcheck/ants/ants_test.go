@@ -5,13 +5,13 @@ package ants
 
 import (
 	"errors"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/panjf2000/ants/v2"
 
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/properties/pool"
 	"github.com/execspec/execspec/properties/stress"
 )
@@ -163,9 +163,7 @@ func TestAntsCapacityRace(t *testing.T) {
 //
 //	POOLCHECK_RATES=1 go test -modfile=go.buggy.mod -run DetectionRate -v ./ants
 func TestAntsDetectionRate(t *testing.T) {
-	if os.Getenv("POOLCHECK_RATES") == "" {
-		t.Skip("set POOLCHECK_RATES=1 to measure detection rates")
-	}
+	testenv.OptIn(t, "POOLCHECK_RATES")
 	const runs = 500
 	for _, pin := range []bool{false, true} {
 		for _, subs := range []int{2, 4, 8} {

@@ -1,9 +1,9 @@
 package ants
 
 import (
-	"os"
 	"testing"
 
+	"github.com/execspec/execspec/internal/testenv"
 	"github.com/execspec/execspec/properties/pool"
 )
 
@@ -14,9 +14,7 @@ import (
 // shrink (see antsConfig.LazyShrink), and with it none may fail. Only
 // with POOLCHECK_TUNE=1.
 func TestAntsTuneShrink(t *testing.T) {
-	if os.Getenv("POOLCHECK_TUNE") == "" {
-		t.Skip("set POOLCHECK_TUNE=1")
-	}
+	testenv.OptIn(t, "POOLCHECK_TUNE")
 	w := pool.Workload{Options: pool.Options{Capacity: 4, QueueBound: 2, IdleTimeout: 136e6}, Submitters: 2, Rounds: []pool.Round{{Ops: []pool.Op{
 		{Kind: pool.OpSubmit, Task: pool.Task{Work: pool.WorkPanic}, CancelAfter: -1, Weight: 1},
 		{Kind: pool.OpSubmit, Task: pool.Task{Work: pool.WorkYield, Amount: 100}, CancelAfter: -1, Weight: 1},

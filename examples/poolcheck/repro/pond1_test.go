@@ -18,9 +18,7 @@ import (
 //
 //	POOLCHECK_REPRO=1 go test -run Pond1StopAfterCancel -v .
 func TestPond1StopAfterCancel(t *testing.T) {
-	if os.Getenv("POOLCHECK_REPRO") == "" {
-		t.Skip("set POOLCHECK_REPRO=1")
-	}
+	testenv.OptIn(t, "POOLCHECK_REPRO")
 	const trials = 20
 	hung := 0
 	for range trials {

@@ -19,9 +19,7 @@ import (
 )
 
 func TestTuneGrowLostWakeup(t *testing.T) {
-	if os.Getenv("POOLCHECK_REPRO") == "" {
-		t.Skip("set POOLCHECK_REPRO=1")
-	}
+	testenv.OptIn(t, "POOLCHECK_REPRO")
 	trials := 200000
 	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_TRIALS")); err == nil && n > 0 {
 		trials = n

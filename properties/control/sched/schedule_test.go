@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/internal/testenv"
 )
 
 func TestScheduleBadInput(t *testing.T) {
@@ -97,22 +99,13 @@ func TestTestdataPath(t *testing.T) {
 // TestSaveRefusesALink: a schedule is written whole, and never through a
 // symbolic link planted where it goes (its directory may be shared).
 func TestSaveRefusesALink(t *testing.T) {
-	dir := t.TempDir()
-	victim := filepath.Join(dir, "victim")
-	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "TestX.schedule")
-	if err := os.Symlink(victim, path); err != nil {
-		t.Skip("no symbolic links here:", err)
-	}
+	planted := testenv.PlantLink(t, t.TempDir(), "TestX.schedule")
+	path := planted.Link
 	s := Schedule{Steps: 3, Checksum: 7}
 	if err := s.Save(path); err == nil {
 		t.Fatal("saved through a symbolic link")
 	}
-	if b, _ := os.ReadFile(victim); string(b) != "keep" {
-		t.Fatalf("the link's target was written: %q", b)
-	}
+	planted.Kept(t)
 	os.Remove(path)
 	if err := s.Save(path); err != nil {
 		t.Fatal(err)
