@@ -1,4 +1,4 @@
-package rt
+package harness
 
 import (
 	"bytes"
@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control/sched"
 )
 
@@ -144,18 +142,6 @@ func ReadReport(path string) ([]Outcome, error) {
 // KindExit is the Outcome.Kind of a test that called os.Exit.
 const KindExit = "os.Exit"
 
-// checkGo refuses Go versions whose channel layout or synctest the
-// scheduler does not know.
-func checkGo() error {
-	v := runtime.Version()
-	for _, ok := range []string{"go1.25", "go1.26"} {
-		if v == ok || strings.HasPrefix(v, ok+".") || strings.HasPrefix(v, ok+"rc") {
-			return nil
-		}
-	}
-	return fmt.Errorf("execspec/rt: %s is not supported: the scheduler reads channel descriptors laid out as in Go 1.25 and 1.26 and needs testing/synctest", v)
-}
-
 // Test runs body under control with the Options of the environment
 // (OptionsFromEnv): each run in its own synctest bubble, one goroutine at
 // a time. The first failing run (a deadlock, a leak, a panic, a failed
@@ -173,33 +159,13 @@ func Test(t *testing.T, body func(t *testing.T)) {
 // TestWith is Test with explicit Options.
 func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	t.Helper()
-	if err := checkGo(); err != nil {
+	runs := o.runs()
+	strategy, replay, _, err := o.plan()
+	if err != nil {
 		t.Fatal(err)
 	}
-	lessGC()
-	runs := o.runs()
-	var strategy sched.Strategy
-	var replay sched.Schedule
-	switch o.Strategy {
-	case "", "random":
-		o.Strategy = "random"
-		strategy = sched.Random(o.Seed)
-	case "pct":
-		depth := o.Depth
-		if depth <= 0 {
-			depth = 3
-		}
-		strategy = sched.NewPCT(depth, 0, o.Seed)
-	case "replay":
-		s, meta, err := LoadSchedule(o.Schedule)
-		if err != nil {
-			t.Fatalf("execspec/rt: %v", err)
-		}
-		replayMode(meta)
-		replay = s
+	if replay != nil {
 		runs = 1
-	default:
-		t.Fatalf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
 	}
 	out := Outcome{Test: t.Name(), Strategy: o.Strategy}
 	start := time.Now()
@@ -216,76 +182,20 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 			out.TimeUp = true
 			break
 		}
-		rp := (*sched.Replay)(nil)
-		if o.Strategy == "replay" {
-			rp = sched.NewReplay(replay)
-			strategy = rp
-		}
 		out.Runs = i + 1
-		failed := false
-		stopWatch := watchSettles()
-		synctest.Test(t, func(bt *testing.T) {
-			bt.Helper()
-			if b, ok := strategy.(interface{ Begin() }); ok {
-				b.Begin()
-			}
-			s, err := runOnce(Config{Strategy: strategy, MaxSteps: o.MaxSteps, Seed: o.Seed + uint64(i)}, func() { body(bt) })
-			if errors.Is(err, errOwned) {
-				owned = true
-				return
-			}
-			if e, ok := strategy.(interface{ End(steps int) }); ok {
-				e.End(s.Steps)
-			}
-			out.Steps = s.Steps
-			out.Checksum = fmt.Sprintf("%016x", s.Checksum)
-			if rp != nil {
-				if derr := diverged(rp, s, replay); derr != nil {
-					err = derr
-				} else {
-					out.Replayed = true
-				}
-			}
-			if err == nil && !bt.Failed() {
-				return
-			}
-			failed = true
-			out.FailedRun = i + 1
-			out.Kind = kind(err)
-			out.Early = lastEarly
-			if err != nil {
-				out.Error = err.Error()
-			} else {
-				out.Error = "the test failed"
-			}
-			if rp == nil && !errors.Is(err, sched.ErrBudget) {
-				path := SchedulePath(o.Out, t.Name())
-				if serr := SaveSchedule(path, s, nil); serr != nil {
-					bt.Errorf("execspec/rt: %v", serr)
-				} else {
-					out.Schedule = path
-				}
-			}
-			if err != nil {
-				bt.Errorf("run %d of %d (%s, seed %d): %v", i+1, runs, o.Strategy, o.Seed, err)
-			} else {
-				bt.Errorf("run %d of %d (%s, seed %d) failed", i+1, runs, o.Strategy, o.Seed)
-			}
-			if out.Early != "" {
-				bt.Log(out.Early)
-			}
-			if out.Schedule != "" {
-				cmd := fmt.Sprintf("%s=%s go test -run '^%s$'", EnvSchedule, out.Schedule, t.Name())
-				if o.Command != "" {
-					cmd = strings.ReplaceAll(o.Command, "%s", out.Schedule)
-				}
-				bt.Errorf("schedule saved; replay it with:\n\t%s", cmd)
-			}
-		})
-		stopWatch()
-		if owned {
+		// Each run has a bubble of its own, ended before the next.
+		b, err := rt.NewBubble(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed, ownedNow := testRun(t, b, o, i, runs, strategy, replay, body, &out)
+		if err := b.Close(); err != nil {
+			t.Log(err)
+		}
+		if ownedNow {
 			// The body asked to own its runs (Own): it is called again,
 			// outside any bubble, and makes them through its Session.
+			owned = true
 			owners.Store(t, o)
 			defer owners.Delete(t)
 			body(t)
@@ -297,27 +207,113 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	}
 }
 
-func diverged(rp *sched.Replay, s, want sched.Schedule) error {
-	if err := rp.Err(); err != nil {
-		return err
+// testRun makes run i of TestWith's runs in b (a replay of replay when
+// it is not nil, else with strategy) and reports a failure on the
+// bubble's test, as the body's own failures are: it records the run in
+// out and says whether it failed, or whether the body asked to own its
+// runs.
+func testRun(t *testing.T, b *rt.Bubble, o Options, i, runs int, strategy sched.Strategy, replay *sched.Schedule, body func(t *testing.T), out *Outcome) (failed, owned bool) {
+	var rp *sched.Replay
+	if replay != nil {
+		rp = sched.NewReplay(*replay)
+		strategy = rp
 	}
-	if rp.Used() != len(want.Choices) {
-		return fmt.Errorf("%w: the run ended after %d of the schedule's %d choices", sched.ErrDiverged, rp.Used(), len(want.Choices))
+	var bt *testing.T
+	s, err := b.Run(rt.Config{Strategy: strategy, MaxSteps: o.MaxSteps, Seed: o.Seed + uint64(i)}, func(t *testing.T) {
+		bt = t
+		body(t)
+	})
+	if errors.Is(err, errOwned) {
+		return false, true
 	}
-	if s.Steps != want.Steps || s.Checksum != want.Checksum {
-		return fmt.Errorf("%w: %d steps, checksum %016x; the schedule recorded %d steps, checksum %016x", sched.ErrDiverged, s.Steps, s.Checksum, want.Steps, want.Checksum)
+	out.Steps = s.Steps
+	out.Checksum = fmt.Sprintf("%016x", s.Checksum)
+	if rp != nil {
+		if derr := rp.Check(s); derr != nil {
+			err = derr
+		} else {
+			out.Replayed = true
+		}
 	}
-	return nil
+	if bt == nil {
+		bt = t // the run never reached the body
+	}
+	bt.Helper()
+	if err == nil && !bt.Failed() {
+		return false, false
+	}
+	out.FailedRun = i + 1
+	out.Kind = kind(err)
+	out.Early = b.EarlyNote()
+	if err != nil {
+		out.Error = err.Error()
+	} else {
+		out.Error = "the test failed"
+	}
+	if rp == nil && !errors.Is(err, sched.ErrBudget) {
+		path := SchedulePath(o.Out, t.Name())
+		if serr := SaveSchedule(path, s, nil); serr != nil {
+			bt.Errorf("execspec/rt: %v", serr)
+		} else {
+			out.Schedule = path
+		}
+	}
+	if err != nil {
+		bt.Errorf("run %d of %d (%s, seed %d): %v", i+1, runs, o.Strategy, o.Seed, err)
+	} else {
+		bt.Errorf("run %d of %d (%s, seed %d) failed", i+1, runs, o.Strategy, o.Seed)
+	}
+	if out.Early != "" {
+		bt.Log(out.Early)
+	}
+	if out.Schedule != "" {
+		bt.Errorf("schedule saved; replay it with:\n\t%s", replayCommand(o, t.Name(), out.Schedule))
+	}
+	return true, false
+}
+
+// plan is what o says a test's runs follow: the strategy, or the schedule
+// to replay with its Meta (the process then takes the schedule's mode of
+// early timers, rt.ReplayMode). o.Strategy is set to its name.
+func (o *Options) plan() (sched.Strategy, *sched.Schedule, Meta, error) {
+	switch o.Strategy {
+	case "", "random":
+		o.Strategy = "random"
+		return sched.Random(o.Seed), nil, nil, nil
+	case "pct":
+		depth := o.Depth
+		if depth <= 0 {
+			depth = 3
+		}
+		return sched.NewPCT(depth, 0, o.Seed), nil, nil, nil
+	case "replay":
+		sc, meta, err := LoadSchedule(o.Schedule)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rt.ReplayMode(meta)
+		return nil, &sc, meta, nil
+	}
+	return nil, nil, nil, fmt.Errorf("execspec/rt: strategy %q: expected random, pct or replay", o.Strategy)
+}
+
+// replayCommand is the command that replays the schedule at path of
+// test: o.Command, or go test with the EXECSPEC_SCHEDULE variable.
+func replayCommand(o Options, test, path string) string {
+	if o.Command != "" {
+		return strings.ReplaceAll(o.Command, "%s", path)
+	}
+	return fmt.Sprintf("%s=%s go test -run '^%s$'", EnvSchedule, path, test)
 }
 
 func kind(err error) string {
-	var p *PanicError
+	var p *rt.PanicError
 	switch {
 	case err == nil:
 		return "fail"
-	case errors.Is(err, ErrLeak):
+	case errors.Is(err, rt.ErrLeak):
 		return "leak"
-	case errors.Is(err, ErrDeadlock):
+	case errors.Is(err, rt.ErrDeadlock):
 		return "deadlock"
 	case errors.As(err, &p):
 		if s, ok := p.Value.(string); ok && strings.HasPrefix(s, "unexpected call to os.Exit") {
@@ -362,66 +358,4 @@ func writeOutcome(t *testing.T, path string, out Outcome) {
 	if err != nil {
 		t.Errorf("execspec/rt: writing the report: %v", err)
 	}
-}
-
-// runOnce runs main under control; it must be called on the root
-// goroutine of a synctest bubble.
-func runOnce(cfg Config, main func()) (sched.Schedule, error) {
-	r := newRun(cfg)
-	if !active.CompareAndSwap(nil, r) {
-		return sched.Schedule{}, errors.New("execspec/rt: a controlled run is already in progress (tests under control cannot run in parallel)")
-	}
-	defer active.Store(nil)
-	// The choices are recorded in a buffer that the process's runs share
-	// (one at a time), so that a run of a thousand choices does not grow
-	// its own slice from nothing; the schedule gets a copy.
-	r.choices = choiceBuf[:0]
-	main, restore := r.withPackages(main)
-	stdEnter()
-	err := r.coordinate(main)
-	restore()
-	lastEarly = r.earlyNote()
-	choices := slices.Clone(r.choices)
-	if len(choices) == 0 {
-		choices = nil
-	}
-	choiceBuf = r.choices[:0]
-	sc := sched.Schedule{Choices: choices, Steps: r.steps, Checksum: r.sum}
-	if r.legacy {
-		sc.Version = 1
-	}
-	return sc, err
-}
-
-// choiceBuf is the choices buffer of the run in progress (runOnce).
-var choiceBuf []sched.Choice
-
-// Replay runs body once under the choices of s, like Run, and checks that
-// the run followed them and reproduced s's steps and checksum: it returns
-// an error wrapping sched.ErrDiverged if not, otherwise the run's own
-// error (the failure that s recorded).
-func Replay(t *testing.T, s sched.Schedule, body func(t *testing.T)) error {
-	t.Helper()
-	rp := sched.NewReplay(s)
-	got, err := Run(t, Config{Strategy: rp}, body)
-	if derr := diverged(rp, got, s); derr != nil {
-		return derr
-	}
-	return err
-}
-
-// Run runs body once under control in a synctest bubble of t, with cfg,
-// and returns the run's schedule and error: nil, a *HangError (deadlock
-// or leak), a *PanicError, or an error wrapping sched.ErrBudget or
-// sched.ErrStrategy. A body that fails t fails it as usual.
-func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s sched.Schedule, err error) {
-	t.Helper()
-	if err := checkGo(); err != nil {
-		return s, err
-	}
-	defer watchSettles()()
-	synctest.Test(t, func(bt *testing.T) {
-		s, err = runOnce(cfg, func() { body(bt) })
-	})
-	return s, err
 }
