@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -76,4 +77,24 @@ func LoadSchedule(path string) (sched.Schedule, Meta, error) {
 		return s, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, meta, nil
+}
+
+// DefaultOut is where the schedules of failing runs go when Options.Out
+// is empty: execspec/schedules in the user's cache directory (beside the
+// other files verify keeps), or in the temporary directory where there is
+// none.
+func DefaultOut() string {
+	if base, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(base, "execspec", "schedules")
+	}
+	return filepath.Join(os.TempDir(), "execspec-schedules")
+}
+
+// SchedulePath is the file the schedule of a failing run of test is saved
+// to in dir ("": DefaultOut()).
+func SchedulePath(dir, test string) string {
+	if dir == "" {
+		dir = DefaultOut()
+	}
+	return filepath.Join(dir, filepath.Base(sched.TestdataPath(test)))
 }

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/execspec/execspec/instrument/rt"
-	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/control/sched"
 )
 
 func TestSaveScheduleRefusesBadMeta(t *testing.T) {
 	dir := t.TempDir()
 	for _, m := range []Meta{{"Bad Key": "x"}, {"ok": "two\nlines"}} {
-		if err := SaveSchedule(filepath.Join(dir, "s"), control.Schedule{}, m); err == nil {
+		if err := SaveSchedule(filepath.Join(dir, "s"), sched.Schedule{}, m); err == nil {
 			t.Errorf("%v: saved", m)
 		}
 	}
@@ -31,7 +31,7 @@ func TestSaveScheduleRefusesBadMeta(t *testing.T) {
 func TestScheduleFileMode(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.schedule")
-	if err := SaveSchedule(path, control.Schedule{Steps: 1}, Meta{"case": "1"}); err != nil {
+	if err := SaveSchedule(path, sched.Schedule{Steps: 1}, Meta{"case": "1"}); err != nil {
 		t.Fatal(err)
 	}
 	k, v, _ := strings.Cut(rt.ModeComment(), ": ")

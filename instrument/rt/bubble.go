@@ -3,7 +3,9 @@ package rt
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -165,4 +167,16 @@ func (b *Bubble) Close() error {
 		return fmt.Errorf("execspec/rt: the session's bubble ended with goroutines blocked for good: %s", b.leftover)
 	}
 	return nil
+}
+
+// checkGo refuses Go versions whose channel layout or synctest the
+// scheduler does not know.
+func checkGo() error {
+	v := runtime.Version()
+	for _, ok := range []string{"go1.25", "go1.26"} {
+		if v == ok || strings.HasPrefix(v, ok+".") || strings.HasPrefix(v, ok+"rc") {
+			return nil
+		}
+	}
+	return fmt.Errorf("execspec/rt: %s is not supported: the scheduler reads channel descriptors laid out as in Go 1.25 and 1.26 and needs testing/synctest", v)
 }

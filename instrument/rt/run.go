@@ -2,27 +2,12 @@ package rt
 
 import (
 	"errors"
-	"fmt"
-	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"testing/synctest"
 
 	"github.com/execspec/execspec/properties/control/sched"
 )
-
-// checkGo refuses Go versions whose channel layout or synctest the
-// scheduler does not know.
-func checkGo() error {
-	v := runtime.Version()
-	for _, ok := range []string{"go1.25", "go1.26"} {
-		if v == ok || strings.HasPrefix(v, ok+".") || strings.HasPrefix(v, ok+"rc") {
-			return nil
-		}
-	}
-	return fmt.Errorf("execspec/rt: %s is not supported: the scheduler reads channel descriptors laid out as in Go 1.25 and 1.26 and needs testing/synctest", v)
-}
 
 // runOnce runs main under control; it must be called on the root
 // goroutine of a synctest bubble.
