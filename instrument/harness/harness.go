@@ -27,6 +27,9 @@ func Test(t *testing.T, body func(t *testing.T)) {
 // TestWith is Test with explicit Options.
 func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 	t.Helper()
+	if _, err := rt.NewBubble(t); err != nil {
+		t.Fatal(err) // a Go whose runtime the scheduler does not know
+	}
 	runs := o.runs()
 	strategy, replay, _, err := o.plan()
 	if err != nil {
