@@ -74,7 +74,7 @@ import (
 	orig "behave/orig/pkginit"
 	"behave/pkginit"
 
-	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/harness"
 )
 
 func TestPkgInit(t *testing.T) {
@@ -83,7 +83,7 @@ func TestPkgInit(t *testing.T) {
 		t.Fatalf("run freely: %q, want %q", got, want)
 	}
 	for range 2 { // each session initialises the package again, in its own bubble
-		s, err := rt.NewSession(t, rt.Options{Runs: 1})
+		s, err := harness.NewSession(t, harness.Options{Runs: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

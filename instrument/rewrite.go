@@ -14,10 +14,13 @@ import (
 
 // RTPath is the import path of the runtime that rewritten code calls, and
 // RTName the name it is imported as (chosen not to collide with the
-// program's names).
+// program's names); HarnessPath and HarnessName are those of the test
+// harness that the test rule's TestXxx functions call.
 const (
-	RTPath = "github.com/execspec/execspec/instrument/rt"
-	RTName = "execspecrt"
+	RTPath      = "github.com/execspec/execspec/instrument/rt"
+	RTName      = "execspecrt"
+	HarnessPath = "github.com/execspec/execspec/instrument/harness"
+	HarnessName = "execspecharness"
 )
 
 // The rewrite rules. Each rewritten construct keeps Go's evaluation order;
@@ -54,7 +57,7 @@ const (
 //	           context.WithTimeout, WithDeadline
 //	           (and their Cause forms)
 //	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
-//	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { rt.Test(t, func(t *testing.T) { body }) }
+//	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { harness.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
 //	pkginit    var v = e; func init() { body }     also func _rt_pkginit0() { v = e }; func _rt_pkginitfn0() { body }; func init() { _rt_pkginitfn0() },
 //	                                               and a file that registers them with rt.PackageInit: each controlled run starts
@@ -117,8 +120,8 @@ type goNote struct {
 	inline  []bool // argument i is a constant or nil: written into the closure
 }
 
-// File rewrites f in place and reports whether it changed. The import of
-// the runtime is added when needed; imports left unused are removed.
+// File rewrites f in place and reports whether it changed. The imports of
+// the runtime and of the harness are added when needed; imports left unused are removed.
 func (w *Rewriter) File(fset *token.FileSet, f *ast.File) bool {
 	if w.Counts == nil {
 		w.Counts = map[string]int{}
@@ -132,7 +135,12 @@ func (w *Rewriter) File(fset *token.FileSet, f *ast.File) bool {
 	if total(w.Counts) == before {
 		return false
 	}
-	astutil.AddNamedImport(fset, f, RTName, RTPath)
+	if usesName(f, RTName) {
+		astutil.AddNamedImport(fset, f, RTName, RTPath)
+	}
+	if usesName(f, HarnessName) {
+		astutil.AddNamedImport(fset, f, HarnessName, HarnessPath)
+	}
 	for _, imp := range slices.Clone(f.Imports) {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		if imp.Name != nil && (imp.Name.Name == "_" || imp.Name.Name == ".") {
@@ -144,7 +152,7 @@ func (w *Rewriter) File(fset *token.FileSet, f *ast.File) bool {
 		} else if imp.Name != nil {
 			name = imp.Name.Name
 		}
-		if path == RTPath {
+		if path == RTPath || path == HarnessPath {
 			continue
 		}
 		if !usesName(f, name) {
@@ -729,7 +737,7 @@ func (w *Rewriter) wrapTest(fd *ast.FuncDecl) {
 		Body: fd.Body,
 	}
 	fd.Type = &ast.FuncType{Func: fd.Type.Func, Params: &ast.FieldList{List: []*ast.Field{{Names: []*ast.Ident{ast.NewIdent(outer)}, Type: param.Type}}}}
-	call := rtCall("Test", &ast.Ident{NamePos: fd.Body.Lbrace, Name: outer}, inner)
+	call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(HarnessName), Sel: ast.NewIdent("Test")}, Args: []ast.Expr{&ast.Ident{NamePos: fd.Body.Lbrace, Name: outer}, inner}}
 	// Positions, so that the printer keeps the comments that follow in place.
 	sel := call.Fun.(*ast.SelectorExpr)
 	sel.X.(*ast.Ident).NamePos, sel.Sel.NamePos, call.Lparen, call.Rparen = fd.Body.Lbrace, fd.Body.Lbrace, fd.Body.Lbrace, fd.Body.Rbrace

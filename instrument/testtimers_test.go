@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/internal/testenv"
 )
@@ -34,19 +35,19 @@ func TestTestTimers(t *testing.T) {
 	if err := b.CompileTest(dir, bin); err != nil {
 		t.Fatal(err)
 	}
-	run := func(early, runs, schedule string) map[string]rt.Outcome {
+	run := func(early, runs, schedule string) map[string]harness.Outcome {
 		t.Helper()
 		report := filepath.Join(t.TempDir(), "report.jsonl")
 		cmd := exec.Command(bin, "-test.run", "^Test(Sum|SumSleep|Fetch)$")
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), rt.EnvEarlyTimers+"="+early, rt.EnvRuns+"="+runs, rt.EnvReport+"="+report,
-			rt.EnvOut+"="+t.TempDir(), rt.EnvSchedule+"="+schedule)
+		cmd.Env = append(os.Environ(), rt.EnvEarlyTimers+"="+early, harness.EnvRuns+"="+runs, harness.EnvReport+"="+report,
+			harness.EnvOut+"="+t.TempDir(), harness.EnvSchedule+"="+schedule)
 		out, _ := cmd.CombinedOutput()
-		outs, err := rt.ReadReport(report)
+		outs, err := harness.ReadReport(report)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		m := map[string]rt.Outcome{}
+		m := map[string]harness.Outcome{}
 		for _, o := range outs {
 			m[o.Test] = o
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/instrument"
-	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/internal/testenv"
 )
 
@@ -42,16 +42,16 @@ func TestInstrumentedEngine(t *testing.T) {
 	}
 	// The binary runs in a directory of its own: rapid writes its fail
 	// files under the working directory.
-	run := func(test string, env ...string) ([]rt.Outcome, string) {
+	run := func(test string, env ...string) ([]harness.Outcome, string) {
 		t.Helper()
 		report := filepath.Join(work, "report.jsonl")
 		_ = os.Remove(report)
 		cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v")
 		cmd.Dir = work
-		cmd.Env = append(os.Environ(), rt.EnvStrategy+"=pct", rt.EnvSeed+"=1", rt.EnvReport+"="+report, rt.EnvCommand+"=verify test --replay %s")
+		cmd.Env = append(os.Environ(), harness.EnvStrategy+"=pct", harness.EnvSeed+"=1", harness.EnvReport+"="+report, harness.EnvCommand+"=verify test --replay %s")
 		cmd.Env = append(cmd.Env, env...)
 		out, _ := cmd.CombinedOutput()
-		outs, err := rt.ReadReport(report)
+		outs, err := harness.ReadReport(report)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestInstrumentedEngine(t *testing.T) {
 	if pct != "" {
 		cases = pct
 	}
-	outs, out := run("TestBuiltins", rt.EnvRuns+"="+cases)
+	outs, out := run("TestBuiltins", harness.EnvRuns+"="+cases)
 	engineLines := strings.Count(out, "cases run on the instrumented engine")
 	if n := len(executor.BuiltinNames()); engineLines != n {
 		t.Fatalf("%d of %d built-in executors ran on the instrumented engine:\n%s", engineLines, n, tailOf(out, 40))
@@ -84,7 +84,7 @@ func TestInstrumentedEngine(t *testing.T) {
 	// and holds on those it ran; rapid saves no failfile for the stop. A
 	// count given with it still bounds the cases.
 	start := time.Now()
-	outs, out = run("TestBuiltins", rt.EnvRuns+"=0", rt.EnvTime+"=2s", "HOOKLESS_EXECUTORS=fifo")
+	outs, out = run("TestBuiltins", harness.EnvRuns+"=0", harness.EnvTime+"=2s", "HOOKLESS_EXECUTORS=fifo")
 	spent := time.Since(start)
 	props, timeUp, total := len(outs), 0, 0
 	for _, o := range outs {
@@ -102,7 +102,7 @@ func TestInstrumentedEngine(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "testdata", "rapid")); err == nil {
 		t.Errorf("the budget's stop saved rapid failfiles in %s", filepath.Join(work, "testdata", "rapid"))
 	}
-	outs, _ = run("TestBuiltins", rt.EnvRuns+"=2", rt.EnvTime+"=10m", "HOOKLESS_EXECUTORS=fifo")
+	outs, _ = run("TestBuiltins", harness.EnvRuns+"=2", harness.EnvTime+"=10m", "HOOKLESS_EXECUTORS=fifo")
 	for _, o := range outs {
 		if o.TimeUp || o.Runs != 2 {
 			t.Errorf("--runs 2 --time 10m: %s made %d runs (time up %v), want 2", o.Test, o.Runs, o.TimeUp)
@@ -115,15 +115,15 @@ func TestInstrumentedEngine(t *testing.T) {
 	// seed's runs are deterministic there). Seed 12 missed one state
 	// after 120,000 runs when the guide could not find the goroutine of a
 	// wake from outside (coverRun's event sources).
-	_, out = run("TestCover", rt.EnvRuns+"=1", "HOOKLESS_COVER=guided", "HOOKLESS_COVER_SEED=12", "HOOKLESS_COVER_GOAL=100", "HOOKLESS_COVER_RUNS=5000", "HOOKLESS_COVER_TIME=600")
+	_, out = run("TestCover", harness.EnvRuns+"=1", "HOOKLESS_COVER=guided", "HOOKLESS_COVER_SEED=12", "HOOKLESS_COVER_GOAL=100", "HOOKLESS_COVER_RUNS=5000", "HOOKLESS_COVER_TIME=600")
 	m := regexp.MustCompile(`"states":(\d+),.*"stopped":"(\w+)"`).FindStringSubmatch(out)
 	if m == nil || m[1] != "1568" || m[2] != "goal" {
 		t.Fatalf("worksteal, hook unused, guided: not every one of the 1568 states within 5000 runs:\n%s", tailOf(out, 20))
 	}
 
 	// A broken executor is still caught, and its failure replays.
-	outs, out = run("TestBroken", rt.EnvRuns+"=100", "HOOKLESS_BROKEN=lost-wakeup")
-	var failed *rt.Outcome
+	outs, out = run("TestBroken", harness.EnvRuns+"=100", "HOOKLESS_BROKEN=lost-wakeup")
+	var failed *harness.Outcome
 	for i := range outs {
 		if outs[i].FailedRun != 0 {
 			failed = &outs[i]
@@ -142,10 +142,10 @@ func TestInstrumentedEngine(t *testing.T) {
 		_ = os.Remove(report)
 		cmd := exec.Command(bin, "-test.run="+sub, "-test.v")
 		cmd.Dir = work
-		cmd.Env = append(os.Environ(), rt.EnvStrategy+"=replay", rt.EnvSchedule+"="+failfile, rt.EnvRuns+"=1", rt.EnvReport+"="+report, "HOOKLESS_BROKEN=lost-wakeup")
+		cmd.Env = append(os.Environ(), harness.EnvStrategy+"=replay", harness.EnvSchedule+"="+failfile, harness.EnvRuns+"=1", harness.EnvReport+"="+report, "HOOKLESS_BROKEN=lost-wakeup")
 		rout, _ := cmd.CombinedOutput()
-		var o rt.Outcome
-		if outs, _ := rt.ReadReport(report); len(outs) == 1 {
+		var o harness.Outcome
+		if outs, _ := harness.ReadReport(report); len(outs) == 1 {
 			o = outs[0]
 		}
 		if o.FailedRun == 0 || o.Error != failed.Error || o.Checksum != failed.Checksum || !o.Replayed {

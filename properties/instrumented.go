@@ -17,6 +17,7 @@ import (
 
 	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
 )
@@ -71,7 +72,7 @@ import (
 // engine: a test binary that `verify test` built and started (its
 // EXECSPEC_* environment is set).
 func UnderEngine() bool {
-	return os.Getenv(rt.EnvRuns) != "" || os.Getenv(rt.EnvSchedule) != ""
+	return os.Getenv(harness.EnvRuns) != "" || os.Getenv(harness.EnvSchedule) != ""
 }
 
 // engine is what Run found out about running on the instrumented engine.
@@ -83,8 +84,8 @@ type engine struct {
 	report   string // where verify test reads the outcome of each test
 	checksum string // a replay's: the failing run's checksum it must reproduce
 	cfg      *Config
-	end      time.Time  // verify test --time: when the test's budget is spent
-	budget   *rt.Budget // the share of it of the property under way
+	end      time.Time       // verify test --time: when the test's budget is spent
+	budget   *harness.Budget // the share of it of the property under way
 }
 
 // instrumentedSteps bounds the yield points of one case on the engine:
@@ -115,7 +116,7 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 	if rt.InRun() {
 		return engine{}, errors.New("properties: Run is inside a controlled run of the instrumented engine; it makes one run per case itself: mark the test with a line //execspec:nocontrol in its doc comment")
 	}
-	o, err := rt.OptionsFromEnv()
+	o, err := harness.OptionsFromEnv()
 	if err != nil {
 		return engine{}, err
 	}
@@ -292,12 +293,12 @@ func (e *engine) share(left []*Property, cases []string) {
 			n++
 		}
 	}
-	e.budget = rt.NewBudget(max(time.Until(e.end)/time.Duration(max(n, 1)), time.Millisecond))
+	e.budget = harness.NewBudget(max(time.Until(e.end)/time.Duration(max(n, 1)), time.Millisecond))
 }
 
 // timeUp is called before each case of a property: once the property's
 // share is spent, and it has found nothing (failed), it ends the rapid
-// loop. It logs the property's progress when due (rt.Budget).
+// loop. It logs the property's progress when due (harness.Budget).
 func (rn *runner) timeUp(res *Result, failed bool) {
 	if failed || !rn.eng.budget.Spent(rn.t, res.Runs) {
 		return
@@ -321,7 +322,7 @@ func (e engine) replay(run, failfile string) string {
 	}
 	cmd := e.command
 	if cmd == "" {
-		return fmt.Sprintf("%s=%s go test -run '%s' (with the overlay verify test builds)", rt.EnvSchedule, failfile, run)
+		return fmt.Sprintf("%s=%s go test -run '%s' (with the overlay verify test builds)", harness.EnvSchedule, failfile, run)
 	}
 	return strings.ReplaceAll(cmd, "%s", failfile) + " --run '" + run + "'"
 }
@@ -335,14 +336,14 @@ func (e engine) line(checks int) string {
 }
 
 // record appends the outcome of property res to verify test's report (a
-// JSON line, as rt.Test writes one per test): the cases it ran, and the
+// JSON line, as harness.Test writes one per test): the cases it ran, and the
 // case that failed. The failure's own replay command is in the test's
 // log (the Summary), which verify test prints with it.
 func (e engine) record(test string, res *Result) error {
 	if !e.on || e.report == "" || res.Skipped != "" {
 		return nil
 	}
-	out := rt.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds(), TimeUp: res.TimeUp}
+	out := harness.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds(), TimeUp: res.TimeUp}
 	if res.Verdict == checker.Violated {
 		// The case that first failed (res.Cases stops counting there;
 		// res.Runs goes on through the shrinking).

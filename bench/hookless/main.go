@@ -34,7 +34,7 @@ import (
 
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/instrument"
-	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/properties/broken"
 )
 
@@ -67,8 +67,8 @@ func main() {
 		total := 0
 		for _, name := range names {
 			t0 := time.Now()
-			outs, out := run(bin, work, "TestBuiltins", rt.EnvRuns+"="+strconv.Itoa(*cases), rt.EnvStrategy+"=pct",
-				rt.EnvDepth+"="+strconv.Itoa(*depth), "HOOKLESS_EXECUTORS="+name)
+			outs, out := run(bin, work, "TestBuiltins", harness.EnvRuns+"="+strconv.Itoa(*cases), harness.EnvStrategy+"=pct",
+				harness.EnvDepth+"="+strconv.Itoa(*depth), "HOOKLESS_EXECUTORS="+name)
 			n, failed := 0, 0
 			for _, o := range outs {
 				n += o.Runs
@@ -90,8 +90,8 @@ func main() {
 		cat := broken.Catalogue()
 		for _, b := range cat {
 			t0 := time.Now()
-			outs, out := run(bin, work, "TestBroken", rt.EnvRuns+"="+strconv.Itoa(*cases), rt.EnvStrategy+"=pct",
-				rt.EnvDepth+"="+strconv.Itoa(*depth), "HOOKLESS_BROKEN="+b.Name)
+			outs, out := run(bin, work, "TestBroken", harness.EnvRuns+"="+strconv.Itoa(*cases), harness.EnvStrategy+"=pct",
+				harness.EnvDepth+"="+strconv.Itoa(*depth), "HOOKLESS_BROKEN="+b.Name)
 			if !strings.Contains(out, "cases run on the instrumented engine") {
 				fmt.Printf("%-22s did not run on the instrumented engine:\n%s\n", b.Name, out)
 				os.Exit(1)
@@ -135,7 +135,7 @@ func main() {
 			for _, hook := range []string{"1", "0"} {
 				_, out := run(bin, work, "TestCover", "HOOKLESS_COVER="+*strategy, "HOOKLESS_COVER_HOOK="+hook,
 					"HOOKLESS_COVER_GOAL="+strconv.FormatFloat(*goal, 'f', -1, 64), "HOOKLESS_COVER_TIME="+strconv.FormatFloat(budget.Seconds(), 'f', -1, 64),
-					"HOOKLESS_COVER_SEED="+strconv.Itoa(i), rt.EnvRuns+"=1")
+					"HOOKLESS_COVER_SEED="+strconv.Itoa(i), harness.EnvRuns+"=1")
 				var r row
 				sc := bufio.NewScanner(strings.NewReader(out))
 				for sc.Scan() {
@@ -205,14 +205,14 @@ func build(work string) string {
 
 // run runs one test of the binary in work (rapid's fail files go there)
 // and returns the outcomes it reported and its output.
-func run(bin, work, test string, env ...string) ([]rt.Outcome, string) {
+func run(bin, work, test string, env ...string) ([]harness.Outcome, string) {
 	report := filepath.Join(work, "report.jsonl")
 	_ = os.Remove(report)
 	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v", "-test.timeout=2h")
 	cmd.Dir = work
-	cmd.Env = append(append(os.Environ(), rt.EnvSeed+"=1", rt.EnvReport+"="+report), env...)
+	cmd.Env = append(append(os.Environ(), harness.EnvSeed+"=1", harness.EnvReport+"="+report), env...)
 	out, _ := cmd.CombinedOutput()
-	outs, _ := rt.ReadReport(report) // what the run reported, up to a torn line
+	outs, _ := harness.ReadReport(report) // what the run reported, up to a torn line
 	return outs, string(out)
 }
 

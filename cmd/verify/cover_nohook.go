@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/instrument"
-	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/properties"
 )
 
@@ -115,7 +115,7 @@ func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig,
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), rt.EnvRuns+"=1", properties.EnvCoverJob+"="+string(js))
+	cmd.Env = append(os.Environ(), harness.EnvRuns+"=1", properties.EnvCoverJob+"="+string(js))
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return fail(exitUsage, "%v", err)

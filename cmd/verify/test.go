@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/instrument"
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/instrument/rt"
 )
 
@@ -88,19 +89,19 @@ func testFlagSpecs(f *testFlags) []flagSpec {
 
 // testReport is the result of verify test, printed with --json.
 type testReport struct {
-	Packages     []string       `json:"packages"`
-	Instrumented []string       `json:"instrumented"`
-	Rewrites     map[string]int `json:"rewrites"`
-	Uncontrolled []string       `json:"uncontrolled"`
-	StdSync      bool           `json:"std_sync,omitempty"` // the standard library's sync is controlled
-	Strategy     string         `json:"strategy"`
-	Seed         uint64         `json:"seed"`
-	Runs         int            `json:"runs_per_test"`           // 0: no bound (--time alone)
-	Time         string         `json:"time_per_test,omitempty"` // --time, e.g. "10m0s"
-	Tests        []rt.Outcome   `json:"tests"`
-	Unfinished   []string       `json:"unfinished,omitempty"` // tests that started and had not ended when the run stopped
-	Interrupted  bool           `json:"interrupted,omitempty"`
-	Seconds      float64        `json:"seconds"`
+	Packages     []string          `json:"packages"`
+	Instrumented []string          `json:"instrumented"`
+	Rewrites     map[string]int    `json:"rewrites"`
+	Uncontrolled []string          `json:"uncontrolled"`
+	StdSync      bool              `json:"std_sync,omitempty"` // the standard library's sync is controlled
+	Strategy     string            `json:"strategy"`
+	Seed         uint64            `json:"seed"`
+	Runs         int               `json:"runs_per_test"`           // 0: no bound (--time alone)
+	Time         string            `json:"time_per_test,omitempty"` // --time, e.g. "10m0s"
+	Tests        []harness.Outcome `json:"tests"`
+	Unfinished   []string          `json:"unfinished,omitempty"` // tests that started and had not ended when the run stopped
+	Interrupted  bool              `json:"interrupted,omitempty"`
+	Seconds      float64           `json:"seconds"`
 }
 
 const testHelp = `Usage: verify test [flags] [PACKAGE...]
@@ -300,23 +301,23 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	reportFile := filepath.Join(work, "report.jsonl")
 	env := append(os.Environ(),
-		rt.EnvStrategy+"="+rep.Strategy,
-		rt.EnvSeed+"="+strconv.FormatUint(f.seed, 10),
-		rt.EnvRuns+"="+strconv.Itoa(f.runs),
-		rt.EnvDepth+"="+strconv.Itoa(f.depth),
-		rt.EnvOut+"="+f.out,
-		rt.EnvReport+"="+reportFile,
-		rt.EnvMaxSteps+"="+strconv.Itoa(f.maxSteps),
-		rt.EnvCommand+"="+replayCommand(pkgs, f, "%s"),
+		harness.EnvStrategy+"="+rep.Strategy,
+		harness.EnvSeed+"="+strconv.FormatUint(f.seed, 10),
+		harness.EnvRuns+"="+strconv.Itoa(f.runs),
+		harness.EnvDepth+"="+strconv.Itoa(f.depth),
+		harness.EnvOut+"="+f.out,
+		harness.EnvReport+"="+reportFile,
+		harness.EnvMaxSteps+"="+strconv.Itoa(f.maxSteps),
+		harness.EnvCommand+"="+replayCommand(pkgs, f, "%s"),
 	)
 	if rep.Time != "" {
-		env = append(env, rt.EnvTime+"="+rep.Time)
+		env = append(env, harness.EnvTime+"="+rep.Time)
 	}
 	// Set either way: an EXECSPEC_EARLY_TIMERS=1 left in the caller's
 	// environment must not override --early-timers=false.
 	env = append(env, rt.EnvEarlyTimers+"="+map[bool]string{false: "0", true: "1"}[f.early])
 	if f.replay != "" {
-		env = append(env, rt.EnvSchedule+"="+f.replay)
+		env = append(env, harness.EnvSchedule+"="+f.replay)
 	}
 	goArgs := append([]string{"test"}, b.Flags()...)
 	goArgs = append(goArgs, "-count=1", "-v", "-timeout="+f.timeout.String())
@@ -346,7 +347,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// writing to the pipe).
 	rerr := readLines(pipe, maxTestLine, func(line string) {
 		output.add(line)
-		if _, p, ok := strings.Cut(line, rt.ProgressPrefix); ok {
+		if _, p, ok := strings.Cut(line, harness.ProgressPrefix); ok {
 			name, _, _ := strings.Cut(p, ":")
 			progress = slices.DeleteFunc(progress, func(l string) bool { return strings.HasPrefix(l, name+":") })
 			progress = append(progress, p)
@@ -406,7 +407,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	for _, o := range failures(rep.Tests) {
-		if o.Kind == rt.KindExit {
+		if o.Kind == harness.KindExit {
 			fmt.Fprintf(stderr, "verify test: %s calls os.Exit: a test under control must return (it runs many times in one process)\n", o.Test)
 			return exitUsage
 		}
@@ -461,11 +462,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // unfinished returns the tests of started (top-level names, in order)
 // that neither reported an outcome nor ended in go test's output: the
 // ones a timeout, an interrupt or a crash stopped.
-func unfinished(started []string, outcomes []rt.Outcome, out string) []string {
+func unfinished(started []string, outcomes []harness.Outcome, out string) []string {
 	var left []string
 	for _, name := range started {
 		ended := strings.Contains(out, "--- PASS: "+name+" ") || strings.Contains(out, "--- FAIL: "+name+" ") || strings.Contains(out, "--- SKIP: "+name+" ")
-		if ended || slices.ContainsFunc(outcomes, func(o rt.Outcome) bool { return o.Test == name }) {
+		if ended || slices.ContainsFunc(outcomes, func(o harness.Outcome) bool { return o.Test == name }) {
 			continue
 		}
 		left = append(left, name)
@@ -497,7 +498,7 @@ func testLog(out, test string) string {
 			in = len(f) == 3 && f[2] == test
 		case strings.HasPrefix(line, "--- "):
 			in = false
-		case in && strings.HasPrefix(line, "    ") && !strings.Contains(line, "schedule saved; replay it with") && !strings.Contains(line, "harness.go:") && !strings.Contains(line, rt.ProgressPrefix) && !strings.HasPrefix(line, "        \t"):
+		case in && strings.HasPrefix(line, "    ") && !strings.Contains(line, "schedule saved; replay it with") && !strings.Contains(line, "harness.go:") && !strings.Contains(line, harness.ProgressPrefix) && !strings.HasPrefix(line, "        \t"):
 			b.WriteString(line[2:])
 			b.WriteByte('\n')
 		case in && line != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") && !goTestLine(line):
@@ -519,8 +520,8 @@ func goTestLine(line string) bool {
 	return false
 }
 
-func failures(os []rt.Outcome) []rt.Outcome {
-	var f []rt.Outcome
+func failures(os []harness.Outcome) []harness.Outcome {
+	var f []harness.Outcome
 	for _, o := range os {
 		if o.FailedRun > 0 {
 			f = append(f, o)
@@ -529,14 +530,14 @@ func failures(os []rt.Outcome) []rt.Outcome {
 	return f
 }
 
-func readOutcomes(path string) []rt.Outcome {
+func readOutcomes(path string) []harness.Outcome {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	var out []rt.Outcome
+	var out []harness.Outcome
 	for _, line := range bytes.Split(b, []byte("\n")) {
-		var o rt.Outcome
+		var o harness.Outcome
 		if json.Unmarshal(line, &o) == nil && o.Test != "" {
 			out = append(out, o)
 		}
@@ -621,7 +622,7 @@ func checkSchedule(name string) (string, error) {
 	if strings.HasSuffix(abs, ".fail") {
 		return abs, nil // a rapid failfile of the executor suite (properties.Run), which reads it
 	}
-	if _, _, err := rt.LoadSchedule(abs); err != nil {
+	if _, _, err := harness.LoadSchedule(abs); err != nil {
 		return "", errors.New(strings.TrimPrefix(err.Error(), "execspec/rt: "))
 	}
 	return abs, nil

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/internal/testenv"
 )
 
@@ -215,7 +215,7 @@ func TestReplayCommandKeepsEarlyTimers(t *testing.T) {
 func TestUnfinishedTests(t *testing.T) {
 	out := "=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n=== RUN   TestB/sub\n=== RUN   TestC\n=== RUN   TestD\n--- SKIP: TestD (0.00s)\n=== RUN   TestE\npanic: test timed out after 3s\n"
 	started := []string{"TestA", "TestB", "TestC", "TestD", "TestE"}
-	got := unfinished(started, []rt.Outcome{{Test: "TestC"}}, out)
+	got := unfinished(started, []harness.Outcome{{Test: "TestC"}}, out)
 	if want := []string{"TestB", "TestE"}; !slices.Equal(got, want) {
 		t.Fatalf("unfinished %v, want %v", got, want)
 	}

@@ -59,7 +59,7 @@
 //     and time passes early only to a timer due strictly before every
 //     pending test timer, so a test's timeout fires only once the code
 //     under test is blocked. A failing run that let time pass early says
-//     so in one line (Outcome.Early). Schedules record the rule
+//     so in one line (Bubble.EarlyNote). Schedules record the rule
 //     (`rt.early-timers: 2`); those of mode 1, made when every timer
 //     could fire early, replay under that rule.
 //   - The standard library's sync, when the build overlays it
@@ -128,22 +128,25 @@
 //   - A run's Schedule (properties/control/sched's format) records its choices,
 //     steps and checksum; Replay reruns it and checks the checksum.
 //
-// Entry points: Test (what the rewriter makes of each TestXxx: runs from
-// the EXECSPEC_* environment, the first failure's schedule saved and its
-// replay command printed), TestWith (explicit Options), Run (one run),
-// Replay and ReplayWith (one replay, checked). A test body that makes its own runs — a
-// suite that draws a case per run, shrinks a failure and goes on — takes
-// them over with Own: its Session's Run returns each run's schedule and
-// failure as values, without failing t, all runs in one bubble (state a
-// package that is not instrumented keeps can live in it); SaveSchedule and LoadSchedule keep the
-// suite's metadata (the case) inside the schedule file. A time budget
-// (Options.Time, EXECSPEC_TIME, verify test --time) makes a test, or a
-// Session whose suite asks Spent before each case, start runs until it
-// is spent (Budget), logging the progress as it goes.
+// Entry points: Run (one run of a body in a synctest bubble of its own),
+// Replay and ReplayWith (one replay, checked), and Bubble, a bubble that
+// lives across runs asked for from outside it (Run, Do, Close), in which
+// a harness makes a test's runs one at a time; StopRun ends a run from
+// its body (a harness's body that makes its own runs), and ModeComment,
+// CheckMode and ReplayMode carry the mode of early timers in a schedule
+// file. Running tests under control (strategies from the EXECSPEC_*
+// environment, reports, schedule files, a body's own runs, time budgets)
+// is instrument/harness's: the rewriter wraps each TestXxx in
+// harness.Test.
 //
-//	func TestTune(t *testing.T) {
-//		rt.TestWith(t, rt.Options{Strategy: "pct", Runs: 1000}, func(t *testing.T) {
-//			// code that uses instrumented packages
-//		})
+//	func TestLostUpdate(t *testing.T) {
+//		for seed := range uint64(100) {
+//			_, err := rt.Run(t, rt.Config{Strategy: sched.Random(seed)}, func(t *testing.T) {
+//				// code that uses instrumented packages
+//			})
+//			if err != nil {
+//				t.Fatalf("seed %d: %v", seed, err)
+//			}
+//		}
 //	}
 package rt

@@ -32,7 +32,7 @@ import (
 // unwound without a verdict; a hang or a leak names the body's
 // goroutines. When the run is over every variable gets back the value
 // the program's own initialisation gave it, so code outside the runs
-// never touches a finished run's state. Session.Do initialises the
+// never touches a finished run's state. Bubble.Do initialises the
 // packages afresh the same way, uncontrolled, for the code it runs.
 
 // pkgInit is one registered package.
@@ -48,7 +48,7 @@ var pkgInits struct {
 }
 
 // PackageInit registers the initialisation of the package at path, run
-// again by each Session in its bubble. The rewriter's package-init rule
+// again by each run and each Bubble.Do. The rewriter's package-init rule
 // calls it from an init function of the package; a path registered
 // twice keeps its first registration.
 func PackageInit(path string, run func(keep func(func()))) {

@@ -33,10 +33,10 @@ func TestGoschedLoopVersions(t *testing.T) {
 		t.Fatalf("replaying version 1 the loop took %d steps (version %d), want 5: %v", old.Steps, old.Version, err)
 	}
 	path := filepath.Join(t.TempDir(), "v1.schedule")
-	if err := SaveSchedule(path, old, Meta{"case": "1"}); err != nil {
+	if err := old.SaveCommented(path, []string{"case: 1"}); err != nil {
 		t.Fatal(err)
 	}
-	loaded, _, err := LoadSchedule(path)
+	loaded, err := sched.Load(path)
 	if err != nil || loaded.Version != 1 {
 		t.Fatalf("loaded version %d: %v", loaded.Version, err)
 	}

@@ -1140,7 +1140,7 @@ func ReplayWith(t *testing.T, cfg Config, s sched.Schedule, body func(t *testing
 	rp := sched.NewReplay(s)
 	cfg.Strategy = rp
 	got, err := Run(t, cfg, body)
-	if derr := diverged(rp, got, s); derr != nil {
+	if derr := rp.Check(got); derr != nil {
 		return derr
 	}
 	return err

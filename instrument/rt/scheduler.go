@@ -48,7 +48,7 @@ func Block(op string, ready func() bool) {
 }
 
 // InRun reports whether a controlled run is in progress in this process
-// (inside Test, TestWith, Run or Replay): a suite that owns its runs
+// (inside Run, Replay or a Bubble's Run): a suite that owns its runs
 // (calls Run for each case) cannot start one inside another.
 func InRun() bool { return active.Load() != nil }
 

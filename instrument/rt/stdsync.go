@@ -149,7 +149,7 @@ func (p *stdPoll) stop() {
 // share while they wait for the standard library's Mutex or RWMutex
 // (stdAwait): the bell, a channel of the bubble that the next release
 // closes (and replaces), and the waiters, for the report of a hang. A
-// Session's runs share their bubble, so a waiter may outlive a run.
+// Bubble's runs share it, so a waiter may outlive a run.
 type stdBubble struct {
 	mark    *uint64 // tied to the bubble (stdAssociate)
 	bell    atomic.Pointer[chan struct{}]

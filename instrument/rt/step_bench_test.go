@@ -71,7 +71,7 @@ func poolish() {
 }
 
 // BenchmarkStep is the cost of a yield point (a step) of the controlled
-// runtime: runs of poolish, random schedules, all in one Session's bubble
+// runtime: runs of poolish, random schedules, all in one Bubble
 // as the pool suite makes them. It reports steps per run, nanoseconds
 // and CPU nanoseconds (user + system of the process) per step, and runs
 // per CPU-second.
@@ -79,15 +79,15 @@ func poolish() {
 //	go test -run '^$' -bench Step ./instrument/rt
 func BenchmarkStep(b *testing.B) {
 	inTest(b, func(t *testing.T) {
-		s, err := NewSession(t, Options{Seed: 1})
+		bub, err := NewBubble(t)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer s.Close()
+		defer bub.Close()
 		steps, runs := 0, 0
 		cpu0 := cputime.Process()
 		for b.Loop() {
-			sc, err := s.RunWith(Config{Strategy: control.Random(uint64(runs))}, poolish)
+			sc, err := bub.Run(Config{Strategy: control.Random(uint64(runs))}, func(*testing.T) { poolish() })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func BenchmarkStep(b *testing.B) {
 }
 
 // inTest calls f with a *testing.T of a test made for it, which a
-// benchmark has not and a synctest bubble (a Session's) needs; f runs
+// benchmark has not and a synctest bubble (a Bubble's) needs; f runs
 // while b's clock runs, on the test's goroutine, once (RunTests repeats
 // its tests for -count and -cpu).
 func inTest(b *testing.B, f func(t *testing.T)) {

@@ -166,8 +166,8 @@ const (
 	earlyTests2 = "2"
 )
 
-// modeComment is the comment SaveSchedule adds: the process's mode.
-func modeComment() string {
+// ModeComment is the comment line a saved schedule carries: the process's mode of early timers ("rt.early-timers: 2").
+func ModeComment() string {
 	switch {
 	case !earlyFromEnv:
 		return metaEarly + ": " + earlyOff
@@ -177,8 +177,8 @@ func modeComment() string {
 	return metaEarly + ": " + earlyTests2
 }
 
-// checkMode refuses a schedule's mode that this build does not know.
-func checkMode(meta Meta) error {
+// CheckMode refuses a schedule's mode (meta: its comment lines, key to value) that this build does not know.
+func CheckMode(meta map[string]string) error {
 	switch v, ok := meta[metaEarly]; {
 	case !ok, v == earlyOff, v == earlyAll1, v == earlyTests2:
 		return nil
@@ -187,10 +187,10 @@ func checkMode(meta Meta) error {
 	}
 }
 
-// replayMode sets the process's mode to the one a schedule was made in
-// (its Meta, checked by LoadSchedule), before any run of the replay
+// ReplayMode sets the process's mode to the one a schedule was made in
+// (its comments' meta, checked by CheckMode), before any run of the replay
 // starts.
-func replayMode(meta Meta) {
+func ReplayMode(meta map[string]string) {
 	v := meta[metaEarly]
 	earlyFromEnv = v == earlyAll1 || v == earlyTests2
 	earlyLegacy = v == earlyAll1

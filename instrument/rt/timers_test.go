@@ -2,7 +2,7 @@ package rt
 
 import (
 	"errors"
-	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -268,9 +268,9 @@ func TestEarlyTimeAfterBody(t *testing.T) {
 }
 
 // TestScheduleKeepsEarlyTimers: a saved schedule says whether its run had
-// early timers, and a replay of the file runs in that mode whatever the
-// environment says: a run in which a timer fired early replays from its
-// file with the mode off in the process.
+// early timers (ModeComment), and a replay in the mode it says runs so
+// whatever the environment says: a run in which a timer fired early
+// replays in its schedule's mode with the mode off in the process.
 func TestScheduleKeepsEarlyTimers(t *testing.T) {
 	if !timersReadable {
 		t.Skip("timers are read on Go 1.26 only")
@@ -283,7 +283,6 @@ func TestScheduleKeepsEarlyTimers(t *testing.T) {
 			*which = Select(false, RecvCase(ch), RecvCase(time.After(time.Second)))
 		}
 	}
-	dir := t.TempDir()
 	for seed := range uint64(40) {
 		earlyFromEnv = true
 		var which int
@@ -294,22 +293,19 @@ func TestScheduleKeepsEarlyTimers(t *testing.T) {
 		if which != 0 {
 			continue // the timer fired first: no early time needed
 		}
-		path := filepath.Join(dir, "early.schedule")
-		if err := SaveSchedule(path, s, Meta{"x.case": "1"}); err != nil {
-			t.Fatal(err)
-		}
+		k, v, _ := strings.Cut(ModeComment(), ": ")
+		meta := map[string]string{k: v}
 		earlyFromEnv = false
-		got, meta, err := LoadSchedule(path)
-		if err != nil || meta[metaEarly] != earlyTests2 || meta["x.case"] != "1" {
-			t.Fatalf("loaded %v, %v", meta, err)
+		if err := CheckMode(meta); err != nil || meta[metaEarly] != earlyTests2 {
+			t.Fatalf("the schedule's mode %v, %v", meta, err)
 		}
-		replayMode(meta)
+		ReplayMode(meta)
 		again := -1
-		if err := ReplayWith(t, Config{LeakAfter: 10 * time.Second}, got, body(&again)); err != nil || again != 0 {
-			t.Fatalf("seed %d: the replay in the file's mode: %v, case %d", seed, err, again)
+		if err := ReplayWith(t, Config{LeakAfter: 10 * time.Second}, s, body(&again)); err != nil || again != 0 {
+			t.Fatalf("seed %d: the replay in the schedule's mode: %v, case %d", seed, err, again)
 		}
 		earlyFromEnv = false
-		if err := ReplayWith(t, Config{LeakAfter: 10 * time.Second}, got, body(&again)); !errors.Is(err, sched.ErrDiverged) {
+		if err := ReplayWith(t, Config{LeakAfter: 10 * time.Second}, s, body(&again)); !errors.Is(err, sched.ErrDiverged) {
 			t.Fatalf("seed %d: replayed without early timers: %v", seed, err)
 		}
 		return

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
 )
@@ -21,9 +22,9 @@ import (
 //
 //	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --runs 2000
 //
-// each TestXxx is wrapped by the runtime (instrument/rt.Test). The suite
+// each TestXxx is wrapped by the harness (instrument/harness.Test). The suite
 // sees that it runs so (the EXECSPEC_* environment that verify test sets)
-// and takes the runs over (rt.Own): the test body is called again outside
+// and takes the runs over (harness.Own): the test body is called again outside
 // any bubble, and the suite makes one case per run (--runs of them),
 // each run in its own testing/synctest bubble with one goroutine running
 // at a time, the choices drawn by the strategy and recorded:
@@ -68,11 +69,11 @@ const (
 func UnderControl() bool { return underControl() }
 
 func underControl() bool {
-	return os.Getenv(rt.EnvRuns) != "" || os.Getenv(rt.EnvSchedule) != ""
+	return os.Getenv(harness.EnvRuns) != "" || os.Getenv(harness.EnvSchedule) != ""
 }
 
 // controlledExplore is CheckOptions under control: the test body owns
-// its controlled runs (rt.Own) and makes one case per run, drawn from the
+// its controlled runs (harness.Own) and makes one case per run, drawn from the
 // same stream as stress mode's cases (case i is the same workload in both
 // modes). A failing run does not fail the test at once: each distinct
 // cause (a Key not seen before, not known) is shrunk, workload and
@@ -83,7 +84,7 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 	t.Helper()
 	cfg = cfg.withDefaults()
 	cfg.control = true
-	s, err := rt.Own(t)
+	s, err := harness.Own(t)
 	if err != nil {
 		t.Fatalf("pool: %v", err)
 	}
@@ -149,13 +150,13 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 			// The case as found is saved first, and said on a progress
 			// line: an interrupt while shrinking (Ctrl-C) leaves the
 			// finding, unshrunk, with the command that replays it.
-			if err := rt.SaveSchedule(path, sched, caseMeta(t.Name(), cfg.Seed, i, key, w)); err == nil {
-				t.Logf("%s%s: case %d shows %s; shrinking it (as found: %s)", rt.ProgressPrefix, t.Name(), i, key, s.ReplayCommand(path))
+			if err := harness.SaveSchedule(path, sched, caseMeta(t.Name(), cfg.Seed, i, key, w)); err == nil {
+				t.Logf("%s%s: case %d shows %s; shrinking it (as found: %s)", harness.ProgressPrefix, t.Name(), i, key, s.ReplayCommand(path))
 			}
 			g, gs := ctlShrink(s, newPool, w, sched, f, cfg)
 			g.After, g.Case = after, i
 			meta := caseMeta(t.Name(), cfg.Seed, i, key, g.shrunk)
-			if err := rt.SaveSchedule(path, gs, meta); err != nil {
+			if err := harness.SaveSchedule(path, gs, meta); err != nil {
 				t.Errorf("pool: %v", err)
 				path = ""
 			}
@@ -173,9 +174,9 @@ func controlledExplore(t *testing.T, newPool func(Options) Pool, cfg Config) *Re
 
 // caseMeta is what a saved schedule keeps of its case: the shrunk
 // workload itself (JSON), since shrinking makes a case no seed draws.
-func caseMeta(test string, seed uint64, i int, key string, w Workload) rt.Meta {
+func caseMeta(test string, seed uint64, i int, key string, w Workload) harness.Meta {
 	data, _ := json.Marshal(w)
-	return rt.Meta{
+	return harness.Meta{
 		"pool.test":     test,
 		"pool.seed":     strconv.FormatUint(seed, 10),
 		"pool.case":     strconv.Itoa(i),
@@ -186,7 +187,7 @@ func caseMeta(test string, seed uint64, i int, key string, w Workload) rt.Meta {
 
 // replayFinding runs the case saved with a schedule under that schedule,
 // once, and reports what it shows as a search would.
-func replayFinding(t *testing.T, s *rt.Session, newPool func(Options) Pool, cfg Config, sched control.Schedule, meta rt.Meta, rep *Report) {
+func replayFinding(t *testing.T, s *harness.Session, newPool func(Options) Pool, cfg Config, sched control.Schedule, meta harness.Meta, rep *Report) {
 	t.Helper()
 	var w Workload
 	data, ok := meta["pool.workload"]
@@ -270,7 +271,7 @@ func hangStacks(h *rt.HangError) string {
 // (choices set to 0, the way rapid shrinks a drawn schedule). It returns
 // the finding of the smallest case, its schedule, and how often replaying
 // that schedule showed the defect again (Runs, Failures: 10 replays).
-func ctlShrink(s *rt.Session, newPool func(Options) Pool, w Workload, sched control.Schedule, f *Finding, cfg Config) (*Finding, control.Schedule) {
+func ctlShrink(s *harness.Session, newPool func(Options) Pool, w Workload, sched control.Schedule, f *Finding, cfg Config) (*Finding, control.Schedule) {
 	key := f.Key()
 	deadline := time.Now().Add(cfg.ShrinkTime)
 	best, bestSched := f, sched

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/execspec/execspec/instrument"
+	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/internal/testenv"
 )
@@ -43,23 +44,23 @@ func TestControlledMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	sched := filepath.Join(work, "schedules")
-	run := func(test string, count int, env ...string) []rt.Outcome {
+	run := func(test string, count int, env ...string) []harness.Outcome {
 		t.Helper()
 		report := filepath.Join(work, test+".jsonl")
 		_ = os.Remove(report)
 		cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.count="+strconv.Itoa(count))
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), rt.EnvOut+"="+sched, rt.EnvReport+"="+report)
+		cmd.Env = append(os.Environ(), harness.EnvOut+"="+sched, harness.EnvReport+"="+report)
 		cmd.Env = append(cmd.Env, env...)
 		out, _ := cmd.CombinedOutput()
-		outs, err := rt.ReadReport(report)
+		outs, err := harness.ReadReport(report)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", test, err, tail(out, 3000))
 		}
 		return outs
 	}
 	const runs = 300
-	if o := run("TestCorrect", 1, rt.EnvRuns+"="+strconv.Itoa(runs)); len(o) != 1 || o[0].FailedRun != 0 || o[0].Runs != runs {
+	if o := run("TestCorrect", 1, harness.EnvRuns+"="+strconv.Itoa(runs)); len(o) != 1 || o[0].FailedRun != 0 || o[0].Runs != runs {
 		t.Fatalf("the correct pool under control: %+v", o)
 	}
 	// Early timers (verify test's default): time that a timer fired early
@@ -67,10 +68,10 @@ func TestControlledMode(t *testing.T) {
 	// (rt.EarlyTime): the correct pool passes every run, and the lost
 	// wakeup after a grow is still a progress finding.
 	early := rt.EnvEarlyTimers + "=1"
-	if o := run("TestCorrect", 1, rt.EnvRuns+"="+strconv.Itoa(runs), early); len(o) != 1 || o[0].FailedRun != 0 || o[0].Runs != runs {
+	if o := run("TestCorrect", 1, harness.EnvRuns+"="+strconv.Itoa(runs), early); len(o) != 1 || o[0].FailedRun != 0 || o[0].Runs != runs {
 		t.Fatalf("the correct pool under control, early timers: %+v", o)
 	}
-	if o := run("TestGrowNoWake", 1, rt.EnvRuns+"="+strconv.Itoa(runs), early); len(o) != 1 || o[0].FailedRun == 0 || !strings.Contains(o[0].Error, "progress") {
+	if o := run("TestGrowNoWake", 1, harness.EnvRuns+"="+strconv.Itoa(runs), early); len(o) != 1 || o[0].FailedRun == 0 || !strings.Contains(o[0].Error, "progress") {
 		t.Errorf("TestGrowNoWake, early timers: want a progress finding, got %+v", o)
 	}
 	// Idle expiry (workers.go): a worker the purge stops, signalling
@@ -87,7 +88,7 @@ func TestControlledMode(t *testing.T) {
 		{"TestExpiryNoWakeKnown", ""},
 		{"TestExpiryKnownEndNoWake", "progress (after task end)"},
 	} {
-		o := run(c.test, 1, rt.EnvRuns+"="+strconv.Itoa(runs), early)
+		o := run(c.test, 1, harness.EnvRuns+"="+strconv.Itoa(runs), early)
 		switch {
 		case len(o) != 1:
 			t.Errorf("%s: %+v", c.test, o)
@@ -106,12 +107,12 @@ func TestControlledMode(t *testing.T) {
 		{"TestGoexitLeaksPurge", "deadlock", "housekeeping"},
 		{"TestPanicDoubleDone", "panic", "negative WaitGroup counter"},
 	} {
-		o := run(c.test, 1, rt.EnvRuns+"="+strconv.Itoa(runs))
+		o := run(c.test, 1, harness.EnvRuns+"="+strconv.Itoa(runs))
 		if len(o) != 1 || o[0].FailedRun == 0 || o[0].Kind != c.kind || !strings.Contains(o[0].Error, c.text) || o[0].Schedule == "" {
 			t.Errorf("%s: want a %s (%q) with a schedule, got %+v", c.test, c.kind, c.text, o)
 			continue
 		}
-		if _, meta, err := rt.LoadSchedule(o[0].Schedule); err != nil || meta["pool.workload"] == "" || meta["pool.test"] != c.test {
+		if _, meta, err := harness.LoadSchedule(o[0].Schedule); err != nil || meta["pool.workload"] == "" || meta["pool.test"] != c.test {
 			t.Errorf("%s: the case inside the schedule file: %v %v", c.test, meta, err)
 		}
 		// Shrunk: the generated cases run up to 24 tasks; each defect
@@ -120,7 +121,7 @@ func TestControlledMode(t *testing.T) {
 			t.Errorf("%s: the finding's case is not shrunk to a few tasks: %s", c.test, o[0].Error)
 		}
 		// Ten replays in one process.
-		replays := run(c.test, 10, rt.EnvSchedule+"="+o[0].Schedule)
+		replays := run(c.test, 10, harness.EnvSchedule+"="+o[0].Schedule)
 		matched := 0
 		for _, r := range replays {
 			if r.Replayed && r.Kind == c.kind && r.Checksum == o[0].Checksum {
@@ -145,7 +146,7 @@ func TestControlledMode(t *testing.T) {
 		dir2 := filepath.Join(work, "interrupted")
 		cmd := exec.Command(bin, "-test.run=^TestGoexitLeaks$", "-test.v")
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), rt.EnvOut+"="+dir2, rt.EnvRuns+"="+strconv.Itoa(runs))
+		cmd.Env = append(os.Environ(), harness.EnvOut+"="+dir2, harness.EnvRuns+"="+strconv.Itoa(runs))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +158,7 @@ func TestControlledMode(t *testing.T) {
 		var line string
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if strings.Contains(sc.Text(), rt.ProgressPrefix) && strings.Contains(sc.Text(), "shrinking it") {
+			if strings.Contains(sc.Text(), harness.ProgressPrefix) && strings.Contains(sc.Text(), "shrinking it") {
 				line = sc.Text()
 				break
 			}
@@ -169,13 +170,13 @@ func TestControlledMode(t *testing.T) {
 		if line == "" || len(saved) != 1 || !strings.Contains(line, saved[0]) {
 			t.Fatalf("no progress line naming the schedule before shrinking (%q), schedules %v", line, saved)
 		}
-		o := run("TestGoexitLeaks", 1, rt.EnvSchedule+"="+saved[0])
+		o := run("TestGoexitLeaks", 1, harness.EnvSchedule+"="+saved[0])
 		if len(o) != 1 || !o[0].Replayed || o[0].Kind != "deadlock" {
 			t.Errorf("the schedule saved before shrinking does not replay the deadlock: %+v", o)
 		}
 	})
 	// Two defects in one pool: two findings, each with its schedule.
-	if o := run("TestTwoBugs", 1, rt.EnvRuns+"="+strconv.Itoa(runs)); len(o) != 1 || o[0].FailedRun == 0 {
+	if o := run("TestTwoBugs", 1, harness.EnvRuns+"="+strconv.Itoa(runs)); len(o) != 1 || o[0].FailedRun == 0 {
 		t.Errorf("TestTwoBugs: %+v", o)
 	}
 	saved, _ := filepath.Glob(filepath.Join(sched, "TestTwoBugs.*"))

@@ -94,7 +94,8 @@
 // progress, progress is judged against a canary goroutine). Run by
 // `verify test` with the library instrumented, the same adapter's test
 // runs under the controlled runtime (instrument/rt), and the suite,
-// seeing the EXECSPEC_* environment, makes each controlled run one case
+// seeing the EXECSPEC_* environment, takes the test's runs over
+// (instrument/harness's Own) and makes each controlled run one case
 // (controlled mode, control.go): one goroutine runs at a time and the
 // scheduler picks which, a hang is every goroutine blocked with no timer
 // pending, progress is measured in virtual time (less the time the

@@ -115,3 +115,35 @@ func TestSaveRefusesALink(t *testing.T) {
 		t.Fatalf("saved and loaded: %+v, %v", got, err)
 	}
 }
+
+// Replay.Check passes a run that made every recorded choice and
+// reproduced the steps and checksum, and names each way a run can part
+// from its schedule: a choice refused, choices left over, other steps or
+// another checksum.
+func TestReplayCheck(t *testing.T) {
+	want := Schedule{Choices: []Choice{{Index: 1, Of: 2}, {Index: 0, Of: 2}}, Steps: 5, Checksum: 0xab}
+	two := Decision{Runnable: []int{0, 1}}
+	run := func(decisions []Decision, got Schedule) error {
+		r := NewReplay(want)
+		r.Begin()
+		for _, d := range decisions {
+			if r.Choose(d) < 0 {
+				break
+			}
+		}
+		return r.Check(got)
+	}
+	if err := run([]Decision{two, two}, want); err != nil {
+		t.Fatalf("a faithful run: %v", err)
+	}
+	for name, err := range map[string]error{
+		"goroutines can run":        run([]Decision{two, {Runnable: []int{0, 1, 2}}}, want),
+		"after 1 of":                run([]Decision{two}, want),
+		"6 steps":                   run([]Decision{two, two}, Schedule{Steps: 6, Checksum: 0xab}),
+		"checksum 00000000000000ac": run([]Decision{two, two}, Schedule{Steps: 5, Checksum: 0xac}),
+	} {
+		if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), name) {
+			t.Errorf("want a divergence naming %q: %v", name, err)
+		}
+	}
+}

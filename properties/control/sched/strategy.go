@@ -121,3 +121,20 @@ func (r *Replay) Used() int { return r.next }
 
 // Err says why the replay stopped the run, or nil.
 func (r *Replay) Err() error { return r.err }
+
+// Check says whether the run just made (got, its schedule) followed the
+// replayed schedule to its end and reproduced its steps and checksum: nil
+// if so, else an error wrapping ErrDiverged that says where it parted
+// (Err's reason when the replay stopped the run).
+func (r *Replay) Check(got Schedule) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.next != len(r.s.Choices) {
+		return fmt.Errorf("%w: the run ended after %d of the schedule's %d choices", ErrDiverged, r.next, len(r.s.Choices))
+	}
+	if got.Steps != r.s.Steps || got.Checksum != r.s.Checksum {
+		return fmt.Errorf("%w: %d steps, checksum %016x; the schedule recorded %d steps, checksum %016x", ErrDiverged, got.Steps, got.Checksum, r.s.Steps, r.s.Checksum)
+	}
+	return nil
+}

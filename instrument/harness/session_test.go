@@ -1,4 +1,4 @@
-package rt
+package harness
 
 import (
 	"encoding/json"
@@ -8,16 +8,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
 )
 
 // abba is a program with a lock-order deadlock that some schedules hit.
 func abba() {
-	var a, b Mutex
-	var wg WaitGroup
+	var a, b rt.Mutex
+	var wg rt.WaitGroup
 	wg.Add(2)
-	Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); wg.Done() })
-	Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock(); wg.Done() })
+	rt.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); wg.Done() })
+	rt.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock(); wg.Done() })
 	wg.Wait()
 }
 
@@ -34,7 +35,7 @@ func TestSessionFailuresAreValues(t *testing.T) {
 	hangs, passes := 0, 0
 	for range s.Runs() {
 		sched, err := s.Run(abba)
-		var h *HangError
+		var h *rt.HangError
 		switch {
 		case errors.As(err, &h):
 			if hangs == 0 {
@@ -75,28 +76,13 @@ func TestSessionFailuresAreValues(t *testing.T) {
 	}
 	for i := range 10 {
 		sched, err := r.Run(abba)
-		if !errors.Is(err, ErrDeadlock) || sched.Checksum != first.Checksum {
+		if !errors.Is(err, rt.ErrDeadlock) || sched.Checksum != first.Checksum {
 			t.Fatalf("replay %d: %v, checksum %x want %x", i, err, sched.Checksum, first.Checksum)
 		}
 	}
 	// A replay of another program diverges.
-	if _, err := r.Run(func() { Go(func() {}); Gosched() }); !errors.Is(err, control.ErrDiverged) {
+	if _, err := r.Run(func() { rt.Go(func() {}); rt.Gosched() }); !errors.Is(err, control.ErrDiverged) {
 		t.Fatalf("replaying another program: %v", err)
-	}
-}
-
-func TestSaveScheduleRefusesBadMeta(t *testing.T) {
-	dir := t.TempDir()
-	for _, m := range []Meta{{"Bad Key": "x"}, {"ok": "two\nlines"}} {
-		if err := SaveSchedule(filepath.Join(dir, "s"), control.Schedule{}, m); err == nil {
-			t.Errorf("%v: saved", m)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "bad"), []byte("# case: 1\nnot a schedule\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := LoadSchedule(filepath.Join(dir, "bad")); err == nil || !strings.Contains(err.Error(), "bad") {
-		t.Fatalf("a bad file: %v", err)
 	}
 }
 
@@ -115,7 +101,7 @@ func TestWithOwnedBody(t *testing.T) {
 			for range s.Runs() {
 				if _, err := s.Run(abba); err == nil {
 					runs++
-				} else if errors.Is(err, ErrDeadlock) {
+				} else if errors.Is(err, rt.ErrDeadlock) {
 					s.Failed(s.Made(), err, "", control.Schedule{})
 				}
 			}

@@ -1,4 +1,4 @@
-package rt
+package harness
 
 import (
 	"fmt"
@@ -8,13 +8,15 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/execspec/execspec/instrument/rt"
 )
 
 // passes is a program that every schedule runs to the end.
 func passes() {
-	var wg WaitGroup
+	var wg rt.WaitGroup
 	wg.Add(1)
-	Go(wg.Done)
+	rt.Go(wg.Done)
 	wg.Wait()
 }
 
