@@ -14,6 +14,7 @@ import (
 
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/pool/internal/isolate"
 )
 
 // The controlled mode. When an adapter's test runs under `verify test`
@@ -233,7 +234,7 @@ func ctlRun(newPool func(Options) Pool, w Workload, cfg Config, run func(main fu
 		fs = []*Finding{f}
 	case errors.As(err, &pe):
 		stack := string(pe.Stack)
-		f := finding(NoCrash, crashSite(stack), "goroutine %d panicked: %v", pe.G, pe.Value)
+		f := finding(NoCrash, isolate.Site(stack), "goroutine %d panicked: %v", pe.G, pe.Value)
 		f.Stack = stack
 		f.cause = err
 		fs = []*Finding{f}

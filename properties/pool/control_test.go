@@ -11,6 +11,7 @@ import (
 
 	"github.com/execspec/execspec/instrument"
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/properties/pool/internal/isolate"
 )
 
 // TestControlledMode runs the tests of testdata/ctlpool — a small pool
@@ -56,7 +57,7 @@ func TestControlledMode(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		outs, err := rt.ReadReport(report)
 		if err != nil {
-			t.Fatalf("%s: %v\n%s", test, err, tail(out, 3000))
+			t.Fatalf("%s: %v\n%s", test, err, isolate.Tail(out, 3000))
 		}
 		return outs
 	}
