@@ -19,6 +19,7 @@ import (
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/onengine"
 )
 
 // The instrumented engine. An executor that does not pass its yield points
@@ -70,9 +71,7 @@ import (
 // UnderEngine reports whether the process runs under the instrumented
 // engine: a test binary that `verify test` built and started (its
 // EXECSPEC_* environment is set).
-func UnderEngine() bool {
-	return os.Getenv(rt.EnvRuns) != "" || os.Getenv(rt.EnvSchedule) != ""
-}
+func UnderEngine() bool { return onengine.Active() }
 
 // engine is what Run found out about running on the instrumented engine.
 type engine struct {
@@ -86,11 +85,6 @@ type engine struct {
 	end      time.Time  // verify test --time: when the test's budget is spent
 	budget   *rt.Budget // the share of it of the property under way
 }
-
-// instrumentedSteps bounds the yield points of one case on the engine:
-// every atomic operation, lock and channel operation of the executor is
-// one, many more than its Scheduler calls (controlSteps bounds those).
-const instrumentedSteps = 1_000_000
 
 // instrumentedPCTSteps is PCT's k on the engine, the steps within which
 // its change points are drawn (a case is one run: nothing to learn k
@@ -160,7 +154,7 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 // caller's goroutine starts none and has nothing to interleave either.
 func controlsGoroutines(t *testing.T, newExecutor func() executor.Executor) bool {
 	started := 0
-	_, _ = rt.Run(t, rt.Config{MaxSteps: instrumentedSteps}, func(*testing.T) {
+	_, _ = rt.Run(t, rt.Config{MaxSteps: onengine.Steps}, func(*testing.T) {
 		ex, err := fresh(newExecutor)
 		if err != nil {
 			return
@@ -192,7 +186,7 @@ func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
 	var o *Observation
 	var ferr error
 	start := time.Now()
-	sch, err := rt.Run(rn.t, rt.Config{Strategy: st, MaxSteps: instrumentedSteps}, func(*testing.T) {
+	sch, err := rt.Run(rn.t, rt.Config{Strategy: st, MaxSteps: onengine.Steps}, func(*testing.T) {
 		ex, err := fresh(rn.newExecutor)
 		if err != nil {
 			ferr = err

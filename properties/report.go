@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 // Progress reports one finished case.
@@ -171,7 +172,7 @@ type Report struct {
 	Duration time.Duration
 	Checks   int
 
-	Coverage *CoverResult // when Config.Coverage was set
+	Coverage *coverage.Result // when Config.Coverage was set
 }
 
 // Err joins the failures of every property, or returns nil.

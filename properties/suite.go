@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 var checksFlag = flag.Int("properties.checks", envInt("PROPERTIES_CHECKS", 200), "properties: cases per property (overrides -rapid.checks; env PROPERTIES_CHECKS)")
@@ -93,9 +95,9 @@ type Config struct {
 	NoSpuriousPolls bool
 
 	// Coverage, when set, also measures the executor's spec coverage
-	// (Cover; its New is the suite's constructor) and fails below its Goal
-	// or on a visited state outside the model (coverage.go).
-	Coverage *CoverConfig
+	// (package coverage; its New is the suite's constructor) and fails below its Goal
+	// or on a visited state outside the model (coverage_goal.go).
+	Coverage *coverage.Config
 
 	// set records what the options of Run set, and conflicts what two of
 	// them set differently (options.go).
@@ -130,10 +132,11 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// MaxPCTDepth is the largest PCT depth the suite and Cover accept: a
-// depth above the steps of a case means nothing, and each level costs
-// memory in every run.
-const MaxPCTDepth = 100
+// MaxPCTDepth is the largest PCTDepth the suite accepts
+// (control.MaxPCTDepth, which coverage.Run takes too): a depth above the
+// steps of a case means nothing, and each level costs memory in every
+// run.
+const MaxPCTDepth = control.MaxPCTDepth
 
 // Validate reports what Run and Check would refuse in c: an unknown
 // property name, a selection that leaves nothing to check or contradicts
