@@ -13,6 +13,7 @@ import (
 
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/fair"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -31,25 +32,15 @@ type caseRun struct {
 	clock         atomic.Uint64 // the case's logical clock
 	pollCount     atomic.Int64
 	finishedCount atomic.Int64
-	maxDelay      atomic.Int64
-	maxHeld       atomic.Int64  // the most polls of other tasks the least busy worker ended between a task becoming ready and its poll (heldPolls)
-	pending       atomic.Int64  // wake goroutines not yet done
-	reached       atomic.Int64  // endless tasks polled minPolls times
-	stop          atomic.Bool   // endless tasks finish at their next poll
-	outOfBudget   atomic.Bool   // a controlled fairness case was stopped without a verdict
-	bound         int           // stated fairness bound in polls, -1 if none (fairness cases only)
-	wait          time.Duration // stated fairness bound in time, 0 if none
-	mode          fairMode
-	maxWait       atomic.Int64             // the longest a ready task waited for its poll, in nanoseconds
-	late          atomic.Int64             // black-box: how late the watcher's ticks came in all, in nanoseconds (the process kept from running)
+	pending       atomic.Int64             // wake goroutines not yet done
+	reached       atomic.Int64             // endless tasks polled minPolls times
+	stop          atomic.Bool              // endless tasks finish at their next poll
+	outOfBudget   atomic.Bool              // a controlled fairness case was stopped without a verdict
+	fair          fair.Meter               // what the executor's fairness is held to, and the polls of each worker
 	starved       string                   // a seemingly starved task, when no bound is stated (guarded by mu)
 	wakeDriven    bool                     // the executor states it never polls spuriously
-	workers       int                      // from the executor's Describe, 0 if unknown
-	workerSeen    atomic.Uint64            // bit w: worker w has polled
-	workerPolls   [64]atomic.Int64         // polls ended by each worker (numbered below 64)
 	requeuing     [8]atomic.Pointer[probe] // a task each of the first workers saw woken during its last poll, until its next poll
 	minPolls      int
-	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
 
 	mu    sync.Mutex
 	viols []violation
@@ -131,11 +122,12 @@ func stopAfterFailure(ex executor.Executor) {
 // newCase builds the probes of w. Tasks are numbered in the order
 // Workload.String prints them.
 func newCase(w *Workload) *caseRun {
-	r := &caseRun{w: w, violC: make(chan struct{}), cut: make(chan struct{}), done: make(chan struct{}), bound: -1}
+	r := &caseRun{w: w, violC: make(chan struct{}), cut: make(chan struct{}), done: make(chan struct{})}
+	r.fair.Bound = -1
 	var walk func(ts []TaskSpec, outside bool)
 	walk = func(ts []TaskSpec, outside bool) {
 		for i := range ts {
-			p := &probe{r: r, id: len(r.probes) + 1, spec: &ts[i], endless: -1, outside: outside, readyAt: -1}
+			p := &probe{r: r, id: len(r.probes) + 1, spec: &ts[i], endless: -1, outside: outside, ready: fair.Ready{At: -1}}
 			r.probes = append(r.probes, p)
 			for _, s := range ts[i].Steps {
 				walk(s.Spawn, false)
@@ -144,7 +136,7 @@ func newCase(w *Workload) *caseRun {
 	}
 	walk(w.Tasks, true)
 	for i := range w.Endless {
-		p := &probe{r: r, id: len(r.probes) + 1, spec: &TaskSpec{Priority: w.Endless[i].Priority}, endless: i, outside: true, readyAt: -1}
+		p := &probe{r: r, id: len(r.probes) + 1, spec: &TaskSpec{Priority: w.Endless[i].Priority}, endless: i, outside: true, ready: fair.Ready{At: -1}}
 		r.probes = append(r.probes, p)
 	}
 	return r
@@ -298,6 +290,7 @@ func startCase(ex executor.Executor, w *Workload, cfg *Config, sched executor.Sc
 	r := newCase(w)
 	r.ex = ex
 	r.sched = sched
+	r.fair.Controlled = sched != nil
 	if rep, ok := ex.(executor.Reporter); ok {
 		r.rec = &recorder{}
 		rep.SetRecorder(r.rec)
@@ -315,7 +308,7 @@ func startCase(ex executor.Executor, w *Workload, cfg *Config, sched executor.Sc
 // newObservation is the observation of r before it runs.
 func (r *caseRun) newObservation(cfg *Config) *Observation {
 	ctl := r.sched != nil
-	o := &Observation{Workload: r.w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl, PCT: ctl && cfg.PCTDepth > 0, WakeDriven: r.wakeDriven}
+	o := &Observation{Workload: r.w, Bound: r.fair.Bound, BoundWait: r.fair.Wait, Controlled: ctl, PCT: ctl && cfg.PCTDepth > 0, WakeDriven: r.wakeDriven}
 	if ctl {
 		o.End = EndWait
 		if r.w.Shutdown {
@@ -410,7 +403,7 @@ wait:
 			gap := now.Sub(lastTick)
 			late := gap > idle/4
 			if late {
-				r.late.Add(int64(gap - idle/8))
+				r.fair.Late.Add(int64(gap - idle/8))
 			}
 			lastTick = now
 			if c := r.clock.Load(); c != last || late {
@@ -441,10 +434,10 @@ wait:
 // observe fills o from the finished (or abandoned) case.
 func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 	o.Elapsed = time.Since(start)
-	o.MaxDelay = r.maxDelay.Load()
-	o.MaxHeld = r.maxHeld.Load()
-	o.MaxWait = time.Duration(r.maxWait.Load())
-	o.FairnessStated = r.mode.String()
+	o.MaxDelay = r.fair.MaxDelay.Load()
+	o.MaxHeld = r.fair.MaxHeld.Load()
+	o.MaxWait = time.Duration(r.fair.MaxWait.Load())
+	o.FairnessStated = r.fair.Mode.String()
 	r.mu.Lock()
 	o.Violations = append(o.Violations, r.viols...)
 	o.MoreViolations = r.extraViols
