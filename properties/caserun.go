@@ -14,6 +14,7 @@ import (
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/properties/internal/fair"
+	"github.com/execspec/execspec/properties/internal/guard"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -116,7 +117,7 @@ const closeGrace = 10 * time.Millisecond
 // runaway one is abandoned, its polls already cut off. A broken Close (a
 // panic) must not take the suite down.
 func stopAfterFailure(ex executor.Executor) {
-	_ = closeWithin(ex, closeGrace)
+	_ = guard.CloseWithin(ex, closeGrace)
 }
 
 // newCase builds the probes of w. Tasks are numbered in the order
@@ -176,7 +177,7 @@ func (r *caseRun) spawn(p *probe) error {
 	seq := r.tick()
 	var h executor.Handle
 	var err error
-	err = guard("Spawn", func() (err error) {
+	err = guard.Call("Spawn", func() (err error) {
 		if pe, ok := r.ex.(executor.Prioritized); ok {
 			h, err = pe.SpawnPriority(p, p.spec.Priority)
 		} else {
@@ -272,11 +273,11 @@ func (r *caseRun) drive() {
 	}
 }
 
-// call calls the executor's method what through guard: a panic in it is a
+// call calls the executor's method what through guard.Call: a panic in it is a
 // violation of the case (and its error), never a crash of the suite.
 func (r *caseRun) call(what string, f func() error) error {
-	err := guard(what, f)
-	var p *callPanic
+	err := guard.Call(what, f)
+	var p *guard.Panic
 	if errors.As(err, &p) {
 		r.violate(checkExactlyOnce, "%v", err)
 	}

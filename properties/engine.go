@@ -20,6 +20,8 @@ import (
 	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/guard"
+	"github.com/execspec/execspec/properties/internal/rapidrun"
 )
 
 // A run of the suite goes through the selected properties in order; each
@@ -119,11 +121,11 @@ func (rn *runner) markCaught(check string, at caughtAt) {
 
 // property runs the rapid check of p on tb and fills res. It returns
 // once rapid has finished (shrinking included).
-func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
+func (rn *runner) property(tb *rapidrun.TB, p *Property, res *Result) {
 	t0 := time.Now()
 	func() {
 		defer func() {
-			if x := recover(); x != nil && x != errFailNow {
+			if x := recover(); x != nil && x != rapidrun.ErrFailNow {
 				panic(x)
 			}
 		}()
@@ -131,12 +133,12 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 	}()
 	res.Duration = time.Since(t0)
 	res.Done = time.Since(rn.start)
-	res.Output = tb.output()
+	res.Output = tb.Output()
 	switch {
 	case res.Caught != "":
 		res.Verdict, res.Standing, res.Cause = checker.Violated, ReportedHere, res.Caught
-		if m := seedRE.FindStringSubmatch(res.Output); m != nil {
-			res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
+		if seed, ok := rapidrun.Seed(res.Output); ok {
+			res.Seed = seed
 		}
 		rn.markCaught(caughtKey(res.Caught, res.err), caughtAt{p.Name, res.Caught})
 		for _, c := range res.Consequences {
@@ -167,7 +169,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 	cfg := rn.cfg
 	var usable []*Property
 	var conformP *Property // the conformance check, when selected and usable on failing cases only
-	ex0, err := fresh(rn.newExecutor)
+	ex0, err := guard.Fresh(rn.newExecutor)
 	if err != nil {
 		return func(t *rapid.T) { t.Fatalf("%v", err) }
 	}
@@ -180,13 +182,13 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			conformP = q
 		}
 	}
-	_ = closeWithin(ex0, probeClose)
+	_ = guard.CloseWithin(ex0, probeClose)
 	failed := false
 	return func(t *rapid.T) {
 		if cfg.Context != nil && cfg.Context.Err() != nil {
 			// Interrupted: end rapid's loop now rather than after its
 			// remaining cases (ten million return in seconds, not at
-			// once). Rapid reports the panic through the quietTB, whose
+			// once). Rapid reports the panic through the rapidrun.TB, whose
 			// FailNow ends the property; property then sees the context
 			// and says Unknown, not Violated (res.Caught stays empty).
 			panic(errInterrupted)
@@ -197,7 +199,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 		if rn.eng.on {
 			o = rn.instrumentedCase(t, w)
 		} else {
-			ex, err := fresh(rn.newExecutor)
+			ex, err := guard.Fresh(rn.newExecutor)
 			if err != nil {
 				t.Fatalf("%v", err)
 			}
@@ -380,7 +382,7 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 				if cfg.Context != nil && cfg.Context.Err() != nil {
 					t.Skip("interrupted")
 				}
-				tb := &quietTB{name: t.Name()}
+				tb := rapidrun.NewTB(t.Name())
 				rn.t = t // the engine's runs are bubbles of this subtest
 				rn.property(tb, p, res)
 				defer func() {
@@ -437,8 +439,6 @@ func (rn *runner) caughtNames() []string {
 // maxSummaryLines bounds what Run prints for one failure.
 const maxSummaryLines = 60
 
-var failfileRE = regexp.MustCompile(`-rapid\.failfile="([^"]+)"`)
-
 // writeDetail writes the full detail of a failure beside rapid's failfile
 // and returns its path and the command that replays the failure. Without a
 // failfile (rapid could not write one, or -rapid.nofailfile) the replay is
@@ -447,15 +447,15 @@ var failfileRE = regexp.MustCompile(`-rapid\.failfile="([^"]+)"`)
 func writeDetail(testName string, res *Result, eng engine) (path, replay string) {
 	run := "^" + strings.ReplaceAll(regexp.QuoteMeta(testName), "/", "$/^") + "$"
 	var dir, base string
-	if m := failfileRE.FindStringSubmatch(res.Output); m != nil {
-		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, m[1])
+	if failfile, ok := rapidrun.Failfile(res.Output); ok {
+		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, failfile)
 		if eng.on {
-			replay = eng.replay(run, m[1])
-			if err := writeNote(m[1], eng.cfg, res.Observation); err != nil {
+			replay = eng.replay(run, failfile)
+			if err := writeNote(failfile, eng.cfg, res.Observation); err != nil {
 				replay = fmt.Sprintf("(the failfile's note could not be written: %v) %s", err, replay)
 			}
 		}
-		dir, base = filepath.Dir(m[1]), strings.TrimSuffix(filepath.Base(m[1]), ".fail")+".txt"
+		dir, base = filepath.Dir(failfile), strings.TrimSuffix(filepath.Base(failfile), ".fail")+".txt"
 	} else {
 		replay = fmt.Sprintf("go test -run '%s' -rapid.seed=%d", run, res.Seed)
 		dir, base = os.TempDir(), "execspec-"+kindaSafe(testName)+"-"+strconv.Itoa(os.Getpid())+".txt"
@@ -544,7 +544,7 @@ func Check(newExecutor func() executor.Executor, cfg Config) *Report {
 			if cfg.Context != nil && cfg.Context.Err() != nil {
 				continue
 			}
-			rn.property(&quietTB{name: p.Name}, p, res)
+			rn.property(rapidrun.NewTB(p.Name), p, res)
 			if res.Verdict == checker.Violated && cfg.StopAtFirst {
 				break
 			}

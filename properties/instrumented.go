@@ -19,7 +19,9 @@ import (
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/guard"
 	"github.com/execspec/execspec/properties/internal/onengine"
+	"github.com/execspec/execspec/properties/internal/rapidrun"
 )
 
 // The instrumented engine. An executor that does not pass its yield points
@@ -97,12 +99,12 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 	if !UnderEngine() || cfg.Uncontrolled {
 		return engine{}, nil
 	}
-	ex, err := fresh(newExecutor)
+	ex, err := guard.Fresh(newExecutor)
 	if err != nil {
 		return engine{}, err
 	}
 	_, controllable := ex.(executor.Controllable)
-	_ = closeWithin(ex, probeClose)
+	_ = guard.CloseWithin(ex, probeClose)
 	if controllable && !cfg.NoHook {
 		return engine{}, nil
 	}
@@ -155,17 +157,17 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 func controlsGoroutines(t *testing.T, newExecutor func() executor.Executor) bool {
 	started := 0
 	_, _ = rt.Run(t, rt.Config{MaxSteps: onengine.Steps}, func(*testing.T) {
-		ex, err := fresh(newExecutor)
+		ex, err := guard.Fresh(newExecutor)
 		if err != nil {
 			return
 		}
 		before := rt.Goroutines()
-		_ = guard("Spawn", func() error {
+		_ = guard.Call("Spawn", func() error {
 			_, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) { return nil, true }))
 			return err
 		})
-		_ = guard("Wait", ex.Wait)
-		_ = guard("Close", ex.Close)
+		_ = guard.Call("Wait", ex.Wait)
+		_ = guard.Call("Close", ex.Close)
 		started = rt.Goroutines() - before
 	})
 	return started > 0
@@ -181,13 +183,13 @@ func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
 		p.Begin() // draws its change points here, on the test's goroutine
 		s = p
 	}
-	st := &rapidStrategy{s: s, t: t}
+	st := rapidrun.NewStrategy(s, t)
 	var r *caseRun
 	var o *Observation
 	var ferr error
 	start := time.Now()
 	sch, err := rt.Run(rn.t, rt.Config{Strategy: st, MaxSteps: onengine.Steps}, func(*testing.T) {
-		ex, err := fresh(rn.newExecutor)
+		ex, err := guard.Fresh(rn.newExecutor)
 		if err != nil {
 			ferr = err
 			return
@@ -196,10 +198,10 @@ func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
 		o = r.newObservation(cfg)
 		r.drive()
 	})
-	if st.panicked {
+	if v, ok := st.Panicked(); ok {
 		// A rapid draw ran out of data (shrinking) or failed: rapid
 		// expects its panic on the test's goroutine.
-		panic(st.pan)
+		panic(v)
 	}
 	if ferr != nil {
 		t.Fatalf("%v", ferr)
@@ -213,49 +215,6 @@ func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
 	o.Checksum, o.Decisions = sch.Checksum, len(sch.Choices)
 	o.Instrumented = true
 	return r.endControlled(o, err, start)
-}
-
-// rapidStrategy is the strategy of a case on the engine: it chooses among
-// goroutines with s, and among the ready cases of a select (a decision
-// whose every candidate is the current goroutine) with a draw of its own,
-// so that PCT, which orders goroutines, does not always take the first.
-// A panic of a draw is kept, the run stopped (Err), and the panic raised
-// again on the test's goroutine once the run has unwound.
-type rapidStrategy struct {
-	s        control.Strategy
-	t        *rapid.T
-	cases    []*rapid.Generator[int]
-	pan      any
-	panicked bool
-}
-
-var errDrawPanicked = errors.New("properties: a rapid draw stopped the run")
-
-func (r *rapidStrategy) Choose(d control.Decision) (i int) {
-	defer func() {
-		if x := recover(); x != nil {
-			r.pan, r.panicked, i = x, true, -1
-		}
-	}()
-	if n := len(d.Runnable); n > 1 && d.Runnable[0] == d.Current && d.Runnable[n-1] == d.Current {
-		for len(r.cases) <= n {
-			r.cases = append(r.cases, nil)
-		}
-		if r.cases[n] == nil {
-			r.cases[n] = rapid.IntRange(0, n-1)
-		}
-		return r.cases[n].Draw(r.t, "case")
-	}
-	return r.s.Choose(d)
-}
-
-// Err implements the optional Err method of a strategy: why it stopped
-// the run.
-func (r *rapidStrategy) Err() error {
-	if r.panicked {
-		return errDrawPanicked
-	}
-	return nil
 }
 
 // The time budget on the engine (verify test --time, EXECSPEC_TIME): the
@@ -298,7 +257,7 @@ func (rn *runner) timeUp(res *Result, failed bool) {
 	}
 	res.TimeUp = true
 	// rapid saves a failfile for a failing case; this one is not a
-	// failure (withRapid restores the flag).
+	// failure (rapidrun.WithFlags restores the flag).
 	if f := flag.Lookup("rapid.nofailfile"); f != nil {
 		_ = f.Value.Set("true")
 	}

@@ -6,17 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/properties/coverage"
+	"github.com/execspec/execspec/properties/internal/guard"
+	"github.com/execspec/execspec/properties/internal/rapidrun"
 )
 
 var checksFlag = flag.Int("properties.checks", envInt("PROPERTIES_CHECKS", 200), "properties: cases per property (overrides -rapid.checks; env PROPERTIES_CHECKS)")
@@ -197,13 +197,9 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// rapid reads its settings from package flags; the suite sets them for the
-// length of a run, one run at a time.
-var rapidMu sync.Mutex
-
+// withRapid runs fn with rapid's flags set from cfg: its checks, shrink
+// time and seed, quiet (no failfile) for Check, the failfile to replay.
 func withRapid(cfg *Config, quiet bool, fn func()) {
-	rapidMu.Lock()
-	defer rapidMu.Unlock()
 	// Under -short rapid runs a fifth of its checks, rounding down: a
 	// count the caller set (Config.Checks, verify run --checks) would drop
 	// to nothing below 5 and every property would "hold" on no case. The
@@ -230,22 +226,7 @@ func withRapid(cfg *Config, quiet bool, fn func()) {
 	if cfg.failfile != "" {
 		set["rapid.failfile"] = cfg.failfile
 	}
-	old := map[string]string{}
-	if f := flag.Lookup("rapid.nofailfile"); f != nil {
-		old["rapid.nofailfile"] = f.Value.String() // a spent --time sets it (instrumented.go)
-	}
-	for k, v := range set {
-		if f := flag.Lookup(k); f != nil {
-			old[k] = f.Value.String()
-			_ = f.Value.Set(v)
-		}
-	}
-	defer func() {
-		for k, v := range old {
-			_ = flag.Lookup(k).Value.Set(v)
-		}
-	}()
-	fn()
+	rapidrun.WithFlags(set, fn)
 }
 
 func subtestName(p *Property) string {
@@ -258,78 +239,41 @@ func applies(p *Property, newExecutor func() executor.Executor) string {
 	if p.Applies == nil {
 		return ""
 	}
-	ex, err := fresh(newExecutor)
+	ex, err := guard.Fresh(newExecutor)
 	if err != nil {
 		return err.Error()
 	}
-	defer closeWithin(ex, probeClose)
+	defer guard.CloseWithin(ex, probeClose)
 	if !p.Applies(ex) {
 		return fmt.Sprintf("%s does not apply to %T", p.Name, ex)
 	}
 	return ""
 }
 
-var seedRE = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+// probeClose bounds how long the suite waits for Close of an executor it
+// made only to look at (which abilities it has), before a case.
+var probeClose = 10 * time.Second
+
+// probeConstructor makes one executor with newExecutor and closes it, as
+// the suite does before its cases: the error says why the constructor or
+// its executor's Close cannot be used.
+func probeConstructor(newExecutor func() executor.Executor) error {
+	ex, err := guard.Fresh(newExecutor)
+	if err != nil {
+		return err
+	}
+	if err := guard.CloseWithin(ex, probeClose); err != nil {
+		return fmt.Errorf("properties: a fresh executor: %w", err)
+	}
+	return nil
+}
+
+// errInterrupted ends rapid's loop once Config.Context is done.
+var errInterrupted = errors.New("properties: interrupted")
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
 	}
 	return s
-}
-
-// quietTB is the rapid.TB of Check: it keeps what rapid reports instead of
-// printing it, and turns FailNow into a panic that Check recovers.
-type quietTB struct {
-	name   string
-	mu     sync.Mutex
-	failed bool
-	out    strings.Builder
-}
-
-var errFailNow = errors.New("properties: rapid stopped the check")
-
-// errInterrupted ends rapid's loop once Config.Context is done.
-var errInterrupted = errors.New("properties: interrupted")
-
-func (tb *quietTB) Helper()      {}
-func (tb *quietTB) Name() string { return tb.name }
-func (tb *quietTB) Logf(format string, args ...any) {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	fmt.Fprintf(&tb.out, format+"\n", args...)
-}
-func (tb *quietTB) Log(args ...any) { tb.Logf("%s", fmt.Sprint(args...)) }
-func (tb *quietTB) Errorf(format string, args ...any) {
-	tb.Logf(format, args...)
-	tb.Fail()
-}
-func (tb *quietTB) Error(args ...any) { tb.Errorf("%s", fmt.Sprint(args...)) }
-func (tb *quietTB) Fatalf(format string, args ...any) {
-	tb.Errorf(format, args...)
-	tb.FailNow()
-}
-func (tb *quietTB) Fatal(args ...any) { tb.Fatalf("%s", fmt.Sprint(args...)) }
-func (tb *quietTB) FailNow() {
-	tb.Fail()
-	panic(errFailNow)
-}
-func (tb *quietTB) Fail() {
-	tb.mu.Lock()
-	tb.failed = true
-	tb.mu.Unlock()
-}
-func (tb *quietTB) Failed() bool {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	return tb.failed
-}
-func (tb *quietTB) Skipf(format string, args ...any) { tb.Logf(format, args...); tb.SkipNow() }
-func (tb *quietTB) Skip(args ...any)                 { tb.Log(args...); tb.SkipNow() }
-func (tb *quietTB) SkipNow()                         { panic(errFailNow) }
-
-func (tb *quietTB) output() string {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	return tb.out.String()
 }

@@ -1,4 +1,4 @@
-package properties
+package rapidrun
 
 import (
 	"testing"
@@ -22,7 +22,7 @@ func (f fixed) Choose(control.Decision) int { return int(f) }
 // scheduler, to be raised again on the test's goroutine.
 func TestRapidStrategy(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		s := &rapidStrategy{s: fixed(1), t: rt}
+		s := &Strategy{s: fixed(1), t: rt}
 		if i := s.Choose(control.Decision{Current: 0, CurrentRunnable: true, Runnable: []int{0, 3, 5}}); i != 1 {
 			t.Fatalf("a choice among goroutines: %d, want the wrapped strategy's 1", i)
 		}
@@ -32,7 +32,7 @@ func TestRapidStrategy(t *testing.T) {
 		if s.Err() != nil {
 			t.Fatalf("Err after good choices: %v", s.Err())
 		}
-		p := &rapidStrategy{s: panicky{}, t: rt}
+		p := &Strategy{s: panicky{}, t: rt}
 		if i := p.Choose(control.Decision{Current: 0, Runnable: []int{0, 1}}); i != -1 || p.Err() == nil || !p.panicked || p.pan != "out of data" {
 			t.Fatalf("a panicking draw: %d, %v, %v; want -1, an error, the panic kept", i, p.Err(), p.pan)
 		}
