@@ -451,7 +451,7 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, failfile)
 		if eng.on {
 			replay = eng.replay(run, failfile)
-			if err := writeNote(failfile, eng.cfg, res.Observation); err != nil {
+			if err := eng.writeNote(failfile, res.Observation); err != nil {
 				replay = fmt.Sprintf("(the failfile's note could not be written: %v) %s", err, replay)
 			}
 		}
@@ -477,26 +477,10 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 		fmt.Fprintf(&b, "\ngoroutines when the hang was called (the executor's workers and the wakes that did not return are among them):\n%s\n", o.HangStacks)
 	}
 	fmt.Fprintf(&b, "\nrapid's report:\n%s", res.Output)
-	if err := writeNew(path, b.String()); err != nil {
+	if err := rapidrun.WriteNew(path, b.String()); err != nil {
 		return "", replay
 	}
 	return path, replay
-}
-
-// writeNew writes a fresh file at path, never through a symlink.
-func writeNew(path, s string) error {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s exists and is not a regular file", path)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscallNoFollow, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(s)
-	return errors.Join(err, f.Close())
 }
 
 func kindaSafe(s string) string {

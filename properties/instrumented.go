@@ -1,13 +1,9 @@
 package properties
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,7 +118,7 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 	if o.Time > 0 && o.Schedule == "" {
 		e.end = time.Now().Add(o.Time)
 		if cfg.Checks == 0 {
-			cfg.Checks = unbounded
+			cfg.Checks = onengine.Unbounded
 		}
 	}
 	if o.Strategy == "pct" && cfg.PCTDepth == 0 {
@@ -137,40 +133,17 @@ func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) 
 		}
 		e.failfile = o.Schedule
 		cfg.Checks = 1 // the failfile's case, then one more
-		n, err := readNote(o.Schedule)
+		n, err := onengine.ReadNote(o.Schedule)
 		if err != nil {
 			return engine{}, err
 		}
 		cfg.PCTDepth = n.PCTDepth
 		e.checksum = n.Checksum
 	}
-	if !controlsGoroutines(t, newExecutor) {
+	if !onengine.ControlsGoroutines(t, newExecutor) {
 		return engine{}, fmt.Errorf("properties: under verify test, but %T started no controlled goroutine: its package is not instrumented (name it with --instrument), or it runs its tasks on the caller's goroutine; run it with go test for a black-box check", ex)
 	}
 	return e, nil
-}
-
-// controlsGoroutines runs one task on a fresh executor under the engine
-// and reports whether the executor started a controlled goroutine (its go
-// statements were rewritten). An executor that runs its tasks on the
-// caller's goroutine starts none and has nothing to interleave either.
-func controlsGoroutines(t *testing.T, newExecutor func() executor.Executor) bool {
-	started := 0
-	_, _ = rt.Run(t, rt.Config{MaxSteps: onengine.Steps}, func(*testing.T) {
-		ex, err := guard.Fresh(newExecutor)
-		if err != nil {
-			return
-		}
-		before := rt.Goroutines()
-		_ = guard.Call("Spawn", func() error {
-			_, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) { return nil, true }))
-			return err
-		})
-		_ = guard.Call("Wait", ex.Wait)
-		_ = guard.Call("Close", ex.Close)
-		started = rt.Goroutines() - before
-	})
-	return started > 0
 }
 
 // instrumentedCase runs w on a fresh executor as one controlled run of
@@ -223,10 +196,7 @@ func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
 // the next ones). A property whose part is spent before it found anything
 // stops its rapid loop at the next case and holds on the cases it ran;
 // one that found a failure shrinks it as usual (-rapid.shrinktime). With
-// --time alone the cases are not bounded: rapid's -rapid.checks is
-// unbounded, which its loop multiplies by 10 for invalid cases, so it
-// stays far below the largest int (of 32 bits too).
-const unbounded = min(1<<40, math.MaxInt/100)
+// --time alone the cases are not bounded (onengine.Unbounded).
 
 // errTimeUp ends a property's rapid loop once its share of the budget is
 // spent; rapid takes it for a failing case, which property turns back
@@ -264,20 +234,9 @@ func (rn *runner) timeUp(res *Result, failed bool) {
 	panic(errTimeUp)
 }
 
-// engineReplay is the command that replays a failure found on the engine:
+// replay is the command that replays a failure found on the engine:
 // verify test's own, with the failfile and the subtest.
-func (e engine) replay(run, failfile string) string {
-	// rapid names the failfile from the test binary's directory (the
-	// package's); verify test is run from anywhere.
-	if abs, err := filepath.Abs(failfile); err == nil {
-		failfile = abs
-	}
-	cmd := e.command
-	if cmd == "" {
-		return fmt.Sprintf("%s=%s go test -run '%s' (with the overlay verify test builds)", rt.EnvSchedule, failfile, run)
-	}
-	return strings.ReplaceAll(cmd, "%s", failfile) + " --run '" + run + "'"
-}
+func (e engine) replay(run, failfile string) string { return onengine.Replay(e.command, run, failfile) }
 
 // line is the line Run logs about the engine, "" if it is not used.
 func (e engine) line(checks int) string {
@@ -307,47 +266,15 @@ func (e engine) record(test string, res *Result) error {
 		// checksum made the same choices (verify test says so).
 		out.Replayed = e.failfile != "" && e.checksum != "" && out.Checksum == e.checksum
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(e.report, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	return errors.Join(err, f.Close())
+	return onengine.Record(e.report, out)
 }
 
-// engineNote is the file beside a failfile written on the engine: what
-// the strategy was, so that a replay draws the schedule the same way.
-type engineNote struct {
-	PCTDepth int    `json:"pct_depth,omitempty"` // 0: the choices were drawn one by one (RapidChooser)
-	Checksum string `json:"checksum,omitempty"`  // of the failing run: a replay must reproduce it
-}
-
-const noteSuffix = ".engine.json"
-
-func writeNote(failfile string, cfg *Config, o *Observation) error {
-	n := engineNote{PCTDepth: cfg.PCTDepth}
+// writeNote writes the engine's note beside failfile: the strategy of
+// the failing case (cfg.PCTDepth) and the checksum of its run o.
+func (e engine) writeNote(failfile string, o *Observation) error {
+	n := onengine.Note{PCTDepth: e.cfg.PCTDepth}
 	if o != nil {
 		n.Checksum = fmt.Sprintf("%016x", o.Checksum)
 	}
-	b, err := json.Marshal(n)
-	if err != nil {
-		return err
-	}
-	return writeNew(failfile+noteSuffix, string(b)+"\n")
-}
-
-func readNote(failfile string) (engineNote, error) {
-	var n engineNote
-	b, err := os.ReadFile(failfile + noteSuffix)
-	if err != nil {
-		return n, fmt.Errorf("properties: replaying %s: %w (written beside the failfile with the failure: it says which strategy drew the schedule)", failfile, err)
-	}
-	if err := json.Unmarshal(b, &n); err != nil {
-		return n, fmt.Errorf("properties: %s%s: %v", failfile, noteSuffix, err)
-	}
-	return n, nil
+	return onengine.WriteNote(failfile, n)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/onengine"
 	"github.com/execspec/execspec/properties/pool/internal/isolate"
 )
 
@@ -68,9 +68,7 @@ const (
 // controlled runtime (its EXECSPEC_* environment is set).
 func UnderControl() bool { return underControl() }
 
-func underControl() bool {
-	return os.Getenv(rt.EnvRuns) != "" || os.Getenv(rt.EnvSchedule) != ""
-}
+func underControl() bool { return onengine.Active() }
 
 // controlledExplore is CheckOptions under control: the test body owns
 // its controlled runs (rt.Own) and makes one case per run, drawn from the
