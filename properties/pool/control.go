@@ -15,6 +15,7 @@ import (
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/properties/internal/onengine"
 	"github.com/execspec/execspec/properties/pool/internal/isolate"
+	"github.com/execspec/execspec/properties/pool/internal/shrink"
 )
 
 // The controlled mode. When an adapter's test runs under `verify test`
@@ -282,35 +283,27 @@ func ctlShrink(s *rt.Session, newPool func(Options) Pool, w Workload, sched cont
 		}
 		return nil, got, false
 	}
-	for progress := true; progress && time.Now().Before(deadline); {
-		progress = false
-		for _, c := range candidates(w) {
-			if !time.Now().Before(deadline) {
-				break
-			}
-			for try := 0; try <= cfg.Retries; try++ {
-				var strat control.Strategy = guided(bestSched.Choices)
-				if try > 0 {
-					// Random and PCT in turn: a race that needs one
-					// goroutine held back for long (a submitter between
-					// its check and its write while Close runs) is what
-					// PCT's priorities give and a random walk seldom does.
-					seed++
-					strat = control.Random(seed)
-					if try%2 == 0 {
-						strat = control.NewPCT(3, 0, seed)
-					}
-				}
-				if g, got, ok := shows(c, strat); ok {
-					w, best, bestSched, progress = c, g, got, true
-					break
+	w = shrink.Greedy(w, candidates, func(c Workload) bool {
+		for try := 0; try <= cfg.Retries; try++ {
+			var strat control.Strategy = guided(bestSched.Choices)
+			if try > 0 {
+				// Random and PCT in turn: a race that needs one
+				// goroutine held back for long (a submitter between its
+				// check and its write while Close runs) is what PCT's
+				// priorities give and a random walk seldom does.
+				seed++
+				strat = control.Random(seed)
+				if try%2 == 0 {
+					strat = control.NewPCT(3, 0, seed)
 				}
 			}
-			if progress {
-				break
+			if g, got, ok := shows(c, strat); ok {
+				best, bestSched = g, got
+				return true
 			}
 		}
-	}
+		return false
+	}, deadline)
 	// The schedule: fewer preemptions, from the end (later choices
 	// matter least to the prefix that leads to the defect).
 	for i := len(bestSched.Choices) - 1; i >= 0 && time.Now().Before(deadline); i-- {

@@ -2,7 +2,6 @@ package pool
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -15,19 +14,15 @@ import (
 	"github.com/execspec/execspec/properties/pool/internal/isolate"
 )
 
-// Crash isolation (the mechanism: package internal/isolate). A pool that crashes the process — a panic on a
-// goroutine of its own that nothing recovers, a fatal error (a negative
-// WaitGroup counter, a concurrent map write), os.Exit — would end the
-// test binary and lose the run. CheckOptions therefore runs its cases in
-// a child: the test binary itself, re-run with -test.run selecting this
-// test alone and the environment naming a progress file. The child runs
-// Explore from a given case and writes a record before each case, before
-// each shrink, and its report at the end. When the child dies before its
-// report, the parent reads the last record: that case crashed. The crash
-// is a finding (no-crash, the panic's first line, the crashing goroutine's
-// stack, the case as drawn: a crash cannot be shrunk in-process), and a
-// new child goes on from the next case, told which defects were already
-// reported.
+// Crash isolation. A pool that crashes the process would end the test
+// binary and lose the run, so CheckOptions runs its cases in a child
+// (package internal/isolate: the test binary, re-run for this test
+// alone). The child runs Explore from a given case and writes a record
+// before each case, before each shrink, and its report at the end. When
+// the child dies before its report, its last record names the case that
+// crashed: a finding (no-crash, the case as drawn: a crash cannot be
+// shrunk in-process), and a new child goes on from the next case, told
+// which defects were already reported.
 //
 //	parent                                child (same test, same binary)
 //	exploreFor: start child from case k   exploreFor: EXECSPEC_POOL_CHILD set
@@ -59,8 +54,8 @@ func exploreFor(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
 		return controlledExplore(t, newPool, cfg)
 	}
 	call := isolate.Calls(t.Name()) // which CheckOptions call of the test
-	if path := os.Getenv(isolate.EnvLog); path != "" {
-		if os.Getenv(isolate.EnvCall) != strconv.Itoa(call) {
+	if path, mine := isolate.InChild(call); path != "" {
+		if !mine {
 			t.SkipNow() // another CheckOptions call of this test: its own child runs it
 		}
 		runChild(t, newPool, cfg, path)
@@ -86,11 +81,9 @@ func runChild(t *testing.T, newPool func(Options) Pool, cfg Config, path string)
 		t.Fatalf("pool: child: %v", err)
 	}
 	defer log.Close()
-	var seen []string // JSON list of keys already reported
-	if s := os.Getenv(isolate.EnvSeen); s != "" {
-		if err := json.Unmarshal([]byte(s), &seen); err != nil {
-			t.Fatalf("pool: child: %s: %v", isolate.EnvSeen, err)
-		}
+	seen, err := isolate.Seen() // the keys already reported
+	if err != nil {
+		t.Fatalf("pool: child: %v", err)
 	}
 	write := func(p progress) {
 		if err := log.Write(p); err != nil {
@@ -123,8 +116,7 @@ func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Repo
 		if err := os.WriteFile(path, nil, 0o600); err != nil {
 			t.Fatalf("pool: %v", err)
 		}
-		seenJSON, _ := json.Marshal(seen)
-		out, runErr := runChildProcess(t, exe, call, path, string(seenJSON), from)
+		out, runErr := runChildProcess(t, exe, call, path, seen, from)
 		recs, err := isolate.Read[progress](path)
 		if err != nil {
 			t.Fatalf("pool: reading the child's progress: %v", err)
@@ -180,7 +172,7 @@ func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Repo
 
 // runChildProcess runs the test binary for this test alone, as a child,
 // and returns the end of what it printed.
-func runChildProcess(t *testing.T, exe string, call int, path, seen string, from int) ([]byte, error) {
+func runChildProcess(t *testing.T, exe string, call int, path string, seen []string, from int) ([]byte, error) {
 	ctx := context.Background()
 	if d, ok := t.Deadline(); ok {
 		var cancel context.CancelFunc
@@ -197,8 +189,7 @@ func runChildProcess(t *testing.T, exe string, call int, path, seen string, from
 	if f := flag.Lookup("test.cpu"); f != nil && f.Value.String() != "" {
 		args = append(args, "-test.cpu="+f.Value.String())
 	}
-	env := append(os.Environ(), isolate.EnvLog+"="+path, isolate.EnvCall+"="+strconv.Itoa(call), isolate.EnvSeen+"="+seen)
-	return isolate.Run(ctx, exe, args, env)
+	return isolate.Run(ctx, exe, args, isolate.Env(path, call, seen))
 }
 
 // merge adds a child's report to the total.

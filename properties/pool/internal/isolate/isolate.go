@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -16,8 +18,34 @@ import (
 const (
 	EnvLog  = "EXECSPEC_POOL_CHILD" // the log file the child appends its records to
 	EnvCall = "EXECSPEC_POOL_CALL"  // which call of the test the child runs (Calls)
-	EnvSeen = "EXECSPEC_POOL_SEEN"  // what the parent already knows, as the caller encodes it
+	EnvSeen = "EXECSPEC_POOL_SEEN"  // the keys the parent already knows, a JSON list
 )
+
+// Env is the environment of a child that runs call of the test, appends
+// its records to the log at path, and is told the keys seen.
+func Env(path string, call int, seen []string) []string {
+	js, _ := json.Marshal(seen)
+	return append(os.Environ(), EnvLog+"="+path, EnvCall+"="+strconv.Itoa(call), EnvSeen+"="+string(js))
+}
+
+// InChild returns, in a child, the path of its log and whether it runs
+// call of the test (not: another call of the same test, which a child of
+// its own runs); path is "" in a parent.
+func InChild(call int) (path string, mine bool) {
+	path = os.Getenv(EnvLog)
+	return path, os.Getenv(EnvCall) == strconv.Itoa(call)
+}
+
+// Seen returns, in a child, the keys its parent already knows.
+func Seen() ([]string, error) {
+	var seen []string
+	if s := os.Getenv(EnvSeen); s != "" {
+		if err := json.Unmarshal([]byte(s), &seen); err != nil {
+			return nil, fmt.Errorf("%s: %v", EnvSeen, err)
+		}
+	}
+	return seen, nil
+}
 
 // calls numbers the calls of each test, so that a child runs the same
 // call its parent made.

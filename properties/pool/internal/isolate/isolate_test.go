@@ -3,6 +3,7 @@ package isolate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,30 @@ func TestTailBufferKeepsTheEnd(t *testing.T) {
 	}
 	if got := string(b.Bytes()); got != "fghi" {
 		t.Fatalf("kept %q, want fghi", got)
+	}
+}
+
+// A child reads back what its parent's Env gave it: its log, its call,
+// and the keys already seen; a bad list of keys is an error naming the
+// variable.
+func TestEnvRoundTrip(t *testing.T) {
+	for _, kv := range Env("/tmp/log.jsonl", 2, []string{"capacity", "progress/Resize"}) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == EnvLog || k == EnvCall || k == EnvSeen {
+			t.Setenv(k, v)
+		}
+	}
+	if path, mine := InChild(2); path != "/tmp/log.jsonl" || !mine {
+		t.Errorf("InChild(2) = %q, %v", path, mine)
+	}
+	if _, mine := InChild(1); mine {
+		t.Error("the child of call 2 runs call 1")
+	}
+	if seen, err := Seen(); err != nil || !slices.Equal(seen, []string{"capacity", "progress/Resize"}) {
+		t.Errorf("Seen = %v, %v", seen, err)
+	}
+	t.Setenv(EnvSeen, "[3")
+	if _, err := Seen(); err == nil || !strings.Contains(err.Error(), EnvSeen) {
+		t.Errorf("a torn list: %v", err)
 	}
 }

@@ -1,0 +1,9 @@
+// Package shrink is how the pool suite makes a failing case smaller when
+// a race does not repeat on demand: Greedy takes the first smaller
+// candidate that still shows the defect (the boldest first) and starts
+// again from it, within a deadline; Cuts lists the spans of a sequence to
+// drop, a half first, then quarters, eighths, ..., single elements, so
+// that a case of hundreds of operations comes down in a few runs per
+// halving. Whether a candidate shows the defect is the caller's to say
+// (some runs of it in stress mode, some schedules under control).
+package shrink
