@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/properties/internal/fair"
 	"github.com/execspec/execspec/properties/internal/guard"
+	"github.com/execspec/execspec/properties/internal/watch"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -368,58 +367,25 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 	go r.drive()
 
 	idle := cfg.idle()
-	tick := time.NewTicker(idle / 8)
-	defer tick.Stop()
-	deadline := start.Add(cfg.timeout())
-	// Idle time counts only while the watcher itself runs on time: when the
-	// whole process is starved of CPU (a loaded machine, the race detector),
-	// a late tick restarts the window instead of reporting a hang. And a
-	// window that ends while some other goroutine is running or waiting to
-	// run (othersCanRun) gets a second one before the hang is reported: the
-	// executor's worker may be running on a thread the operating system has
-	// stopped while the watcher's runs (a correct queue executor was
-	// reported hung so at a load of 24 on 2 cores). A hang with every
-	// goroutine blocked, a lost wake, is reported at the first.
-	last, lastChange, lastTick := r.clock.Load(), time.Now(), time.Now()
-	second := false
-wait:
-	for {
-		select {
-		case <-r.done:
-			if w.Shutdown {
-				o.End = EndClose
-			} else {
-				o.End = EndWait
-			}
-			// Wakes still in flight after the end are late wakes; let them
-			// land so the observation is complete.
-			for t0 := time.Now(); r.pending.Load() > 0 && time.Since(t0) < idle; {
-				runtime.Gosched()
-			}
-			break wait
-		case <-r.violC:
-			o.End = EndViolation
-			break wait
-		case now := <-tick.C:
-			gap := now.Sub(lastTick)
-			late := gap > idle/4
-			if late {
-				r.fair.Late.Add(int64(gap - idle/8))
-			}
-			lastTick = now
-			if c := r.clock.Load(); c != last || late {
-				second = second && c == last
-				last, lastChange = c, now
-			} else if now.After(deadline) || now.Sub(lastChange) > idle && (second || !othersCanRun()) {
-				o.End = EndHang
-				break wait
-			} else if now.Sub(lastChange) > idle {
-				second, lastChange = true, now
-			}
+	switch watch.Case(r.done, r.violC, r.clock.Load, func(d time.Duration) { r.fair.Late.Add(int64(d)) }, idle, start.Add(cfg.timeout())) {
+	case watch.Done:
+		if w.Shutdown {
+			o.End = EndClose
+		} else {
+			o.End = EndWait
 		}
+		// Wakes still in flight after the end are late wakes; let them
+		// land so the observation is complete.
+		for t0 := time.Now(); r.pending.Load() > 0 && time.Since(t0) < idle; {
+			runtime.Gosched()
+		}
+	case watch.Violation:
+		o.End = EndViolation
+	case watch.Hang:
+		o.End = EndHang
 	}
 	if o.End == EndHang {
-		o.HangStacks = allStacks(maxHangStacks)
+		o.HangStacks = watch.Stacks(maxHangStacks)
 	}
 	r.stop.Store(true)
 	o = r.observe(o, start)
@@ -497,33 +463,3 @@ func (r *recorder) events() []traces.Event {
 
 // maxHangStacks bounds the goroutine stacks an Observation keeps.
 const maxHangStacks = 1 << 20
-
-// allStacks returns every goroutine's stack, cut to at most max bytes
-// (whole goroutines, and a line saying how much was left out).
-func allStacks(max int) string {
-	buf := make([]byte, max+1)
-	n := runtime.Stack(buf, true)
-	if n <= max {
-		return string(buf[:n])
-	}
-	s := string(buf[:max])
-	if i := strings.LastIndex(s, "\n\ngoroutine "); i > 0 {
-		s = s[:i+1]
-	}
-	return s + "\n… (more goroutines, not shown)\n"
-}
-
-// othersCanRun reports whether a goroutine other than the caller is
-// running or waiting to run, as the runtime counts them: the executor may
-// then still move, however late.
-func othersCanRun() bool {
-	samples := []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
-	metrics.Read(samples)
-	var n uint64
-	for _, s := range samples {
-		if s.Value.Kind() == metrics.KindUint64 {
-			n += s.Value.Uint64()
-		}
-	}
-	return n > 1
-}
