@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/properties/internal/guard"
 	"github.com/execspec/execspec/properties/internal/rapidrun"
+	"github.com/execspec/execspec/properties/internal/text"
 )
 
 // A run of the suite goes through the selected properties in order; each
@@ -157,7 +159,7 @@ func (rn *runner) property(tb *rapidrun.TB, p *Property, res *Result) {
 		res.Verdict = checker.Holds // on the cases the budget allowed
 	case tb.Failed():
 		// rapid failed without a case failing: report it as is.
-		res.Verdict, res.Caught, res.Message = checker.Violated, p.Name, firstLine(res.Output)
+		res.Verdict, res.Caught, res.Message = checker.Violated, p.Name, text.FirstLine(res.Output)
 	default:
 		res.Verdict = checker.Holds
 	}
@@ -255,15 +257,15 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 		if !failed {
 			failed = true
 			res.ToFailure = time.Since(rn.start)
-			res.First = fmt.Sprintf("%s: %s\n%s", first.check.Name, clip(first.err.Error(), 20, 200), w)
+			res.First = fmt.Sprintf("%s: %s\n%s", first.check.Name, text.Clip(first.err.Error(), 20, 200), w)
 			res.FirstChecksum = o.Checksum
 		}
 		q := first.check
-		res.Caught, res.Message, res.Detail, res.err = q.Name, q.Fails, foldLines(first.err.Error()), first.err
+		res.Caught, res.Message, res.Detail, res.err = q.Name, q.Fails, text.FoldLines(first.err.Error()), first.err
 		res.Counterexample, res.Observation = w, o
 		res.Consequences = res.Consequences[:0]
 		for _, f := range fails[1:] {
-			res.Consequences = append(res.Consequences, f.check.Name+": "+clip(firstLine(f.err.Error()), 1, 150))
+			res.Consequences = append(res.Consequences, f.check.Name+": "+text.Clip(text.FirstLine(f.err.Error()), 1, 150))
 		}
 		progress()
 		t.Logf("workload (%d tasks, size %d; %s after %v):\n%s", len(o.Tasks), w.Size(), o.End, o.Elapsed.Round(time.Microsecond), w)
@@ -368,7 +370,7 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 	rn.t, rn.eng = t, eng
 	withRapid(&cfg, false, func() {
 		for i, p := range sel {
-			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
+			if len(cfg.Cases) > 0 && !slices.Contains(cfg.Cases, p.Name) {
 				continue
 			}
 			rn.eng.share(sel[i:], cfg.Cases)
@@ -458,7 +460,7 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 		dir, base = filepath.Dir(failfile), strings.TrimSuffix(filepath.Base(failfile), ".fail")+".txt"
 	} else {
 		replay = fmt.Sprintf("go test -run '%s' -rapid.seed=%d", run, res.Seed)
-		dir, base = os.TempDir(), "execspec-"+kindaSafe(testName)+"-"+strconv.Itoa(os.Getpid())+".txt"
+		dir, base = os.TempDir(), "execspec-"+text.FileSafe(testName)+"-"+strconv.Itoa(os.Getpid())+".txt"
 	}
 	path = filepath.Join(dir, base)
 	var b strings.Builder
@@ -481,15 +483,6 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 		return "", replay
 	}
 	return path, replay
-}
-
-func kindaSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // Check runs the suite outside a test and returns what it found. It is what
@@ -516,7 +509,7 @@ func Check(newExecutor func() executor.Executor, cfg Config) *Report {
 	rn := newRunner(newExecutor, sel, &cfg)
 	withRapid(&cfg, true, func() {
 		for _, p := range sel {
-			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
+			if len(cfg.Cases) > 0 && !slices.Contains(cfg.Cases, p.Name) {
 				continue
 			}
 			res := &Result{Property: p}

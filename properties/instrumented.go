@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,7 +212,7 @@ func (e *engine) share(left []*Property, cases []string) {
 	}
 	n := 0
 	for _, p := range left {
-		if len(cases) == 0 || contains(cases, p.Name) {
+		if len(cases) == 0 || slices.Contains(cases, p.Name) {
 			n++
 		}
 	}

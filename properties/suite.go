@@ -165,13 +165,13 @@ func (c *Config) selected() ([]*Property, error) {
 		}
 	}
 	for _, n := range c.Skip {
-		if contains(c.Only, n) {
+		if slices.Contains(c.Only, n) {
 			return nil, fmt.Errorf("properties: %s is both selected (Only) and left out (Skip)", n)
 		}
 	}
 	var out []*Property
 	for _, p := range suite {
-		if len(c.Only) > 0 && !contains(c.Only, p.Name) || contains(c.Skip, p.Name) {
+		if len(c.Only) > 0 && !slices.Contains(c.Only, p.Name) || slices.Contains(c.Skip, p.Name) {
 			continue
 		}
 		out = append(out, p)
@@ -186,15 +186,6 @@ func (c *Config) selected() ([]*Property, error) {
 		}
 	}
 	return out, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // withRapid runs fn with rapid's flags set from cfg: its checks, shrink
@@ -270,10 +261,3 @@ func probeConstructor(newExecutor func() executor.Executor) error {
 
 // errInterrupted ends rapid's loop once Config.Context is done.
 var errInterrupted = errors.New("properties: interrupted")
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
