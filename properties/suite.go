@@ -76,7 +76,7 @@ type Config struct {
 	// than that many polls of others while it waited, plus 2 per worker
 	// (takes the check cannot see). Without it, or FairnessWait, or a bound
 	// stated by the executor, the default holds: 1,000 polls of other tasks
-	// by every worker and 1 s (fairness.go says why).
+	// by every worker and 1 s (properties/internal/fair says why).
 	FairnessBound int
 	// FairnessWait, when above 0, is a fairness bound in time (as
 	// executor.BoundedWait states it) for an executor that states none; a

@@ -285,7 +285,7 @@ func ctlShrink(s *rt.Session, newPool func(Options) Pool, w Workload, sched cont
 	}
 	w = shrink.Greedy(w, candidates, func(c Workload) bool {
 		for try := 0; try <= cfg.Retries; try++ {
-			var strat control.Strategy = guided(bestSched.Choices)
+			var strat control.Strategy = shrink.Guided(bestSched.Choices)
 			if try > 0 {
 				// Random and PCT in turn: a race that needs one
 				// goroutine held back for long (a submitter between its
@@ -304,18 +304,14 @@ func ctlShrink(s *rt.Session, newPool func(Options) Pool, w Workload, sched cont
 		}
 		return false
 	}, deadline)
-	// The schedule: fewer preemptions, from the end (later choices
-	// matter least to the prefix that leads to the defect).
-	for i := len(bestSched.Choices) - 1; i >= 0 && time.Now().Before(deadline); i-- {
-		if i >= len(bestSched.Choices) || bestSched.Choices[i].Index == 0 {
-			continue
-		}
-		try := slices.Clone(bestSched.Choices)
-		try[i].Index = 0
-		if g, got, ok := shows(w, guided(try[:i+1])); ok {
+	// The schedule: fewer preemptions, from the end.
+	shrink.Preemptions(bestSched.Choices, func(try []control.Choice) ([]control.Choice, bool) {
+		g, got, ok := shows(w, shrink.Guided(try))
+		if ok {
 			best, bestSched = g, got
 		}
-	}
+		return bestSched.Choices, ok
+	}, deadline)
 	// How reliably the schedule replays the defect.
 	best.Runs, best.Failures = 0, 0
 	for range 10 {
@@ -327,27 +323,6 @@ func ctlShrink(s *rt.Session, newPool func(Options) Pool, w Workload, sched cont
 	}
 	best.shrunk = w
 	return best, bestSched
-}
-
-// guidedStrategy makes the choices of a list (each taken modulo the
-// number of goroutines that can run, for a workload that changed) and
-// then lets the current goroutine go on (choice 0).
-type guidedStrategy struct {
-	list []control.Choice
-	next int
-}
-
-func guided(list []control.Choice) *guidedStrategy { return &guidedStrategy{list: list} }
-
-func (g *guidedStrategy) Begin() { g.next = 0 }
-
-func (g *guidedStrategy) Choose(d control.Decision) int {
-	if g.next >= len(g.list) {
-		return 0
-	}
-	c := g.list[g.next]
-	g.next++
-	return c.Index % len(d.Runnable)
 }
 
 // runControlled runs the case on the goroutine that holds control (the

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/properties/control"
 )
 
 func TestCuts(t *testing.T) {
@@ -36,5 +38,37 @@ func TestGreedy(t *testing.T) {
 	}
 	if got := Greedy(w, candidates, shows, time.Now()); !slices.Equal(got, w) {
 		t.Errorf("Greedy past its deadline = %v, want w unchanged", got)
+	}
+}
+
+// Guided replays its list, each choice modulo the goroutines that can
+// run, then runs the current goroutine on; Begin starts it over.
+func TestGuided(t *testing.T) {
+	g := Guided([]control.Choice{{Index: 1}, {Index: 5}})
+	d := control.Decision{Runnable: []int{0, 1, 2}}
+	if a, b, c := g.Choose(d), g.Choose(d), g.Choose(d); a != 1 || b != 2 || c != 0 {
+		t.Errorf("choices %d %d %d, want 1 2 0", a, b, c)
+	}
+	g.(interface{ Begin() }).Begin()
+	if a := g.Choose(d); a != 1 {
+		t.Errorf("after Begin: %d, want 1", a)
+	}
+}
+
+// Preemptions sets choices to 0 from the end while the defect shows, and
+// goes on from the schedule each successful try made.
+func TestPreemptions(t *testing.T) {
+	choices := []control.Choice{{Index: 2}, {Index: 0}, {Index: 1}, {Index: 3}}
+	var tries [][]control.Choice
+	shows := func(try []control.Choice) ([]control.Choice, bool) {
+		tries = append(tries, try)
+		if try[0].Index == 0 {
+			return nil, false // the defect needs the first preemption
+		}
+		return try, true
+	}
+	Preemptions(choices, shows, time.Now().Add(time.Minute))
+	if len(tries) != 3 || len(tries[0]) != 4 || len(tries[1]) != 3 || len(tries[2]) != 1 {
+		t.Fatalf("tries %v", tries)
 	}
 }
