@@ -198,7 +198,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 		rn.timeUp(res, failed)
 		w := p.Shape.Draw(t)
 		var o *Observation
-		if rn.eng.on {
+		if rn.eng.On {
 			o = rn.instrumentedCase(t, w)
 		} else {
 			ex, err := guard.Fresh(rn.newExecutor)
@@ -359,8 +359,8 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.failfile = eng.failfile
-	if eng.on {
+	cfg.failfile = eng.Failfile
+	if eng.On {
 		cfg.engineT = t
 	}
 	if l := eng.line(cfg.checks()); l != "" {
@@ -451,7 +451,7 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 	var dir, base string
 	if failfile, ok := rapidrun.Failfile(res.Output); ok {
 		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, failfile)
-		if eng.on {
+		if eng.On {
 			replay = eng.replay(run, failfile)
 			if err := eng.writeNote(failfile, res.Observation); err != nil {
 				replay = fmt.Sprintf("(the failfile's note could not be written: %v) %s", err, replay)

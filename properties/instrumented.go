@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -74,15 +73,9 @@ func UnderEngine() bool { return onengine.Active() }
 
 // engine is what Run found out about running on the instrumented engine.
 type engine struct {
-	on       bool   // cases run as rt runs
-	failfile string // a rapid failfile to replay (verify test --replay)
-	command  string // verify test's replay command, with %s for the failfile
-	strategy string // verify test's --strategy, for the report
-	report   string // where verify test reads the outcome of each test
-	checksum string // a replay's: the failing run's checksum it must reproduce
-	cfg      *Config
-	end      time.Time  // verify test --time: when the test's budget is spent
-	budget   *rt.Budget // the share of it of the property under way
+	onengine.Settings
+	cfg    *Config
+	budget *rt.Budget // the share of verify test's --time of the property under way
 }
 
 // instrumentedPCTSteps is PCT's k on the engine, the steps within which
@@ -93,58 +86,16 @@ const instrumentedPCTSteps = 2000
 // useEngine decides whether the cases of newExecutor run on the
 // instrumented engine, and applies verify test's settings to cfg.
 func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) (engine, error) {
-	if !UnderEngine() || cfg.Uncontrolled {
+	if cfg.Uncontrolled {
 		return engine{}, nil
 	}
-	ex, err := guard.Fresh(newExecutor)
-	if err != nil {
+	k := onengine.Knobs{Checks: cfg.Checks, PCTDepth: cfg.PCTDepth, Seed: cfg.Seed}
+	s, err := onengine.Use(t, newExecutor, cfg.NoHook, probeClose, &k)
+	if err != nil || !s.On {
 		return engine{}, err
 	}
-	_, controllable := ex.(executor.Controllable)
-	_ = guard.CloseWithin(ex, probeClose)
-	if controllable && !cfg.NoHook {
-		return engine{}, nil
-	}
-	if rt.InRun() {
-		return engine{}, errors.New("properties: Run is inside a controlled run of the instrumented engine; it makes one run per case itself: mark the test with a line //execspec:nocontrol in its doc comment")
-	}
-	o, err := rt.OptionsFromEnv()
-	if err != nil {
-		return engine{}, err
-	}
-	e := engine{on: true, command: o.Command, strategy: o.Strategy, report: o.Report, cfg: cfg}
-	if o.Runs > 0 && cfg.Checks == 0 {
-		cfg.Checks = o.Runs
-	}
-	if o.Time > 0 && o.Schedule == "" {
-		e.end = time.Now().Add(o.Time)
-		if cfg.Checks == 0 {
-			cfg.Checks = onengine.Unbounded
-		}
-	}
-	if o.Strategy == "pct" && cfg.PCTDepth == 0 {
-		cfg.PCTDepth = max(o.Depth, 1)
-	}
-	if o.Seed != 0 && cfg.Seed == 0 {
-		cfg.Seed = o.Seed
-	}
-	if o.Schedule != "" {
-		if !strings.HasSuffix(o.Schedule, ".fail") {
-			return engine{}, fmt.Errorf("properties: %s is not a rapid failfile: the suite replays a failure from the failfile it printed", o.Schedule)
-		}
-		e.failfile = o.Schedule
-		cfg.Checks = 1 // the failfile's case, then one more
-		n, err := onengine.ReadNote(o.Schedule)
-		if err != nil {
-			return engine{}, err
-		}
-		cfg.PCTDepth = n.PCTDepth
-		e.checksum = n.Checksum
-	}
-	if !onengine.ControlsGoroutines(t, newExecutor) {
-		return engine{}, fmt.Errorf("properties: under verify test, but %T started no controlled goroutine: its package is not instrumented (name it with --instrument), or it runs its tasks on the caller's goroutine; run it with go test for a black-box check", ex)
-	}
-	return e, nil
+	cfg.Checks, cfg.PCTDepth, cfg.Seed = k.Checks, k.PCTDepth, k.Seed
+	return engine{Settings: s, cfg: cfg}, nil
 }
 
 // instrumentedCase runs w on a fresh executor as one controlled run of
@@ -207,7 +158,7 @@ var errTimeUp = errors.New("properties: the time budget is spent")
 // share gives the property about to start (the first of left; cases, if
 // set, selects among them as Config.Cases does) its part of the budget.
 func (e *engine) share(left []*Property, cases []string) {
-	if !e.on || e.end.IsZero() {
+	if !e.On || e.End.IsZero() {
 		return
 	}
 	n := 0
@@ -216,7 +167,7 @@ func (e *engine) share(left []*Property, cases []string) {
 			n++
 		}
 	}
-	e.budget = rt.NewBudget(max(time.Until(e.end)/time.Duration(max(n, 1)), time.Millisecond))
+	e.budget = rt.NewBudget(max(time.Until(e.End)/time.Duration(max(n, 1)), time.Millisecond))
 }
 
 // timeUp is called before each case of a property: once the property's
@@ -237,11 +188,11 @@ func (rn *runner) timeUp(res *Result, failed bool) {
 
 // replay is the command that replays a failure found on the engine:
 // verify test's own, with the failfile and the subtest.
-func (e engine) replay(run, failfile string) string { return onengine.Replay(e.command, run, failfile) }
+func (e engine) replay(run, failfile string) string { return onengine.Replay(e.Command, run, failfile) }
 
 // line is the line Run logs about the engine, "" if it is not used.
 func (e engine) line(checks int) string {
-	if !e.on {
+	if !e.On {
 		return ""
 	}
 	return "cases run on the instrumented engine (instrument/rt): " + strconv.Itoa(checks) + " per property, one controlled run each"
@@ -252,10 +203,10 @@ func (e engine) line(checks int) string {
 // case that failed. The failure's own replay command is in the test's
 // log (the Summary), which verify test prints with it.
 func (e engine) record(test string, res *Result) error {
-	if !e.on || e.report == "" || res.Skipped != "" {
+	if !e.On || e.Report == "" || res.Skipped != "" {
 		return nil
 	}
-	out := rt.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds(), TimeUp: res.TimeUp}
+	out := rt.Outcome{Test: test, Strategy: e.Strategy, Runs: res.Runs, Seconds: res.Duration.Seconds(), TimeUp: res.TimeUp}
 	if res.Verdict == checker.Violated {
 		// The case that first failed (res.Cases stops counting there;
 		// res.Runs goes on through the shrinking).
@@ -265,9 +216,9 @@ func (e engine) record(test string, res *Result) error {
 		}
 		// A replay that failed the same way in a run with the recorded
 		// checksum made the same choices (verify test says so).
-		out.Replayed = e.failfile != "" && e.checksum != "" && out.Checksum == e.checksum
+		out.Replayed = e.Failfile != "" && e.Checksum != "" && out.Checksum == e.Checksum
 	}
-	return onengine.Record(e.report, out)
+	return onengine.Record(e.Report, out)
 }
 
 // writeNote writes the engine's note beside failfile: the strategy of
