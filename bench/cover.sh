@@ -28,9 +28,9 @@ if [ -n "${STRATEGIES:-}" ]; then
 	exit 0
 fi
 echo "# $(date -u +%FT%TZ) $(go version) load: $(cut -d' ' -f1-3 /proc/loadavg)"
-EXECSPEC_LONG=1 COVER_SECONDS="${COVER_SECONDS:-120}" go test ./properties -run '^TestCoverBenchmarks$' -v -timeout 90m | sed -n '/^    coverage_long_test.go:[0-9]*: $/,$p' | tail -n +2
+EXECSPEC_LONG=1 COVER_SECONDS="${COVER_SECONDS:-120}" go test ./properties/coverage -run '^TestCoverBenchmarks$' -v -timeout 90m | sed -n '/^    long_test.go:[0-9]*: $/,$p' | tail -n +2
 echo "# overhead: one controlled run of the reference workload, the run and its projection, the projection alone; 6 interleaved repetitions"
-go test -c -o /tmp/props.test ./properties
-(cd properties && for i in 1 2 3 4 5 6; do /tmp/props.test -test.run XXX -test.bench 'BenchmarkCoverRun' -test.benchtime 1s -test.benchmem | grep Benchmark; done)
+go test -c -o /tmp/props.test ./properties/coverage
+(cd properties/coverage && for i in 1 2 3 4 5 6; do /tmp/props.test -test.run XXX -test.bench 'BenchmarkCoverRun' -test.benchtime 1s -test.benchmem | grep Benchmark; done)
 rm -f /tmp/props.test
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -6,6 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/internal/cputime"
 	"github.com/execspec/execspec/properties/control"
 )
 
@@ -34,7 +35,7 @@ func benchCases(b *testing.B, controlled bool) {
 	var strat control.Strategy = control.Random(1)
 	decisions, steps, runs := 0, 0, 0
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		var ctl *control.Controller
 		if controlled {
@@ -56,7 +57,7 @@ func benchCases(b *testing.B, controlled bool) {
 		}
 		runs++
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	if controlled {
 		b.ReportMetric(float64(decisions)/float64(runs), "decisions/run")
 		b.ReportMetric(float64(steps)/float64(runs), "steps/run")
@@ -85,7 +86,7 @@ func BenchmarkControlledCaseRapid(b *testing.B) {
 	cfg := &Config{}
 	decisions, runs := 0, 0
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		rapid.Check(b, func(t *rapid.T) {
 			ctl := control.NewWith(control.RapidChooser(t), control.Config{MaxSteps: controlSteps})
@@ -101,7 +102,7 @@ func BenchmarkControlledCaseRapid(b *testing.B) {
 			runs++
 		})
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	b.ReportMetric(float64(decisions)/float64(runs), "decisions/run")
 	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
 	if cpu > 0 {

@@ -4,15 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/fair"
+	"github.com/execspec/execspec/properties/internal/guard"
+	"github.com/execspec/execspec/properties/internal/watch"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -31,25 +32,15 @@ type caseRun struct {
 	clock         atomic.Uint64 // the case's logical clock
 	pollCount     atomic.Int64
 	finishedCount atomic.Int64
-	maxDelay      atomic.Int64
-	maxHeld       atomic.Int64  // the most polls of other tasks the least busy worker ended between a task becoming ready and its poll (heldPolls)
-	pending       atomic.Int64  // wake goroutines not yet done
-	reached       atomic.Int64  // endless tasks polled minPolls times
-	stop          atomic.Bool   // endless tasks finish at their next poll
-	outOfBudget   atomic.Bool   // a controlled fairness case was stopped without a verdict
-	bound         int           // stated fairness bound in polls, -1 if none (fairness cases only)
-	wait          time.Duration // stated fairness bound in time, 0 if none
-	mode          fairMode
-	maxWait       atomic.Int64             // the longest a ready task waited for its poll, in nanoseconds
-	late          atomic.Int64             // black-box: how late the watcher's ticks came in all, in nanoseconds (the process kept from running)
+	pending       atomic.Int64             // wake goroutines not yet done
+	reached       atomic.Int64             // endless tasks polled minPolls times
+	stop          atomic.Bool              // endless tasks finish at their next poll
+	outOfBudget   atomic.Bool              // a controlled fairness case was stopped without a verdict
+	fair          fair.Meter               // what the executor's fairness is held to, and the polls of each worker
 	starved       string                   // a seemingly starved task, when no bound is stated (guarded by mu)
 	wakeDriven    bool                     // the executor states it never polls spuriously
-	workers       int                      // from the executor's Describe, 0 if unknown
-	workerSeen    atomic.Uint64            // bit w: worker w has polled
-	workerPolls   [64]atomic.Int64         // polls ended by each worker (numbered below 64)
 	requeuing     [8]atomic.Pointer[probe] // a task each of the first workers saw woken during its last poll, until its next poll
 	minPolls      int
-	budget        int64 // polls of other tasks a ready task may wait before it counts as starved
 
 	mu    sync.Mutex
 	viols []violation
@@ -125,17 +116,18 @@ const closeGrace = 10 * time.Millisecond
 // runaway one is abandoned, its polls already cut off. A broken Close (a
 // panic) must not take the suite down.
 func stopAfterFailure(ex executor.Executor) {
-	_ = closeWithin(ex, closeGrace)
+	_ = guard.CloseWithin(ex, closeGrace)
 }
 
 // newCase builds the probes of w. Tasks are numbered in the order
 // Workload.String prints them.
 func newCase(w *Workload) *caseRun {
-	r := &caseRun{w: w, violC: make(chan struct{}), cut: make(chan struct{}), done: make(chan struct{}), bound: -1}
+	r := &caseRun{w: w, violC: make(chan struct{}), cut: make(chan struct{}), done: make(chan struct{})}
+	r.fair.Bound = -1
 	var walk func(ts []TaskSpec, outside bool)
 	walk = func(ts []TaskSpec, outside bool) {
 		for i := range ts {
-			p := &probe{r: r, id: len(r.probes) + 1, spec: &ts[i], endless: -1, outside: outside, readyAt: -1}
+			p := &probe{r: r, id: len(r.probes) + 1, spec: &ts[i], endless: -1, outside: outside, ready: fair.Ready{At: -1}}
 			r.probes = append(r.probes, p)
 			for _, s := range ts[i].Steps {
 				walk(s.Spawn, false)
@@ -144,7 +136,7 @@ func newCase(w *Workload) *caseRun {
 	}
 	walk(w.Tasks, true)
 	for i := range w.Endless {
-		p := &probe{r: r, id: len(r.probes) + 1, spec: &TaskSpec{Priority: w.Endless[i].Priority}, endless: i, outside: true, readyAt: -1}
+		p := &probe{r: r, id: len(r.probes) + 1, spec: &TaskSpec{Priority: w.Endless[i].Priority}, endless: i, outside: true, ready: fair.Ready{At: -1}}
 		r.probes = append(r.probes, p)
 	}
 	return r
@@ -184,7 +176,7 @@ func (r *caseRun) spawn(p *probe) error {
 	seq := r.tick()
 	var h executor.Handle
 	var err error
-	err = guard("Spawn", func() (err error) {
+	err = guard.Call("Spawn", func() (err error) {
 		if pe, ok := r.ex.(executor.Prioritized); ok {
 			h, err = pe.SpawnPriority(p, p.spec.Priority)
 		} else {
@@ -280,11 +272,11 @@ func (r *caseRun) drive() {
 	}
 }
 
-// call calls the executor's method what through guard: a panic in it is a
+// call calls the executor's method what through guard.Call: a panic in it is a
 // violation of the case (and its error), never a crash of the suite.
 func (r *caseRun) call(what string, f func() error) error {
-	err := guard(what, f)
-	var p *callPanic
+	err := guard.Call(what, f)
+	var p *guard.Panic
 	if errors.As(err, &p) {
 		r.violate(checkExactlyOnce, "%v", err)
 	}
@@ -298,6 +290,7 @@ func startCase(ex executor.Executor, w *Workload, cfg *Config, sched executor.Sc
 	r := newCase(w)
 	r.ex = ex
 	r.sched = sched
+	r.fair.Controlled = sched != nil
 	if rep, ok := ex.(executor.Reporter); ok {
 		r.rec = &recorder{}
 		rep.SetRecorder(r.rec)
@@ -315,7 +308,7 @@ func startCase(ex executor.Executor, w *Workload, cfg *Config, sched executor.Sc
 // newObservation is the observation of r before it runs.
 func (r *caseRun) newObservation(cfg *Config) *Observation {
 	ctl := r.sched != nil
-	o := &Observation{Workload: r.w, Bound: r.bound, BoundWait: r.wait, Controlled: ctl, PCT: ctl && cfg.PCTDepth > 0, WakeDriven: r.wakeDriven}
+	o := &Observation{Workload: r.w, Bound: r.fair.Bound, BoundWait: r.fair.Wait, Controlled: ctl, PCT: ctl && cfg.PCTDepth > 0, WakeDriven: r.wakeDriven}
 	if ctl {
 		o.End = EndWait
 		if r.w.Shutdown {
@@ -374,58 +367,25 @@ func runCase(ex executor.Executor, w *Workload, cfg *Config, ctl *control.Contro
 	go r.drive()
 
 	idle := cfg.idle()
-	tick := time.NewTicker(idle / 8)
-	defer tick.Stop()
-	deadline := start.Add(cfg.timeout())
-	// Idle time counts only while the watcher itself runs on time: when the
-	// whole process is starved of CPU (a loaded machine, the race detector),
-	// a late tick restarts the window instead of reporting a hang. And a
-	// window that ends while some other goroutine is running or waiting to
-	// run (othersCanRun) gets a second one before the hang is reported: the
-	// executor's worker may be running on a thread the operating system has
-	// stopped while the watcher's runs (a correct queue executor was
-	// reported hung so at a load of 24 on 2 cores). A hang with every
-	// goroutine blocked, a lost wake, is reported at the first.
-	last, lastChange, lastTick := r.clock.Load(), time.Now(), time.Now()
-	second := false
-wait:
-	for {
-		select {
-		case <-r.done:
-			if w.Shutdown {
-				o.End = EndClose
-			} else {
-				o.End = EndWait
-			}
-			// Wakes still in flight after the end are late wakes; let them
-			// land so the observation is complete.
-			for t0 := time.Now(); r.pending.Load() > 0 && time.Since(t0) < idle; {
-				runtime.Gosched()
-			}
-			break wait
-		case <-r.violC:
-			o.End = EndViolation
-			break wait
-		case now := <-tick.C:
-			gap := now.Sub(lastTick)
-			late := gap > idle/4
-			if late {
-				r.late.Add(int64(gap - idle/8))
-			}
-			lastTick = now
-			if c := r.clock.Load(); c != last || late {
-				second = second && c == last
-				last, lastChange = c, now
-			} else if now.After(deadline) || now.Sub(lastChange) > idle && (second || !othersCanRun()) {
-				o.End = EndHang
-				break wait
-			} else if now.Sub(lastChange) > idle {
-				second, lastChange = true, now
-			}
+	switch watch.Case(r.done, r.violC, r.clock.Load, func(d time.Duration) { r.fair.Late.Add(int64(d)) }, idle, start.Add(cfg.timeout())) {
+	case watch.Done:
+		if w.Shutdown {
+			o.End = EndClose
+		} else {
+			o.End = EndWait
 		}
+		// Wakes still in flight after the end are late wakes; let them
+		// land so the observation is complete.
+		for t0 := time.Now(); r.pending.Load() > 0 && time.Since(t0) < idle; {
+			runtime.Gosched()
+		}
+	case watch.Violation:
+		o.End = EndViolation
+	case watch.Hang:
+		o.End = EndHang
 	}
 	if o.End == EndHang {
-		o.HangStacks = allStacks(maxHangStacks)
+		o.HangStacks = watch.Stacks(maxHangStacks)
 	}
 	r.stop.Store(true)
 	o = r.observe(o, start)
@@ -441,10 +401,10 @@ wait:
 // observe fills o from the finished (or abandoned) case.
 func (r *caseRun) observe(o *Observation, start time.Time) *Observation {
 	o.Elapsed = time.Since(start)
-	o.MaxDelay = r.maxDelay.Load()
-	o.MaxHeld = r.maxHeld.Load()
-	o.MaxWait = time.Duration(r.maxWait.Load())
-	o.FairnessStated = r.mode.String()
+	o.MaxDelay = r.fair.MaxDelay.Load()
+	o.MaxHeld = r.fair.MaxHeld.Load()
+	o.MaxWait = time.Duration(r.fair.MaxWait.Load())
+	o.FairnessStated = r.fair.Mode.String()
 	r.mu.Lock()
 	o.Violations = append(o.Violations, r.viols...)
 	o.MoreViolations = r.extraViols
@@ -503,33 +463,3 @@ func (r *recorder) events() []traces.Event {
 
 // maxHangStacks bounds the goroutine stacks an Observation keeps.
 const maxHangStacks = 1 << 20
-
-// allStacks returns every goroutine's stack, cut to at most max bytes
-// (whole goroutines, and a line saying how much was left out).
-func allStacks(max int) string {
-	buf := make([]byte, max+1)
-	n := runtime.Stack(buf, true)
-	if n <= max {
-		return string(buf[:n])
-	}
-	s := string(buf[:max])
-	if i := strings.LastIndex(s, "\n\ngoroutine "); i > 0 {
-		s = s[:i+1]
-	}
-	return s + "\n… (more goroutines, not shown)\n"
-}
-
-// othersCanRun reports whether a goroutine other than the caller is
-// running or waiting to run, as the runtime counts them: the executor may
-// then still move, however late.
-func othersCanRun() bool {
-	samples := []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
-	metrics.Read(samples)
-	var n uint64
-	for _, s := range samples {
-		if s.Value.Kind() == metrics.KindUint64 {
-			n += s.Value.Uint64()
-		}
-	}
-	return n > 1
-}

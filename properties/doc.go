@@ -76,7 +76,7 @@
 // executor states, in polls (executor.Bounded) or in time
 // (executor.BoundedWait), or that Config sets; with none, against the
 // default bound (1,000 polls of other tasks by every worker and 1 s;
-// fairness.go says why). Polls of others count per worker, and a wait is
+// internal/fair says why). Polls of others count per worker, and a wait is
 // judged by the least busy worker of the executor: one worker can hold a
 // ready task (in its local queue, between its take and its poll) while the
 // operating system stops it and the others poll their own tasks; a wait
@@ -123,6 +123,16 @@
 //	func TestMyExecutor(t *testing.T) {
 //		properties.Run(t, func() executor.Executor { return myexec.New(4) })
 //	}
+//
+// Layout. This package is the suite: Run, Check, Config and its options,
+// the properties, the case runner and its probes, the report. Spec
+// coverage is package properties/coverage (coverage.Run, what `verify
+// cover` runs; Config.Coverage adds it to the suite with a goal). Under
+// internal/ are the pieces no user names: fair (the fairness measure),
+// watch (the black-box watcher), guard (calls into the executor and its
+// constructor), rapidrun (driving rapid), onengine (what the suites share
+// about the instrumented engine) and text. Goroutine pools are checked by
+// properties/pool; the strategies and schedules are properties/control.
 //
 // Rapid reads its settings from flags: Run and Check set -rapid.checks and
 // -rapid.shrinktime for their duration (from Config), so do not run them in

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,9 @@ import (
 	"github.com/execspec/execspec/checker/conform"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/guard"
+	"github.com/execspec/execspec/properties/internal/rapidrun"
+	"github.com/execspec/execspec/properties/internal/text"
 )
 
 // A run of the suite goes through the selected properties in order; each
@@ -119,11 +123,11 @@ func (rn *runner) markCaught(check string, at caughtAt) {
 
 // property runs the rapid check of p on tb and fills res. It returns
 // once rapid has finished (shrinking included).
-func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
+func (rn *runner) property(tb *rapidrun.TB, p *Property, res *Result) {
 	t0 := time.Now()
 	func() {
 		defer func() {
-			if x := recover(); x != nil && x != errFailNow {
+			if x := recover(); x != nil && x != rapidrun.ErrFailNow {
 				panic(x)
 			}
 		}()
@@ -131,12 +135,12 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 	}()
 	res.Duration = time.Since(t0)
 	res.Done = time.Since(rn.start)
-	res.Output = tb.output()
+	res.Output = tb.Output()
 	switch {
 	case res.Caught != "":
 		res.Verdict, res.Standing, res.Cause = checker.Violated, ReportedHere, res.Caught
-		if m := seedRE.FindStringSubmatch(res.Output); m != nil {
-			res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
+		if seed, ok := rapidrun.Seed(res.Output); ok {
+			res.Seed = seed
 		}
 		rn.markCaught(caughtKey(res.Caught, res.err), caughtAt{p.Name, res.Caught})
 		for _, c := range res.Consequences {
@@ -155,7 +159,7 @@ func (rn *runner) property(tb *quietTB, p *Property, res *Result) {
 		res.Verdict = checker.Holds // on the cases the budget allowed
 	case tb.Failed():
 		// rapid failed without a case failing: report it as is.
-		res.Verdict, res.Caught, res.Message = checker.Violated, p.Name, firstLine(res.Output)
+		res.Verdict, res.Caught, res.Message = checker.Violated, p.Name, text.FirstLine(res.Output)
 	default:
 		res.Verdict = checker.Holds
 	}
@@ -167,7 +171,7 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 	cfg := rn.cfg
 	var usable []*Property
 	var conformP *Property // the conformance check, when selected and usable on failing cases only
-	ex0, err := fresh(rn.newExecutor)
+	ex0, err := guard.Fresh(rn.newExecutor)
 	if err != nil {
 		return func(t *rapid.T) { t.Fatalf("%v", err) }
 	}
@@ -180,13 +184,13 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 			conformP = q
 		}
 	}
-	_ = closeWithin(ex0, probeClose)
+	_ = guard.CloseWithin(ex0, probeClose)
 	failed := false
 	return func(t *rapid.T) {
 		if cfg.Context != nil && cfg.Context.Err() != nil {
 			// Interrupted: end rapid's loop now rather than after its
 			// remaining cases (ten million return in seconds, not at
-			// once). Rapid reports the panic through the quietTB, whose
+			// once). Rapid reports the panic through the rapidrun.TB, whose
 			// FailNow ends the property; property then sees the context
 			// and says Unknown, not Violated (res.Caught stays empty).
 			panic(errInterrupted)
@@ -194,10 +198,10 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 		rn.timeUp(res, failed)
 		w := p.Shape.Draw(t)
 		var o *Observation
-		if rn.eng.on {
+		if rn.eng.On {
 			o = rn.instrumentedCase(t, w)
 		} else {
-			ex, err := fresh(rn.newExecutor)
+			ex, err := guard.Fresh(rn.newExecutor)
 			if err != nil {
 				t.Fatalf("%v", err)
 			}
@@ -253,15 +257,15 @@ func (rn *runner) caseFunc(p *Property, res *Result) func(*rapid.T) {
 		if !failed {
 			failed = true
 			res.ToFailure = time.Since(rn.start)
-			res.First = fmt.Sprintf("%s: %s\n%s", first.check.Name, clip(first.err.Error(), 20, 200), w)
+			res.First = fmt.Sprintf("%s: %s\n%s", first.check.Name, text.Clip(first.err.Error(), 20, 200), w)
 			res.FirstChecksum = o.Checksum
 		}
 		q := first.check
-		res.Caught, res.Message, res.Detail, res.err = q.Name, q.Fails, foldLines(first.err.Error()), first.err
+		res.Caught, res.Message, res.Detail, res.err = q.Name, q.Fails, text.FoldLines(first.err.Error()), first.err
 		res.Counterexample, res.Observation = w, o
 		res.Consequences = res.Consequences[:0]
 		for _, f := range fails[1:] {
-			res.Consequences = append(res.Consequences, f.check.Name+": "+clip(firstLine(f.err.Error()), 1, 150))
+			res.Consequences = append(res.Consequences, f.check.Name+": "+text.Clip(text.FirstLine(f.err.Error()), 1, 150))
 		}
 		progress()
 		t.Logf("workload (%d tasks, size %d; %s after %v):\n%s", len(o.Tasks), w.Size(), o.End, o.Elapsed.Round(time.Microsecond), w)
@@ -355,8 +359,8 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.failfile = eng.failfile
-	if eng.on {
+	cfg.failfile = eng.Failfile
+	if eng.On {
 		cfg.engineT = t
 	}
 	if l := eng.line(cfg.checks()); l != "" {
@@ -366,7 +370,7 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 	rn.t, rn.eng = t, eng
 	withRapid(&cfg, false, func() {
 		for i, p := range sel {
-			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
+			if len(cfg.Cases) > 0 && !slices.Contains(cfg.Cases, p.Name) {
 				continue
 			}
 			rn.eng.share(sel[i:], cfg.Cases)
@@ -380,7 +384,7 @@ func Run(t *testing.T, newExecutor func() executor.Executor, opts ...Option) *Re
 				if cfg.Context != nil && cfg.Context.Err() != nil {
 					t.Skip("interrupted")
 				}
-				tb := &quietTB{name: t.Name()}
+				tb := rapidrun.NewTB(t.Name())
 				rn.t = t // the engine's runs are bubbles of this subtest
 				rn.property(tb, p, res)
 				defer func() {
@@ -437,8 +441,6 @@ func (rn *runner) caughtNames() []string {
 // maxSummaryLines bounds what Run prints for one failure.
 const maxSummaryLines = 60
 
-var failfileRE = regexp.MustCompile(`-rapid\.failfile="([^"]+)"`)
-
 // writeDetail writes the full detail of a failure beside rapid's failfile
 // and returns its path and the command that replays the failure. Without a
 // failfile (rapid could not write one, or -rapid.nofailfile) the replay is
@@ -447,18 +449,18 @@ var failfileRE = regexp.MustCompile(`-rapid\.failfile="([^"]+)"`)
 func writeDetail(testName string, res *Result, eng engine) (path, replay string) {
 	run := "^" + strings.ReplaceAll(regexp.QuoteMeta(testName), "/", "$/^") + "$"
 	var dir, base string
-	if m := failfileRE.FindStringSubmatch(res.Output); m != nil {
-		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, m[1])
-		if eng.on {
-			replay = eng.replay(run, m[1])
-			if err := writeNote(m[1], eng.cfg, res.Observation); err != nil {
+	if failfile, ok := rapidrun.Failfile(res.Output); ok {
+		replay = fmt.Sprintf("go test -run '%s' -rapid.failfile='%s'", run, failfile)
+		if eng.On {
+			replay = eng.replay(run, failfile)
+			if err := eng.writeNote(failfile, res.Observation); err != nil {
 				replay = fmt.Sprintf("(the failfile's note could not be written: %v) %s", err, replay)
 			}
 		}
-		dir, base = filepath.Dir(m[1]), strings.TrimSuffix(filepath.Base(m[1]), ".fail")+".txt"
+		dir, base = filepath.Dir(failfile), strings.TrimSuffix(filepath.Base(failfile), ".fail")+".txt"
 	} else {
 		replay = fmt.Sprintf("go test -run '%s' -rapid.seed=%d", run, res.Seed)
-		dir, base = os.TempDir(), "execspec-"+kindaSafe(testName)+"-"+strconv.Itoa(os.Getpid())+".txt"
+		dir, base = os.TempDir(), "execspec-"+text.FileSafe(testName)+"-"+strconv.Itoa(os.Getpid())+".txt"
 	}
 	path = filepath.Join(dir, base)
 	var b strings.Builder
@@ -477,35 +479,10 @@ func writeDetail(testName string, res *Result, eng engine) (path, replay string)
 		fmt.Fprintf(&b, "\ngoroutines when the hang was called (the executor's workers and the wakes that did not return are among them):\n%s\n", o.HangStacks)
 	}
 	fmt.Fprintf(&b, "\nrapid's report:\n%s", res.Output)
-	if err := writeNew(path, b.String()); err != nil {
+	if err := rapidrun.WriteNew(path, b.String()); err != nil {
 		return "", replay
 	}
 	return path, replay
-}
-
-// writeNew writes a fresh file at path, never through a symlink.
-func writeNew(path, s string) error {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s exists and is not a regular file", path)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscallNoFollow, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(s)
-	return errors.Join(err, f.Close())
-}
-
-func kindaSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // Check runs the suite outside a test and returns what it found. It is what
@@ -532,7 +509,7 @@ func Check(newExecutor func() executor.Executor, cfg Config) *Report {
 	rn := newRunner(newExecutor, sel, &cfg)
 	withRapid(&cfg, true, func() {
 		for _, p := range sel {
-			if len(cfg.Cases) > 0 && !contains(cfg.Cases, p.Name) {
+			if len(cfg.Cases) > 0 && !slices.Contains(cfg.Cases, p.Name) {
 				continue
 			}
 			res := &Result{Property: p}
@@ -544,7 +521,7 @@ func Check(newExecutor func() executor.Executor, cfg Config) *Report {
 			if cfg.Context != nil && cfg.Context.Err() != nil {
 				continue
 			}
-			rn.property(&quietTB{name: p.Name}, p, res)
+			rn.property(rapidrun.NewTB(p.Name), p, res)
 			if res.Verdict == checker.Violated && cfg.StopAtFirst {
 				break
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/internal/fair"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -76,8 +77,8 @@ func (s *fairSim) wake(task int) { s.r.probes[task-1].markReady(s.r.tick()) }
 // polls since had taken that long.
 func (s *fairSim) longAgo(task int) {
 	p := s.r.probes[task-1]
-	p.readySince = time.Now().Add(-2 * defaultStarveTime)
-	p.readyCPU -= 2 * defaultStarveTime
+	p.ready.Since = time.Now().Add(-2 * fair.DefaultStarveTime)
+	p.ready.CPU -= 2 * fair.DefaultStarveTime
 }
 
 func (s *fairSim) failed() string {
@@ -154,7 +155,7 @@ func TestFairnessHeldByStoppedWorker(t *testing.T) {
 			play: func(s *fairSim) {
 				s.readyWhileBusy()
 				s.poll(2, 0)
-				s.polls(1, 3*starveLimit, 3)
+				s.polls(1, 3*fair.StarveLimit, 3)
 				s.longAgo(1)
 				s.r.checkStarving()
 			},
@@ -166,7 +167,7 @@ func TestFairnessHeldByStoppedWorker(t *testing.T) {
 			if d := s.failed(); d != "" {
 				t.Fatalf("a fair run failed fairness: %s", d)
 			}
-			if f := s.r.maxDelay.Load(); tc.bound >= 0 && f <= int64(tc.bound) {
+			if f := s.r.fair.MaxDelay.Load(); tc.bound >= 0 && f <= int64(tc.bound) {
 				t.Fatalf("the case did not wait past the bound (%d polls of others): it tests nothing", f)
 			}
 		})
@@ -213,8 +214,8 @@ func TestFairnessPassedOverByEveryWorker(t *testing.T) {
 			play: func(s *fairSim) {
 				s.poll(1, 0)
 				s.wake(1)
-				s.polls(0, starveLimit+1, 2)
-				s.polls(1, starveLimit+1, 3)
+				s.polls(0, fair.StarveLimit+1, 2)
+				s.polls(1, fair.StarveLimit+1, 3)
 				s.longAgo(1)
 				s.r.checkStarving()
 			},
@@ -222,7 +223,7 @@ func TestFairnessPassedOverByEveryWorker(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newFairSim(t, tc.tasks, 2*starveLimit, tc.workers, tc.bound)
+			s := newFairSim(t, tc.tasks, 2*fair.StarveLimit, tc.workers, tc.bound)
 			tc.play(s)
 			if d := s.failed(); !strings.Contains(d, tc.want) {
 				t.Fatalf("got %q, want a failure with %q", d, tc.want)
@@ -250,8 +251,8 @@ func TestFairnessWaitDiscountsLateness(t *testing.T) {
 		s := newFairSimOf(t, 3, 10, waitStub{boundedStub{workers: 2}, 10 * time.Millisecond})
 		r := s.r
 		s.readyWhileBusy()
-		r.probes[0].readySince = time.Now().Add(-time.Second)
-		r.late.Add(int64(late))
+		r.probes[0].ready.Since = time.Now().Add(-time.Second)
+		r.fair.Late.Add(int64(late))
 		s.poll(2, 0)
 		s.poll(3, 1)
 		s.poll(1, 0)

@@ -1,15 +1,11 @@
 package properties
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
+	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +16,9 @@ import (
 	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/guard"
+	"github.com/execspec/execspec/properties/internal/onengine"
+	"github.com/execspec/execspec/properties/internal/rapidrun"
 )
 
 // The instrumented engine. An executor that does not pass its yield points
@@ -71,27 +70,14 @@ import (
 // UnderEngine reports whether the process runs under the instrumented
 // engine: a test binary that `verify test` built and started (its
 // EXECSPEC_* environment is set).
-func UnderEngine() bool {
-	return os.Getenv(harness.EnvRuns) != "" || os.Getenv(harness.EnvSchedule) != ""
-}
+func UnderEngine() bool { return onengine.Active() }
 
 // engine is what Run found out about running on the instrumented engine.
 type engine struct {
-	on       bool   // cases run as rt runs
-	failfile string // a rapid failfile to replay (verify test --replay)
-	command  string // verify test's replay command, with %s for the failfile
-	strategy string // verify test's --strategy, for the report
-	report   string // where verify test reads the outcome of each test
-	checksum string // a replay's: the failing run's checksum it must reproduce
-	cfg      *Config
-	end      time.Time       // verify test --time: when the test's budget is spent
-	budget   *harness.Budget // the share of it of the property under way
+	onengine.Settings
+	cfg    *Config
+	budget *harness.Budget // the share of verify test's --time of the property under way
 }
-
-// instrumentedSteps bounds the yield points of one case on the engine:
-// every atomic operation, lock and channel operation of the executor is
-// one, many more than its Scheduler calls (controlSteps bounds those).
-const instrumentedSteps = 1_000_000
 
 // instrumentedPCTSteps is PCT's k on the engine, the steps within which
 // its change points are drawn (a case is one run: nothing to learn k
@@ -101,81 +87,16 @@ const instrumentedPCTSteps = 2000
 // useEngine decides whether the cases of newExecutor run on the
 // instrumented engine, and applies verify test's settings to cfg.
 func useEngine(t *testing.T, newExecutor func() executor.Executor, cfg *Config) (engine, error) {
-	if !UnderEngine() || cfg.Uncontrolled {
+	if cfg.Uncontrolled {
 		return engine{}, nil
 	}
-	ex, err := fresh(newExecutor)
-	if err != nil {
+	k := onengine.Knobs{Checks: cfg.Checks, PCTDepth: cfg.PCTDepth, Seed: cfg.Seed}
+	s, err := onengine.Use(t, newExecutor, cfg.NoHook, probeClose, &k)
+	if err != nil || !s.On {
 		return engine{}, err
 	}
-	_, controllable := ex.(executor.Controllable)
-	_ = closeWithin(ex, probeClose)
-	if controllable && !cfg.NoHook {
-		return engine{}, nil
-	}
-	if rt.InRun() {
-		return engine{}, errors.New("properties: Run is inside a controlled run of the instrumented engine; it makes one run per case itself: mark the test with a line //execspec:nocontrol in its doc comment")
-	}
-	o, err := harness.OptionsFromEnv()
-	if err != nil {
-		return engine{}, err
-	}
-	e := engine{on: true, command: o.Command, strategy: o.Strategy, report: o.Report, cfg: cfg}
-	if o.Runs > 0 && cfg.Checks == 0 {
-		cfg.Checks = o.Runs
-	}
-	if o.Time > 0 && o.Schedule == "" {
-		e.end = time.Now().Add(o.Time)
-		if cfg.Checks == 0 {
-			cfg.Checks = unbounded
-		}
-	}
-	if o.Strategy == "pct" && cfg.PCTDepth == 0 {
-		cfg.PCTDepth = max(o.Depth, 1)
-	}
-	if o.Seed != 0 && cfg.Seed == 0 {
-		cfg.Seed = o.Seed
-	}
-	if o.Schedule != "" {
-		if !strings.HasSuffix(o.Schedule, ".fail") {
-			return engine{}, fmt.Errorf("properties: %s is not a rapid failfile: the suite replays a failure from the failfile it printed", o.Schedule)
-		}
-		e.failfile = o.Schedule
-		cfg.Checks = 1 // the failfile's case, then one more
-		n, err := readNote(o.Schedule)
-		if err != nil {
-			return engine{}, err
-		}
-		cfg.PCTDepth = n.PCTDepth
-		e.checksum = n.Checksum
-	}
-	if !controlsGoroutines(t, newExecutor) {
-		return engine{}, fmt.Errorf("properties: under verify test, but %T started no controlled goroutine: its package is not instrumented (name it with --instrument), or it runs its tasks on the caller's goroutine; run it with go test for a black-box check", ex)
-	}
-	return e, nil
-}
-
-// controlsGoroutines runs one task on a fresh executor under the engine
-// and reports whether the executor started a controlled goroutine (its go
-// statements were rewritten). An executor that runs its tasks on the
-// caller's goroutine starts none and has nothing to interleave either.
-func controlsGoroutines(t *testing.T, newExecutor func() executor.Executor) bool {
-	started := 0
-	_, _ = rt.Run(t, rt.Config{MaxSteps: instrumentedSteps}, func(*testing.T) {
-		ex, err := fresh(newExecutor)
-		if err != nil {
-			return
-		}
-		before := rt.Goroutines()
-		_ = guard("Spawn", func() error {
-			_, err := ex.Spawn(executor.FutureFunc(func(*executor.Context) (any, bool) { return nil, true }))
-			return err
-		})
-		_ = guard("Wait", ex.Wait)
-		_ = guard("Close", ex.Close)
-		started = rt.Goroutines() - before
-	})
-	return started > 0
+	cfg.Checks, cfg.PCTDepth, cfg.Seed = k.Checks, k.PCTDepth, k.Seed
+	return engine{Settings: s, cfg: cfg}, nil
 }
 
 // instrumentedCase runs w on a fresh executor as one controlled run of
@@ -188,13 +109,13 @@ func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
 		p.Begin() // draws its change points here, on the test's goroutine
 		s = p
 	}
-	st := &rapidStrategy{s: s, t: t}
+	st := rapidrun.NewStrategy(s, t)
 	var r *caseRun
 	var o *Observation
 	var ferr error
 	start := time.Now()
-	sch, err := rt.Run(rn.t, rt.Config{Strategy: st, MaxSteps: instrumentedSteps}, func(*testing.T) {
-		ex, err := fresh(rn.newExecutor)
+	sch, err := rt.Run(rn.t, rt.Config{Strategy: st, MaxSteps: onengine.Steps}, func(*testing.T) {
+		ex, err := guard.Fresh(rn.newExecutor)
 		if err != nil {
 			ferr = err
 			return
@@ -203,10 +124,10 @@ func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
 		o = r.newObservation(cfg)
 		r.drive()
 	})
-	if st.panicked {
+	if v, ok := st.Panicked(); ok {
 		// A rapid draw ran out of data (shrinking) or failed: rapid
 		// expects its panic on the test's goroutine.
-		panic(st.pan)
+		panic(v)
 	}
 	if ferr != nil {
 		t.Fatalf("%v", ferr)
@@ -222,59 +143,13 @@ func (rn *runner) instrumentedCase(t *rapid.T, w *Workload) *Observation {
 	return r.endControlled(o, err, start)
 }
 
-// rapidStrategy is the strategy of a case on the engine: it chooses among
-// goroutines with s, and among the ready cases of a select (a decision
-// whose every candidate is the current goroutine) with a draw of its own,
-// so that PCT, which orders goroutines, does not always take the first.
-// A panic of a draw is kept, the run stopped (Err), and the panic raised
-// again on the test's goroutine once the run has unwound.
-type rapidStrategy struct {
-	s        control.Strategy
-	t        *rapid.T
-	cases    []*rapid.Generator[int]
-	pan      any
-	panicked bool
-}
-
-var errDrawPanicked = errors.New("properties: a rapid draw stopped the run")
-
-func (r *rapidStrategy) Choose(d control.Decision) (i int) {
-	defer func() {
-		if x := recover(); x != nil {
-			r.pan, r.panicked, i = x, true, -1
-		}
-	}()
-	if n := len(d.Runnable); n > 1 && d.Runnable[0] == d.Current && d.Runnable[n-1] == d.Current {
-		for len(r.cases) <= n {
-			r.cases = append(r.cases, nil)
-		}
-		if r.cases[n] == nil {
-			r.cases[n] = rapid.IntRange(0, n-1)
-		}
-		return r.cases[n].Draw(r.t, "case")
-	}
-	return r.s.Choose(d)
-}
-
-// Err implements the optional Err method of a strategy: why it stopped
-// the run.
-func (r *rapidStrategy) Err() error {
-	if r.panicked {
-		return errDrawPanicked
-	}
-	return nil
-}
-
 // The time budget on the engine (verify test --time, EXECSPEC_TIME): the
 // properties of the test share it, each taking an equal part of what is
 // left when it starts (a property that does not apply leaves its part to
 // the next ones). A property whose part is spent before it found anything
 // stops its rapid loop at the next case and holds on the cases it ran;
 // one that found a failure shrinks it as usual (-rapid.shrinktime). With
-// --time alone the cases are not bounded: rapid's -rapid.checks is
-// unbounded, which its loop multiplies by 10 for invalid cases, so it
-// stays far below the largest int (of 32 bits too).
-const unbounded = min(1<<40, math.MaxInt/100)
+// --time alone the cases are not bounded (onengine.Unbounded).
 
 // errTimeUp ends a property's rapid loop once its share of the budget is
 // spent; rapid takes it for a failing case, which property turns back
@@ -284,16 +159,16 @@ var errTimeUp = errors.New("properties: the time budget is spent")
 // share gives the property about to start (the first of left; cases, if
 // set, selects among them as Config.Cases does) its part of the budget.
 func (e *engine) share(left []*Property, cases []string) {
-	if !e.on || e.end.IsZero() {
+	if !e.On || e.End.IsZero() {
 		return
 	}
 	n := 0
 	for _, p := range left {
-		if len(cases) == 0 || contains(cases, p.Name) {
+		if len(cases) == 0 || slices.Contains(cases, p.Name) {
 			n++
 		}
 	}
-	e.budget = harness.NewBudget(max(time.Until(e.end)/time.Duration(max(n, 1)), time.Millisecond))
+	e.budget = harness.NewBudget(max(time.Until(e.End)/time.Duration(max(n, 1)), time.Millisecond))
 }
 
 // timeUp is called before each case of a property: once the property's
@@ -305,31 +180,20 @@ func (rn *runner) timeUp(res *Result, failed bool) {
 	}
 	res.TimeUp = true
 	// rapid saves a failfile for a failing case; this one is not a
-	// failure (withRapid restores the flag).
+	// failure (rapidrun.WithFlags restores the flag).
 	if f := flag.Lookup("rapid.nofailfile"); f != nil {
 		_ = f.Value.Set("true")
 	}
 	panic(errTimeUp)
 }
 
-// engineReplay is the command that replays a failure found on the engine:
+// replay is the command that replays a failure found on the engine:
 // verify test's own, with the failfile and the subtest.
-func (e engine) replay(run, failfile string) string {
-	// rapid names the failfile from the test binary's directory (the
-	// package's); verify test is run from anywhere.
-	if abs, err := filepath.Abs(failfile); err == nil {
-		failfile = abs
-	}
-	cmd := e.command
-	if cmd == "" {
-		return fmt.Sprintf("%s=%s go test -run '%s' (with the overlay verify test builds)", harness.EnvSchedule, failfile, run)
-	}
-	return strings.ReplaceAll(cmd, "%s", failfile) + " --run '" + run + "'"
-}
+func (e engine) replay(run, failfile string) string { return onengine.Replay(e.Command, run, failfile) }
 
 // line is the line Run logs about the engine, "" if it is not used.
 func (e engine) line(checks int) string {
-	if !e.on {
+	if !e.On {
 		return ""
 	}
 	return "cases run on the instrumented engine (instrument/rt): " + strconv.Itoa(checks) + " per property, one controlled run each"
@@ -340,10 +204,10 @@ func (e engine) line(checks int) string {
 // case that failed. The failure's own replay command is in the test's
 // log (the Summary), which verify test prints with it.
 func (e engine) record(test string, res *Result) error {
-	if !e.on || e.report == "" || res.Skipped != "" {
+	if !e.On || e.Report == "" || res.Skipped != "" {
 		return nil
 	}
-	out := harness.Outcome{Test: test, Strategy: e.strategy, Runs: res.Runs, Seconds: res.Duration.Seconds(), TimeUp: res.TimeUp}
+	out := harness.Outcome{Test: test, Strategy: e.Strategy, Runs: res.Runs, Seconds: res.Duration.Seconds(), TimeUp: res.TimeUp}
 	if res.Verdict == checker.Violated {
 		// The case that first failed (res.Cases stops counting there;
 		// res.Runs goes on through the shrinking).
@@ -353,49 +217,17 @@ func (e engine) record(test string, res *Result) error {
 		}
 		// A replay that failed the same way in a run with the recorded
 		// checksum made the same choices (verify test says so).
-		out.Replayed = e.failfile != "" && e.checksum != "" && out.Checksum == e.checksum
+		out.Replayed = e.Failfile != "" && e.Checksum != "" && out.Checksum == e.Checksum
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(e.report, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	return errors.Join(err, f.Close())
+	return onengine.Record(e.Report, out)
 }
 
-// engineNote is the file beside a failfile written on the engine: what
-// the strategy was, so that a replay draws the schedule the same way.
-type engineNote struct {
-	PCTDepth int    `json:"pct_depth,omitempty"` // 0: the choices were drawn one by one (RapidChooser)
-	Checksum string `json:"checksum,omitempty"`  // of the failing run: a replay must reproduce it
-}
-
-const noteSuffix = ".engine.json"
-
-func writeNote(failfile string, cfg *Config, o *Observation) error {
-	n := engineNote{PCTDepth: cfg.PCTDepth}
+// writeNote writes the engine's note beside failfile: the strategy of
+// the failing case (cfg.PCTDepth) and the checksum of its run o.
+func (e engine) writeNote(failfile string, o *Observation) error {
+	n := onengine.Note{PCTDepth: e.cfg.PCTDepth}
 	if o != nil {
 		n.Checksum = fmt.Sprintf("%016x", o.Checksum)
 	}
-	b, err := json.Marshal(n)
-	if err != nil {
-		return err
-	}
-	return writeNew(failfile+noteSuffix, string(b)+"\n")
-}
-
-func readNote(failfile string) (engineNote, error) {
-	var n engineNote
-	b, err := os.ReadFile(failfile + noteSuffix)
-	if err != nil {
-		return n, fmt.Errorf("properties: replaying %s: %w (written beside the failfile with the failure: it says which strategy drew the schedule)", failfile, err)
-	}
-	if err := json.Unmarshal(b, &n); err != nil {
-		return n, fmt.Errorf("properties: %s%s: %v", failfile, noteSuffix, err)
-	}
-	return n, nil
+	return onengine.WriteNote(failfile, n)
 }

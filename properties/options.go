@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 // Option sets one thing of the Config of Run. Options compose: each sets
@@ -104,7 +106,7 @@ func NoSpuriousPolls() Option {
 func CoverageGoal(pct float64) Option {
 	return func(c *Config) {
 		c.setField("Coverage.Goal", pct, func() {
-			cc := CoverConfig{}
+			cc := coverage.Config{}
 			if c.Coverage != nil {
 				cc = *c.Coverage
 			}

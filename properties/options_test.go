@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 func apply(opts ...Option) *Config {
@@ -32,7 +34,7 @@ func TestOptionsCompose(t *testing.T) {
 		}
 	}
 	// WithConfig after CoverageGoal keeps the goal and adds the rest.
-	c := apply(CoverageGoal(70), WithConfig(Config{Coverage: &CoverConfig{Strategy: "guided"}}))
+	c := apply(CoverageGoal(70), WithConfig(Config{Coverage: &coverage.Config{Strategy: "guided"}}))
 	if c.check() != nil || c.Coverage.Goal != 70 || c.Coverage.Strategy != "guided" {
 		t.Errorf("coverage: %+v, %v", c.Coverage, c.check())
 	}
@@ -43,7 +45,7 @@ func TestOptionsCompose(t *testing.T) {
 		{[]Option{Checks(5), Checks(6)}, "Checks set to 5 and to 6"},
 		{[]Option{Checks(5), WithConfig(Config{Checks: 9})}, "Checks set to 5 and to 9"},
 		{[]Option{FairnessBound(5), FairnessWait(time.Millisecond)}, "in polls (5) and one in time"},
-		{[]Option{CoverageGoal(50), WithConfig(Config{Coverage: &CoverConfig{Goal: 60}})}, "Coverage.Goal set to 50 and to 60"},
+		{[]Option{CoverageGoal(50), WithConfig(Config{Coverage: &coverage.Config{Goal: 60}})}, "Coverage.Goal set to 50 and to 60"},
 		{[]Option{PCT(3), BlackBox()}, "PCT needs the controller"},
 	} {
 		err := apply(tc.opts...).check()

@@ -2,13 +2,12 @@ package properties
 
 import (
 	"fmt"
-	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/internal/fair"
 )
 
 // wakeKind classifies a wake of a generated task by where it came from.
@@ -79,12 +78,8 @@ type probe struct {
 	wakes       []wakeRec
 	waker       executor.Waker // latest, for pokes and ring wakes
 	hasWaker    bool
-	readyAt     int64 // value of caseRun.pollCount when the task last became ready, -1 if it is not
-	readySince  time.Time
-	readyCPU    time.Duration // the process's CPU time then (bounds in polls and the default, black-box only)
-	readyLate   int64         // caseRun.late then (a bound in time, black-box only)
-	readyAtEnd  bool          // woken during the current poll: ready when it returns
-	readyShares [64]int64     // caseRun.workerPolls (polls ended by each worker) when it became ready
+	ready       fair.Ready // when the task last became ready (At: caseRun.pollCount then, -1 if it is not)
+	readyAtEnd  bool       // woken during the current poll: ready when it returns
 	handle      executor.Handle
 	spawnErr    error
 	dropped     int // polls and wakes past maxRecords, see appendCapped
@@ -149,7 +144,7 @@ func (p *probe) wake(w executor.Waker, kind wakeKind, clone bool) {
 func (p *probe) markReady(seq uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.finished || p.readyAt >= 0 {
+	if p.finished || p.ready.At >= 0 {
 		return
 	}
 	n := len(p.polls)
@@ -176,26 +171,46 @@ func (p *probe) requeued(w int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := len(p.polls)
-	if p.readyAt < 0 || n == 0 || p.polls[n-1].worker != w || p.polls[n-1].end == 0 {
+	if p.ready.At < 0 || n == 0 || p.polls[n-1].worker != w || p.polls[n-1].end == 0 {
 		return
 	}
 	p.setReady()
 }
 
 // setReady marks p ready now. Called with p.mu held.
-func (p *probe) setReady() {
-	r := p.r
-	p.readyAt = r.pollCount.Load()
-	p.readySince = time.Now()
-	if (r.mode == fairDefault || r.mode == fairPolls) && r.sched == nil {
-		p.readyCPU = cpuTime()
+func (p *probe) setReady() { p.r.fair.Mark(&p.ready, p.r.pollCount.Load()) }
+
+// setFairness reads what ex states for n endless tasks, and what cfg sets.
+func (r *caseRun) setFairness(ex executor.Executor, n int, cfg *Config) {
+	r.fair.Set(ex, n, cfg.FairnessBound, cfg.FairnessWait)
+}
+
+// checkStarving looks, at a poll of an endless task, for ready tasks that
+// have waited past the limit and are still not polled. Unless the executor
+// promises no fairness that is a failure; if it does, a note for the
+// report, and the case stops without a verdict.
+func (r *caseRun) checkStarving() {
+	now := r.pollCount.Load()
+	var starved []string
+	for _, q := range r.probes {
+		q.mu.Lock()
+		if s := r.fair.Starved(q.id, len(q.polls), &q.ready, now); s != "" {
+			starved = append(starved, s)
+		}
+		q.mu.Unlock()
 	}
-	p.readyLate = r.late.Load()
-	// Workers above the highest seen have ended no poll: their share
-	// stays 0 from the start.
-	for w := range bits.Len64(r.workerSeen.Load()) {
-		p.readyShares[w] = r.workerPolls[w].Load()
+	if len(starved) == 0 {
+		return
 	}
+	if detail, violated := r.fair.Starving(now, starved); violated {
+		r.violate(checkFairness, "%s", detail)
+	} else {
+		r.mu.Lock()
+		r.starved = detail
+		r.mu.Unlock()
+		r.outOfBudget.Store(true)
+	}
+	r.stop.Store(true)
 }
 
 // Poll runs the next step of the task's program.
@@ -231,12 +246,12 @@ func (p *probe) Poll(cx *executor.Context) (any, bool) {
 	p.polls = appendCapped(p.polls, pollRec{begin: begin, worker: cx.Worker()}, &p.dropped)
 	p.waker, p.hasWaker = cx.Waker(), true
 	n := r.pollCount.Add(1)
-	if w := cx.Worker(); w >= 0 && w < len(r.workerPolls) {
-		r.workerSeen.Or(1 << w)
-	}
-	if p.readyAt >= 0 {
-		r.polledReady(p, n)
-		p.readyAt = -1
+	r.fair.Saw(cx.Worker())
+	if p.ready.At >= 0 {
+		if d := r.fair.Polled(p.id, len(r.probes), &p.ready, n); d != "" {
+			r.violate(checkFairness, "%s", d)
+		}
+		p.ready.At = -1
 	}
 	k := p.next
 	p.next++
@@ -320,9 +335,7 @@ func (p *probe) endPoll() {
 	p.mu.Lock()
 	last := &p.polls[len(p.polls)-1]
 	last.end = end
-	if w := last.worker; w >= 0 && w < len(p.r.workerPolls) {
-		p.r.workerPolls[w].Add(1)
-	}
+	p.r.fair.Ended(last.worker)
 	if p.readyAtEnd && !p.finished {
 		p.setReady()
 		if w := last.worker; w >= 0 && w < len(p.r.requeuing) {
@@ -351,7 +364,7 @@ func (p *probe) pollEndless(cx *executor.Context, k int) (any, bool) {
 	if k+1 == r.minPolls && r.reached.Add(1) == int64(len(r.probes)) {
 		r.stop.Store(true)
 	}
-	if r.sched != nil && !r.stop.Load() && r.pollCount.Load() > 20*r.budget {
+	if r.sched != nil && !r.stop.Load() && r.pollCount.Load() > 20*r.fair.Budget {
 		// Under control a schedule may starve a worker (PCT runs the
 		// lowest-priority goroutine only when nothing else can run), so a
 		// task it holds is never polled while the others go on. That is

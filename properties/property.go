@@ -8,6 +8,7 @@ import (
 
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/properties/internal/text"
 )
 
 // Names of the properties, as they appear in test names, reports and the
@@ -237,31 +238,8 @@ func violations(check string) func(o *Observation) error {
 		if len(lines) == 0 {
 			return nil
 		}
-		return errors.New(foldLines(strings.Join(lines, "\n")))
+		return errors.New(text.FoldLines(strings.Join(lines, "\n")))
 	}
-}
-
-// foldLines folds the repeated lines of s into their first, which gets
-// the count: "line (12 times)".
-func foldLines(s string) string {
-	lines := strings.Split(s, "\n")
-	count := map[string]int{}
-	for _, l := range lines {
-		count[l]++
-	}
-	out := lines[:0:0]
-	for _, l := range lines {
-		switch n := count[l]; {
-		case n == 0:
-			continue
-		case n > 1:
-			out = append(out, fmt.Sprintf("%s (%d times)", l, n))
-		default:
-			out = append(out, l)
-		}
-		count[l] = 0
-	}
-	return strings.Join(out, "\n")
 }
 
 // checkRepoll fails on polls of a finished task: the first with its

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/execspec/execspec/checker"
+	"github.com/execspec/execspec/properties/coverage"
+	"github.com/execspec/execspec/properties/internal/text"
 )
 
 // Progress reports one finished case.
@@ -171,7 +172,7 @@ type Report struct {
 	Duration time.Duration
 	Checks   int
 
-	Coverage *CoverResult // when Config.Coverage was set
+	Coverage *coverage.Result // when Config.Coverage was set
 }
 
 // Err joins the failures of every property, or returns nil.
@@ -238,15 +239,15 @@ func (r *Result) Summary(maxLines int) string {
 	b.WriteString(where + "\n")
 	if r.Counterexample != nil {
 		b.WriteString("  workload:\n")
-		b.WriteString(indent(clip(strings.TrimRight(r.Counterexample.String(), "\n"), lim(20), width), "    "))
+		b.WriteString(text.Indent(text.Clip(strings.TrimRight(r.Counterexample.String(), "\n"), lim(20), width), "    "))
 	}
 	if r.Detail != "" {
 		b.WriteString("  detail:\n")
-		b.WriteString(indent(clip(r.Detail, lim(12), width), "    "))
+		b.WriteString(text.Indent(text.Clip(r.Detail, lim(12), width), "    "))
 	}
 	if len(r.Consequences) > 0 {
 		b.WriteString("  also failed on this case, as consequences:\n")
-		b.WriteString(indent(clip(strings.Join(r.Consequences, "\n"), lim(8), width), "    - "))
+		b.WriteString(text.Indent(text.Clip(strings.Join(r.Consequences, "\n"), lim(8), width), "    - "))
 	}
 	if r.DetailFile != "" {
 		fmt.Fprintf(&b, "  full detail: %s\n", r.DetailFile)
@@ -257,35 +258,6 @@ func (r *Result) Summary(maxLines int) string {
 		fmt.Fprintf(&b, "  replay: Config{Seed: %d, Checks: 1, Cases: []string{%q}}\n", r.Seed, r.Property.Name)
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// clip keeps the first maxLines lines of s, each cut to width characters,
-// and says how much it left out.
-func clip(s string, maxLines, width int) string {
-	lines := strings.Split(s, "\n")
-	var out []string
-	for i, l := range lines {
-		if i == maxLines {
-			out = append(out, fmt.Sprintf("… %d more lines", len(lines)-maxLines))
-			break
-		}
-		if len(l) > width {
-			cut := width
-			for cut > 0 && !utf8.RuneStart(l[cut]) {
-				cut--
-			}
-			l = l[:cut] + fmt.Sprintf("… (%d more characters)", len(l)-cut)
-		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "\n")
-}
-
-func indent(s, prefix string) string {
-	if s == "" {
-		return ""
-	}
-	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
 }
 
 // Figures are measurements over the cases of one property: information
@@ -374,7 +346,7 @@ func (r *Report) String() string {
 			fmt.Fprintf(&b, "  %d cases showed a defect already reported (this property's own check failed on %d of them)\n", x.Masked, x.Violating)
 		}
 		if f := x.Figures.String(); f != "" {
-			b.WriteString(indent(f, "  "))
+			b.WriteString(text.Indent(f, "  "))
 		}
 	}
 	fmt.Fprintf(&b, "%s: %d properties, %v", r.Verdict(), len(r.Results), r.Duration.Round(time.Millisecond))

@@ -6,15 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/execspec/execspec/executor"
+	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/coverage"
+	"github.com/execspec/execspec/properties/internal/guard"
+	"github.com/execspec/execspec/properties/internal/rapidrun"
 )
 
 var checksFlag = flag.Int("properties.checks", envInt("PROPERTIES_CHECKS", 200), "properties: cases per property (overrides -rapid.checks; env PROPERTIES_CHECKS)")
@@ -74,7 +76,7 @@ type Config struct {
 	// than that many polls of others while it waited, plus 2 per worker
 	// (takes the check cannot see). Without it, or FairnessWait, or a bound
 	// stated by the executor, the default holds: 1,000 polls of other tasks
-	// by every worker and 1 s (fairness.go says why).
+	// by every worker and 1 s (properties/internal/fair says why).
 	FairnessBound int
 	// FairnessWait, when above 0, is a fairness bound in time (as
 	// executor.BoundedWait states it) for an executor that states none; a
@@ -93,9 +95,9 @@ type Config struct {
 	NoSpuriousPolls bool
 
 	// Coverage, when set, also measures the executor's spec coverage
-	// (Cover; its New is the suite's constructor) and fails below its Goal
-	// or on a visited state outside the model (coverage.go).
-	Coverage *CoverConfig
+	// (package coverage; its New is the suite's constructor) and fails below its Goal
+	// or on a visited state outside the model (coverage_goal.go).
+	Coverage *coverage.Config
 
 	// set records what the options of Run set, and conflicts what two of
 	// them set differently (options.go).
@@ -130,10 +132,11 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// MaxPCTDepth is the largest PCT depth the suite and Cover accept: a
-// depth above the steps of a case means nothing, and each level costs
-// memory in every run.
-const MaxPCTDepth = 100
+// MaxPCTDepth is the largest PCTDepth the suite accepts
+// (control.MaxPCTDepth, which coverage.Run takes too): a depth above the
+// steps of a case means nothing, and each level costs memory in every
+// run.
+const MaxPCTDepth = control.MaxPCTDepth
 
 // Validate reports what Run and Check would refuse in c: an unknown
 // property name, a selection that leaves nothing to check or contradicts
@@ -162,13 +165,13 @@ func (c *Config) selected() ([]*Property, error) {
 		}
 	}
 	for _, n := range c.Skip {
-		if contains(c.Only, n) {
+		if slices.Contains(c.Only, n) {
 			return nil, fmt.Errorf("properties: %s is both selected (Only) and left out (Skip)", n)
 		}
 	}
 	var out []*Property
 	for _, p := range suite {
-		if len(c.Only) > 0 && !contains(c.Only, p.Name) || contains(c.Skip, p.Name) {
+		if len(c.Only) > 0 && !slices.Contains(c.Only, p.Name) || slices.Contains(c.Skip, p.Name) {
 			continue
 		}
 		out = append(out, p)
@@ -185,22 +188,9 @@ func (c *Config) selected() ([]*Property, error) {
 	return out, nil
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// rapid reads its settings from package flags; the suite sets them for the
-// length of a run, one run at a time.
-var rapidMu sync.Mutex
-
+// withRapid runs fn with rapid's flags set from cfg: its checks, shrink
+// time and seed, quiet (no failfile) for Check, the failfile to replay.
 func withRapid(cfg *Config, quiet bool, fn func()) {
-	rapidMu.Lock()
-	defer rapidMu.Unlock()
 	// Under -short rapid runs a fifth of its checks, rounding down: a
 	// count the caller set (Config.Checks, verify run --checks) would drop
 	// to nothing below 5 and every property would "hold" on no case. The
@@ -227,22 +217,7 @@ func withRapid(cfg *Config, quiet bool, fn func()) {
 	if cfg.failfile != "" {
 		set["rapid.failfile"] = cfg.failfile
 	}
-	old := map[string]string{}
-	if f := flag.Lookup("rapid.nofailfile"); f != nil {
-		old["rapid.nofailfile"] = f.Value.String() // a spent --time sets it (instrumented.go)
-	}
-	for k, v := range set {
-		if f := flag.Lookup(k); f != nil {
-			old[k] = f.Value.String()
-			_ = f.Value.Set(v)
-		}
-	}
-	defer func() {
-		for k, v := range old {
-			_ = flag.Lookup(k).Value.Set(v)
-		}
-	}()
-	fn()
+	rapidrun.WithFlags(set, fn)
 }
 
 func subtestName(p *Property) string {
@@ -255,78 +230,34 @@ func applies(p *Property, newExecutor func() executor.Executor) string {
 	if p.Applies == nil {
 		return ""
 	}
-	ex, err := fresh(newExecutor)
+	ex, err := guard.Fresh(newExecutor)
 	if err != nil {
 		return err.Error()
 	}
-	defer closeWithin(ex, probeClose)
+	defer guard.CloseWithin(ex, probeClose)
 	if !p.Applies(ex) {
 		return fmt.Sprintf("%s does not apply to %T", p.Name, ex)
 	}
 	return ""
 }
 
-var seedRE = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+// probeClose bounds how long the suite waits for Close of an executor it
+// made only to look at (which abilities it has), before a case.
+var probeClose = 10 * time.Second
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+// probeConstructor makes one executor with newExecutor and closes it, as
+// the suite does before its cases: the error says why the constructor or
+// its executor's Close cannot be used.
+func probeConstructor(newExecutor func() executor.Executor) error {
+	ex, err := guard.Fresh(newExecutor)
+	if err != nil {
+		return err
 	}
-	return s
+	if err := guard.CloseWithin(ex, probeClose); err != nil {
+		return fmt.Errorf("properties: a fresh executor: %w", err)
+	}
+	return nil
 }
-
-// quietTB is the rapid.TB of Check: it keeps what rapid reports instead of
-// printing it, and turns FailNow into a panic that Check recovers.
-type quietTB struct {
-	name   string
-	mu     sync.Mutex
-	failed bool
-	out    strings.Builder
-}
-
-var errFailNow = errors.New("properties: rapid stopped the check")
 
 // errInterrupted ends rapid's loop once Config.Context is done.
 var errInterrupted = errors.New("properties: interrupted")
-
-func (tb *quietTB) Helper()      {}
-func (tb *quietTB) Name() string { return tb.name }
-func (tb *quietTB) Logf(format string, args ...any) {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	fmt.Fprintf(&tb.out, format+"\n", args...)
-}
-func (tb *quietTB) Log(args ...any) { tb.Logf("%s", fmt.Sprint(args...)) }
-func (tb *quietTB) Errorf(format string, args ...any) {
-	tb.Logf(format, args...)
-	tb.Fail()
-}
-func (tb *quietTB) Error(args ...any) { tb.Errorf("%s", fmt.Sprint(args...)) }
-func (tb *quietTB) Fatalf(format string, args ...any) {
-	tb.Errorf(format, args...)
-	tb.FailNow()
-}
-func (tb *quietTB) Fatal(args ...any) { tb.Fatalf("%s", fmt.Sprint(args...)) }
-func (tb *quietTB) FailNow() {
-	tb.Fail()
-	panic(errFailNow)
-}
-func (tb *quietTB) Fail() {
-	tb.mu.Lock()
-	tb.failed = true
-	tb.mu.Unlock()
-}
-func (tb *quietTB) Failed() bool {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	return tb.failed
-}
-func (tb *quietTB) Skipf(format string, args ...any) { tb.Logf(format, args...); tb.SkipNow() }
-func (tb *quietTB) Skip(args ...any)                 { tb.Log(args...); tb.SkipNow() }
-func (tb *quietTB) SkipNow()                         { panic(errFailNow) }
-
-func (tb *quietTB) output() string {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	return tb.out.String()
-}

@@ -9,7 +9,7 @@
 //
 // suite runs the suite on each built-in executor under PCT, -cases cases
 // per property, and prints per executor the cases run, the failures and
-// the time. cover runs properties.Cover on the work-stealing executor
+// the time. cover runs coverage.Run on the work-stealing executor
 // -pairs times through its hook and -pairs times with the hook unused
 // (the instrumented engine), alternating, each pair with its seed (-first,
 // -first+1, ...), and

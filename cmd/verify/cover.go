@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/model"
-	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/properties/broken"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 func deepNames() string {
@@ -53,13 +53,13 @@ type coverFlags struct {
 func coverFlagSet(stderr io.Writer, f *coverFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("verify cover", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.executor, "executor", "worksteal", "the executor: "+strings.Join(properties.CoverExecutors, ", ")+", deep (the base of the deep-state mutants) or deep/NAME ("+deepNames()+")")
+	fs.StringVar(&f.executor, "executor", "worksteal", "the executor: "+strings.Join(coverage.Executors, ", ")+", deep (the base of the deep-state mutants) or deep/NAME ("+deepNames()+")")
 	fs.IntVar(&f.workers, "workers", 2, "workers (fifo has one)")
 	fs.IntVar(&f.tasks, "tasks", 3, "tasks of the workload")
 	fs.IntVar(&f.pendings, "pendings", 1, "Pending results of each task before Ready")
 	fs.IntVar(&f.wakes, "wakes", 1, "wakes of each registered waker")
 	fs.IntVar(&f.localCap, "local-cap", 2, "capacity of each local queue (worksteal)")
-	fs.StringVar(&f.strategy, "strategy", "guided", "how schedules are chosen: "+strings.Join(properties.CoverStrategies, ", ")+" (guided reached more states and transitions than random on every configuration measured)")
+	fs.StringVar(&f.strategy, "strategy", "guided", "how schedules are chosen: "+strings.Join(coverage.Strategies, ", ")+" (guided reached more states and transitions than random on every configuration measured)")
 	fs.IntVar(&f.pctDepth, "pct-depth", 3, "PCT's bug depth (--strategy pct)")
 	fs.IntVar(&f.preempt, "preemptions", 0, "at most this many preemptions per run (--strategy exhaustive or dfs; 0: no bound)")
 	fs.DurationVar(&f.dur, "time", 0, "stop after this long (default 10s when --runs is not given)")
@@ -104,7 +104,7 @@ type coverJSON struct {
 	Elapsed  float64 `json:"elapsed_seconds"`
 	Stopped  string  `json:"stopped"`
 	NoHook   bool    `json:"no_hook,omitempty"` // the runs were on the instrumented engine
-	*properties.CoverResultJSON
+	*coverage.ResultJSON
 }
 
 func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -120,7 +120,7 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := checkCoverFlags(fs, &f); err != nil {
 		return flagError(stderr, "cover", err)
 	}
-	cfg := properties.CoverConfig{
+	cfg := coverage.Config{
 		Executor: f.executor,
 		Model:    model.Config{Workers: f.workers, Tasks: f.tasks, Pendings: f.pendings, Wakes: f.wakes, LocalCap: f.localCap},
 		Strategy: f.strategy,
@@ -147,14 +147,14 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !f.quiet {
 		cfg.Progress = coverProgress(stderr)
 	}
-	var res *properties.CoverResult
+	var res *coverage.Result
 	if f.noHook {
 		var code int
 		if res, code = coverNoHook(ctx, &f, cfg, stderr); res == nil {
 			return code
 		}
 	} else {
-		res, err = properties.Cover(ctx, cfg)
+		res, err = coverage.Run(ctx, cfg)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -176,7 +176,7 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	code := coverCode(&f, res)
 	if f.json {
-		out := coverJSON{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, NoHook: f.noHook, CoverResultJSON: res.JSON()}
+		out := coverJSON{Schema: jsonSchema, Verdict: verdictOf(code), Executor: f.executor, Strategy: res.Strategy, Seed: f.seed, Elapsed: res.Elapsed.Seconds(), Stopped: res.Stopped, NoHook: f.noHook, ResultJSON: res.JSON()}
 		if err := printJSON(stdout, out, true); err != nil {
 			fmt.Fprintf(stderr, "verify cover: %v\n", err)
 			return exitUsage
@@ -206,7 +206,7 @@ func runCover(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // coverCode is the exit code of a coverage run: 1 when a run left the
 // model or the goal was missed, 3 when interrupted, else 0.
-func coverCode(f *coverFlags, res *properties.CoverResult) int {
+func coverCode(f *coverFlags, res *coverage.Result) int {
 	switch {
 	case res.FirstFailure != nil:
 		return exitViolated
@@ -220,12 +220,12 @@ func coverCode(f *coverFlags, res *properties.CoverResult) int {
 
 // coverProgress prints the visited share as the runs go: one rewritten
 // line on a terminal, a plain line every second elsewhere.
-func coverProgress(w io.Writer) func(properties.CoverProgress) {
+func coverProgress(w io.Writer) func(coverage.Progress) {
 	clear, end := "\r\033[K", ""
 	if !isTerminal(w) {
 		clear, end = "", "\n"
 	}
-	return func(p properties.CoverProgress) {
+	return func(p coverage.Progress) {
 		pc := 0.0
 		if p.States > 0 {
 			pc = 100 * float64(p.VisitedStates) / float64(p.States)

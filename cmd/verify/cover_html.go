@@ -5,7 +5,7 @@ import (
 	"html/template"
 	"io"
 
-	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 // The coverage page: the figures, one bar per rule and per rule variant
@@ -72,7 +72,7 @@ code{font-size:12px}
 // writeCoverHTML writes the coverage page to name, as every output file
 // is written (writeFile): whole or not at all, never through a symbolic
 // link, never replacing a device or a pipe.
-func writeCoverHTML(name string, f *coverFlags, res *properties.CoverResult) error {
+func writeCoverHTML(name string, f *coverFlags, res *coverage.Result) error {
 	data := struct {
 		Executor, Strategy string
 		R                  any

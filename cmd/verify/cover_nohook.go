@@ -16,7 +16,7 @@ import (
 
 	"github.com/execspec/execspec/instrument"
 	"github.com/execspec/execspec/instrument/harness"
-	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 // verify cover --no-hook. The runs of the instrumented engine need the
@@ -54,17 +54,17 @@ func execspecSource() (string, error) {
 
 // coverNoHook runs cfg on the instrumented engine. It returns the result,
 // or nil and the exit code after printing why there is none.
-func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig, stderr io.Writer) (*properties.CoverResult, int) {
-	fail := func(code int, format string, a ...any) (*properties.CoverResult, int) {
+func coverNoHook(ctx context.Context, f *coverFlags, cfg coverage.Config, stderr io.Writer) (*coverage.Result, int) {
+	fail := func(code int, format string, a ...any) (*coverage.Result, int) {
 		fmt.Fprintf(stderr, "verify cover: "+format+"\n", a...)
 		return nil, code
 	}
 	// What the binary would refuse, refused before the build.
-	if !slices.Contains(properties.CoverStrategies, cfg.Strategy) {
-		return fail(exitUsage, "unknown strategy %q (want one of %v)", cfg.Strategy, properties.CoverStrategies)
+	if !slices.Contains(coverage.Strategies, cfg.Strategy) {
+		return fail(exitUsage, "unknown strategy %q (want one of %v)", cfg.Strategy, coverage.Strategies)
 	}
 	if cfg.New == nil {
-		if _, _, err := properties.CoverModel(cfg.Executor, cfg.Model); err != nil {
+		if _, _, err := coverage.Model(cfg.Executor, cfg.Model); err != nil {
 			return fail(exitUsage, "%v", err)
 		}
 	}
@@ -103,7 +103,7 @@ func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig,
 		fmt.Fprintf(stderr, "verify cover: instrumented %s (%s) in %.1fs\n", strings.Join(b.Packages, " "), countsText(b.Counts), time.Since(start).Seconds())
 	}
 
-	job := properties.CoverJob{Executor: cfg.Executor, Model: cfg.Model, Strategy: cfg.Strategy, PCTDepth: cfg.PCTDepth, Preemptions: cfg.Preemptions,
+	job := coverage.Job{Executor: cfg.Executor, Model: cfg.Model, Strategy: cfg.Strategy, PCTDepth: cfg.PCTDepth, Preemptions: cfg.Preemptions,
 		Seed: cfg.Seed, Runs: cfg.Runs, Time: cfg.Time, Goal: cfg.Goal, StopAtFailure: cfg.StopAtFailure, Out: filepath.Join(work, "result.json")}
 	js, err := json.Marshal(job)
 	if err != nil {
@@ -115,7 +115,7 @@ func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig,
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), harness.EnvRuns+"=1", properties.EnvCoverJob+"="+string(js))
+	cmd.Env = append(os.Environ(), harness.EnvRuns+"=1", coverage.EnvJob+"="+string(js))
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -125,7 +125,7 @@ func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig,
 	if err := cmd.Start(); err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	var progress func(properties.CoverProgress)
+	var progress func(coverage.Progress)
 	if cfg.Progress != nil {
 		progress = cfg.Progress
 	}
@@ -133,8 +133,8 @@ func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig,
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if js, ok := strings.CutPrefix(line, properties.CoverProgressPrefix); ok {
-			var p properties.CoverProgress
+		if js, ok := strings.CutPrefix(line, coverage.ProgressPrefix); ok {
+			var p coverage.Progress
 			if progress != nil && json.Unmarshal([]byte(js), &p) == nil {
 				progress(p)
 			}
@@ -143,7 +143,7 @@ func coverNoHook(ctx context.Context, f *coverFlags, cfg properties.CoverConfig,
 		out.WriteString(line + "\n")
 	}
 	werr := cmd.Wait()
-	res, err := properties.ReadCoverJobResult(job.Out)
+	res, err := coverage.ReadJobResult(job.Out)
 	switch {
 	case err == nil:
 		return res, exitHolds

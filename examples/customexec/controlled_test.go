@@ -10,6 +10,7 @@ import (
 	"github.com/execspec/execspec/examples/customexec"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 // lossy is an executor on executor.Kit with a local queue of one slot per
@@ -123,7 +124,7 @@ func firstLine(s string) string {
 // is measured under guided schedules (it is Controllable, a Reporter and a
 // Describer), and every run conforms to its policy.
 func TestKitCoverage(t *testing.T) {
-	res, err := properties.Cover(context.Background(), properties.CoverConfig{
+	res, err := coverage.Run(context.Background(), coverage.Config{
 		New: func() executor.Executor { return customexec.New(2) }, Strategy: "guided", Runs: 60, StopAtFailure: true,
 	})
 	if err != nil {

@@ -30,6 +30,11 @@ var (
 // Random is sched.Random: uniform choices from a PCG stream seeded with seed.
 func Random(seed uint64) Strategy { return sched.Random(seed) }
 
+// MaxPCTDepth is the largest PCT depth the property suite and spec
+// coverage accept: a depth above the steps of a case means nothing, and
+// each level costs memory in every run.
+const MaxPCTDepth = 100
+
 // NewPCT is sched.NewPCT.
 func NewPCT(depth, steps int, seed uint64) *PCT { return sched.NewPCT(depth, steps, seed) }
 

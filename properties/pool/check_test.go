@@ -511,11 +511,7 @@ func TestStallBlamesAnIdleExpiry(t *testing.T) {
 		a.startAt.Store(5)
 		a.endAt.Store(10)
 		a.how.Store(endReturned)
-		if c.retired {
-			tr.workers.retired = []int64{c.idle}
-		} else {
-			tr.workers.idle = []int64{c.idle}
-		}
+		tr.workers.Exited(c.idle, c.retired)
 		pendEnd := [][2]int64{{5, 10}, {20, 0}}
 		if got := tr.trigger(20, c.until, pendEnd, nil, 5); got != c.want {
 			t.Errorf("an idle expiry at %d, a stall from a Submit at 20 (bound at %d): blamed %q, want %q", c.idle, c.until, got, c.want)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,9 @@ import (
 	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/onengine"
+	"github.com/execspec/execspec/properties/pool/internal/isolate"
+	"github.com/execspec/execspec/properties/pool/internal/shrink"
 )
 
 // The controlled mode. When an adapter's test runs under `verify test`
@@ -22,7 +24,7 @@ import (
 //
 //	verify test ./ants --instrument 'github.com/panjf2000/ants/v2/...' --runs 2000
 //
-// each TestXxx is wrapped by the harness (instrument/harness.Test). The suite
+// each TestXxx is wrapped by the runtime (instrument/harness.Test). The suite
 // sees that it runs so (the EXECSPEC_* environment that verify test sets)
 // and takes the runs over (harness.Own): the test body is called again outside
 // any bubble, and the suite makes one case per run (--runs of them),
@@ -68,9 +70,7 @@ const (
 // controlled runtime (its EXECSPEC_* environment is set).
 func UnderControl() bool { return underControl() }
 
-func underControl() bool {
-	return os.Getenv(harness.EnvRuns) != "" || os.Getenv(harness.EnvSchedule) != ""
-}
+func underControl() bool { return onengine.Active() }
 
 // controlledExplore is CheckOptions under control: the test body owns
 // its controlled runs (harness.Own) and makes one case per run, drawn from the
@@ -240,7 +240,7 @@ func ctlRun(newPool func(Options) Pool, w Workload, cfg Config, run func(main fu
 		fs = []*Finding{f}
 	case errors.As(err, &pe):
 		stack := string(pe.Stack)
-		f := finding(NoCrash, crashSite(stack), "goroutine %d panicked: %v", pe.G, pe.Value)
+		f := finding(NoCrash, isolate.Site(stack), "goroutine %d panicked: %v", pe.G, pe.Value)
 		f.Stack = stack
 		f.cause = err
 		fs = []*Finding{f}
@@ -290,47 +290,35 @@ func ctlShrink(s *harness.Session, newPool func(Options) Pool, w Workload, sched
 		}
 		return nil, got, false
 	}
-	for progress := true; progress && time.Now().Before(deadline); {
-		progress = false
-		for _, c := range candidates(w) {
-			if !time.Now().Before(deadline) {
-				break
-			}
-			for try := 0; try <= cfg.Retries; try++ {
-				var strat control.Strategy = guided(bestSched.Choices)
-				if try > 0 {
-					// Random and PCT in turn: a race that needs one
-					// goroutine held back for long (a submitter between
-					// its check and its write while Close runs) is what
-					// PCT's priorities give and a random walk seldom does.
-					seed++
-					strat = control.Random(seed)
-					if try%2 == 0 {
-						strat = control.NewPCT(3, 0, seed)
-					}
-				}
-				if g, got, ok := shows(c, strat); ok {
-					w, best, bestSched, progress = c, g, got, true
-					break
+	w = shrink.Greedy(w, candidates, func(c Workload) bool {
+		for try := 0; try <= cfg.Retries; try++ {
+			var strat control.Strategy = shrink.Guided(bestSched.Choices)
+			if try > 0 {
+				// Random and PCT in turn: a race that needs one
+				// goroutine held back for long (a submitter between its
+				// check and its write while Close runs) is what PCT's
+				// priorities give and a random walk seldom does.
+				seed++
+				strat = control.Random(seed)
+				if try%2 == 0 {
+					strat = control.NewPCT(3, 0, seed)
 				}
 			}
-			if progress {
-				break
+			if g, got, ok := shows(c, strat); ok {
+				best, bestSched = g, got
+				return true
 			}
 		}
-	}
-	// The schedule: fewer preemptions, from the end (later choices
-	// matter least to the prefix that leads to the defect).
-	for i := len(bestSched.Choices) - 1; i >= 0 && time.Now().Before(deadline); i-- {
-		if i >= len(bestSched.Choices) || bestSched.Choices[i].Index == 0 {
-			continue
-		}
-		try := slices.Clone(bestSched.Choices)
-		try[i].Index = 0
-		if g, got, ok := shows(w, guided(try[:i+1])); ok {
+		return false
+	}, deadline)
+	// The schedule: fewer preemptions, from the end.
+	shrink.Preemptions(bestSched.Choices, func(try []control.Choice) ([]control.Choice, bool) {
+		g, got, ok := shows(w, shrink.Guided(try))
+		if ok {
 			best, bestSched = g, got
 		}
-	}
+		return bestSched.Choices, ok
+	}, deadline)
 	// How reliably the schedule replays the defect.
 	best.Runs, best.Failures = 0, 0
 	for range 10 {
@@ -342,27 +330,6 @@ func ctlShrink(s *harness.Session, newPool func(Options) Pool, w Workload, sched
 	}
 	best.shrunk = w
 	return best, bestSched
-}
-
-// guidedStrategy makes the choices of a list (each taken modulo the
-// number of goroutines that can run, for a workload that changed) and
-// then lets the current goroutine go on (choice 0).
-type guidedStrategy struct {
-	list []control.Choice
-	next int
-}
-
-func guided(list []control.Choice) *guidedStrategy { return &guidedStrategy{list: list} }
-
-func (g *guidedStrategy) Begin() { g.next = 0 }
-
-func (g *guidedStrategy) Choose(d control.Decision) int {
-	if g.next >= len(g.list) {
-		return 0
-	}
-	c := g.list[g.next]
-	g.next++
-	return c.Index % len(d.Runnable)
 }
 
 // runControlled runs the case on the goroutine that holds control (the

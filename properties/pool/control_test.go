@@ -15,6 +15,7 @@ import (
 	"github.com/execspec/execspec/instrument/harness"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/internal/testenv"
+	"github.com/execspec/execspec/properties/pool/internal/isolate"
 )
 
 // TestControlledMode runs the tests of testdata/ctlpool — a small pool
@@ -55,7 +56,7 @@ func TestControlledMode(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		outs, err := harness.ReadReport(report)
 		if err != nil {
-			t.Fatalf("%s: %v\n%s", test, err, tail(out, 3000))
+			t.Fatalf("%s: %v\n%s", test, err, isolate.Tail(out, 3000))
 		}
 		return outs
 	}

@@ -111,4 +111,9 @@
 //
 // Under control, as in stress mode, the search goes on after a finding
 // and reports each cause apart; Report.Mode says which mode ran.
+//
+// Under internal/: isolate (the child process a crash cannot take the
+// test with), modversion (which version of a module the binary links),
+// shrink (the greedy candidate loop both modes shrink with) and workers
+// (how the goroutines that ran tasks ended, under control).
 package pool

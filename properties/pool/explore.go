@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/properties/pool/internal/shrink"
 )
 
 // Report is what Explore found: each distinct defect once, with its own
@@ -159,7 +161,7 @@ func explore(newPool func(Options) Pool, cfg Config, hooks exploreHooks) *Report
 				hooks.shrinking(i, f)
 			}
 			after := time.Since(start)
-			g := shrink(newPool, w, f, cfg)
+			g := shrinkCase(newPool, w, f, cfg)
 			g.After, g.Case = after, i
 			rep.Findings = append(rep.Findings, g)
 		}
@@ -249,12 +251,12 @@ func shows(newPool func(Options) Pool, w Workload, key string, cfg Config, tries
 	return nil
 }
 
-// shrink makes w smaller while it still shows f's defect, within
+// shrinkCase makes w smaller while it still shows f's defect, within
 // cfg.ShrinkTime, and returns the finding of the smallest case, with how
 // often that case showed the defect. A race does not repeat on demand, so
 // a candidate counts as showing the defect if one of cfg.Retries runs
 // does; a hang costs a Timeout per run, so hang candidates get 2 runs.
-func shrink(newPool func(Options) Pool, w Workload, f *Finding, cfg Config) *Finding {
+func shrinkCase(newPool func(Options) Pool, w Workload, f *Finding, cfg Config) *Finding {
 	key := f.Key()
 	tries := cfg.Retries
 	if f.Property == NoHang || f.Property == CancelStops {
@@ -262,18 +264,13 @@ func shrink(newPool func(Options) Pool, w Workload, f *Finding, cfg Config) *Fin
 	}
 	deadline := time.Now().Add(cfg.ShrinkTime)
 	best := f
-	for progress := true; progress && time.Now().Before(deadline); {
-		progress = false
-		for _, c := range candidates(w) {
-			if !time.Now().Before(deadline) {
-				break
-			}
-			if g := shows(newPool, c, key, cfg, tries); g != nil {
-				w, best, progress = c, g, true
-				break
-			}
+	w = shrink.Greedy(w, candidates, func(c Workload) bool {
+		g := shows(newPool, c, key, cfg, tries)
+		if g != nil {
+			best = g
 		}
-	}
+		return g != nil
+	}, deadline)
 	// How reliably the shrunk case shows it.
 	runs := min(tries, 10)
 	fails := 0
@@ -313,25 +310,12 @@ func candidates(w Workload) []Workload {
 		}
 	}
 	// Each round without a half of its operations, then without a
-	// quarter, an eighth, ..., one: a case of hundreds of tasks whose
-	// defect needs most of them still shrinks in a few steps per halving,
-	// not one operation per step.
-	// A round of a few operations goes from halves straight to single
-	// ones, as the steps between would be about as many runs.
+	// quarter, an eighth, ..., one (shrink.Cuts).
 	for i, r := range w.Rounds {
-		n := len(r.Ops)
-		for chunk := max(n/2, 1); chunk >= 1; chunk /= 2 {
-			if n <= 16 && chunk > 1 && chunk < n/2 {
-				continue
-			}
-			for start := 0; start < n; start += chunk {
-				c := clone()
-				c.Rounds[i].Ops = slices.Delete(c.Rounds[i].Ops, start, min(start+chunk, n))
-				out = append(out, c)
-			}
-			if chunk == 1 {
-				break
-			}
+		for _, cut := range shrink.Cuts(len(r.Ops)) {
+			c := clone()
+			c.Rounds[i].Ops = slices.Delete(c.Rounds[i].Ops, cut[0], cut[1])
+			out = append(out, c)
 		}
 	}
 	if w.Submitters > 1 {

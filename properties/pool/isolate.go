@@ -1,36 +1,28 @@
 package pool
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/properties/pool/internal/isolate"
 )
 
-// Crash isolation. A pool that crashes the process — a panic on a
-// goroutine of its own that nothing recovers, a fatal error (a negative
-// WaitGroup counter, a concurrent map write), os.Exit — would end the
-// test binary and lose the run. CheckOptions therefore runs its cases in
-// a child: the test binary itself, re-run with -test.run selecting this
-// test alone and the environment naming a progress file. The child runs
-// Explore from a given case and writes a record before each case, before
-// each shrink, and its report at the end. When the child dies before its
-// report, the parent reads the last record: that case crashed. The crash
-// is a finding (no-crash, the panic's first line, the crashing goroutine's
-// stack, the case as drawn: a crash cannot be shrunk in-process), and a
-// new child goes on from the next case, told which defects were already
-// reported.
+// Crash isolation. A pool that crashes the process would end the test
+// binary and lose the run, so CheckOptions runs its cases in a child
+// (package internal/isolate: the test binary, re-run for this test
+// alone). The child runs Explore from a given case and writes a record
+// before each case, before each shrink, and its report at the end. When
+// the child dies before its report, its last record names the case that
+// crashed: a finding (no-crash, the case as drawn: a crash cannot be
+// shrunk in-process), and a new child goes on from the next case, told
+// which defects were already reported.
 //
 //	parent                                child (same test, same binary)
 //	exploreFor: start child from case k   exploreFor: EXECSPEC_POOL_CHILD set
@@ -38,12 +30,6 @@ import (
 //	wait; report record? merge, done      report record; SkipNow
 //	no report: crash at the last case,
 //	  start a child from that case + 1
-
-const (
-	envChild = "EXECSPEC_POOL_CHILD" // the progress file
-	envCall  = "EXECSPEC_POOL_CALL"  // which CheckOptions call of the test
-	envSeen  = "EXECSPEC_POOL_SEEN"  // JSON list of keys already reported
-)
 
 // -pool.from skips the first cases of a run, drawing them without running
 // them: -pool.from=17 -pool.cases=18 runs case 17 alone, as a crash
@@ -60,23 +46,6 @@ type progress struct {
 	Report    *Report        `json:"report,omitempty"`
 }
 
-// calls numbers the CheckOptions calls of each test, so that a child runs
-// the same call its parent made.
-var calls struct {
-	sync.Mutex
-	n map[string]int
-}
-
-func nextCall(name string) int {
-	calls.Lock()
-	defer calls.Unlock()
-	if calls.n == nil {
-		calls.n = map[string]int{}
-	}
-	calls.n[name]++
-	return calls.n[name]
-}
-
 // exploreFor runs Explore for t: in a child process unless cfg.InProcess,
 // or, in a child, the part its parent asked for.
 func exploreFor(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
@@ -84,9 +53,9 @@ func exploreFor(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
 	if underControl() {
 		return controlledExplore(t, newPool, cfg)
 	}
-	call := nextCall(t.Name())
-	if path := os.Getenv(envChild); path != "" {
-		if os.Getenv(envCall) != strconv.Itoa(call) {
+	call := isolate.Calls(t.Name()) // which CheckOptions call of the test
+	if path, mine := isolate.InChild(call); path != "" {
+		if !mine {
 			t.SkipNow() // another CheckOptions call of this test: its own child runs it
 		}
 		runChild(t, newPool, cfg, path)
@@ -107,20 +76,17 @@ func exploreFor(t *testing.T, newPool func(Options) Pool, cfg Config) *Report {
 // runChild is the child's side: explore from the case the parent named,
 // a record before each case, the report at the end.
 func runChild(t *testing.T, newPool func(Options) Pool, cfg Config, path string) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	log, err := isolate.OpenLog(path)
 	if err != nil {
 		t.Fatalf("pool: child: %v", err)
 	}
-	defer f.Close()
-	var seen []string
-	if s := os.Getenv(envSeen); s != "" {
-		if err := json.Unmarshal([]byte(s), &seen); err != nil {
-			t.Fatalf("pool: child: %s: %v", envSeen, err)
-		}
+	defer log.Close()
+	seen, err := isolate.Seen() // the keys already reported
+	if err != nil {
+		t.Fatalf("pool: child: %v", err)
 	}
-	enc := json.NewEncoder(f) // one write(2) per record: a crash keeps what was written
 	write := func(p progress) {
-		if err := enc.Encode(p); err != nil {
+		if err := log.Write(p); err != nil {
 			t.Fatalf("pool: child: %v", err)
 		}
 	}
@@ -150,9 +116,8 @@ func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Repo
 		if err := os.WriteFile(path, nil, 0o600); err != nil {
 			t.Fatalf("pool: %v", err)
 		}
-		seenJSON, _ := json.Marshal(seen)
-		out, runErr := runChildProcess(t, exe, call, path, string(seenJSON), from)
-		recs, err := readProgress(path)
+		out, runErr := runChildProcess(t, exe, call, path, seen, from)
+		recs, err := isolate.Read[progress](path)
 		if err != nil {
 			t.Fatalf("pool: reading the child's progress: %v", err)
 		}
@@ -177,9 +142,9 @@ func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Repo
 		total.Cases += cases
 		if len(recs) == 0 {
 			// It died before its first case: nothing to go on from.
-			t.Fatalf("pool: the child process ended before its first case (%v):\n%s", runErr, tail(out, 4000))
+			t.Fatalf("pool: the child process ended before its first case (%v):\n%s", runErr, isolate.Tail(out, 4000))
 		}
-		if s := last.Shrinking; s != nil && !contains(seen, s.Key()) {
+		if s := last.Shrinking; s != nil && !slices.Contains(seen, s.Key()) {
 			// Found, then lost to the crash while being shrunk: reported
 			// as found.
 			s.Detail += " (not shrunk: the pool crashed while this case was being shrunk)"
@@ -188,7 +153,7 @@ func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Repo
 			seen = append(seen, s.Key())
 		}
 		f := crashFinding(out, runErr, last, cfg.Seed)
-		if !known(cfg.Known, f) && !contains(seen, f.Key()) {
+		if !known(cfg.Known, f) && !slices.Contains(seen, f.Key()) {
 			f.After, f.Case = time.Since(start), last.Case
 			total.Findings = append(total.Findings, f)
 			seen = append(seen, f.Key())
@@ -207,7 +172,7 @@ func runIsolated(t *testing.T, exe string, call int, cfg Config, from int) *Repo
 
 // runChildProcess runs the test binary for this test alone, as a child,
 // and returns the end of what it printed.
-func runChildProcess(t *testing.T, exe string, call int, path, seen string, from int) ([]byte, error) {
+func runChildProcess(t *testing.T, exe string, call int, path string, seen []string, from int) ([]byte, error) {
 	ctx := context.Background()
 	if d, ok := t.Deadline(); ok {
 		var cancel context.CancelFunc
@@ -215,7 +180,7 @@ func runChildProcess(t *testing.T, exe string, call int, path, seen string, from
 		defer cancel()
 	}
 	args := []string{
-		"-test.run=" + runPattern(t.Name()),
+		"-test.run=" + isolate.Pattern(t.Name()),
 		"-test.timeout=0", // the parent's deadline bounds it
 		"-pool.from=" + strconv.Itoa(from),
 		"-pool.cases=" + strconv.Itoa(*flagCases),
@@ -224,41 +189,7 @@ func runChildProcess(t *testing.T, exe string, call int, path, seen string, from
 	if f := flag.Lookup("test.cpu"); f != nil && f.Value.String() != "" {
 		args = append(args, "-test.cpu="+f.Value.String())
 	}
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(os.Environ(), envChild+"="+path, envCall+"="+strconv.Itoa(call), envSeen+"="+seen)
-	out := &tailBuffer{max: 256 << 10}
-	cmd.Stdout, cmd.Stderr = out, out
-	err := cmd.Run()
-	return out.Bytes(), err
-}
-
-// runPattern is a -test.run pattern that selects the test named name
-// (subtests included) and nothing else.
-func runPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
-}
-
-func readProgress(path string) ([]progress, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var recs []progress
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var p progress
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			// A line cut by the crash: everything before it stands.
-			break
-		}
-		recs = append(recs, p)
-	}
-	return recs, nil
+	return isolate.Run(ctx, exe, args, isolate.Env(path, call, seen))
 }
 
 // merge adds a child's report to the total.
@@ -281,18 +212,13 @@ func merge(total, r *Report) {
 // panic's or fatal error's first line, the crashing goroutine's stack,
 // and the function of the pool it crashed in.
 func crashFinding(out []byte, runErr error, last progress, seed uint64) *Finding {
-	text := string(out)
 	f := &Finding{Property: NoCrash, Pool: last.Pool}
-	i := crashStart(text)
-	switch {
-	case i >= 0:
-		msg, _, _ := strings.Cut(text[i:], "\n")
-		f.Detail = "the process crashed: " + msg
-		f.Stack = tail([]byte(text[i:]), 16<<10)
-		f.Op = crashSite(text[i:])
-	default:
+	if c, ok := isolate.ParseCrash(out); ok {
+		f.Detail = "the process crashed: " + c.Message
+		f.Stack, f.Op = c.Stack, c.Site
+	} else {
 		f.Detail = fmt.Sprintf("the process ended without a panic (os.Exit or a signal): %v", runErr)
-		f.Stack = tail(out, 4000)
+		f.Stack = isolate.Tail(out, 4000)
 	}
 	where := fmt.Sprintf("case %d as drawn from seed %d (replay: -pool.seed=%d -pool.from=%d -pool.cases=%d)", last.Case, seed, seed, last.Case, last.Case+1)
 	if last.Shrinking != nil {
@@ -303,91 +229,4 @@ func crashFinding(out []byte, runErr error, last progress, seed uint64) *Finding
 		f.Workload += ": " + last.Workload
 	}
 	return f
-}
-
-// crashStart finds the line where Go reports a crash.
-func crashStart(text string) int {
-	for _, marker := range []string{"panic: ", "fatal error: "} {
-		if strings.HasPrefix(text, marker) {
-			return 0
-		}
-		if i := strings.Index(text, "\n"+marker); i >= 0 {
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// rtPrefix names the functions of the controlled runtime, which stand in
-// for sync's in instrumented code.
-const rtPrefix = "github.com/execspec/execspec/instrument/rt."
-
-// crashSite is the first function of the crashing goroutine's stack that
-// is not the runtime's, sync's or the controlled runtime's: where the
-// pool went wrong.
-func crashSite(text string) string {
-	sc := bufio.NewScanner(strings.NewReader(text))
-	inStack := false
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "goroutine ") {
-			inStack = true
-			continue
-		}
-		if !inStack || line == "" || strings.HasPrefix(line, "\t") {
-			continue
-		}
-		fn := line
-		if j := strings.LastIndexByte(fn, '('); j > 0 && strings.HasSuffix(fn, ")") {
-			fn = fn[:j]
-		}
-		if fn == "panic" || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, rtPrefix) {
-			continue
-		}
-		return "crash in " + fn
-	}
-	return "crash"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
-}
-
-// tailBuffer keeps the last max bytes written to it: a child's output
-// is bounded, and a crash prints at the end.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (w *tailBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.b = append(w.b, p...)
-	if len(w.b) > 2*w.max {
-		w.b = append(w.b[:0], w.b[len(w.b)-w.max:]...)
-	}
-	return len(p), nil
-}
-
-func (w *tailBuffer) Bytes() []byte {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.b) > w.max {
-		return w.b[len(w.b)-w.max:]
-	}
-	return w.b
 }

@@ -3,17 +3,13 @@ package pool
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
-	"reflect"
-	"runtime"
-	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
-	gomodule "golang.org/x/mod/module"
 	"golang.org/x/mod/semver"
+
+	"github.com/execspec/execspec/properties/pool/internal/modversion"
 )
 
 // The test flags that size a check whose Config leaves Cases or Seed zero,
@@ -155,7 +151,7 @@ func (lib Library) acknowledged() (string, []KnownDefect, error) {
 		}
 		return "", nil, nil
 	}
-	version, ok := linkedVersion(lib.Module, lib.Func)
+	version, ok := modversion.Linked(lib.Module, lib.Func)
 	if !ok && len(lib.Known) == 0 {
 		return "(version not read: Library.Func is not set to a function of the module)", nil, nil
 	}
@@ -164,88 +160,11 @@ func (lib Library) acknowledged() (string, []KnownDefect, error) {
 	}
 	var known []KnownDefect
 	for _, k := range lib.Known {
-		if inRange(version, k.From, k.Fixed) {
+		if modversion.InRange(version, k.From, k.Fixed) {
 			known = append(known, k)
 		}
 	}
 	return version, known, nil
-}
-
-// linkedVersion is the version of module linked into the running binary:
-// from its build information where it lists the module (a replaced module
-// reports its replacement's version), else from the path of fn's source
-// file, "<module>@<version>/..." in the module cache (with or without
-// -trimpath).
-func linkedVersion(module string, fn any) (string, bool) {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range bi.Deps {
-			if m.Path != module {
-				continue
-			}
-			if m.Replace != nil && m.Replace.Version != "" {
-				return m.Replace.Version, true
-			}
-			if m.Replace == nil {
-				return m.Version, true
-			}
-		}
-	}
-	if fn == nil {
-		return "", false
-	}
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return "", false
-	}
-	f := runtime.FuncForPC(v.Pointer())
-	if f == nil {
-		return "", false
-	}
-	file, _ := f.FileLine(f.Entry())
-	return versionInPath(filepath.ToSlash(file), module)
-}
-
-// versionInPath finds "<module>@<version>/" in a source file's path. The
-// module cache escapes capital letters in both ("!azure"); the version
-// is unescaped before it is compared.
-//
-// A module rewritten for the controlled runtime is built from a copy
-// named with the module's slashes made underscores
-// (".../mod/github.com_panjf2000_ants_v2@v2.12.1/pool.go", instrument's
-// copies of module-cache modules); that name is read too.
-func versionInPath(file, module string) (string, bool) {
-	esc, err := gomodule.EscapePath(module)
-	if err != nil {
-		return "", false
-	}
-	i := strings.Index(file, esc+"@")
-	if i < 0 {
-		esc = strings.ReplaceAll(module, "/", "_")
-		i = strings.Index(file, esc+"@")
-	}
-	if i < 0 || (i > 0 && file[i-1] != '/') {
-		return "", false
-	}
-	rest := file[i+len(esc)+1:]
-	j := strings.IndexByte(rest, '/')
-	if j < 0 {
-		return "", false
-	}
-	v, err := gomodule.UnescapeVersion(rest[:j])
-	if err != nil || !semver.IsValid(v) {
-		return "", false
-	}
-	return v, true
-}
-
-// inRange reports from ≤ v < fixed, with empty bounds open. A version that
-// is not a semantic version (a directory replacement) is in no bounded
-// range: nothing is acknowledged that cannot be placed.
-func inRange(v, from, fixed string) bool {
-	if !semver.IsValid(v) {
-		return from == "" && fixed == ""
-	}
-	return (from == "" || semver.Compare(from, v) <= 0) && (fixed == "" || semver.Compare(v, fixed) < 0)
 }
 
 var logged sync.Map

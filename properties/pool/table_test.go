@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"golang.org/x/mod/semver"
+
+	"github.com/execspec/execspec/properties/pool/internal/modversion"
 )
 
 // The package links golang.org/x/mod at the version go.mod selects; the
@@ -14,7 +16,7 @@ const linkedModule = "golang.org/x/mod"
 var linkedFunc = semver.Compare
 
 func TestLibraryAcknowledgesByVersion(t *testing.T) {
-	v, ok := linkedVersion(linkedModule, linkedFunc)
+	v, ok := modversion.Linked(linkedModule, linkedFunc)
 	if !ok {
 		t.Fatalf("%s not in the build information", linkedModule)
 	}
@@ -108,24 +110,5 @@ func TestFlagsSizeZeroConfigs(t *testing.T) {
 	}
 	if c := (Config{Cases: 3, Seed: 4}).withDefaults(); c.Cases != 3 || c.Seed != 4 {
 		t.Errorf("the Config's own values lost to the flags: %d cases, seed %d", c.Cases, c.Seed)
-	}
-}
-
-func TestVersionInPath(t *testing.T) {
-	for _, c := range []struct{ file, module, want string }{
-		{"/root/go/pkg/mod/github.com/panjf2000/ants/v2@v2.12.1/pool.go", "github.com/panjf2000/ants/v2", "v2.12.1"},
-		{"github.com/panjf2000/ants/v2@v2.12.1/pool.go", "github.com/panjf2000/ants/v2", "v2.12.1"}, // -trimpath
-		{"/m/github.com/sourcegraph/conc@v0.3.1-0.20240121214520-5f936abd7ae8/pool/pool.go", "github.com/sourcegraph/conc", "v0.3.1-0.20240121214520-5f936abd7ae8"},
-		{"/m/github.com/!burnt!sushi/toml@v1.2.0/decode.go", "github.com/BurntSushi/toml", "v1.2.0"},
-		{"/m/github.com/panjf2000/ants/v2@v2.12.1/pool.go", "github.com/panjf2000/ants", ""}, // another module
-		{"/m/xgithub.com/panjf2000/ants/v2@v2.12.1/pool.go", "github.com/panjf2000/ants/v2", ""},
-		{"/src/ants/pool.go", "github.com/panjf2000/ants/v2", ""},                                              // a replacement directory
-		{"/tmp/b/mod/github.com_panjf2000_ants_v2@v2.11.3/pool.go", "github.com/panjf2000/ants/v2", "v2.11.3"}, // instrument's copy
-		{"/tmp/b/mod/github.com_panjf2000_ants_v2@v2.11.3/pool.go", "github.com/panjf2000/ants", ""},
-	} {
-		got, ok := versionInPath(c.file, c.module)
-		if got != c.want || ok != (c.want != "") {
-			t.Errorf("versionInPath(%q, %q) = %q, %v; want %q", c.file, c.module, got, ok, c.want)
-		}
 	}
 }

@@ -1,12 +1,10 @@
 package pool
 
 import (
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/execspec/execspec/instrument/rt"
-	"github.com/execspec/execspec/internal/goid"
+	"github.com/execspec/execspec/properties/pool/internal/workers"
 )
 
 // IdleExpiry is the trigger of a progress finding (Finding.Op) that
@@ -57,19 +55,7 @@ const WorkerRetired = "worker retired"
 
 // workerLog is what the suite knows of the goroutines that ran the
 // case's tasks (under control).
-type workerLog struct {
-	mu      sync.Mutex
-	on      map[uintptr]*workerRec // by goroutine (goid.Curg), while it lives
-	idle    []int64                // the instants (tracker.now) of idle expiries
-	retired []int64                // the instants of retirements (WorkerRetired)
-}
-
-type workerRec struct {
-	task  int
-	ended bool  // its last task has ended
-	endAt int64 // the tracker's clock then (workerClock)
-	house int   // rt.HousekeepingSteps then
-}
+type workerLog = workers.Log
 
 // workerStart is called by task id's body as it starts, on the
 // goroutine that runs it; harness says that goroutine is the suite's own
@@ -78,53 +64,23 @@ func (tr *tracker) workerStart(id int, harness bool) {
 	if !tr.cfg.control || harness {
 		return
 	}
-	g := goid.Curg()
-	wl := &tr.workers
-	wl.mu.Lock()
-	defer wl.mu.Unlock()
-	r := wl.on[g]
-	if r == nil {
-		if wl.on == nil {
-			wl.on = map[uintptr]*workerRec{}
-		}
-		r = &workerRec{}
-		if !rt.AtExit(func() { tr.workerExit(g, r) }) {
-			return
-		}
-		wl.on[g] = r
-	}
-	r.task, r.ended = id, false
+	tr.workers.Start(id, tr.workerExit)
 }
 
 // workerEnd is called as task id ends, on the goroutine that ran it.
 func (tr *tracker) workerEnd(id int) {
-	if !tr.cfg.control {
-		return
-	}
-	wl := &tr.workers
-	wl.mu.Lock()
-	defer wl.mu.Unlock()
-	if r := wl.on[goid.Curg()]; r != nil && r.task == id {
-		r.ended, r.endAt, r.house = true, tr.workerClock(), rt.HousekeepingSteps()
+	if tr.cfg.control {
+		tr.workers.End(id, tr.workerClock())
 	}
 }
 
-// workerExit is called (rt.AtExit) as goroutine g, which ran tasks of
-// the case, ends.
-func (tr *tracker) workerExit(g uintptr, r *workerRec) {
-	at := tr.now()
-	wl := &tr.workers
-	wl.mu.Lock()
-	defer wl.mu.Unlock()
-	delete(wl.on, g) // the descriptor may be reused once g is gone
-	if !r.ended || tr.closeCallAt.Load() != 0 || tr.tasks[r.task].how.Load() != endReturned {
-		return
-	}
-	if rt.HousekeepingSteps() == r.house && tr.workerClock() == r.endAt {
-		wl.retired = append(wl.retired, at) // it left after its task, nothing in between
-		return
-	}
-	wl.idle = append(wl.idle, at)
+// workerExit says of the exit of a goroutine whose last task was task
+// when it is and whether it counts: the task returned while the pool was
+// open.
+func (tr *tracker) workerExit(task int) (at int64, counts bool, clock int64) {
+	at = tr.now()
+	counts = tr.closeCallAt.Load() == 0 && tr.tasks[task].how.Load() == endReturned
+	return at, counts, tr.workerClock()
 }
 
 // workerClock is the virtual time of the case less the time the schedule
@@ -137,12 +93,4 @@ func (tr *tracker) workerClock() int64 {
 
 // workerExits returns the instants of the case's idle expiries and of
 // its retirements, each in order.
-func (tr *tracker) workerExits() (idle, retired []int64) {
-	wl := &tr.workers
-	wl.mu.Lock()
-	defer wl.mu.Unlock()
-	idle, retired = slices.Clone(wl.idle), slices.Clone(wl.retired)
-	slices.Sort(idle)
-	slices.Sort(retired)
-	return idle, retired
-}
+func (tr *tracker) workerExits() (idle, retired []int64) { return tr.workers.Exits() }

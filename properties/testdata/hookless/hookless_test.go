@@ -26,6 +26,7 @@ import (
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/properties/broken"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 func selected(env string, all []string) []string {
@@ -82,7 +83,7 @@ func TestBroken(t *testing.T) {
 }
 
 // TestCover measures the spec coverage of the work-stealing executor on
-// the reference configuration (properties.Cover), with its hook unused on
+// the reference configuration (coverage.Run), with its hook unused on
 // the instrumented engine, or, with HOOKLESS_COVER_HOOK=1, through its
 // hook on a control.Controller in the same binary. HOOKLESS_COVER names
 // the strategy (random, pct, guided); HOOKLESS_COVER_GOAL the goal in
@@ -104,14 +105,14 @@ func TestCover(t *testing.T) {
 		}
 		return v
 	}
-	cfg := properties.CoverConfig{Executor: "worksteal", Strategy: strategy, Goal: num("HOOKLESS_COVER_GOAL", 100),
+	cfg := coverage.Config{Executor: "worksteal", Strategy: strategy, Goal: num("HOOKLESS_COVER_GOAL", 100),
 		Time: time.Duration(num("HOOKLESS_COVER_TIME", 60) * float64(time.Second)), Seed: uint64(num("HOOKLESS_COVER_SEED", 1)),
 		Runs: int(num("HOOKLESS_COVER_RUNS", 0))}
 	mode := "hook"
 	if os.Getenv("HOOKLESS_COVER_HOOK") != "1" {
 		cfg.T, mode = t, "instrumented"
 	}
-	res, err := properties.Cover(context.Background(), cfg)
+	res, err := coverage.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,13 +126,13 @@ func TestCover(t *testing.T) {
 }
 
 // TestCoverJob runs the coverage run that `verify cover --no-hook` asks
-// for (properties.EnvCoverJob) on the instrumented engine, and writes its
+// for (coverage.EnvJob) on the instrumented engine, and writes its
 // result where the job says. An interrupt stops the runs; what they
 // reached is still written.
 //
 //execspec:nocontrol
 func TestCoverJob(t *testing.T) {
-	job, ok, err := properties.CoverJobFromEnv()
+	job, ok, err := coverage.JobFromEnv()
 	if !ok || !properties.UnderEngine() {
 		t.Skip("run by verify cover --no-hook")
 	}
@@ -147,13 +148,13 @@ func TestCoverJob(t *testing.T) {
 	if deep {
 		cfg.New = mk
 	}
-	cfg.Progress = func(p properties.CoverProgress) {
+	cfg.Progress = func(p coverage.Progress) {
 		b, _ := json.Marshal(p)
-		fmt.Fprintf(os.Stderr, "%s%s\n", properties.CoverProgressPrefix, b)
+		fmt.Fprintf(os.Stderr, "%s%s\n", coverage.ProgressPrefix, b)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := properties.Cover(ctx, cfg)
+	res, err := coverage.Run(ctx, cfg)
 	if err := job.WriteResult(res, err); err != nil {
 		t.Fatal(err)
 	}

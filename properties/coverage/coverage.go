@@ -1,4 +1,4 @@
-package properties
+package coverage
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/execspec/execspec/checker"
 	"github.com/execspec/execspec/checker/cover"
 	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/properties/control"
+	"github.com/execspec/execspec/properties/internal/onengine"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -31,12 +31,12 @@ import (
 // or another task's poll on a worker (a wake onto that worker's local
 // queue), as the workload's draws decide.
 
-// CoverConfig configures Cover. The zero value covers the work-stealing
+// Config configures Run. The zero value covers the work-stealing
 // executor on the reference configuration (2 workers, 3 tasks, one Pending
 // each, one wake per registration, local capacity 2) with random schedules
 // for 10 seconds.
-type CoverConfig struct {
-	// Executor names a built-in executor (CoverExecutors); "" means
+type Config struct {
+	// Executor names a built-in executor (Executors); "" means
 	// worksteal. New, when set, is used instead: any executor that is
 	// executor.Controllable, executor.Reporter and executor.Describer; its
 	// header says the policy and its parameters.
@@ -47,7 +47,7 @@ type CoverConfig struct {
 	// Pendings, Wakes). Zero fields take the defaults above.
 	Model model.Config
 	// Strategy: "random" (default), "pct", "guided", "exhaustive" or
-	// "dfs" (see CoverStrategies).
+	// "dfs" (see Strategies).
 	Strategy string
 	PCTDepth int    // for pct; 0 means 3
 	Seed     uint64 // 0 means 1
@@ -66,29 +66,29 @@ type CoverConfig struct {
 	StopAtFailure bool
 
 	// Progress, if set, is called about once a second.
-	Progress func(CoverProgress)
+	Progress func(Progress)
 
 	// T, when set in a test binary that runs under the instrumented
-	// engine (UnderEngine), runs each run on the engine, as a controlled
+	// engine (properties.UnderEngine), runs each run on the engine, as a controlled
 	// run of instrument/rt in a synctest bubble of T, with the executor's
 	// Scheduler hook unused: its instrumented goroutines, channels, locks
 	// and atomics are the yield points (the executor need not be
 	// executor.Controllable). Otherwise runs are on a control.Controller,
-	// through the hook. `verify cover --no-hook` runs Cover so, in a
-	// test binary it builds (CoverJob).
+	// through the hook. `verify cover --no-hook` runs it so, in a
+	// test binary it builds (Job).
 	T *testing.T
 }
 
-// CoverProgress is a snapshot of a running Cover.
-type CoverProgress struct {
+// Progress is a snapshot of a running Run.
+type Progress struct {
 	Runs          int
 	VisitedStates int
 	States        int // the states the executor can reach
 	Elapsed       time.Duration
 }
 
-// CoverResult is what Cover found.
-type CoverResult struct {
+// Result is what Run found.
+type Result struct {
 	Report   *cover.Report
 	Strategy string
 	Elapsed  time.Duration
@@ -119,14 +119,14 @@ type GuidedStats struct {
 	Corpus    int `json:"corpus"`
 }
 
-// CoverStrategies lists the strategies Cover knows: random schedules, PCT,
+// Strategies lists the strategies Run knows: random schedules, PCT,
 // model-guided paths then a corpus of schedules, depth-first search pruned
 // on model states already expanded (exhaustive), and the same search
 // without pruning (dfs, control.Explore's).
-var CoverStrategies = []string{"random", "pct", "guided", "exhaustive", "dfs"}
+var Strategies = []string{"random", "pct", "guided", "exhaustive", "dfs"}
 
-// CoverResultJSON is a CoverResult as `verify cover --json` prints it.
-type CoverResultJSON struct {
+// ResultJSON is a Result as `verify cover --json` prints it.
+type ResultJSON struct {
 	*cover.Report
 	StatePercent        float64          `json:"state_percent"`
 	TransitionPercent   float64          `json:"transition_percent"`
@@ -140,8 +140,8 @@ type CoverResultJSON struct {
 }
 
 // JSON returns r for JSON output.
-func (r *CoverResult) JSON() *CoverResultJSON {
-	j := &CoverResultJSON{Report: r.Report, StatePercent: r.Report.StatePercent(), TransitionPercent: r.Report.TransitionPercent()}
+func (r *Result) JSON() *ResultJSON {
+	j := &ResultJSON{Report: r.Report, StatePercent: r.Report.StatePercent(), TransitionPercent: r.Report.TransitionPercent()}
 	j.AllVariantsFired, _ = r.Report.AllVariantsFired()
 	j.Guided = r.Guided
 	j.Exhaustive = r.Exhaustive
@@ -154,15 +154,15 @@ func (r *CoverResult) JSON() *CoverResultJSON {
 	return j
 }
 
-// CoverExecutors lists the executors Cover knows.
+// Executors lists the executors Run knows.
 // (retry is not among them: its closed model fails each task's first
-// attempts, a workload Cover does not draw yet.)
-var CoverExecutors = []string{"worksteal", "fifo", "wakeable", "timeslice", "priority"}
+// attempts, a workload Run does not draw yet.)
+var Executors = []string{"worksteal", "fifo", "wakeable", "timeslice", "priority"}
 
-// CoverModel returns the closed configuration that the built-in executor
+// Model returns the closed configuration that the built-in executor
 // name follows, for the given workers, local capacity (worksteal) and
 // workload, and a constructor of that executor.
-func CoverModel(name string, c model.Config) (model.Config, func() executor.Executor, error) {
+func Model(name string, c model.Config) (model.Config, func() executor.Executor, error) {
 	if c.Workers == 0 {
 		c.Workers = 2
 	}
@@ -207,7 +207,7 @@ func CoverModel(name string, c model.Config) (model.Config, func() executor.Exec
 			return executor.NewPriority(executor.PriorityConfig{Workers: w, Aging: ag, MaxPriority: max(c.Tasks, 7)})
 		}
 	default:
-		return c, nil, fmt.Errorf("cover: unknown executor %q (want one of %v)", name, CoverExecutors)
+		return c, nil, fmt.Errorf("cover: unknown executor %q (want one of %v)", name, Executors)
 	}
 	if err := c.Validate(); err != nil {
 		return c, nil, fmt.Errorf("cover: %w", err)
@@ -231,9 +231,9 @@ func workloadDefaults(c model.Config) model.Config {
 }
 
 // resolve returns the closed configuration and the executor's constructor.
-func (cfg *CoverConfig) resolve() (model.Config, func() executor.Executor, error) {
+func (cfg *Config) resolve() (model.Config, func() executor.Executor, error) {
 	if cfg.New == nil {
-		return CoverModel(cfg.Executor, cfg.Model)
+		return Model(cfg.Executor, cfg.Model)
 	}
 	w := workloadDefaults(cfg.Model)
 	ex := cfg.New()
@@ -251,10 +251,10 @@ func (cfg *CoverConfig) resolve() (model.Config, func() executor.Executor, error
 	return mc, cfg.New, err
 }
 
-// Cover runs the executor under cfg's strategy and measures the spec
+// Run runs the executor under cfg's strategy and measures the spec
 // coverage of its runs. It returns an error for a bad configuration; the
 // conformance failures the runs show are in the result.
-func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
+func Run(ctx context.Context, cfg Config) (*Result, error) {
 	mc, mk, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -287,8 +287,8 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		if d == 0 {
 			d = 3
 		}
-		if d < 0 || d > MaxPCTDepth {
-			return nil, fmt.Errorf("cover: PCT depth %d: want 1 to %d", d, MaxPCTDepth)
+		if d < 0 || d > control.MaxPCTDepth {
+			return nil, fmt.Errorf("cover: PCT depth %d: want 1 to %d", d, control.MaxPCTDepth)
 		}
 		k := 200
 		if cfg.onEngine() {
@@ -308,13 +308,13 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		ex.Close()
 		xs = newExhaustive(h, mc, cfg.Strategy == "exhaustive", cfg.Preemptions)
 	default:
-		return nil, fmt.Errorf("cover: unknown strategy %q (want one of %v)", cfg.Strategy, CoverStrategies)
+		return nil, fmt.Errorf("cover: unknown strategy %q (want one of %v)", cfg.Strategy, Strategies)
 	}
 	budget := cfg.Time
 	if budget == 0 && cfg.Runs == 0 {
 		budget = 10 * time.Second
 	}
-	res := &CoverResult{Strategy: cfg.Strategy}
+	res := &Result{Strategy: cfg.Strategy}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	start := time.Now()
 	lastProgress := start
@@ -381,7 +381,7 @@ func Cover(ctx context.Context, cfg CoverConfig) (*CoverResult, error) {
 		}
 		if cfg.Progress != nil && time.Since(lastProgress) >= time.Second {
 			lastProgress = time.Now()
-			cfg.Progress(CoverProgress{Runs: run + 1, VisitedStates: cv.VisitedStates(), States: can, Elapsed: time.Since(start)})
+			cfg.Progress(Progress{Runs: run + 1, VisitedStates: cv.VisitedStates(), States: can, Elapsed: time.Since(start)})
 		}
 	}
 	res.Elapsed = time.Since(start)
@@ -581,10 +581,10 @@ type coverRunner func(strat control.Strategy, body func(s executor.Scheduler, ho
 const coverFair = 1 << 16
 
 // onEngine reports whether cfg's runs are runs of the instrumented engine.
-func (cfg *CoverConfig) onEngine() bool { return cfg.T != nil && UnderEngine() }
+func (cfg *Config) onEngine() bool { return cfg.T != nil && onengine.Active() }
 
 // runner returns how cfg's runs are made.
-func (cfg *CoverConfig) runner() coverRunner {
+func (cfg *Config) runner() coverRunner {
 	if cfg.onEngine() {
 		t := cfg.T
 		return func(strat control.Strategy, body func(executor.Scheduler, *control.Controller)) (control.Schedule, error) {
@@ -593,7 +593,7 @@ func (cfg *CoverConfig) runner() coverRunner {
 			if b, ok := strat.(interface{ Begin() }); ok {
 				b.Begin()
 			}
-			s, err := rt.Run(t, rt.Config{Strategy: strat, MaxSteps: instrumentedSteps, Fair: coverFair}, func(*testing.T) { body(rt.Scheduler(), nil) })
+			s, err := rt.Run(t, rt.Config{Strategy: strat, MaxSteps: onengine.Steps, Fair: coverFair}, func(*testing.T) { body(rt.Scheduler(), nil) })
 			if e, ok := strat.(interface{ End(steps int) }); ok {
 				e.End(s.Steps)
 			}
@@ -610,81 +610,6 @@ func (cfg *CoverConfig) runner() coverRunner {
 type recorderFunc func(traces.Event)
 
 func (f recorderFunc) Record(e traces.Event) { f(e) }
-
-// coverageProperty names the spec-coverage result in a Report.
-var coverageProperty = &Property{Name: "spec-coverage", Doc: "the runs reach the configured share of the model's states, and none outside it"}
-
-// coverage runs cfg.Coverage on newExecutor and returns the result and
-// the failure ("" if none): a visited state outside the model, or a share
-// below the goal.
-func coverage(newExecutor func() executor.Executor, cfg *Config) (*CoverResult, string, error) {
-	cc := *cfg.Coverage
-	cc.New = newExecutor
-	if cc.T == nil {
-		cc.T = cfg.engineT
-	}
-	ctx := cfg.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	res, err := Cover(ctx, cc)
-	if err != nil {
-		return nil, "", err
-	}
-	r := res.Report
-	switch {
-	case res.FirstFailure != nil:
-		return res, fmt.Sprintf("a run left the model: %v", res.FirstFailure), nil
-	case cc.Goal > 0 && r.StatePercent() < cc.Goal:
-		return res, fmt.Sprintf("spec coverage %.1f%% of states is below the goal %.1f%%", r.StatePercent(), cc.Goal), nil
-	}
-	return res, "", nil
-}
-
-// runCoverage is the spec-coverage subtest of Run.
-func runCoverage(t *testing.T, newExecutor func() executor.Executor, cfg *Config, rep *Report) {
-	if cfg.Coverage == nil {
-		return
-	}
-	t.Run(coverageProperty.Name, func(t *testing.T) {
-		if cfg.engineT != nil {
-			cfg.engineT = t // the engine's runs are bubbles of this subtest
-		}
-		res, fail, err := coverage(newExecutor, cfg)
-		rep.Coverage = res
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("spec coverage after %d runs (%v):\n%s", res.Report.Runs, res.Elapsed.Round(time.Millisecond), res.Report)
-		if fail != "" {
-			t.Fatal(fail)
-		}
-	})
-}
-
-// checkCoverage adds the spec-coverage result to a Report of Check.
-func checkCoverage(newExecutor func() executor.Executor, cfg *Config, rep *Report) {
-	if cfg.Coverage == nil {
-		return
-	}
-	res := &Result{Property: coverageProperty}
-	rep.Results = append(rep.Results, res)
-	cr, fail, err := coverage(newExecutor, cfg)
-	rep.Coverage = cr
-	switch {
-	case err != nil:
-		res.Verdict, res.Caught, res.Message = checker.Violated, coverageProperty.Name, err.Error()
-	case fail != "":
-		res.Verdict, res.Caught, res.Message = checker.Violated, coverageProperty.Name, fail
-	case cr.Stopped == "interrupted":
-		res.Verdict = checker.Unknown
-	default:
-		res.Verdict = checker.Holds
-	}
-	if cr != nil {
-		res.Runs, res.Cases, res.Duration = cr.Report.Runs, cr.Report.Runs, cr.Elapsed
-	}
-}
 
 // sparseRandom is the random strategy on the instrumented engine, where
 // every atomic operation, lock and channel operation is a decision: a

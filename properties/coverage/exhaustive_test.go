@@ -1,4 +1,4 @@
-package properties
+package coverage
 
 import (
 	"context"
@@ -16,7 +16,7 @@ func TestCoverExhaustivePrunes(t *testing.T) {
 	const runs = 400
 	visited := map[string]int{}
 	for _, s := range []string{"dfs", "exhaustive"} {
-		res, err := Cover(context.Background(), CoverConfig{Strategy: s, Model: model.Config{Workers: 2, Tasks: 3, Pendings: 1, LocalCap: 2}, Runs: runs})
+		res, err := Run(context.Background(), Config{Strategy: s, Model: model.Config{Workers: 2, Tasks: 3, Pendings: 1, LocalCap: 2}, Runs: runs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestCoverExhaustivePrunes(t *testing.T) {
 // With at most one preemption per run the search of a workload draw ends
 // within the budget, and the next draw is searched.
 func TestCoverExhaustiveBounded(t *testing.T) {
-	res, err := Cover(context.Background(), CoverConfig{Strategy: "exhaustive", Preemptions: 1, Model: model.Config{Tasks: 2}, Runs: 300})
+	res, err := Run(context.Background(), Config{Strategy: "exhaustive", Preemptions: 1, Model: model.Config{Tasks: 2}, Runs: 300})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package properties
+package coverage
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"github.com/execspec/execspec/traces"
 )
 
-// Bounded exhaustive exploration (Cover's "exhaustive" and "dfs"
+// Bounded exhaustive exploration (Run's "exhaustive" and "dfs"
 // strategies).
 //
 // Both run control.DFS over the schedules of one workload draw, depth
@@ -157,7 +157,7 @@ func (x *exhaustive) stateKey() (string, bool) {
 	return x.last, true
 }
 
-// drawFor returns the workload draw function of Cover's loop.
+// drawFor returns the workload draw function of Run's loop.
 func drawFor(mc model.Config, rng *rand.Rand) func() *coverWorkload {
 	return func() *coverWorkload { return drawWorkload(mc, rng) }
 }

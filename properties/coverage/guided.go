@@ -1,4 +1,4 @@
-package properties
+package coverage
 
 import (
 	"math/rand/v2"
@@ -9,7 +9,7 @@ import (
 	"github.com/execspec/execspec/traces"
 )
 
-// Model-guided exploration (Cover's "guided" strategy).
+// Model-guided exploration (Run's "guided" strategy).
 //
 // Each run first aims at a state of the model that no run has visited: the
 // model checker's shortest path to it (cover.Space.Path) is realized on

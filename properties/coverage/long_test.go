@@ -1,4 +1,4 @@
-package properties
+package coverage
 
 import (
 	"context"
@@ -32,18 +32,18 @@ func TestCoverBenchmarks(t *testing.T) {
 	}
 	var b strings.Builder
 	outside := 0
-	table := func(title string, cc CoverConfig, strategies []string, budget time.Duration) {
+	table := func(title string, cc Config, strategies []string, budget time.Duration) {
 		fmt.Fprintf(&b, "\n%s\n\n| strategy | runs | states | transitions | 95%% of states after | every variant fired | outside |\n|---|---|---|---|---|---|---|\n", title)
 		for _, s := range strategies {
 			c := cc
 			c.Strategy, c.Time, c.Seed = s, budget, 1
 			var at95 time.Duration
-			c.Progress = func(p CoverProgress) {
+			c.Progress = func(p Progress) {
 				if at95 == 0 && p.States > 0 && 100*p.VisitedStates >= 95*p.States {
 					at95 = p.Elapsed
 				}
 			}
-			res, err := Cover(context.Background(), c)
+			res, err := Run(context.Background(), c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestCoverBenchmarks(t *testing.T) {
 				r.VisitedStates, r.ModelStates-r.ExcludedStates, r.StatePercent(),
 				r.VisitedTransitions, r.ModelTransitions-r.ExcludedTransitions, r.TransitionPercent(), reach, fired, r.Outside)
 		}
-		res, _ := Cover(context.Background(), CoverConfig{Executor: cc.Executor, New: cc.New, Model: cc.Model, Runs: 1})
+		res, _ := Run(context.Background(), Config{Executor: cc.Executor, New: cc.New, Model: cc.Model, Runs: 1})
 		fmt.Fprintf(&b, "\nmodel: %s; excluded by design: ", res.Report.Config)
 		for _, x := range res.Report.Exclusions {
 			fmt.Fprintf(&b, "%d states (%s: %s)", x.States, x.Name, x.Reason)
@@ -73,10 +73,10 @@ func TestCoverBenchmarks(t *testing.T) {
 		t.Logf("%s", b.String())
 	}
 	all := []string{"guided", "random", "pct"}
-	table("worksteal W2 T3 K1 local-cap 2", CoverConfig{Model: model.Config{Workers: 2, Tasks: 3, Pendings: 1, LocalCap: 2}}, all, long)
-	table("worksteal W3 T4 K1 local-cap 2", CoverConfig{Model: model.Config{Workers: 3, Tasks: 4, Pendings: 1, LocalCap: 2}}, all, long)
+	table("worksteal W2 T3 K1 local-cap 2", Config{Model: model.Config{Workers: 2, Tasks: 3, Pendings: 1, LocalCap: 2}}, all, long)
+	table("worksteal W3 T4 K1 local-cap 2", Config{Model: model.Config{Workers: 3, Tasks: 4, Pendings: 1, LocalCap: 2}}, all, long)
 	for _, ex := range []string{"fifo", "wakeable", "timeslice"} {
-		table(ex+" T3 K1 (W1 for fifo, W2 else)", CoverConfig{Executor: ex, Model: model.Config{Tasks: 3, Pendings: 1}}, all, long/6)
+		table(ex+" T3 K1 (W1 for fifo, W2 else)", Config{Executor: ex, Model: model.Config{Tasks: 3, Pendings: 1}}, all, long/6)
 	}
 
 	// The deep mutants: time to the first failure, median of 5 seeds,
@@ -88,7 +88,7 @@ func TestCoverBenchmarks(t *testing.T) {
 			var times []time.Duration
 			caught := 0
 			for seed := uint64(1); seed <= 5; seed++ {
-				res, err := Cover(context.Background(), CoverConfig{New: m.New, Strategy: s, Seed: seed, Model: model.Config{Pendings: 2}, Time: 10 * time.Second, StopAtFailure: true})
+				res, err := Run(context.Background(), Config{New: m.New, Strategy: s, Seed: seed, Model: model.Config{Pendings: 2}, Time: 10 * time.Second, StopAtFailure: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -119,7 +119,7 @@ func TestCoverBenchmarks(t *testing.T) {
 // work-stealing executor, without and with its projection onto the model
 // (what coverage tracking costs).
 func BenchmarkCoverRun(b *testing.B) {
-	mc, mk, err := CoverModel("worksteal", model.Config{})
+	mc, mk, err := Model("worksteal", model.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func BenchmarkCoverRun(b *testing.B) {
 			cv := cover.New(sp)
 			strat := control.Random(1)
 			for b.Loop() {
-				h, evs, _, err := coverRun((&CoverConfig{}).runner(), mk, mc, strat, drawWorkload(mc, rng), nil, nil)
+				h, evs, _, err := coverRun((&Config{}).runner(), mk, mc, strat, drawWorkload(mc, rng), nil, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -158,7 +158,7 @@ func BenchmarkCoverRun(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	strat := control.Random(1)
 	for range 200 {
-		h, evs, _, err := coverRun((&CoverConfig{}).runner(), mk, mc, strat, drawWorkload(mc, rng), nil, nil)
+		h, evs, _, err := coverRun((&Config{}).runner(), mk, mc, strat, drawWorkload(mc, rng), nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

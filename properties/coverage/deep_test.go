@@ -1,4 +1,4 @@
-package properties
+package coverage
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 // The base of the deep mutants conforms, and its runs stay in the model.
 func TestCoverDeepBase(t *testing.T) {
-	res, err := Cover(context.Background(), CoverConfig{New: func() executor.Executor { return broken.NewDeep(broken.DeepConfig{}) }, Strategy: "guided", Model: model.Config{Pendings: 2}, Runs: 3000})
+	res, err := Run(context.Background(), Config{New: func() executor.Executor { return broken.NewDeep(broken.DeepConfig{}) }, Strategy: "guided", Model: model.Config{Pendings: 2}, Runs: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestCoverDeepBase(t *testing.T) {
 func TestCoverDeepMutants(t *testing.T) {
 	for _, m := range broken.DeepCatalogue() {
 		t.Run(m.Name, func(t *testing.T) {
-			res, err := Cover(context.Background(), CoverConfig{New: m.New, Strategy: "guided", Model: model.Config{Pendings: 2}, Time: 20 * time.Second, StopAtFailure: true})
+			res, err := Run(context.Background(), Config{New: m.New, Strategy: "guided", Model: model.Config{Pendings: 2}, Time: 20 * time.Second, StopAtFailure: true})
 			if err != nil {
 				t.Fatal(err)
 			}

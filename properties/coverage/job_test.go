@@ -1,4 +1,4 @@
-package properties_test
+package coverage_test
 
 import (
 	"context"
@@ -8,16 +8,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/execspec/execspec/properties"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
-// A CoverJob's result goes through a file from the instrumented binary to
-// verify cover: what Cover returned comes back, and a bad file or job is
+// A Job's result goes through a file from the instrumented binary to
+// verify cover: what Run returned comes back, and a bad file or job is
 // a clear error.
 func TestCoverJobRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	job := properties.CoverJob{Executor: "worksteal", Strategy: "guided", Seed: 3, Runs: 60, Out: filepath.Join(dir, "result.json")}
-	res, err := properties.Cover(context.Background(), job.Config())
+	job := coverage.Job{Executor: "worksteal", Strategy: "guided", Seed: 3, Runs: 60, Out: filepath.Join(dir, "result.json")}
+	res, err := coverage.Run(context.Background(), job.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestCoverJobRoundTrip(t *testing.T) {
 	if err := job.WriteResult(res, nil); err != nil {
 		t.Fatal(err)
 	}
-	got, err := properties.ReadCoverJobResult(job.Out)
+	got, err := coverage.ReadJobResult(job.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,29 +39,29 @@ func TestCoverJobRoundTrip(t *testing.T) {
 	if err := job.WriteResult(nil, errors.New("cover: unknown strategy \"x\"")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := properties.ReadCoverJobResult(job.Out); err == nil || !strings.Contains(err.Error(), "unknown strategy") {
+	if _, err := coverage.ReadJobResult(job.Out); err == nil || !strings.Contains(err.Error(), "unknown strategy") {
 		t.Errorf("a job that failed: %v", err)
 	}
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte("{\"strategy\": 3"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := properties.ReadCoverJobResult(bad); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, err := coverage.ReadJobResult(bad); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("a torn result: %v", err)
 	}
 	if err := os.WriteFile(bad, []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := properties.ReadCoverJobResult(bad); err == nil || !strings.Contains(err.Error(), "no coverage report") {
+	if _, err := coverage.ReadJobResult(bad); err == nil || !strings.Contains(err.Error(), "no coverage report") {
 		t.Errorf("an empty result: %v", err)
 	}
 
-	t.Setenv(properties.EnvCoverJob, "{\"runs\": \"many\"}")
-	if _, ok, err := properties.CoverJobFromEnv(); !ok || err == nil || !strings.Contains(err.Error(), properties.EnvCoverJob) {
+	t.Setenv(coverage.EnvJob, "{\"runs\": \"many\"}")
+	if _, ok, err := coverage.JobFromEnv(); !ok || err == nil || !strings.Contains(err.Error(), coverage.EnvJob) {
 		t.Errorf("a bad job: ok %v, %v", ok, err)
 	}
-	t.Setenv(properties.EnvCoverJob, "{\"runs\": 5}")
-	if _, ok, err := properties.CoverJobFromEnv(); !ok || err == nil || !strings.Contains(err.Error(), "no out file") {
+	t.Setenv(coverage.EnvJob, "{\"runs\": 5}")
+	if _, ok, err := coverage.JobFromEnv(); !ok || err == nil || !strings.Contains(err.Error(), "no out file") {
 		t.Errorf("a job without its out file: ok %v, %v", ok, err)
 	}
 }

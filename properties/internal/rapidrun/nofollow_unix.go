@@ -1,6 +1,6 @@
 //go:build unix
 
-package properties
+package rapidrun
 
 import "syscall"
 

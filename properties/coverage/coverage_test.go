@@ -1,11 +1,9 @@
-package properties
+package coverage
 
 import (
 	"context"
 	"testing"
 
-	"github.com/execspec/execspec/checker"
-	"github.com/execspec/execspec/executor"
 	"github.com/execspec/execspec/model"
 )
 
@@ -13,7 +11,7 @@ import (
 // events and wakes from worker threads, reach NOTIFIED and local-queue
 // states, and no visited state is outside the model.
 func TestCoverWorkSteal(t *testing.T) {
-	res, err := Cover(context.Background(), CoverConfig{Runs: 300, Seed: 7})
+	res, err := Run(context.Background(), Config{Runs: 300, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,32 +36,12 @@ func TestCoverWorkSteal(t *testing.T) {
 
 func TestCoverOtherExecutors(t *testing.T) {
 	for _, name := range []string{"fifo", "wakeable", "timeslice"} {
-		res, err := Cover(context.Background(), CoverConfig{Executor: name, Model: model.Config{Tasks: 2}, Runs: 50})
+		res, err := Run(context.Background(), Config{Executor: name, Model: model.Config{Tasks: 2}, Runs: 50})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if res.Report.Outside != 0 || res.Report.VisitedStates < 5 {
 			t.Errorf("%s: %d outside, %d visited: %v", name, res.Report.Outside, res.Report.VisitedStates, res.FirstFailure)
-		}
-	}
-}
-
-// The suite's coverage goal: met, and missed.
-func TestCheckCoverageGoal(t *testing.T) {
-	mk := func() executor.Executor {
-		return executor.NewWorkSteal(executor.WorkStealConfig{Workers: 2, LocalCap: 2, GlobalInterval: -1})
-	}
-	for _, c := range []struct {
-		goal float64
-		want checker.Verdict
-	}{{20, checker.Holds}, {100, checker.Violated}} {
-		rep := Check(mk, Config{Only: []string{"exactly-once"}, Checks: 5, Coverage: &CoverConfig{Runs: 300, Goal: c.goal}})
-		if rep.Coverage == nil {
-			t.Fatal("no coverage in the report")
-		}
-		last := rep.Results[len(rep.Results)-1]
-		if last.Property.Name != "spec-coverage" || last.Verdict != c.want {
-			t.Errorf("goal %.0f%%: %s %s (%s); %.1f%% reached", c.goal, last.Property.Name, last.Verdict, last.Message, rep.Coverage.Report.StatePercent())
 		}
 	}
 }
@@ -77,11 +55,11 @@ func TestCoverGuided(t *testing.T) {
 	if testing.Short() {
 		runs = 1500
 	}
-	g, err := Cover(context.Background(), CoverConfig{Strategy: "guided", Runs: runs, Seed: 3})
+	g, err := Run(context.Background(), Config{Strategy: "guided", Runs: runs, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Cover(context.Background(), CoverConfig{Strategy: "random", Runs: runs, Seed: 3})
+	r, err := Run(context.Background(), Config{Strategy: "random", Runs: runs, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

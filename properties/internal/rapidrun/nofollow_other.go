@@ -1,5 +1,5 @@
 //go:build !unix
 
-package properties
+package rapidrun
 
 const syscallNoFollow = 0
