@@ -59,10 +59,10 @@ func register(c cli.Command) {
 }
 
 // main is the one signal path: SIGINT, SIGTERM and SIGHUP (and a closed
-// output pipe, outputClosed) cancel the same context,
-// which every subcommand and every input it reads (cli.OpenInput) observes. A
-// write error on standard output (a full disk, /dev/full) is not lost:
-// the command ends with exit 2 and says so on stderr.
+// output pipe, outputClosed) cancel the same context, which every
+// subcommand and every input it reads (cli.OpenInput) observes. A write
+// error on standard output (a full disk, /dev/full) is not lost: the
+// command ends with exit 2 and says so on stderr.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	ctx, closed := outputClosed(ctx)
