@@ -20,6 +20,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/execspec/execspec/cmd/verify/internal/cli"
+	"github.com/execspec/execspec/cmd/verify/internal/clitest"
 	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/traces"
 )
@@ -58,14 +60,9 @@ func TestMain(m *testing.M) {
 	}
 	// The files written where no flag says go to the user's cache
 	// directory: the tests' go to one of their own.
-	cache, err := os.MkdirTemp("", "verify-cache-")
-	if err == nil {
-		os.Setenv("XDG_CACHE_HOME", cache)
-	}
+	removeCache := clitest.TempCache()
 	code := m.Run()
-	if cache != "" {
-		os.RemoveAll(cache)
-	}
+	removeCache()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
@@ -225,8 +222,8 @@ func (r *hostileRun) clean(t *testing.T, rssLimit int64) {
 		}
 	}
 	for _, l := range strings.Split(all, "\n") {
-		if len(l) > maxLineBytes+100 {
-			t.Errorf("a line of %d bytes (bound %d)", len(l), maxLineBytes)
+		if len(l) > cli.MaxLineBytes+100 {
+			t.Errorf("a line of %d bytes (bound %d)", len(l), cli.MaxLineBytes)
 			break
 		}
 	}
@@ -690,4 +687,104 @@ func allPropertyNames() string {
 		names = append(names, p.Name)
 	}
 	return strings.Join(names, ",")
+}
+
+// TestClosedOutput: a reader that goes away (verify ... | head -1) makes
+// verify stop as on Ctrl-C, with exit 2 (an output that could not be
+// written), instead of dying of SIGPIPE at its next write. verify test
+// writes its progress to stderr while go test runs in a process group of
+// its own: dead of SIGPIPE, it left go test and the test binary running
+// for as long as --time or --timeout let them (seen: both alive after
+// verify test --time 30s 2>&1 | head -3 had ended).
+func TestClosedOutput(t *testing.T) {
+	bin := verifyBinary(t)
+	ok := filepath.Join("testdata", "check", "conforms.jsonl")
+	abs, err := filepath.Abs(ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := t.TempDir() // a module with a test that --time would run for a minute
+	for name, body := range map[string]string{"go.mod": "module m\n\ngo 1.26\n", "m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n"} {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		stderr bool // the closed pipe is stderr (else stdout)
+	}{
+		{"replay stdout", []string{"replay", abs}, false},
+		{"model stdout", []string{"model", "--workers", "2", "--tasks", "2"}, false},
+		{"test stderr", []string{"test", ".", "--time", "1m"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close() // the reader is gone before the first write
+			defer w.Close()
+			cmd := exec.Command(bin, c.args...)
+			cmd.Dir = mod
+			cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+			var other strings.Builder
+			if c.stderr {
+				cmd.Stdout, cmd.Stderr = &other, w
+			} else {
+				cmd.Stdout, cmd.Stderr = w, &other
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(hostileWait):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running %v after its output was closed", hostileWait)
+			}
+			st := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if st.Signaled() || st.ExitStatus() != exitUsage {
+				t.Fatalf("%v (signal %v), want exit %d\n%s", cmd.ProcessState, st.Signal(), exitUsage, other.String())
+			}
+			if !c.stderr && !strings.Contains(other.String(), "writing standard output") {
+				t.Errorf("stderr does not say that standard output could not be written:\n%s", other.String())
+			}
+		})
+	}
+}
+
+// TestOutputDirectoryMissing: an output file whose directory does not
+// exist, or is a file, is refused with exit 2 and a message that names
+// the path asked for and what is wrong with its directory. Before, the
+// message named a temporary file the user never asked for
+// ("open /x/.out.html.3485044795.tmp: no such file or directory") or
+// lstat's own words.
+func TestOutputDirectoryMissing(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "regular")
+	if err := os.WriteFile(regular, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok := filepath.Join("testdata", "check", "conforms.jsonl")
+	for _, c := range []struct {
+		flag, parent, want string
+	}{
+		{"--html", filepath.Join(dir, "missing"), "does not exist"},
+		{"--chrome", filepath.Join(dir, "missing"), "does not exist"},
+		{"--html", regular, "is not a directory"},
+	} {
+		out := filepath.Join(c.parent, "out.html")
+		code, _, stderr := run(t, "check", c.flag, out, ok)
+		if code != exitUsage {
+			t.Errorf("check %s %s: exit %d, want %d\n%s", c.flag, out, code, exitUsage, stderr)
+		}
+		wantAll(t, "stderr", stderr, "output file "+out+": its directory "+c.parent+" "+c.want)
+		if strings.Contains(stderr, ".tmp") {
+			t.Errorf("the message names a temporary file:\n%s", stderr)
+		}
+	}
 }

@@ -14,8 +14,8 @@ func TestJSONShapes(t *testing.T) {
 	dir := t.TempDir()
 	result := filepath.Join(dir, "r.json")
 	for _, args := range [][]string{
-		{"check", "--json", td("conforms.jsonl")},
-		{"check", "--json", td("steal_with_local_work.jsonl")},
+		{"check", "--json", filepath.Join("testdata", "check", "conforms.jsonl")},
+		{"check", "--json", filepath.Join("testdata", "check", "steal_with_local_work.jsonl")},
 		{"model", "--json", "--workers", "2", "--tasks", "2", "--property", "all", "--parallel", "1"},
 		{"model", "--json", "--workers", "2", "--tasks", "2", "--bitstate", "1", "--swarm", "1/1", "--result", result},
 		{"merge", "--json", result},
@@ -38,24 +38,6 @@ func TestJSONShapes(t *testing.T) {
 		if v.Verdict != verdictOf(code) {
 			t.Errorf("%v: verdict %q, exit %d", args, v.Verdict, code)
 		}
-	}
-}
-
-// jsonText escapes what could steer a terminal and changes nothing a
-// decoder sees.
-func TestJSONText(t *testing.T) {
-	in := map[string]string{"trace": "a\u202eb\u2066c\u200bd\U000f0000e\u00e9f😀\u2028"}
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := jsonText(b)
-	if want := `{"trace":"a\u202eb\u2066c\u200bd\udb80\udc00eéf😀\u2028"}`; got != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
-	}
-	var back map[string]string
-	if err := json.Unmarshal([]byte(got), &back); err != nil || back["trace"] != in["trace"] {
-		t.Fatalf("decodes to %q (%v), want %q", back["trace"], err, in["trace"])
 	}
 }
 

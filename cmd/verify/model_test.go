@@ -10,38 +10,34 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/execspec/execspec/cmd/verify/internal/cli"
+	"github.com/execspec/execspec/cmd/verify/internal/clitest"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata/")
 
+// What every subcommand's --json prints first (package cli).
+var (
+	jsonSchema = cli.JSONSchema
+	verdictOf  = cli.VerdictOf
+)
+
+// run runs verify with args: its exit code, stdout and stderr.
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := dispatch(context.Background(), args, &out, &errb)
-	return code, out.String(), errb.String()
+	return clitest.Dispatch(dispatch).Run(t, args...)
 }
 
 // wantAll fails t for each of wants that text, the output named name,
 // does not contain.
-func wantAll(t *testing.T, name, text string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(text, w) {
-			t.Errorf("%s lacks %q:\n%s", name, w, text)
-		}
-	}
-}
+var wantAll = clitest.WantAll
 
 // runJSON runs verify with args, wants exit code want and one JSON object
 // on stdout, and returns it decoded, and stdout for messages.
 func runJSON[T any](t *testing.T, want int, args ...string) (T, string) {
 	t.Helper()
-	code, out, errs := run(t, args...)
-	var v T
-	if err := json.Unmarshal([]byte(out), &v); err != nil || code != want {
-		t.Fatalf("verify %s: exit %d, want %d; %v\n%s%s", strings.Join(args, " "), code, want, err, out, errs)
-	}
-	return v, out
+	return clitest.RunJSON[T](t, dispatch, want, args...)
 }
 
 func TestModelExitCodes(t *testing.T) {

@@ -6,10 +6,12 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/execspec/execspec/cmd/verify/internal/cli"
 )
 
 func init() {
-	register(command{name: "version", summary: "print the module version, the Go version and the VCS revision of this build", run: runVersion})
+	register(cli.Command{Name: "version", Summary: "print the module version, the Go version and the VCS revision of this build", Run: runVersion})
 }
 
 // versionInfo is what verify version prints: what debug.ReadBuildInfo
@@ -27,7 +29,7 @@ type versionInfo struct {
 }
 
 func buildVersion() versionInfo {
-	v := versionInfo{Schema: jsonSchema, Module: "github.com/execspec/execspec", Version: "(unknown)", Go: runtime.Version()}
+	v := versionInfo{Schema: cli.JSONSchema, Module: "github.com/execspec/execspec", Version: "(unknown)", Go: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
@@ -57,14 +59,14 @@ VCS revision (+dirty when the tree had changes) and its time.
 `
 
 func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("verify version", stderr, versionHelp, "")
+	fs := cli.NewFlagSet("verify version", stderr, versionHelp, "")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if code, ok := parseNoArgs(fs, args, stderr); !ok {
+	if code, ok := cli.ParseNoArgs(fs, args, stderr); !ok {
 		return code
 	}
 	v := buildVersion()
 	if *asJSON {
-		printJSON(stdout, v, false)
+		cli.PrintJSON(stdout, v, false)
 		return exitHolds
 	}
 	rev := ""
