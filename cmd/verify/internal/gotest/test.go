@@ -89,19 +89,19 @@ func testFlagSpecs(f *testFlags) []cli.FlagSpec {
 
 // testReport is the result of verify test, printed with --json.
 type testReport struct {
-	Packages     []string       `json:"packages"`
-	Instrumented []string       `json:"instrumented"`
-	Rewrites     map[string]int `json:"rewrites"`
-	Uncontrolled []string       `json:"uncontrolled"`
-	StdSync      bool           `json:"std_sync,omitempty"` // the standard library's sync is controlled
-	Strategy     string         `json:"strategy"`
-	Seed         uint64         `json:"seed"`
-	Runs         int            `json:"runs_per_test"`           // 0: no bound (--time alone)
-	Time         string         `json:"time_per_test,omitempty"` // --time, e.g. "10m0s"
-	Tests        []harness.Outcome   `json:"tests"`
-	Unfinished   []string       `json:"unfinished,omitempty"` // tests that started and had not ended when the run stopped
-	Interrupted  bool           `json:"interrupted,omitempty"`
-	Seconds      float64        `json:"seconds"`
+	Packages     []string          `json:"packages"`
+	Instrumented []string          `json:"instrumented"`
+	Rewrites     map[string]int    `json:"rewrites"`
+	Uncontrolled []string          `json:"uncontrolled"`
+	StdSync      bool              `json:"std_sync,omitempty"` // the standard library's sync is controlled
+	Strategy     string            `json:"strategy"`
+	Seed         uint64            `json:"seed"`
+	Runs         int               `json:"runs_per_test"`           // 0: no bound (--time alone)
+	Time         string            `json:"time_per_test,omitempty"` // --time, e.g. "10m0s"
+	Tests        []harness.Outcome `json:"tests"`
+	Unfinished   []string          `json:"unfinished,omitempty"` // tests that started and had not ended when the run stopped
+	Interrupted  bool              `json:"interrupted,omitempty"`
+	Seconds      float64           `json:"seconds"`
 }
 
 const testHelp = `Usage: verify test [flags] [PACKAGE...]

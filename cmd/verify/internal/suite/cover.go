@@ -12,8 +12,8 @@ import (
 
 	"github.com/execspec/execspec/cmd/verify/internal/cli"
 	"github.com/execspec/execspec/model"
-	"github.com/execspec/execspec/properties/coverage"
 	"github.com/execspec/execspec/properties/broken"
+	"github.com/execspec/execspec/properties/coverage"
 )
 
 func deepNames() string {
