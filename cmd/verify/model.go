@@ -15,6 +15,7 @@ import (
 	"github.com/execspec/execspec/checker/explore"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 func init() {
@@ -309,7 +310,7 @@ func writeCounterexample(dir string, r *explore.Result) (map[string]string, erro
 		return nil, err
 	}
 	mark := explore.Diagnose(r).Mark()
-	return files, writeFile(files["timeline"], func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) })
+	return files, writeFile(files["timeline"], func(w io.Writer) error { return picture.WriteHTML(w, h, events, mark) })
 }
 
 func printModelResult(w io.Writer, r *explore.Result, files map[string]string) {
