@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/execspec/execspec/executor/internal/eventbuf"
 	"github.com/execspec/execspec/internal/goid"
 	"github.com/execspec/execspec/traces"
 )
@@ -19,7 +20,7 @@ type base struct {
 	// these share cache lines with nothing that is written often.
 	ctl
 	rec      Recorder
-	batch    BatchRecorder // rec, when it takes batches and no Scheduler is set
+	sink     eventbuf.Sink // rec, and rec as a BatchRecorder when it takes batches and no Scheduler is set
 	ended    atomic.Bool   // Close has handed every buffer over: from now on, at once
 	closed   atomic.Bool
 	started  atomic.Bool
@@ -35,8 +36,8 @@ type base struct {
 	_     [56]byte
 
 	outMu  sync.Mutex
-	out    sharedBuf    // events of goroutines outside the workers, under outMu
-	shared []*sharedBuf // out, and the queues' buffers of pushes from outside
+	out    eventbuf.Shared    // events of goroutines outside the workers, under outMu
+	shared []*eventbuf.Shared // out, and the queues' buffers of pushes from outside
 
 	ids     atomic.Int64 // last task id handed out
 	pending atomic.Int64 // spawned and not DONE
@@ -122,7 +123,7 @@ type workerLocal struct {
 	tkVictim int32
 	tkSrc    traces.Source
 
-	rb workerBuf // w's events not yet handed to the Recorder
+	rb eventbuf.Worker // w's events not yet handed to the Recorder
 
 	_ [64]byte
 }
@@ -248,7 +249,7 @@ func (b *base) startWorker(w int, run func(w int)) {
 		// goroutine started later must not pass for worker w.
 		b.gs[w].Store(0)
 		if b.rec != nil {
-			b.deliverOwn(&b.wk[w].rb)
+			b.wk[w].rb.Deliver(&b.sink)
 		}
 	})
 }
@@ -351,7 +352,7 @@ func (b *base) Close() error {
 // after an orderly stop and counts.
 func (b *base) recordStop() {
 	b.outMu.Lock()
-	b.out.put(traces.PackedEvent(traces.KindStop, b.tick(), 0, -1))
+	b.out.Put(traces.PackedEvent(traces.KindStop, b.tick(), 0, -1))
 	b.outMu.Unlock()
 }
 
@@ -493,15 +494,15 @@ func (b *base) complete(t *task, w int, v any, err error) {
 // buffer mutex: a wake may act on WAITING at once, and the task finish,
 // and Wait return, before the event would otherwise be published.
 func (b *base) suspend(t *task, w int) bool {
-	var r *workerBuf
+	var r *eventbuf.Worker
 	if b.batching() {
 		r = &b.wk[w].rb
-		r.mu.Lock()
+		r.Mu.Lock()
 	}
 	ok := b.suspendCAS(t, w)
 	if r != nil {
 		b.publish(w)
-		r.mu.Unlock()
+		r.Mu.Unlock()
 	}
 	if ok && b.rec != nil {
 		b.sync(w)
@@ -534,9 +535,9 @@ func (b *base) suspendCAS(t *task, w int) bool {
 // the caller holds.
 func (b *base) emitHere(w int, p traces.Packed) {
 	if w >= 0 {
-		b.wk[w].rb.put(p)
+		b.wk[w].rb.Put(p)
 	} else {
-		b.out.put(p)
+		b.out.Put(p)
 	}
 }
 
@@ -561,7 +562,7 @@ func (b *base) wakeNoPush(t *task, w int) bool {
 	case w < 0:
 		l = &b.outMu
 	case b.batching():
-		l = &b.wk[w].rb.mu
+		l = &b.wk[w].rb.Mu
 	}
 	if l != nil {
 		l.Lock()

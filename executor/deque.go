@@ -1,6 +1,10 @@
 package executor
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/execspec/execspec/executor/internal/eventbuf"
+)
 
 // localq is a worker's bounded local queue: a ring of tasks with an owner
 // end (the tail) and a steal end (the head), and the worker's LIFO slot.
@@ -76,7 +80,7 @@ type globalq struct {
 	mu   mutex
 	q    fifoq
 	size atomic.Int64
-	rb   sharedBuf // events of pushes from outside the workers, under mu
+	rb   eventbuf.Shared // events of pushes from outside the workers, under mu
 }
 
 func (g *globalq) push(t *task) {

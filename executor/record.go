@@ -1,9 +1,7 @@
 package executor
 
 import (
-	"sync"
-	"sync/atomic"
-
+	"github.com/execspec/execspec/executor/internal/eventbuf"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -49,73 +47,10 @@ import (
 //
 // flushAll never waits for a worker to reach any point: a worker busy with
 // a task spawned meanwhile does not hold Wait up.
-
-// recCap is the number of events a buffer holds before it is handed to the
-// Recorder; recSlack is room for the events a worker writes between two
-// points where it can hand its buffer over (at most two per operation).
-const (
-	recCap   = 256
-	recSlack = 8
-)
-
-// workerBuf is worker w's buffer. n and the events are written by w alone;
-// pub is what flushAll may read of them, under mu; done is what flushAll
-// has handed over already.
-type workerBuf struct {
-	n    int
-	buf  *[recCap + recSlack]traces.Packed
-	pub  atomic.Int32
-	mu   sync.Mutex // held while events leave buf, and by w around a CAS and its event
-	done int        // under mu
-}
-
-func (r *workerBuf) put(p traces.Packed) {
-	if r.buf == nil {
-		r.buf = new([recCap + recSlack]traces.Packed)
-	}
-	r.buf[r.n] = p
-	r.n++
-}
-
-// sharedBuf is a buffer that several goroutines write into, under l. Many
-// goroutines writing at once can make it grow past recCap; then whoever
-// syncs next hands it over. It is handed over after l is released: under
-// l, it is swapped for the spare and dmu is taken, so that flushAll, which
-// also takes l and then dmu, waits for a batch on its way to the Recorder.
-type sharedBuf struct {
-	l     sync.Locker
-	buf   []traces.Packed
-	full  atomic.Bool // len(buf) ≥ recCap: sync has work to do
-	dmu   sync.Mutex
-	spare []traces.Packed // under dmu
-}
-
-// put writes p; the caller holds s.l.
-func (s *sharedBuf) put(p traces.Packed) {
-	if s.buf == nil {
-		s.buf = make([]traces.Packed, 0, recCap+recSlack)
-	}
-	s.buf = append(s.buf, p)
-	if len(s.buf) == recCap {
-		s.full.Store(true)
-	}
-}
-
-// handOver hands s's events to the Recorder. The caller holds s.l, which
-// handOver releases.
-func (b *base) handOver(s *sharedBuf) {
-	batch := s.buf
-	s.dmu.Lock()
-	s.buf, s.spare = s.spare, nil
-	s.full.Store(false)
-	s.l.Unlock()
-	if testHookHandOver != nil {
-		testHookHandOver(len(batch))
-	}
-	b.deliver(batch)
-	s.spare = batch[:0]
-	s.dmu.Unlock()
-}
+//
+// The buffers themselves (eventbuf.Worker, eventbuf.Shared) and the Sink
+// they are handed to are in executor/internal/eventbuf; what is here is
+// when the executor writes, publishes and hands over.
 
 // nested makes an executor mutex a sync.Locker without yield points (a
 // buffer is handed over where no yield point may be).
@@ -126,23 +61,23 @@ func (n nested) Unlock() { n.m.unlock() }
 
 // addQueueBuf makes s the buffer of pushes from outside onto the queue
 // guarded by mu.
-func (b *base) addQueueBuf(s *sharedBuf, mu *mutex) {
-	s.l = nested{mu}
+func (b *base) addQueueBuf(s *eventbuf.Shared, mu *mutex) {
+	s.L = nested{mu}
 	b.shared = append(b.shared, s)
 }
 
 // batching reports whether events go to the Recorder in batches.
-func (b *base) batching() bool { return b.batch != nil }
+func (b *base) batching() bool { return b.sink.Batching() }
 
 // setRecorder sets r as the recorder, and decides whether it gets batches.
 // Called before the workers start, by SetRecorder and SetScheduler.
 func (b *base) setRecorder(r Recorder) {
-	b.rec, b.batch = r, nil
+	b.rec, b.sink = r, eventbuf.Sink{Rec: r}
 	if br, ok := r.(BatchRecorder); ok && b.sched == nil {
-		b.batch = br
+		b.sink.Batch = br
 	}
-	if b.out.l == nil {
-		b.out.l = &b.outMu
+	if b.out.L == nil {
+		b.out.L = &b.outMu
 		b.shared = append(b.shared, &b.out)
 	}
 }
@@ -151,27 +86,27 @@ func (b *base) setRecorder(r Recorder) {
 // buffer. It never calls the Recorder.
 func (b *base) emit(w int, p traces.Packed) {
 	if w >= 0 {
-		b.wk[w].rb.put(p)
+		b.wk[w].rb.Put(p)
 		return
 	}
 	b.outMu.Lock()
-	b.out.put(p)
+	b.out.Put(p)
 	b.outMu.Unlock()
 }
 
 // emitPush writes p, the event of a push by w that holds the lock of the
 // queue whose buffer is s, and publishes it: once the lock is released,
 // the task may run and finish, and Wait return, at any moment.
-func (b *base) emitPush(s *sharedBuf, w int, p traces.Packed) {
+func (b *base) emitPush(s *eventbuf.Shared, w int, p traces.Packed) {
 	switch {
 	case w >= 0:
 		r := &b.wk[w].rb
-		r.put(p)
+		r.Put(p)
 		if b.batching() {
-			r.pub.Store(int32(r.n))
+			r.Publish()
 		}
 	case b.batching():
-		s.put(p) // under s.l, the queue's lock, held by the caller
+		s.Put(p) // under s.L, the queue's lock, held by the caller
 	default:
 		b.emit(w, p)
 	}
@@ -181,8 +116,7 @@ func (b *base) emitPush(s *sharedBuf, w int, p traces.Packed) {
 // before w makes known the end of a task.
 func (b *base) publish(w int) {
 	if w >= 0 && b.batching() {
-		r := &b.wk[w].rb
-		r.pub.Store(int32(r.n))
+		b.wk[w].rb.Publish()
 	}
 }
 
@@ -192,59 +126,21 @@ func (b *base) publish(w int) {
 func (b *base) sync(w int) {
 	if w >= 0 {
 		r := &b.wk[w].rb
-		if r.n >= recCap || (r.n > 0 && !b.batching()) {
-			b.deliverOwn(r)
+		if n := r.Len(); n >= eventbuf.Cap || (n > 0 && !b.batching()) {
+			r.Deliver(&b.sink)
 		}
 		return
 	}
-	b.syncShared(&b.out)
+	b.out.Sync(&b.sink, &b.ended)
 }
 
 // syncPush is sync after emitPush, once the queue's lock is released.
-func (b *base) syncPush(s *sharedBuf, w int) {
+func (b *base) syncPush(s *eventbuf.Shared, w int) {
 	if w >= 0 || !b.batching() {
 		b.sync(w)
 		return
 	}
-	b.syncShared(s)
-}
-
-// syncShared hands s over if it is due.
-func (b *base) syncShared(s *sharedBuf) {
-	if b.batching() && !s.full.Load() && !b.ended.Load() {
-		return // the common case: one load, no lock
-	}
-	s.l.Lock()
-	if len(s.buf) == 0 || (b.batching() && len(s.buf) < recCap && !b.ended.Load()) {
-		s.l.Unlock()
-		return
-	}
-	b.handOver(s)
-}
-
-// deliverOwn hands worker buffer r over; only its worker calls it.
-func (b *base) deliverOwn(r *workerBuf) {
-	r.mu.Lock()
-	if r.n > r.done {
-		b.deliver(r.buf[r.done:r.n])
-	}
-	r.n, r.done = 0, 0
-	r.pub.Store(0)
-	r.mu.Unlock()
-}
-
-// deliver hands batch to the Recorder.
-func (b *base) deliver(batch []traces.Packed) {
-	if len(batch) == 0 {
-		return
-	}
-	if b.batch != nil {
-		b.batch.RecordPacked(batch)
-		return
-	}
-	for _, p := range batch {
-		b.rec.Record(p.Event())
-	}
+	s.Sync(&b.sink, &b.ended)
 }
 
 // testHookIdle, when set (by tests, before any executor starts), runs as a
@@ -253,20 +149,17 @@ func (b *base) deliver(batch []traces.Packed) {
 var testHookIdle func()
 
 // testHookWoke, likewise, runs between a wake's effect on its task and the
-// writing of its event; testHookHandOver between taking a shared buffer's
-// events and handing them to the Recorder; testHookWaited in Wait, between
-// seeing every task DONE and collecting the buffers.
-var (
-	testHookWoke, testHookWaited func()
-	testHookHandOver             func(events int)
-)
+// writing of its event; eventbuf.TestHookHandOver between taking a shared
+// buffer's events and handing them to the Recorder; testHookWaited in Wait,
+// between seeing every task DONE and collecting the buffers.
+var testHookWoke, testHookWaited func()
 
 // deliverIdle hands over, as worker w goes to sleep, its own buffer and the
 // shared ones: when every worker sleeps, every event made so far is in the
 // Recorder, even if Wait never returns (a task that is never woken again,
 // say).
 func (b *base) deliverIdle(w int) {
-	b.deliverOwn(&b.wk[w].rb)
+	b.wk[w].rb.Deliver(&b.sink)
 	b.deliverShared()
 }
 
@@ -274,8 +167,8 @@ func (b *base) deliverIdle(w int) {
 // theirs already on its way.
 func (b *base) deliverShared() {
 	for _, s := range b.shared {
-		s.l.Lock()
-		b.handOver(s)
+		s.L.Lock()
+		s.HandOver(&b.sink)
 	}
 }
 
@@ -286,12 +179,6 @@ func (b *base) deliverShared() {
 func (b *base) flushAll() {
 	b.deliverShared()
 	for w := range b.wk {
-		r := &b.wk[w].rb
-		r.mu.Lock()
-		if p := int(r.pub.Load()); p > r.done {
-			b.deliver(r.buf[r.done:p])
-			r.done = p
-		}
-		r.mu.Unlock()
+		b.wk[w].rb.Flush(&b.sink)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/execspec/execspec/executor/internal/eventbuf"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -299,7 +300,7 @@ func TestWaitWaitsForBatchInTransit(t *testing.T) {
 		begun.Wait()
 		inTransit, waited := make(chan struct{}), make(chan struct{})
 		var first atomic.Bool
-		testHookHandOver = func(events int) {
+		eventbuf.TestHookHandOver = func(events int) {
 			if events > 0 && first.CompareAndSwap(false, true) {
 				close(inTransit)
 				<-waited // until Wait is about to collect the buffers
@@ -311,13 +312,13 @@ func TestWaitWaitsForBatchInTransit(t *testing.T) {
 			// The workers read the hooks: stop them first.
 			free()
 			ex.Close()
-			testHookHandOver, testHookWaited = nil, nil
+			eventbuf.TestHookHandOver, testHookWaited = nil, nil
 		}()
 		spawned := make(chan int, 1)
 		go func() {
 			n := workers
 			defer func() { spawned <- n }()
-			for n < 2*recCap { // the push that fills the buffer hands it over
+			for n < 2*eventbuf.Cap { // the push that fills the buffer hands it over
 				if _, err := ex.Spawn(trivial); err != nil {
 					t.Error(err)
 					return

@@ -3,6 +3,7 @@ package executor
 import (
 	"sync/atomic"
 
+	"github.com/execspec/execspec/executor/internal/eventbuf"
 	"github.com/execspec/execspec/traces"
 )
 
@@ -55,9 +56,9 @@ type shared struct {
 	base
 	mu    mutex // guards q and qb
 	q     runq
-	qb    sharedBuf    // events of pushes from outside the workers
-	size  atomic.Int64 // len(q), readable without the lock (park checks)
-	slice int          // re-polls allowed to a task NOTIFIED during its poll
+	qb    eventbuf.Shared // events of pushes from outside the workers
+	size  atomic.Int64    // len(q), readable without the lock (park checks)
+	slice int             // re-polls allowed to a task NOTIFIED during its poll
 
 	// Format v1.1 facts recorded: each task's priority on its pushes
 	// (priority), the future id on polls (retry).

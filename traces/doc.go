@@ -35,16 +35,8 @@
 // held in memory (a Log's) to a checker in the form a Reader's All yields
 // them from a file.
 //
-// Pictures: WriteHTML draws one self-contained page that shows the
-// mechanism of a run: a lane per worker with its polls, the queues as bands
-// whose contents change, each task's state on its row, wakes and steals as
-// arrows (a dropped or coalesced wake marked so), the root cause and the
-// symptom marked, and every state a click or a ← → away. Timeline builds
-// the same page while a trace streams, in bounded memory (a long trace is
-// drawn as a window, from the state the events before it left);
-// WriteChromeTrace writes the Chrome trace-event format for Perfetto, for
-// a whole long trace; ChromeWriter streams it one event at a
-// time, in memory independent of the trace's length.
+// Pictures of a trace, the HTML timeline and the Chrome trace for
+// Perfetto, are drawn by the package traces/picture.
 //
 // Untrusted text: a trace's strings reach a terminal only through
 // Printable; ShellQuote quotes a path in a suggested command; CreateOutput

@@ -77,13 +77,3 @@ func TestOutputFileMode(t *testing.T) {
 		t.Errorf("mode = %v, %v; want 0644", st.Mode(), err)
 	}
 }
-
-// WriteChromeTrace checks the header first: a hostile worker count is an
-// error, not a table of sixteen million threads.
-func TestChromeHeaderChecked(t *testing.T) {
-	var b strings.Builder
-	err := WriteChromeTrace(&b, Header{Format: Format, Version: Version, Workers: 1 << 24}, nil)
-	if err == nil || b.Len() > 0 {
-		t.Fatalf("err %v, %d bytes written", err, b.Len())
-	}
-}

@@ -129,6 +129,12 @@ func WriteAll(w io.Writer, h Header, events []Event) error {
 	return writeEvents(tw, err, events, (*Writer).Flush)
 }
 
+// AppendJSONString appends s as a JSON string, as a Writer writes the
+// strings of a trace: invalid UTF-8 becomes U+FFFD, so that the line is
+// always valid JSON, and only '"', '\\' and the control characters are
+// escaped. It is for writers of other JSON forms of a trace.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
+
 // writeEvents writes events through w and ends it with end, stopping at
 // the first error; err, the error of making w, is returned as it is.
 func writeEvents[W interface{ Write(Event) error }](w W, err error, events []Event, end func(W) error) error {

@@ -2,7 +2,7 @@ package explore
 
 import (
 	"github.com/execspec/execspec/checker/conform"
-	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 // Diagnosis names a counterexample's root cause and its symptom the way
@@ -50,13 +50,13 @@ func Diagnose(r *Result) *Diagnosis {
 
 // Mark returns the diagnosis as the timeline's mark: the culprit marked,
 // the symptom noted, or, without a culprit, the symptom marked.
-func (d *Diagnosis) Mark() *traces.Mark {
+func (d *Diagnosis) Mark() *picture.Mark {
 	if d.Culprit == nil || d.Culprit.Index < 0 {
-		return &traces.Mark{Index: d.Symptom, Rule: d.Rule, Message: d.SymptomMsg}
+		return &picture.Mark{Index: d.Symptom, Rule: d.Rule, Message: d.SymptomMsg}
 	}
-	return &traces.Mark{
+	return &picture.Mark{
 		Index: d.Culprit.Index, Rule: d.Culprit.Rule.String(), Message: d.Culprit.Error(),
 		Label:   "root cause",
-		Symptom: &traces.Symptom{Index: d.Symptom, Message: d.SymptomMsg},
+		Symptom: &picture.Symptom{Index: d.Symptom, Message: d.SymptomMsg},
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/execspec/execspec/checker/lin"
 	"github.com/execspec/execspec/cmd/verify/internal/cli"
 	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 // Check is verify check: a recorded trace against the model.
@@ -138,7 +139,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	var (
 		rep   *conform.Report
-		mark  *traces.Mark
+		mark  *picture.Mark
 		limit string // a limit of the checker that stopped it
 	)
 	switch {
@@ -146,19 +147,19 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		// No Finish: its lists (tasks never completed) are as long as the
 		// limit, and say nothing a limit has not already said.
 		limit = cerr.Error()
-		mark = &traces.Mark{Index: -1, Message: limit, Label: checker.Unknown.String()}
+		mark = &picture.Mark{Index: -1, Message: limit, Label: checker.Unknown.String()}
 		cerr = nil
 	case cerr != nil:
-		mark = &traces.Mark{Index: n, Rule: ruleName(cerr), Message: cerr.Error()}
+		mark = &picture.Mark{Index: n, Rule: ruleName(cerr), Message: cerr.Error()}
 	default:
 		rep = conf.Finish()
 		if rep.Verdict == checker.Violated && rep.Err != nil {
 			cerr = rep.Err // a violation found at the end (an invariant)
 		} else if rep.Verdict != checker.Holds {
-			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: rep.Verdict.String()}
+			mark = &picture.Mark{Index: -1, Message: finishSummary(rep), Label: rep.Verdict.String()}
 		}
 		if cerr != nil {
-			mark = &traces.Mark{Index: min(cerr.Index, n), Rule: ruleName(cerr), Message: cerr.Error()}
+			mark = &picture.Mark{Index: min(cerr.Index, n), Rule: ruleName(cerr), Message: cerr.Error()}
 		}
 	}
 	st.writeOutputs(mark, "no output file written, no linearizability check")
@@ -597,19 +598,19 @@ func checkGoTrace(ctx context.Context, file string, f *checkFlags, stdout, stder
 	files := map[string]string{}
 	var outErrs []error
 	if f.html != "" {
-		var mark *traces.Mark
+		var mark *picture.Mark
 		if len(rep.Violations) > 0 {
 			v := rep.Violations[0]
-			mark = &traces.Mark{Index: v.Index, Message: v.Msg}
+			mark = &picture.Mark{Index: v.Index, Message: v.Msg}
 		}
-		if err := cli.WriteFile(f.html, func(w io.Writer) error { return traces.WriteHTML(w, gt.Header, gt.Events, mark) }); err != nil {
+		if err := cli.WriteFile(f.html, func(w io.Writer) error { return picture.WriteHTML(w, gt.Header, gt.Events, mark) }); err != nil {
 			outErrs = append(outErrs, fmt.Errorf("--html: %w", err))
 		} else {
 			files["html"] = f.html
 		}
 	}
 	if f.chrome != "" {
-		if err := cli.WriteFile(f.chrome, func(w io.Writer) error { return traces.WriteChromeTrace(w, gt.Header, gt.Events) }); err != nil {
+		if err := cli.WriteFile(f.chrome, func(w io.Writer) error { return picture.WriteChromeTrace(w, gt.Header, gt.Events) }); err != nil {
 			outErrs = append(outErrs, fmt.Errorf("--chrome: %w", err))
 		} else {
 			files["chrome"] = f.chrome

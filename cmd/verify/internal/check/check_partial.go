@@ -12,6 +12,7 @@ import (
 	"github.com/execspec/execspec/checker/partial"
 	"github.com/execspec/execspec/cmd/verify/internal/cli"
 	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 // partialNote is what verify replay says of a partially observed trace.
@@ -45,10 +46,10 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 	if cerr == nil && rep.Err != nil && rep.Err.Limit == "" {
 		cerr = rep.Err // found at the end (the model's invariants)
 	}
-	var mark *traces.Mark
+	var mark *picture.Mark
 	switch {
 	case cerr != nil && cerr.Limit == "":
-		mark = &traces.Mark{Index: min(cerr.Index, n), Rule: ruleName(cerr), Message: cerr.Error()}
+		mark = &picture.Mark{Index: min(cerr.Index, n), Rule: ruleName(cerr), Message: cerr.Error()}
 	case rep.Verdict != checker.Holds:
 		msg := "tasks not DONE at the end"
 		if rep.Err != nil {
@@ -56,7 +57,7 @@ func checkPartial(ctx context.Context, file string, src traceSource, h traces.He
 		} else if len(rep.LostWakeups) > 0 {
 			msg = "lost wakeups: tasks " + taskList(rep.LostWakeups)
 		}
-		mark = &traces.Mark{Index: -1, Message: msg, Label: rep.Verdict.String()}
+		mark = &picture.Mark{Index: -1, Message: msg, Label: rep.Verdict.String()}
 	}
 	st.writeOutputs(mark, "no output file written")
 	files := st.files

@@ -13,6 +13,7 @@ import (
 	"github.com/execspec/execspec/checker/lin"
 	"github.com/execspec/execspec/cmd/verify/internal/cli"
 	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 // traceChecker is a streaming trace checker: conform.Conformance, or
@@ -32,7 +33,7 @@ type checkStream struct {
 	f    *checkFlags
 
 	tl        *checkTimeline
-	chrome    *traces.ChromeWriter
+	chrome    *picture.ChromeWriter
 	chromeOut *traces.OutputFile
 	outErrs   []error           // output files not written; the verdict stands
 	files     map[string]string // output files written, by kind ("html", "chrome")
@@ -79,7 +80,7 @@ func newCheckStream(file string, h traces.Header, f *checkFlags) (*checkStream, 
 			return nil, err
 		}
 		s.chromeOut = out
-		if s.chrome, err = traces.NewChromeWriter(out, h); err != nil {
+		if s.chrome, err = picture.NewChromeWriter(out, h); err != nil {
 			s.outErrs = append(s.outErrs, fmt.Errorf("--chrome: %w", err))
 			s.chrome = nil
 		}
@@ -162,7 +163,7 @@ func (s *checkStream) read(ctx context.Context, src traceSource, c traceChecker)
 // writeOutputs writes the pages asked for, the violation or the verdict
 // marked on the timeline (mark), unless the read was interrupted (then
 // what, which names what is not done, is an output error).
-func (s *checkStream) writeOutputs(mark *traces.Mark, what string) {
+func (s *checkStream) writeOutputs(mark *picture.Mark, what string) {
 	if s.interrupted {
 		s.outErrs = append(s.outErrs, errors.New("interrupted while reading the rest of the trace: "+what))
 		return

@@ -5,20 +5,21 @@ import (
 	"path/filepath"
 
 	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 // checkTimeline builds verify check's --html page while the trace streams
-// by, in memory bounded by traces.MaxHTMLEvents whatever the trace's
+// by, in memory bounded by picture.MaxHTMLEvents whatever the trace's
 // length; nil when no page is asked for.
 type checkTimeline struct {
-	tl *traces.Timeline
+	tl *picture.Timeline
 }
 
 func newCheckTimeline(file string, h traces.Header) *checkTimeline {
 	if file == "" {
 		return nil
 	}
-	return &checkTimeline{tl: traces.NewTimeline(h)}
+	return &checkTimeline{tl: picture.NewTimeline(h)}
 }
 
 func (c *checkTimeline) add(e traces.Event) {
@@ -30,7 +31,7 @@ func (c *checkTimeline) add(e traces.Event) {
 // write writes the page to name, never onto the trace read (input). The
 // page's window ends shortly after the violation: the events after it are
 // counted, not drawn.
-func (c *checkTimeline) write(name, input string, mark *traces.Mark) error {
+func (c *checkTimeline) write(name, input string, mark *picture.Mark) error {
 	if c == nil {
 		return nil
 	}
@@ -48,11 +49,11 @@ func (c *checkTimeline) holdAfter(i int) {
 // linkLin writes the page again with a link to porcupine's page about the
 // same trace (lin, written on a linearizability violation), so that one
 // reaches it from the other. Nothing to do without both pages.
-func (c *checkTimeline) linkLin(name, input string, mark *traces.Mark, lin string) error {
+func (c *checkTimeline) linkLin(name, input string, mark *picture.Mark, lin string) error {
 	if c == nil || lin == "" {
 		return nil
 	}
-	m := traces.Mark{Index: -1, Message: "the history is not linearizable"}
+	m := picture.Mark{Index: -1, Message: "the history is not linearizable"}
 	if mark != nil {
 		m = *mark
 	}

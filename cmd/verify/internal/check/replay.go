@@ -17,6 +17,7 @@ import (
 	"github.com/execspec/execspec/cmd/verify/internal/cli"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 // Replay is verify replay: a trace stepped through against the model.
@@ -89,7 +90,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	defer w.Flush()
 	title := fmt.Sprintf("replaying %s: %s, %d workers, policy %s", traces.Printable(file), traces.Printable(nonEmpty(h.Executor, "an unnamed executor")), h.Workers, traces.Printable(nonEmpty(h.Policy, "worksteal")))
 	var (
-		tl     *traces.Timeline
+		tl     *picture.Timeline
 		cerr   *conform.Error
 		n      int
 		frames = frameRing{max: replayMaxFrames}
@@ -99,7 +100,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		initial   = lanes
 	)
 	if *html != "" {
-		tl = traces.NewTimeline(h)
+		tl = picture.NewTimeline(h)
 	}
 	if !interactive {
 		fmt.Fprintln(w, title)
@@ -187,11 +188,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			lanes = conf.BoundedLanes(replayShown)
 		}
 	}
-	var mark *traces.Mark
+	var mark *picture.Mark
 	code := cli.ExitHolds
 	var end []string
 	if cerr != nil {
-		mark = &traces.Mark{Index: n, Rule: ruleName(cerr), Message: cerr.Error()}
+		mark = &picture.Mark{Index: n, Rule: ruleName(cerr), Message: cerr.Error()}
 		code = cli.ExitViolated
 		if cerr.Limit != "" {
 			code = cli.ExitUnknown // a limit of the checker, not the executor's fault
@@ -206,13 +207,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		case checker.Violated:
 			code = cli.ExitViolated
 			if rep.Err != nil {
-				mark = &traces.Mark{Index: min(rep.Err.Index, n), Rule: ruleName(rep.Err), Message: rep.Err.Error()}
+				mark = &picture.Mark{Index: min(rep.Err.Index, n), Rule: ruleName(rep.Err), Message: rep.Err.Error()}
 			} else {
-				mark = &traces.Mark{Index: -1, Message: finishSummary(rep)}
+				mark = &picture.Mark{Index: -1, Message: finishSummary(rep)}
 			}
 		case checker.Unknown:
 			code = cli.ExitUnknown
-			mark = &traces.Mark{Index: -1, Message: finishSummary(rep), Label: "unknown"}
+			mark = &picture.Mark{Index: -1, Message: finishSummary(rep), Label: "unknown"}
 		}
 		if !interactive {
 			for _, l := range end {

@@ -18,6 +18,7 @@ import (
 	"github.com/execspec/execspec/cmd/verify/internal/cli"
 	"github.com/execspec/execspec/model"
 	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 // Model is verify model: the rules model-checked on every interleaving.
@@ -311,7 +312,7 @@ func writeCounterexample(dir string, r *explore.Result) (map[string]string, erro
 		return nil, err
 	}
 	mark := explore.Diagnose(r).Mark()
-	return files, cli.WriteFile(files["timeline"], func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) })
+	return files, cli.WriteFile(files["timeline"], func(w io.Writer) error { return picture.WriteHTML(w, h, events, mark) })
 }
 
 func printModelResult(w io.Writer, r *explore.Result, files map[string]string) {

@@ -16,6 +16,7 @@ import (
 	"github.com/execspec/execspec/properties"
 	"github.com/execspec/execspec/properties/broken"
 	"github.com/execspec/execspec/traces"
+	"github.com/execspec/execspec/traces/picture"
 )
 
 // Run is verify run: the property suite on a built-in executor.
@@ -321,7 +322,7 @@ func printRunFailure(stdout, stderr io.Writer, f *runFlags, r *properties.Result
 			fmt.Fprintf(stdout, "  trace: %s (%d events; %s check %s, %s replay %s)\n", cli.Term(jsonl), len(events), cli.SelfCommand(), q, cli.SelfCommand(), q)
 		}
 		mark := runMark(stdout, h, events, r.Caught+": "+firstLine(r.Detail))
-		if err := cli.WriteFile(html, func(w io.Writer) error { return traces.WriteHTML(w, h, events, mark) }); err != nil {
+		if err := cli.WriteFile(html, func(w io.Writer) error { return picture.WriteHTML(w, h, events, mark) }); err != nil {
 			fmt.Fprintf(stderr, "verify run: writing the timeline: %s\n", cli.Term(err.Error()))
 		} else {
 			files["timeline"] = html

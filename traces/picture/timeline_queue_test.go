@@ -1,9 +1,11 @@
-package traces
+package picture
 
 import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/execspec/execspec/traces"
 )
 
 // tasks lists the queue's tasks, head first.
@@ -22,7 +24,7 @@ func (q *tlQ) tasks() []int64 {
 func TestTimelineQueuesMatchSlices(t *testing.T) {
 	for seed := range uint64(50) {
 		r := rand.New(rand.NewPCG(seed, 1))
-		s := newTLState(Header{Workers: 3, Policy: "worksteal"})
+		s := newTLState(traces.Header{Workers: 3, Policy: "worksteal"})
 		ref := make([][]int64, 4) // 0: global, 1+w: local w
 		refRemove := func(task int64) {
 			for q := range ref {
@@ -61,7 +63,7 @@ func TestTimelineQueuesMatchSlices(t *testing.T) {
 // through one queue that never holds more than a few tasks leave it
 // small.
 func TestTimelineQueueMemoryFollowsTasks(t *testing.T) {
-	s := newTLState(Header{Workers: 1, Policy: "worksteal"})
+	s := newTLState(traces.Header{Workers: 1, Policy: "worksteal"})
 	for task := int64(1); task <= 1_000_000; task++ {
 		s.push(-1, task)
 		if task > 3 {

@@ -1,4 +1,4 @@
-package traces
+package picture
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
 )
 
 // The timeline's picture of the state: what the trace itself says of the
@@ -54,7 +55,7 @@ type tlState struct {
 	changedC []int
 }
 
-func newTLState(h Header) *tlState {
+func newTLState(h traces.Header) *tlState {
 	s := &tlState{workers: max(h.Workers, 0), task: map[int64]string{}, where: map[int64]tlWhere{}}
 	s.local = h.Policy == "" || h.Policy == "worksteal"
 	if c, ok := h.Config["local-cap"]; ok && c == 0 {
@@ -68,13 +69,13 @@ func newTLState(h Header) *tlState {
 
 func (s *tlState) worker(w int32) bool { return w >= 0 && int(w) < s.workers }
 
-func (s *tlState) queueOf(q Queue, w int32) int {
+func (s *tlState) queueOf(q traces.Queue, w int32) int {
 	switch {
-	case q == QueueGlobal:
+	case q == traces.QueueGlobal:
 		return -1
-	case q != QueueNone && q.Worker() < s.workers:
+	case q != traces.QueueNone && q.Worker() < s.workers:
 		return q.Worker()
-	case q == QueueNone && s.local && s.worker(w):
+	case q == traces.QueueNone && s.local && s.worker(w):
 		return int(w)
 	}
 	return -1
@@ -316,57 +317,57 @@ func (s *tlState) setCur(w int32, t int64) {
 }
 
 // apply applies e; the changed* fields then say what it changed.
-func (s *tlState) apply(e *Event) {
+func (s *tlState) apply(e *traces.Event) {
 	clear(s.changedQ)
 	s.changedT, s.changedC = s.changedT[:0], s.changedC[:0]
 	t := e.Task
 	switch e.Kind {
-	case KindSpawn:
+	case traces.KindSpawn:
 		s.set(t, "QUEUED")
 		s.push(s.queueOf(e.Queue, e.Worker), t)
-	case KindTake:
+	case traces.KindTake:
 		s.remove(t)
 		s.set(t, "RUNNING")
 		s.setCur(e.Worker, t)
-	case KindPollBegin:
+	case traces.KindPollBegin:
 		s.set(t, "RUNNING")
 		s.setCur(e.Worker, t)
-	case KindPollEnd:
+	case traces.KindPollEnd:
 		if s.worker(e.Worker) && s.cur[e.Worker] == t {
 			s.setCur(e.Worker, 0)
 		}
 		switch {
-		case e.Result != ResultPending:
+		case e.Result != traces.ResultPending:
 			s.set(t, "DONE")
 		case s.state(t) == "NOTIFIED":
 			s.set(t, "QUEUED")
-			s.push(s.queueOf(QueueNone, e.Worker), t)
+			s.push(s.queueOf(traces.QueueNone, e.Worker), t)
 		default:
 			s.set(t, "WAITING")
 		}
-	case KindWake:
+	case traces.KindWake:
 		out := e.Outcome
-		if out == OutcomeNone {
+		if out == traces.OutcomeNone {
 			switch s.state(t) {
 			case "WAITING":
-				out = OutcomeScheduled
+				out = traces.OutcomeScheduled
 			case "RUNNING":
-				out = OutcomeNotified
+				out = traces.OutcomeNotified
 			}
 		}
 		switch out {
-		case OutcomeScheduled:
+		case traces.OutcomeScheduled:
 			s.set(t, "QUEUED")
 			s.push(s.queueOf(e.Queue, e.Worker), t)
-		case OutcomeNotified:
+		case traces.OutcomeNotified:
 			s.set(t, "NOTIFIED")
 		}
-	case KindRequeue:
+	case traces.KindRequeue:
 		s.remove(t)
 		s.set(t, "QUEUED")
 		s.push(s.queueOf(e.Queue, e.Worker), t)
-	case KindStep:
-		if e.Rule == model.WORKER_STEAL && e.Queue != QueueNone {
+	case traces.KindStep:
+		if e.Rule == model.WORKER_STEAL && e.Queue != traces.QueueNone {
 			break // a look at a queue, not a take
 		}
 		if k := stepKind(e); k != 0 {
@@ -378,14 +379,14 @@ func (s *tlState) apply(e *Event) {
 }
 
 // stepKind maps a model step onto the event kind that reports it.
-func stepKind(e *Event) Kind {
+func stepKind(e *traces.Event) traces.Kind {
 	switch e.Rule {
 	case model.SPAWN:
-		return KindSpawn
+		return traces.KindSpawn
 	case model.POLL_LOCAL, model.GLOBAL_STEAL, model.WORKER_STEAL:
-		return KindTake
+		return traces.KindTake
 	case model.WAKE:
-		return KindWake
+		return traces.KindWake
 	}
 	return 0
 }

@@ -1,10 +1,11 @@
-package traces
+package picture
 
 import (
 	"runtime"
 	"testing"
 
 	"github.com/execspec/execspec/internal/testenv"
+	"github.com/execspec/execspec/traces"
 )
 
 // TestTimelineMemoryPerDoneTask: the timeline's picture of the state keeps
@@ -13,13 +14,13 @@ import (
 func TestTimelineMemoryPerDoneTask(t *testing.T) {
 	testenv.Slow(t, "allocates MBs")
 	const tasks = 1 << 19
-	s := newTLState(Header{Workers: 2, Policy: "worksteal"})
+	s := newTLState(traces.Header{Workers: 2, Policy: "worksteal"})
 	before := testenv.Heap()
 	for task := int64(1); task <= tasks; task++ {
-		for _, e := range []Event{
-			{Kind: KindSpawn, Task: task, Worker: -1, Queue: QueueGlobal},
-			{Kind: KindTake, Task: task, Worker: 0, Source: SourceGlobal},
-			{Kind: KindPollEnd, Task: task, Worker: 0, Result: ResultReady},
+		for _, e := range []traces.Event{
+			{Kind: traces.KindSpawn, Task: task, Worker: -1, Queue: traces.QueueGlobal},
+			{Kind: traces.KindTake, Task: task, Worker: 0, Source: traces.SourceGlobal},
+			{Kind: traces.KindPollEnd, Task: task, Worker: 0, Result: traces.ResultReady},
 		} {
 			s.apply(&e)
 		}

@@ -1,4 +1,4 @@
-package traces
+package picture
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"html"
 	"io"
 	"slices"
+
+	"github.com/execspec/execspec/traces"
 )
 
 // Mark points at the violation in a trace, for WriteHTML: the index of the
@@ -66,7 +68,7 @@ type htmlEvent struct {
 }
 
 type htmlData struct {
-	Header  Header         `json:"header"`
+	Header  traces.Header  `json:"header"`
 	Events  []htmlEvent    `json:"events"`
 	Offset  int            `json:"offset"`
 	Total   int            `json:"total"`
@@ -84,24 +86,24 @@ type htmlData struct {
 // costs O(1) amortized; memory is O(MaxHTMLEvents + tasks). The zero value
 // is not usable (NewTimeline); a Timeline is not safe for concurrent use.
 type Timeline struct {
-	h      Header
+	h      traces.Header
 	base   *tlState // the state before the window's first event
-	ring   []Event
+	ring   []traces.Event
 	start  int // index in ring of the window's first event
 	first  int // trace index of the window's first event
 	total  int
 	hold   int // events from this index on are counted, not kept; -1: keep all
-	before map[Kind]int
-	after  map[Kind]int
+	before map[traces.Kind]int
+	after  map[traces.Kind]int
 }
 
 // NewTimeline returns an empty timeline of a trace with header h.
-func NewTimeline(h Header) *Timeline {
-	return &Timeline{h: h, base: newTLState(h), hold: -1, before: map[Kind]int{}, after: map[Kind]int{}}
+func NewTimeline(h traces.Header) *Timeline {
+	return &Timeline{h: h, base: newTLState(h), hold: -1, before: map[traces.Kind]int{}, after: map[traces.Kind]int{}}
 }
 
 // Add appends the next event of the trace.
-func (tl *Timeline) Add(e Event) {
+func (tl *Timeline) Add(e traces.Event) {
 	i := tl.total
 	tl.total++
 	if tl.hold >= 0 && i >= tl.hold {
@@ -152,23 +154,23 @@ func (tl *Timeline) WriteHTML(w io.Writer, mark *Mark) error {
 		detail := e.Detail
 		e.Detail = ""
 		he := htmlEvent{I: tl.first + k, Seq: e.Seq, Kind: e.Kind.String(), Task: e.Task, Worker: e.Worker, Victim: -1,
-			Queue: -2, Text: string(AppendText(buf[:0], e)), Detail: detail, Change: s.change()}
+			Queue: -2, Text: string(traces.AppendText(buf[:0], e)), Detail: detail, Change: s.change()}
 		switch {
-		case e.Queue == QueueGlobal:
+		case e.Queue == traces.QueueGlobal:
 			he.Queue = -1
-		case e.Queue != QueueNone:
+		case e.Queue != traces.QueueNone:
 			he.Queue = e.Queue.Worker()
 		}
-		if e.Source != SourceNone {
+		if e.Source != traces.SourceNone {
 			he.Source = e.Source.String()
-			if e.Source == SourceSteal {
+			if e.Source == traces.SourceSteal {
 				he.Victim = e.Victim
 			}
 		}
-		if e.Result != ResultNone {
+		if e.Result != traces.ResultNone {
 			he.Result = e.Result.String()
 		}
-		if e.Outcome != OutcomeNone {
+		if e.Outcome != traces.OutcomeNone {
 			he.Outcome = e.Outcome.String()
 		}
 		if e.Rule != 0 {
@@ -196,7 +198,7 @@ func (tl *Timeline) WriteHTML(w io.Writer, mark *Mark) error {
 	return bw.Flush()
 }
 
-func kindCounts(m map[Kind]int) map[string]int {
+func kindCounts(m map[traces.Kind]int) map[string]int {
 	if len(m) == 0 {
 		return nil
 	}
@@ -255,7 +257,7 @@ func (s *tlState) clone() *tlState {
 //
 // At most MaxHTMLEvents events are drawn (see MaxHTMLEvents); the page
 // needs a browser with JavaScript.
-func WriteHTML(w io.Writer, h Header, events []Event, mark *Mark) error {
+func WriteHTML(w io.Writer, h traces.Header, events []traces.Event, mark *Mark) error {
 	tl := NewTimeline(h)
 	hi := len(events)
 	if hi > MaxHTMLEvents {

@@ -1,19 +1,29 @@
-package traces
+package picture
 
 import (
 	"bufio"
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/execspec/execspec/traces"
 )
 
 // WriteChromeTrace writes the trace in the Chrome trace-event format (JSON),
 // which Perfetto (ui.perfetto.dev) and chrome://tracing open, so that traces
 // too long for WriteHTML can be browsed. It is NewChromeWriter, Write for
 // each event, then Close: see ChromeWriter for the format and the memory.
-func WriteChromeTrace(w io.Writer, h Header, events []Event) error {
+func WriteChromeTrace(w io.Writer, h traces.Header, events []traces.Event) error {
 	cw, err := NewChromeWriter(w, h)
-	return writeEvents(cw, err, events, (*ChromeWriter).Close)
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		if err := cw.Write(e); err != nil {
+			return err
+		}
+	}
+	return cw.Close()
 }
 
 // ChromeWriter streams a trace in the Chrome trace-event format, one event
@@ -39,27 +49,32 @@ type ChromeWriter struct {
 
 type chromeStart struct {
 	seq    uint64
-	source Source
+	source traces.Source
 	victim int32
 }
 
 // NewChromeWriter checks h and writes the beginning of the page to w.
-func NewChromeWriter(w io.Writer, h Header) (*ChromeWriter, error) {
-	h, err := writtenHeader(h)
-	if err != nil {
+func NewChromeWriter(w io.Writer, h traces.Header) (*ChromeWriter, error) {
+	if h.Format == "" {
+		h.Format = traces.Format
+	}
+	if h.Version == 0 {
+		h.Version = traces.Version
+	}
+	if err := traces.CheckHeader(h); err != nil {
 		return nil, fmt.Errorf("traces: chrome trace: %w", err)
 	}
 	cw := &ChromeWriter{bw: bufio.NewWriterSize(w, 64<<10), running: map[int64]chromeStart{}, wakes: map[int64]uint64{}}
 	bw := cw.bw
 	bw.WriteString(`{"displayTimeUnit":"ns","otherData":{"format":"execspec-trace","executor":`)
-	b := appendString(nil, h.Executor)
+	b := traces.AppendJSONString(nil, h.Executor)
 	bw.Write(b)
 	bw.WriteString(`,"policy":`)
-	bw.Write(appendString(b[:0], h.Policy))
+	bw.Write(traces.AppendJSONString(b[:0], h.Policy))
 	bw.WriteString(`,"time":"logical: 1 seq = 1 us"},"traceEvents":[`)
 	b = b[:0]
 	b = append(b, "\n"+`{"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":`...)
-	b = appendString(b, "executor "+h.Executor)
+	b = traces.AppendJSONString(b, "executor "+h.Executor)
 	b = append(b, "}},\n"+`{"name":"thread_name","ph":"M","pid":1,"tid":0,"args":{"name":"outside"}}`...)
 	for i := 0; i < h.Workers; i++ {
 		b = append(b, ",\n"+`{"name":"thread_name","ph":"M","pid":1,"tid":`...)
@@ -82,30 +97,30 @@ func NewChromeWriter(w io.Writer, h Header) (*ChromeWriter, error) {
 }
 
 // Write writes one event. After a write error, Write returns it again.
-func (cw *ChromeWriter) Write(e Event) error {
+func (cw *ChromeWriter) Write(e traces.Event) error {
 	if cw.err != nil {
 		return cw.err
 	}
 	b := cw.b[:0]
 	tid := int64(e.Worker) + 1
 	switch e.Kind {
-	case KindTake, KindPollBegin:
-		if _, ok := cw.running[e.Task]; !ok || e.Kind == KindTake {
+	case traces.KindTake, traces.KindPollBegin:
+		if _, ok := cw.running[e.Task]; !ok || e.Kind == traces.KindTake {
 			cw.running[e.Task] = chromeStart{e.Seq, e.Source, e.Victim}
 		}
-		if e.Kind != KindTake {
+		if e.Kind != traces.KindTake {
 			break
 		}
 		if id, ok := cw.wakes[e.Task]; ok {
 			b = appendFlow(b, "f", "wake", id, e.Seq, tid)
 			delete(cw.wakes, e.Task)
 		}
-		if e.Source == SourceSteal {
+		if e.Source == traces.SourceSteal {
 			cw.flow++
 			b = appendFlow(b, "s", "steal", cw.flow, e.Seq, int64(e.Victim)+1)
 			b = appendFlow(b, "f", "steal", cw.flow, e.Seq, tid)
 		}
-	case KindPollEnd:
+	case traces.KindPollEnd:
 		s, ok := cw.running[e.Task]
 		if !ok {
 			s = chromeStart{seq: e.Seq}
@@ -126,9 +141,9 @@ func (cw *ChromeWriter) Write(e Event) error {
 		b = append(b, `","source":"`...)
 		b = append(b, s.source.String()...)
 		b = append(b, `"}}`...)
-	case KindWake:
+	case traces.KindWake:
 		b = appendInstant(b, e, tid)
-		if e.Outcome == OutcomeScheduled || e.Outcome == OutcomeNone {
+		if e.Outcome == traces.OutcomeScheduled || e.Outcome == traces.OutcomeNone {
 			cw.flow++
 			cw.wakes[e.Task] = cw.flow
 			b = appendFlow(b, "s", "wake", cw.flow, e.Seq, tid)
@@ -153,9 +168,9 @@ func (cw *ChromeWriter) Close() error {
 	return cw.err
 }
 
-func appendInstant(b []byte, e Event, tid int64) []byte {
+func appendInstant(b []byte, e traces.Event, tid int64) []byte {
 	b = append(b, ",\n"+`{"name":`...)
-	b = appendString(b, string(AppendText(nil, e)[len(strconv.AppendUint(nil, e.Seq, 10))+2:]))
+	b = traces.AppendJSONString(b, string(traces.AppendText(nil, e)[len(strconv.AppendUint(nil, e.Seq, 10))+2:]))
 	b = append(b, `,"cat":"`...)
 	b = append(b, e.Kind.String()...)
 	b = append(b, `","ph":"i","s":"t","pid":1,"tid":`...)

@@ -1,9 +1,8 @@
-package traces
+package picture
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"html"
 	"os"
 	"path/filepath"
@@ -14,15 +13,34 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/execspec/execspec/internal/chromium"
+	"github.com/execspec/execspec/model"
+	"github.com/execspec/execspec/traces"
 )
 
-// lostWake is a trace with a violation to show: task 1 is woken while
-// waiting, but then never taken again.
+// sample reads testdata/lost_wake.txt, a short run of a two-worker
+// executor with a violation to show: task 1 is woken while waiting, but
+// then never taken again.
+func sample(t testing.TB) (traces.Header, []traces.Event) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "lost_wake.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, events, err := traces.ParseText(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, events
+}
+
+// lostWakeMark marks the lost wakeup of the sample.
 var lostWakeMark = &Mark{Index: 6, Rule: "WAKE", Message: "event 6: lost wakeup: task 1 was woken <scheduled> but never polled again & is not done"}
 
 func TestWriteHTMLStatic(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, hdr2, sample, lostWakeMark); err != nil {
+	h, events := sample(t)
+	if err := WriteHTML(&buf, h, events, lostWakeMark); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -44,7 +62,8 @@ func TestWriteHTMLStatic(t *testing.T) {
 func TestHTMLInChromium(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "timeline.html")
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, hdr2, sample, lostWakeMark); err != nil {
+	h, events := sample(t)
+	if err := WriteHTML(&buf, h, events, lostWakeMark); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
@@ -78,13 +97,23 @@ func TestHTMLInChromium(t *testing.T) {
 }
 
 func TestHTMLWindowOfLongTrace(t *testing.T) {
-	var events []Event
+	// Task k is spawned, taken by worker k%4 and polled to Ready.
+	var events []traces.Event
 	for i := range 3 * MaxHTMLEvents {
-		events = append(events, streamEvent(i))
+		e := traces.Event{Seq: uint64(i + 1), Task: int64(i/3 + 1), Worker: int32(i / 3 % 4), Victim: -1}
+		switch i % 3 {
+		case 0:
+			e.Kind, e.Queue, e.Worker = traces.KindSpawn, traces.QueueGlobal, -1
+		case 1:
+			e.Kind, e.Source = traces.KindTake, traces.SourceGlobal
+		case 2:
+			e.Kind, e.Result = traces.KindPollEnd, traces.ResultReady
+		}
+		events = append(events, e)
 	}
 	var buf bytes.Buffer
 	mark := &Mark{Index: 2*MaxHTMLEvents + 7, Message: "here"}
-	if err := WriteHTML(&buf, Header{Format: Format, Version: 1, Workers: 4}, events, mark); err != nil {
+	if err := WriteHTML(&buf, traces.Header{Format: traces.Format, Version: 1, Workers: 4}, events, mark); err != nil {
 		t.Fatal(err)
 	}
 	d := pageData(t, buf.String())
@@ -99,7 +128,8 @@ func TestHTMLWindowOfLongTrace(t *testing.T) {
 
 func TestChromeTrace(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteChromeTrace(&buf, hdr2, sample); err != nil {
+	h, events := sample(t)
+	if err := WriteChromeTrace(&buf, h, events); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -137,8 +167,8 @@ func TestChromeTrace(t *testing.T) {
 	if polls != 2 {
 		t.Errorf("%d complete events, want one per poll-end (2)", polls)
 	}
-	if threads != 1+1+hdr2.Workers {
-		t.Errorf("%d metadata events, want the process and %d threads", threads, 1+hdr2.Workers)
+	if threads != 1+1+h.Workers {
+		t.Errorf("%d metadata events, want the process and %d threads", threads, 1+h.Workers)
 	}
 	// The steal is a flow s→f; the wake of t1 is never followed by a take,
 	// so its flow has a start only.
@@ -158,83 +188,13 @@ func TestChromeTrace(t *testing.T) {
 	}
 }
 
-// The state the timeline rebuilds from the sample's events: where each
-// task is after each event.
-func TestTimelineState(t *testing.T) {
-	s := newTLState(hdr2)
-	want := []string{
-		"g[1] l0[] l1[] cur[0 0] t1:QUEUED",
-		"g[] l0[] l1[] cur[1 0] t1:RUNNING",
-		"g[] l0[] l1[] cur[1 0] t1:RUNNING",
-		"g[] l0[2] l1[] cur[1 0] t1:RUNNING t2:QUEUED",
-		"g[] l0[2] l1[] cur[0 0] t1:WAITING t2:QUEUED",
-		"g[] l0[] l1[] cur[0 2] t1:WAITING t2:RUNNING",
-		"g[] l0[] l1[1] cur[0 2] t1:QUEUED t2:RUNNING",
-		"g[] l0[] l1[1] cur[0 2] t1:QUEUED t2:RUNNING",
-		"g[] l0[] l1[1] cur[0 2] t1:QUEUED t2:RUNNING",
-		"g[] l0[] l1[1] cur[0 0] t1:QUEUED t2:DONE",
-		"g[] l0[] l1[1] cur[0 0] t1:QUEUED t2:DONE",
-	}
-	for i, e := range sample {
-		s.apply(&e)
-		got := fmt.Sprintf("g%v l0%v l1%v cur%v", s.global.tasks(), s.locals[0].tasks(), s.locals[1].tasks(), s.cur)
-		for _, id := range []int64{1, 2} {
-			if st := s.state(id); st != "" {
-				got += fmt.Sprintf(" t%d:%s", id, st)
-			}
-		}
-		if got != want[i] {
-			t.Errorf("after event %d (%s): %s, want %s", i+1, FormatEvent(e), got, want[i])
-		}
-	}
-}
-
-// A dropped wake of a RUNNING task leaves it RUNNING; the page marks it.
-func TestTimelineDroppedWake(t *testing.T) {
-	s := newTLState(hdr2)
-	for _, e := range []Event{
-		{Seq: 1, Kind: KindSpawn, Task: 1, Worker: -1, Queue: QueueGlobal},
-		{Seq: 2, Kind: KindTake, Task: 1, Worker: 0, Source: SourceGlobal},
-		{Seq: 3, Kind: KindWake, Task: 1, Worker: -1, Outcome: OutcomeDropped},
-		{Seq: 4, Kind: KindPollEnd, Task: 1, Worker: 0, Result: ResultPending},
-	} {
-		s.apply(&e)
-		if e.Seq == 3 && (s.state(1) != "RUNNING" || s.global.n != 0) {
-			t.Fatalf("a dropped wake changed the state: t1 %s, global %v", s.state(1), s.global.tasks())
-		}
-	}
-	if s.state(1) != "WAITING" {
-		t.Errorf("t1 is %s after its poll returned Pending with the wake dropped, want WAITING", s.state(1))
-	}
-}
-
-// A long trace is drawn as a window, in bounded memory, starting from the
-// state the events before it left, and the page says what it left out.
-func TestTimelineWindowStartsFromState(t *testing.T) {
-	h := Header{Format: Format, Version: 1, Workers: 1, Policy: "fifo"}
-	tl := NewTimeline(h)
-	const n = 3 * MaxHTMLEvents
-	// Task k is spawned at event 2k and taken at 2k+1, except task 1,
-	// which stays queued for ever.
-	for k := 1; k <= n/2; k++ {
-		tl.Add(Event{Seq: uint64(2 * k), Kind: KindSpawn, Task: int64(k), Worker: -1, Queue: QueueGlobal})
-		if k != 1 {
-			tl.Add(Event{Seq: uint64(2*k + 1), Kind: KindTake, Task: int64(k), Worker: 0, Source: SourceGlobal})
-		}
-	}
-	if len(tl.ring) != MaxHTMLEvents {
-		t.Fatalf("the timeline keeps %d events, want at most %d", len(tl.ring), MaxHTMLEvents)
-	}
-	var buf bytes.Buffer
-	if err := tl.WriteHTML(&buf, nil); err != nil {
-		t.Fatal(err)
-	}
-	d := pageData(t, buf.String())
-	if d.Start.Global.N != 1 || d.Start.Global.H[0] != 1 {
-		t.Errorf("the window starts with global %+v, want [t1] (spawned before the window, never taken)", d.Start.Global)
-	}
-	if d.Before["spawn"] == 0 || d.Before["take"] == 0 || d.Offset+len(d.Events) != d.Total {
-		t.Errorf("the page does not say what it left out: before %v, offset %d, %d events of %d", d.Before, d.Offset, len(d.Events), d.Total)
+// WriteChromeTrace checks the header first: a hostile worker count is an
+// error, not a table of sixteen million threads.
+func TestChromeHeaderChecked(t *testing.T) {
+	var b strings.Builder
+	err := WriteChromeTrace(&b, traces.Header{Format: traces.Format, Version: traces.Version, Workers: 1 << 24}, nil)
+	if err == nil || b.Len() > 0 {
+		t.Fatalf("err %v, %d bytes written", err, b.Len())
 	}
 }
 
@@ -254,19 +214,39 @@ func pageData(t interface {
 	return d
 }
 
+// anyEvent draws an event of any kind with any fields, well-formed or not:
+// kinds, sources, results and outcomes out of range included, workers and
+// queues outside the header's.
+func anyEvent(workers int) *rapid.Generator[traces.Event] {
+	return rapid.Custom(func(t *rapid.T) traces.Event {
+		return traces.Event{
+			Seq:     rapid.Uint64().Draw(t, "seq"),
+			Kind:    traces.Kind(rapid.IntRange(0, int(traces.KindStop)+1).Draw(t, "kind")),
+			Task:    rapid.Int64Range(-1, 6).Draw(t, "task"),
+			Worker:  int32(rapid.IntRange(-3, workers+3).Draw(t, "worker")),
+			Victim:  int32(rapid.IntRange(-3, workers+3).Draw(t, "victim")),
+			Queue:   traces.Queue(rapid.IntRange(-3, workers+3).Draw(t, "queue")),
+			Source:  traces.Source(rapid.IntRange(0, int(traces.SourceLIFO)+1).Draw(t, "source")),
+			Result:  traces.Result(rapid.IntRange(0, int(traces.ResultError)+1).Draw(t, "result")),
+			Outcome: traces.Outcome(rapid.IntRange(0, int(traces.OutcomeDropped)+1).Draw(t, "outcome")),
+			Rule:    rapid.SampledFrom(append([]model.Rule{0}, model.Rules...)).Draw(t, "rule"),
+			Detail:  rapid.StringN(0, 8, -1).Draw(t, "detail"),
+		}
+	})
+}
+
 // Any events, well-formed or not, make a page: the timeline never panics
 // and never keeps more than MaxHTMLEvents of them.
 func TestTimelineAnyEvents(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		h := genHeader().Draw(t, "header")
-		events := rapid.SliceOfN(genEvent(h), 0, 60).Draw(t, "events")
-		for i := range events {
-			// Out of range on purpose, sometimes.
-			if rapid.IntRange(0, 9).Draw(t, "odd") == 0 {
-				events[i].Worker = int32(rapid.IntRange(-3, h.Workers+3).Draw(t, "worker"))
-				events[i].Queue = Queue(rapid.IntRange(-3, h.Workers+3).Draw(t, "queue"))
-			}
+		h := traces.Header{Format: traces.Format, Version: traces.Version,
+			Workers: rapid.IntRange(1, 5).Draw(t, "workers"),
+			Policy:  rapid.SampledFrom([]string{"", "fifo", "worksteal", "priority"}).Draw(t, "policy"),
 		}
+		if rapid.Bool().Draw(t, "no local queues") {
+			h.Config = map[string]int{"local-cap": 0}
+		}
+		events := rapid.SliceOfN(anyEvent(h.Workers), 0, 60).Draw(t, "events")
 		var buf bytes.Buffer
 		mark := &Mark{Index: rapid.IntRange(-1, len(events)+2).Draw(t, "mark"), Message: "m", Symptom: &Symptom{Index: -1, Message: "s"}}
 		if err := WriteHTML(&buf, h, events, mark); err != nil {
