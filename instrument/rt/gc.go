@@ -30,8 +30,11 @@ var (
 	ballast     []byte
 )
 
-// lessGC puts the ballast in place, once per process, unless GOGC is set.
+// lessGC puts the ballast in place, once per process, unless GOGC is
+// set, and keeps the process on one P (holdOneProc): what a process that
+// makes controlled runs sets once.
 func lessGC() {
+	holdOneProc()
 	ballastOnce.Do(func() {
 		if os.Getenv("GOGC") == "" {
 			ballast = make([]byte, ballastSize)

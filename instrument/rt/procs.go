@@ -1,7 +1,9 @@
 package rt
 
 import (
+	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -20,23 +22,55 @@ import (
 // on how many Ps there are, since every choice is made with every other
 // goroutine of the bubble settled.
 //
+// A process that makes controlled runs through a Session or TestWith
+// stays on one P from the first (holdOneProc); a run made on its own (Run,
+// Replay) sets one P for itself (oneProc).
+//
 // What the program reads of it does not change: instrumented code calls
 // GOMAXPROCS (the rewriter's gomaxprocs rule), which reports the value
-// the process had when the run began (ants sizes its workers' channels by
+// the process had before it went to one P (ants sizes its workers' channels by
 // it at initialisation, which each run does again: with the real value a
 // run would take other paths than outside control, and than the
 // schedules recorded before). Code that is not instrumented and asks the
-// runtime during a run sees 1.
+// runtime meanwhile sees 1.
 
-// procsSeen is what runtime.GOMAXPROCS(0) was when the run in progress
-// set one P, and what instrumented code has set since; 0 when no run
-// holds the P count.
+// procsSeen is what runtime.GOMAXPROCS(0) was when one P was set for
+// control, and what instrumented code has set since; 0 when the P count
+// is the process's own.
 var procsSeen atomic.Int32
 
-// oneProc sets GOMAXPROCS to 1 for a run and returns what puts back the
-// value the program sees (GOMAXPROCS). Each change stops the world (about
-// 5 µs), against a wake of an idle P saved at every handover.
+// procsFromEnv: GOMAXPROCS is set in the environment; the user chose,
+// and the process keeps its Ps.
+var procsFromEnv = os.Getenv("GOMAXPROCS") != ""
+
+var holdOnce sync.Once
+
+// holdOneProc runs the process on one P from now on, unless GOMAXPROCS
+// is set in the environment: a process that makes controlled runs
+// (a Session, TestWith) keeps one P between them, as it keeps the
+// ballast (gc.go), since setting it stops the world (some microseconds,
+// tens on a loaded machine: a tenth of a small case's CPU if done at
+// each run). Code that is not instrumented sees 1 from then on (tests
+// of the same binary that run in parallel take turns on the P).
+func holdOneProc() { holdOnce.Do(holdProcs) }
+
+func holdProcs() {
+	if procsFromEnv || procsSeen.Load() != 0 {
+		return
+	}
+	if prev := runtime.GOMAXPROCS(0); prev > 1 {
+		procsSeen.Store(int32(prev))
+		runtime.GOMAXPROCS(1)
+	}
+}
+
+// oneProc sets GOMAXPROCS to 1 for a run made outside a process that
+// holds one P (Run, Replay) and returns what puts back the value the
+// program sees (GOMAXPROCS).
 func oneProc() (restore func()) {
+	if procsFromEnv || procsSeen.Load() != 0 {
+		return func() {}
+	}
 	prev := runtime.GOMAXPROCS(0)
 	if prev == 1 {
 		return func() {}
@@ -46,10 +80,11 @@ func oneProc() (restore func()) {
 	return func() { runtime.GOMAXPROCS(int(procsSeen.Swap(0))) }
 }
 
-// GOMAXPROCS is runtime.GOMAXPROCS for instrumented code: during a run,
-// which runs on one P, it reports the value the process had when the run
-// began, and a new value (n > 0) takes effect when the run ends;
-// otherwise it is runtime.GOMAXPROCS.
+// GOMAXPROCS is runtime.GOMAXPROCS for instrumented code: while the
+// process runs on one P for control, it reports the value the process
+// had, and a new value (n > 0) is what it reports from then on (and
+// what a run made outside a Session puts back when it ends); otherwise
+// it is runtime.GOMAXPROCS.
 func GOMAXPROCS(n int) int {
 	for {
 		p := procsSeen.Load()
