@@ -5,7 +5,7 @@
 // Vocabulary:
 //   - A rewrite rule turns one construct (a go statement, a channel
 //     operation, a select, a sync type, an atomic operation, Gosched,
-//     Sleep, a TestXxx function) into calls of the runtime package
+//     GOMAXPROCS, Sleep, a TestXxx function) into calls of the runtime package
 //     instrument/rt, keeping Go's evaluation order. Two rules take out
 //     yield points that cannot change what another goroutine observes
 //     (spin.go): a loop that only yields yields once (goschedloop), and

@@ -711,9 +711,28 @@ func (r *run) pick(g *gor) *gor {
 		curRunnable = true
 	}
 	for _, h := range r.alive {
-		if h != g && r.canRun(h) {
-			cands = append(cands, h)
+		// canRun, written out: every choice asks it of every goroutine
+		// alive, and a call for each costs more than the answer for most.
+		if h == g {
+			continue
 		}
+		if h.state != gRunnable {
+			if h.state != gBlocked {
+				continue
+			}
+			if sw := h.w.sel; sw != nil {
+				if !sw.ready(r) {
+					continue
+				}
+			} else if h.w.woken != nil {
+				if !*h.w.woken {
+					continue
+				}
+			} else if !h.w.ready() {
+				continue
+			}
+		}
+		cands = append(cands, h)
 	}
 	if len(cands) == 0 {
 		r.cand = cands
