@@ -707,6 +707,12 @@ func (r *run) pick(g *gor) *gor {
 	cands := r.cand[:0]
 	curRunnable := false
 	if r.canRun(g) {
+		if r.initing {
+			// The packages' initialisation runs to its end before
+			// anything it started (pkginit.go): it makes no decisions,
+			// so the schedule and its shrinking are the body's.
+			return g
+		}
 		cands = append(cands, g)
 		curRunnable = true
 	}
@@ -737,13 +743,6 @@ func (r *run) pick(g *gor) *gor {
 	if len(cands) == 0 {
 		r.cand = cands
 		return nil
-	}
-	if r.initing && curRunnable {
-		// The packages' initialisation runs to its end before anything
-		// it started (pkginit.go): it makes no decisions, so the
-		// schedule and its shrinking are the body's.
-		r.cand = cands
-		return g
 	}
 	if r.cfg.EarlyTimers && timersReadable {
 		cands = r.timerCand(cands)
