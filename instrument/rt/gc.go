@@ -30,11 +30,8 @@ var (
 	ballast     []byte
 )
 
-// lessGC puts the ballast in place, once per process, unless GOGC is
-// set, and keeps the process on one P (holdOneProc): what a process that
-// makes controlled runs sets once.
+// lessGC puts the ballast in place, once per process, unless GOGC is set.
 func lessGC() {
-	holdOneProc()
 	ballastOnce.Do(func() {
 		if os.Getenv("GOGC") == "" {
 			ballast = make([]byte, ballastSize)

@@ -22,9 +22,10 @@ import (
 // on how many Ps there are, since every choice is made with every other
 // goroutine of the bubble settled.
 //
-// A process that makes controlled runs through a Session or TestWith
-// stays on one P from the first (holdOneProc); a run made on its own (Run,
-// Replay) sets one P for itself (oneProc).
+// The process is on one P while a bubble that makes controlled runs
+// lives (a Session's, for all its runs), and back to its Ps after
+// (holdOneProc): code that runs outside control in the same process, a
+// stress test's goroutines, keeps its parallelism.
 //
 // What the program reads of it does not change: instrumented code calls
 // GOMAXPROCS (the rewriter's gomaxprocs rule), which reports the value
@@ -34,57 +35,58 @@ import (
 // schedules recorded before). Code that is not instrumented and asks the
 // runtime meanwhile sees 1.
 
-// procsSeen is what runtime.GOMAXPROCS(0) was when one P was set for
-// control, and what instrumented code has set since; 0 when the P count
-// is the process's own.
+// procsSeen is, while the process is held on one P, the P count the
+// process had (or what instrumented code set since): what GOMAXPROCS
+// reports; 0 when it is not held.
 var procsSeen atomic.Int32
 
 // procsFromEnv: GOMAXPROCS is set in the environment; the user chose,
 // and the process keeps its Ps.
 var procsFromEnv = os.Getenv("GOMAXPROCS") != ""
 
-var holdOnce sync.Once
+var (
+	procsMu    sync.Mutex
+	procsHolds int // under procsMu
+)
 
-// holdOneProc runs the process on one P from now on, unless GOMAXPROCS
-// is set in the environment: a process that makes controlled runs
-// (a Session, TestWith) keeps one P between them, as it keeps the
-// ballast (gc.go), since setting it stops the world (some microseconds,
-// tens on a loaded machine: a tenth of a small case's CPU if done at
-// each run). Code that is not instrumented sees 1 from then on (tests
-// of the same binary that run in parallel take turns on the P).
-func holdOneProc() { holdOnce.Do(holdProcs) }
-
-func holdProcs() {
-	if procsFromEnv || procsSeen.Load() != 0 {
-		return
+// holdOneProc puts the process on one P until release is called, unless
+// GOMAXPROCS is set in the environment; holds nest, and the last release
+// puts back the P count the program sees. The settle watchdog holds it
+// while a bubble that makes controlled runs lives (a Session's, for all
+// its runs; Run's and TestWith's, for one run), and each run holds it
+// too. Setting the P count stops the world (some microseconds, tens on
+// a loaded machine: a tenth of a small case's CPU if it were done at each
+// run of a Session).
+func holdOneProc() (release func()) {
+	if procsFromEnv {
+		return func() {}
 	}
-	if prev := runtime.GOMAXPROCS(0); prev > 1 {
+	procsMu.Lock()
+	defer procsMu.Unlock()
+	if procsHolds == 0 {
+		prev := runtime.GOMAXPROCS(0)
 		procsSeen.Store(int32(prev))
-		runtime.GOMAXPROCS(1)
+		if prev > 1 {
+			runtime.GOMAXPROCS(1)
+		}
 	}
-}
-
-// oneProc sets GOMAXPROCS to 1 for a run made outside a process that
-// holds one P (Run, Replay) and returns what puts back the value the
-// program sees (GOMAXPROCS).
-func oneProc() (restore func()) {
-	if procsFromEnv || procsSeen.Load() != 0 {
-		return func() {}
+	procsHolds++
+	return func() {
+		procsMu.Lock()
+		defer procsMu.Unlock()
+		if procsHolds--; procsHolds == 0 {
+			if n := int(procsSeen.Swap(0)); n != runtime.GOMAXPROCS(0) {
+				runtime.GOMAXPROCS(n)
+			}
+		}
 	}
-	prev := runtime.GOMAXPROCS(0)
-	if prev == 1 {
-		return func() {}
-	}
-	procsSeen.Store(int32(prev))
-	runtime.GOMAXPROCS(1)
-	return func() { runtime.GOMAXPROCS(int(procsSeen.Swap(0))) }
 }
 
 // GOMAXPROCS is runtime.GOMAXPROCS for instrumented code: while the
-// process runs on one P for control, it reports the value the process
-// had, and a new value (n > 0) is what it reports from then on (and
-// what a run made outside a Session puts back when it ends); otherwise
-// it is runtime.GOMAXPROCS.
+// process is held on one P for control, it reports the value the process
+// had, and a new value (n > 0) is what it reports from then on and what
+// the process gets when the hold ends; otherwise it is
+// runtime.GOMAXPROCS.
 func GOMAXPROCS(n int) int {
 	for {
 		p := procsSeen.Load()

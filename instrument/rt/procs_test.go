@@ -5,57 +5,68 @@ import (
 	"testing"
 )
 
-// A run runs on one P; instrumented code (GOMAXPROCS) sees the value
-// the process had, and a value it sets is what it sees from then on. A
-// run made on its own puts the P count back when it ends; a process that
-// holds one P (a Session or TestWith made before this test) keeps it.
-func TestOneProc(t *testing.T) {
+// procsTest starts a test of the P count from two Ps, and puts the
+// count back when it ends.
+func procsTest(t *testing.T) {
+	t.Helper()
 	if procsFromEnv {
 		t.Skip("GOMAXPROCS is set in the environment")
 	}
-	held := procsSeen.Load() != 0
-	if !held {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	if procsSeen.Load() != 0 {
+		t.Fatal("the process is held on one P outside any run")
 	}
-	before := GOMAXPROCS(0)
-	defer GOMAXPROCS(before)
+	prev := runtime.GOMAXPROCS(2)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+}
+
+// A run runs on one P; instrumented code (GOMAXPROCS) sees the value
+// the process had, a value it sets is what it sees from then on, and
+// the process gets it when the run ends.
+func TestOneProc(t *testing.T) {
+	procsTest(t)
 	var inside, seen, seenAfterSet int
 	_, err := Run(t, Config{}, func(t *testing.T) {
 		inside, seen = runtime.GOMAXPROCS(0), GOMAXPROCS(0)
-		GOMAXPROCS(before + 1)
+		GOMAXPROCS(3)
 		seenAfterSet = GOMAXPROCS(0)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inside != 1 || seen != before || seenAfterSet != before+1 {
-		t.Errorf("in the run: %d Ps, the program saw %d and, after setting %d, %d; want 1, %d, %[3]d", inside, seen, before+1, seenAfterSet, before)
+	if inside != 1 || seen != 2 || seenAfterSet != 3 {
+		t.Errorf("in the run: %d Ps, the program saw %d and, after setting 3, %d; want 1, 2, 3", inside, seen, seenAfterSet)
 	}
-	want := before + 1
-	if held {
-		want = 1
-	}
-	if n := runtime.GOMAXPROCS(0); n != want || GOMAXPROCS(0) != before+1 {
-		t.Errorf("after the run: %d Ps, the program sees %d; want %d, %d", n, GOMAXPROCS(0), want, before+1)
+	if n := runtime.GOMAXPROCS(0); n != 3 || GOMAXPROCS(0) != 3 {
+		t.Errorf("after the run: %d Ps, the program sees %d; want 3, 3", n, GOMAXPROCS(0))
 	}
 }
 
-// holdOneProc (holdProcs) keeps the process on one P; instrumented code still sees
-// the value it had.
+// A Session keeps the process on one P from its first run to Close, and
+// holds nest.
 func TestHoldOneProc(t *testing.T) {
-	if procsFromEnv {
-		t.Skip("GOMAXPROCS is set in the environment")
+	procsTest(t)
+	s, err := NewSession(t, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if procsSeen.Load() == 0 {
-		runtime.GOMAXPROCS(2)
+	var seen int
+	for range 2 {
+		if _, err := s.Run(func() { seen = GOMAXPROCS(0) }); err != nil {
+			t.Fatal(err)
+		}
+		if n := runtime.GOMAXPROCS(0); n != 1 || seen != 2 {
+			t.Errorf("between the runs of a session: %d Ps, the program saw %d; want 1, 2", n, seen)
+		}
 	}
-	before := GOMAXPROCS(0)
-	holdProcs()
-	if runtime.GOMAXPROCS(0) != 1 || GOMAXPROCS(0) != before {
-		t.Errorf("held: %d Ps, the program sees %d; want 1, %d", runtime.GOMAXPROCS(0), GOMAXPROCS(0), before)
+	release := holdOneProc()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
-	_, err := Run(t, Config{}, func(t *testing.T) {})
-	if err != nil || runtime.GOMAXPROCS(0) != 1 || GOMAXPROCS(0) != before {
-		t.Errorf("after a run: %v, %d Ps, the program sees %d; want nil, 1, %d", err, runtime.GOMAXPROCS(0), GOMAXPROCS(0), before)
+	if n := runtime.GOMAXPROCS(0); n != 1 || GOMAXPROCS(0) != 2 {
+		t.Errorf("held after the session: %d Ps, the program sees %d; want 1, 2", n, GOMAXPROCS(0))
+	}
+	release()
+	if n := runtime.GOMAXPROCS(0); n != 2 || GOMAXPROCS(0) != 2 {
+		t.Errorf("after the last hold: %d Ps, the program sees %d; want 2, 2", n, GOMAXPROCS(0))
 	}
 }

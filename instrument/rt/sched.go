@@ -837,7 +837,7 @@ func (r *run) pickCase(g *gor, n int) int {
 // goroutines can end them), decides deadlocks and leaks, and unwinds the
 // goroutines of a stopped run one at a time.
 func (r *run) coordinate(main func()) error {
-	defer oneProc()()
+	defer holdOneProc()() // a run runs on one P (procs.go)
 	r.gcount[0].Name = "/sched/goroutines-created:goroutines"
 	r.created0 = r.created()
 	r.living = runtime.NumGoroutine()

@@ -41,6 +41,8 @@ func init() {
 // the process's goroutines change while it counts them
 // (settleBeforeChoice).
 func watchSettles() (stop func()) {
+	// The process is on one P as long as it watches (procs.go).
+	release := holdOneProc()
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ended)
@@ -66,6 +68,7 @@ func watchSettles() (stop func()) {
 	return func() {
 		close(done)
 		<-ended
+		release()
 	}
 }
 
