@@ -25,14 +25,18 @@ import (
 // The process is on one P while a bubble that makes controlled runs
 // lives (a Session's, for all its runs), and back to its Ps after
 // (holdOneProc): code that runs outside control in the same process, a
-// stress test's goroutines, keeps its parallelism.
+// stress test's goroutines, keeps its parallelism. The cost: a process
+// on one P has one thread for the kernel to schedule, so on a machine
+// whose cores are all busy it gets less of one, and takes longer in wall
+// time (BENCHMARKS.md, "one P"); GOMAXPROCS set in the environment keeps
+// the process's Ps.
 //
 // What the program reads of it does not change: instrumented code calls
 // GOMAXPROCS (the rewriter's gomaxprocs rule), which reports the value
-// the process had before it went to one P (ants sizes its workers' channels by
-// it at initialisation, which each run does again: with the real value a
-// run would take other paths than outside control, and than the
-// schedules recorded before). Code that is not instrumented and asks the
+// the process had before it went to one P (ants sizes its workers'
+// channels by it at initialisation, which each run does again: with the
+// real value a run would take other paths than outside control, and than
+// the schedules recorded before). Code that is not instrumented and asks the
 // runtime meanwhile sees 1.
 
 // procsSeen is, while the process is held on one P, the P count the
