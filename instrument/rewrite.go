@@ -45,6 +45,7 @@ const (
 //	atomic     atomic.AddInt32(p, 1), x.Load()     rt.Then(rt.Yield(), atomic.AddInt32(p, 1))
 //	           atomic.StoreInt32(p, 1) (statement) rt.Yield(); atomic.StoreInt32(p, 1)
 //	gosched    runtime.Gosched                     rt.Gosched
+//	gomaxprocs runtime.GOMAXPROCS                  rt.GOMAXPROCS (a run runs on one P; the program sees the value it had: rt/procs.go)
 //	goschedloop for i := 0; i < n; i++ {           for i := 0; i < n; i++ { if rt.GoschedLoop() { break } }
 //	             runtime.Gosched() }               (a loop that only yields; under control it yields once: spin.go)
 //	spincas    for !atomic.CompareAndSwapT(p, o, n) for !rt.Then(rt.SpinCAS(func() bool { return atomic.LoadT(p) == o }),
@@ -78,6 +79,7 @@ const (
 	RuleSync        = "sync"
 	RuleAtomic      = "atomic"
 	RuleGosched     = "gosched"
+	RuleGOMAXPROCS  = "gomaxprocs"
 	RuleGoschedLoop = "goschedloop"
 	RuleSpinCAS     = "spincas"
 	RuleSleep       = "sleep"
@@ -333,6 +335,8 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 		case "runtime":
 			if n.Sel.Name == "Gosched" && !w.skip[n] {
 				w.notes[n] = RuleGosched
+			} else if n.Sel.Name == "GOMAXPROCS" {
+				w.notes[n] = RuleGOMAXPROCS
 			}
 		case "time":
 			if w.Tests && testTimers[n.Sel.Name] {
@@ -454,7 +458,7 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 		}
 	case *ast.SelectorExpr:
 		switch rule := w.notes[n]; rule {
-		case RuleSync, RuleGosched, RuleSleep:
+		case RuleSync, RuleGosched, RuleGOMAXPROCS, RuleSleep:
 			c.Replace(rtSel(n.Sel.Name))
 			w.Counts[rule.(string)]++
 		case RuleTestTimer:

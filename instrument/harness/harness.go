@@ -48,6 +48,10 @@ func TestWith(t *testing.T, o Options, body func(t *testing.T)) {
 		}
 	}()
 	budget := NewBudget(o.Time)
+	// Each run has a bubble of its own, and each holds the process on
+	// one P (rt.HoldOneProc); held across them, the P count is set once,
+	// not twice a run.
+	defer rt.HoldOneProc()()
 	for i := range runs {
 		if budget.Spent(t, i) {
 			out.TimeUp = true

@@ -42,6 +42,12 @@
 //   - Garbage collection: while a test is under control, a ballast (an
 //     untouched allocation without pointers) raises the collector's heap
 //     goal, unless GOGC is set (gc.go).
+//   - One P: a run runs on one P (GOMAXPROCS 1), so that a handover of
+//     control does not wake an idle P's thread for nothing; a Session
+//     keeps one P from its first run to Close, and the process gets its
+//     Ps back after, unless GOMAXPROCS is set in the environment (then
+//     nothing changes). Instrumented code asks GOMAXPROCS (the rewriter's
+//     gomaxprocs rule) and sees the value the process had (procs.go).
 //   - Config.EarlyTimers: while a goroutine waits for a timer, letting
 //     time pass is a candidate of one decision in four; choosing it lets
 //     virtual time pass while the runnable goroutines wait (they are

@@ -707,24 +707,42 @@ func (r *run) pick(g *gor) *gor {
 	cands := r.cand[:0]
 	curRunnable := false
 	if r.canRun(g) {
+		if r.initing {
+			// The packages' initialisation runs to its end before
+			// anything it started (pkginit.go): it makes no decisions,
+			// so the schedule and its shrinking are the body's.
+			return g
+		}
 		cands = append(cands, g)
 		curRunnable = true
 	}
 	for _, h := range r.alive {
-		if h != g && r.canRun(h) {
-			cands = append(cands, h)
+		// canRun, written out: every choice asks it of every goroutine
+		// alive, and a call for each costs more than the answer for most.
+		if h == g {
+			continue
 		}
+		if h.state != gRunnable {
+			if h.state != gBlocked {
+				continue
+			}
+			if sw := h.w.sel; sw != nil {
+				if !sw.ready(r) {
+					continue
+				}
+			} else if h.w.woken != nil {
+				if !*h.w.woken {
+					continue
+				}
+			} else if !h.w.ready() {
+				continue
+			}
+		}
+		cands = append(cands, h)
 	}
 	if len(cands) == 0 {
 		r.cand = cands
 		return nil
-	}
-	if r.initing && curRunnable {
-		// The packages' initialisation runs to its end before anything
-		// it started (pkginit.go): it makes no decisions, so the
-		// schedule and its shrinking are the body's.
-		r.cand = cands
-		return g
 	}
 	if r.cfg.EarlyTimers && timersReadable {
 		cands = r.timerCand(cands)
@@ -819,6 +837,7 @@ func (r *run) pickCase(g *gor, n int) int {
 // goroutines can end them), decides deadlocks and leaks, and unwinds the
 // goroutines of a stopped run one at a time.
 func (r *run) coordinate(main func()) error {
+	defer HoldOneProc()() // a run runs on one P (procs.go)
 	r.gcount[0].Name = "/sched/goroutines-created:goroutines"
 	r.created0 = r.created()
 	r.living = runtime.NumGoroutine()

@@ -48,6 +48,8 @@ func init() {
 // the process's goroutines change while it counts them
 // (settleBeforeChoice).
 func watchSettles() (stop func()) {
+	// The process is on one P as long as it watches (procs.go).
+	release := HoldOneProc()
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ended)
@@ -84,6 +86,7 @@ func watchSettles() (stop func()) {
 	return func() {
 		close(done)
 		<-ended
+		release()
 	}
 }
 

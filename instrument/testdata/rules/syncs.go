@@ -32,7 +32,7 @@ func (s *spin) Lock() {
 
 func (s *spin) Unlock() { atomic.StoreInt32((*int32)(s), 0) }
 
-// Program uses the sync types, atomics, Gosched and Sleep.
+// Program uses the sync types, atomics, Gosched, GOMAXPROCS and Sleep.
 func Program() string {
 	var c counter
 	var once sync.Once
@@ -111,5 +111,8 @@ func Program() string {
 	if d := rand.Intn(10); d < 0 || d >= 10 {
 		return "rand out of range"
 	}
-	return fmt.Sprint(c.n, inits, hits.Load(), spins, locked, rounds)
+	// Under control the process runs on one P; the program sees the
+	// value it had (rule gomaxprocs).
+	procs := runtime.GOMAXPROCS(0)
+	return fmt.Sprint(c.n, inits, hits.Load(), spins, locked, rounds, procs)
 }
