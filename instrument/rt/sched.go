@@ -1115,7 +1115,7 @@ func where(stack string) string {
 	lines := strings.Split(stack, "\n")
 	for i := 1; i+1 < len(lines); i += 2 {
 		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "created by ") {
+		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt/rtstd.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "created by ") {
 			continue
 		}
 		loc := strings.TrimSpace(lines[i+1])
