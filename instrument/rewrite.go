@@ -60,7 +60,7 @@ const (
 //	           Tick, AfterFunc, Sleep;              under test only: the test's own timers, never fired early; rt/testtimers.go)
 //	           context.WithTimeout, WithDeadline
 //	           (and their Cause forms)
-//	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
+//	rand       rand.Intn(n) (math/rand)            rtstd.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { harness.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
 //	pkginit    var v = e; func init() { body }     also func _rt_pkginit0() { v = e }; func _rt_pkginitfn0() { body }; func init() { _rt_pkginitfn0() },
@@ -475,7 +475,7 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 			c.Replace(rtSel("Test" + n.Sel.Name))
 			w.Counts[RuleTestTimer]++
 		case RuleRand:
-			c.Replace(&ast.SelectorExpr{X: rtCall("Rand"), Sel: ast.NewIdent(n.Sel.Name)})
+			c.Replace(&ast.SelectorExpr{X: &ast.CallExpr{Fun: stdSel("Rand")}, Sel: ast.NewIdent(n.Sel.Name)})
 			w.Counts[RuleRand]++
 		}
 	case *ast.CallExpr:

@@ -3,7 +3,6 @@ package rt
 import (
 	"errors"
 	"fmt"
-	mathrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -231,7 +230,6 @@ type run struct {
 	// holding: the goroutine holding control runs the external phase
 	// itself (holderPhase); the coordinator's watch lets time pass.
 	holding atomic.Bool
-	rand    *mathrand.Rand // math/rand's functions in this run (Rand)
 
 	// Adoptions: goroutines that the runtime starts for time.AfterFunc
 	// callbacks of instrumented code ask to become controlled.
