@@ -5,10 +5,11 @@
 // Vocabulary:
 //   - A rewrite rule turns one construct (a go statement, a channel
 //     operation, a select, a sync type, an atomic operation, Gosched,
-//     GOMAXPROCS, Sleep) into calls of the runtime package instrument/rt,
-//     keeping Go's evaluation order; the test rule wraps a TestXxx
-//     function in a call of the test harness, instrument/harness
-//     (harness.Test). Two rules take out
+//     GOMAXPROCS, Sleep) into calls of the runtime package instrument/rt
+//     (sync's types and ranges over maps: instrument/rt/rtstd), keeping
+//     Go's evaluation order; the test rule wraps a TestXxx function in a
+//     call of the test harness, instrument/harness (harness.Test). Two
+//     rules take out
 //     yield points that cannot change what another goroutine observes
 //     (spin.go): a loop that only yields yields once (goschedloop), and
 //     a spin on a compare-and-swap waits until it would succeed

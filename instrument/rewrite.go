@@ -14,11 +14,15 @@ import (
 
 // RTPath is the import path of the runtime that rewritten code calls, and
 // RTName the name it is imported as (chosen not to collide with the
-// program's names); HarnessPath and HarnessName are those of the test
-// harness that the test rule's TestXxx functions call.
+// program's names); StdPath and StdName are those of the runtime's
+// replacements of sync's types and of map ranges (the sync and maprange
+// rules), HarnessPath and HarnessName those of the test harness that
+// the test rule's TestXxx functions call.
 const (
 	RTPath      = "github.com/execspec/execspec/instrument/rt"
 	RTName      = "execspecrt"
+	StdPath     = "github.com/execspec/execspec/instrument/rt/rtstd"
+	StdName     = "execspecstd"
 	HarnessPath = "github.com/execspec/execspec/instrument/harness"
 	HarnessName = "execspecharness"
 )
@@ -34,13 +38,13 @@ const (
 //	recv2      v, ok := <-ch (= and var too)       v, ok := rt.Recv2(ch)
 //	close      close(ch)                           rt.Close(ch)
 //	range      for v := range ch { body }          for _rt_ch := ch; ; { v, _rt_ok := rt.Recv2(_rt_ch); if !_rt_ok { break }; body }
-//	maprange   for k, v := range m { body }        for k, v, _rt_it := rt.MapOrdered(m).Start(); _rt_it.Next(&k, &v); { body }
-//	           (keys of ordered types; rt.MapAny for arrays and structs of them: the keys' order, so that replays take the same path)
+//	maprange   for k, v := range m { body }        for k, v, _rt_it := rtstd.MapOrdered(m).Start(); _rt_it.Next(&k, &v); { body }
+//	           (keys of ordered types; rtstd.MapAny for arrays and structs of them: the keys' order, so that replays take the same path)
 //	select     select { case v := <-a: A           { _rt_c0 := rt.RecvCase(a); _rt_c1 := rt.To(b).Case(x)
 //	           case b <- x: B; default: D }          switch rt.Select(true, _rt_c0, _rt_c1) {
 //	                                                 case 0: v := _rt_c0.V; A  case 1: B  default: D } }
 //	                                               (a label on the select moves to the switch: break means the same)
-//	sync       sync.Mutex, RWMutex, WaitGroup,     rt.Mutex, ... (rt.NewCond)
+//	sync       sync.Mutex, RWMutex, WaitGroup,     rtstd.Mutex, ... (rtstd.NewCond)
 //	           Once, Cond, NewCond
 //	atomic     atomic.AddInt32(p, 1), x.Load()     rt.Then(rt.Yield(), atomic.AddInt32(p, 1))
 //	           atomic.StoreInt32(p, 1) (statement) rt.Yield(); atomic.StoreInt32(p, 1)
@@ -57,7 +61,7 @@ const (
 //	           Tick, AfterFunc, Sleep;              under test only: the test's own timers, never fired early; rt/testtimers.go)
 //	           context.WithTimeout, WithDeadline
 //	           (and their Cause forms)
-//	rand       rand.Intn(n) (math/rand)            rt.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
+//	rand       rand.Intn(n) (math/rand)            rtstd.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { harness.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
 //	pkginit    var v = e; func init() { body }     also func _rt_pkginit0() { v = e }; func _rt_pkginitfn0() { body }; func init() { _rt_pkginitfn0() },
@@ -140,6 +144,9 @@ func (w *Rewriter) File(fset *token.FileSet, f *ast.File) bool {
 	if usesName(f, RTName) {
 		astutil.AddNamedImport(fset, f, RTName, RTPath)
 	}
+	if usesName(f, StdName) {
+		astutil.AddNamedImport(fset, f, StdName, StdPath)
+	}
 	if usesName(f, HarnessName) {
 		astutil.AddNamedImport(fset, f, HarnessName, HarnessPath)
 	}
@@ -154,7 +161,7 @@ func (w *Rewriter) File(fset *token.FileSet, f *ast.File) bool {
 		} else if imp.Name != nil {
 			name = imp.Name.Name
 		}
-		if path == RTPath || path == HarnessPath {
+		if path == RTPath || path == StdPath || path == HarnessPath {
 			continue
 		}
 		if !usesName(f, name) {
@@ -198,6 +205,10 @@ func (w *Rewriter) name(kind string) string {
 
 func rtSel(name string) *ast.SelectorExpr {
 	return &ast.SelectorExpr{X: ast.NewIdent(RTName), Sel: ast.NewIdent(name)}
+}
+
+func stdSel(name string) *ast.SelectorExpr {
+	return &ast.SelectorExpr{X: ast.NewIdent(StdName), Sel: ast.NewIdent(name)}
 }
 
 func rtCall(name string, args ...ast.Expr) *ast.CallExpr {
@@ -458,14 +469,17 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 		}
 	case *ast.SelectorExpr:
 		switch rule := w.notes[n]; rule {
-		case RuleSync, RuleGosched, RuleGOMAXPROCS, RuleSleep:
+		case RuleSync:
+			c.Replace(stdSel(n.Sel.Name))
+			w.Counts[RuleSync]++
+		case RuleGosched, RuleGOMAXPROCS, RuleSleep:
 			c.Replace(rtSel(n.Sel.Name))
 			w.Counts[rule.(string)]++
 		case RuleTestTimer:
 			c.Replace(rtSel("Test" + n.Sel.Name))
 			w.Counts[RuleTestTimer]++
 		case RuleRand:
-			c.Replace(&ast.SelectorExpr{X: rtCall("Rand"), Sel: ast.NewIdent(n.Sel.Name)})
+			c.Replace(&ast.SelectorExpr{X: &ast.CallExpr{Fun: stdSel("Rand")}, Sel: ast.NewIdent(n.Sel.Name)})
 			w.Counts[RuleRand]++
 		}
 	case *ast.CallExpr:
@@ -547,7 +561,7 @@ func (w *Rewriter) rangeChan(n *ast.RangeStmt) *ast.ForStmt {
 		Body: body}
 }
 
-// mapOrder returns the runtime's function that ranges over the map e in
+// mapOrder returns rtstd's function that ranges over the map e in
 // the order of its keys ("MapOrdered" or "MapAny"), or "" if e is not a
 // map or its keys have no order (pointers, channels, interfaces: such a
 // range keeps Go's order, which replays do not reproduce).
@@ -573,7 +587,7 @@ func (w *Rewriter) mapOrder(e ast.Expr) string {
 }
 
 // ordered reports whether values of t can be ordered field by field and
-// element by element (see rt.MapAny).
+// element by element (see rtstd.MapAny).
 func ordered(t types.Type) bool {
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
@@ -613,7 +627,8 @@ func (w *Rewriter) rangeMap(n *ast.RangeStmt, f string) *ast.ForStmt {
 		}
 		return e
 	}
-	start := &ast.CallExpr{Fun: &ast.SelectorExpr{X: rtCall(f, n.X), Sel: ast.NewIdent("Start")}}
+	order := &ast.CallExpr{Fun: stdSel(f), Args: []ast.Expr{n.X}}
+	start := &ast.CallExpr{Fun: &ast.SelectorExpr{X: order, Sel: ast.NewIdent("Start")}}
 	next := func(k, v ast.Expr) ast.Expr {
 		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(it), Sel: ast.NewIdent("Next")}, Args: []ast.Expr{k, v}}
 	}

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/rt/rtstd"
 )
 
 // passes is a program that every schedule runs to the end.
 func passes() {
-	var wg rt.WaitGroup
+	var wg rtstd.WaitGroup
 	wg.Add(1)
 	rt.Go(wg.Done)
 	wg.Wait()

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/rt/rtstd"
 	"github.com/execspec/execspec/properties/control"
 )
 
 // abba is a program with a lock-order deadlock that some schedules hit.
 func abba() {
-	var a, b rt.Mutex
-	var wg rt.WaitGroup
+	var a, b rtstd.Mutex
+	var wg rtstd.WaitGroup
 	wg.Add(2)
 	rt.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); wg.Done() })
 	rt.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock(); wg.Done() })

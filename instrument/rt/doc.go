@@ -15,10 +15,17 @@
 //     lets them run until they block (synctest.Wait), so that what a
 //     decision sees does not depend on timing.
 //   - A yield point is a call of this package by the goroutine holding
-//     control: Go, Send, Recv, Recv2, Select, Close, the methods of Mutex,
-//     RWMutex, WaitGroup, Once and Cond, Yield (before an atomic
-//     operation), SpinCAS, Gosched, GoschedLoop, Sleep. Called by any other goroutine they do
-//     what Go does.
+//     control: Go, Send, Recv, Recv2, Select, Close, Yield (before an
+//     atomic operation), SpinCAS, Gosched, GoschedLoop, Sleep, and the
+//     methods of rtstd's Mutex, RWMutex, WaitGroup, Once and Cond. Called
+//     by any other goroutine they do what Go does.
+//   - A controlled primitive (primitive.go) is built on Holding and its
+//     Holder: the caller holds control or not, the run's number that
+//     stamps the primitive's state, a yield point with an operation code
+//     (Op), a block until a condition holds, named for a hang's report.
+//     The subpackage rtstd builds sync's types so; it also holds the
+//     key-ordered map ranges of rewritten code (MapOrdered, MapAny), so
+//     that a replay takes the same path.
 //   - Blocking: a goroutine whose operation cannot complete waits with a
 //     predicate that reads state without side effects: for a channel, the
 //     runtime's own channel descriptor (length, closed, waiting senders
@@ -77,8 +84,6 @@
 //     for a Mutex or RWMutex waits on a channel of the bubble that the
 //     next release closes (durably blocked, so settling returns), and a
 //     hang names it (Blocked.G is Uncontrolled).
-//   - Ranges over maps in rewritten code go through MapOrdered or MapAny:
-//     key order, so a replay takes the same path.
 //   - A hang is decided, not timed: every controlled goroutine blocked and
 //     nothing woken within Config.Horizon of virtual time is a deadlock
 //     (*HangError, ErrDeadlock), or a leak (ErrLeak) once the test's body

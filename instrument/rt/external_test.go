@@ -1,10 +1,13 @@
-package rt
+package rt_test
 
 import (
 	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/rt/rtstd"
 )
 
 // timed is a program whose goroutines wait mostly for time: sleeps of
@@ -22,13 +25,13 @@ func timed() string {
 	defer stop()
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
-	var wg WaitGroup
+	var wg rtstd.WaitGroup
 	wg.Add(1)
-	Go(func() { // housekeeping
+	rt.Go(func() { // housekeeping
 		defer wg.Done()
 		for n := 0; ; n++ {
-			c0, c1 := RecvCase(ctx.Done()), RecvCase(tick.C)
-			if Select(false, c0, c1) == 0 {
+			c0, c1 := rt.RecvCase(ctx.Done()), rt.RecvCase(tick.C)
+			if rt.Select(false, c0, c1) == 0 {
 				note("purge stopped after %d ticks", n)
 				return
 			}
@@ -37,11 +40,11 @@ func timed() string {
 	work := make(chan int)
 	for i := range 3 {
 		wg.Add(1)
-		Go(func() {
+		rt.Go(func() {
 			defer wg.Done()
-			Sleep(time.Duration(1+i%2) * time.Millisecond)
-			c0, c1 := SendCase(work, i), RecvCase(time.After(3*time.Millisecond))
-			if Select(false, c0, c1) == 1 {
+			rt.Sleep(time.Duration(1+i%2) * time.Millisecond)
+			c0, c1 := rt.SendCase(work, i), rt.RecvCase(time.After(3*time.Millisecond))
+			if rt.Select(false, c0, c1) == 1 {
 				note("worker %d timed out", i)
 			}
 		})
@@ -52,10 +55,10 @@ func timed() string {
 	time.AfterFunc(4*time.Millisecond, func() { fed <- 1 })
 	for i := range 2 {
 		wg.Add(1)
-		Go(func() {
+		rt.Go(func() {
 			defer wg.Done()
-			c0, c1 := RecvCase(fed), RecvCase(time.After(6*time.Millisecond))
-			if Select(false, c0, c1) == 0 {
+			c0, c1 := rt.RecvCase(fed), rt.RecvCase(time.After(6*time.Millisecond))
+			if rt.Select(false, c0, c1) == 0 {
 				note("fed %d", i)
 			}
 		})
@@ -63,18 +66,18 @@ func timed() string {
 	closed := make(chan struct{})
 	time.AfterFunc(5*time.Millisecond, func() { close(closed) }) // not rewritten
 	for range 2 {
-		c0, c1 := RecvCase(work), RecvCase(deadline.Done())
-		switch Select(false, c0, c1) {
+		c0, c1 := rt.RecvCase(work), rt.RecvCase(deadline.Done())
+		switch rt.Select(false, c0, c1) {
 		case 0:
 			note("got %d", c0.V)
 		case 1:
 			note("deadline")
 		}
-		Sleep(time.Millisecond)
+		rt.Sleep(time.Millisecond)
 	}
-	Recv(closed)
+	rt.Recv(closed)
 	note("closed after %v", time.Since(start))
-	Recv2(deadline.Done())
+	rt.Recv2(deadline.Done())
 	cancel()
 	wg.Wait()
 	return fmt.Sprint(log)
@@ -86,14 +89,14 @@ func timed() string {
 // hands each blocked goroutine its real operation make the same choices,
 // steps and checksum and get the same result. Both must also be taken.
 func TestExternalWaitKeepsRuns(t *testing.T) {
-	before, held := waitsOnCoordinator.Load(), holderPhases.Load()
-	defer func() { alwaysLaunch = false }()
+	before, held := rt.WaitsOnCoordinator.Load(), rt.HolderPhases.Load()
+	defer func() { *rt.AlwaysLaunch = false }()
 	for _, early := range []bool{false, true} {
 		for seed := range uint64(40) {
-			twoWays(t, fmt.Sprintf("early %v, launching", early), seed, Config{EarlyTimers: early}, &alwaysLaunch, timed)
+			twoWays(t, fmt.Sprintf("early %v, launching", early), seed, rt.Config{EarlyTimers: early}, rt.AlwaysLaunch, timed)
 		}
 	}
-	if waitsOnCoordinator.Load() == before || holderPhases.Load() == held {
-		t.Fatalf("the external phase without handovers ran %d times, %d of them on the goroutine holding control", waitsOnCoordinator.Load()-before, holderPhases.Load()-held)
+	if rt.WaitsOnCoordinator.Load() == before || rt.HolderPhases.Load() == held {
+		t.Fatalf("the external phase without handovers ran %d times, %d of them on the goroutine holding control", rt.WaitsOnCoordinator.Load()-before, rt.HolderPhases.Load()-held)
 	}
 }

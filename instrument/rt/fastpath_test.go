@@ -1,10 +1,12 @@
-package rt
+package rt_test
 
 import (
 	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/rt/rtstd"
 	"github.com/execspec/execspec/properties/control"
 )
 
@@ -14,25 +16,25 @@ import (
 // statement, as code that is not rewritten starts one) that answers on a
 // channel a controlled select waits on beside a controlled sender.
 func contended() string {
-	var mu Mutex
+	var mu rtstd.Mutex
 	var log []int
 	work := make(chan int)
-	var wg WaitGroup
+	var wg rtstd.WaitGroup
 	for i := range 3 {
 		wg.Add(1)
-		Go(func() {
+		rt.Go(func() {
 			defer wg.Done()
 			for j := range 3 {
 				mu.Lock()
 				log = append(log, i*10+j)
 				mu.Unlock()
-				Gosched()
+				rt.Gosched()
 			}
-			Send(work, i)
+			rt.Send(work, i)
 		})
 	}
 	for range 3 {
-		log = append(log, 100+Recv(work))
+		log = append(log, 100+rt.Recv(work))
 	}
 	helper := make(chan int)
 	defer close(helper) // also when the run is stopped
@@ -43,25 +45,25 @@ func contended() string {
 		}
 	}()
 	other := make(chan int)
-	Go(func() { Send(other, 7) })
+	rt.Go(func() { rt.Send(other, 7) })
 	got := false // the value of other
 	for i := range 2 {
-		Send(helper, i)
+		rt.Send(helper, i)
 		if got {
-			log = append(log, 200+Recv(reply))
+			log = append(log, 200+rt.Recv(reply))
 			continue
 		}
-		c0, c1 := RecvCase(reply), RecvCase(other)
-		switch Select(false, c0, c1) {
+		c0, c1 := rt.RecvCase(reply), rt.RecvCase(other)
+		switch rt.Select(false, c0, c1) {
 		case 0:
 			log = append(log, 200+c0.V)
 		case 1:
 			got = true
-			log = append(log, 400+c1.V, 500+Recv(reply))
+			log = append(log, 400+c1.V, 500+rt.Recv(reply))
 		}
 	}
 	if !got {
-		log = append(log, 300+Recv(other))
+		log = append(log, 300+rt.Recv(other))
 	}
 	wg.Wait()
 	return fmt.Sprint(log)
@@ -74,20 +76,20 @@ func contended() string {
 // The fast path must also be taken (the test would say nothing if it
 // never was).
 func TestFastPathKeepsReplays(t *testing.T) {
-	before := skippedSettles.Load()
-	defer func() { alwaysSettle = false }()
+	before := rt.SkippedSettles.Load()
+	defer func() { *rt.AlwaysSettle = false }()
 	for seed := range uint64(30) {
 		// Each strategy's run settling before every choice, then with
 		// the fast path.
-		slow, want := twoWays(t, "settling always", seed, Config{}, &alwaysSettle, contended)
+		slow, want := twoWays(t, "settling always", seed, rt.Config{}, rt.AlwaysSettle, contended)
 		for i := range want {
 			var out string
-			if err := Replay(t, slow[i], func(*testing.T) { out = contended() }); err != nil || out != want[i] {
+			if err := rt.Replay(t, slow[i], func(*testing.T) { out = contended() }); err != nil || out != want[i] {
 				t.Fatalf("seed %d, strategy %d: the schedule made settling always replays as %s with the fast path: %v", seed, i, out, err)
 			}
 		}
 	}
-	if skippedSettles.Load() == before {
+	if rt.SkippedSettles.Load() == before {
 		t.Fatal("the fast path was never taken")
 	}
 }
@@ -96,14 +98,14 @@ func TestFastPathKeepsReplays(t *testing.T) {
 // set, then unset, and fails t unless both ways made the same choices,
 // steps and checksum and got the same result; it returns the schedules
 // made with *knob set and the results.
-func twoWays(t *testing.T, what string, seed uint64, cfg Config, knob *bool, body func() string) (scs []control.Schedule, results []string) {
+func twoWays(t *testing.T, what string, seed uint64, cfg rt.Config, knob *bool, body func() string) (scs []control.Schedule, results []string) {
 	t.Helper()
 	runs := func(on bool) (got []string, scs []control.Schedule) {
 		*knob = on
 		for _, s := range []control.Strategy{control.Random(seed), control.NewPCT(3, 200, seed)} {
 			var out string
 			cfg.Strategy = s
-			sc, err := Run(t, cfg, func(*testing.T) { out = body() })
+			sc, err := rt.Run(t, cfg, func(*testing.T) { out = body() })
 			if err != nil {
 				t.Fatalf("seed %d, %T, %s %v: %v", seed, s, what, on, err)
 			}

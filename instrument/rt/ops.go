@@ -1,9 +1,7 @@
 package rt
 
 import (
-	mathrand "math/rand"
 	"runtime"
-	"sync"
 	"time"
 	"unsafe"
 )
@@ -172,47 +170,6 @@ func SpinCAS(ready func() bool) Y {
 
 // Then returns v; its first argument, a Yield, is evaluated before v.
 func Then[T any](_ Y, v T) T { return v }
-
-// Rand returns the source of math/rand's top-level functions in
-// instrumented code: for a controlled goroutine, a source of the run
-// seeded with a constant, so that a replay draws the same numbers (the
-// variety comes from the schedules); for any other goroutine, a shared
-// source seeded from the clock, safe for concurrent use, as math/rand's.
-func Rand() *mathrand.Rand {
-	r, g := current()
-	if g == nil {
-		return freeRand
-	}
-	if r.rand == nil {
-		r.rand = mathrand.New(mathrand.NewSource(0x5eed))
-	}
-	return r.rand
-}
-
-var freeRand = mathrand.New(&lockedSource{src: mathrand.NewSource(time.Now().UnixNano()).(mathrand.Source64)})
-
-type lockedSource struct {
-	mu  sync.Mutex
-	src mathrand.Source64
-}
-
-func (s *lockedSource) Int63() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.src.Int63()
-}
-
-func (s *lockedSource) Uint64() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.src.Uint64()
-}
-
-func (s *lockedSource) Seed(seed int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.src.Seed(seed)
-}
 
 // AfterFunc is time.AfterFunc: when the timer fires, f runs on a
 // goroutine that the scheduler adopts, so that f's locks and channel

@@ -1,4 +1,4 @@
-package rt
+package rt_test
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/rt/rtstd"
 	"github.com/execspec/execspec/properties/control"
 	"github.com/execspec/execspec/properties/control/sched"
 )
@@ -19,16 +21,16 @@ import (
 func TestGoschedLoopVersions(t *testing.T) {
 	body := func(*testing.T) {
 		for i := 0; i < 5; i++ {
-			if GoschedLoop() {
+			if rt.GoschedLoop() {
 				break
 			}
 		}
 	}
-	sc, err := Run(t, Config{}, body)
+	sc, err := rt.Run(t, rt.Config{}, body)
 	if err != nil || sc.Steps != 1 || sc.Version != 0 {
 		t.Fatalf("the loop took %d steps (version %d), want 1: %v", sc.Steps, sc.Version, err)
 	}
-	old, err := Run(t, Config{Strategy: sched.NewReplay(sched.Schedule{Version: 1})}, body)
+	old, err := rt.Run(t, rt.Config{Strategy: sched.NewReplay(sched.Schedule{Version: 1})}, body)
 	if err != nil || old.Steps != 5 || old.Version != 1 {
 		t.Fatalf("replaying version 1 the loop took %d steps (version %d), want 5: %v", old.Steps, old.Version, err)
 	}
@@ -40,11 +42,11 @@ func TestGoschedLoopVersions(t *testing.T) {
 	if err != nil || loaded.Version != 1 {
 		t.Fatalf("loaded version %d: %v", loaded.Version, err)
 	}
-	if err := Replay(t, loaded, body); err != nil {
+	if err := rt.Replay(t, loaded, body); err != nil {
 		t.Fatalf("the version 1 schedule does not replay: %v", err)
 	}
 	loaded.Version = 0
-	if err := Replay(t, loaded, body); !errors.Is(err, sched.ErrDiverged) {
+	if err := rt.Replay(t, loaded, body); !errors.Is(err, sched.ErrDiverged) {
 		t.Fatalf("its choices replayed as version 2: %v", err)
 	}
 }
@@ -55,9 +57,9 @@ type spinLock uint32
 
 func (sl *spinLock) Lock() {
 	backoff := 1
-	for !Then(SpinCAS(func() bool { return atomic.LoadUint32((*uint32)(sl)) == 0 }), atomic.CompareAndSwapUint32((*uint32)(sl), 0, 1)) {
+	for !rt.Then(rt.SpinCAS(func() bool { return atomic.LoadUint32((*uint32)(sl)) == 0 }), atomic.CompareAndSwapUint32((*uint32)(sl), 0, 1)) {
 		for i := 0; i < backoff; i++ {
-			if GoschedLoop() {
+			if rt.GoschedLoop() {
 				break
 			}
 		}
@@ -68,7 +70,7 @@ func (sl *spinLock) Lock() {
 }
 
 func (sl *spinLock) Unlock() {
-	Yield()
+	rt.Yield()
 	atomic.StoreUint32((*uint32)(sl), 0)
 }
 
@@ -81,19 +83,19 @@ func TestSpinCASWaits(t *testing.T) {
 	for seed := range uint64(30) {
 		var sl spinLock
 		n, inside := 0, int32(0)
-		sc, err := Run(t, Config{Strategy: control.Random(seed)}, func(*testing.T) {
-			var wg WaitGroup
+		sc, err := rt.Run(t, rt.Config{Strategy: control.Random(seed)}, func(*testing.T) {
+			var wg rtstd.WaitGroup
 			for range 3 {
 				wg.Add(1)
-				Go(func() {
+				rt.Go(func() {
 					defer wg.Done()
 					for range 3 {
 						sl.Lock()
-						if Then(Yield(), atomic.AddInt32(&inside, 1)) != 1 {
+						if rt.Then(rt.Yield(), atomic.AddInt32(&inside, 1)) != 1 {
 							panic("two goroutines inside the spin lock")
 						}
 						n++
-						Then(Yield(), atomic.AddInt32(&inside, -1))
+						rt.Then(rt.Yield(), atomic.AddInt32(&inside, -1))
 						sl.Unlock()
 					}
 				})
@@ -110,17 +112,17 @@ func TestSpinCASWaits(t *testing.T) {
 		}
 	}
 	var sl spinLock
-	_, err := Run(t, Config{}, func(*testing.T) {
+	_, err := rt.Run(t, rt.Config{}, func(*testing.T) {
 		sl.Lock()
 		sl.Lock()
 	})
-	var h *HangError
+	var h *rt.HangError
 	if !errors.As(err, &h) || h.Leak || len(h.Blocked) != 1 || !strings.Contains(h.Blocked[0].Op, "spin") {
 		t.Fatalf("a lock never released: %v", err)
 	}
 	// Replaying a version 1 schedule, the loop spins as written: to the
 	// step budget.
-	_, err = Run(t, Config{Strategy: sched.NewReplay(sched.Schedule{Version: 1}), MaxSteps: 500}, func(*testing.T) {
+	_, err = rt.Run(t, rt.Config{Strategy: sched.NewReplay(sched.Schedule{Version: 1}), MaxSteps: 500}, func(*testing.T) {
 		sl := new(spinLock)
 		sl.Lock()
 		sl.Lock()
@@ -134,7 +136,7 @@ func TestSpinCASWaits(t *testing.T) {
 // after a sleep) is no deadlock: the external phase looks at it again.
 func TestSpinCASReleasedOutside(t *testing.T) {
 	var sl spinLock
-	_, err := Run(t, Config{}, func(*testing.T) {
+	_, err := rt.Run(t, rt.Config{}, func(*testing.T) {
 		sl.Lock()
 		go func() { // uncontrolled
 			time.Sleep(10 * time.Millisecond)

@@ -1,4 +1,4 @@
-package rt
+package rt_test
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/rt/rtstd"
 	"github.com/execspec/execspec/properties/control"
 )
 
@@ -17,26 +19,26 @@ import (
 func TestPingPong(t *testing.T) {
 	for seed := range uint64(20) {
 		var got []int
-		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+		_, err := rt.Run(t, rt.Config{Strategy: control.Random(seed)}, func(t *testing.T) {
 			ch := make(chan int)
 			done := make(chan struct{})
-			Go(func() {
+			rt.Go(func() {
 				for i := range 3 {
-					Send(ch, i)
+					rt.Send(ch, i)
 				}
-				Close(ch)
+				rt.Close(ch)
 			})
-			Go(func() {
+			rt.Go(func() {
 				for {
-					v, ok := Recv2(ch)
+					v, ok := rt.Recv2(ch)
 					if !ok {
 						break
 					}
 					got = append(got, v)
 				}
-				Close(done)
+				rt.Close(done)
 			})
-			Recv(done)
+			rt.Recv(done)
 		})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -47,47 +49,17 @@ func TestPingPong(t *testing.T) {
 	}
 }
 
-// abba is a program with a lock-order deadlock that some schedules hit.
-func abba() {
-	var a, b Mutex
-	var wg WaitGroup
-	wg.Add(2)
-	Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); wg.Done() })
-	Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock(); wg.Done() })
-	wg.Wait()
-}
-
-func TestDeadlockABBA(t *testing.T) {
-	found := 0
-	for seed := range uint64(50) {
-		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(*testing.T) { abba() })
-		var h *HangError
-		if errors.As(err, &h) {
-			if h.Leak || len(h.Blocked) != 3 {
-				t.Fatalf("%v", err)
-			}
-			found++
-			t.Log(err)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if found == 0 {
-		t.Fatal("the AB-BA deadlock was not found in 50 runs")
-	}
-}
-
 func TestLeakAndSleep(t *testing.T) {
-	_, err := Run(t, Config{}, func(t *testing.T) {
+	_, err := rt.Run(t, rt.Config{}, func(t *testing.T) {
 		ch := make(chan int)
-		Go(func() { Send(ch, 1) })
+		rt.Go(func() { rt.Send(ch, 1) })
 		start := time.Now()
-		Sleep(time.Second)
+		rt.Sleep(time.Second)
 		if time.Since(start) != time.Second {
 			t.Errorf("slept %v", time.Since(start))
 		}
 	})
-	if !errors.Is(err, ErrLeak) {
+	if !errors.Is(err, rt.ErrLeak) {
 		t.Fatalf("want a leak, got %v", err)
 	}
 	t.Log(err)
@@ -96,12 +68,12 @@ func TestLeakAndSleep(t *testing.T) {
 func TestSelectTimeout(t *testing.T) {
 	for seed := range uint64(10) {
 		var which int
-		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+		_, err := rt.Run(t, rt.Config{Strategy: control.Random(seed)}, func(t *testing.T) {
 			ch := make(chan int)
-			Go(func() { Sleep(2 * time.Second); Select(true, SendCase(ch, 1)) })
-			c0, c1 := RecvCase(ch), RecvCase(time.After(time.Second))
-			which = Select(false, c0, c1)
-			Sleep(5 * time.Second)
+			rt.Go(func() { rt.Sleep(2 * time.Second); rt.Select(true, rt.SendCase(ch, 1)) })
+			c0, c1 := rt.RecvCase(ch), rt.RecvCase(time.After(time.Second))
+			which = rt.Select(false, c0, c1)
+			rt.Sleep(5 * time.Second)
 		})
 		if err != nil || which != 1 {
 			t.Fatalf("seed %d: case %d, %v", seed, which, err)
@@ -112,19 +84,19 @@ func TestSelectTimeout(t *testing.T) {
 func TestReplay(t *testing.T) {
 	body := func(t *testing.T) {
 		x := 0
-		var mu Mutex
+		var mu rtstd.Mutex
 		ch := make(chan int, 1)
 		for range 3 {
-			Go(func() { mu.Lock(); x++; mu.Unlock(); Send(ch, x); Recv(ch) })
+			rt.Go(func() { mu.Lock(); x++; mu.Unlock(); rt.Send(ch, x); rt.Recv(ch) })
 		}
 	}
-	s, err := Run(t, Config{Strategy: control.Random(7)}, body)
+	s, err := rt.Run(t, rt.Config{Strategy: control.Random(7)}, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 10 {
 		rp := control.NewReplay(s)
-		s2, err := Run(t, Config{Strategy: rp}, body)
+		s2, err := rt.Run(t, rt.Config{Strategy: rp}, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,18 +109,18 @@ func TestReplay(t *testing.T) {
 // A goroutine that goes on sleeping and waking after the test returned is
 // leaked too: reported once LeakAfter of virtual time has passed.
 func TestLeakStillRunning(t *testing.T) {
-	_, err := Run(t, Config{}, func(t *testing.T) {
+	_, err := rt.Run(t, rt.Config{}, func(t *testing.T) {
 		stop := make(chan bool)
-		Go(func() {
+		rt.Go(func() {
 			for {
-				c0, c1 := RecvCase(stop), RecvCase(time.After(time.Millisecond))
-				if Select(false, c0, c1) == 0 {
+				c0, c1 := rt.RecvCase(stop), rt.RecvCase(time.After(time.Millisecond))
+				if rt.Select(false, c0, c1) == 0 {
 					return
 				}
 			}
 		})
 	})
-	var h *HangError
+	var h *rt.HangError
 	if !errors.As(err, &h) || !h.Leak || len(h.Blocked) != 1 {
 		t.Fatalf("want a leak of one goroutine, got %v", err)
 	}
@@ -160,20 +132,20 @@ func TestLeakStillRunning(t *testing.T) {
 func TestAfterFuncAdopted(t *testing.T) {
 	for seed := range uint64(10) {
 		var order []string
-		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
-			var mu Mutex
+		_, err := rt.Run(t, rt.Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+			var mu rtstd.Mutex
 			done := make(chan bool)
-			AfterFunc(time.Millisecond, func() {
+			rt.AfterFunc(time.Millisecond, func() {
 				mu.Lock()
 				order = append(order, "callback")
 				mu.Unlock()
-				Send(done, true)
+				rt.Send(done, true)
 			})
 			mu.Lock()
-			Sleep(2 * time.Millisecond)
+			rt.Sleep(2 * time.Millisecond)
 			order = append(order, "main")
 			mu.Unlock()
-			Recv(done)
+			rt.Recv(done)
 		})
 		if err != nil || len(order) != 2 || order[0] != "main" {
 			t.Fatalf("seed %d: %v, %v", seed, order, err)
@@ -185,15 +157,15 @@ func TestAfterFuncAdopted(t *testing.T) {
 // ends under PCT too: the fairness bound runs the other goroutine.
 func TestFairSpin(t *testing.T) {
 	for seed := range uint64(10) {
-		_, err := Run(t, Config{Strategy: control.NewPCT(2, 50, seed)}, func(t *testing.T) {
+		_, err := rt.Run(t, rt.Config{Strategy: control.NewPCT(2, 50, seed)}, func(t *testing.T) {
 			flag := false
-			Go(func() { Yield(); flag = true })
+			rt.Go(func() { rt.Yield(); flag = true })
 			for {
-				Yield()
+				rt.Yield()
 				if flag {
 					break
 				}
-				Gosched()
+				rt.Gosched()
 			}
 		})
 		if err != nil {
@@ -209,7 +181,7 @@ func TestFairSpin(t *testing.T) {
 func TestUncontrolledPeers(t *testing.T) {
 	for seed := range uint64(10) {
 		var got []int
-		_, err := Run(t, Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+		_, err := rt.Run(t, rt.Config{Strategy: control.Random(seed)}, func(t *testing.T) {
 			in := make(chan int)
 			out := make(chan int)
 			go func() { // uncontrolled
@@ -220,10 +192,10 @@ func TestUncontrolledPeers(t *testing.T) {
 				in <- v * 10
 			}()
 			for range 3 {
-				got = append(got, Recv(in))
+				got = append(got, rt.Recv(in))
 			}
-			Send(out, 7)
-			got = append(got, Recv(in))
+			rt.Send(out, 7)
+			got = append(got, rt.Recv(in))
 		})
 		if err != nil || len(got) != 4 || got[3] != 70 {
 			t.Fatalf("seed %d: %v, %v", seed, got, err)
@@ -234,20 +206,20 @@ func TestUncontrolledPeers(t *testing.T) {
 // Go's channel rules hold under control: a nil channel is never ready,
 // a send on a closed channel and a second close panic.
 func TestChannelRules(t *testing.T) {
-	_, err := Run(t, Config{}, func(t *testing.T) {
+	_, err := rt.Run(t, rt.Config{}, func(t *testing.T) {
 		var ch chan int
-		Recv(ch)
+		rt.Recv(ch)
 	})
-	var h *HangError
+	var h *rt.HangError
 	if !errors.As(err, &h) || h.Leak || len(h.Blocked) != 1 || h.Blocked[0].Op != "chan receive" {
 		t.Errorf("receive from nil: %v", err)
 	}
 	for name, body := range map[string]func(){
-		"send on closed channel":  func() { ch := make(chan int, 1); Close(ch); Send(ch, 1) },
-		"close of closed channel": func() { ch := make(chan int); Close(ch); Close(ch) },
+		"send on closed channel":  func() { ch := make(chan int, 1); rt.Close(ch); rt.Send(ch, 1) },
+		"close of closed channel": func() { ch := make(chan int); rt.Close(ch); rt.Close(ch) },
 	} {
-		_, err := Run(t, Config{}, func(t *testing.T) { body() })
-		var p *PanicError
+		_, err := rt.Run(t, rt.Config{}, func(t *testing.T) { body() })
+		var p *rt.PanicError
 		if !errors.As(err, &p) || !strings.Contains(fmt.Sprint(p.Value), name) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -259,17 +231,17 @@ func TestChannelRules(t *testing.T) {
 // panic's return), on that goroutine, after its deferred calls; outside
 // a controlled goroutine nothing is registered.
 func TestAtExit(t *testing.T) {
-	if AtExit(func() {}) {
+	if rt.AtExit(func() {}) {
 		t.Fatal("AtExit outside a run registered a function")
 	}
 	var ended []string
-	_, err := Run(t, Config{}, func(t *testing.T) {
-		var wg WaitGroup
+	_, err := rt.Run(t, rt.Config{}, func(t *testing.T) {
+		var wg rtstd.WaitGroup
 		for _, how := range []string{"return", "goexit", "recovered"} {
 			wg.Add(1)
-			Go(func() {
+			rt.Go(func() {
 				defer wg.Done()
-				if !AtExit(func() { ended = append(ended, how) }) {
+				if !rt.AtExit(func() { ended = append(ended, how) }) {
 					t.Errorf("%s: not registered", how)
 				}
 				switch how {
@@ -289,5 +261,48 @@ func TestAtExit(t *testing.T) {
 	slices.Sort(ended)
 	if want := []string{"goexit", "recovered", "return"}; !slices.Equal(ended, want) {
 		t.Errorf("ended %v, want %v", ended, want)
+	}
+}
+
+// A goroutine stuck on a channel while a ticker's goroutine purges
+// every second is a deadlock, not a run to the step budget; the same
+// ticker's goroutine waking the stuck one after a few ticks is not.
+func TestHousekeepingHang(t *testing.T) {
+	purge := func(ch chan int, wakeAfter int) func() {
+		return func() {
+			tk := time.NewTicker(time.Second)
+			defer tk.Stop()
+			var mu rtstd.Mutex
+			for n := 1; ; n++ {
+				rt.Recv(tk.C)
+				mu.Lock()
+				mu.Unlock()
+				if n == wakeAfter {
+					rt.Send(ch, n)
+					return
+				}
+			}
+		}
+	}
+	for seed := range uint64(5) {
+		_, err := rt.Run(t, rt.Config{Strategy: control.Random(seed), MaxSteps: 1_000_000}, func(t *testing.T) {
+			ch := make(chan int)
+			rt.Go(purge(ch, -1))
+			rt.Recv(ch)
+		})
+		var h *rt.HangError
+		if !errors.As(err, &h) || !errors.Is(err, rt.ErrDeadlock) || len(h.Housekeeping) != 1 || h.Steps > 1000 {
+			t.Fatalf("seed %d: want a deadlock past housekeeping, got %v", seed, err)
+		}
+		_, err = rt.Run(t, rt.Config{Strategy: control.Random(seed)}, func(t *testing.T) {
+			ch := make(chan int)
+			rt.Go(purge(ch, 30))
+			if rt.Recv(ch) != 30 {
+				t.Error("woken by the wrong tick")
+			}
+		})
+		if err != nil {
+			t.Fatalf("seed %d: a purge that wakes the waiter after 30 ticks: %v", seed, err)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package rt
 import (
 	"errors"
 	"fmt"
-	mathrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -231,7 +230,6 @@ type run struct {
 	// holding: the goroutine holding control runs the external phase
 	// itself (holderPhase); the coordinator's watch lets time pass.
 	holding atomic.Bool
-	rand    *mathrand.Rand // math/rand's functions in this run (Rand)
 
 	// Adoptions: goroutines that the runtime starts for time.AfterFunc
 	// callbacks of instrumented code ask to become controlled.
@@ -1128,13 +1126,13 @@ func (e *HangError) Error() string {
 }
 
 // where returns the file:line of the first frame of a stack (debug.Stack
-// text) that is not in this package, the runtime or the scheduler's
-// plumbing.
+// text) that is not in this package (nor rtstd), the runtime or the
+// scheduler's plumbing.
 func where(stack string) string {
 	lines := strings.Split(stack, "\n")
 	for i := 1; i+1 < len(lines); i += 2 {
 		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "created by ") {
+		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt/rtstd.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "created by ") {
 			continue
 		}
 		loc := strings.TrimSpace(lines[i+1])

@@ -1,10 +1,12 @@
-package rt
+package rt_test
 
 import (
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/rt/rtstd"
 	"github.com/execspec/execspec/internal/cputime"
 	"github.com/execspec/execspec/properties/control"
 )
@@ -22,52 +24,52 @@ func poolish() {
 	lockSpin, unlockSpin := lock.Lock, lock.Unlock
 	done := make(chan struct{})
 	for range 2 {
-		Go(func() {
+		rt.Go(func() {
 			t := time.NewTicker(time.Second)
 			defer t.Stop()
 			for {
-				c0, c1 := RecvCase(done), RecvCase(t.C)
-				if Select(false, c0, c1) == 0 {
+				c0, c1 := rt.RecvCase(done), rt.RecvCase(t.C)
+				if rt.Select(false, c0, c1) == 0 {
 					return
 				}
 			}
 		})
 	}
 	tasks := make(chan int)
-	var wg WaitGroup
+	var wg rtstd.WaitGroup
 	var running, ran int32
 	for range 3 {
-		Go(func() {
+		rt.Go(func() {
 			for {
-				if _, ok := Recv2(tasks); !ok {
+				if _, ok := rt.Recv2(tasks); !ok {
 					return
 				}
 				lockSpin()
-				Then(Yield(), atomic.AddInt32(&running, 1))
+				rt.Then(rt.Yield(), atomic.AddInt32(&running, 1))
 				unlockSpin()
-				Then(Yield(), atomic.AddInt32(&ran, 1))
+				rt.Then(rt.Yield(), atomic.AddInt32(&ran, 1))
 				lockSpin()
-				Then(Yield(), atomic.AddInt32(&running, -1))
+				rt.Then(rt.Yield(), atomic.AddInt32(&running, -1))
 				unlockSpin()
 				wg.Done()
 			}
 		})
 	}
-	var subs WaitGroup
+	var subs rtstd.WaitGroup
 	for s := range 4 {
 		subs.Add(1)
-		Go(func() {
+		rt.Go(func() {
 			defer subs.Done()
 			for i := range 8 {
 				wg.Add(1)
-				Send(tasks, s*8+i)
+				rt.Send(tasks, s*8+i)
 			}
 		})
 	}
 	subs.Wait()
 	wg.Wait()
-	Close(done)
-	Close(tasks)
+	rt.Close(done)
+	rt.Close(tasks)
 }
 
 // BenchmarkStep is the cost of a yield point (a step) of the controlled
@@ -79,7 +81,7 @@ func poolish() {
 //	go test -run '^$' -bench Step ./instrument/rt
 func BenchmarkStep(b *testing.B) {
 	inTest(b, func(t *testing.T) {
-		bub, err := NewBubble(t)
+		bub, err := rt.NewBubble(t)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +89,7 @@ func BenchmarkStep(b *testing.B) {
 		steps, runs := 0, 0
 		cpu0 := cputime.Process()
 		for b.Loop() {
-			sc, err := bub.Run(Config{Strategy: control.Random(uint64(runs))}, func(*testing.T) { poolish() })
+			sc, err := bub.Run(rt.Config{Strategy: control.Random(uint64(runs))}, func(*testing.T) { poolish() })
 			if err != nil {
 				t.Fatal(err)
 			}

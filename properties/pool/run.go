@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/execspec/execspec/instrument/rt"
+	"github.com/execspec/execspec/instrument/rt/rtstd"
 	"github.com/execspec/execspec/properties/stress"
 )
 
@@ -633,9 +634,10 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 		if !tr.cfg.control {
 			b = stress.NewBarrier(parties, time.Second)
 		}
-		// rt's WaitGroup, Go, Sleep, Recv and Close are Go's own outside a
-		// controlled run, and the scheduler's yield points inside one.
-		var wg rt.WaitGroup
+		// rtstd's WaitGroup and rt's Go, Sleep, Recv and Close are Go's
+		// own outside a controlled run, and the scheduler's yield points
+		// inside one.
+		var wg rtstd.WaitGroup
 		for s := range w.Submitters {
 			wg.Add(1)
 			fn := func() {

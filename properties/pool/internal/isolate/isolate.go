@@ -171,9 +171,13 @@ func crashStart(text string) int {
 	return -1
 }
 
-// rtPrefix names the functions of the controlled runtime, which stand in
-// for sync's in instrumented code.
-const rtPrefix = "github.com/execspec/execspec/instrument/rt."
+// rtPrefix names the functions of the controlled runtime and rtStdPrefix
+// those of its replacements of sync's types, which stand in for sync's
+// in instrumented code.
+const (
+	rtPrefix    = "github.com/execspec/execspec/instrument/rt."
+	rtStdPrefix = "github.com/execspec/execspec/instrument/rt/rtstd."
+)
 
 // Site is the first function of the crashing goroutine's stack in text
 // that is not the runtime's, sync's or the controlled runtime's (nor the
@@ -195,7 +199,7 @@ func Site(text string) string {
 		if j := strings.LastIndexByte(fn, '('); j > 0 && strings.HasSuffix(fn, ")") {
 			fn = fn[:j]
 		}
-		if fn == "panic" || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, rtPrefix) {
+		if fn == "panic" || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, rtPrefix) || strings.HasPrefix(fn, rtStdPrefix) {
 			continue
 		}
 		return "crash in " + fn

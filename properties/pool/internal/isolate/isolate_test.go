@@ -37,8 +37,8 @@ panic({0x5f1e20?, 0x6a4f40?})
 	/usr/local/go/src/runtime/panic.go:783 +0x132
 sync.(*WaitGroup).Add(0x1, 0xffffffffffffffff)
 	/usr/local/go/src/sync/waitgroup.go:64 +0x1
-github.com/execspec/execspec/instrument/rt.(*WaitGroup).Add(0x1, 0x2)
-	/x/rt/sync.go:190 +0x1
+github.com/execspec/execspec/instrument/rt/rtstd.(*WaitGroup).Add(0x1, 0x2)
+	/x/rt/rtstd/sync.go:190 +0x1
 example.com/ctlpool.(*Pool).Submit.func1()
 	/x/ctlpool/pool.go:72 +0x1
 `

@@ -1,4 +1,4 @@
-package rt
+package rtstd
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package rt
+package rtstd
 
 import (
 	"cmp"
@@ -53,7 +53,7 @@ func snapshot[M ~map[K]V, K comparable, V any](m M) *MapIt[K, V] {
 }
 
 // Start returns zero values of the key and value types with it, to
-// declare a loop's variables: for k, v, it := rt.MapOrdered(m).Start(); it.Next(&k, &v); {...}
+// declare a loop's variables: for k, v, it := rtstd.MapOrdered(m).Start(); it.Next(&k, &v); {...}
 func (it *MapIt[K, V]) Start() (K, V, *MapIt[K, V]) {
 	var k K
 	var v V

@@ -1,8 +1,10 @@
-package rt
+package rtstd
 
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/execspec/execspec/instrument/rt"
 )
 
 // The sync types below replace those of package sync in instrumented
@@ -21,41 +23,42 @@ type Mutex struct {
 
 // Lock is sync.Mutex.Lock.
 func (m *Mutex) Lock() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		m.mu.Lock()
 		return
 	}
-	r.block(g, opLock, wait{op: "Mutex.Lock", ready: func() bool { return m.locked != r.gen }})
-	m.locked = r.gen
+	gen := h.Run()
+	h.Block(rt.OpLock, "Mutex.Lock", func() bool { return m.locked != gen })
+	m.locked = gen
 }
 
 // TryLock is sync.Mutex.TryLock.
 func (m *Mutex) TryLock() bool {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		return m.mu.TryLock()
 	}
-	r.yield(g, opLock)
-	if m.locked == r.gen {
+	h.Yield(rt.OpLock)
+	if m.locked == h.Run() {
 		return false
 	}
-	m.locked = r.gen
+	m.locked = h.Run()
 	return true
 }
 
 // Unlock is sync.Mutex.Unlock.
 func (m *Mutex) Unlock() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		m.mu.Unlock()
 		return
 	}
-	if m.locked != r.gen {
+	if m.locked != h.Run() {
 		panic("sync: unlock of unlocked mutex")
 	}
 	m.locked = 0
-	r.yield(g, opUnlock)
+	h.Yield(rt.OpUnlock)
 }
 
 // RWMutex is sync.RWMutex: a writer waiting in Lock keeps new readers out,
@@ -68,34 +71,34 @@ type RWMutex struct {
 	waiting int // writers waiting in Lock
 }
 
-func (m *RWMutex) own(r *run) {
-	if m.gen != r.gen {
-		m.gen, m.writer, m.readers, m.waiting = r.gen, false, 0, 0
+func (m *RWMutex) own(h rt.Holder) {
+	if m.gen != h.Run() {
+		m.gen, m.writer, m.readers, m.waiting = h.Run(), false, 0, 0
 	}
 }
 
 // Lock is sync.RWMutex.Lock.
 func (m *RWMutex) Lock() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		m.mu.Lock()
 		return
 	}
-	m.own(r)
+	m.own(h)
 	m.waiting++
-	r.block(g, opLock, wait{op: "RWMutex.Lock", ready: func() bool { return !m.writer && m.readers == 0 }})
+	h.Block(rt.OpLock, "RWMutex.Lock", func() bool { return !m.writer && m.readers == 0 })
 	m.waiting--
 	m.writer = true
 }
 
 // TryLock is sync.RWMutex.TryLock.
 func (m *RWMutex) TryLock() bool {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		return m.mu.TryLock()
 	}
-	r.yield(g, opLock)
-	m.own(r)
+	h.Yield(rt.OpLock)
+	m.own(h)
 	if m.writer || m.readers > 0 {
 		return false
 	}
@@ -105,39 +108,39 @@ func (m *RWMutex) TryLock() bool {
 
 // Unlock is sync.RWMutex.Unlock.
 func (m *RWMutex) Unlock() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		m.mu.Unlock()
 		return
 	}
-	m.own(r)
+	m.own(h)
 	if !m.writer {
 		panic("sync: Unlock of unlocked RWMutex")
 	}
 	m.writer = false
-	r.yield(g, opUnlock)
+	h.Yield(rt.OpUnlock)
 }
 
 // RLock is sync.RWMutex.RLock.
 func (m *RWMutex) RLock() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		m.mu.RLock()
 		return
 	}
-	m.own(r)
-	r.block(g, opRLock, wait{op: "RWMutex.RLock", ready: func() bool { return !m.writer && m.waiting == 0 }})
+	m.own(h)
+	h.Block(rt.OpRLock, "RWMutex.RLock", func() bool { return !m.writer && m.waiting == 0 })
 	m.readers++
 }
 
 // TryRLock is sync.RWMutex.TryRLock.
 func (m *RWMutex) TryRLock() bool {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		return m.mu.TryRLock()
 	}
-	r.yield(g, opRLock)
-	m.own(r)
+	h.Yield(rt.OpRLock)
+	m.own(h)
 	if m.writer || m.waiting > 0 {
 		return false
 	}
@@ -147,17 +150,17 @@ func (m *RWMutex) TryRLock() bool {
 
 // RUnlock is sync.RWMutex.RUnlock.
 func (m *RWMutex) RUnlock() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		m.mu.RUnlock()
 		return
 	}
-	m.own(r)
+	m.own(h)
 	if m.readers == 0 {
 		panic("sync: RUnlock of unlocked RWMutex")
 	}
 	m.readers--
-	r.yield(g, opRUnlock)
+	h.Yield(rt.OpRUnlock)
 }
 
 // RLocker is sync.RWMutex.RLocker.
@@ -177,20 +180,20 @@ type WaitGroup struct {
 
 // Add is sync.WaitGroup.Add.
 func (w *WaitGroup) Add(delta int) {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		w.wg.Add(delta)
 		return
 	}
-	if w.gen != r.gen {
-		w.gen, w.n = r.gen, 0
+	if w.gen != h.Run() {
+		w.gen, w.n = h.Run(), 0
 	}
 	w.n += delta
 	if w.n < 0 {
 		panic("sync: negative WaitGroup counter")
 	}
 	if delta < 0 {
-		r.yield(g, opSignal)
+		h.Yield(rt.OpSignal)
 	}
 }
 
@@ -199,21 +202,21 @@ func (w *WaitGroup) Done() { w.Add(-1) }
 
 // Wait is sync.WaitGroup.Wait.
 func (w *WaitGroup) Wait() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		w.wg.Wait()
 		return
 	}
-	if w.gen != r.gen {
-		w.gen, w.n = r.gen, 0
+	if w.gen != h.Run() {
+		w.gen, w.n = h.Run(), 0
 	}
-	r.block(g, opWait, wait{op: "WaitGroup.Wait", ready: func() bool { return w.n == 0 }})
+	h.Block(rt.OpWait, "WaitGroup.Wait", func() bool { return w.n == 0 })
 }
 
 // Go is sync.WaitGroup.Go.
 func (w *WaitGroup) Go(f func()) {
 	w.Add(1)
-	Go(func() {
+	rt.Go(func() {
 		defer w.Done()
 		f()
 	})
@@ -229,26 +232,27 @@ type Once struct {
 
 // Do is sync.Once.Do.
 func (o *Once) Do(f func()) {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		o.once.Do(func() {
 			defer o.done.Store(true)
 			f()
 		})
 		return
 	}
-	r.yield(g, opOnce)
-	for o.running == r.gen && !o.done.Load() {
-		r.block(g, opOnce, wait{op: "Once.Do", ready: func() bool { return o.done.Load() || o.running != r.gen }})
+	h.Yield(rt.OpOnce)
+	gen := h.Run()
+	for o.running == gen && !o.done.Load() {
+		h.Block(rt.OpOnce, "Once.Do", func() bool { return o.done.Load() || o.running != gen })
 	}
 	if o.done.Load() {
 		return
 	}
-	o.running = r.gen
+	o.running = gen
 	defer func() {
 		o.running = 0
 		o.done.Store(true)
-		r.quietly(func() { o.once.Do(func() {}) })
+		h.Quietly(func() { o.once.Do(func() {}) })
 	}()
 	f()
 }
@@ -271,56 +275,56 @@ func (c *Cond) realCond() *sync.Cond {
 	return c.real
 }
 
-func (c *Cond) own(r *run) {
-	if c.gen != r.gen {
-		c.gen, c.waiters = r.gen, nil
+func (c *Cond) own(h rt.Holder) {
+	if c.gen != h.Run() {
+		c.gen, c.waiters = h.Run(), nil
 	}
 }
 
 // Wait is sync.Cond.Wait.
 func (c *Cond) Wait() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		c.realCond().Wait()
 		return
 	}
 	// Go's Wait takes its ticket (an atomic operation) before it
 	// unlocks: a yield point, where a Signal can come and go.
-	r.yield(g, opWait)
-	c.own(r)
-	g.condWoken = false
-	c.waiters = append(c.waiters, &g.condWoken)
+	h.Yield(rt.OpWait)
+	c.own(h)
+	woken := h.Flag()
+	c.waiters = append(c.waiters, woken)
 	c.L.Unlock()
-	r.block(g, opWait, wait{op: "Cond.Wait", woken: &g.condWoken})
+	h.BlockFlag(rt.OpWait, "Cond.Wait", woken)
 	c.L.Lock()
 }
 
 // Signal is sync.Cond.Signal.
 func (c *Cond) Signal() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		c.realCond().Signal()
 		return
 	}
-	c.own(r)
+	c.own(h)
 	if len(c.waiters) > 0 {
 		*c.waiters[0] = true
 		c.waiters = c.waiters[1:]
 	}
-	r.yield(g, opSignal)
+	h.Yield(rt.OpSignal)
 }
 
 // Broadcast is sync.Cond.Broadcast.
 func (c *Cond) Broadcast() {
-	r, g := current()
-	if g == nil {
+	h, ok := rt.Holding()
+	if !ok {
 		c.realCond().Broadcast()
 		return
 	}
-	c.own(r)
+	c.own(h)
 	for _, w := range c.waiters {
 		*w = true
 	}
 	c.waiters = nil
-	r.yield(g, opSignal)
+	h.Yield(rt.OpSignal)
 }

@@ -1,0 +1,12 @@
+package rt
+
+// The knobs and counters of the scheduler's fast paths, for the tests of
+// package rt_test: they run programs that use rtstd's sync types, and
+// rtstd imports rt.
+var (
+	AlwaysSettle       = &alwaysSettle
+	SkippedSettles     = &skippedSettles
+	AlwaysLaunch       = &alwaysLaunch
+	WaitsOnCoordinator = &waitsOnCoordinator
+	HolderPhases       = &holderPhases
+)
