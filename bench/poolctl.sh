@@ -31,8 +31,8 @@ build() {
   local tree=$1 dir=$2
   mkdir -p "$dir"
   (cd "$tree" && go build -o "$dir/verify" ./cmd/verify)
-  cp -r "$root/examples/poolcheck/ants" "$dir/"
-  cp "$root/examples/poolcheck/go.mod" "$root/examples/poolcheck/go.sum" "$dir/"
+  cp -r "$tree/examples/poolcheck/ants" "$dir/"
+  cp "$tree/examples/poolcheck/go.mod" "$tree/examples/poolcheck/go.sum" "$dir/"
   sed -i "s#=> ../..#=> $tree#" "$dir/go.mod"
   (
     cd "$dir"
