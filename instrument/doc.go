@@ -20,13 +20,13 @@
 //     control (behave_test.go). The testtimer rule, for the _test.go
 //     files of the packages under test only, makes the timers a test's
 //     own code creates the test's, which early timers never rush
-//     (rt/testtimers.go); testtimers_test.go runs testdata/testtimers,
+//     (rt/rtstd/testtimers.go, rt/testtimers.go); testtimers_test.go runs testdata/testtimers,
 //     a guarded slow library and a library whose own timeout races.
 //   - The package-init rule (pkginit.go) makes a package's initialisation
 //     runnable again: its variables' initialisers become functions of
 //     their own, its init functions are renamed and called from new ones,
 //     and a file it adds registers the whole with the runtime
-//     (rt.PackageInit). Each controlled run starts with it, on the run's
+//     (rt/pkginit.Register). Each controlled run starts with it, on the run's
 //     goroutine 0, every package after those it imports and each once,
 //     with every package-level variable first set to zero as at the
 //     program's start (those set by //go:embed excepted): what a package

@@ -17,7 +17,8 @@ import (
 // program's names); StdPath and StdName are those of the runtime's
 // replacements of sync's types and of map ranges (the sync and maprange
 // rules), HarnessPath and HarnessName those of the test harness that
-// the test rule's TestXxx functions call.
+// the test rule's TestXxx functions call, InitPath and InitName those of
+// the registry of packages' initialisation (the package-init rule).
 const (
 	RTPath      = "github.com/execspec/execspec/instrument/rt"
 	RTName      = "execspecrt"
@@ -25,6 +26,8 @@ const (
 	StdName     = "execspecstd"
 	HarnessPath = "github.com/execspec/execspec/instrument/harness"
 	HarnessName = "execspecharness"
+	InitPath    = "github.com/execspec/execspec/instrument/rt/pkginit"
+	InitName    = "execspecinit"
 )
 
 // The rewrite rules. Each rewritten construct keeps Go's evaluation order;
@@ -57,15 +60,15 @@ const (
 //	                                               (a spin loop whose body nobody else sees; under control it waits until
 //	                                               the CAS would succeed: spin.go)
 //	sleep      time.Sleep, time.AfterFunc          rt.Sleep, rt.AfterFunc (the callback runs on a goroutine the scheduler adopts)
-//	testtimer  time.After, NewTimer, NewTicker,    rt.TestAfter, rt.TestNewTimer, ... (in the _test.go files of a package
-//	           Tick, AfterFunc, Sleep;              under test only: the test's own timers, never fired early; rt/testtimers.go)
+//	testtimer  time.After, NewTimer, NewTicker,    rtstd.TestAfter, rtstd.TestNewTimer, ... (in the _test.go files of a package
+//	           Tick, AfterFunc, Sleep;              under test only: the test's own timers, never fired early; rt/rtstd/testtimers.go)
 //	           context.WithTimeout, WithDeadline
 //	           (and their Cause forms)
 //	rand       rand.Intn(n) (math/rand)            rtstd.Rand().Intn(n)   (a source of the run: replays draw the same numbers)
 //	test       func TestX(t *testing.T) { body }   func TestX(t *testing.T) { harness.Test(t, func(t *testing.T) { body }) }
 //	                                               (not with a //execspec:nocontrol line in its doc comment)
 //	pkginit    var v = e; func init() { body }     also func _rt_pkginit0() { v = e }; func _rt_pkginitfn0() { body }; func init() { _rt_pkginitfn0() },
-//	                                               and a file that registers them with rt.PackageInit: each controlled run starts
+//	                                               and a file that registers them with pkginit.Register: each controlled run starts
 //	                                               with the package's initialisation again (pkginit.go; packages instrumented
 //	                                               wholesale only, not those under test)
 //
@@ -271,11 +274,11 @@ func (w *Rewriter) atomicCall(call *ast.CallExpr) (bool, int) {
 
 // testTimers are the functions of package time that make a timer, which
 // the testtimer rule routes through the runtime in a test's own code
-// (rt.TestAfter, ...).
+// (rtstd.TestAfter, ...).
 var testTimers = map[string]bool{"After": true, "NewTimer": true, "NewTicker": true, "Tick": true, "AfterFunc": true, "Sleep": true}
 
 // testDeadlines are the functions of package context that make a timer
-// (rt.TestWithTimeout, ...).
+// (rtstd.TestWithTimeout, ...).
 var testDeadlines = map[string]bool{"WithTimeout": true, "WithTimeoutCause": true, "WithDeadline": true, "WithDeadlineCause": true}
 
 var syncTypes = map[string]bool{"Mutex": true, "RWMutex": true, "WaitGroup": true, "Once": true, "Cond": true, "NewCond": true}
@@ -476,7 +479,7 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 			c.Replace(rtSel(n.Sel.Name))
 			w.Counts[rule.(string)]++
 		case RuleTestTimer:
-			c.Replace(rtSel("Test" + n.Sel.Name))
+			c.Replace(stdSel("Test" + n.Sel.Name))
 			w.Counts[RuleTestTimer]++
 		case RuleRand:
 			c.Replace(&ast.SelectorExpr{X: &ast.CallExpr{Fun: stdSel("Rand")}, Sel: ast.NewIdent(n.Sel.Name)})

@@ -66,10 +66,10 @@
 //     with Harness do not count; timers.go): a check that measures speed
 //     in virtual time leaves it out. The test's own timers are never
 //     rushed (testtimers.go): the rewriter routes those that the _test.go
-//     files of the packages under test create through TestAfter,
-//     TestNewTimer, TestNewTicker, TestTick, TestAfterFunc, TestSleep
-//     and TestWithTimeout (and the other context functions with a timer),
-//     and time passes early only to a timer due strictly before every
+//     files of the packages under test create through rtstd's TestAfter,
+//     TestNewTimer, TestNewTicker, TestTick, TestAfterFunc, TestSleep and
+//     TestWithTimeout (and the other context functions with a timer),
+//     which register them (OwnTimer, OwnFuncTimer), and time passes early only to a timer due strictly before every
 //     pending test timer, so a test's timeout fires only once the code
 //     under test is blocked. A failing run that let time pass early says
 //     so in one line (Bubble.EarlyNote). Schedules record the rule
@@ -99,8 +99,8 @@
 //     worker that the purge stopped so.
 //   - Package initialisation: each run starts with the initialisation of
 //     the instrumented packages run again on goroutine 0, under control
-//     (the rewriter's package-init rule registers it with PackageInit;
-//     pkginit.go): every package-level variable zero, then the
+//     (the rewriter's package-init rule registers it with the subpackage
+//     pkginit; pkginit.go): every package-level variable zero, then the
 //     initialisers in the specification's order, then the init
 //     functions, each package once, after those it imports. A run is a
 //     fresh program for them: a default pool's dispatcher started at

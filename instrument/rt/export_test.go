@@ -10,3 +10,11 @@ var (
 	WaitsOnCoordinator = &waitsOnCoordinator
 	HolderPhases       = &holderPhases
 )
+
+// The mode of early timers and the report's early line, for the tests of
+// the test's own timers (testtimers_test.go): they use rtstd's.
+var (
+	TimersReadable = &testTimersReadable
+	EarlyLegacy    = &earlyLegacy
+	LastEarly      = &lastEarly
+)

@@ -95,13 +95,10 @@ func GoschedLoop() bool {
 
 // Sleep is time.Sleep: a receive from a timer's channel, so that the
 // other goroutines run while this one sleeps and the (virtual) clock
-// advances only when every controlled goroutine is blocked.
-func Sleep(d time.Duration) { sleepOn(d, nil) }
-
-// sleepOn is Sleep on a timer's channel that after makes, or with after
-// nil on the goroutine's own timer, reused from sleep to sleep (a test's
-// own sleep, TestSleep, takes a timer of its own: it is registered).
-func sleepOn(d time.Duration, after func(time.Duration) <-chan time.Time) {
+// advances only when every controlled goroutine is blocked. The timer
+// is the goroutine's own, reused from sleep to sleep (a test's own
+// sleep, rtstd.TestSleep, takes a timer of its own: it is the test's).
+func Sleep(d time.Duration) {
 	r, g := current()
 	if g == nil {
 		time.Sleep(d)
@@ -109,10 +106,6 @@ func sleepOn(d time.Duration, after func(time.Duration) <-chan time.Time) {
 	}
 	if d <= 0 {
 		r.yield(g, opSleep)
-		return
-	}
-	if after != nil {
-		Recv(after(d))
 		return
 	}
 	// One timer per goroutine, made at its first sleep and reset at the

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/execspec/execspec/instrument/rt/pkginit"
 	"github.com/execspec/execspec/properties/control"
 )
 
@@ -12,13 +13,10 @@ import (
 // rule would, for the rest of the test.
 func withFakePackage(t *testing.T, path string, run func(keep func(func()))) {
 	t.Helper()
-	PackageInit(path, run)
-	t.Cleanup(func() {
-		pkgInits.Lock()
-		defer pkgInits.Unlock()
-		pkgInits.list = pkgInits.list[:len(pkgInits.list)-1]
-		delete(pkgInits.seen, path)
-	})
+	was := packages
+	packages = &pkginit.Registry{}
+	packages.Register(path, run)
+	t.Cleanup(func() { packages = was })
 }
 
 // A package whose initialisation starts a server goroutine (a default
@@ -34,8 +32,8 @@ func TestPackageInitPerRun(t *testing.T) {
 	programs := make(chan chan int)
 	requests = programs
 	withFakePackage(t, "example.com/server", func(keep func(func())) {
-		keep(Keep(&requests))
-		keep(Keep(&inits))
+		keep(pkginit.Keep(&requests))
+		keep(pkginit.Keep(&inits))
 		inits++
 		requests = make(chan chan int)
 		ch := requests

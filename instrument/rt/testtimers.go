@@ -1,10 +1,8 @@
 package rt
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 	"time"
 	"unsafe"
@@ -18,15 +16,10 @@ import (
 // test then reports as stuck code that was only held back. So a timer
 // the test's own code creates is never rushed:
 //
-//   - the rewriter routes the timers that the _test.go files of the
-//     packages under test create (time.After, NewTimer, NewTicker, Tick,
-//     AfterFunc, Sleep; context.WithTimeout, WithDeadline and their
-//     Cause forms) through TestAfter, TestNewTimer, TestNewTicker,
-//     TestTick, TestAfterFunc, TestSleep, TestWithTimeout, ..., which
-//     register the runtime's timer behind them as the test's (keyed by
-//     the timer, as hchan.timer points to it, so a Reset timer stays the
-//     test's; a context's is its timerCtx's AfterFunc timer, read by
-//     reflection);
+//   - the timers of the test's own code are registered with OwnTimer
+//     and OwnFuncTimer (by rtstd.TestAfter, ..., which the rewriter
+//     routes them through), keyed by the runtime's timer behind them, as
+//     hchan.timer points to it, so a Reset timer stays the test's;
 //   - letting time pass early is offered (timerCand) only when some wait
 //     that is not ready can be ended by a timer whose deadline is
 //     strictly earlier than every pending test timer's: the external
@@ -38,12 +31,6 @@ import (
 // time came cannot be rushed any more. One-shot timers nobody can reset
 // (After, Sleep) leave the set once due or fired; the others stay for
 // the run (a stopped timer may be reset).
-//
-// Left out: timers made outside the _test.go files of the packages under
-// test (a test-only helper package, testify's Eventually): they count as
-// the library's. A context the library derives from the test's has a
-// timer of its own only when its deadline is not later than the test's
-// (context.WithDeadline), so rushing it never passes the test's.
 //
 // Schedules record the rule (metaEarly): mode 2 is this one; mode 1,
 // the rule before it (every timer may fire early), replays as it ran.
@@ -93,6 +80,25 @@ func checkTimerLayout() bool {
 	return timerWhen(ha) > 0 && d >= 0 && d < int64(time.Second)
 }
 
+// OwnTimer registers the timer behind c, the channel of a timer or a
+// ticker (time.After, Tick, a Timer's or Ticker's C), as the test's own:
+// early time never reaches it (rtstd.TestAfter). once says that nobody
+// can reset it (After): it leaves the set once due. Outside a
+// controlled goroutine, or where timers are not read, it does nothing.
+func OwnTimer(c <-chan time.Time, once bool) {
+	if testTimersReadable {
+		registerTest(timerOf(c), once)
+	}
+}
+
+// OwnFuncTimer is OwnTimer for a timer without a channel (time.AfterFunc's,
+// a context's), or nil.
+func OwnFuncTimer(t *time.Timer, once bool) {
+	if t != nil {
+		registerTest(unsafe.Add(unsafe.Pointer(t), timerOff), once)
+	}
+}
+
 // registerTest adds the runtime's timer t to the run's test timers, if
 // the caller holds control.
 func registerTest(t unsafe.Pointer, once bool) {
@@ -102,101 +108,6 @@ func registerTest(t unsafe.Pointer, once bool) {
 	}
 	r.tt.timers = append(r.tt.timers, testTimer{t, once})
 }
-
-// timerOfTimer returns the runtime's timer of a *time.Timer or
-// *time.Ticker (p).
-func timerOfTimer(p unsafe.Pointer) unsafe.Pointer { return unsafe.Add(p, timerOff) }
-
-// TestAfter is time.After in a test's own code: the timer is the test's,
-// never fired early.
-func TestAfter(d time.Duration) <-chan time.Time {
-	c := time.After(d)
-	registerTest(timerOf(c), true)
-	return c
-}
-
-// TestNewTimer is time.NewTimer in a test's own code (TestAfter).
-func TestNewTimer(d time.Duration) *time.Timer {
-	t := time.NewTimer(d)
-	registerTest(timerOfTimer(unsafe.Pointer(t)), false)
-	return t
-}
-
-// TestNewTicker is time.NewTicker in a test's own code (TestAfter).
-func TestNewTicker(d time.Duration) *time.Ticker {
-	t := time.NewTicker(d)
-	registerTest(timerOfTimer(unsafe.Pointer(t)), false)
-	return t
-}
-
-// TestTick is time.Tick in a test's own code (TestAfter).
-func TestTick(d time.Duration) <-chan time.Time {
-	c := time.Tick(d)
-	registerTest(timerOf(c), false)
-	return c
-}
-
-// TestAfterFunc is time.AfterFunc in a test's own code: AfterFunc (the
-// callback runs controlled), and the timer is the test's (TestAfter).
-func TestAfterFunc(d time.Duration, f func()) *time.Timer {
-	t := AfterFunc(d, f)
-	registerTest(timerOfTimer(unsafe.Pointer(t)), false)
-	return t
-}
-
-// TestWithTimeout is context.WithTimeout in a test's own code: the
-// context's timer is the test's (TestAfter).
-func TestWithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return registerContext(context.WithTimeout(parent, d))
-}
-
-// TestWithTimeoutCause is context.WithTimeoutCause in a test's own code
-// (TestWithTimeout).
-func TestWithTimeoutCause(parent context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
-	return registerContext(context.WithTimeoutCause(parent, d, cause))
-}
-
-// TestWithDeadline is context.WithDeadline in a test's own code
-// (TestWithTimeout).
-func TestWithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
-	return registerContext(context.WithDeadline(parent, d))
-}
-
-// TestWithDeadlineCause is context.WithDeadlineCause in a test's own
-// code (TestWithTimeout).
-func TestWithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
-	return registerContext(context.WithDeadlineCause(parent, d, cause))
-}
-
-// registerContext registers the timer of ctx, a context just made by
-// context.WithDeadline or WithTimeout: the AfterFunc timer of its
-// timerCtx (the field timer, a *time.Timer). A context without one (its
-// parent's deadline is earlier, or it has passed) has no timer of its
-// own. contextTimer says where the field is (TestContextTimerFound
-// fails if the context package moves it). It returns its arguments.
-func registerContext(ctx context.Context, cancel context.CancelFunc) (context.Context, context.CancelFunc) {
-	if t := contextTimer(ctx); t != nil {
-		registerTest(timerOfTimer(t), true)
-	}
-	return ctx, cancel
-}
-
-// contextTimer returns the *time.Timer of ctx's timerCtx, or nil.
-func contextTimer(ctx context.Context) unsafe.Pointer {
-	v := reflect.ValueOf(ctx)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return nil
-	}
-	f := v.Elem().FieldByName("timer")
-	if !f.IsValid() || f.Type() != reflect.TypeFor[*time.Timer]() || f.IsNil() {
-		return nil
-	}
-	return f.UnsafePointer()
-}
-
-// TestSleep is time.Sleep in a test's own code: Sleep, on a timer that
-// is the test's (TestAfter).
-func TestSleep(d time.Duration) { sleepOn(d, TestAfter) }
 
 // testDeadline returns the earliest deadline of the run's pending test
 // timers (math.MaxInt64 if none), and drops the one-shot timers whose

@@ -312,3 +312,29 @@ func TestScheduleKeepsEarlyTimers(t *testing.T) {
 	}
 	t.Fatal("no run in which the slow goroutine sent first")
 }
+
+// TestEarlyModes: a schedule made with early timers records mode 2 (mode
+// 1 while replaying one of mode 1); its replay takes the file's mode;
+// a mode this build does not know is refused.
+func TestEarlyModes(t *testing.T) {
+	defer func(was, legacy bool) { earlyFromEnv, earlyLegacy = was, legacy }(earlyFromEnv, earlyLegacy)
+	for _, c := range []struct {
+		env, legacy bool
+		want        string
+	}{{false, false, "0"}, {true, false, "2"}, {true, true, "1"}} {
+		earlyFromEnv, earlyLegacy = c.env, c.legacy
+		k, v, _ := strings.Cut(ModeComment(), ": ")
+		earlyFromEnv, earlyLegacy = !c.env, !c.legacy
+		meta := map[string]string{k: v}
+		if err := CheckMode(meta); err != nil || k != metaEarly || v != c.want {
+			t.Fatalf("saved with early %v, legacy %v: %v, %v; want mode %s", c.env, c.legacy, meta, err, c.want)
+		}
+		ReplayMode(meta)
+		if earlyFromEnv != c.env || earlyLegacy != c.legacy {
+			t.Errorf("mode %s replays with early %v, legacy %v", c.want, earlyFromEnv, earlyLegacy)
+		}
+	}
+	if err := CheckMode(map[string]string{metaEarly: "3"}); err == nil || !strings.Contains(err.Error(), `"3": expected 0`) {
+		t.Errorf("an unknown mode: %v", err)
+	}
+}

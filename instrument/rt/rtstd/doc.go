@@ -3,8 +3,10 @@
 // outside the scheduler, or differently in each replay: the types of
 // package sync (Mutex, RWMutex, WaitGroup, Once, Cond, NewCond; the
 // rewriter's sync rule), ranges over maps (MapOrdered, MapAny; the
-// maprange rule) and math/rand's top-level functions (Rand; the rand
-// rule). Rewritten code
+// maprange rule), math/rand's top-level functions (Rand; the rand
+// rule) and, in a test's own code, the functions of time and context
+// that make a timer (TestAfter, ..., TestWithTimeout, ...; the testtimer
+// rule: the test's timers, which early timers never rush). Rewritten code
 // imports it as execspecstd, beside instrument/rt as execspecrt, in the
 // files that use it only.
 //
@@ -28,6 +30,9 @@
 //   - math/rand's functions draw, on the goroutine holding control, from
 //     a source of the run seeded with a constant (Rand): a replay draws
 //     the same numbers.
+//   - A test timer is the standard one, registered with the run as the
+//     test's own (rt.OwnTimer, rt.OwnFuncTimer): time passes early only
+//     to timers due strictly before every pending test timer.
 //
 // The rewriter turns
 //
