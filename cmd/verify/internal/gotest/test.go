@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/execspec/execspec/cmd/verify/internal/cli"
@@ -327,7 +326,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	goArgs = append(goArgs, pkgs...)
 	cmd := exec.Command("go", goArgs...)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inGroup(cmd)
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
@@ -338,7 +337,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "verify test: %v\n", err)
 		return cli.ExitUsage
 	}
-	stop := context.AfterFunc(ctx, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
 	defer stop()
 	var output testOutput
 	var started, progress []string // progress: the last line of each test with --time
@@ -368,7 +367,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	})
 	if rerr != nil {
 		// The pipe broke: the test binary must not block on it.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 	}
 	werr := cmd.Wait()
 	rep.Seconds = time.Since(start).Seconds()
