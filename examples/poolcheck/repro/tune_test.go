@@ -19,7 +19,9 @@ import (
 )
 
 func TestTuneGrowLostWakeup(t *testing.T) {
-	testenv.OptIn(t, "POOLCHECK_REPRO")
+	if os.Getenv("POOLCHECK_REPRO") == "" {
+		t.Skip("set POOLCHECK_REPRO=1")
+	}
 	trials := 200000
 	if n, err := strconv.Atoi(os.Getenv("POOLCHECK_TRIALS")); err == nil && n > 0 {
 		trials = n

@@ -149,6 +149,49 @@ func TestVerifyTestFindsAndReplays(t *testing.T) {
 	}
 }
 
+// TestVerifyTestReportsTheTestsLog: a run that fails by the test's own
+// check is reported with the test's line, once; the harness's lines
+// (which run failed, the early-timers note) are said by verify test, not
+// again as the test's log.
+func TestVerifyTestReportsTheTestsLog(t *testing.T) {
+	demoModule(t, map[string]string{"lost_test.go": `package demo
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+func TestLost(t *testing.T) {
+	n := 0
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := n
+			runtime.Gosched()
+			n = v + 1
+		}()
+	}
+	wg.Wait()
+	if n != 2 {
+		t.Errorf("n = %d, want 2", n)
+	}
+}
+`})
+	code, _, stderr := run(t, "test", ".", "--runs", "200", "--out", t.TempDir(), "-q")
+	if code != cli.ExitViolated {
+		t.Fatalf("exit %d, want %d\n%s", code, cli.ExitViolated, stderr)
+	}
+	if want := "lost_test.go:23: n = 1, want 2"; strings.Count(stderr, want) != 1 {
+		t.Errorf("want %q once in the report:\n%s", want, stderr)
+	}
+	if strings.Contains(stderr, ": run ") {
+		t.Errorf("the harness's lines are in the test's log:\n%s", stderr)
+	}
+}
+
 // TestVerifyTestBadInput: each bad input is a clear message and exit 2 or
 // 3, never a hang.
 func TestVerifyTestBadInput(t *testing.T) {
