@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -58,128 +57,15 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	if c := tr.closeCallAt.Load(); c != 0 && tr.w.CloseEarly {
 		cutoff = min(cutoff, c)
 	}
-	n := len(tr.tasks)
-	type span struct{ sub, pend, start, end int64 }
-	spans := make([]span, n)
-	times := make([]int64, 2, 2+4*n)
-	times[1] = cutoff
-	var delays []int64
-	for id := range n {
-		t := &tr.tasks[id]
-		sp := span{sub: t.submitAt.Load(), start: t.startAt.Load(), end: t.endAt.Load()}
-		switch {
-		case sp.sub == 0:
-		case sp.start != 0:
-			sp.pend = sp.start
-		case t.verdict.Load() == refused || t.verdict.Load() == panicked:
-			sp.pend = t.returnAt.Load()
-		case ongoing:
-			sp.pend = cutoff
-		default:
-			sp.sub = 0 // never started: none-lost's business
-		}
-		if sp.start != 0 && sp.end == 0 {
-			sp.end = cutoff
-		}
-		spans[id] = sp
-		times = append(times, sp.sub, sp.pend, sp.start, sp.end)
-	}
+	b := takeSweep()
+	defer b.give()
+	spans := tr.spans(b, cutoff, ongoing)
 	tr.capMu.Lock()
-	capLog := slices.Clone(tr.capLog)
+	b.capLog = append(b.capLog[:0], tr.capLog...)
 	tr.capMu.Unlock()
-	for _, c := range capLog {
-		times = append(times, c.at)
-	}
-	slices.Sort(times)
-	times = slices.Compact(times)
-	for len(times) > 0 && times[len(times)-1] > cutoff {
-		times = times[:len(times)-1]
-	}
-	capAt := func(t int64) int {
-		c := tr.capacity()
-		for _, ch := range capLog {
-			if ch.at <= t {
-				c = ch.cap
-			}
-		}
-		return c
-	}
-	// One sweep over the spans' ends in time order (a case of hundreds
-	// of tasks has a thousand instants: a scan of every span at each
-	// would be most of the suite's time per case). At instant t0 a task
-	// runs if start <= t0 < end and is pending if sub <= t0 < pend.
-	edges := make([]edge, 0, 4*n)
-	for id, sp := range spans {
-		if sp.start != 0 && sp.end > sp.start {
-			edges = append(edges, edge{sp.start, id, edgeStart}, edge{sp.end, id, edgeEnd})
-		}
-		if sp.sub != 0 && sp.pend > sp.sub {
-			edges = append(edges, edge{sp.sub, id, edgeSub}, edge{sp.pend, id, edgePend})
-		}
-	}
-	sortEdges(edges, 44)
-	var running int64
-	pending := make([]bool, n)
-	queue := make([]int, 0, n) // pending tasks in the order of their sub (then id): the oldest is the first still pending
-	maxW := 0
-	for id := range tr.tasks {
-		maxW = max(maxW, tr.tasks[id].weight)
-	}
-	weights := make([]int, maxW+1) // pending tasks by weight
-	heaviest := 0                  // the largest weight pending
-	next := 0
-	var fulls []int64   // the instants at which the pool ran at its capacity, in order
-	var best, cur stall // cur: the stall going on, if inCur; best: the longest, if any
-	inBest, inCur := false, false
-	for i := 0; i+1 < len(times); i++ {
-		t0, t1 := times[i], times[i+1]
-		for ; next < len(edges) && edges[next].at <= t0; next++ {
-			e := edges[next]
-			w := tr.tasks[e.id].weight
-			switch e.kind {
-			case edgeStart:
-				running += int64(w)
-			case edgeEnd:
-				running -= int64(w)
-			case edgeSub:
-				pending[e.id] = true
-				queue = append(queue, e.id)
-				weights[w]++
-				heaviest = max(heaviest, w)
-			case edgePend:
-				if pending[e.id] {
-					pending[e.id] = false
-					weights[w]--
-					for heaviest > 0 && weights[heaviest] == 0 {
-						heaviest--
-					}
-				}
-			}
-		}
-		for len(queue) > 0 && !pending[queue[0]] {
-			queue = queue[1:]
-		}
-		oldest := -1
-		if len(queue) > 0 {
-			oldest = queue[0]
-		}
-		c := capAt(t0)
-		if c > 0 && running >= int64(c) {
-			fulls = append(fulls, t0)
-		}
-		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
-		if !room {
-			inCur = false
-			continue
-		}
-		if !inCur {
-			cur, inCur = stall{from: t0}, true
-		}
-		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
-		if !inBest || cur.to-cur.from > best.to-best.from {
-			best, inBest = cur, true
-		}
-	}
+	capLog := b.capLog
+	c0 := tr.capacity()
+	best, inBest, fulls := tr.longestStall(b, spans, capLog, cutoff)
 	if !inBest || !ongoing && best.to-best.from <= int64(tr.cfg.ProgressFloor) {
 		// The bound is at least the floor: a stall no longer than it is
 		// no finding, and the median below (every pair of tasks) is
@@ -189,7 +75,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	// The pool's own start delay: over the tasks that found room and no
 	// task waiting when they were submitted (all tasks, if none did), so
 	// that queueing behind a busy pool does not inflate the bound.
-	var all []int64
+	var all, delays []int64
 	for id, sp := range spans {
 		if sp.sub == 0 || sp.start == 0 {
 			continue
@@ -204,7 +90,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 			}
 			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
 		}
-		if c := capAt(sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
+		if c := capAt(c0, capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
 			delays = append(delays, d)
 		}
 	}
@@ -272,6 +158,196 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	}
 	return finding(Progress, best.trigger, "task %d %s; the pool had room for it (%s) for %s, from %s into the case, after %s; the pool's median start is %s (bound %s, with the scheduler %s late meanwhile)",
 		best.task, started, room, dur(length), dur(best.from), best.trigger, dur(median), dur(limit), dur(late))
+}
+
+// span is one task's record as progress reads it: submitted at sub,
+// pending until pend, running from start until end (0: never; a task
+// still running ends at the cutoff).
+type span struct{ sub, pend, start, end int64 }
+
+// spans reads the tasks' records as progress sees them at cutoff, into
+// b.spans.
+func (tr *tracker) spans(b *sweep, cutoff int64, ongoing bool) []span {
+	spans := resize(b.spans, len(tr.tasks))
+	b.spans = spans
+	for id := range tr.tasks {
+		t := &tr.tasks[id]
+		sp := span{sub: t.submitAt.Load(), start: t.startAt.Load(), end: t.endAt.Load()}
+		switch {
+		case sp.sub == 0:
+		case sp.start != 0:
+			sp.pend = sp.start
+		case t.verdict.Load() == refused || t.verdict.Load() == panicked:
+			sp.pend = t.returnAt.Load()
+		case ongoing:
+			sp.pend = cutoff
+		default:
+			sp.sub = 0 // never started: none-lost's business
+		}
+		if sp.start != 0 && sp.end == 0 {
+			sp.end = cutoff
+		}
+		spans[id] = sp
+	}
+	return spans
+}
+
+// longestStall finds the longest stall up to cutoff, and the instants
+// (in order) at which the pool ran at its capacity.
+//
+// Between two successive instants of the case (any span's ends, a
+// Resize's return, 0 and the cutoff) the state is constant; at instant
+// t0 a task runs if start <= t0 < end and is pending if sub <= t0 < pend.
+// One sweep over the spans' ends in time order finds the state at each
+// (a case of hundreds of tasks has a thousand instants: a scan of every
+// span at each would be most of the suite's time per case). The
+// instants are those of the sorted edges, merged with the few values no
+// edge stands for (an empty span's, the Resizes'): one sort, not two. A
+// task that starts stops pending at the same instant, so its start
+// edge stands for both (a quarter fewer edges to sort); a pending task
+// is taken off where the sweep reaches its start or its pend edge, and
+// only the order of the submits among one instant's edges matters (the
+// queue), which is that of the ids either way.
+func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cutoff int64) (best stall, ok bool, fulls []int64) {
+	n := len(spans)
+	edges := slices.Grow(b.edges[:0], 3*n)
+	extra := append(b.extra[:0], 0, cutoff)
+	for id, sp := range spans {
+		started := sp.start != 0 && sp.end > sp.start
+		if started {
+			edges = append(edges, edge{sp.start, id, edgeStart}, edge{sp.end, id, edgeEnd})
+		} else {
+			extra = append(extra, sp.start, sp.end)
+		}
+		switch {
+		case sp.sub == 0 || sp.pend <= sp.sub:
+			extra = append(extra, sp.sub, sp.pend)
+		case started: // pend is start: the start edge stands for it
+			edges = append(edges, edge{sp.sub, id, edgeSub})
+		default:
+			edges = append(edges, edge{sp.sub, id, edgeSub}, edge{sp.pend, id, edgePend})
+		}
+	}
+	inOrder := true // capLog in order of return, as resize appends it
+	for i, c := range capLog {
+		extra = append(extra, c.at)
+		inOrder = inOrder && (i == 0 || capLog[i-1].at <= c.at)
+	}
+	b.keys = sortEdges(edges, b.keys, 44)
+	slices.Sort(extra)
+	b.edges, b.extra = edges, extra
+	// The instants up to the cutoff: both lists merged, each once.
+	times := b.times[:0]
+	for i, j := 0, 0; i < len(edges) || j < len(extra); {
+		var t int64
+		if j == len(extra) || i < len(edges) && edges[i].at <= extra[j] {
+			t, i = edges[i].at, i+1
+		} else {
+			t, j = extra[j], j+1
+		}
+		if t > cutoff {
+			break
+		}
+		if len(times) == 0 || times[len(times)-1] != t {
+			times = append(times, t)
+		}
+	}
+	b.times = times
+	maxW := 0
+	for id := range tr.tasks {
+		maxW = max(maxW, tr.tasks[id].weight)
+	}
+	pending := resize(b.pending, n)
+	clear(pending)
+	weights := resize(b.weights, maxW+1) // pending tasks by weight
+	clear(weights)
+	queue := b.queue[:0] // pending tasks in the order of their sub (then id): the oldest is the first still pending
+	head := 0
+	b.pending, b.weights = pending, weights
+	var running int64
+	heaviest := 0 // the largest weight pending
+	next := 0
+	returned := 0 // capLog[:returned] returned at or before t0 (inOrder)
+	c0 := tr.capacity()
+	fulls = b.fulls[:0]
+	var cur stall // the stall going on, if inCur
+	inCur := false
+	for i := 0; i+1 < len(times); i++ {
+		t0, t1 := times[i], times[i+1]
+		for ; next < len(edges) && edges[next].at <= t0; next++ {
+			e := edges[next]
+			w := tr.tasks[e.id].weight
+			switch e.kind {
+			case edgeStart:
+				running += int64(w)
+				fallthrough
+			case edgePend:
+				if pending[e.id] {
+					pending[e.id] = false
+					weights[w]--
+					for heaviest > 0 && weights[heaviest] == 0 {
+						heaviest--
+					}
+				}
+			case edgeEnd:
+				running -= int64(w)
+			case edgeSub:
+				pending[e.id] = true
+				queue = append(queue, e.id)
+				weights[w]++
+				heaviest = max(heaviest, w)
+			}
+		}
+		for head < len(queue) && !pending[queue[head]] {
+			head++
+		}
+		oldest := -1
+		if head < len(queue) {
+			oldest = queue[head]
+		}
+		var c int
+		if inOrder {
+			for returned < len(capLog) && capLog[returned].at <= t0 {
+				returned++
+			}
+			c = c0
+			if returned > 0 {
+				c = capLog[returned-1].cap
+			}
+		} else {
+			c = capAt(c0, capLog, t0)
+		}
+		if c > 0 && running >= int64(c) {
+			fulls = append(fulls, t0)
+		}
+		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
+		if !room {
+			inCur = false
+			continue
+		}
+		if !inCur {
+			cur, inCur = stall{from: t0}, true
+		}
+		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
+		if !ok || cur.to-cur.from > best.to-best.from {
+			best, ok = cur, true
+		}
+	}
+	b.queue, b.fulls = queue[:0], fulls
+	return best, ok, fulls
+}
+
+// capAt is the capacity in effect at t as progress counts it (from c0,
+// each Resize from its return): that of the last Resize in the log that
+// had returned by t.
+func capAt(c0 int, capLog []capChange, t int64) int {
+	c := c0
+	for _, ch := range capLog {
+		if ch.at <= t {
+			c = ch.cap
+		}
+	}
+	return c
 }
 
 func spans2[S any](s []S, f func(S) (int64, int64)) [][2]int64 {
@@ -400,42 +476,4 @@ func dur(ns int64) string {
 		return d.Round(10 * time.Nanosecond).String()
 	}
 	return d.String()
-}
-
-// edge is an instant at which a task starts, ends, is submitted or stops
-// pending (progress's sweep).
-type edge struct {
-	at   int64
-	id   int
-	kind uint8 // edgeStart, edgeEnd, edgeSub, edgePend
-}
-
-const (
-	edgeStart = iota
-	edgeEnd
-	edgeSub
-	edgePend
-)
-
-// sortEdges sorts edges by instant, then id, then kind. Packed into one
-// number each while the instants and ids fit (instants below 2^atBits
-// ns: 2^44 is about 4.9 hours; ids below 2^18), the sort compares
-// numbers instead of calling a function at each comparison (that was
-// most of the sweep), and the edges are read back from the numbers.
-func sortEdges(edges []edge, atBits uint) {
-	const idBits = 18
-	keys := make([]uint64, 0, len(edges))
-	for _, e := range edges {
-		if e.at < 0 || e.at >= 1<<atBits || e.id >= 1<<idBits {
-			slices.SortFunc(edges, func(a, b edge) int {
-				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.id, b.id), cmp.Compare(a.kind, b.kind))
-			})
-			return
-		}
-		keys = append(keys, uint64(e.at)<<(idBits+2)|uint64(e.id)<<2|uint64(e.kind))
-	}
-	slices.Sort(keys)
-	for i, k := range keys {
-		edges[i] = edge{int64(k >> (idBits + 2)), int(k >> 2 & (1<<idBits - 1)), uint8(k & 3)}
-	}
 }

@@ -22,7 +22,7 @@ func TestSortEdges(t *testing.T) {
 		})
 		for _, bits := range []uint{44, 10} { // 10: some instants do not fit
 			got := slices.Clone(edges)
-			sortEdges(got, bits)
+			sortEdges(got, nil, bits)
 			if !slices.Equal(got, want) {
 				t.Fatalf("round %d, %d bits: sorted %v, want %v", round, bits, got, want)
 			}

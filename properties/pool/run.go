@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -876,9 +875,12 @@ func (tr *tracker) verify() []*Finding {
 // return; tasks already running when a shrink returns are not stopped,
 // but no task submitted after it may start until they fit.
 func (tr *tracker) capacityAcrossResize() *Finding {
+	b := takeSweep()
+	defer b.give()
 	tr.capMu.Lock()
-	log := slices.Clone(tr.capLog)
+	b.capLog = append(b.capLog[:0], tr.capLog...)
 	tr.capMu.Unlock()
+	log := b.capLog
 	c0 := tr.capacity()
 	if len(log) == 0 || c0 <= 0 {
 		return nil
@@ -894,62 +896,77 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 		}
 		return c
 	}
+	// The capacity changes only at a Resize's call or return: the
+	// largest in effect over [from, to] is that at from or at one of
+	// those instants within, each computed once.
+	steps := b.steps[:0]
+	for _, ch := range log {
+		steps = append(steps, capStep{ch.call, capAt(ch.call)}, capStep{ch.at, capAt(ch.at)})
+	}
+	b.steps = steps
 	maxCap := func(from, to int64) int {
 		m := capAt(from)
-		for _, ch := range log {
-			for _, t := range []int64{ch.call, ch.at} {
-				if from <= t && t <= to {
-					m = max(m, capAt(t))
-				}
+		for _, s := range steps {
+			if from <= s.at && s.at <= to {
+				m = max(m, s.cap)
 			}
 		}
 		return m
 	}
-	// The weight running at t: the tasks started at or before t, less
-	// those of them ended at or before t; sums over the starts and ends
-	// in order (a sweep, not a pass over every task for each task).
-	var starts, ends []weightAt
+	// The weight running at t: that of the tasks started at or before t,
+	// less that of those of them ended at or before t. One sweep over the
+	// starts and ends in order (not a pass over every task for each task)
+	// has it at each start; the first task by id found over its bound is
+	// the finding, as a pass in id order would find it.
+	edges := slices.Grow(b.edges[:0], 2*len(tr.tasks))
 	for j := range tr.tasks {
-		s, e, w := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load(), int64(tr.tasks[j].weight)
+		s, e := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load()
 		if s == 0 {
 			continue
 		}
-		starts = append(starts, weightAt{s, w})
+		edges = append(edges, edge{s, j, edgeStart})
 		if e != 0 {
-			ends = append(ends, weightAt{max(s, e), w})
+			edges = append(edges, edge{max(s, e), j, edgeEnd})
 		}
 	}
-	sumTo := accumulate(starts)
-	sumEnded := accumulate(ends)
-	for id := range tr.tasks {
-		t0 := tr.tasks[id].startAt.Load()
-		sub := tr.tasks[id].submitAt.Load()
-		if t0 == 0 || sub == 0 {
-			continue
+	b.keys = sortEdges(edges, b.keys, 44)
+	b.edges = edges
+	var running, over int64
+	first, bound := -1, 0
+	for i := 0; i < len(edges); {
+		t0 := edges[i].at
+		k := i
+		for ; k < len(edges) && edges[k].at == t0; k++ {
+			if w := int64(tr.tasks[edges[k].id].weight); edges[k].kind == edgeStart {
+				running += w
+			} else {
+				running -= w
+			}
 		}
-		n := sumTo(t0) - sumEnded(t0)
-		if b := maxCap(sub, t0); n > int64(b) {
-			return finding(CapacityBound, "Resize", "%d %s at once when task %d started; the capacity in effect since it was submitted was at most %d", n, tr.unit(), id, b)
+		for _, e := range edges[i:k] {
+			if e.kind != edgeStart || first >= 0 && e.id > first {
+				continue
+			}
+			sub := tr.tasks[e.id].submitAt.Load()
+			if sub == 0 {
+				continue
+			}
+			if b := maxCap(sub, t0); running > int64(b) {
+				first, over, bound = e.id, running, b
+			}
 		}
+		i = k
+	}
+	if first >= 0 {
+		return finding(CapacityBound, "Resize", "%d %s at once when task %d started; the capacity in effect since it was submitted was at most %d", over, tr.unit(), first, bound)
 	}
 	return nil
 }
 
-// weightAt is a weight and an instant.
-type weightAt struct{ at, w int64 }
-
-// accumulate returns the function that sums the weights of ws at or
-// before an instant.
-func accumulate(ws []weightAt) func(t int64) int64 {
-	slices.SortFunc(ws, func(a, b weightAt) int { return cmp.Compare(a.at, b.at) })
-	sums := make([]int64, len(ws)+1)
-	for i, x := range ws {
-		sums[i+1] = sums[i] + x.w
-	}
-	return func(t int64) int64 {
-		i, _ := slices.BinarySearchFunc(ws, t+1, func(x weightAt, t int64) int { return cmp.Compare(x.at, t) })
-		return sums[i]
-	}
+// capStep is the capacity in effect from an instant (capacityAcrossResize).
+type capStep struct {
+	at  int64
+	cap int
 }
 
 // opOf names the operation that submitted task id.

@@ -1,0 +1,206 @@
+package pool
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// randomRecords is a tracker whose tasks' records (and Resizes) are drawn
+// from r, on few instants so that many coincide (as on the wall clock),
+// with some of every kind: refused, panicked in Submit, never started,
+// still running, Resizes out of order.
+func randomRecords(r *rand.Rand) *tracker {
+	n := 1 + r.IntN(40)
+	ops := make([]Op, n)
+	for i := range ops {
+		ops[i] = Op{Kind: OpSubmit, Weight: 1 + r.IntN(3)}
+	}
+	cfg := fast(Config{LazyShrink: r.IntN(2) == 0}).withDefaults()
+	w := Workload{Options: Options{Capacity: r.IntN(5)}, Submitters: 2, Rounds: []Round{{Ops: ops}}, CloseEarly: r.IntN(4) == 0}
+	tr := newTracker(w, cfg)
+	span := int64(5 + r.IntN(200))
+	at := func(after int64) int64 { return after + r.Int64N(span/4+1) }
+	for id := range tr.tasks {
+		t := &tr.tasks[id]
+		if r.IntN(8) == 0 {
+			continue // never submitted
+		}
+		sub := 1 + r.Int64N(span)
+		t.submitAt.Store(sub)
+		t.returnAt.Store(at(sub))
+		switch r.IntN(8) {
+		case 0:
+			t.verdict.Store(refused)
+			continue
+		case 1:
+			t.verdict.Store(panicked)
+			continue
+		case 2:
+			t.verdict.Store(accepted) // never started
+			continue
+		}
+		t.verdict.Store(accepted)
+		start := at(sub)
+		t.startAt.Store(start)
+		t.runs.Store(1)
+		if r.IntN(6) > 0 {
+			t.endAt.Store(at(start))
+			t.finished.Store(true)
+		}
+		t.how.Store(int32(1 + r.IntN(3)))
+	}
+	for range r.IntN(4) {
+		call := 1 + r.Int64N(span)
+		tr.capLog = append(tr.capLog, capChange{call, at(call), r.IntN(6)})
+	}
+	if r.IntN(3) > 0 {
+		slices.SortFunc(tr.capLog, func(a, b capChange) int { return int(a.at - b.at) })
+	}
+	if r.IntN(5) == 0 {
+		tr.cancelAt.Store(1 + r.Int64N(span))
+	}
+	if r.IntN(4) == 0 {
+		tr.closeCallAt.Store(1 + r.Int64N(span))
+	}
+	return tr
+}
+
+// longestStall finds what the definition does: at each instant, every
+// span looked at.
+func TestLongestStallIsTheDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	stalls := 0
+	for round := range 3000 {
+		tr := randomRecords(r)
+		ongoing := r.IntN(3) == 0
+		cutoff := 1 + r.Int64N(250)
+		b := new(sweep)
+		spans := tr.spans(b, cutoff, ongoing)
+		capLog := slices.Clone(tr.capLog)
+		best, ok, fulls := tr.longestStall(b, slices.Clone(spans), capLog, cutoff)
+		wantBest, wantOK, wantFulls := longestStallByScan(tr, spans, capLog, cutoff)
+		if ok != wantOK || best != wantBest || !slices.Equal(fulls, wantFulls) {
+			t.Fatalf("round %d: longest stall %+v %v, fulls %v; the definition gives %+v %v, fulls %v\nspans %+v\ncapLog %+v", round, best, ok, fulls, wantBest, wantOK, wantFulls, spans, capLog)
+		}
+		if ok {
+			stalls++
+		}
+	}
+	if stalls < 500 {
+		t.Fatalf("only %d of the cases had a stall: the records are too tame to compare", stalls)
+	}
+}
+
+// longestStallByScan is the definition longestStall sweeps for: the
+// state at each instant, from every span.
+func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff int64) (best stall, ok bool, fulls []int64) {
+	times := []int64{0, cutoff}
+	for _, sp := range spans {
+		times = append(times, sp.sub, sp.pend, sp.start, sp.end)
+	}
+	for _, c := range capLog {
+		times = append(times, c.at)
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	times = slices.DeleteFunc(times, func(t int64) bool { return t > cutoff })
+	var cur stall
+	inCur := false
+	for i := 0; i+1 < len(times); i++ {
+		t0, t1 := times[i], times[i+1]
+		var running int64
+		oldest, heaviest := -1, 0
+		for id, sp := range spans {
+			w := tr.tasks[id].weight
+			if sp.start != 0 && sp.start <= t0 && t0 < sp.end {
+				running += int64(w)
+			}
+			if sp.sub != 0 && sp.sub <= t0 && t0 < sp.pend {
+				heaviest = max(heaviest, w)
+				if oldest < 0 || sp.sub < spans[oldest].sub {
+					oldest = id
+				}
+			}
+		}
+		c := capAt(tr.capacity(), capLog, t0)
+		if c > 0 && running >= int64(c) {
+			fulls = append(fulls, t0)
+		}
+		if !(oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)) {
+			inCur = false
+			continue
+		}
+		if !inCur {
+			cur, inCur = stall{from: t0}, true
+		}
+		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
+		if !ok || cur.to-cur.from > best.to-best.from {
+			best, ok = cur, true
+		}
+	}
+	return best, ok, fulls
+}
+
+// capacityAcrossResize finds what the definition does: at each task's
+// start, the weight of every task then running against the largest
+// capacity in effect since its submit; the first task by id over it.
+func TestCapacityAcrossResizeIsTheDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	found := 0
+	for round := range 3000 {
+		tr := randomRecords(r)
+		got, want := fmt.Sprint(tr.capacityAcrossResize()), fmt.Sprint(capacityByScan(tr))
+		if got != want {
+			t.Fatalf("round %d: %s; the definition gives %s\ncapLog %+v", round, got, want, tr.capLog)
+		}
+		if got != "<nil>" {
+			found++
+		}
+	}
+	if found < 300 {
+		t.Fatalf("only %d cases over the capacity: the records are too tame to compare", found)
+	}
+}
+
+func capacityByScan(tr *tracker) *Finding {
+	c0 := tr.capacity()
+	if len(tr.capLog) == 0 || c0 <= 0 {
+		return nil
+	}
+	capAt := func(t int64) int {
+		c := c0
+		for _, ch := range tr.capLog {
+			if ch.cap > c && ch.call <= t || ch.at <= t && !tr.cfg.LazyShrink {
+				c = ch.cap
+			}
+		}
+		return c
+	}
+	for id := range tr.tasks {
+		t0, sub := tr.tasks[id].startAt.Load(), tr.tasks[id].submitAt.Load()
+		if t0 == 0 || sub == 0 {
+			continue
+		}
+		var n int64
+		for j := range tr.tasks {
+			s, e := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load()
+			if s != 0 && s <= t0 && !(e != 0 && max(s, e) <= t0) {
+				n += int64(tr.tasks[j].weight)
+			}
+		}
+		b := capAt(sub)
+		for _, ch := range tr.capLog {
+			for _, t := range []int64{ch.call, ch.at} {
+				if sub <= t && t <= t0 {
+					b = max(b, capAt(t))
+				}
+			}
+		}
+		if n > int64(b) {
+			return finding(CapacityBound, "Resize", "%d %s at once when task %d started; the capacity in effect since it was submitted was at most %d", n, tr.unit(), id, b)
+		}
+	}
+	return nil
+}
