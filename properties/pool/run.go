@@ -74,6 +74,11 @@ type taskRec struct {
 	weight     int
 	work       Work
 	returned   atomic.Pointer[TaskError] // the error it returned
+
+	tr   *tracker
+	id   int
+	task Task   // what it runs (set by its submit)
+	slot slotOp // its submit, as the slot says it (hang)
 }
 
 // How a task ended.
@@ -141,6 +146,8 @@ type tracker struct {
 	findings []*Finding
 
 	workers workerLog // under control: the goroutines that ran tasks (workers.go)
+	// exit is workerExit, made once rather than at each task's start.
+	exit func(task int) (at int64, counts bool, clock int64)
 
 	// The canary: a goroutine that sleeps 1ms at a time and records how
 	// late it woke, so that a stall during which the process itself was
@@ -183,24 +190,40 @@ func (tr *tracker) lateDuring(from, to int64) int64 {
 	return m
 }
 
-func (tr *tracker) now() int64 {
+// now is the case's next instant (nanoseconds since it began).
+func (tr *tracker) now() int64 { return tr.instant(tr.clock()) }
+
+// clock reads the case's clock: nanoseconds since the case began, less,
+// under control, the time the schedule let pass early.
+//
+// Under control the clock is virtual and stands still while the
+// goroutines run. With early timers (rt.Config.EarlyTimers, verify
+// test's default) the schedule may let it pass while some goroutine
+// could run, as if that goroutine were slow: a timeout may expire
+// (a cancelled submit, the pool's idle-worker purge), which is the
+// point, but a worker held back so is not a slow pool, and the
+// progress bound would blame it. The time that passed early is left
+// out (rt.EarlyTime): what remains passed only once every goroutine
+// was blocked, which a pool that leaves a task waiting while it has
+// room is to blame for. It moves only while every goroutine of the pool
+// is blocked: two readings with no yield point between are the same.
+func (tr *tracker) clock() int64 {
 	n := int64(time.Since(tr.base))
-	if !tr.cfg.control {
-		return max(n, 1)
+	if tr.cfg.control {
+		n -= int64(rt.EarlyTime() - tr.early0)
 	}
-	// Under control the clock is virtual and stands still while the
-	// goroutines run. With early timers (rt.Config.EarlyTimers, verify
-	// test's default) the schedule may let it pass while some goroutine
-	// could run, as if that goroutine were slow: a timeout may expire
-	// (a cancelled submit, the pool's idle-worker purge), which is the
-	// point, but a worker held back so is not a slow pool, and the
-	// progress bound would blame it. The time that passed early is left
-	// out (rt.EarlyTime): what remains passed only once every goroutine
-	// was blocked, which a pool that leaves a task waiting while it has
-	// room is to blame for. The result never decreases.
-	n = max(n-int64(rt.EarlyTime()-tr.early0), 1)
-	// The instants of one case are made distinct, in the order they were
-	// taken, a nanosecond apart.
+	return n
+}
+
+// instant turns a reading of clock into an instant of the case: at
+// least 1, and under control distinct from every other instant of the
+// case, in the order they were taken, a nanosecond apart; the result
+// never decreases.
+func (tr *tracker) instant(n int64) int64 {
+	n = max(n, 1)
+	if !tr.cfg.control {
+		return n
+	}
 	for {
 		last := tr.last.Load()
 		m := max(n, last+1)
@@ -222,6 +245,10 @@ func newTracker(w Workload, cfg Config) *tracker {
 	var total int
 	tr.ops, rounds, tr.children, total = w.layout()
 	tr.tasks = make([]taskRec, total)
+	for id := range tr.tasks {
+		tr.tasks[id].tr, tr.tasks[id].id = tr, id
+	}
+	tr.exit = tr.workerExit
 	for i, op := range tr.ops {
 		t := &tr.tasks[i]
 		t.round, t.weight, t.work = rounds[i], max(op.Weight, 1), op.Task.Work
@@ -260,69 +287,76 @@ func isTaskPanic(v any) bool {
 	return strings.Contains(fmt.Sprint(v), "execspec task panic")
 }
 
-// body is the function run for task id.
-func (tr *tracker) body(id int, t Task) func() error {
-	return func() error {
-		// The task's own code is the suite's, not the pool's
-		// (poolCall); the worker that runs it is the pool's again
-		// once it returns.
-		harness := rt.Harness(true)
-		defer rt.Harness(harness)
-		rec := &tr.tasks[id]
-		tr.events.Add(1)
-		at := tr.now()
-		tr.workerStart(id, harness)
-		if rec.runs.Add(1) == 1 {
-			rec.startAt.Store(at)
-		}
-		if tr.closeRetAt.Load() != 0 {
-			tr.lateStart.CompareAndSwap(0, int64(id+1))
-		}
-		w := int64(rec.weight)
-		n := tr.running.Add(w)
-		// Without Resize the bound is fixed and checked here, exactly;
-		// with Resize, capacityAcrossResize checks it afterwards.
-		if b := tr.bound.Load(); b > 0 && n > b && !tr.resized.Load() && tr.capExceed.Load() == nil {
-			tr.capExceed.CompareAndSwap(nil, finding(CapacityBound, "Submit", "%d %s at once; the capacity is %d", n, tr.unit(), b))
-		}
-		rec.how.Store(endGoexit) // until it returns or panics
-		defer func() {
-			if r := recover(); r != nil {
-				rec.how.Store(endPanicked)
-				tr.end(id, w)
-				panic(r)
-			}
-			tr.end(id, w)
-		}()
-		if parent := id; parent < len(tr.ops) {
-			for c := range t.Children {
-				cid := tr.children[parent] + c
-				child := t
-				child.Children, child.Amount = 0, t.Amount/2
-				if child.Work == WorkHold {
-					child.Work = WorkNone
-				}
-				tr.submit(len(tr.slots)-1, cid, Op{Kind: OpSubmit, Task: child, CancelAfter: -1})
-			}
-		}
-		var err error
-		if !tr.cfg.control || t.Work != WorkSpin {
-			// Under control a busy loop is nothing: time is virtual and
-			// it has no yield point, so no schedule can see it.
-			err = t.do(id)
-		}
-		rec.how.Store(endReturned)
-		if te, ok := err.(*TaskError); ok && rec.viaErr.Load() {
-			rec.returned.Store(te)
-		}
-		return err
+// run and runErr are the function handed to the pool for the task: its
+// record holds what the body needs, so that a submit makes one method
+// value rather than a closure over the body and another around it.
+func (rec *taskRec) run()          { _ = rec.tr.body(rec.id, rec.task) }
+func (rec *taskRec) runErr() error { return rec.tr.body(rec.id, rec.task) }
+
+// body is what task id runs.
+func (tr *tracker) body(id int, t Task) error {
+	// The task's own code is the suite's, not the pool's
+	// (poolCall); the worker that runs it is the pool's again
+	// once it returns.
+	harness := rt.Harness(true)
+	defer rt.Harness(harness)
+	rec := &tr.tasks[id]
+	tr.events.Add(1)
+	at := tr.now()
+	tr.workerStart(id, harness)
+	if rec.runs.Add(1) == 1 {
+		rec.startAt.Store(at)
 	}
+	if tr.closeRetAt.Load() != 0 {
+		tr.lateStart.CompareAndSwap(0, int64(id+1))
+	}
+	w := int64(rec.weight)
+	n := tr.running.Add(w)
+	// Without Resize the bound is fixed and checked here, exactly;
+	// with Resize, capacityAcrossResize checks it afterwards.
+	if b := tr.bound.Load(); b > 0 && n > b && !tr.resized.Load() && tr.capExceed.Load() == nil {
+		tr.capExceed.CompareAndSwap(nil, finding(CapacityBound, "Submit", "%d %s at once; the capacity is %d", n, tr.unit(), b))
+	}
+	rec.how.Store(endGoexit) // until it returns or panics
+	defer func() {
+		if r := recover(); r != nil {
+			rec.how.Store(endPanicked)
+			tr.end(id, w)
+			panic(r)
+		}
+		tr.end(id, w)
+	}()
+	if parent := id; parent < len(tr.ops) {
+		for c := range t.Children {
+			cid := tr.children[parent] + c
+			child := t
+			child.Children, child.Amount = 0, t.Amount/2
+			if child.Work == WorkHold {
+				child.Work = WorkNone
+			}
+			tr.submit(len(tr.slots)-1, cid, Op{Kind: OpSubmit, Task: child, CancelAfter: -1})
+		}
+	}
+	var err error
+	if !tr.cfg.control || t.Work != WorkSpin {
+		// Under control a busy loop is nothing: time is virtual and
+		// it has no yield point, so no schedule can see it.
+		err = t.do(id)
+	}
+	rec.how.Store(endReturned)
+	if te, ok := err.(*TaskError); ok && rec.viaErr.Load() {
+		rec.returned.Store(te)
+	}
+	return err
 }
 
 func (tr *tracker) end(id int, w int64) {
 	rec := &tr.tasks[id]
-	rec.endAt.Store(tr.now())
-	tr.workerEnd(id)
+	// One reading of the clock for the instant and the worker's clock:
+	// nothing between the two could let time pass.
+	c := tr.clock()
+	rec.endAt.Store(tr.instant(c))
+	tr.workerEnd(id, c)
 	tr.running.Add(-w)
 	rec.finished.Store(true)
 	tr.events.Add(1)
@@ -331,18 +365,10 @@ func (tr *tracker) end(id int, w int64) {
 // submit runs one submitting operation for task id from slot.
 func (tr *tracker) submit(slot, id int, op Op) {
 	rec := &tr.tasks[id]
-	name := "Submit"
-	if op.Kind == OpSubmitContext {
-		name = "SubmitContext"
-		if tr.ab.weighted != nil {
-			name = "SubmitWeighted"
-		}
-	}
-	if tr.round.Load() > 0 {
-		name += " after Wait"
-	}
+	name := submitName(op.Kind == OpSubmitContext, tr.ab.weighted != nil, tr.round.Load() > 0)
 	rec.op = name
-	tr.slots[slot].Store(&slotOp{name, id})
+	rec.slot = slotOp{name, id}
+	tr.slots[slot].Store(&rec.slot)
 	defer tr.slots[slot].Store(nil)
 	defer func() {
 		if r := recover(); r != nil {
@@ -354,7 +380,7 @@ func (tr *tracker) submit(slot, id int, op Op) {
 			tr.events.Add(1)
 		}
 	}()
-	body := tr.body(id, op.Task)
+	rec.task = op.Task
 	var err error
 	switch {
 	case op.Kind == OpSubmitContext:
@@ -374,17 +400,17 @@ func (tr *tracker) submit(slot, id int, op Op) {
 		}
 		rec.submitAt.Store(tr.now())
 		if tr.ab.weighted != nil {
-			poolCall(func() { err = tr.ab.weighted.SubmitWeighted(ctx, rec.weight, func() { _ = body() }) })
+			poolCall(func() { err = tr.ab.weighted.SubmitWeighted(ctx, rec.weight, rec.run) })
 		} else {
-			poolCall(func() { err = tr.ab.ctx.SubmitContext(ctx, func() { _ = body() }) })
+			poolCall(func() { err = tr.ab.ctx.SubmitContext(ctx, rec.run) })
 		}
 	case op.Task.Work == WorkError && tr.ab.errs != nil:
 		rec.viaErr.Store(true)
 		rec.submitAt.Store(tr.now())
-		poolCall(func() { err = tr.ab.errs.SubmitErr(body) })
+		poolCall(func() { err = tr.ab.errs.SubmitErr(rec.runErr) })
 	default:
 		rec.submitAt.Store(tr.now())
-		poolCall(func() { err = tr.p.Submit(func() { _ = body() }) })
+		poolCall(func() { err = tr.p.Submit(rec.run) })
 	}
 	rec.returnAt.Store(tr.now())
 	tr.events.Add(1)
@@ -394,6 +420,25 @@ func (tr *tracker) submit(slot, id int, op Op) {
 	} else {
 		rec.verdict.Store(accepted)
 	}
+}
+
+// submitName is the name of a submitting operation: SubmitContext (or
+// SubmitWeighted, for a pool that takes weights) or Submit, after Wait in
+// a later round; constants, so that a submit builds no string.
+func submitName(withContext, weighted, afterWait bool) string {
+	switch {
+	case withContext && weighted && afterWait:
+		return "SubmitWeighted after Wait"
+	case withContext && weighted:
+		return "SubmitWeighted"
+	case withContext && afterWait:
+		return "SubmitContext after Wait"
+	case withContext:
+		return "SubmitContext"
+	case afterWait:
+		return "Submit after Wait"
+	}
+	return "Submit"
 }
 
 // slotOp is the operation a submitter (or the controller) is in, for

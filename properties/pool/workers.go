@@ -1,9 +1,6 @@
 package pool
 
 import (
-	"time"
-
-	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/properties/pool/internal/workers"
 )
 
@@ -64,31 +61,29 @@ func (tr *tracker) workerStart(id int, harness bool) {
 	if !tr.cfg.control || harness {
 		return
 	}
-	tr.workers.Start(id, tr.workerExit)
+	tr.workers.Start(id, tr.exit)
 }
 
-// workerEnd is called as task id ends, on the goroutine that ran it.
-func (tr *tracker) workerEnd(id int) {
+// workerEnd is called as task id ends, on the goroutine that ran it;
+// clock is the case's clock then (tracker.clock).
+func (tr *tracker) workerEnd(id int, clock int64) {
 	if tr.cfg.control {
-		tr.workers.End(id, tr.workerClock())
+		tr.workers.End(id, clock)
 	}
 }
 
 // workerExit says of the exit of a goroutine whose last task was task
 // when it is and whether it counts: the task returned while the pool was
-// open.
+// open. Its clock (the virtual time of the case less the time the
+// schedule let pass early: it moves only while every goroutine of the
+// pool is blocked) is that of its instant: a worker that the schedule
+// held back after its task while a timer fired early sees it stand
+// still: it did not wait.
 func (tr *tracker) workerExit(task int) (at int64, counts bool, clock int64) {
-	at = tr.now()
+	clock = tr.clock()
+	at = tr.instant(clock)
 	counts = tr.closeCallAt.Load() == 0 && tr.tasks[task].how.Load() == endReturned
-	return at, counts, tr.workerClock()
-}
-
-// workerClock is the virtual time of the case less the time the schedule
-// let pass early (rt.EarlyTime): it moves only while every goroutine of
-// the pool is blocked. A worker that the schedule held back after its
-// task while a timer fired early sees it stand still: it did not wait.
-func (tr *tracker) workerClock() int64 {
-	return int64(time.Since(tr.base)) - int64(rt.EarlyTime()-tr.early0)
+	return at, counts, clock
 }
 
 // workerExits returns the instants of the case's idle expiries and of

@@ -197,6 +197,11 @@ func (w Workload) opCount() int {
 // order (an operation that submits nothing keeps its id unused), nested
 // ids follow.
 func (w Workload) layout() (ops []Op, round []int, children []int, total int) {
+	n := 0
+	for _, r := range w.Rounds {
+		n += len(r.Ops)
+	}
+	ops, round = make([]Op, 0, n), make([]int, 0, n)
 	for ri, r := range w.Rounds {
 		for _, op := range r.Ops {
 			ops = append(ops, op)
