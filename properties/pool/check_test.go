@@ -554,7 +554,7 @@ func TestSizedForRealBugs(t *testing.T) {
 	const cases = 400
 	for range cases {
 		w := generate(r, cfg, abilities{})
-		if _, _, _, n := w.layout(); n >= 200 && w.Options.Capacity <= 3 && w.CloseEarly {
+		if _, _, n := w.layout(); n >= 200 && w.Options.Capacity <= 3 && w.CloseEarly {
 			big++
 		}
 	}

@@ -114,7 +114,7 @@ type tracker struct {
 	// leaves it out.
 	early0 time.Duration
 
-	ops      []Op
+	ops      int // the workload's operations: the ids below are theirs, those above nested
 	children []int
 	tasks    []taskRec
 
@@ -241,20 +241,23 @@ func (tr *tracker) add(f *Finding) {
 
 func newTracker(w Workload, cfg Config) *tracker {
 	tr := &tracker{w: w, cfg: cfg}
-	var rounds []int
 	var total int
-	tr.ops, rounds, tr.children, total = w.layout()
+	tr.ops, tr.children, total = w.layout()
 	tr.tasks = make([]taskRec, total)
 	for id := range tr.tasks {
 		tr.tasks[id].tr, tr.tasks[id].id = tr, id
 	}
 	tr.exit = tr.workerExit
-	for i, op := range tr.ops {
-		t := &tr.tasks[i]
-		t.round, t.weight, t.work = rounds[i], max(op.Weight, 1), op.Task.Work
-		for c := range op.Task.Children {
-			ct := &tr.tasks[tr.children[i]+c]
-			ct.round, ct.weight, ct.work = rounds[i], 1, op.Task.Work
+	i := 0
+	for ri, r := range w.Rounds {
+		for _, op := range r.Ops {
+			t := &tr.tasks[i]
+			t.round, t.weight, t.work = ri, max(op.Weight, 1), op.Task.Work
+			for c := range op.Task.Children {
+				ct := &tr.tasks[tr.children[i]+c]
+				ct.round, ct.weight, ct.work = ri, 1, op.Task.Work
+			}
+			i++
 		}
 	}
 	// A slot per submitter, one for Resize and Cancel, one for nested
@@ -326,7 +329,7 @@ func (tr *tracker) body(id int, t Task) error {
 		}
 		tr.end(id, w)
 	}()
-	if parent := id; parent < len(tr.ops) {
+	if parent := id; parent < tr.ops {
 		for c := range t.Children {
 			cid := tr.children[parent] + c
 			child := t
@@ -860,7 +863,7 @@ func (tr *tracker) verify() []*Finding {
 		var first, reuse []int
 		for id := range tr.tasks {
 			t := &tr.tasks[id]
-			if t.verdict.Load() != refused || t.cancelled.Load() || id >= len(tr.ops) {
+			if t.verdict.Load() != refused || t.cancelled.Load() || id >= tr.ops {
 				continue
 			}
 			if c := tr.closeCallAt.Load(); c != 0 && t.returnAt.Load() >= c {

@@ -196,27 +196,23 @@ func (w Workload) opCount() int {
 // tasks numbers the tasks of w: top-level ids follow the operations in
 // order (an operation that submits nothing keeps its id unused), nested
 // ids follow.
-func (w Workload) layout() (ops []Op, round []int, children []int, total int) {
-	n := 0
+func (w Workload) layout() (ops int, children []int, total int) {
 	for _, r := range w.Rounds {
-		n += len(r.Ops)
+		ops += len(r.Ops)
 	}
-	ops, round = make([]Op, 0, n), make([]int, 0, n)
-	for ri, r := range w.Rounds {
+	total = ops
+	children = make([]int, ops)
+	i := 0
+	for _, r := range w.Rounds {
 		for _, op := range r.Ops {
-			ops = append(ops, op)
-			round = append(round, ri)
+			children[i] = total
+			if op.Kind == OpSubmit || op.Kind == OpSubmitContext {
+				total += op.Task.Children
+			}
+			i++
 		}
 	}
-	total = len(ops)
-	children = make([]int, len(ops))
-	for i, op := range ops {
-		children[i] = total
-		if op.Kind == OpSubmit || op.Kind == OpSubmitContext {
-			total += op.Task.Children
-		}
-	}
-	return ops, round, children, total
+	return ops, children, total
 }
 
 // Generate makes a Workload within cfg's bounds from r, for a pool with
@@ -239,11 +235,15 @@ func generate(r *rand.Rand, cfg Config, ab abilities) Workload {
 	}
 	holds := 0
 	cancelled := false
+	w.Rounds = make([]Round, 0, rounds)
 	for ri := range rounds {
-		var round Round
 		m := n / rounds
 		if ri == rounds-1 {
 			m = n - (rounds-1)*(n/rounds)
+		}
+		var round Round
+		if m > 0 { // none stays nil, as the JSON of a saved case has it
+			round.Ops = make([]Op, 0, m)
 		}
 		for range m {
 			if ab.resize != nil && r.IntN(10) == 0 {
