@@ -33,6 +33,9 @@ type Bubble struct {
 	closed   bool
 	leftover string // how the bubble ended, if goroutines were left blocked in it
 	early    string // the early note of the last run (EarlyNote)
+	// pool holds the free workers of its runs (gpool.go); its root
+	// goroutine alone touches it.
+	pool gpool
 }
 
 // job is one thing the bubble does: a controlled run of body, or f.
@@ -107,8 +110,9 @@ func (b *Bubble) exec(j *job) *job {
 			}()
 			defer watchSettles()()
 			synctest.Test(b.t, func(bt *testing.T) {
+				defer b.pool.drain()
 				for j := range b.jobs {
-					serve(bt, j)
+					serve(bt, &b.pool, j)
 				}
 			})
 		}()
@@ -119,8 +123,9 @@ func (b *Bubble) exec(j *job) *job {
 	return j
 }
 
-// serve does j on the root goroutine of the bubble, whose test is t.
-func serve(t *testing.T, j *job) {
+// serve does j on the root goroutine of the bubble, whose test is t and
+// free workers pool.
+func serve(t *testing.T, pool *gpool, j *job) {
 	defer close(j.done)
 	defer func() {
 		if v := recover(); v != nil {
@@ -144,7 +149,7 @@ func serve(t *testing.T, j *job) {
 	if b, ok := j.cfg.Strategy.(interface{ Begin() }); ok {
 		b.Begin()
 	}
-	j.sched, j.err = runOnce(j.cfg, func() { j.body(t) })
+	j.sched, j.err = runOnce(j.cfg, pool, func() { j.body(t) })
 	j.early = lastEarly
 	if e, ok := j.cfg.Strategy.(interface{ End(steps int) }); ok {
 		e.End(j.sched.Steps)

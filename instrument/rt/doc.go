@@ -119,6 +119,13 @@
 //     created when it is not (settleBeforeChoice).
 //     TestFastPathKeepsReplays checks that skipping changes no run and
 //     no replay.
+//   - Workers (gpool.go): a controlled goroutine runs on a runtime
+//     goroutine of the bubble, which goes back to the bubble's free list
+//     when the function returns (not when it panics, calls Goexit or is
+//     unwound) and runs a later controlled goroutine, of the same run or
+//     of a later run of a Bubble, with its stack already grown. The free
+//     workers end with the bubble. TestReuseKeepsSchedules checks that
+//     reuse changes no schedule and no settle skipped.
 //     A settle that cannot end (an uncontrolled goroutine in a wait
 //     synctest does not count as blocked, such as Go's own sync.Mutex,
 //     or one that never blocks) is stopped by a watchdog outside the

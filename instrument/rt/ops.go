@@ -24,9 +24,7 @@ func Go(fn func()) {
 	h.harness = g.harness
 	r.mix(tagGo)
 	r.mix(uint64(g.id)<<32 | uint64(h.id))
-	r.spawned++
-	r.living++
-	go r.start(h, fn)
+	r.launch(h, fn)
 	r.yield(g, opGo)
 }
 

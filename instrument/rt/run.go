@@ -10,9 +10,10 @@ import (
 )
 
 // runOnce runs main under control; it must be called on the root
-// goroutine of a synctest bubble.
-func runOnce(cfg Config, main func()) (sched.Schedule, error) {
+// goroutine of a synctest bubble, whose free workers are pool's.
+func runOnce(cfg Config, pool *gpool, main func()) (sched.Schedule, error) {
 	r := newRun(cfg)
+	r.pool = pool
 	if !active.CompareAndSwap(nil, r) {
 		return sched.Schedule{}, errors.New("execspec/rt: a controlled run is already in progress (tests under control cannot run in parallel)")
 	}
@@ -67,7 +68,9 @@ func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s sched.Schedule, e
 	}
 	defer watchSettles()()
 	synctest.Test(t, func(bt *testing.T) {
-		s, err = runOnce(cfg, func() { body(bt) })
+		var pool gpool
+		defer pool.drain()
+		s, err = runOnce(cfg, &pool, func() { body(bt) })
 	})
 	return s, err
 }

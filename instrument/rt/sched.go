@@ -172,6 +172,11 @@ type gor struct {
 	harness bool
 
 	atExit []func() // AtExit: called when the goroutine ends
+
+	// wk is the worker g runs on (gpool.go), nil for an adopted timer
+	// callback; freed: it goes back to the free list as g ends.
+	wk    *worker
+	freed bool
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -227,6 +232,7 @@ type run struct {
 	extOwn   []extOwner
 	wake     *time.Timer
 	launched []*gor // toLaunch's buffer
+	pool     *gpool // the bubble's free workers (gpool.go)
 	// holding: the goroutine holding control runs the external phase
 	// itself (holderPhase); the coordinator's watch lets time pass.
 	holding atomic.Bool
@@ -323,7 +329,8 @@ func (r *run) adopt(f func()) bool {
 	if g == nil {
 		return false
 	}
-	defer r.exit(g)
+	var ret bool // not freed: the runtime's timer code waits for it
+	defer r.exit(g, &ret)
 	if r.aborting {
 		return true
 	}
@@ -449,28 +456,34 @@ func newRun(cfg Config) *run {
 	return r
 }
 
+// newG registers a new controlled goroutine; its sem is its worker's
+// (launch) or its adoption's.
 func (r *run) newG() *gor {
-	g := &gor{id: len(r.gs), sem: make(chan struct{}, 1)}
+	g := &gor{id: len(r.gs)}
 	r.gs = append(r.gs, g)
 	r.alive = append(r.alive, g)
 	r.live++
 	return g
 }
 
-// start is the body of every controlled goroutine.
-func (r *run) start(g *gor, fn func()) {
-	growStack()
-	g.gp.Store(goid.Curg())
-	<-g.sem
-	defer r.exit(g)
+// start runs controlled goroutine g, whose function is fn, on its
+// worker once g holds control; it reports whether the worker is free
+// for another (gpool.go).
+func (r *run) start(g *gor, fn func()) (free bool) {
+	defer r.exit(g, &free)
 	if r.aborting {
-		return
+		return false
 	}
 	fn()
+	return true
 }
 
 // exit runs when g's function returns, panics or calls runtime.Goexit.
-func (r *run) exit(g *gor) {
+// *ret says on entry whether the function returned, and on return
+// whether g's worker went back to the free list.
+func (r *run) exit(g *gor, ret *bool) {
+	g.freed = *ret && !r.aborting && r.release(g)
+	*ret = g.freed
 	if v := recover(); v != nil && !IsAbort(v) && !r.aborting {
 		r.fail(&PanicError{G: g.id, Steps: r.steps, Value: v, Stack: debug.Stack()})
 	}
@@ -482,7 +495,9 @@ func (r *run) exit(g *gor) {
 	g.atExit = nil
 	g.state = gDone
 	r.live--
-	r.living-- // soon: it hands control over first
+	if !g.freed {
+		r.living-- // soon: it hands control over first
+	}
 	if i := slices.Index(r.alive, g); i >= 0 {
 		r.alive = slices.Delete(r.alive, i, i+1)
 	}
@@ -674,7 +689,7 @@ func (r *run) settleBeforeChoice(g *gor) {
 		return
 	}
 	r.living = runtime.NumGoroutine()
-	if g.state == gDone {
+	if g.state == gDone && !g.freed {
 		r.living-- // g itself, which is about to end
 	}
 }
@@ -840,9 +855,7 @@ func (r *run) coordinate(main func()) error {
 	r.created0 = r.created()
 	r.living = runtime.NumGoroutine()
 	g0 := r.newG()
-	r.spawned++
-	r.living++
-	go r.start(g0, main)
+	r.launch(g0, main)
 	r.cur.Store(g0)
 	g0.sem <- struct{}{}
 	watch := time.NewTimer(r.cfg.Horizon)
@@ -1181,6 +1194,9 @@ func growStack() byte {
 // power of two that holds it (16 KiB; 8 KiB was too little for ants'
 // steps, 32 KiB cost more to clear than it saved).
 const stackWant = 12 << 10
+
+// stackGrown is the stack size growStack leaves (stackShrunk).
+const stackGrown = 16 << 10
 
 // stackIdx is read, not constant, so that buf is written for real.
 var stackIdx = stackWant - 1
