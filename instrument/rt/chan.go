@@ -26,6 +26,7 @@ type hchan struct {
 	recvx    uint
 	recvq    waitq
 	sendq    waitq
+	bubble   *synctestBubble // Go 1.25 and 1.26: read only through bubbleOf
 }
 
 type waitq struct{ first, last unsafe.Pointer }
@@ -207,6 +208,34 @@ func (w *selWait) ready(r *run) bool {
 func (w *selWait) ext(cancel <-chan struct{}) bool {
 	w.extIdx = realSelect(false, w.all, cancel)
 	return w.extIdx >= 0
+}
+
+// tryNow performs the select for real if it can complete now, as a
+// select with a default case (realSelect), and returns the index of the
+// case that completed or -1. Where the runtime's timers can be read, the
+// descriptors tell which cases may complete (a value or a blocked
+// counterpart that may have been woken meanwhile, room, closed, a timer
+// due): a select only one of whose cases may complete is that case's
+// try, without reflect.
+func (w *selWait) tryNow(r *run) int {
+	if !timersReadable {
+		return realSelect(true, w.all, nil)
+	}
+	k := -1
+	for i := range w.cases {
+		c := &w.cases[i]
+		if h := c.h; h != nil && (h.closed != 0 || !c.recv && (h.qcount < h.dataqsiz || h.recvq.first != nil) ||
+			c.recv && (h.qcount > 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer))) {
+			if k >= 0 {
+				return realSelect(true, w.all, nil)
+			}
+			k = i
+		}
+	}
+	if k < 0 || !w.all[k].try() {
+		return -1
+	}
+	return k
 }
 
 func (w *selWait) timed() bool {
