@@ -172,6 +172,7 @@ type gor struct {
 	harness bool
 
 	atExit []func() // AtExit: called when the goroutine ends
+	op     [2]any   // its last plain sends or receives, to use again (chan.go)
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
