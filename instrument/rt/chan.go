@@ -26,6 +26,7 @@ type hchan struct {
 	recvx    uint
 	recvq    waitq
 	sendq    waitq
+	bubble   *synctestBubble // Go 1.25 and 1.26: read only through bubbleOf
 }
 
 type waitq struct{ first, last unsafe.Pointer }
@@ -209,6 +210,34 @@ func (w *selWait) ext(cancel <-chan struct{}) bool {
 	return w.extIdx >= 0
 }
 
+// tryNow performs the select for real if it can complete now, as a
+// select with a default case (realSelect), and returns the index of the
+// case that completed or -1. Where the runtime's timers can be read, the
+// descriptors tell which cases may complete (a value or a blocked
+// counterpart that may have been woken meanwhile, room, closed, a timer
+// due): a select only one of whose cases may complete is that case's
+// try, without reflect.
+func (w *selWait) tryNow(r *run) int {
+	if !timersReadable {
+		return realSelect(true, w.all, nil)
+	}
+	k := -1
+	for i := range w.cases {
+		c := &w.cases[i]
+		if h := c.h; h != nil && (h.closed != 0 || !c.recv && (h.qcount < h.dataqsiz || h.recvq.first != nil) ||
+			c.recv && (h.qcount > 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer))) {
+			if k >= 0 {
+				return realSelect(true, w.all, nil)
+			}
+			k = i
+		}
+	}
+	if k < 0 || !w.all[k].try() {
+		return -1
+	}
+	return k
+}
+
 func (w *selWait) timed() bool {
 	for i := range w.cases {
 		if w.cases[i].recv && timerArmed(w.cases[i].h) {
@@ -242,7 +271,7 @@ type RecvC[T any] struct {
 	h   *hchan
 	e   entry
 	enq bool    // e was enqueued
-	sh  *shadow // h's, once enqueued: ready need not look it up
+	sh  *shadow // h's, once enqueued (or before: reuse): ready need not look it up
 }
 
 // RecvCase returns the case `<-ch` of a select.
@@ -313,7 +342,9 @@ func (c *RecvC[T]) enqueue(r *run, sel *selState, idx int) {
 		return
 	}
 	c.e, c.enq = entry{sel: sel, idx: idx}, true
-	c.sh = r.shadowOf(c.h)
+	if c.sh == nil {
+		c.sh = r.shadowOf(c.h)
+	}
 	c.sh.receivers = append(c.sh.receivers, &c.e)
 }
 
@@ -356,7 +387,7 @@ type SendC[T any] struct {
 	h   *hchan
 	e   entry
 	enq bool    // e was enqueued
-	sh  *shadow // h's, once enqueued: ready need not look it up
+	sh  *shadow // h's, once enqueued (or before: reuse)
 }
 
 // SendCase returns the case `ch <- v` of a select (v is evaluated here,
@@ -399,7 +430,9 @@ func (c *SendC[T]) enqueue(r *run, sel *selState, idx int) {
 		return
 	}
 	c.e, c.enq = entry{sel: sel, idx: idx, val: c.v, pusher: c}, true
-	c.sh = r.shadowOf(c.h)
+	if c.sh == nil {
+		c.sh = r.shadowOf(c.h)
+	}
 	c.sh.senders = append(c.sh.senders, &c.e)
 }
 
@@ -575,7 +608,8 @@ func (r *run) tryCases(g *gor, cases []Case, sel *selState) int {
 }
 
 // sendOp is a plain send: its case, the list of it and its wait in one
-// allocation.
+// allocation, which the goroutine uses again for its next plain send of
+// the same type (reuse).
 type sendOp[T any] struct {
 	c  SendC[T]
 	cs [1]Case
@@ -596,9 +630,42 @@ func Send[T any](ch chan<- T, v T) {
 		ch <- v
 		return
 	}
-	o := &sendOp[T]{c: SendC[T]{ch: ch, v: v, h: hchanOf(unsafe.Pointer(&ch))}}
+	o := reuse[sendOp[T]](g)
+	h, sh := hchanOf(unsafe.Pointer(&ch)), o.c.sh
+	if h != o.c.h {
+		sh = nil
+	}
+	o.c = SendC[T]{ch: ch, v: v, h: h, sh: sh}
 	o.cs[0] = &o.c
 	r.selectCases(g, false, o.cs[:], "chan send", opSend, &o.sw)
+	*o = sendOp[T]{c: SendC[T]{h: h, sh: o.c.sh}}
+	keep(g, o)
+}
+
+// reuse returns one of the two plain sends or receives that g made last
+// (keep) if it is an O, else a new one. Once one has returned, nothing
+// refers to it but g (its entry left the shadow, its wait left g), and a
+// goroutine makes one at a time: a worker that receives its tasks from a
+// channel and sleeps in them (a receive of another type) makes two
+// allocations, not two per task. Its channel and that channel's shadow
+// are kept, so that the next on the same channel does not look the
+// shadow up.
+func reuse[O any](g *gor) *O {
+	for i, op := range g.op {
+		if o, ok := op.(*O); ok {
+			g.op[i] = nil
+			return o
+		}
+	}
+	return new(O)
+}
+
+// keep makes o the latest of g's two (reuse).
+func keep(g *gor, o any) {
+	if g.op[0] != nil {
+		g.op[1] = g.op[0]
+	}
+	g.op[0] = o
 }
 
 // Recv is `<-ch`.
@@ -614,10 +681,18 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		v, ok := <-ch
 		return v, ok
 	}
-	o := &recvOp[T]{c: RecvC[T]{ch: ch, h: hchanOf(unsafe.Pointer(&ch))}}
+	o := reuse[recvOp[T]](g)
+	h, sh := hchanOf(unsafe.Pointer(&ch)), o.c.sh
+	if h != o.c.h {
+		sh = nil
+	}
+	o.c = RecvC[T]{ch: ch, h: h, sh: sh}
 	o.cs[0] = &o.c
 	r.selectCases(g, false, o.cs[:], "chan receive", opRecv, &o.sw)
-	return o.c.V, o.c.OK
+	v, ok := o.c.V, o.c.OK
+	*o = recvOp[T]{c: RecvC[T]{h: h, sh: o.c.sh}}
+	keep(g, o)
+	return v, ok
 }
 
 // Close is `close(ch)`: a yield point, then the real close (which panics

@@ -9,6 +9,7 @@ var (
 	AlwaysLaunch       = &alwaysLaunch
 	WaitsOnCoordinator = &waitsOnCoordinator
 	HolderPhases       = &holderPhases
+	OnlyTimePhases     = &onlyTimePhases
 )
 
 // The mode of early timers and the report's early line, for the tests of

@@ -65,33 +65,43 @@ func (r *run) waitFirst(launched []*gor) bool {
 	// them is due (or at the horizon), and the receives below complete
 	// those due then, as their real selects would have when it fired.
 	// Otherwise, and for every other channel, one real select.
+	// And where only a timer can end the phase, only the earliest is
+	// waited for (timeonly.go).
 	now := time.Now().UnixNano()
 	wait := r.cfg.Horizon
 	sc, own := r.extCases[:0], r.extOwn[:0]
+	b := bubbleOf(launched[0].w.sel.cases[0].h)
 	for _, g := range launched {
 		for j, c := range g.w.sel.all {
 			h := c.hc()
 			if h == nil {
 				continue
 			}
+			if b != nil && h.bubble != b {
+				b = nil
+			}
 			if when := g.w.sel.cases[j].when; when != nil {
 				if w := *when; w > 0 && time.Duration(w-now) < wait {
 					wait = time.Duration(w - now)
 				}
-				continue
+			} else if !waitedOn(own, h) {
+				own = append(own, extOwner{g, int32(j), h})
 			}
-			if waitedOn(own, h) {
-				continue
-			}
-			sc = append(sc, c.reflectCase())
-			own = append(own, extOwner{g, int32(j), h})
 		}
+	}
+	if len(own) > 0 && b.onlyTime(now, now+int64(wait)) {
+		onlyTimePhases.Add(1)
+		own = own[:0]
+	}
+	for _, o := range own {
+		sc = append(sc, o.g.w.sel.all[o.j].reflectCase())
 	}
 	if r.wake == nil {
 		r.wake = time.NewTimer(wait)
 	} else {
 		r.wake.Reset(wait)
 	}
+	fired := false
 	if len(own) == 0 {
 		for {
 			select {
@@ -100,6 +110,7 @@ func (r *run) waitFirst(launched []*gor) bool {
 					continue // the doorbell of an adoption already made
 				}
 			case <-r.wake.C:
+				fired = true
 			}
 			break
 		}
@@ -118,12 +129,13 @@ func (r *run) waitFirst(launched []*gor) bool {
 				o.g.w.sel.extIdx = int(o.j)
 				o.g.extOK = true
 			}
+			fired = i == len(own)+1
 			break
 		}
 	}
-	if !r.wake.Stop() {
-		// Fired: with the timers of Go before 1.23 (a module that says
-		// so), its value may still be in the channel for the next phase.
+	if !fired && !r.wake.Stop() {
+		// Fired, not received: with the timers of Go before 1.23 (a module
+		// that says so), its value may still be in the channel.
 		select {
 		case <-r.wake.C:
 		default:
@@ -140,7 +152,7 @@ func (r *run) waitFirst(launched []*gor) bool {
 		if g.extOK || timersReadable && !r.isReady(&g.w) {
 			continue
 		}
-		if j := realSelect(true, g.w.sel.all, nil); j >= 0 {
+		if j := g.w.sel.tryNow(r); j >= 0 {
 			g.w.sel.extIdx = j
 			g.extOK = true
 		}

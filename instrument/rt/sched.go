@@ -172,6 +172,7 @@ type gor struct {
 	harness bool
 
 	atExit []func() // AtExit: called when the goroutine ends
+	op     [2]any   // its last plain sends or receives, to use again (chan.go)
 
 	// wk is the worker g runs on (gpool.go), nil for an adopted timer
 	// callback; freed: it goes back to the free list as g ends.
