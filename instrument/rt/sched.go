@@ -172,6 +172,10 @@ type gor struct {
 	harness bool
 
 	atExit []func() // AtExit: called when the goroutine ends
+
+	// readyAt is the choice (picks) at which a case of the select g
+	// is blocked in was found ready (probes.go).
+	readyAt uint64
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -203,6 +207,9 @@ type run struct {
 	last    *gor
 	cand    []*gor
 	ids     []int
+	// probes are the cases of the selects goroutines are blocked in
+	// (probes.go).
+	probes []probe
 
 	events   chan struct{} // the holder found nobody to run: the coordinator takes over
 	extRep   chan *gor
@@ -582,7 +589,13 @@ func (r *run) block(g *gor, op uint64, w wait) (ext bool) {
 	g.state = gBlocked
 	g.w = w
 	g.extOK = false
+	if w.sel != nil {
+		r.addProbes(g, w.sel)
+	}
 	r.switchFrom(g, r.pick(g))
+	if w.sel != nil {
+		r.dropProbes(g)
+	}
 	ext = g.extOK
 	g.extOK = false
 	g.w = wait{}
@@ -702,6 +715,7 @@ func (r *run) pick(g *gor) *gor {
 	r.timeMoved()
 	r.settleBeforeChoice(g)
 	r.drainAdoptions()
+	picks := r.markReady()
 	cands := r.cand[:0]
 	curRunnable := false
 	if r.canRun(g) {
@@ -725,8 +739,8 @@ func (r *run) pick(g *gor) *gor {
 				continue
 			}
 			if sw := h.w.sel; sw != nil {
-				if !sw.ready(r) {
-					continue
+				if !sw.sel.done && h.readyAt != picks {
+					continue // sw.ready, from the probes
 				}
 			} else if h.w.woken != nil {
 				if !*h.w.woken {
