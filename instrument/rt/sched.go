@@ -207,9 +207,12 @@ type run struct {
 	last    *gor
 	cand    []*gor
 	ids     []int
-	// probes are the cases of the selects goroutines are blocked in
-	// (probes.go).
-	probes []probe
+	// probes are the cases of the selects goroutines are blocked in,
+	// timerProbes how many of them are receives from a timer's channel,
+	// maybe markReady's buffer (probes.go).
+	probes      []probe
+	timerProbes int
+	maybe       []int32
 
 	events   chan struct{} // the holder found nobody to run: the coordinator takes over
 	extRep   chan *gor
