@@ -19,3 +19,6 @@ var (
 	EarlyLegacy    = &earlyLegacy
 	LastEarly      = &lastEarly
 )
+
+// Every choice of the package's tests checks the probes (probes.go).
+func init() { checkProbes = true }

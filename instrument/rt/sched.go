@@ -178,6 +178,10 @@ type gor struct {
 	// callback; freed: it goes back to the free list as g ends.
 	wk    *worker
 	freed bool
+
+	// readyAt is the choice (picks) at which a case of the select g
+	// is blocked in was found ready (probes.go).
+	readyAt uint64
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -209,6 +213,12 @@ type run struct {
 	last    *gor
 	cand    []*gor
 	ids     []int
+	// probes are the cases of the selects goroutines are blocked in,
+	// timerProbes how many of them are receives from a timer's channel,
+	// maybe markReady's buffer (probes.go).
+	probes      []probe
+	timerProbes int
+	maybe       []int32
 
 	events   chan struct{} // the holder found nobody to run: the coordinator takes over
 	extRep   chan *gor
@@ -598,7 +608,13 @@ func (r *run) block(g *gor, op uint64, w wait) (ext bool) {
 	g.state = gBlocked
 	g.w = w
 	g.extOK = false
+	if w.sel != nil {
+		r.addProbes(g, w.sel)
+	}
 	r.switchFrom(g, r.pick(g))
+	if w.sel != nil {
+		r.dropProbes(g)
+	}
 	ext = g.extOK
 	g.extOK = false
 	g.w = wait{}
@@ -718,6 +734,7 @@ func (r *run) pick(g *gor) *gor {
 	r.timeMoved()
 	r.settleBeforeChoice(g)
 	r.drainAdoptions()
+	picks := r.markReady()
 	cands := r.cand[:0]
 	curRunnable := false
 	if r.canRun(g) {
@@ -741,8 +758,8 @@ func (r *run) pick(g *gor) *gor {
 				continue
 			}
 			if sw := h.w.sel; sw != nil {
-				if !sw.ready(r) {
-					continue
+				if !sw.sel.done && h.readyAt != picks {
+					continue // sw.ready, from the probes
 				}
 			} else if h.w.woken != nil {
 				if !*h.w.woken {
