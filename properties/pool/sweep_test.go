@@ -86,6 +86,11 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 		}
 		if ok {
 			stalls++
+			// progress skips the sweep where the tasks waited no longer
+			// than the floor in all: no stall may be longer.
+			if bound := waitedAtMost(spans, cutoff); best.to-best.from > bound {
+				t.Fatalf("round %d: a stall of %d, longer than the %d the tasks waited in all\nspans %+v", round, best.to-best.from, bound, spans)
+			}
 		}
 	}
 	if stalls < 500 {
