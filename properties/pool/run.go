@@ -948,8 +948,10 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	// largest in effect over [from, to] is that at from or at one of
 	// those instants within, each computed once.
 	steps := b.steps[:0]
+	least := c0 // no capacity in effect is less: capAt is c0 or a Resize's
 	for _, ch := range log {
 		steps = append(steps, capStep{ch.call, capAt(ch.call)}, capStep{ch.at, capAt(ch.at)})
+		least = min(least, ch.cap)
 	}
 	b.steps = steps
 	maxCap := func(from, to int64) int {
@@ -965,7 +967,9 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	// less that of those of them ended at or before t. One sweep over the
 	// starts and ends in order (not a pass over every task for each task)
 	// has it at each start; the first task by id found over its bound is
-	// the finding, as a pass in id order would find it.
+	// the finding, as a pass in id order would find it. A weight within
+	// the least capacity ever in effect is within any bound: the bound
+	// is looked up only for a start over it.
 	edges := slices.Grow(b.edges[:0], 2*len(tr.tasks))
 	for j := range tr.tasks {
 		s, e := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load()
@@ -992,7 +996,7 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 			}
 		}
 		for _, e := range edges[i:k] {
-			if e.kind != edgeStart || first >= 0 && e.id > first {
+			if e.kind != edgeStart || first >= 0 && e.id > first || running <= int64(least) {
 				continue
 			}
 			sub := tr.tasks[e.id].submitAt.Load()
