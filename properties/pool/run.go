@@ -57,28 +57,30 @@ const (
 // taskRec is what one task saw. Times are nanoseconds since the case
 // began; 0 means never.
 type taskRec struct {
+	// The small fields first, together: a case allocates one record per
+	// task.
 	verdict    atomic.Int32
 	runs       atomic.Int32
+	how        atomic.Int32
 	finished   atomic.Bool
+	cancelled  atomic.Bool // its context was cancelled before Submit returned
+	viaErr     atomic.Bool // submitted with SubmitErr: its error is the pool's to report
+	doneBefore atomic.Bool // its context was done before Submit was called
+	work       Work
 	submitAt   atomic.Int64
 	returnAt   atomic.Int64 // Submit returned
 	startAt    atomic.Int64
 	endAt      atomic.Int64
-	cancelled  atomic.Bool // its context was cancelled before Submit returned
-	viaErr     atomic.Bool // submitted with SubmitErr: its error is the pool's to report
-	doneBefore atomic.Bool // its context was done before Submit was called
-	how        atomic.Int32
 	err        error // the refusal (written before verdict)
-	op         string
 	round      int
 	weight     int
-	work       Work
 	returned   atomic.Pointer[TaskError] // the error it returned
 
 	tr   *tracker
-	id   int
-	task Task   // what it runs (set by its submit)
-	slot slotOp // its submit, as the slot says it (hang)
+	task Task // what it runs (set by its submit)
+	// slot is its id and the operation that submitted it (set by its
+	// submit: opOf), which a submitter's slot points to while in it (hang).
+	slot slotOp
 }
 
 // How a task ended.
@@ -245,7 +247,7 @@ func newTracker(w Workload, cfg Config) *tracker {
 	tr.ops, tr.children, total = w.layout()
 	tr.tasks = make([]taskRec, total)
 	for id := range tr.tasks {
-		tr.tasks[id].tr, tr.tasks[id].id = tr, id
+		tr.tasks[id].tr, tr.tasks[id].slot.task = tr, id
 	}
 	tr.exit = tr.workerExit
 	i := 0
@@ -293,8 +295,8 @@ func isTaskPanic(v any) bool {
 // run and runErr are the function handed to the pool for the task: its
 // record holds what the body needs, so that a submit makes one method
 // value rather than a closure over the body and another around it.
-func (rec *taskRec) run()          { _ = rec.tr.body(rec.id, rec.task) }
-func (rec *taskRec) runErr() error { return rec.tr.body(rec.id, rec.task) }
+func (rec *taskRec) run()          { _ = rec.tr.body(rec.slot.task, rec.task) }
+func (rec *taskRec) runErr() error { return rec.tr.body(rec.slot.task, rec.task) }
 
 // body is what task id runs.
 func (tr *tracker) body(id int, t Task) error {
@@ -369,8 +371,7 @@ func (tr *tracker) end(id int, w int64) {
 func (tr *tracker) submit(slot, id int, op Op) {
 	rec := &tr.tasks[id]
 	name := submitName(op.Kind == OpSubmitContext, tr.ab.weighted != nil, tr.round.Load() > 0)
-	rec.op = name
-	rec.slot = slotOp{name, id}
+	rec.slot.name = name
 	tr.slots[slot].Store(&rec.slot)
 	defer tr.slots[slot].Store(nil)
 	defer func() {
@@ -693,7 +694,7 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 					b.Wait()
 				}
 				for i := s; i < len(round.Ops); i += w.Submitters {
-					if k := round.Ops[i].Kind; k != OpResize && k != OpCancel {
+					if !isControl(round.Ops[i]) {
 						tr.do(s, base+i, round.Ops[i])
 					}
 				}
@@ -708,24 +709,21 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 		}
 		// Resize and Cancel run on a goroutine of their own, each after
 		// its Delay, so that they meet submitters blocked in Submit.
-		var control []Op
-		for _, op := range round.Ops {
-			if op.Kind == OpResize || op.Kind == OpCancel {
-				control = append(control, op)
-			}
-		}
-		if len(control) > 0 {
+		if slices.ContainsFunc(round.Ops, isControl) {
 			wg.Add(1)
 			rt.Go(func() {
 				defer wg.Done()
-				for _, op := range control {
-					rt.Sleep(time.Duration(op.Delay) * time.Microsecond)
-					tr.do(len(tr.slots)-2, -1, op)
+				for _, op := range round.Ops {
+					if isControl(op) {
+						rt.Sleep(time.Duration(op.Delay) * time.Microsecond)
+						tr.do(len(tr.slots)-2, -1, op)
+					}
 				}
 			})
 		}
-		closed := make(chan struct{})
+		var closed chan struct{}
 		if early {
+			closed = make(chan struct{})
 			rt.Go(func() {
 				defer rt.Close(closed)
 				if b != nil {
@@ -752,6 +750,10 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 		tr.waitUnfin[ri] = tr.unfinished(func(t *taskRec) bool { return t.round <= ri })
 	}
 }
+
+// isControl says whether op is the controller's (Resize, Cancel), not a
+// submitter's.
+func isControl(op Op) bool { return op.Kind == OpResize || op.Kind == OpCancel }
 
 func (tr *tracker) do(slot, id int, op Op) {
 	switch op.Kind {
@@ -1023,7 +1025,7 @@ type capStep struct {
 
 // opOf names the operation that submitted task id.
 func (tr *tracker) opOf(id int) string {
-	if op := tr.tasks[id].op; op != "" {
+	if op := tr.tasks[id].slot.name; op != "" {
 		return op
 	}
 	return "Submit"
