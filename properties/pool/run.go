@@ -110,6 +110,13 @@ type tracker struct {
 	p    Pool
 	ab   abilities
 	base time.Time
+	// baseNano is base.UnixNano() when base has no monotonic reading
+	// (taken in a testing/synctest bubble, under control; wallBase).
+	// time.Since(base) is then Now().Sub(base) on the wall clock, which
+	// is the difference of the UnixNanos: clock takes that, at a fifth
+	// of the cost (no Sub, no check of it for overflow).
+	baseNano int64
+	wallBase bool
 	// early0 is rt.EarlyTime when the case began: under control, the
 	// virtual time that the schedule let pass while a goroutine of the
 	// case could run (a timer fired early) is not the pool's, and now
@@ -192,6 +199,14 @@ func (tr *tracker) lateDuring(from, to int64) int64 {
 	return m
 }
 
+// begin starts the case's clock.
+func (tr *tracker) begin() {
+	tr.base, tr.early0 = time.Now(), rt.EarlyTime()
+	if tr.base == tr.base.Round(0) { // no monotonic reading
+		tr.baseNano, tr.wallBase = tr.base.UnixNano(), true
+	}
+}
+
 // now is the case's next instant (nanoseconds since it began).
 func (tr *tracker) now() int64 { return tr.instant(tr.clock()) }
 
@@ -210,7 +225,12 @@ func (tr *tracker) now() int64 { return tr.instant(tr.clock()) }
 // room is to blame for. It moves only while every goroutine of the pool
 // is blocked: two readings with no yield point between are the same.
 func (tr *tracker) clock() int64 {
-	n := int64(time.Since(tr.base))
+	var n int64
+	if tr.wallBase {
+		n = time.Now().UnixNano() - tr.baseNano
+	} else {
+		n = int64(time.Since(tr.base))
+	}
 	if tr.cfg.control {
 		n -= int64(rt.EarlyTime() - tr.early0)
 	}
@@ -595,7 +615,7 @@ func runCase(newPool func(Options) Pool, w Workload, cfg Config) []*Finding {
 		w.Options.Capacity = cfg.Capacity
 	}
 	tr := newTracker(w, cfg)
-	tr.base, tr.early0 = time.Now(), rt.EarlyTime()
+	tr.begin()
 	var fs []*Finding
 	if cfg.control {
 		fs = tr.runControlled(newPool)
