@@ -65,6 +65,9 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	tr.capMu.Unlock()
 	capLog := b.capLog
 	c0 := tr.capacity()
+	if !ongoing && waitedAtMost(spans, cutoff) <= int64(tr.cfg.ProgressFloor) {
+		return nil
+	}
 	best, inBest, fulls := tr.longestStall(b, spans, capLog, cutoff)
 	if !inBest || !ongoing && best.to-best.from <= int64(tr.cfg.ProgressFloor) {
 		// The bound is at least the floor: a stall no longer than it is
@@ -190,6 +193,24 @@ func (tr *tracker) spans(b *sweep, cutoff int64, ongoing bool) []span {
 		spans[id] = sp
 	}
 	return spans
+}
+
+// waitedAtMost bounds the longest stall up to cutoff: the tasks' waits
+// (from submit to pend) up to cutoff, summed. A stall is a stretch of
+// time during which some task is pending, each instant of it within a
+// wait, so it is no longer than their union, and that no longer than
+// the sum: with no more than the floor waited in all, no stall can be
+// longer than the floor, and the sweep is not needed (under control,
+// where the clock moves only while every goroutine is blocked, most
+// cases wait far less in all).
+func waitedAtMost(spans []span, cutoff int64) int64 {
+	var sum int64
+	for _, sp := range spans {
+		if sp.sub != 0 && sp.sub < cutoff && sp.pend > sp.sub {
+			sum += min(sp.pend, cutoff) - sp.sub
+		}
+	}
+	return sum
 }
 
 // longestStall finds the longest stall up to cutoff, and the instants

@@ -57,28 +57,30 @@ const (
 // taskRec is what one task saw. Times are nanoseconds since the case
 // began; 0 means never.
 type taskRec struct {
+	// The small fields first, together: a case allocates one record per
+	// task.
 	verdict    atomic.Int32
 	runs       atomic.Int32
+	how        atomic.Int32
 	finished   atomic.Bool
+	cancelled  atomic.Bool // its context was cancelled before Submit returned
+	viaErr     atomic.Bool // submitted with SubmitErr: its error is the pool's to report
+	doneBefore atomic.Bool // its context was done before Submit was called
+	work       Work
 	submitAt   atomic.Int64
 	returnAt   atomic.Int64 // Submit returned
 	startAt    atomic.Int64
 	endAt      atomic.Int64
-	cancelled  atomic.Bool // its context was cancelled before Submit returned
-	viaErr     atomic.Bool // submitted with SubmitErr: its error is the pool's to report
-	doneBefore atomic.Bool // its context was done before Submit was called
-	how        atomic.Int32
 	err        error // the refusal (written before verdict)
-	op         string
 	round      int
 	weight     int
-	work       Work
 	returned   atomic.Pointer[TaskError] // the error it returned
 
 	tr   *tracker
-	id   int
-	task Task   // what it runs (set by its submit)
-	slot slotOp // its submit, as the slot says it (hang)
+	task Task // what it runs (set by its submit)
+	// slot is its id and the operation that submitted it (set by its
+	// submit: opOf), which a submitter's slot points to while in it (hang).
+	slot slotOp
 }
 
 // How a task ended.
@@ -108,6 +110,13 @@ type tracker struct {
 	p    Pool
 	ab   abilities
 	base time.Time
+	// baseNano is base.UnixNano() when base has no monotonic reading
+	// (taken in a testing/synctest bubble, under control; wallBase).
+	// time.Since(base) is then Now().Sub(base) on the wall clock, which
+	// is the difference of the UnixNanos: clock takes that, at a fifth
+	// of the cost (no Sub, no check of it for overflow).
+	baseNano int64
+	wallBase bool
 	// early0 is rt.EarlyTime when the case began: under control, the
 	// virtual time that the schedule let pass while a goroutine of the
 	// case could run (a timer fired early) is not the pool's, and now
@@ -190,6 +199,14 @@ func (tr *tracker) lateDuring(from, to int64) int64 {
 	return m
 }
 
+// begin starts the case's clock.
+func (tr *tracker) begin() {
+	tr.base, tr.early0 = time.Now(), rt.EarlyTime()
+	if tr.base == tr.base.Round(0) { // no monotonic reading
+		tr.baseNano, tr.wallBase = tr.base.UnixNano(), true
+	}
+}
+
 // now is the case's next instant (nanoseconds since it began).
 func (tr *tracker) now() int64 { return tr.instant(tr.clock()) }
 
@@ -208,7 +225,12 @@ func (tr *tracker) now() int64 { return tr.instant(tr.clock()) }
 // room is to blame for. It moves only while every goroutine of the pool
 // is blocked: two readings with no yield point between are the same.
 func (tr *tracker) clock() int64 {
-	n := int64(time.Since(tr.base))
+	var n int64
+	if tr.wallBase {
+		n = time.Now().UnixNano() - tr.baseNano
+	} else {
+		n = int64(time.Since(tr.base))
+	}
 	if tr.cfg.control {
 		n -= int64(rt.EarlyTime() - tr.early0)
 	}
@@ -245,7 +267,7 @@ func newTracker(w Workload, cfg Config) *tracker {
 	tr.ops, tr.children, total = w.layout()
 	tr.tasks = make([]taskRec, total)
 	for id := range tr.tasks {
-		tr.tasks[id].tr, tr.tasks[id].id = tr, id
+		tr.tasks[id].tr, tr.tasks[id].slot.task = tr, id
 	}
 	tr.exit = tr.workerExit
 	i := 0
@@ -293,8 +315,8 @@ func isTaskPanic(v any) bool {
 // run and runErr are the function handed to the pool for the task: its
 // record holds what the body needs, so that a submit makes one method
 // value rather than a closure over the body and another around it.
-func (rec *taskRec) run()          { _ = rec.tr.body(rec.id, rec.task) }
-func (rec *taskRec) runErr() error { return rec.tr.body(rec.id, rec.task) }
+func (rec *taskRec) run()          { _ = rec.tr.body(rec.slot.task, rec.task) }
+func (rec *taskRec) runErr() error { return rec.tr.body(rec.slot.task, rec.task) }
 
 // body is what task id runs.
 func (tr *tracker) body(id int, t Task) error {
@@ -369,8 +391,7 @@ func (tr *tracker) end(id int, w int64) {
 func (tr *tracker) submit(slot, id int, op Op) {
 	rec := &tr.tasks[id]
 	name := submitName(op.Kind == OpSubmitContext, tr.ab.weighted != nil, tr.round.Load() > 0)
-	rec.op = name
-	rec.slot = slotOp{name, id}
+	rec.slot.name = name
 	tr.slots[slot].Store(&rec.slot)
 	defer tr.slots[slot].Store(nil)
 	defer func() {
@@ -594,7 +615,7 @@ func runCase(newPool func(Options) Pool, w Workload, cfg Config) []*Finding {
 		w.Options.Capacity = cfg.Capacity
 	}
 	tr := newTracker(w, cfg)
-	tr.base, tr.early0 = time.Now(), rt.EarlyTime()
+	tr.begin()
 	var fs []*Finding
 	if cfg.control {
 		fs = tr.runControlled(newPool)
@@ -693,7 +714,7 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 					b.Wait()
 				}
 				for i := s; i < len(round.Ops); i += w.Submitters {
-					if k := round.Ops[i].Kind; k != OpResize && k != OpCancel {
+					if !isControl(round.Ops[i]) {
 						tr.do(s, base+i, round.Ops[i])
 					}
 				}
@@ -708,24 +729,21 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 		}
 		// Resize and Cancel run on a goroutine of their own, each after
 		// its Delay, so that they meet submitters blocked in Submit.
-		var control []Op
-		for _, op := range round.Ops {
-			if op.Kind == OpResize || op.Kind == OpCancel {
-				control = append(control, op)
-			}
-		}
-		if len(control) > 0 {
+		if slices.ContainsFunc(round.Ops, isControl) {
 			wg.Add(1)
 			rt.Go(func() {
 				defer wg.Done()
-				for _, op := range control {
-					rt.Sleep(time.Duration(op.Delay) * time.Microsecond)
-					tr.do(len(tr.slots)-2, -1, op)
+				for _, op := range round.Ops {
+					if isControl(op) {
+						rt.Sleep(time.Duration(op.Delay) * time.Microsecond)
+						tr.do(len(tr.slots)-2, -1, op)
+					}
 				}
 			})
 		}
-		closed := make(chan struct{})
+		var closed chan struct{}
 		if early {
+			closed = make(chan struct{})
 			rt.Go(func() {
 				defer rt.Close(closed)
 				if b != nil {
@@ -752,6 +770,10 @@ func (tr *tracker) run(newPool func(Options) Pool) {
 		tr.waitUnfin[ri] = tr.unfinished(func(t *taskRec) bool { return t.round <= ri })
 	}
 }
+
+// isControl says whether op is the controller's (Resize, Cancel), not a
+// submitter's.
+func isControl(op Op) bool { return op.Kind == OpResize || op.Kind == OpCancel }
 
 func (tr *tracker) do(slot, id int, op Op) {
 	switch op.Kind {
@@ -948,8 +970,10 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	// largest in effect over [from, to] is that at from or at one of
 	// those instants within, each computed once.
 	steps := b.steps[:0]
+	least := c0 // no capacity in effect is less: capAt is c0 or a Resize's
 	for _, ch := range log {
 		steps = append(steps, capStep{ch.call, capAt(ch.call)}, capStep{ch.at, capAt(ch.at)})
+		least = min(least, ch.cap)
 	}
 	b.steps = steps
 	maxCap := func(from, to int64) int {
@@ -965,7 +989,9 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	// less that of those of them ended at or before t. One sweep over the
 	// starts and ends in order (not a pass over every task for each task)
 	// has it at each start; the first task by id found over its bound is
-	// the finding, as a pass in id order would find it.
+	// the finding, as a pass in id order would find it. A weight within
+	// the least capacity ever in effect is within any bound: the bound
+	// is looked up only for a start over it.
 	edges := slices.Grow(b.edges[:0], 2*len(tr.tasks))
 	for j := range tr.tasks {
 		s, e := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load()
@@ -992,7 +1018,7 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 			}
 		}
 		for _, e := range edges[i:k] {
-			if e.kind != edgeStart || first >= 0 && e.id > first {
+			if e.kind != edgeStart || first >= 0 && e.id > first || running <= int64(least) {
 				continue
 			}
 			sub := tr.tasks[e.id].submitAt.Load()
@@ -1019,7 +1045,7 @@ type capStep struct {
 
 // opOf names the operation that submitted task id.
 func (tr *tracker) opOf(id int) string {
-	if op := tr.tasks[id].op; op != "" {
+	if op := tr.tasks[id].slot.name; op != "" {
 		return op
 	}
 	return "Submit"

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 // randomRecords is a tracker whose tasks' records (and Resizes) are drawn
@@ -86,6 +88,11 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 		}
 		if ok {
 			stalls++
+			// progress skips the sweep where the tasks waited no longer
+			// than the floor in all: no stall may be longer.
+			if bound := waitedAtMost(spans, cutoff); best.to-best.from > bound {
+				t.Fatalf("round %d: a stall of %d, longer than the %d the tasks waited in all\nspans %+v", round, best.to-best.from, bound, spans)
+			}
 		}
 	}
 	if stalls < 500 {
@@ -203,4 +210,28 @@ func capacityByScan(tr *tracker) *Finding {
 		}
 	}
 	return nil
+}
+
+// In a testing/synctest bubble (as under control) the case's clock reads
+// the wall clock's UnixNano, and gives what time.Since(base) gives; outside
+// one it is time.Since on the monotonic clock.
+func TestClockIsSince(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &tracker{}
+		tr.begin()
+		if !tr.wallBase {
+			t.Fatal("in a bubble, the case's beginning has a monotonic reading")
+		}
+		for _, d := range []time.Duration{0, 1, 999, 3 * time.Microsecond, 1500 * time.Millisecond, 7 * time.Hour} {
+			time.Sleep(d)
+			if got, want := tr.clock(), int64(time.Since(tr.base)); got != want {
+				t.Fatalf("after %v more: clock %d, time.Since %d", d, got, want)
+			}
+		}
+	})
+	tr := &tracker{}
+	tr.begin()
+	if tr.wallBase {
+		t.Fatal("outside a bubble, the case's beginning has no monotonic reading")
+	}
 }
