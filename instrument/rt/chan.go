@@ -41,9 +41,9 @@ func hchanOf(p unsafe.Pointer) *hchan { return *(**hchan)(p) }
 type entry struct {
 	sel    *selState // shared by the cases of one select (a plain send or receive is a select of one case)
 	idx    int       // the case of sel
-	val    any       // send: the value offered; receive: the value handed over
+	val    any       // receive: the value handed over
 	ok     bool
-	pusher pusher // send: puts val into the channel's buffer without blocking
+	pusher pusher // send: the case (its value, v: not boxed at every send), which puts v into the channel's buffer without blocking
 }
 
 // pusher is a send case that can put its value into the channel's buffer
@@ -303,7 +303,7 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 		// takes it from a blocked sender.
 		if e := firstLive(sh.senders, sel); e != nil && h.closed == 0 {
 			if h.dataqsiz == 0 {
-				c.V, _ = e.val.(T)
+				c.V = e.pusher.(*SendC[T]).v
 				c.OK = true
 				e.complete()
 				sh.senders = removeEntry(sh.senders, e)
@@ -429,7 +429,7 @@ func (c *SendC[T]) enqueue(r *run, sel *selState, idx int) {
 	if c.h == nil {
 		return
 	}
-	c.e, c.enq = entry{sel: sel, idx: idx, val: c.v, pusher: c}, true
+	c.e, c.enq = entry{sel: sel, idx: idx, pusher: c}, true
 	if c.sh == nil {
 		c.sh = r.shadowOf(c.h)
 	}
@@ -611,16 +611,18 @@ func (r *run) tryCases(g *gor, cases []Case, sel *selState) int {
 // allocation, which the goroutine uses again for its next plain send of
 // the same type (reuse).
 type sendOp[T any] struct {
-	c  SendC[T]
-	cs [1]Case
-	sw selWait
+	c   SendC[T]
+	cs  [1]Case
+	sw  selWait
+	gen uint64 // the run whose shadow c.sh is, once used
 }
 
 // recvOp is a plain receive, as sendOp.
 type recvOp[T any] struct {
-	c  RecvC[T]
-	cs [1]Case
-	sw selWait
+	c   RecvC[T]
+	cs  [1]Case
+	sw  selWait
+	gen uint64
 }
 
 // Send is `ch <- v`.
@@ -632,13 +634,13 @@ func Send[T any](ch chan<- T, v T) {
 	}
 	o := reuse[sendOp[T]](g)
 	h, sh := hchanOf(unsafe.Pointer(&ch)), o.c.sh
-	if h != o.c.h {
+	if h != o.c.h || o.gen != r.gen {
 		sh = nil
 	}
 	o.c = SendC[T]{ch: ch, v: v, h: h, sh: sh}
 	o.cs[0] = &o.c
 	r.selectCases(g, false, o.cs[:], "chan send", opSend, &o.sw)
-	*o = sendOp[T]{c: SendC[T]{h: h, sh: o.c.sh}}
+	*o = sendOp[T]{c: SendC[T]{h: h, sh: o.c.sh}, gen: r.gen}
 	keep(g, o)
 }
 
@@ -648,8 +650,8 @@ func Send[T any](ch chan<- T, v T) {
 // goroutine makes one at a time: a worker that receives its tasks from a
 // channel and sleeps in them (a receive of another type) makes two
 // allocations, not two per task. Its channel and that channel's shadow
-// are kept, so that the next on the same channel does not look the
-// shadow up.
+// are kept, so that the next on the same channel in the same run does
+// not look the shadow up.
 func reuse[O any](g *gor) *O {
 	for i, op := range g.op {
 		if o, ok := op.(*O); ok {
@@ -683,14 +685,14 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	}
 	o := reuse[recvOp[T]](g)
 	h, sh := hchanOf(unsafe.Pointer(&ch)), o.c.sh
-	if h != o.c.h {
+	if h != o.c.h || o.gen != r.gen {
 		sh = nil
 	}
 	o.c = RecvC[T]{ch: ch, h: h, sh: sh}
 	o.cs[0] = &o.c
 	r.selectCases(g, false, o.cs[:], "chan receive", opRecv, &o.sw)
 	v, ok := o.c.V, o.c.OK
-	*o = recvOp[T]{c: RecvC[T]{h: h, sh: o.c.sh}}
+	*o = recvOp[T]{c: RecvC[T]{h: h, sh: o.c.sh}, gen: r.gen}
 	keep(g, o)
 	return v, ok
 }
