@@ -55,6 +55,7 @@ type pusher interface{ push() bool }
 type selState struct {
 	done bool
 	idx  int
+	g    *gor // the goroutine blocked in it (ready.go)
 }
 
 // shadow holds the pending operations of controlled goroutines on one
@@ -91,9 +92,13 @@ func firstLive(list []*entry, sel *selState) *entry {
 	return nil
 }
 
-func (e *entry) complete() {
+func (r *run) complete(e *entry) {
 	e.sel.done = true
 	e.sel.idx = e.idx
+	if g := e.sel.g; g != nil {
+		r.selDone = r.selDone.sized(g.id + 1)
+		r.selDone.set(g.id)
+	}
 }
 
 func removeEntry(list []*entry, e *entry) []*entry {
@@ -305,7 +310,7 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 			if h.dataqsiz == 0 {
 				c.V = e.pusher.(*SendC[T]).v
 				c.OK = true
-				e.complete()
+				r.complete(e)
 				sh.senders = removeEntry(sh.senders, e)
 				return true
 			}
@@ -318,7 +323,7 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 		// into the slot just freed, as the runtime does.
 		if ok && h.dataqsiz > 0 && sh != nil {
 			if e := firstLive(sh.senders, nil); e != nil && e.pusher.push() {
-				e.complete()
+				r.complete(e)
 				sh.senders = removeEntry(sh.senders, e)
 			}
 		}
@@ -411,7 +416,7 @@ func (c *SendC[T]) do(r *run, sel *selState) bool {
 		if sh := r.shadows[unsafe.Pointer(h)]; sh != nil {
 			if e := firstLive(sh.receivers, sel); e != nil {
 				e.val, e.ok = c.v, true
-				e.complete()
+				r.complete(e)
 				sh.receivers = removeEntry(sh.receivers, e)
 				return true
 			}
@@ -537,6 +542,7 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		return r.tryCases(g, cases, nil)
 	}
 	sw = newSelWait(sw, cases)
+	sw.sel.g = g
 	sel := &sw.sel
 	tick := anyTicker(cases)
 	for {

@@ -20,5 +20,5 @@ var (
 	LastEarly      = &lastEarly
 )
 
-// Every choice of the package's tests checks the probes (probes.go).
-func init() { checkProbes = true }
+// Every choice of the package's tests checks its candidates (ready.go).
+func init() { checkReady = true }

@@ -178,10 +178,6 @@ type gor struct {
 	// callback; freed: it goes back to the free list as g ends.
 	wk    *worker
 	freed bool
-
-	// readyAt is the choice (picks) at which a case of the select g
-	// is blocked in was found ready (probes.go).
-	readyAt uint64
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -213,12 +209,18 @@ type run struct {
 	last    *gor
 	cand    []*gor
 	ids     []int
-	// probes are the cases of the selects goroutines are blocked in,
-	// timerProbes how many of them are receives from a timer's channel,
-	// maybe markReady's buffer (probes.go).
-	probes      []probe
-	timerProbes int
-	maybe       []int32
+	// The candidates of a choice (ready.go): the ids of the runnable
+	// goroutines, of those blocked on a wait that can end and of those
+	// whose select a counterpart completed, the cases
+	// of the selects goroutines are blocked in, how many of them are
+	// receives from a timer's channel, markReady's buffer, the
+	// goroutines blocked on another wait.
+	runnable, ready, selDone bitset
+	probes                   []probe
+	timerProbes              int
+	maybe                    []int32
+	others                   []*gor
+	want                     []*gor // verifyCands's buffer
 
 	events   chan struct{} // the holder found nobody to run: the coordinator takes over
 	extRep   chan *gor
@@ -474,6 +476,7 @@ func (r *run) newG() *gor {
 	r.gs = append(r.gs, g)
 	r.alive = append(r.alive, g)
 	r.live++
+	r.setRunnable(g)
 	return g
 }
 
@@ -505,6 +508,7 @@ func (r *run) exit(g *gor, ret *bool) {
 	}
 	g.atExit = nil
 	g.state = gDone
+	r.unsetRunnable(g)
 	r.live--
 	if !g.freed {
 		r.living-- // soon: it hands control over first
@@ -608,13 +612,9 @@ func (r *run) block(g *gor, op uint64, w wait) (ext bool) {
 	g.state = gBlocked
 	g.w = w
 	g.extOK = false
-	if w.sel != nil {
-		r.addProbes(g, w.sel)
-	}
+	r.blocked(g)
 	r.switchFrom(g, r.pick(g))
-	if w.sel != nil {
-		r.dropProbes(g)
-	}
+	r.unblocked(g)
 	ext = g.extOK
 	g.extOK = false
 	g.w = wait{}
@@ -734,7 +734,7 @@ func (r *run) pick(g *gor) *gor {
 	r.timeMoved()
 	r.settleBeforeChoice(g)
 	r.drainAdoptions()
-	picks := r.markReady()
+	r.markReady()
 	cands := r.cand[:0]
 	curRunnable := false
 	if r.canRun(g) {
@@ -747,29 +747,11 @@ func (r *run) pick(g *gor) *gor {
 		cands = append(cands, g)
 		curRunnable = true
 	}
-	for _, h := range r.alive {
-		// canRun, written out: every choice asks it of every goroutine
-		// alive, and a call for each costs more than the answer for most.
-		if h == g {
-			continue
-		}
-		if h.state != gRunnable {
-			if h.state != gBlocked {
-				continue
-			}
-			if sw := h.w.sel; sw != nil {
-				if !sw.sel.done && h.readyAt != picks {
-					continue // sw.ready, from the probes
-				}
-			} else if h.w.woken != nil {
-				if !*h.w.woken {
-					continue
-				}
-			} else if !h.w.ready() {
-				continue
-			}
-		}
-		cands = append(cands, h)
+	if others := r.appendCands(cands, g); checkReady {
+		r.verifyCands(g, others[len(cands):])
+		cands = others
+	} else {
+		cands = others
 	}
 	if len(cands) == 0 {
 		r.cand = cands
@@ -787,7 +769,7 @@ func (r *run) pick(g *gor) *gor {
 		r.markEarly()
 		return nil // time passes: the coordinator takes over
 	}
-	next.state = gRunnable
+	r.setRunnable(next)
 	return next
 }
 
@@ -1047,7 +1029,7 @@ func (r *run) afterExternal(launched []*gor) *gor {
 	// Deterministic order: by goroutine id.
 	for _, g := range launched {
 		if g.extOK {
-			g.state = gRunnable
+			r.setRunnable(g)
 			g.house = g.w.tick
 		}
 	}
@@ -1065,7 +1047,7 @@ func (r *run) afterExternal(launched []*gor) *gor {
 	}
 	next := r.choose(cands[0], false, cands)
 	if next != nil {
-		next.state = gRunnable
+		r.setRunnable(next)
 	}
 	return next
 }
