@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"os"
 	"slices"
 )
 
@@ -198,8 +199,13 @@ func (r *run) appendCands(cands []*gor, g *gor) []*gor {
 }
 
 // checkReady makes every choice check its candidates against those that
-// asking every goroutine alive gives (the package's tests turn it on).
-var checkReady bool
+// asking every goroutine alive gives: the package's tests turn it on, and
+// EnvCheckReady=1 does for any test binary (a run panics at the first
+// choice where they differ, with both lists).
+var checkReady = os.Getenv(EnvCheckReady) == "1"
+
+// EnvCheckReady set to 1 checks every choice's candidates (checkReady).
+const EnvCheckReady = "EXECSPEC_CHECK_READY"
 
 // verifyCands panics if cands, the candidates but g, are not those
 // that asking every goroutine alive gives.
