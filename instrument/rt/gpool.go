@@ -23,7 +23,10 @@ import (
 // worker's loop below its function, a frame of this package that where
 // skips, and its "created by" line names the controlled goroutine that
 // started the worker first. Schedules do not depend on it: choices are
-// made among gor records, whose ids are the run's.
+// made among gor records, whose ids are the run's. What sees runtime
+// goroutines rather than controlled ones sees workers: a runtime trace
+// (runtime/trace) shows one goroutine running several controlled ones,
+// and profiler labels are those of the goroutine that made the worker.
 //
 // The counts of settleBeforeChoice see workers: a worker on the free list
 // is one of the process's goroutines (r.living counts it from the run's
