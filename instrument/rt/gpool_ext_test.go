@@ -55,7 +55,7 @@ const churnGoroutines = 1 + 3*3 + 3
 func TestReuseKeepsSchedules(t *testing.T) {
 	defer func() { *rt.AlwaysSettle = false }()
 	// The settles skipped are compared on one P only: with GOMAXPROCS
-	// set, the process keeps its Ps (procs.go), and a goroutine of the
+	// set, the process keeps its Ps (rtproc.HoldOneProc), and a goroutine of the
 	// process that ends on another P meanwhile (the watchdog of the run
 	// before) makes a run settle once.
 	oneP := os.Getenv("GOMAXPROCS") == ""
