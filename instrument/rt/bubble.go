@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/execspec/execspec/instrument/rt/rtproc"
 	"github.com/execspec/execspec/properties/control/sched"
 )
 
@@ -35,7 +36,7 @@ type Bubble struct {
 	early    string // the early note of the last run (EarlyNote)
 	// pool holds the free workers of its runs (gpool.go); its root
 	// goroutine alone touches it.
-	pool gpool
+	pool rtproc.Pool
 }
 
 // job is one thing the bubble does: a controlled run of body, or f.
@@ -52,12 +53,12 @@ type job struct {
 // NewBubble returns a Bubble of t, or an error if this Go is not one
 // whose channel layout and synctest the scheduler knows. Its goroutine
 // starts with the first Run or Do. While tests run under control, the
-// collector's heap goal is raised (gc.go).
+// collector's heap goal is raised (rtproc.LessGC).
 func NewBubble(t *testing.T) (*Bubble, error) {
 	if err := checkGo(); err != nil {
 		return nil, err
 	}
-	lessGC()
+	rtproc.LessGC()
 	return &Bubble{t: t}, nil
 }
 
@@ -110,7 +111,7 @@ func (b *Bubble) exec(j *job) *job {
 			}()
 			defer watchSettles()()
 			synctest.Test(b.t, func(bt *testing.T) {
-				defer b.pool.drain()
+				defer b.pool.Drain()
 				for j := range b.jobs {
 					serve(bt, &b.pool, j)
 				}
@@ -125,7 +126,7 @@ func (b *Bubble) exec(j *job) *job {
 
 // serve does j on the root goroutine of the bubble, whose test is t and
 // free workers pool.
-func serve(t *testing.T, pool *gpool, j *job) {
+func serve(t *testing.T, pool *rtproc.Pool, j *job) {
 	defer close(j.done)
 	defer func() {
 		if v := recover(); v != nil {

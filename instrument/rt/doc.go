@@ -48,13 +48,14 @@
 //     the goroutines' own real selects would have (external.go).
 //   - Garbage collection: while a test is under control, a ballast (an
 //     untouched allocation without pointers) raises the collector's heap
-//     goal, unless GOGC is set (gc.go).
+//     goal, unless GOGC is set (rtproc.LessGC).
 //   - One P: a run runs on one P (GOMAXPROCS 1), so that a handover of
 //     control does not wake an idle P's thread for nothing; a Session
 //     keeps one P from its first run to Close, and the process gets its
 //     Ps back after, unless GOMAXPROCS is set in the environment (then
 //     nothing changes). Instrumented code asks GOMAXPROCS (the rewriter's
-//     gomaxprocs rule) and sees the value the process had (procs.go).
+//     gomaxprocs rule) and sees the value the process had
+//     (rtproc.HoldOneProc).
 //   - Config.EarlyTimers: while a goroutine waits for a timer, letting
 //     time pass is a candidate of one decision in four; choosing it lets
 //     virtual time pass while the runnable goroutines wait (they are
@@ -119,13 +120,6 @@
 //     created when it is not (settleBeforeChoice).
 //     TestFastPathKeepsReplays checks that skipping changes no run and
 //     no replay.
-//   - Workers (gpool.go): a controlled goroutine runs on a runtime
-//     goroutine of the bubble, which goes back to the bubble's free list
-//     when the function returns (not when it panics, calls Goexit or is
-//     unwound) and runs a later controlled goroutine, of the same run or
-//     of a later run of a Bubble, with its stack already grown. The free
-//     workers end with the bubble. TestReuseKeepsSchedules checks that
-//     reuse changes no schedule and no settle skipped.
 //     A settle that cannot end (an uncontrolled goroutine in a wait
 //     synctest does not count as blocked, such as Go's own sync.Mutex,
 //     or one that never blocks) is stopped by a watchdog outside the
@@ -134,6 +128,14 @@
 //     steps stand still that long while nothing settles: the goroutine
 //     holding control loops without a yield point (`for !done {}`) or
 //     waits in code that is not instrumented.
+//   - Workers (gpool.go, rtproc.Worker): a controlled goroutine runs on
+//     a runtime goroutine of the bubble, which goes back to the bubble's
+//     free list when the function returns (not when it panics, calls
+//     Goexit or is unwound) and runs a later controlled goroutine, of the
+//     same run or of a later run of a Bubble, with its stack already
+//     grown. The free workers end with the bubble.
+//     TestReuseKeepsSchedules checks that reuse changes no schedule and
+//     no settle skipped.
 //   - Spin loops (the rewriter's goschedloop and spincas rules,
 //     GoschedLoop and SpinCAS): a loop that only yields yields once, and
 //     a goroutine spinning on a compare-and-swap waits until it would

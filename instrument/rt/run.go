@@ -6,12 +6,13 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/execspec/execspec/instrument/rt/rtproc"
 	"github.com/execspec/execspec/properties/control/sched"
 )
 
 // runOnce runs main under control; it must be called on the root
 // goroutine of a synctest bubble, whose free workers are pool's.
-func runOnce(cfg Config, pool *gpool, main func()) (sched.Schedule, error) {
+func runOnce(cfg Config, pool *rtproc.Pool, main func()) (sched.Schedule, error) {
 	r := newRun(cfg)
 	r.pool = pool
 	if !active.CompareAndSwap(nil, r) {
@@ -68,8 +69,8 @@ func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s sched.Schedule, e
 	}
 	defer watchSettles()()
 	synctest.Test(t, func(bt *testing.T) {
-		var pool gpool
-		defer pool.drain()
+		var pool rtproc.Pool
+		defer pool.Drain()
 		s, err = runOnce(cfg, &pool, func() { body(bt) })
 	})
 	return s, err

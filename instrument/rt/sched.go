@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/execspec/execspec/executor/point"
+	"github.com/execspec/execspec/instrument/rt/rtproc"
 	"github.com/execspec/execspec/internal/goid"
 	"github.com/execspec/execspec/properties/control/sched"
 )
@@ -175,9 +176,12 @@ type gor struct {
 	op     [2]any   // its last plain sends or receives, to use again (chan.go)
 
 	// wk is the worker g runs on (gpool.go), nil for an adopted timer
-	// callback; freed: it goes back to the free list as g ends.
-	wk    *worker
+	// callback; freed: it goes back to the free list as g ends. r and fn
+	// are g's run and function, for the worker (Run).
+	wk    *rtproc.Worker
 	freed bool
+	r     *run
+	fn    func()
 }
 
 // abortSignal unwinds a controlled goroutine when a run is stopped.
@@ -245,7 +249,8 @@ type run struct {
 	extOwn   []extOwner
 	wake     *time.Timer
 	launched []*gor // toLaunch's buffer
-	pool     *gpool // the bubble's free workers (gpool.go)
+	// pool holds the bubble's free workers (gpool.go).
+	pool *rtproc.Pool
 	// holding: the goroutine holding control runs the external phase
 	// itself (holderPhase); the coordinator's watch lets time pass.
 	holding atomic.Bool
@@ -484,6 +489,8 @@ func (r *run) newG() *gor {
 // worker once g holds control; it reports whether the worker is free
 // for another (gpool.go).
 func (r *run) start(g *gor, fn func()) (free bool) {
+	g.gp.Store(goid.Curg())
+	g.fn = nil
 	defer r.exit(g, &free)
 	if r.aborting {
 		return false
@@ -496,7 +503,7 @@ func (r *run) start(g *gor, fn func()) (free bool) {
 // *ret says on entry whether the function returned, and on return
 // whether g's worker went back to the free list.
 func (r *run) exit(g *gor, ret *bool) {
-	g.freed = *ret && !r.aborting && r.release(g)
+	g.freed = *ret && !r.aborting && g.wk != nil && r.pool.Put(g.wk)
 	*ret = g.freed
 	if v := recover(); v != nil && !IsAbort(v) && !r.aborting {
 		r.fail(&PanicError{G: g.id, Steps: r.steps, Value: v, Stack: debug.Stack()})
@@ -850,7 +857,7 @@ func (r *run) pickCase(g *gor, n int) int {
 // goroutines can end them), decides deadlocks and leaks, and unwinds the
 // goroutines of a stopped run one at a time.
 func (r *run) coordinate(main func()) error {
-	defer HoldOneProc()() // a run runs on one P (procs.go)
+	defer HoldOneProc()() // a run runs on one P (rtproc.HoldOneProc)
 	r.gcount[0].Name = "/sched/goroutines-created:goroutines"
 	r.created0 = r.created()
 	r.living = runtime.NumGoroutine()
@@ -1175,28 +1182,3 @@ func ReplayWith(t *testing.T, cfg Config, s sched.Schedule, body func(t *testing
 	}
 	return err
 }
-
-// growStack grows the calling goroutine's stack while it is shallow: a
-// controlled goroutine's step goes deep (the program, the scheduler's
-// choice, the runtime's clock), and a stack that grows there is copied
-// frame by frame (about 30 frames to walk); grown here, at the start, it
-// is copied with two. The byte it returns is only there so that the
-// frame is not optimised away.
-//
-//go:noinline
-func growStack() byte {
-	var buf [stackWant]byte
-	buf[stackIdx] = 1
-	return buf[stackIdx/2]
-}
-
-// stackWant is the frame growStack takes: the stack grows to the next
-// power of two that holds it (16 KiB; 8 KiB was too little for ants'
-// steps, 32 KiB cost more to clear than it saved).
-const stackWant = 12 << 10
-
-// stackGrown is the stack size growStack leaves (stackShrunk).
-const stackGrown = 16 << 10
-
-// stackIdx is read, not constant, so that buf is written for real.
-var stackIdx = stackWant - 1

@@ -48,7 +48,7 @@ func init() {
 // the process's goroutines change while it counts them
 // (settleBeforeChoice).
 func watchSettles() (stop func()) {
-	// The process is on one P as long as it watches (procs.go).
+	// The process is on one P as long as it watches (rtproc.HoldOneProc).
 	release := HoldOneProc()
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {

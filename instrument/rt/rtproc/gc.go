@@ -1,4 +1,4 @@
-package rt
+package rtproc
 
 import (
 	"os"
@@ -30,8 +30,8 @@ var (
 	ballast     []byte
 )
 
-// lessGC puts the ballast in place, once per process, unless GOGC is set.
-func lessGC() {
+// LessGC puts the ballast in place, once per process, unless GOGC is set.
+func LessGC() {
 	ballastOnce.Do(func() {
 		if os.Getenv("GOGC") == "" {
 			ballast = make([]byte, ballastSize)

@@ -1,6 +1,6 @@
 //go:build !amd64 && !arm64
 
-package rt
+package rtproc
 
 // stackShrunk reports whether the calling goroutine's stack may be
 // smaller than growStack makes it: here the stack's bounds are not read
