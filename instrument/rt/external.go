@@ -35,14 +35,25 @@ import (
 // goroutines complete, with what values, at what virtual time, is what
 // the handovers gave: the schedule does not change
 // (TestExternalWaitKeepsRuns).
+//
+// Most phases of a pool can only end by a timer: the channels left once
+// the timers' are set aside (a worker's tasks, a pool's context) complete
+// only if some goroutine runs, and none can while the others are durably
+// blocked until a timer of the bubble's heap fires (a sleep, an
+// AfterFunc, a context's deadline). When the bubble says that none is due
+// before the earliest the phase knows of (rtlayout's OnlyTime), the phase
+// waits for that instant alone, and the sweep completes what can complete
+// then: no select case is built, no channel locked and waited on.
 
 // alwaysLaunch turns waitFirst off, waitsOnCoordinator counts the
-// phases it ran and holderPhases those of them that the goroutine
-// holding control ran (tests).
+// phases it ran, holderPhases those of them that the goroutine holding
+// control ran and onlyTimePhases those that waited for a timer alone
+// (tests).
 var (
 	alwaysLaunch       bool
 	waitsOnCoordinator atomic.Int64
 	holderPhases       atomic.Int64
+	onlyTimePhases     atomic.Int64
 )
 
 // waitFirst runs the external phase on the coordinator if it can (see
@@ -65,19 +76,17 @@ func (r *run) waitFirst(launched []*gor) bool {
 	// them is due (or at the horizon), and the receives below complete
 	// those due then, as their real selects would have when it fired.
 	// Otherwise, and for every other channel, one real select.
-	// And where only a timer can end the phase, only the earliest is
-	// waited for (timeonly.go).
 	now := time.Now().UnixNano()
 	wait := r.cfg.Horizon
 	sc, own := r.extCases[:0], r.extOwn[:0]
-	b := bubbleOf(launched[0].w.sel.cases[0].h)
+	b := launched[0].w.sel.cases[0].h.Bubble()
 	for _, g := range launched {
 		for j, c := range g.w.sel.all {
 			h := c.hc()
 			if h == nil {
 				continue
 			}
-			if b != nil && h.bubble != b {
+			if b != nil && h.Bubble() != b {
 				b = nil
 			}
 			if when := g.w.sel.cases[j].when; when != nil {
@@ -89,7 +98,7 @@ func (r *run) waitFirst(launched []*gor) bool {
 			}
 		}
 	}
-	if len(own) > 0 && b.onlyTime(now, now+int64(wait)) {
+	if len(own) > 0 && b.OnlyTime(now, now+int64(wait)) {
 		onlyTimePhases.Add(1)
 		own = own[:0]
 	}
