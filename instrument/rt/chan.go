@@ -127,7 +127,8 @@ func (r *run) caseReady(h *hchan, recv bool, sh *shadow, sel *selState) bool {
 // selWait is a blocked select (a plain send or receive is a select of
 // one case): its state, its cases, what readiness needs of them, and
 // what the real select of the external phase chose. One allocation
-// holds it all (a plain send or receive: with its case, opOf).
+// holds it all (a plain send or receive: with its case, sendOp), and
+// the goroutine uses it again (reuse).
 type selWait struct {
 	sel    selState
 	all    []Case
@@ -137,9 +138,6 @@ type selWait struct {
 }
 
 func newSelWait(sw *selWait, cases []Case) *selWait {
-	if sw == nil {
-		sw = new(selWait)
-	}
 	sw.sel.idx, sw.all, sw.extIdx = -1, cases, -1
 	sw.cases = sw.buf[:0]
 	if len(cases) > len(sw.buf) {
@@ -257,7 +255,10 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 	if h == nil {
 		return false
 	}
-	sh := r.shadows[unsafe.Pointer(h)]
+	sh := c.sh
+	if sh == nil {
+		sh = r.shadows[unsafe.Pointer(h)]
+	}
 	if sh != nil && len(sh.stash) > 0 {
 		v := sh.stash[0]
 		sh.stash = sh.stash[1:]
@@ -375,7 +376,11 @@ func (c *SendC[T]) do(r *run, sel *selState) bool {
 		return false
 	}
 	if h.Closed == 0 && h.Qcount == 0 {
-		if sh := r.shadows[unsafe.Pointer(h)]; sh != nil {
+		sh := c.sh
+		if sh == nil {
+			sh = r.shadows[unsafe.Pointer(h)]
+		}
+		if sh != nil {
 			if e := firstLive(sh.receivers, sel); e != nil {
 				e.val, e.ok = c.v, true
 				e.complete()
@@ -458,11 +463,14 @@ func Select(hasDefault bool, cases ...Case) int {
 		return realSelect(hasDefault, cases, nil)
 	}
 	name := "select"
-	op := opSelect
 	if len(cases) == 0 {
 		name = "select {}"
 	}
-	return r.selectCases(g, hasDefault, cases, name, op, nil)
+	sw := reuse[selWait](g) // as a plain operation's
+	i := r.selectCases(g, hasDefault, cases, name, opSelect, sw)
+	*sw = selWait{}
+	keep(g, sw)
+	return i
 }
 
 // realSelect performs the select for real. With cancel, it is one more
@@ -496,8 +504,7 @@ func realSelect(hasDefault bool, cases []Case, cancel <-chan struct{}) int {
 	return i
 }
 
-// selectCases runs a select of g; sw, if not nil, is the zero selWait
-// to use (opOf's).
+// selectCases runs a select of g; sw is the zero selWait to use.
 func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op uint64, sw *selWait) int {
 	if hasDefault {
 		r.yield(g, op)
@@ -688,9 +695,8 @@ func (s Sender[T]) Send(v T) { Send(s.ch, v) }
 // Case is the select case `ch <- v`.
 func (s Sender[T]) Case(v T) *SendC[T] { return SendCase(s.ch, v) }
 
-// timersReadable says whether the runtime's timers can be read
-// (rtlayout.TimersReadable). Elsewhere timers fire only once every
-// controlled goroutine is blocked.
+// timersReadable: rtlayout.TimersReadable (elsewhere timers fire only
+// once every controlled goroutine is blocked).
 var timersReadable = rtlayout.TimersReadable
 
 // realReady reports whether an operation on h (a receive if recv, else a

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -93,7 +94,7 @@ func (r *run) waitFirst(launched []*gor) bool {
 				if w := *when; w > 0 && time.Duration(w-now) < wait {
 					wait = time.Duration(w - now)
 				}
-			} else if !waitedOn(own, h) {
+			} else if !slices.ContainsFunc(own, func(o extOwner) bool { return o.h == h }) {
 				own = append(own, extOwner{g, int32(j), h})
 			}
 		}
@@ -174,16 +175,6 @@ type extOwner struct {
 	g *gor
 	j int32
 	h *hchan
-}
-
-// waitedOn reports whether a case of own is on h.
-func waitedOn(own []extOwner, h *hchan) bool {
-	for i := range own {
-		if own[i].h == h {
-			return true
-		}
-	}
-	return false
 }
 
 // holderPhase runs the external phase on the goroutine holding control,
