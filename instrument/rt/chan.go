@@ -88,18 +88,8 @@ func removeEntry(list []*entry, e *entry) []*entry {
 type chanCase struct {
 	h    *hchan
 	sh   *shadow // h's, once the case is enqueued
-	when *int64  // a receive from a timer's channel: the timer's when (rtlayout.WhenOf), if readable
+	when *int64  // a receive from a timer's channel: its timer's when, if readable (the timer is the channel's for life)
 	recv bool
-}
-
-// withWhen returns c with when set, for a receive from a timer's
-// channel where the runtime's timers can be read (a channel's timer is
-// the same for its whole life).
-func (c chanCase) withWhen() chanCase {
-	if c.recv && timersReadable && c.h != nil && c.h.Timer != nil {
-		c.when = rtlayout.WhenOf(c.h.Timer)
-	}
-	return c
 }
 
 // caseReady reports whether a case on h (a receive if recv, else a send)
@@ -248,7 +238,9 @@ func (c *RecvC[T]) hc() *hchan { return c.h }
 
 func (c *RecvC[T]) ready(r *run, sel *selState) bool { return r.caseReady(c.h, true, c.sh, sel) }
 
-func (c *RecvC[T]) chanCase() chanCase { return chanCase{h: c.h, sh: c.sh, recv: true} }
+func (c *RecvC[T]) chanCase() chanCase {
+	return chanCase{h: c.h, sh: c.sh, when: c.h.When(), recv: true}
+}
 
 func (c *RecvC[T]) do(r *run, sel *selState) bool {
 	h := c.h
@@ -517,7 +509,7 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		sw.cases = sw.cases[:0]
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
-			sw.cases = append(sw.cases, c.chanCase().withWhen())
+			sw.cases = append(sw.cases, c.chanCase())
 		}
 		gotExt := r.block(g, op, wait{op: name, sel: sw, tick: tick})
 		for _, c := range cases {

@@ -43,8 +43,9 @@ import (
 // blocked until a timer of the bubble's heap fires (a sleep, an
 // AfterFunc, a context's deadline). When the bubble says that none is due
 // before the earliest the phase knows of (rtlayout's OnlyTime), the phase
-// waits for that instant alone, and the sweep completes what can complete
-// then: no select case is built, no channel locked and waited on.
+// sleeps until then and the sweep completes what can complete: no select
+// case is built, no channel locked and waited on, nothing else ran to
+// settle, and a send may wait too (nothing can close its channel).
 
 // alwaysLaunch turns waitFirst off, waitsOnCoordinator counts the
 // phases it ran, holderPhases those of them that the goroutine holding
@@ -64,14 +65,6 @@ func (r *run) waitFirst(launched []*gor) bool {
 	if alwaysLaunch || alwaysSettle || r.foreign || r.waitAdoption() || r.stdWaits(false) || len(launched) == 0 {
 		return false
 	}
-	for _, g := range launched {
-		for i := range g.w.sel.cases {
-			if !g.w.sel.cases[i].recv {
-				return false
-			}
-		}
-	}
-	waitsOnCoordinator.Add(1)
 	// Where the runtime's timers can be read, a receive from a timer's
 	// channel is not waited on: the phase wakes when the earliest of
 	// them is due (or at the horizon), and the receives below complete
@@ -81,15 +74,14 @@ func (r *run) waitFirst(launched []*gor) bool {
 	wait := r.cfg.Horizon
 	sc, own := r.extCases[:0], r.extOwn[:0]
 	b := launched[0].w.sel.cases[0].h.Bubble()
+	recvOnly, oneBubble := true, true
 	for _, g := range launched {
 		for j, c := range g.w.sel.all {
 			h := c.hc()
 			if h == nil {
 				continue
 			}
-			if b != nil && h.Bubble() != b {
-				b = nil
-			}
+			recvOnly, oneBubble = recvOnly && g.w.sel.cases[j].recv, oneBubble && h.Bubble() == b
 			if when := g.w.sel.cases[j].when; when != nil {
 				if w := *when; w > 0 && time.Duration(w-now) < wait {
 					wait = time.Duration(w - now)
@@ -99,9 +91,17 @@ func (r *run) waitFirst(launched []*gor) bool {
 			}
 		}
 	}
-	if len(own) > 0 && b.OnlyTime(now, now+int64(wait)) {
+	r.extOwn = own[:0]
+	onlyTime := oneBubble && b.OnlyTime(now, now+int64(wait))
+	if !onlyTime && !recvOnly {
+		return false
+	}
+	waitsOnCoordinator.Add(1)
+	if onlyTime { // (above)
 		onlyTimePhases.Add(1)
-		own = own[:0]
+		time.Sleep(wait)
+		r.sweep(launched)
+		return true
 	}
 	for _, o := range own {
 		sc = append(sc, o.g.w.sel.all[o.j].reflectCase())
@@ -152,12 +152,19 @@ func (r *run) waitFirst(launched []*gor) bool {
 		}
 	}
 	clear(sc)
-	r.extCases, r.extOwn = sc[:0], own[:0]
+	r.extCases = sc[:0]
 	settle()
+	r.sweep(launched)
+	return true
+}
+
+// sweep completes, in the order of ids, the operations of launched that
+// can complete now (extOK), but for the one the phase's select took.
+func (r *run) sweep(launched []*gor) {
 	r.timeMoved()
 	for _, g := range launched {
-		// Where the runtime's timers can be read, a receive that cannot
-		// complete is known without trying it (isReady reads the
+		// Where the runtime's timers can be read, an operation that
+		// cannot complete is known without trying it (isReady reads the
 		// channel's descriptor and its timer).
 		if g.extOK || timersReadable && !r.isReady(&g.w) {
 			continue
@@ -167,7 +174,6 @@ func (r *run) waitFirst(launched []*gor) bool {
 			g.extOK = true
 		}
 	}
-	return true
 }
 
 // extOwner is a case of waitFirst's select: the goroutine and its case.

@@ -63,14 +63,24 @@ var TimersReadable = strings.HasPrefix(runtime.Version(), "go1.26") && unsafe.Si
 // (TimersReadable only).
 func WhenOf(t unsafe.Pointer) *int64 { return (*int64)(unsafe.Add(t, 24)) }
 
+// When returns where the timer of h, a timer's or ticker's channel,
+// keeps when it fires next, or nil if h is not one or timers cannot be
+// read.
+func (h *Chan) When() *int64 {
+	if !TimersReadable || h == nil || h.Timer == nil {
+		return nil
+	}
+	return WhenOf(h.Timer)
+}
+
 // TimerWhen returns when the timer of h fires next in the runtime's
 // clock (the bubble's: time.Now().UnixNano()), or 0 if h is not a timer's
 // channel, the timer is stopped or fired, or timers cannot be read.
 func TimerWhen(h *Chan) int64 {
-	if !TimersReadable || h == nil || h.Timer == nil {
-		return 0
+	if w := h.When(); w != nil {
+		return *w
 	}
-	return *WhenOf(h.Timer)
+	return 0
 }
 
 // TimerArmed reports whether h is the channel of a timer that will fire
