@@ -2,38 +2,16 @@ package rt
 
 import (
 	"reflect"
-	"runtime"
 	"slices"
-	"strings"
 	"unsafe"
+
+	"github.com/execspec/execspec/instrument/rt/internal/rtlayout"
 )
 
-// hchan mirrors the head of the runtime's channel descriptor
-// (runtime/chan.go, Go 1.23 to 1.26). The scheduler reads it, never
-// writes it, and only while every goroutine that could change it is
-// blocked (settled), to tell without side effects whether an operation
-// could complete: a non-blocking probe that receives would lose the value.
-// checkGo refuses other Go versions.
-type hchan struct {
-	qcount   uint
-	dataqsiz uint
-	buf      unsafe.Pointer
-	elemsize uint16
-	closed   uint32
-	timer    unsafe.Pointer
-	elemtype unsafe.Pointer
-	sendx    uint
-	recvx    uint
-	recvq    waitq
-	sendq    waitq
-	bubble   *synctestBubble // Go 1.25 and 1.26: read only through bubbleOf
-}
-
-type waitq struct{ first, last unsafe.Pointer }
-
-// hchanOf returns the descriptor of the channel stored at p (a pointer to
-// a variable of any channel type), or nil for a nil channel.
-func hchanOf(p unsafe.Pointer) *hchan { return *(**hchan)(p) }
+// hchan is the runtime's channel descriptor, read (never written) while
+// every goroutine that could change it is blocked (settled), to tell
+// without side effects whether an operation could complete (rtlayout).
+type hchan = rtlayout.Chan
 
 // entry is an operation of a blocked controlled goroutine, pending on a
 // channel's shadow: two controlled goroutines that meet on a channel are
@@ -115,34 +93,19 @@ func removeEntry(list []*entry, e *entry) []*entry {
 type chanCase struct {
 	h    *hchan
 	sh   *shadow // h's, once the case is enqueued
-	when *int64  // a receive from a timer's channel: the timer's when (timerWhen), if readable
+	when *int64  // a receive from a timer's channel: its timer's when, if readable (the timer is the channel's for life)
 	recv bool
 }
 
-// withWhen returns c with when set, for a receive from a timer's
-// channel where the runtime's timers can be read (a channel's timer is
-// the same for its whole life).
-func (c chanCase) withWhen() chanCase {
-	if c.recv && timersReadable && c.h != nil && c.h.timer != nil {
-		c.when = (*int64)(unsafe.Add(c.h.timer, 24)) // as timerWhen
-	}
-	return c
-}
-
 // caseReady reports whether a case on h (a receive if recv, else a send)
-// of the select sel could complete now: by the channel's descriptor (a
-// value or a blocked sender in the runtime, room in the buffer or a
-// blocked receiver, closed), a timer whose time came, or a counterpart of
-// another select pending on the shadow sh (looked up if nil).
+// of the select sel could complete now: for real (realReady), or by a
+// counterpart of another select pending on the shadow sh (looked up if
+// nil).
 func (r *run) caseReady(h *hchan, recv bool, sh *shadow, sel *selState) bool {
 	if h == nil {
 		return false
 	}
-	if recv {
-		if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer) {
-			return true
-		}
-	} else if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil {
+	if r.realReady(h, recv) {
 		return true
 	}
 	if sh == nil {
@@ -159,7 +122,8 @@ func (r *run) caseReady(h *hchan, recv bool, sh *shadow, sel *selState) bool {
 // selWait is a blocked select (a plain send or receive is a select of
 // one case): its state, its cases, what readiness needs of them, and
 // what the real select of the external phase chose. One allocation
-// holds it all (a plain send or receive: with its case, opOf).
+// holds it all (a plain send or receive: with its case, sendOp), and
+// the goroutine uses it again (reuse).
 type selWait struct {
 	sel    selState
 	all    []Case
@@ -169,9 +133,6 @@ type selWait struct {
 }
 
 func newSelWait(sw *selWait, cases []Case) *selWait {
-	if sw == nil {
-		sw = new(selWait)
-	}
 	sw.sel.idx, sw.all, sw.extIdx = -1, cases, -1
 	sw.cases = sw.buf[:0]
 	if len(cases) > len(sw.buf) {
@@ -195,13 +156,11 @@ func (w *selWait) ready(r *run) bool {
 		}
 		sh := c.sh
 		if c.recv {
-			if h.qcount > 0 || h.closed != 0 || h.sendq.first != nil ||
-				c.when != nil && *c.when > 0 && *c.when <= r.now() ||
+			if h.RecvNow() || c.when != nil && *c.when > 0 && *c.when <= r.now() ||
 				len(sh.stash) > 0 || len(sh.senders) > 0 && firstLive(sh.senders, &w.sel) != nil {
 				return true
 			}
-		} else if h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil ||
-			len(sh.receivers) > 0 && firstLive(sh.receivers, &w.sel) != nil {
+		} else if h.SendNow() || len(sh.receivers) > 0 && firstLive(sh.receivers, &w.sel) != nil {
 			return true
 		}
 	}
@@ -217,20 +176,16 @@ func (w *selWait) ext(cancel <-chan struct{}) bool {
 
 // tryNow performs the select for real if it can complete now, as a
 // select with a default case (realSelect), and returns the index of the
-// case that completed or -1. Where the runtime's timers can be read, the
-// descriptors tell which cases may complete (a value or a blocked
-// counterpart that may have been woken meanwhile, room, closed, a timer
-// due): a select only one of whose cases may complete is that case's
-// try, without reflect.
+// case that completed or -1. Where the runtime's timers can be read,
+// realReady tells the cases that may complete: a select with only one
+// is that case's try, without reflect.
 func (w *selWait) tryNow(r *run) int {
 	if !timersReadable {
 		return realSelect(true, w.all, nil)
 	}
 	k := -1
 	for i := range w.cases {
-		c := &w.cases[i]
-		if h := c.h; h != nil && (h.closed != 0 || !c.recv && (h.qcount < h.dataqsiz || h.recvq.first != nil) ||
-			c.recv && (h.qcount > 0 || h.sendq.first != nil || h.timer != nil && r.timerDue(h.timer))) {
+		if c := &w.cases[i]; c.h != nil && r.realReady(c.h, c.recv) {
 			if k >= 0 {
 				return realSelect(true, w.all, nil)
 			}
@@ -245,7 +200,7 @@ func (w *selWait) tryNow(r *run) int {
 
 func (w *selWait) timed() bool {
 	for i := range w.cases {
-		if w.cases[i].recv && timerArmed(w.cases[i].h) {
+		if w.cases[i].recv && rtlayout.TimerArmed(w.cases[i].h) {
 			return true
 		}
 	}
@@ -281,21 +236,26 @@ type RecvC[T any] struct {
 
 // RecvCase returns the case `<-ch` of a select.
 func RecvCase[T any](ch <-chan T) *RecvC[T] {
-	return &RecvC[T]{ch: ch, h: hchanOf(unsafe.Pointer(&ch))}
+	return &RecvC[T]{ch: ch, h: rtlayout.ChanOf(unsafe.Pointer(&ch))}
 }
 
 func (c *RecvC[T]) hc() *hchan { return c.h }
 
 func (c *RecvC[T]) ready(r *run, sel *selState) bool { return r.caseReady(c.h, true, c.sh, sel) }
 
-func (c *RecvC[T]) chanCase() chanCase { return chanCase{h: c.h, sh: c.sh, recv: true} }
+func (c *RecvC[T]) chanCase() chanCase {
+	return chanCase{h: c.h, sh: c.sh, when: c.h.When(), recv: true}
+}
 
 func (c *RecvC[T]) do(r *run, sel *selState) bool {
 	h := c.h
 	if h == nil {
 		return false
 	}
-	sh := r.shadows[unsafe.Pointer(h)]
+	sh := c.sh
+	if sh == nil {
+		sh = r.shadows[unsafe.Pointer(h)]
+	}
 	if sh != nil && len(sh.stash) > 0 {
 		v := sh.stash[0]
 		sh.stash = sh.stash[1:]
@@ -303,11 +263,11 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 		c.OK = v.ok
 		return true
 	}
-	if h.qcount == 0 && sh != nil {
+	if h.Qcount == 0 && sh != nil {
 		// A controlled sender waits: take its value, as the runtime
 		// takes it from a blocked sender.
-		if e := firstLive(sh.senders, sel); e != nil && h.closed == 0 {
-			if h.dataqsiz == 0 {
+		if e := firstLive(sh.senders, sel); e != nil && h.Closed == 0 {
+			if h.Dataqsiz == 0 {
 				c.V = e.pusher.(*SendC[T]).v
 				c.OK = true
 				r.complete(e)
@@ -321,7 +281,7 @@ func (c *RecvC[T]) do(r *run, sel *selState) bool {
 		c.V, c.OK = v, ok
 		// A controlled sender blocked on the full buffer moves its value
 		// into the slot just freed, as the runtime does.
-		if ok && h.dataqsiz > 0 && sh != nil {
+		if ok && h.Dataqsiz > 0 && sh != nil {
 			if e := firstLive(sh.senders, nil); e != nil && e.pusher.push() {
 				r.complete(e)
 				sh.senders = removeEntry(sh.senders, e)
@@ -398,7 +358,7 @@ type SendC[T any] struct {
 // SendCase returns the case `ch <- v` of a select (v is evaluated here,
 // as Go evaluates it on entering the select).
 func SendCase[T any](ch chan<- T, v T) *SendC[T] {
-	return &SendC[T]{ch: ch, v: v, h: hchanOf(unsafe.Pointer(&ch))}
+	return &SendC[T]{ch: ch, v: v, h: rtlayout.ChanOf(unsafe.Pointer(&ch))}
 }
 
 func (c *SendC[T]) hc() *hchan { return c.h }
@@ -412,8 +372,12 @@ func (c *SendC[T]) do(r *run, sel *selState) bool {
 	if h == nil {
 		return false
 	}
-	if h.closed == 0 && h.qcount == 0 {
-		if sh := r.shadows[unsafe.Pointer(h)]; sh != nil {
+	if h.Closed == 0 && h.Qcount == 0 {
+		sh := c.sh
+		if sh == nil {
+			sh = r.shadows[unsafe.Pointer(h)]
+		}
+		if sh != nil {
 			if e := firstLive(sh.receivers, sel); e != nil {
 				e.val, e.ok = c.v, true
 				r.complete(e)
@@ -496,11 +460,14 @@ func Select(hasDefault bool, cases ...Case) int {
 		return realSelect(hasDefault, cases, nil)
 	}
 	name := "select"
-	op := opSelect
 	if len(cases) == 0 {
 		name = "select {}"
 	}
-	return r.selectCases(g, hasDefault, cases, name, op, nil)
+	sw := reuse[selWait](g) // as a plain operation's
+	i := r.selectCases(g, hasDefault, cases, name, opSelect, sw)
+	*sw = selWait{}
+	keep(g, sw)
+	return i
 }
 
 // realSelect performs the select for real. With cancel, it is one more
@@ -534,8 +501,7 @@ func realSelect(hasDefault bool, cases []Case, cancel <-chan struct{}) int {
 	return i
 }
 
-// selectCases runs a select of g; sw, if not nil, is the zero selWait
-// to use (opOf's).
+// selectCases runs a select of g; sw is the zero selWait to use.
 func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op uint64, sw *selWait) int {
 	if hasDefault {
 		r.yield(g, op)
@@ -549,7 +515,7 @@ func (r *run) selectCases(g *gor, hasDefault bool, cases []Case, name string, op
 		sw.cases = sw.cases[:0]
 		for i, c := range cases {
 			c.enqueue(r, sel, i)
-			sw.cases = append(sw.cases, c.chanCase().withWhen())
+			sw.cases = append(sw.cases, c.chanCase())
 		}
 		gotExt := r.block(g, op, wait{op: name, sel: sw, tick: tick})
 		for _, c := range cases {
@@ -639,7 +605,7 @@ func Send[T any](ch chan<- T, v T) {
 		return
 	}
 	o := reuse[sendOp[T]](g)
-	h, sh := hchanOf(unsafe.Pointer(&ch)), o.c.sh
+	h, sh := rtlayout.ChanOf(unsafe.Pointer(&ch)), o.c.sh
 	if h != o.c.h || o.gen != r.gen {
 		sh = nil
 	}
@@ -650,14 +616,12 @@ func Send[T any](ch chan<- T, v T) {
 	keep(g, o)
 }
 
-// reuse returns one of the two plain sends or receives that g made last
-// (keep) if it is an O, else a new one. Once one has returned, nothing
-// refers to it but g (its entry left the shadow, its wait left g), and a
-// goroutine makes one at a time: a worker that receives its tasks from a
-// channel and sleeps in them (a receive of another type) makes two
-// allocations, not two per task. Its channel and that channel's shadow
-// are kept, so that the next on the same channel in the same run does
-// not look the shadow up.
+// reuse returns one of g's two latest plain sends or receives (keep) if
+// it is an O, else a new one: once one returned, nothing refers to it
+// but g, and a goroutine makes one at a time (a worker that receives
+// tasks and sleeps in them allocates twice, not twice per task). Its
+// channel and that channel's shadow are kept, for the next on it in the
+// same run.
 func reuse[O any](g *gor) *O {
 	for i, op := range g.op {
 		if o, ok := op.(*O); ok {
@@ -690,7 +654,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		return v, ok
 	}
 	o := reuse[recvOp[T]](g)
-	h, sh := hchanOf(unsafe.Pointer(&ch)), o.c.sh
+	h, sh := rtlayout.ChanOf(unsafe.Pointer(&ch)), o.c.sh
 	if h != o.c.h || o.gen != r.gen {
 		sh = nil
 	}
@@ -729,26 +693,18 @@ func (s Sender[T]) Send(v T) { Send(s.ch, v) }
 // Case is the select case `ch <- v`.
 func (s Sender[T]) Case(v T) *SendC[T] { return SendCase(s.ch, v) }
 
-// timersReadable says whether timerArmed can read the runtime's timer
-// (runtime/time.go of Go 1.26: when, at offset 24 on 64-bit platforms).
-// Elsewhere timers fire only once every controlled goroutine is blocked.
-var timersReadable = strings.HasPrefix(runtime.Version(), "go1.26") && unsafe.Sizeof(uintptr(0)) == 8
+// timersReadable: rtlayout.TimersReadable (elsewhere timers fire only
+// once every controlled goroutine is blocked).
+var timersReadable = rtlayout.TimersReadable
 
-// timerWhen returns when the timer of h fires next in the runtime's
-// clock (the bubble's: time.Now().UnixNano()), or 0 if h is not a timer's
-// channel, the timer is stopped or fired, or timers cannot be read.
-func timerWhen(h *hchan) int64 {
-	if !timersReadable || h == nil || h.timer == nil {
-		return 0
+// realReady reports whether an operation on h (a receive if recv, else a
+// send) may complete for real now: by the channel's descriptor
+// (rtlayout's RecvNow and SendNow) or a timer whose time came.
+func (r *run) realReady(h *hchan, recv bool) bool {
+	if recv {
+		return h.RecvNow() || h.Timer != nil && r.timerDue(h.Timer)
 	}
-	return *(*int64)(unsafe.Add(h.timer, 24))
-}
-
-// timerArmed reports whether h is the channel of a timer that will fire
-// (a one-shot timer not yet fired or stopped, or a running ticker) and
-// nothing is buffered yet.
-func timerArmed(h *hchan) bool {
-	return timerWhen(h) > 0 && h.qcount == 0 && h.closed == 0
+	return h.SendNow()
 }
 
 // timerDue reports whether t, the timer of a channel, is one whose time has
@@ -761,6 +717,6 @@ func (r *run) timerDue(t unsafe.Pointer) bool {
 	if !timersReadable {
 		return false
 	}
-	w := *(*int64)(unsafe.Add(t, 24)) // as timerWhen
+	w := *rtlayout.WhenOf(t)
 	return w > 0 && w <= r.now()
 }

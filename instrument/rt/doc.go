@@ -43,9 +43,11 @@
 //     only time can end the waits (no uncontrolled goroutine, no AfterFunc
 //     to adopt, receives only), the phase makes no handovers: the
 //     goroutine that found nobody to run (or the coordinator) waits for
-//     the earliest timer and the other channels in one real select, then
-//     completes what can complete at that instant in the order of ids, as
-//     the goroutines' own real selects would have (external.go).
+//     the earliest timer and the other channels in one real select (for
+//     the timer alone if no other timer of the bubble is due before it:
+//     internal/rtlayout reads the runtime's channels, timers and bubble),
+//     then completes what can complete at that instant in the order of
+//     ids, as the goroutines' own real selects would have (external.go).
 //   - Garbage collection: while a test is under control, a ballast (an
 //     untouched allocation without pointers) raises the collector's heap
 //     goal, unless GOGC is set (rtproc.LessGC).

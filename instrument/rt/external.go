@@ -2,6 +2,7 @@ package rt
 
 import (
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -35,14 +36,26 @@ import (
 // goroutines complete, with what values, at what virtual time, is what
 // the handovers gave: the schedule does not change
 // (TestExternalWaitKeepsRuns).
+//
+// Most phases of a pool can only end by a timer: the channels left once
+// the timers' are set aside (a worker's tasks, a pool's context) complete
+// only if some goroutine runs, and none can while the others are durably
+// blocked until a timer of the bubble's heap fires (a sleep, an
+// AfterFunc, a context's deadline). When the bubble says that none is due
+// before the earliest the phase knows of (rtlayout's OnlyTime), the phase
+// sleeps until then and the sweep completes what can complete: no select
+// case is built, no channel locked and waited on, nothing else ran to
+// settle, and a send may wait too (nothing can close its channel).
 
 // alwaysLaunch turns waitFirst off, waitsOnCoordinator counts the
-// phases it ran and holderPhases those of them that the goroutine
-// holding control ran (tests).
+// phases it ran, holderPhases those of them that the goroutine holding
+// control ran and onlyTimePhases those that waited for a timer alone
+// (tests).
 var (
 	alwaysLaunch       bool
 	waitsOnCoordinator atomic.Int64
 	holderPhases       atomic.Int64
+	onlyTimePhases     atomic.Int64
 )
 
 // waitFirst runs the external phase on the coordinator if it can (see
@@ -52,46 +65,43 @@ func (r *run) waitFirst(launched []*gor) bool {
 	if alwaysLaunch || alwaysSettle || r.foreign || r.waitAdoption() || r.stdWaits(false) || len(launched) == 0 {
 		return false
 	}
-	for _, g := range launched {
-		for i := range g.w.sel.cases {
-			if !g.w.sel.cases[i].recv {
-				return false
-			}
-		}
-	}
-	waitsOnCoordinator.Add(1)
 	// Where the runtime's timers can be read, a receive from a timer's
 	// channel is not waited on: the phase wakes when the earliest of
 	// them is due (or at the horizon), and the receives below complete
 	// those due then, as their real selects would have when it fired.
 	// Otherwise, and for every other channel, one real select.
-	// And where only a timer can end the phase, only the earliest is
-	// waited for (timeonly.go).
 	now := time.Now().UnixNano()
 	wait := r.cfg.Horizon
 	sc, own := r.extCases[:0], r.extOwn[:0]
-	b := bubbleOf(launched[0].w.sel.cases[0].h)
+	b := launched[0].w.sel.cases[0].h.Bubble()
+	recvOnly, oneBubble := true, true
 	for _, g := range launched {
 		for j, c := range g.w.sel.all {
 			h := c.hc()
 			if h == nil {
 				continue
 			}
-			if b != nil && h.bubble != b {
-				b = nil
-			}
+			recvOnly, oneBubble = recvOnly && g.w.sel.cases[j].recv, oneBubble && h.Bubble() == b
 			if when := g.w.sel.cases[j].when; when != nil {
 				if w := *when; w > 0 && time.Duration(w-now) < wait {
 					wait = time.Duration(w - now)
 				}
-			} else if !waitedOn(own, h) {
+			} else if !slices.ContainsFunc(own, func(o extOwner) bool { return o.h == h }) {
 				own = append(own, extOwner{g, int32(j), h})
 			}
 		}
 	}
-	if len(own) > 0 && b.onlyTime(now, now+int64(wait)) {
+	r.extOwn = own[:0]
+	onlyTime := oneBubble && b.OnlyTime(now, now+int64(wait))
+	if !onlyTime && !recvOnly {
+		return false
+	}
+	waitsOnCoordinator.Add(1)
+	if onlyTime { // (above)
 		onlyTimePhases.Add(1)
-		own = own[:0]
+		time.Sleep(wait)
+		r.sweep(launched)
+		return true
 	}
 	for _, o := range own {
 		sc = append(sc, o.g.w.sel.all[o.j].reflectCase())
@@ -142,12 +152,19 @@ func (r *run) waitFirst(launched []*gor) bool {
 		}
 	}
 	clear(sc)
-	r.extCases, r.extOwn = sc[:0], own[:0]
+	r.extCases = sc[:0]
 	settle()
+	r.sweep(launched)
+	return true
+}
+
+// sweep completes, in the order of ids, the operations of launched that
+// can complete now (extOK), but for the one the phase's select took.
+func (r *run) sweep(launched []*gor) {
 	r.timeMoved()
 	for _, g := range launched {
-		// Where the runtime's timers can be read, a receive that cannot
-		// complete is known without trying it (isReady reads the
+		// Where the runtime's timers can be read, an operation that
+		// cannot complete is known without trying it (isReady reads the
 		// channel's descriptor and its timer).
 		if g.extOK || timersReadable && !r.isReady(&g.w) {
 			continue
@@ -157,7 +174,6 @@ func (r *run) waitFirst(launched []*gor) bool {
 			g.extOK = true
 		}
 	}
-	return true
 }
 
 // extOwner is a case of waitFirst's select: the goroutine and its case.
@@ -165,16 +181,6 @@ type extOwner struct {
 	g *gor
 	j int32
 	h *hchan
-}
-
-// waitedOn reports whether a case of own is on h.
-func waitedOn(own []extOwner, h *hchan) bool {
-	for i := range own {
-		if own[i].h == h {
-			return true
-		}
-	}
-	return false
 }
 
 // holderPhase runs the external phase on the goroutine holding control,

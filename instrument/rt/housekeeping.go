@@ -2,7 +2,8 @@ package rt
 
 import (
 	"time"
-	"unsafe"
+
+	"github.com/execspec/execspec/instrument/rt/internal/rtlayout"
 )
 
 // Housekeeping. A pool that keeps a periodic goroutine (ants' purge of
@@ -25,59 +26,17 @@ import (
 // hang (its delay is the suite's to judge).
 //
 // A ticker's channel is told from a timer's by the period of the
-// runtime's timer behind the channel (hchan.timer). The field's offset is
-// found once, by creating two tickers with known periods and a timer and
-// reading where they differ as expected; if it is not found, housekeeping
-// is not recognised and such runs end at the step budget as before.
+// runtime's timer behind the channel (rtlayout.IsTicker); if its offset is
+// not found, housekeeping is not recognised and such runs end at the step
+// budget as before.
 
 // DefaultQuiet is the zero Config's Quiet.
 const DefaultQuiet = time.Minute
 
-// periodOffset is the offset of runtime.timer.period, or -1.
-var periodOffset = findPeriodOffset()
-
-func findPeriodOffset() int {
-	const p1, p2 = 987654321 * time.Nanosecond, 123456789 * time.Nanosecond
-	a, b := time.NewTicker(p1), time.NewTicker(p2)
-	c := time.NewTimer(time.Hour)
-	defer a.Stop()
-	defer b.Stop()
-	defer c.Stop()
-	ta, tb, tc := timerOf(a.C), timerOf(b.C), timerOf(c.C)
-	if ta == nil || tb == nil || tc == nil {
-		return -1
-	}
-	// The runtime's timer is a mutex, state bytes, counters, when and
-	// period, then pointers: period lies within its first 64 bytes.
-	for off := 8; off <= 56; off += 8 {
-		if *(*int64)(unsafe.Add(ta, off)) == int64(p1) && *(*int64)(unsafe.Add(tb, off)) == int64(p2) && *(*int64)(unsafe.Add(tc, off)) == 0 {
-			return off
-		}
-	}
-	return -1
-}
-
-func timerOf(ch <-chan time.Time) unsafe.Pointer {
-	h := hchanOf(unsafe.Pointer(&ch))
-	if h == nil {
-		return nil
-	}
-	return h.timer
-}
-
-// isTicker reports whether h is the channel of a ticker (a timer with a
-// period).
-func isTicker(h *hchan) bool {
-	if periodOffset < 0 || h == nil || h.timer == nil {
-		return false
-	}
-	return *(*int64)(unsafe.Add(h.timer, periodOffset)) > 0
-}
-
 // anyTicker reports whether one of the cases receives from a ticker.
 func anyTicker(cases []Case) bool {
 	for _, c := range cases {
-		if isTicker(c.hc()) {
+		if rtlayout.IsTicker(c.hc()) {
 			return true
 		}
 	}

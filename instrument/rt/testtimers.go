@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/execspec/execspec/instrument/rt/internal/rtlayout"
 )
 
 // Test timers. Early timers (Config.EarlyTimers) let virtual time pass
@@ -19,7 +21,7 @@ import (
 //   - the timers of the test's own code are registered with OwnTimer
 //     and OwnFuncTimer (by rtstd.TestAfter, ..., which the rewriter
 //     routes them through), keyed by the runtime's timer behind them, as
-//     hchan.timer points to it, so a Reset timer stays the test's;
+//     hchan.Timer points to it, so a Reset timer stays the test's;
 //   - letting time pass early is offered (timerCand) only when some wait
 //     that is not ready can be ended by a timer whose deadline is
 //     strictly earlier than every pending test timer's: the external
@@ -57,28 +59,10 @@ type testTimer struct {
 // every timer could fire early (replayMode).
 var earlyLegacy bool
 
-// timerOff is the offset of the runtime's timer in a *time.Timer (or
-// *time.Ticker): runtime/time.go's timeTimer is a channel pointer and a
-// bool, then the timer. testTimersReadable says whether it was checked:
-// the timer behind a new timer's channel is there, and a when is read
-// at the offset timerWhen reads (two timers an hour apart are an hour
-// apart there). Without it test timers are not known, and mode 2 never
-// lets time pass early.
-const timerOff = 16
-
-var testTimersReadable = timersReadable && checkTimerLayout()
-
-func checkTimerLayout() bool {
-	a, b := time.NewTimer(time.Hour), time.NewTimer(2*time.Hour)
-	defer a.Stop()
-	defer b.Stop()
-	ha, hb := hchanOf(unsafe.Pointer(&a.C)), hchanOf(unsafe.Pointer(&b.C))
-	if ha == nil || hb == nil || ha.timer != unsafe.Add(unsafe.Pointer(a), timerOff) {
-		return false
-	}
-	d := timerWhen(hb) - timerWhen(ha) - int64(time.Hour)
-	return timerWhen(ha) > 0 && d >= 0 && d < int64(time.Second)
-}
+// testTimersReadable: the timers behind time.Timer values can be read
+// (rtlayout.TimerOfReadable). Without it test timers are not known, and
+// mode 2 never lets time pass early.
+var testTimersReadable = rtlayout.TimerOfReadable
 
 // OwnTimer registers the timer behind c, the channel of a timer or a
 // ticker (time.After, Tick, a Timer's or Ticker's C), as the test's own:
@@ -87,7 +71,9 @@ func checkTimerLayout() bool {
 // controlled goroutine, or where timers are not read, it does nothing.
 func OwnTimer(c <-chan time.Time, once bool) {
 	if testTimersReadable {
-		registerTest(timerOf(c), once)
+		if h := rtlayout.ChanOf(unsafe.Pointer(&c)); h != nil {
+			registerTest(h.Timer, once)
+		}
 	}
 }
 
@@ -95,7 +81,7 @@ func OwnTimer(c <-chan time.Time, once bool) {
 // a context's), or nil.
 func OwnFuncTimer(t *time.Timer, once bool) {
 	if t != nil {
-		registerTest(unsafe.Add(unsafe.Pointer(t), timerOff), once)
+		registerTest(rtlayout.TimerOf(t), once)
 	}
 }
 
@@ -117,7 +103,7 @@ func (r *run) testDeadline() int64 {
 	now := r.now()
 	keep := r.tt.timers[:0]
 	for _, t := range r.tt.timers {
-		w := *(*int64)(unsafe.Add(t.t, 24)) // as timerWhen
+		w := *rtlayout.WhenOf(t.t)
 		if t.once && w <= now {
 			continue
 		}
@@ -152,8 +138,8 @@ func (r *run) earlyLimit() int64 {
 func (w *selWait) when() int64 {
 	first := int64(0)
 	for i := range w.cases {
-		if c := &w.cases[i]; c.recv && timerArmed(c.h) {
-			if t := timerWhen(c.h); first == 0 || t < first {
+		if c := &w.cases[i]; c.recv && rtlayout.TimerArmed(c.h) {
+			if t := rtlayout.TimerWhen(c.h); first == 0 || t < first {
 				first = t
 			}
 		}
@@ -164,7 +150,7 @@ func (w *selWait) when() int64 {
 // afterFuncWhen returns the deadline of the AfterFunc timer t, or 0 if
 // it will not fire (afterFuncArmed).
 func afterFuncWhen(t *time.Timer) int64 {
-	return *(*int64)(unsafe.Add(unsafe.Pointer(t), timerOff+24))
+	return *rtlayout.WhenOf(rtlayout.TimerOf(t))
 }
 
 // noteEarly records an early phase for the report: the goroutines that
