@@ -53,7 +53,7 @@ func randomRecords(r *rand.Rand) *tracker {
 		}
 		t.how.Store(int32(1 + r.IntN(3)))
 	}
-	for range r.IntN(4) {
+	for range r.IntN(7) {
 		call := 1 + r.Int64N(span)
 		tr.capLog = append(tr.capLog, capChange{call, at(call), r.IntN(6)})
 	}
