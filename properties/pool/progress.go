@@ -64,7 +64,6 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	b.capLog = append(b.capLog[:0], tr.capLog...)
 	tr.capMu.Unlock()
 	capLog := b.capLog
-	c0 := tr.capacity()
 	if !ongoing && waitedAtMost(spans, cutoff) <= int64(tr.cfg.ProgressFloor) {
 		return nil
 	}
@@ -78,28 +77,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	// The pool's own start delay: over the tasks that found room and no
 	// task waiting when they were submitted (all tasks, if none did), so
 	// that queueing behind a busy pool does not inflate the bound.
-	var all, delays []int64
-	for id, sp := range spans {
-		if sp.sub == 0 || sp.start == 0 {
-			continue
-		}
-		d := sp.start - sp.sub
-		all = append(all, d)
-		var running int64
-		queued := false
-		for j, o := range spans {
-			if o.start != 0 && o.start <= sp.sub && sp.sub < o.end {
-				running += int64(tr.tasks[j].weight)
-			}
-			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
-		}
-		if c := capAt(c0, capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
-			delays = append(delays, d)
-		}
-	}
-	if len(delays) == 0 {
-		delays = all
-	}
+	delays := tr.startDelays(b, spans, capLog)
 	slices.Sort(delays)
 	var median int64
 	if len(delays) > 0 {
@@ -356,6 +334,86 @@ func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cuto
 	}
 	b.queue, b.fulls = queue[:0], fulls
 	return best, ok, fulls
+}
+
+// startDelays returns the start delays (start less submit) of the tasks
+// that found room and no task waiting when they were submitted, or, if
+// none did, of every task that started; in no particular order. b.edges
+// are longestStall's, sorted.
+//
+// A task is judged at its submit instant q: running are the tasks with
+// start <= q < end, waiting those (itself excepted) with sub < q < pend.
+// The sweep over the edges has both at each submit edge, every edge at or
+// before q applied: the tasks pending are those with sub <= q < pend, of
+// which those submitted at q itself (the submit edges at q, itself among
+// them) had not waited. A task with no submit edge (it started at the
+// instant of its submit, as the wall clock may have it) is judged by a
+// pass over every span.
+func (tr *tracker) startDelays(b *sweep, spans []span, capLog []capChange) []int64 {
+	c0 := tr.capacity()
+	var all, fit []int64
+	judge := func(id int, running int64, queued bool) {
+		sp := spans[id]
+		d := sp.start - sp.sub
+		all = append(all, d)
+		if c := capAt(c0, capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
+			fit = append(fit, d)
+		}
+	}
+	edges := b.edges
+	pending := resize(b.pending, len(spans))
+	clear(pending)
+	b.pending = pending
+	var running int64
+	waiting := 0
+	for i := 0; i < len(edges); {
+		q := edges[i].at
+		k, submits := i, 0
+		for ; k < len(edges) && edges[k].at == q; k++ {
+			e := edges[k]
+			w := int64(tr.tasks[e.id].weight)
+			switch e.kind {
+			case edgeStart:
+				running += w
+				fallthrough
+			case edgePend:
+				if pending[e.id] {
+					pending[e.id] = false
+					waiting--
+				}
+			case edgeEnd:
+				running -= w
+			case edgeSub:
+				pending[e.id] = true
+				waiting++
+				submits++
+			}
+		}
+		for _, e := range edges[i:k] {
+			if e.kind == edgeSub && spans[e.id].start != 0 {
+				judge(e.id, running, waiting > submits)
+			}
+		}
+		i = k
+	}
+	for id, sp := range spans {
+		if sp.sub == 0 || sp.start == 0 || sp.pend > sp.sub {
+			continue // not started, or judged above
+		}
+		var running int64
+		queued := false
+		for j, o := range spans {
+			if o.start != 0 && o.start <= sp.sub && sp.sub < o.end {
+				running += int64(tr.tasks[j].weight)
+			}
+			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
+		}
+		judge(id, running, queued)
+	}
+	if len(fit) == 0 {
+		return all
+	}
+	return fit
 }
 
 // capAt is the capacity in effect at t as progress counts it (from c0,

@@ -86,6 +86,12 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 		if ok != wantOK || best != wantBest || !slices.Equal(fulls, wantFulls) {
 			t.Fatalf("round %d: longest stall %+v %v, fulls %v; the definition gives %+v %v, fulls %v\nspans %+v\ncapLog %+v", round, best, ok, fulls, wantBest, wantOK, wantFulls, spans, capLog)
 		}
+		delays, wantDelays := tr.startDelays(b, spans, capLog), startDelaysByScan(tr, spans, capLog)
+		slices.Sort(delays)
+		slices.Sort(wantDelays)
+		if !slices.Equal(delays, wantDelays) {
+			t.Fatalf("round %d: start delays %v; the definition gives %v\nspans %+v\ncapLog %+v", round, delays, wantDelays, spans, capLog)
+		}
 		if ok {
 			stalls++
 			// progress skips the sweep where the tasks waited no longer
@@ -148,6 +154,34 @@ func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff in
 		}
 	}
 	return best, ok, fulls
+}
+
+// startDelaysByScan is the definition startDelays sweeps for: each
+// started task's submit judged against every span.
+func startDelaysByScan(tr *tracker, spans []span, capLog []capChange) []int64 {
+	var all, fit []int64
+	for id, sp := range spans {
+		if sp.sub == 0 || sp.start == 0 {
+			continue
+		}
+		d := sp.start - sp.sub
+		all = append(all, d)
+		var running int64
+		queued := false
+		for j, o := range spans {
+			if o.start != 0 && o.start <= sp.sub && sp.sub < o.end {
+				running += int64(tr.tasks[j].weight)
+			}
+			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
+		}
+		if c := capAt(tr.capacity(), capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
+			fit = append(fit, d)
+		}
+	}
+	if len(fit) == 0 {
+		return all
+	}
+	return fit
 }
 
 // capacityAcrossResize finds what the definition does: at each task's
