@@ -12,8 +12,9 @@ import (
 // randomRecords is a tracker whose tasks' records (and Resizes) are drawn
 // from r, on few instants so that many coincide (as on the wall clock),
 // with some of every kind: refused, panicked in Submit, never started,
-// still running, Resizes out of order.
-func randomRecords(r *rand.Rand) *tracker {
+// still running, Resizes out of order; and the unit of its instants: one
+// case in ten has them 2^40 ns apart, too late for sortEdges to pack.
+func randomRecords(r *rand.Rand) (*tracker, int64) {
 	n := 1 + r.IntN(40)
 	ops := make([]Op, n)
 	for i := range ops {
@@ -22,14 +23,18 @@ func randomRecords(r *rand.Rand) *tracker {
 	cfg := fast(Config{LazyShrink: r.IntN(2) == 0}).withDefaults()
 	w := Workload{Options: Options{Capacity: r.IntN(5)}, Submitters: 2, Rounds: []Round{{Ops: ops}}, CloseEarly: r.IntN(4) == 0}
 	tr := newTracker(w, cfg)
+	unit := int64(1)
+	if r.IntN(10) == 0 {
+		unit = 1 << 40
+	}
 	span := int64(5 + r.IntN(200))
-	at := func(after int64) int64 { return after + r.Int64N(span/4+1) }
+	at := func(after int64) int64 { return after + unit*r.Int64N(span/4+1) }
 	for id := range tr.tasks {
 		t := &tr.tasks[id]
 		if r.IntN(8) == 0 {
 			continue // never submitted
 		}
-		sub := 1 + r.Int64N(span)
+		sub := unit * (1 + r.Int64N(span))
 		t.submitAt.Store(sub)
 		t.returnAt.Store(at(sub))
 		switch r.IntN(8) {
@@ -54,19 +59,19 @@ func randomRecords(r *rand.Rand) *tracker {
 		t.how.Store(int32(1 + r.IntN(3)))
 	}
 	for range r.IntN(7) {
-		call := 1 + r.Int64N(span)
+		call := unit * (1 + r.Int64N(span))
 		tr.capLog = append(tr.capLog, capChange{call, at(call), r.IntN(6)})
 	}
 	if r.IntN(3) > 0 {
 		slices.SortFunc(tr.capLog, func(a, b capChange) int { return int(a.at - b.at) })
 	}
 	if r.IntN(5) == 0 {
-		tr.cancelAt.Store(1 + r.Int64N(span))
+		tr.cancelAt.Store(unit * (1 + r.Int64N(span)))
 	}
 	if r.IntN(4) == 0 {
-		tr.closeCallAt.Store(1 + r.Int64N(span))
+		tr.closeCallAt.Store(unit * (1 + r.Int64N(span)))
 	}
-	return tr
+	return tr, unit
 }
 
 // longestStall finds what the definition does: at each instant, every
@@ -75,9 +80,9 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	stalls := 0
 	for round := range 3000 {
-		tr := randomRecords(r)
+		tr, unit := randomRecords(r)
 		ongoing := r.IntN(3) == 0
-		cutoff := 1 + r.Int64N(250)
+		cutoff := unit * (1 + r.Int64N(250))
 		b := new(sweep)
 		spans := tr.spans(b, cutoff, ongoing)
 		capLog := slices.Clone(tr.capLog)
@@ -191,7 +196,7 @@ func TestCapacityAcrossResizeIsTheDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	found := 0
 	for round := range 3000 {
-		tr := randomRecords(r)
+		tr, _ := randomRecords(r)
 		got, want := fmt.Sprint(tr.capacityAcrossResize()), fmt.Sprint(capacityByScan(tr))
 		if got != want {
 			t.Fatalf("round %d: %s; the definition gives %s\ncapLog %+v", round, got, want, tr.capLog)
