@@ -207,7 +207,7 @@ func waitedAtMost(spans []span, cutoff int64) int64 {
 // is taken off where the sweep reaches its start or its pend edge, and
 // only the order of the submits among one instant's edges matters (the
 // queue), which is that of the ids either way.
-func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cutoff int64) (best stall, ok bool, fulls []int64) {
+func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cutoff int64) (stall, bool, []int64) {
 	n := len(spans)
 	edges := slices.Grow(b.edges[:0], 3*n)
 	extra := append(b.extra[:0], 0, cutoff)
@@ -268,9 +268,7 @@ func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cuto
 	next := 0
 	returned := 0 // capLog[:returned] returned at or before t0 (inOrder)
 	c0 := tr.capacity()
-	fulls = b.fulls[:0]
-	var cur stall // the stall going on, if inCur
-	inCur := false
+	search := stallSearch{fulls: b.fulls[:0]}
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
 		for ; next < len(edges) && edges[next].at <= t0; next++ {
@@ -316,24 +314,40 @@ func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cuto
 		} else {
 			c = capAt(c0, capLog, t0)
 		}
-		if c > 0 && running >= int64(c) {
-			fulls = append(fulls, t0)
-		}
-		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
-		if !room {
-			inCur = false
-			continue
-		}
-		if !inCur {
-			cur, inCur = stall{from: t0}, true
-		}
-		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
-		if !ok || cur.to-cur.from > best.to-best.from {
-			best, ok = cur, true
-		}
+		search.step(t0, t1, oldest, running, heaviest, c)
 	}
-	b.queue, b.fulls = queue[:0], fulls
-	return best, ok, fulls
+	b.queue, b.fulls = queue[:0], search.fulls
+	return search.best, search.ok, search.fulls
+}
+
+// stallSearch follows the stalls from instant to instant: the longest
+// (best, if ok), the one going on (cur, if inCur), and the instants at
+// which the pool ran at its capacity (fulls, in order).
+type stallSearch struct {
+	best, cur stall
+	ok, inCur bool
+	fulls     []int64
+}
+
+// step takes the state over [t0, t1): the oldest pending task (-1: none),
+// the weight running, the heaviest pending, the capacity in effect. The
+// pool has room when the capacity less the weight running is at least
+// the heaviest pending weight, or, with no capacity, when nothing runs.
+func (s *stallSearch) step(t0, t1 int64, oldest int, running int64, heaviest, c int) {
+	if c > 0 && running >= int64(c) {
+		s.fulls = append(s.fulls, t0)
+	}
+	if !(oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)) {
+		s.inCur = false
+		return
+	}
+	if !s.inCur {
+		s.cur, s.inCur = stall{from: t0}, true
+	}
+	s.cur.to, s.cur.task, s.cur.running, s.cur.cap = t1, oldest, running, c
+	if !s.ok || s.cur.to-s.cur.from > s.best.to-s.best.from {
+		s.best, s.ok = s.cur, true
+	}
 }
 
 // startDelays returns the start delays (start less submit) of the tasks
@@ -400,20 +414,26 @@ func (tr *tracker) startDelays(b *sweep, spans []span, capLog []capChange) []int
 		if sp.sub == 0 || sp.start == 0 || sp.pend > sp.sub {
 			continue // not started, or judged above
 		}
-		var running int64
-		queued := false
-		for j, o := range spans {
-			if o.start != 0 && o.start <= sp.sub && sp.sub < o.end {
-				running += int64(tr.tasks[j].weight)
-			}
-			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
-		}
+		running, queued := tr.atSubmit(spans, id)
 		judge(id, running, queued)
 	}
 	if len(fit) == 0 {
 		return all
 	}
 	return fit
+}
+
+// atSubmit is what task id found at its submit, by a pass over every
+// span: the weight running, and whether another task was waiting.
+func (tr *tracker) atSubmit(spans []span, id int) (running int64, queued bool) {
+	q := spans[id].sub
+	for j, o := range spans {
+		if o.start != 0 && o.start <= q && q < o.end {
+			running += int64(tr.tasks[j].weight)
+		}
+		queued = queued || j != id && o.sub != 0 && o.sub < q && q < o.pend
+	}
+	return running, queued
 }
 
 // capAt is the capacity in effect at t as progress counts it (from c0,

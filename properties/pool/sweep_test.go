@@ -113,7 +113,7 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 
 // longestStallByScan is the definition longestStall sweeps for: the
 // state at each instant, from every span.
-func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff int64) (best stall, ok bool, fulls []int64) {
+func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff int64) (stall, bool, []int64) {
 	times := []int64{0, cutoff}
 	for _, sp := range spans {
 		times = append(times, sp.sub, sp.pend, sp.start, sp.end)
@@ -124,8 +124,7 @@ func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff in
 	slices.Sort(times)
 	times = slices.Compact(times)
 	times = slices.DeleteFunc(times, func(t int64) bool { return t > cutoff })
-	var cur stall
-	inCur := false
+	var search stallSearch
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
 		var running int64
@@ -142,27 +141,13 @@ func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff in
 				}
 			}
 		}
-		c := capAt(tr.capacity(), capLog, t0)
-		if c > 0 && running >= int64(c) {
-			fulls = append(fulls, t0)
-		}
-		if !(oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)) {
-			inCur = false
-			continue
-		}
-		if !inCur {
-			cur, inCur = stall{from: t0}, true
-		}
-		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
-		if !ok || cur.to-cur.from > best.to-best.from {
-			best, ok = cur, true
-		}
+		search.step(t0, t1, oldest, running, heaviest, capAt(tr.capacity(), capLog, t0))
 	}
-	return best, ok, fulls
+	return search.best, search.ok, search.fulls
 }
 
 // startDelaysByScan is the definition startDelays sweeps for: each
-// started task's submit judged against every span.
+// started task's submit judged against every span (atSubmit).
 func startDelaysByScan(tr *tracker, spans []span, capLog []capChange) []int64 {
 	var all, fit []int64
 	for id, sp := range spans {
@@ -171,14 +156,7 @@ func startDelaysByScan(tr *tracker, spans []span, capLog []capChange) []int64 {
 		}
 		d := sp.start - sp.sub
 		all = append(all, d)
-		var running int64
-		queued := false
-		for j, o := range spans {
-			if o.start != 0 && o.start <= sp.sub && sp.sub < o.end {
-				running += int64(tr.tasks[j].weight)
-			}
-			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
-		}
+		running, queued := tr.atSubmit(spans, id)
 		if c := capAt(tr.capacity(), capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
 			fit = append(fit, d)
 		}
