@@ -64,7 +64,6 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	b.capLog = append(b.capLog[:0], tr.capLog...)
 	tr.capMu.Unlock()
 	capLog := b.capLog
-	c0 := tr.capacity()
 	if !ongoing && waitedAtMost(spans, cutoff) <= int64(tr.cfg.ProgressFloor) {
 		return nil
 	}
@@ -78,28 +77,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	// The pool's own start delay: over the tasks that found room and no
 	// task waiting when they were submitted (all tasks, if none did), so
 	// that queueing behind a busy pool does not inflate the bound.
-	var all, delays []int64
-	for id, sp := range spans {
-		if sp.sub == 0 || sp.start == 0 {
-			continue
-		}
-		d := sp.start - sp.sub
-		all = append(all, d)
-		var running int64
-		queued := false
-		for j, o := range spans {
-			if o.start != 0 && o.start <= sp.sub && sp.sub < o.end {
-				running += int64(tr.tasks[j].weight)
-			}
-			queued = queued || j != id && o.sub != 0 && o.sub < sp.sub && sp.sub < o.pend
-		}
-		if c := capAt(c0, capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
-			delays = append(delays, d)
-		}
-	}
-	if len(delays) == 0 {
-		delays = all
-	}
+	delays := tr.startDelays(b, spans, capLog)
 	slices.Sort(delays)
 	var median int64
 	if len(delays) > 0 {
@@ -229,7 +207,7 @@ func waitedAtMost(spans []span, cutoff int64) int64 {
 // is taken off where the sweep reaches its start or its pend edge, and
 // only the order of the submits among one instant's edges matters (the
 // queue), which is that of the ids either way.
-func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cutoff int64) (best stall, ok bool, fulls []int64) {
+func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cutoff int64) (stall, bool, []int64) {
 	n := len(spans)
 	edges := slices.Grow(b.edges[:0], 3*n)
 	extra := append(b.extra[:0], 0, cutoff)
@@ -290,9 +268,7 @@ func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cuto
 	next := 0
 	returned := 0 // capLog[:returned] returned at or before t0 (inOrder)
 	c0 := tr.capacity()
-	fulls = b.fulls[:0]
-	var cur stall // the stall going on, if inCur
-	inCur := false
+	search := stallSearch{fulls: b.fulls[:0]}
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
 		for ; next < len(edges) && edges[next].at <= t0; next++ {
@@ -338,24 +314,126 @@ func (tr *tracker) longestStall(b *sweep, spans []span, capLog []capChange, cuto
 		} else {
 			c = capAt(c0, capLog, t0)
 		}
-		if c > 0 && running >= int64(c) {
-			fulls = append(fulls, t0)
-		}
-		room := oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)
-		if !room {
-			inCur = false
-			continue
-		}
-		if !inCur {
-			cur, inCur = stall{from: t0}, true
-		}
-		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
-		if !ok || cur.to-cur.from > best.to-best.from {
-			best, ok = cur, true
+		search.step(t0, t1, oldest, running, heaviest, c)
+	}
+	b.queue, b.fulls = queue[:0], search.fulls
+	return search.best, search.ok, search.fulls
+}
+
+// stallSearch follows the stalls from instant to instant: the longest
+// (best, if ok), the one going on (cur, if inCur), and the instants at
+// which the pool ran at its capacity (fulls, in order).
+type stallSearch struct {
+	best, cur stall
+	ok, inCur bool
+	fulls     []int64
+}
+
+// step takes the state over [t0, t1): the oldest pending task (-1: none),
+// the weight running, the heaviest pending, the capacity in effect. The
+// pool has room when the capacity less the weight running is at least
+// the heaviest pending weight, or, with no capacity, when nothing runs.
+func (s *stallSearch) step(t0, t1 int64, oldest int, running int64, heaviest, c int) {
+	if c > 0 && running >= int64(c) {
+		s.fulls = append(s.fulls, t0)
+	}
+	if !(oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)) {
+		s.inCur = false
+		return
+	}
+	if !s.inCur {
+		s.cur, s.inCur = stall{from: t0}, true
+	}
+	s.cur.to, s.cur.task, s.cur.running, s.cur.cap = t1, oldest, running, c
+	if !s.ok || s.cur.to-s.cur.from > s.best.to-s.best.from {
+		s.best, s.ok = s.cur, true
+	}
+}
+
+// startDelays returns the start delays (start less submit) of the tasks
+// that found room and no task waiting when they were submitted, or, if
+// none did, of every task that started; in no particular order. b.edges
+// are longestStall's, sorted.
+//
+// A task is judged at its submit instant q: running are the tasks with
+// start <= q < end, waiting those (itself excepted) with sub < q < pend.
+// The sweep over the edges has both at each submit edge, every edge at or
+// before q applied: the tasks pending are those with sub <= q < pend, of
+// which those submitted at q itself (the submit edges at q, itself among
+// them) had not waited. A task with no submit edge (it started at the
+// instant of its submit, as the wall clock may have it) is judged by a
+// pass over every span.
+func (tr *tracker) startDelays(b *sweep, spans []span, capLog []capChange) []int64 {
+	c0 := tr.capacity()
+	var all, fit []int64
+	judge := func(id int, running int64, queued bool) {
+		sp := spans[id]
+		d := sp.start - sp.sub
+		all = append(all, d)
+		if c := capAt(c0, capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
+			fit = append(fit, d)
 		}
 	}
-	b.queue, b.fulls = queue[:0], fulls
-	return best, ok, fulls
+	edges := b.edges
+	pending := resize(b.pending, len(spans))
+	clear(pending)
+	b.pending = pending
+	var running int64
+	waiting := 0
+	for i := 0; i < len(edges); {
+		q := edges[i].at
+		k, submits := i, 0
+		for ; k < len(edges) && edges[k].at == q; k++ {
+			e := edges[k]
+			w := int64(tr.tasks[e.id].weight)
+			switch e.kind {
+			case edgeStart:
+				running += w
+				fallthrough
+			case edgePend:
+				if pending[e.id] {
+					pending[e.id] = false
+					waiting--
+				}
+			case edgeEnd:
+				running -= w
+			case edgeSub:
+				pending[e.id] = true
+				waiting++
+				submits++
+			}
+		}
+		for _, e := range edges[i:k] {
+			if e.kind == edgeSub && spans[e.id].start != 0 {
+				judge(e.id, running, waiting > submits)
+			}
+		}
+		i = k
+	}
+	for id, sp := range spans {
+		if sp.sub == 0 || sp.start == 0 || sp.pend > sp.sub {
+			continue // not started, or judged above
+		}
+		running, queued := tr.atSubmit(spans, id)
+		judge(id, running, queued)
+	}
+	if len(fit) == 0 {
+		return all
+	}
+	return fit
+}
+
+// atSubmit is what task id found at its submit, by a pass over every
+// span: the weight running, and whether another task was waiting.
+func (tr *tracker) atSubmit(spans []span, id int) (running int64, queued bool) {
+	q := spans[id].sub
+	for j, o := range spans {
+		if o.start != 0 && o.start <= q && q < o.end {
+			running += int64(tr.tasks[j].weight)
+		}
+		queued = queued || j != id && o.sub != 0 && o.sub < q && q < o.pend
+	}
+	return running, queued
 }
 
 // capAt is the capacity in effect at t as progress counts it (from c0,

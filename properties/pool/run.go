@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -966,22 +967,26 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 		}
 		return c
 	}
-	// The capacity changes only at a Resize's call or return: the
-	// largest in effect over [from, to] is that at from or at one of
-	// those instants within, each computed once.
+	// The capacity changes only at a Resize's call or return (steps, in
+	// order, each with the capacity from it, computed once): the largest
+	// in effect over [from, to] is that of the last step at or before
+	// from (c0 before the first), or of a step within.
 	steps := b.steps[:0]
 	least := c0 // no capacity in effect is less: capAt is c0 or a Resize's
 	for _, ch := range log {
 		steps = append(steps, capStep{ch.call, capAt(ch.call)}, capStep{ch.at, capAt(ch.at)})
 		least = min(least, ch.cap)
 	}
+	slices.SortFunc(steps, func(a, b capStep) int { return cmp.Compare(a.at, b.at) })
 	b.steps = steps
 	maxCap := func(from, to int64) int {
-		m := capAt(from)
-		for _, s := range steps {
-			if from <= s.at && s.at <= to {
-				m = max(m, s.cap)
-			}
+		i, _ := slices.BinarySearchFunc(steps, from+1, func(s capStep, t int64) int { return cmp.Compare(s.at, t) })
+		m := c0
+		if i > 0 {
+			m = steps[i-1].cap
+		}
+		for ; i < len(steps) && steps[i].at <= to; i++ {
+			m = max(m, steps[i].cap)
 		}
 		return m
 	}

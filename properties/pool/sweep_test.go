@@ -12,8 +12,9 @@ import (
 // randomRecords is a tracker whose tasks' records (and Resizes) are drawn
 // from r, on few instants so that many coincide (as on the wall clock),
 // with some of every kind: refused, panicked in Submit, never started,
-// still running, Resizes out of order.
-func randomRecords(r *rand.Rand) *tracker {
+// still running, Resizes out of order; and the unit of its instants: one
+// case in ten has them 2^40 ns apart, too late for sortEdges to pack.
+func randomRecords(r *rand.Rand) (*tracker, int64) {
 	n := 1 + r.IntN(40)
 	ops := make([]Op, n)
 	for i := range ops {
@@ -22,14 +23,18 @@ func randomRecords(r *rand.Rand) *tracker {
 	cfg := fast(Config{LazyShrink: r.IntN(2) == 0}).withDefaults()
 	w := Workload{Options: Options{Capacity: r.IntN(5)}, Submitters: 2, Rounds: []Round{{Ops: ops}}, CloseEarly: r.IntN(4) == 0}
 	tr := newTracker(w, cfg)
+	unit := int64(1)
+	if r.IntN(10) == 0 {
+		unit = 1 << 40
+	}
 	span := int64(5 + r.IntN(200))
-	at := func(after int64) int64 { return after + r.Int64N(span/4+1) }
+	at := func(after int64) int64 { return after + unit*r.Int64N(span/4+1) }
 	for id := range tr.tasks {
 		t := &tr.tasks[id]
 		if r.IntN(8) == 0 {
 			continue // never submitted
 		}
-		sub := 1 + r.Int64N(span)
+		sub := unit * (1 + r.Int64N(span))
 		t.submitAt.Store(sub)
 		t.returnAt.Store(at(sub))
 		switch r.IntN(8) {
@@ -53,20 +58,20 @@ func randomRecords(r *rand.Rand) *tracker {
 		}
 		t.how.Store(int32(1 + r.IntN(3)))
 	}
-	for range r.IntN(4) {
-		call := 1 + r.Int64N(span)
+	for range r.IntN(7) {
+		call := unit * (1 + r.Int64N(span))
 		tr.capLog = append(tr.capLog, capChange{call, at(call), r.IntN(6)})
 	}
 	if r.IntN(3) > 0 {
 		slices.SortFunc(tr.capLog, func(a, b capChange) int { return int(a.at - b.at) })
 	}
 	if r.IntN(5) == 0 {
-		tr.cancelAt.Store(1 + r.Int64N(span))
+		tr.cancelAt.Store(unit * (1 + r.Int64N(span)))
 	}
 	if r.IntN(4) == 0 {
-		tr.closeCallAt.Store(1 + r.Int64N(span))
+		tr.closeCallAt.Store(unit * (1 + r.Int64N(span)))
 	}
-	return tr
+	return tr, unit
 }
 
 // longestStall finds what the definition does: at each instant, every
@@ -75,9 +80,9 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	stalls := 0
 	for round := range 3000 {
-		tr := randomRecords(r)
+		tr, unit := randomRecords(r)
 		ongoing := r.IntN(3) == 0
-		cutoff := 1 + r.Int64N(250)
+		cutoff := unit * (1 + r.Int64N(250))
 		b := new(sweep)
 		spans := tr.spans(b, cutoff, ongoing)
 		capLog := slices.Clone(tr.capLog)
@@ -85,6 +90,12 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 		wantBest, wantOK, wantFulls := longestStallByScan(tr, spans, capLog, cutoff)
 		if ok != wantOK || best != wantBest || !slices.Equal(fulls, wantFulls) {
 			t.Fatalf("round %d: longest stall %+v %v, fulls %v; the definition gives %+v %v, fulls %v\nspans %+v\ncapLog %+v", round, best, ok, fulls, wantBest, wantOK, wantFulls, spans, capLog)
+		}
+		delays, wantDelays := tr.startDelays(b, spans, capLog), startDelaysByScan(tr, spans, capLog)
+		slices.Sort(delays)
+		slices.Sort(wantDelays)
+		if !slices.Equal(delays, wantDelays) {
+			t.Fatalf("round %d: start delays %v; the definition gives %v\nspans %+v\ncapLog %+v", round, delays, wantDelays, spans, capLog)
 		}
 		if ok {
 			stalls++
@@ -102,7 +113,7 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 
 // longestStallByScan is the definition longestStall sweeps for: the
 // state at each instant, from every span.
-func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff int64) (best stall, ok bool, fulls []int64) {
+func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff int64) (stall, bool, []int64) {
 	times := []int64{0, cutoff}
 	for _, sp := range spans {
 		times = append(times, sp.sub, sp.pend, sp.start, sp.end)
@@ -113,8 +124,7 @@ func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff in
 	slices.Sort(times)
 	times = slices.Compact(times)
 	times = slices.DeleteFunc(times, func(t int64) bool { return t > cutoff })
-	var cur stall
-	inCur := false
+	var search stallSearch
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
 		var running int64
@@ -131,23 +141,30 @@ func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff in
 				}
 			}
 		}
-		c := capAt(tr.capacity(), capLog, t0)
-		if c > 0 && running >= int64(c) {
-			fulls = append(fulls, t0)
-		}
-		if !(oldest >= 0 && (c > 0 && int64(c)-running >= int64(heaviest) || c <= 0 && running == 0)) {
-			inCur = false
+		search.step(t0, t1, oldest, running, heaviest, capAt(tr.capacity(), capLog, t0))
+	}
+	return search.best, search.ok, search.fulls
+}
+
+// startDelaysByScan is the definition startDelays sweeps for: each
+// started task's submit judged against every span (atSubmit).
+func startDelaysByScan(tr *tracker, spans []span, capLog []capChange) []int64 {
+	var all, fit []int64
+	for id, sp := range spans {
+		if sp.sub == 0 || sp.start == 0 {
 			continue
 		}
-		if !inCur {
-			cur, inCur = stall{from: t0}, true
-		}
-		cur.to, cur.task, cur.running, cur.cap = t1, oldest, running, c
-		if !ok || cur.to-cur.from > best.to-best.from {
-			best, ok = cur, true
+		d := sp.start - sp.sub
+		all = append(all, d)
+		running, queued := tr.atSubmit(spans, id)
+		if c := capAt(tr.capacity(), capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
+			fit = append(fit, d)
 		}
 	}
-	return best, ok, fulls
+	if len(fit) == 0 {
+		return all
+	}
+	return fit
 }
 
 // capacityAcrossResize finds what the definition does: at each task's
@@ -157,7 +174,7 @@ func TestCapacityAcrossResizeIsTheDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	found := 0
 	for round := range 3000 {
-		tr := randomRecords(r)
+		tr, _ := randomRecords(r)
 		got, want := fmt.Sprint(tr.capacityAcrossResize()), fmt.Sprint(capacityByScan(tr))
 		if got != want {
 			t.Fatalf("round %d: %s; the definition gives %s\ncapLog %+v", round, got, want, tr.capLog)
