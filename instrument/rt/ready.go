@@ -123,11 +123,11 @@ func (r *run) unblocked(g *gor) {
 func (r *run) probeReady(p *probe) bool {
 	h, sh := p.h, p.sh
 	if p.recv {
-		return h.qcount > 0 || h.closed != 0 || h.sendq.first != nil || len(sh.stash) > 0 ||
+		return h.Qcount > 0 || h.Closed != 0 || h.Sendq.First != nil || len(sh.stash) > 0 ||
 			*p.when > 0 && *p.when <= r.now() ||
 			len(sh.senders) > 0 && firstLive(sh.senders, &p.sw.sel) != nil
 	}
-	return h.closed != 0 || h.qcount < h.dataqsiz || h.recvq.first != nil ||
+	return h.Closed != 0 || h.Qcount < h.Dataqsiz || h.Recvq.First != nil ||
 		len(sh.receivers) > 0 && firstLive(sh.receivers, &p.sw.sel) != nil
 }
 
@@ -158,12 +158,12 @@ func (r *run) markReady() {
 		p := &ps[i]
 		h, sh := p.h, p.sh
 		if p.recv {
-			if h.qcount|uint(h.closed)|uint(uintptr(h.sendq.first))|uint(len(sh.stash)|len(sh.senders)) == 0 {
+			if h.Qcount|uint(h.Closed)|uint(uintptr(h.Sendq.First))|uint(len(sh.stash)|len(sh.senders)) == 0 {
 				if w := *p.when; w <= 0 || w > now {
 					continue
 				}
 			}
-		} else if h.closed == 0 && h.qcount >= h.dataqsiz && uint(uintptr(h.recvq.first))|uint(len(sh.receivers)) == 0 {
+		} else if h.Closed == 0 && h.Qcount >= h.Dataqsiz && uint(uintptr(h.Recvq.First))|uint(len(sh.receivers)) == 0 {
 			continue
 		}
 		maybe[k] = int32(i)
