@@ -125,7 +125,7 @@
 //     A settle that cannot end (an uncontrolled goroutine in a wait
 //     synctest does not count as blocked, such as Go's own sync.Mutex,
 //     or one that never blocks) is stopped by a watchdog outside the
-//     bubble after SettleLimit of real time, naming the goroutines in
+//     bubble after rtproc.SettleLimit of real time, naming the goroutines in
 //     the way (settlewatch.go). The same watchdog stops a run whose
 //     steps stand still that long while nothing settles: the goroutine
 //     holding control loops without a yield point (`for !done {}`) or
