@@ -135,9 +135,10 @@
 //     free list when the function returns (not when it panics, calls
 //     Goexit or is unwound) and runs a later controlled goroutine, of the
 //     same run or of a later run of a Bubble, with its stack already
-//     grown. The free workers end with the bubble.
-//     TestReuseKeepsSchedules checks that reuse changes no schedule and
-//     no settle skipped.
+//     grown. The free workers end with the bubble. runtime.NumGoroutine
+//     counts them, NumGoroutine does not (a leak check that counts
+//     goroutines counts as outside control). TestReuseKeepsSchedules
+//     checks that reuse changes no schedule and no settle skipped.
 //   - Spin loops (the rewriter's goschedloop and spincas rules,
 //     GoschedLoop and SpinCAS): a loop that only yields yields once, and
 //     a goroutine spinning on a compare-and-swap waits until it would

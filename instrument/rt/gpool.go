@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"runtime"
 	"sync/atomic"
 
 	"github.com/execspec/execspec/instrument/rt/rtproc"
@@ -38,3 +39,19 @@ func (r *run) launch(g *gor, fn func()) {
 
 // Run is g's life on its worker (rtproc.Job).
 func (g *gor) Run() bool { return g.r.start(g, g.fn) }
+
+// NumGoroutine is runtime.NumGoroutine for instrumented code: called by
+// the goroutine holding control, it leaves out the bubble's free
+// workers, which without reuse would have ended, so that a program that
+// counts its goroutines (a leak check: as many after its goroutines
+// ended as before they started) counts as it would outside control.
+// Otherwise it is runtime.NumGoroutine. A check that reads stacks
+// (runtime.Stack of all goroutines) still sees the free workers, parked
+// in rtproc.(*Worker).loop.
+func NumGoroutine() int {
+	r, g := current()
+	if g == nil {
+		return runtime.NumGoroutine()
+	}
+	return runtime.NumGoroutine() - len(r.pool.Free())
+}

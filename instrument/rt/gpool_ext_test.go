@@ -181,3 +181,52 @@ func TestReusedReports(t *testing.T) {
 		}
 	}
 }
+
+// A program that counts its goroutines with rt.NumGoroutine counts one
+// more per goroutine it started and as many as before once they ended,
+// on reused workers as on fresh ones; runtime.NumGoroutine counts the
+// free workers too.
+func TestNumGoroutine(t *testing.T) {
+	b, err := rt.NewBubble(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var before, during, after, rawAfter int
+	body := func(*testing.T) {
+		before = rt.NumGoroutine()
+		rawBefore := runtime.NumGoroutine()
+		started, release, done := make(chan int), make(chan int), make(chan int)
+		for range 3 {
+			rt.Go(func() {
+				rt.Send(started, 1)
+				rt.Recv(release)
+				rt.Send(done, 1)
+			})
+		}
+		for range 3 {
+			rt.Recv(started)
+		}
+		during = rt.NumGoroutine()
+		rt.Close(release)
+		for range 3 {
+			rt.Recv(done)
+		}
+		for range 3 {
+			rt.Gosched() // they end
+		}
+		after = rt.NumGoroutine()
+		rawAfter = runtime.NumGoroutine() - rawBefore
+	}
+	for run := range 3 {
+		if _, err := b.Run(rt.Config{}, body); err != nil {
+			t.Fatal(err)
+		}
+		if during != before+3 || after != before {
+			t.Errorf("run %d: %d goroutines before, %d with three more, %d after they ended; want %d, %d", run, before, during, after, before+3, before)
+		}
+		if run == 0 && rawAfter != 3 {
+			t.Errorf("runtime.NumGoroutine: %d more after the first run's goroutines ended; want their 3 free workers", rawAfter)
+		}
+	}
+}
