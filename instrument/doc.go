@@ -5,7 +5,7 @@
 // Vocabulary:
 //   - A rewrite rule turns one construct (a go statement, a channel
 //     operation, a select, a sync type, an atomic operation, Gosched,
-//     GOMAXPROCS, Sleep) into calls of the runtime package instrument/rt
+//     GOMAXPROCS, NumGoroutine, Sleep) into calls of the runtime package instrument/rt
 //     (sync's types and ranges over maps: instrument/rt/rtstd), keeping
 //     Go's evaluation order; the test rule wraps a TestXxx function in a
 //     call of the test harness, instrument/harness (harness.Test). Two

@@ -53,6 +53,8 @@ const (
 //	           atomic.StoreInt32(p, 1) (statement) rt.Yield(); atomic.StoreInt32(p, 1)
 //	gosched    runtime.Gosched                     rt.Gosched
 //	gomaxprocs runtime.GOMAXPROCS                  rt.GOMAXPROCS (a run runs on one P; the program sees the value it had: rt/procs.go)
+//	numgoroutine runtime.NumGoroutine              rt.NumGoroutine (the parked runtime goroutines that run later controlled
+//	                                               goroutines are not counted, so that a leak check counts as without control: rt/gpool.go)
 //	goschedloop for i := 0; i < n; i++ {           for i := 0; i < n; i++ { if rt.GoschedLoop() { break } }
 //	             runtime.Gosched() }               (a loop that only yields; under control it yields once: spin.go)
 //	spincas    for !atomic.CompareAndSwapT(p, o, n) for !rt.Then(rt.SpinCAS(func() bool { return atomic.LoadT(p) == o }),
@@ -76,24 +78,25 @@ const (
 // calls run. Calls in defer and go statements are not wrapped with a
 // yield (that would move the yield to the defer statement).
 const (
-	RuleGo          = "go"
-	RuleSend        = "send"
-	RuleRecv        = "recv"
-	RuleRecv2       = "recv2"
-	RuleClose       = "close"
-	RuleRange       = "range"
-	RuleSelect      = "select"
-	RuleSync        = "sync"
-	RuleAtomic      = "atomic"
-	RuleGosched     = "gosched"
-	RuleGOMAXPROCS  = "gomaxprocs"
-	RuleGoschedLoop = "goschedloop"
-	RuleSpinCAS     = "spincas"
-	RuleSleep       = "sleep"
-	RuleTestTimer   = "testtimer"
-	RuleTest        = "test"
-	RuleRand        = "rand"
-	RuleMap         = "maprange"
+	RuleGo           = "go"
+	RuleSend         = "send"
+	RuleRecv         = "recv"
+	RuleRecv2        = "recv2"
+	RuleClose        = "close"
+	RuleRange        = "range"
+	RuleSelect       = "select"
+	RuleSync         = "sync"
+	RuleAtomic       = "atomic"
+	RuleGosched      = "gosched"
+	RuleGOMAXPROCS   = "gomaxprocs"
+	RuleNumGoroutine = "numgoroutine"
+	RuleGoschedLoop  = "goschedloop"
+	RuleSpinCAS      = "spincas"
+	RuleSleep        = "sleep"
+	RuleTestTimer    = "testtimer"
+	RuleTest         = "test"
+	RuleRand         = "rand"
+	RuleMap          = "maprange"
 )
 
 // randFuncs are the top-level functions of math/rand that are also
@@ -351,6 +354,8 @@ func (w *Rewriter) pre(c *astutil.Cursor) bool {
 				w.notes[n] = RuleGosched
 			} else if n.Sel.Name == "GOMAXPROCS" {
 				w.notes[n] = RuleGOMAXPROCS
+			} else if n.Sel.Name == "NumGoroutine" {
+				w.notes[n] = RuleNumGoroutine
 			}
 		case "time":
 			if w.Tests && testTimers[n.Sel.Name] {
@@ -475,7 +480,7 @@ func (w *Rewriter) post(c *astutil.Cursor) bool {
 		case RuleSync:
 			c.Replace(stdSel(n.Sel.Name))
 			w.Counts[RuleSync]++
-		case RuleGosched, RuleGOMAXPROCS, RuleSleep:
+		case RuleGosched, RuleGOMAXPROCS, RuleNumGoroutine, RuleSleep:
 			c.Replace(rtSel(n.Sel.Name))
 			w.Counts[rule.(string)]++
 		case RuleTestTimer:

@@ -99,7 +99,7 @@ func TestGolden(t *testing.T) {
 		})
 	}
 	// Every rule has a golden test.
-	for _, rule := range []string{RuleGo, RuleSend, RuleRecv, RuleRecv2, RuleClose, RuleRange, RuleSelect, RuleSync, RuleAtomic, RuleGosched, RuleGOMAXPROCS, RuleGoschedLoop, RuleSpinCAS, RuleSleep, RuleTestTimer, RuleRand, RuleMap, RuleTest} {
+	for _, rule := range []string{RuleGo, RuleSend, RuleRecv, RuleRecv2, RuleClose, RuleRange, RuleSelect, RuleSync, RuleAtomic, RuleGosched, RuleGOMAXPROCS, RuleNumGoroutine, RuleGoschedLoop, RuleSpinCAS, RuleSleep, RuleTestTimer, RuleRand, RuleMap, RuleTest} {
 		if seen[rule] == 0 {
 			t.Errorf("rule %s is not exercised by testdata/rules", rule)
 		}

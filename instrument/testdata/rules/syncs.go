@@ -32,8 +32,10 @@ func (s *spin) Lock() {
 
 func (s *spin) Unlock() { atomic.StoreInt32((*int32)(s), 0) }
 
-// Program uses the sync types, atomics, Gosched, GOMAXPROCS and Sleep.
+// Program uses the sync types, atomics, Gosched, GOMAXPROCS, NumGoroutine
+// and Sleep.
 func Program() string {
+	base := runtime.NumGoroutine()
 	var c counter
 	var once sync.Once
 	var wg sync.WaitGroup
@@ -110,6 +112,12 @@ func Program() string {
 	atomic.StoreInt64(&spins, 0)
 	if d := rand.Intn(10); d < 0 || d >= 10 {
 		return "rand out of range"
+	}
+	// A leak check: the goroutines it started are gone (rule
+	// numgoroutine: under control, the parked runtime goroutines that
+	// will run later goroutines are not counted).
+	for runtime.NumGoroutine() > base {
+		runtime.Gosched()
 	}
 	// Under control the process runs on one P; the program sees the
 	// value it had (rule gomaxprocs).
