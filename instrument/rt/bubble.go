@@ -3,12 +3,11 @@ package rt
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/debug"
-	"strings"
 	"testing"
 	"testing/synctest"
 
+	"github.com/execspec/execspec/instrument/rt/internal/rtlayout"
 	"github.com/execspec/execspec/instrument/rt/rtproc"
 	"github.com/execspec/execspec/properties/control/sched"
 )
@@ -55,7 +54,7 @@ type job struct {
 // starts with the first Run or Do. While tests run under control, the
 // collector's heap goal is raised (rtproc.LessGC).
 func NewBubble(t *testing.T) (*Bubble, error) {
-	if err := checkGo(); err != nil {
+	if err := rtlayout.CheckGo(); err != nil {
 		return nil, err
 	}
 	rtproc.LessGC()
@@ -173,16 +172,4 @@ func (b *Bubble) Close() error {
 		return fmt.Errorf("execspec/rt: the session's bubble ended with goroutines blocked for good: %s", b.leftover)
 	}
 	return nil
-}
-
-// checkGo refuses Go versions whose channel layout or synctest the
-// scheduler does not know.
-func checkGo() error {
-	v := runtime.Version()
-	for _, ok := range []string{"go1.25", "go1.26"} {
-		if v == ok || strings.HasPrefix(v, ok+".") || strings.HasPrefix(v, ok+"rc") {
-			return nil
-		}
-	}
-	return fmt.Errorf("execspec/rt: %s is not supported: the scheduler reads channel descriptors laid out as in Go 1.25 and 1.26 and needs testing/synctest", v)
 }

@@ -48,6 +48,12 @@
 //     internal/rtlayout reads the runtime's channels, timers and bubble),
 //     then completes what can complete at that instant in the order of
 //     ids, as the goroutines' own real selects would have (external.go).
+//   - Candidates (ready.go): a choice's candidates come from sets of
+//     ids kept as goroutines block and go on (runnable, a select a
+//     counterpart completed) and from one loop over the cases of every
+//     blocked select; the package's tests check each choice against
+//     asking every goroutine alive (EXECSPEC_CHECK_READY=1 does in any
+//     test binary).
 //   - Garbage collection: while a test is under control, a ballast (an
 //     untouched allocation without pointers) raises the collector's heap
 //     goal, unless GOGC is set (rtproc.LessGC).

@@ -66,8 +66,8 @@ func (r *run) housekeepingOnly() bool {
 
 // housekeepingHang is the verdict when housekeepingOnly holds: the
 // goroutines blocked, and those doing housekeeping named as such.
-func (r *run) housekeepingHang() *HangError {
-	h := &HangError{Leak: r.mainDone, Steps: r.steps, Quiet: r.cfg.Quiet}
+func (r *run) housekeepingHang() (h *HangError, gs []*gor) {
+	h = &HangError{Leak: r.mainDone, Steps: r.steps, Quiet: r.cfg.Quiet}
 	for _, g := range r.alive {
 		if g.state == gDone {
 			continue
@@ -75,7 +75,7 @@ func (r *run) housekeepingHang() *HangError {
 		if g.house {
 			h.Housekeeping = append(h.Housekeeping, g.id)
 		}
-		h.gs = append(h.gs, g)
+		gs = append(gs, g)
 	}
-	return h
+	return h, gs
 }

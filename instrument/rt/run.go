@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/execspec/execspec/instrument/rt/internal/rtlayout"
 	"github.com/execspec/execspec/instrument/rt/rtproc"
 	"github.com/execspec/execspec/properties/control/sched"
 )
@@ -64,7 +65,7 @@ func Replay(t *testing.T, s sched.Schedule, body func(t *testing.T)) error {
 // makes many runs makes them in a Bubble.
 func Run(t *testing.T, cfg Config, body func(t *testing.T)) (s sched.Schedule, err error) {
 	t.Helper()
-	if err := checkGo(); err != nil {
+	if err := rtlayout.CheckGo(); err != nil {
 		return s, err
 	}
 	defer watchSettles()()

@@ -1,7 +1,6 @@
 package rt
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/execspec/execspec/executor/point"
 	"github.com/execspec/execspec/instrument/rt/rtproc"
+	"github.com/execspec/execspec/instrument/rt/rtreport"
 	"github.com/execspec/execspec/internal/goid"
 	"github.com/execspec/execspec/properties/control/sched"
 )
@@ -231,6 +230,7 @@ type run struct {
 	aborting bool
 	err      error
 	mainDone bool
+	hangGs   []*gor    // the goroutines of a hang (failHang)
 	mainEnd  time.Time // virtual time when goroutine 0 returned
 	initing  bool      // goroutine 0 runs the packages' initialisation: what it starts is a daemon
 	// settleBeforeChoice: goroutines created in the process when the run
@@ -880,7 +880,7 @@ func (r *run) coordinate(main func()) error {
 				continue
 			}
 			g := r.cur.Load()
-			panic(fmt.Sprintf("execspec/rt: controlled goroutine %d blocked outside the scheduler (in code that is not instrumented) for %v of virtual time; all goroutines:\n%s", g.id, r.cfg.Horizon, allStacks()))
+			panic(fmt.Sprintf("execspec/rt: controlled goroutine %d blocked outside the scheduler (in code that is not instrumented) for %v of virtual time; all goroutines:\n%s", g.id, r.cfg.Horizon, rtreport.AllStacks()))
 		}
 		r.timeMoved()
 		if r.aborting {
@@ -902,7 +902,7 @@ func (r *run) coordinate(main func()) error {
 	}
 	r.endAdoptions()
 	if h, ok := r.err.(*HangError); ok {
-		h.fill()
+		fillHang(h, r.hangGs)
 	}
 	return r.err
 }
@@ -916,13 +916,13 @@ func (r *run) afterPhase(next *gor) *gor {
 	switch {
 	case next == nil:
 		// Nobody can run, nobody was woken within the horizon.
-		r.fail(&HangError{Leak: r.mainDone, Steps: r.steps, gs: r.caseGoroutines(gBlocked, false)})
+		r.failHang(&HangError{Leak: r.mainDone, Steps: r.steps}, r.caseGoroutines(gBlocked, false))
 	case r.mainDone && r.sinceMainEnd() > r.cfg.LeakAfter:
 		// Still going (sleeping, waking) long after the body
 		// returned: leaked, though not blocked for good.
-		r.fail(&HangError{Leak: true, Steps: r.steps, gs: r.caseGoroutines(0, true)})
+		r.failHang(&HangError{Leak: true, Steps: r.steps}, r.caseGoroutines(0, true))
 	case r.housekeepingOnly():
-		r.fail(r.housekeepingHang())
+		r.failHang(r.housekeepingHang())
 	default:
 		return next
 	}
@@ -1059,114 +1059,47 @@ func (r *run) afterExternal(launched []*gor) *gor {
 	return next
 }
 
-// PanicError is a panic in a controlled goroutine, with its stack.
-type PanicError struct {
-	G     int
-	Steps int
-	Value any
-	Stack []byte
-}
-
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("goroutine %d panicked after %d steps: %v\n%s", e.G, e.Steps, e.Value, e.Stack)
-}
-
-// Unwrap returns the panic value if it is an error.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
-
-// Blocked is a goroutine found blocked for good: its operation, where it
-// was called, and its stack.
-type Blocked struct {
-	G     int // Uncontrolled: a goroutine that does not hold control
-	Op    string
-	Where string // file:line of the blocking operation in the program
-	Stack string
-}
-
-// HangError is a run in which every controlled goroutine left was blocked
-// and nothing (no timer, no uncontrolled goroutine) woke one within the
-// horizon: a deadlock while the body had not returned, a leak once it had.
-type HangError struct {
-	Leak    bool
-	Steps   int
-	Blocked []Blocked
-	// Housekeeping names the goroutines that only tickers woke, when the
-	// hang was decided past them (housekeeping.go), and Quiet how long
-	// they ran alone.
-	Housekeeping []int
-	Quiet        time.Duration
-	gs           []*gor
-}
+// The reports of a failed run (package rtreport), under rt's names.
+type (
+	PanicError = rtreport.PanicError
+	Blocked    = rtreport.Blocked
+	HangError  = rtreport.HangError
+)
 
 // ErrDeadlock and ErrLeak are matched by errors.Is on a *HangError.
 var (
-	ErrDeadlock = errors.New("deadlock")
-	ErrLeak     = errors.New("goroutine leak")
+	ErrDeadlock = rtreport.ErrDeadlock
+	ErrLeak     = rtreport.ErrLeak
 )
 
-// Is makes errors.Is(err, ErrDeadlock) and errors.Is(err, ErrLeak) work.
-func (e *HangError) Is(target error) bool {
-	return (target == ErrLeak && e.Leak) || (target == ErrDeadlock && !e.Leak)
+// Uncontrolled is Blocked.G of a goroutine that does not hold control
+// (started by code that was not rewritten).
+const Uncontrolled = rtreport.Uncontrolled
+
+// failHang stops the run with h, a hang of the goroutines gs, named in h
+// once the run is unwound (fillHang).
+func (r *run) failHang(h *HangError, gs []*gor) {
+	if !r.aborting {
+		r.hangGs = gs
+	}
+	r.fail(h)
 }
 
-func (e *HangError) fill() {
-	uncontrolled := e.Blocked
-	e.Blocked = nil
-	defer func() { e.Blocked = append(e.Blocked, uncontrolled...) }()
-	for _, g := range e.gs {
+// fillHang names in h, before the goroutines that do not hold control,
+// the goroutines gs with their operation and their stack, taken as they
+// were unwound.
+func fillHang(h *HangError, gs []*gor) {
+	uncontrolled := h.Blocked
+	h.Blocked = nil
+	for _, g := range gs {
 		st := string(g.stack)
 		op := g.w.op
 		if op == "" {
 			op = "running"
 		}
-		e.Blocked = append(e.Blocked, Blocked{G: g.id, Op: op, Where: where(st), Stack: st})
+		h.Blocked = append(h.Blocked, Blocked{G: g.id, Op: op, Where: rtreport.Where(st), Stack: st})
 	}
-	e.gs = nil
-}
-
-func (e *HangError) Error() string {
-	var b strings.Builder
-	if e.Leak {
-		fmt.Fprintf(&b, "goroutine leak: the test returned and %d goroutine(s) never end (after %d steps)", len(e.Blocked), e.Steps)
-	} else if e.Housekeeping == nil {
-		fmt.Fprintf(&b, "deadlock after %d steps: every goroutine is blocked and no timer is pending", e.Steps)
-	} else {
-		fmt.Fprintf(&b, "deadlock after %d steps: every goroutine is blocked but for housekeeping", e.Steps)
-	}
-	if e.Housekeeping != nil {
-		fmt.Fprintf(&b, " (goroutines %v, woken only by tickers, ran alone for %v of virtual time)", e.Housekeeping, e.Quiet)
-	}
-	for _, g := range e.Blocked {
-		fmt.Fprintf(&b, "\n\t%s: %s at %s", g.Name(), g.Op, g.Where)
-	}
-	return b.String()
-}
-
-// where returns the file:line of the first frame of a stack (debug.Stack
-// text) that is not in this package (nor rtstd), the runtime or the
-// scheduler's plumbing.
-func where(stack string) string {
-	lines := strings.Split(stack, "\n")
-	for i := 1; i+1 < len(lines); i += 2 {
-		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt.") || strings.HasPrefix(fn, "github.com/execspec/execspec/instrument/rt/rtstd.") || strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "created by ") {
-			continue
-		}
-		loc := strings.TrimSpace(lines[i+1])
-		if j := strings.LastIndex(loc, " +0x"); j >= 0 {
-			loc = loc[:j]
-		}
-		return loc
-	}
-	return "?"
-}
-
-func allStacks() string {
-	buf := make([]byte, 1<<20)
-	return string(buf[:runtime.Stack(buf, true)])
+	h.Blocked = append(h.Blocked, uncontrolled...)
 }
 
 // ReplayWith is Replay for runs made with cfg (EarlyTimers, budgets): the

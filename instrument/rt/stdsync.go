@@ -1,7 +1,7 @@
 package rt
 
 import (
-	"fmt"
+	"github.com/execspec/execspec/instrument/rt/rtreport"
 	"runtime/debug"
 	"slices"
 	"sync/atomic"
@@ -237,22 +237,9 @@ func stdUncontrolled(h *HangError) {
 	for w := b.waiters.Load(); w != nil; w = w.next {
 		if !w.done.Load() {
 			st := string(w.stack)
-			ws = append(ws, Blocked{G: Uncontrolled, Op: w.what, Where: where(st), Stack: st})
+			ws = append(ws, Blocked{G: Uncontrolled, Op: w.what, Where: rtreport.Where(st), Stack: st})
 		}
 	}
 	slices.Reverse(ws) // in the order they began to wait
 	h.Blocked = append(h.Blocked, ws...)
-}
-
-// Uncontrolled is Blocked.G of a goroutine that does not hold control
-// (started by code that was not rewritten).
-const Uncontrolled = -1
-
-// Name is how a report names the goroutine: "goroutine N", or
-// "uncontrolled goroutine".
-func (g Blocked) Name() string {
-	if g.G == Uncontrolled {
-		return "uncontrolled goroutine"
-	}
-	return fmt.Sprintf("goroutine %d", g.G)
 }
