@@ -618,3 +618,27 @@ func TestStallJudgedWhereTheTaskWaits(t *testing.T) {
 		}
 	}
 }
+
+// exercised counts each operation and each task kind that a run
+// exercises, and names no kind it did not.
+func TestExercisedCounts(t *testing.T) {
+	w := Workload{Rounds: []Round{
+		{Ops: []Op{
+			{Kind: OpSubmit, Task: Task{Work: WorkPanic}},
+			{Kind: OpSubmitContext, CancelAfter: 0, Task: Task{Work: WorkHold}},
+			{Kind: OpSubmitContext, CancelAfter: -1, Task: Task{Work: WorkSleep}},
+			{Kind: OpResize, Size: 3},
+		}},
+		{Ops: []Op{
+			{Kind: OpSubmit, Task: Task{Work: WorkError}},
+			{Kind: OpSubmit, Task: Task{Work: WorkPanic}},
+			{Kind: OpCancel},
+		}},
+	}}
+	got := map[string]int{"Submit": 1}
+	exercised(w, abilities{}, got)
+	want := map[string]int{"Wait": 1, "Submit": 4, "SubmitContext": 2, "cancelled": 1, "Resize": 1, "Cancel": 1, "panic": 2, "hold": 1, "error": 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("exercised %v, want %v", got, want)
+	}
+}
