@@ -444,7 +444,7 @@ func TestStallBlamesTheFirstLoss(t *testing.T) {
 		a.startAt.Store(5)
 		a.endAt.Store(15)
 		a.how.Store(endPanicked)
-		capLog := []capChange{{call: 10, at: 11, cap: c.size}}
+		capLog := []capChange{{Call: 10, At: 11, Cap: c.size}}
 		pendEnd := [][2]int64{{1, 15}, {20, 0}}
 		if got := tr.trigger(20, 20, pendEnd, capLog, 5); got != c.want {
 			t.Errorf("Resize(%d) at 11, panic at 15, stall from a Submit at 20: blamed %q, want %q", c.size, got, c.want)
