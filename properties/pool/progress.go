@@ -67,8 +67,7 @@ func (tr *tracker) progress(cutoff int64, ongoing bool) *Finding {
 	best, inBest, fulls := b.LongestStall(spans, b.Weights, c0, capLog, cutoff)
 	if !inBest || !ongoing && best.To-best.From <= int64(tr.cfg.ProgressFloor) {
 		// The bound is at least the floor: a stall no longer than it is
-		// no finding, and the median below (every pair of tasks) is
-		// not needed.
+		// no finding, and the median below is not needed.
 		return nil
 	}
 	// The pool's own start delay: over the tasks that found room and no
