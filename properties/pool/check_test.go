@@ -444,7 +444,7 @@ func TestStallBlamesTheFirstLoss(t *testing.T) {
 		a.startAt.Store(5)
 		a.endAt.Store(15)
 		a.how.Store(endPanicked)
-		capLog := []capChange{{call: 10, at: 11, cap: c.size}}
+		capLog := []capChange{{Call: 10, At: 11, Cap: c.size}}
 		pendEnd := [][2]int64{{1, 15}, {20, 0}}
 		if got := tr.trigger(20, 20, pendEnd, capLog, 5); got != c.want {
 			t.Errorf("Resize(%d) at 11, panic at 15, stall from a Submit at 20: blamed %q, want %q", c.size, got, c.want)
@@ -616,5 +616,29 @@ func TestStallJudgedWhereTheTaskWaits(t *testing.T) {
 		if f == nil || f.Key() != Progress+"/task panic" {
 			t.Errorf("%s: got %v, want a stall after the task panic", c.name, f)
 		}
+	}
+}
+
+// exercised counts each operation and each task kind that a run
+// exercises, and names no kind it did not.
+func TestExercisedCounts(t *testing.T) {
+	w := Workload{Rounds: []Round{
+		{Ops: []Op{
+			{Kind: OpSubmit, Task: Task{Work: WorkPanic}},
+			{Kind: OpSubmitContext, CancelAfter: 0, Task: Task{Work: WorkHold}},
+			{Kind: OpSubmitContext, CancelAfter: -1, Task: Task{Work: WorkSleep}},
+			{Kind: OpResize, Size: 3},
+		}},
+		{Ops: []Op{
+			{Kind: OpSubmit, Task: Task{Work: WorkError}},
+			{Kind: OpSubmit, Task: Task{Work: WorkPanic}},
+			{Kind: OpCancel},
+		}},
+	}}
+	got := map[string]int{"Submit": 1}
+	exercised(w, abilities{}, got)
+	want := map[string]int{"Wait": 1, "Submit": 4, "SubmitContext": 2, "cancelled": 1, "Resize": 1, "Cancel": 1, "panic": 2, "hold": 1, "error": 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("exercised %v, want %v", got, want)
 	}
 }

@@ -214,27 +214,44 @@ func exercised(w Workload, ab abilities, m map[string]int) {
 	if len(w.Rounds) > 1 {
 		m["Wait"] += len(w.Rounds) - 1
 	}
+	// Counted here first, then added to m once each (a map update per
+	// operation was a measurable part of a small case).
+	var resize, cancel, withContext, cancelled, submit int
+	var works [WorkHold + 1]int
 	for _, r := range w.Rounds {
 		for _, op := range r.Ops {
 			switch op.Kind {
 			case OpResize:
-				m["Resize"]++
+				resize++
 				continue
 			case OpCancel:
-				m["Cancel"]++
+				cancel++
 				continue
 			case OpSubmitContext:
-				m["SubmitContext"]++
+				withContext++
 				if op.CancelAfter >= 0 {
-					m["cancelled"]++
+					cancelled++
 				}
 			default:
-				m["Submit"]++
+				submit++
 			}
 			switch op.Task.Work {
 			case WorkGoexit, WorkPanic, WorkError, WorkHold:
-				m[op.Task.Work.String()]++
+				works[op.Task.Work]++
 			}
+		}
+	}
+	for _, c := range [...]struct {
+		op string
+		n  int
+	}{{"Resize", resize}, {"Cancel", cancel}, {"SubmitContext", withContext}, {"cancelled", cancelled}, {"Submit", submit}} {
+		if c.n > 0 {
+			m[c.op] += c.n
+		}
+	}
+	for work, n := range works {
+		if n > 0 {
+			m[Work(work).String()] += n
 		}
 	}
 }

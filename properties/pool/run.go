@@ -15,6 +15,7 @@ import (
 
 	"github.com/execspec/execspec/instrument/rt"
 	"github.com/execspec/execspec/instrument/rt/rtstd"
+	"github.com/execspec/execspec/properties/pool/internal/sweep"
 	"github.com/execspec/execspec/properties/stress"
 )
 
@@ -91,11 +92,8 @@ const (
 	endGoexit
 )
 
-// capChange is one Resize: called at call, returned at at.
-type capChange struct {
-	call, at int64
-	cap      int
-}
+// capChange is one Resize: called at Call, returned at At, to Cap.
+type capChange = sweep.Resize
 
 func (tr *tracker) unit() string {
 	if tr.ab.weighted != nil {
@@ -500,7 +498,7 @@ func (tr *tracker) resize(slot int, n int) {
 	// stopped while the controller was in it) holds resizeMu for good,
 	// and the description of the hang reads capLog as the run unwinds.
 	tr.capMu.Lock()
-	tr.capLog = append(tr.capLog, capChange{call, tr.now(), n})
+	tr.capLog = append(tr.capLog, capChange{Call: call, At: tr.now(), Cap: n})
 	tr.capMu.Unlock()
 	tr.events.Add(1)
 }
@@ -946,12 +944,12 @@ func (tr *tracker) verify() []*Finding {
 // return; tasks already running when a shrink returns are not stopped,
 // but no task submitted after it may start until they fit.
 func (tr *tracker) capacityAcrossResize() *Finding {
-	b := takeSweep()
-	defer b.give()
+	b := sweep.Take()
+	defer b.Give()
 	tr.capMu.Lock()
-	b.capLog = append(b.capLog[:0], tr.capLog...)
+	b.CapLog = append(b.CapLog[:0], tr.capLog...)
 	tr.capMu.Unlock()
-	log := b.capLog
+	log := b.CapLog
 	c0 := tr.capacity()
 	if len(log) == 0 || c0 <= 0 {
 		return nil
@@ -961,8 +959,8 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	capAt := func(t int64) int {
 		c := c0
 		for _, ch := range log {
-			if ch.cap > c && ch.call <= t || ch.at <= t && !tr.cfg.LazyShrink {
-				c = ch.cap
+			if ch.Cap > c && ch.Call <= t || ch.At <= t && !tr.cfg.LazyShrink {
+				c = ch.Cap
 			}
 		}
 		return c
@@ -971,22 +969,22 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	// order, each with the capacity from it, computed once): the largest
 	// in effect over [from, to] is that of the last step at or before
 	// from (c0 before the first), or of a step within.
-	steps := b.steps[:0]
+	steps := b.Steps[:0]
 	least := c0 // no capacity in effect is less: capAt is c0 or a Resize's
 	for _, ch := range log {
-		steps = append(steps, capStep{ch.call, capAt(ch.call)}, capStep{ch.at, capAt(ch.at)})
-		least = min(least, ch.cap)
+		steps = append(steps, sweep.Step{At: ch.Call, Cap: capAt(ch.Call)}, sweep.Step{At: ch.At, Cap: capAt(ch.At)})
+		least = min(least, ch.Cap)
 	}
-	slices.SortFunc(steps, func(a, b capStep) int { return cmp.Compare(a.at, b.at) })
-	b.steps = steps
+	slices.SortFunc(steps, func(a, b sweep.Step) int { return cmp.Compare(a.At, b.At) })
+	b.Steps = steps
 	maxCap := func(from, to int64) int {
-		i, _ := slices.BinarySearchFunc(steps, from+1, func(s capStep, t int64) int { return cmp.Compare(s.at, t) })
+		i, _ := slices.BinarySearchFunc(steps, from+1, func(s sweep.Step, t int64) int { return cmp.Compare(s.At, t) })
 		m := c0
 		if i > 0 {
-			m = steps[i-1].cap
+			m = steps[i-1].Cap
 		}
-		for ; i < len(steps) && steps[i].at <= to; i++ {
-			m = max(m, steps[i].cap)
+		for ; i < len(steps) && steps[i].At <= to; i++ {
+			m = max(m, steps[i].Cap)
 		}
 		return m
 	}
@@ -997,41 +995,41 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 	// the finding, as a pass in id order would find it. A weight within
 	// the least capacity ever in effect is within any bound: the bound
 	// is looked up only for a start over it.
-	edges := slices.Grow(b.edges[:0], 2*len(tr.tasks))
+	edges := slices.Grow(b.Edges[:0], 2*len(tr.tasks))
 	for j := range tr.tasks {
 		s, e := tr.tasks[j].startAt.Load(), tr.tasks[j].endAt.Load()
 		if s == 0 {
 			continue
 		}
-		edges = append(edges, edge{s, j, edgeStart})
+		edges = append(edges, sweep.Edge{At: s, ID: j, Kind: sweep.Start})
 		if e != 0 {
-			edges = append(edges, edge{max(s, e), j, edgeEnd})
+			edges = append(edges, sweep.Edge{At: max(s, e), ID: j, Kind: sweep.End})
 		}
 	}
-	b.keys = sortEdges(edges, b.keys, 44)
-	b.edges = edges
+	b.Keys = sweep.SortEdges(edges, b.Keys, 44)
+	b.Edges = edges
 	var running, over int64
 	first, bound := -1, 0
 	for i := 0; i < len(edges); {
-		t0 := edges[i].at
+		t0 := edges[i].At
 		k := i
-		for ; k < len(edges) && edges[k].at == t0; k++ {
-			if w := int64(tr.tasks[edges[k].id].weight); edges[k].kind == edgeStart {
+		for ; k < len(edges) && edges[k].At == t0; k++ {
+			if w := int64(tr.tasks[edges[k].ID].weight); edges[k].Kind == sweep.Start {
 				running += w
 			} else {
 				running -= w
 			}
 		}
 		for _, e := range edges[i:k] {
-			if e.kind != edgeStart || first >= 0 && e.id > first || running <= int64(least) {
+			if e.Kind != sweep.Start || first >= 0 && e.ID > first || running <= int64(least) {
 				continue
 			}
-			sub := tr.tasks[e.id].submitAt.Load()
+			sub := tr.tasks[e.ID].submitAt.Load()
 			if sub == 0 {
 				continue
 			}
 			if b := maxCap(sub, t0); running > int64(b) {
-				first, over, bound = e.id, running, b
+				first, over, bound = e.ID, running, b
 			}
 		}
 		i = k
@@ -1040,12 +1038,6 @@ func (tr *tracker) capacityAcrossResize() *Finding {
 		return finding(CapacityBound, "Resize", "%d %s at once when task %d started; the capacity in effect since it was submitted was at most %d", over, tr.unit(), first, bound)
 	}
 	return nil
-}
-
-// capStep is the capacity in effect from an instant (capacityAcrossResize).
-type capStep struct {
-	at  int64
-	cap int
 }
 
 // opOf names the operation that submitted task id.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/execspec/execspec/properties/pool/internal/sweep"
 )
 
 // randomRecords is a tracker whose tasks' records (and Resizes) are drawn
@@ -60,10 +62,10 @@ func randomRecords(r *rand.Rand) (*tracker, int64) {
 	}
 	for range r.IntN(7) {
 		call := unit * (1 + r.Int64N(span))
-		tr.capLog = append(tr.capLog, capChange{call, at(call), r.IntN(6)})
+		tr.capLog = append(tr.capLog, capChange{Call: call, At: at(call), Cap: r.IntN(6)})
 	}
 	if r.IntN(3) > 0 {
-		slices.SortFunc(tr.capLog, func(a, b capChange) int { return int(a.at - b.at) })
+		slices.SortFunc(tr.capLog, func(a, b capChange) int { return int(a.At - b.At) })
 	}
 	if r.IntN(5) == 0 {
 		tr.cancelAt.Store(unit * (1 + r.Int64N(span)))
@@ -74,7 +76,7 @@ func randomRecords(r *rand.Rand) (*tracker, int64) {
 	return tr, unit
 }
 
-// longestStall finds what the definition does: at each instant, every
+// sweep.Buf.LongestStall (and StartDelays) find what the definitions do: at each instant, every
 // span looked at.
 func TestLongestStallIsTheDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -83,15 +85,15 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 		tr, unit := randomRecords(r)
 		ongoing := r.IntN(3) == 0
 		cutoff := unit * (1 + r.Int64N(250))
-		b := new(sweep)
+		b := new(sweep.Buf)
 		spans := tr.spans(b, cutoff, ongoing)
 		capLog := slices.Clone(tr.capLog)
-		best, ok, fulls := tr.longestStall(b, slices.Clone(spans), capLog, cutoff)
+		best, ok, fulls := b.LongestStall(slices.Clone(spans), b.Weights, tr.capacity(), capLog, cutoff)
 		wantBest, wantOK, wantFulls := longestStallByScan(tr, spans, capLog, cutoff)
 		if ok != wantOK || best != wantBest || !slices.Equal(fulls, wantFulls) {
 			t.Fatalf("round %d: longest stall %+v %v, fulls %v; the definition gives %+v %v, fulls %v\nspans %+v\ncapLog %+v", round, best, ok, fulls, wantBest, wantOK, wantFulls, spans, capLog)
 		}
-		delays, wantDelays := tr.startDelays(b, spans, capLog), startDelaysByScan(tr, spans, capLog)
+		delays, wantDelays := b.StartDelays(spans, b.Weights, tr.capacity(), capLog), startDelaysByScan(tr, spans, capLog)
 		slices.Sort(delays)
 		slices.Sort(wantDelays)
 		if !slices.Equal(delays, wantDelays) {
@@ -101,8 +103,8 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 			stalls++
 			// progress skips the sweep where the tasks waited no longer
 			// than the floor in all: no stall may be longer.
-			if bound := waitedAtMost(spans, cutoff); best.to-best.from > bound {
-				t.Fatalf("round %d: a stall of %d, longer than the %d the tasks waited in all\nspans %+v", round, best.to-best.from, bound, spans)
+			if bound := sweep.WaitedAtMost(spans, cutoff); best.To-best.From > bound {
+				t.Fatalf("round %d: a stall of %d, longer than the %d the tasks waited in all\nspans %+v", round, best.To-best.From, bound, spans)
 			}
 		}
 	}
@@ -111,53 +113,57 @@ func TestLongestStallIsTheDefinition(t *testing.T) {
 	}
 }
 
-// longestStallByScan is the definition longestStall sweeps for: the
+// longestStallByScan is the definition LongestStall sweeps for: the
 // state at each instant, from every span.
-func longestStallByScan(tr *tracker, spans []span, capLog []capChange, cutoff int64) (stall, bool, []int64) {
+func longestStallByScan(tr *tracker, spans []sweep.Span, capLog []capChange, cutoff int64) (sweep.Stall, bool, []int64) {
 	times := []int64{0, cutoff}
 	for _, sp := range spans {
-		times = append(times, sp.sub, sp.pend, sp.start, sp.end)
+		times = append(times, sp.Sub, sp.Pend, sp.Start, sp.End)
 	}
 	for _, c := range capLog {
-		times = append(times, c.at)
+		times = append(times, c.At)
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
 	times = slices.DeleteFunc(times, func(t int64) bool { return t > cutoff })
-	var search stallSearch
+	var search sweep.Search
 	for i := 0; i+1 < len(times); i++ {
 		t0, t1 := times[i], times[i+1]
 		var running int64
 		oldest, heaviest := -1, 0
 		for id, sp := range spans {
 			w := tr.tasks[id].weight
-			if sp.start != 0 && sp.start <= t0 && t0 < sp.end {
+			if sp.Start != 0 && sp.Start <= t0 && t0 < sp.End {
 				running += int64(w)
 			}
-			if sp.sub != 0 && sp.sub <= t0 && t0 < sp.pend {
+			if sp.Sub != 0 && sp.Sub <= t0 && t0 < sp.Pend {
 				heaviest = max(heaviest, w)
-				if oldest < 0 || sp.sub < spans[oldest].sub {
+				if oldest < 0 || sp.Sub < spans[oldest].Sub {
 					oldest = id
 				}
 			}
 		}
-		search.step(t0, t1, oldest, running, heaviest, capAt(tr.capacity(), capLog, t0))
+		search.Step(t0, t1, oldest, running, heaviest, sweep.CapAt(tr.capacity(), capLog, t0))
 	}
-	return search.best, search.ok, search.fulls
+	return search.Best, search.OK, search.Fulls
 }
 
-// startDelaysByScan is the definition startDelays sweeps for: each
-// started task's submit judged against every span (atSubmit).
-func startDelaysByScan(tr *tracker, spans []span, capLog []capChange) []int64 {
+// startDelaysByScan is the definition StartDelays sweeps for: each
+// started task's submit judged against every span (sweep.AtSubmit).
+func startDelaysByScan(tr *tracker, spans []sweep.Span, capLog []capChange) []int64 {
+	weights := make([]int, len(tr.tasks))
+	for id := range tr.tasks {
+		weights[id] = tr.tasks[id].weight
+	}
 	var all, fit []int64
 	for id, sp := range spans {
-		if sp.sub == 0 || sp.start == 0 {
+		if sp.Sub == 0 || sp.Start == 0 {
 			continue
 		}
-		d := sp.start - sp.sub
+		d := sp.Start - sp.Sub
 		all = append(all, d)
-		running, queued := tr.atSubmit(spans, id)
-		if c := capAt(tr.capacity(), capLog, sp.sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
+		running, queued := sweep.AtSubmit(spans, weights, id)
+		if c := sweep.CapAt(tr.capacity(), capLog, sp.Sub); !queued && (c <= 0 && running == 0 || c > 0 && running+int64(tr.tasks[id].weight) <= int64(c)) {
 			fit = append(fit, d)
 		}
 	}
@@ -196,8 +202,8 @@ func capacityByScan(tr *tracker) *Finding {
 	capAt := func(t int64) int {
 		c := c0
 		for _, ch := range tr.capLog {
-			if ch.cap > c && ch.call <= t || ch.at <= t && !tr.cfg.LazyShrink {
-				c = ch.cap
+			if ch.Cap > c && ch.Call <= t || ch.At <= t && !tr.cfg.LazyShrink {
+				c = ch.Cap
 			}
 		}
 		return c
@@ -216,7 +222,7 @@ func capacityByScan(tr *tracker) *Finding {
 		}
 		b := capAt(sub)
 		for _, ch := range tr.capLog {
-			for _, t := range []int64{ch.call, ch.at} {
+			for _, t := range []int64{ch.Call, ch.At} {
 				if sub <= t && t <= t0 {
 					b = max(b, capAt(t))
 				}
