@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/execspec/execspec/instrument/rt/internal/rtlayout"
 )
 
 // The external phase without handovers. When nobody can run, each
@@ -73,7 +75,7 @@ func (r *run) waitFirst(launched []*gor) bool {
 	now := time.Now().UnixNano()
 	wait := r.cfg.Horizon
 	sc, own := r.extCases[:0], r.extOwn[:0]
-	b := launched[0].w.sel.cases[0].h.Bubble()
+	var b *rtlayout.Bubble // of the first channel (a select {} has none)
 	recvOnly, oneBubble := true, true
 	for _, g := range launched {
 		for j, c := range g.w.sel.all {
@@ -81,7 +83,11 @@ func (r *run) waitFirst(launched []*gor) bool {
 			if h == nil {
 				continue
 			}
-			recvOnly, oneBubble = recvOnly && g.w.sel.cases[j].recv, oneBubble && h.Bubble() == b
+			hb := h.Bubble()
+			if b == nil {
+				b = hb
+			}
+			recvOnly, oneBubble = recvOnly && g.w.sel.cases[j].recv, oneBubble && hb != nil && hb == b
 			if when := g.w.sel.cases[j].when; when != nil {
 				if w := *when; w > 0 && time.Duration(w-now) < wait {
 					wait = time.Duration(w - now)

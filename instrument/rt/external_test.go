@@ -2,6 +2,7 @@ package rt_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -99,5 +100,18 @@ func TestExternalWaitKeepsRuns(t *testing.T) {
 	}
 	if rt.WaitsOnCoordinator.Load() == before || rt.HolderPhases.Load() == held || *rt.TimersReadable && rt.OnlyTimePhases.Load() == timeOnly {
 		t.Fatalf("the external phase without handovers ran %d times, %d of them on the goroutine holding control, %d for a timer alone", rt.WaitsOnCoordinator.Load()-before, rt.HolderPhases.Load()-held, rt.OnlyTimePhases.Load()-timeOnly)
+	}
+}
+
+// A goroutine blocked in `select {}` is among those an external phase
+// launches (here the first): the phase waits for the others' timer, and
+// the run ends in a deadlock once only that goroutine is left.
+func TestExternalWaitSelectNothing(t *testing.T) {
+	_, err := rt.Run(t, rt.Config{}, func(*testing.T) {
+		rt.Go(func() { rt.Sleep(time.Millisecond) })
+		rt.Select(false)
+	})
+	if !errors.Is(err, rt.ErrDeadlock) {
+		t.Fatalf("got %v, want a deadlock", err)
 	}
 }
