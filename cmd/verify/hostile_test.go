@@ -103,6 +103,7 @@ type hostileRun struct {
 	reportR        *bufio.Reader
 	stdoutBuf      *bytes.Buffer
 	stderrBuf      *bytes.Buffer
+	started        bool // the launcher said it passes signals on
 }
 
 // startVerify starts the binary with args under the address-space limit;
@@ -539,6 +540,72 @@ func drained(t *testing.T, pr *os.File) {
 	t.Fatal("the child never read its input")
 }
 
+// blockedOnFIFO waits until the verify process of r (the launcher's
+// child) is blocked opening a named pipe, which it does only after it
+// passes its signals to its context (main installs that first): a signal
+// sent earlier, on a loaded machine that starts the child late, kills it
+// before its handler is in place, and the test would see that instead of
+// the interrupt it means. Where the kernel does not say what a thread
+// waits for (/proc/PID/task/TID/wchan), it waits a second instead.
+func blockedOnFIFO(t *testing.T, r *hostileRun) {
+	t.Helper()
+	for start := time.Now(); time.Since(start) < hostileWait; time.Sleep(10 * time.Millisecond) {
+		pid := childOf(r.cmd.Process.Pid)
+		if pid == 0 {
+			continue
+		}
+		tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+		if err != nil || len(tasks) == 0 {
+			continue
+		}
+		known := false
+		for _, f := range tasks {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			switch w := string(b); {
+			case w == "wait_for_partner" || strings.Contains(w, "fifo"):
+				return
+			case w != "" && w != "0":
+				known = true
+			}
+		}
+		if !known {
+			t.Log("no wchan in /proc: waiting a second instead")
+			time.Sleep(time.Second)
+			return
+		}
+	}
+	t.Fatal("verify never blocked opening the named pipe")
+}
+
+// childOf returns the process id of a child of process ppid, or 0.
+func childOf(ppid int) int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		var state byte
+		var pid, parent int
+		if _, err := fmt.Sscanf(s[:strings.IndexByte(s, ' ')], "%d", &pid); err != nil {
+			continue
+		}
+		if _, err := fmt.Sscanf(s[i+1:], " %c %d", &state, &parent); err == nil && parent == ppid {
+			return pid
+		}
+	}
+	return 0
+}
+
 // TestHostileSignals: SIGINT and SIGTERM end every long phase — a read
 // blocked on a silent pipe, a pipe of endless blank lines, the open of a
 // named pipe nobody writes, model checking, a property run — with what was
@@ -552,13 +619,22 @@ func TestHostileSignals(t *testing.T) {
 	}
 	head := strings.Join(strings.SplitAfter(string(conforms), "\n")[:5], "") // header and 4 events
 	const deadline = 5 * time.Second
-	signalRun := func(t *testing.T, r *hostileRun, sig syscall.Signal, after time.Duration, rss int64) {
+	// started waits until the launcher passes signals on: a signal before
+	// would kill the launcher itself (a loaded machine starts it slowly).
+	// A run that has read it already (blockedOnFIFO) does not read again.
+	started := func(t *testing.T, r *hostileRun) {
 		t.Helper()
-		// A signal before the launcher passes signals on would kill the
-		// launcher itself (a loaded machine starts it slowly).
+		if r.started {
+			return
+		}
 		if line, err := r.reportR.ReadString('\n'); line != "started\n" {
 			t.Fatalf("the launcher did not start: %q %v", line, err)
 		}
+		r.started = true
+	}
+	signalRun := func(t *testing.T, r *hostileRun, sig syscall.Signal, after time.Duration, rss int64) {
+		t.Helper()
+		started(t, r)
 		time.Sleep(after)
 		sent := time.Now()
 		if err := r.cmd.Process.Signal(sig); err != nil {
@@ -647,6 +723,8 @@ func TestHostileSignals(t *testing.T) {
 				t.Skip(err)
 			}
 			r := startVerify(t, wd, nil, nil, "merge", fifo)
+			started(t, r)
+			blockedOnFIFO(t, r)
 			signalRun(t, r, sig, 300*time.Millisecond, hostileRSS)
 		})
 	}
@@ -658,6 +736,8 @@ func TestHostileSignals(t *testing.T) {
 				t.Skip(err)
 			}
 			r := startVerify(t, wd, nil, nil, cmd, fifo)
+			started(t, r)
+			blockedOnFIFO(t, r)
 			signalRun(t, r, syscall.SIGTERM, 300*time.Millisecond, hostileRSS)
 			if strings.Contains(r.stderr, "bad input") {
 				t.Errorf("an interrupt reported as bad input:\n%s", r.stderr)

@@ -217,7 +217,10 @@ func TestBrokenPoolsAreCaught(t *testing.T) {
 		// of 8 runs, found ones needed 40–140. The loop below stops at the
 		// first batch that finds it, so the bound costs only a failing run.
 		{"a cancelled head waiter wakes nobody", sem(func(p *semPool) { p.cancelNoNotify = true }, "weighted"), Config{Capacity: 4, Cases: 800, MaxTasks: 16, Timeout: short, MaxHangs: 10}, "cancelled submit"},
-		{"a panic leaks a slot until a purge", sem(func(p *semPool) { p.panicLeaks = true }), Config{Capacity: 1, Panics: PanicsRecovered, Cases: 8, MaxTasks: 12}, Progress + "/task panic"},
+		// Found in the first batch alone; a full -race run at load 24
+		// once missed it in 8 cases, so a few batches more (they cost
+		// only a failing run).
+		{"a panic leaks a slot until a purge", sem(func(p *semPool) { p.panicLeaks = true }), Config{Capacity: 1, Panics: PanicsRecovered, Cases: 30, MaxTasks: 12}, Progress + "/task panic"},
 		{"a Goexit leaks a slot", sem(func(p *semPool) { p.goexitLeaks = true }), Config{Capacity: 2, Goexit: true, Timeout: short, Cases: 20}, NoHang + "/task Goexit"},
 		{"Close hangs after Cancel", sem(func(p *semPool) { p.cancelLeaks = true }, "cancel"), Config{Capacity: 1, Timeout: short, Cases: 40}, CancelStops + "/Cancel"},
 		{"a done context still acquires", sem(func(p *semPool) { p.doneAccepted = true }, "weighted"), Config{Capacity: 4, RefuseDone: true}, DoneRefused},
