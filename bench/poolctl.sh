@@ -10,12 +10,18 @@
 #
 #   bash bench/poolctl.sh [CASES]             # default 2000 cases per test
 #   bash bench/poolctl.sh CASES OTHER [N]     # side by side with the tree OTHER
+#   bash bench/poolctl.sh build DIR           # only build DIR/ants.test (profiling,
+#                                             # cachegrind: cd DIR/ants, then
+#                                             # EXECSPEC_RUNS=300 ../ants.test -test.run '^TestAnts$')
 #
 # With OTHER (another checkout of the module: `git worktree add`, or
 # `git archive REV | tar -x -C DIR`), both test binaries are built, then
-# run interleaved N times each (default 3) per test, and each line is one
-# process; the medians per CPU-second and their ratio (this tree over
-# OTHER) come last. On a shared machine only such ratios compare.
+# run in N rounds (default 3) per test, each round one process of each in
+# an order drawn at random, and each line is one process; the medians per
+# CPU-second, their ratio (this tree over OTHER), and the median and
+# quartiles of the rounds' own ratios come last. On a shared machine only
+# such ratios compare, and the rounds' ratios best: a round's two
+# processes run within seconds of each other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -67,6 +73,12 @@ open(results, "a").write(f"{label} {test} {runs/cpu}\n")
 PY
 }
 
+if [ "$cases" = build ]; then
+  [ -n "$other" ] || { echo "usage: bash bench/poolctl.sh build DIR" >&2; exit 2; }
+  mkdir -p "$other"
+  build "$root" "$(cd "$other" && pwd)"
+  exit 0
+fi
 build "$root" "$work/this"
 if [ -z "$other" ]; then
   echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -80,8 +92,13 @@ build "$other" "$work/other"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for test in TestAntsSmall TestAnts; do
   for _ in $(seq "$reps"); do
-    measure "$work/this/ants.test" "$test" this
-    measure "$work/other/ants.test" "$test" other
+    if ((RANDOM % 2)); then
+      measure "$work/this/ants.test" "$test" this
+      measure "$work/other/ants.test" "$test" other
+    else
+      measure "$work/other/ants.test" "$test" other
+      measure "$work/this/ants.test" "$test" this
+    fi
   done
 done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -89,6 +106,10 @@ python3 - "$work/results" "$other" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 for test in ("TestAntsSmall", "TestAnts"):
-    med = {lab: statistics.median(float(v) for l, t, v in rows if l == lab and t == test) for lab in ("this", "other")}
-    print(f"{test:14s} median per CPU-second: this {med['this']:6.0f}, other {med['other']:6.0f} ({sys.argv[2]}): ratio {med['this']/med['other']:.2f}")
+    vals = {lab: [float(v) for l, t, v in rows if l == lab and t == test] for lab in ("this", "other")}
+    med = {lab: statistics.median(v) for lab, v in vals.items()}
+    pairs = sorted(a / b for a, b in zip(vals["this"], vals["other"]))
+    q = lambda f: pairs[min(len(pairs) - 1, int(f * len(pairs)))]
+    print(f"{test:14s} median per CPU-second: this {med['this']:6.0f}, other {med['other']:6.0f} ({sys.argv[2]}): ratio {med['this']/med['other']:.2f}; "
+          f"rounds' ratios: median {statistics.median(pairs):.2f}, quartiles {q(0.25):.2f}-{q(0.75):.2f}")
 PY
