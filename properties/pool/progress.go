@@ -198,15 +198,20 @@ func (tr *tracker) trigger(t, until int64, pendEnd [][2]int64, capLog []capChang
 		}
 		return capLog[i].Cap > before
 	}
-	// The first task (by id) that ended at each instant, and the first
+	// The first task (by id) that ended at each instant, a panic or a
+	// Goexit before a plain end (under control many events share an
+	// instant of virtual time, and a worker lost at the instant the stall
+	// begins is its cause, whatever else ended then), and the first
 	// cancelled one that gave up at each: kind looks them up instead of
 	// scanning every task for every instant it is asked about.
 	ended, gaveUp := map[int64]int{}, map[int64]int{}
 	idle, retired := tr.workerExits()
 	for id, pe := range pendEnd {
 		rec := &tr.tasks[id]
-		if _, ok := ended[pe[1]]; !ok && rec.startAt.Load() != 0 {
-			ended[pe[1]] = id
+		if rec.startAt.Load() != 0 {
+			if first, ok := ended[pe[1]]; !ok || tr.tasks[first].how.Load() == endReturned && rec.how.Load() != endReturned {
+				ended[pe[1]] = id
+			}
 		}
 		if _, ok := gaveUp[pe[0]]; !ok && rec.startAt.Load() == 0 && rec.cancelled.Load() {
 			gaveUp[pe[0]] = id
