@@ -142,29 +142,32 @@ func newSelWait(sw *selWait, cases []Case) *selWait {
 }
 
 // ready reports whether the select can go on: done by a counterpart, or
-// a case ready (caseReady, written out: every choice asks it of every
-// goroutine blocked in a select).
+// a case that can complete.
 func (w *selWait) ready(r *run) bool {
 	if w.sel.done {
 		return true
 	}
 	for i := range w.cases {
-		c := &w.cases[i]
-		h := c.h
-		if h == nil {
-			continue
-		}
-		sh := c.sh
-		if c.recv {
-			if h.RecvNow() || c.when != nil && *c.when > 0 && *c.when <= r.now() ||
-				len(sh.stash) > 0 || len(sh.senders) > 0 && firstLive(sh.senders, &w.sel) != nil {
-				return true
-			}
-		} else if h.SendNow() || len(sh.receivers) > 0 && firstLive(sh.receivers, &w.sel) != nil {
+		if w.cases[i].canComplete(r, &w.sel) {
 			return true
 		}
 	}
 	return false
+}
+
+// canComplete reports whether c, a case of the select sel, could
+// complete now (caseReady, with what the case knows: its shadow, its
+// timer's when): never on a nil channel.
+func (c *chanCase) canComplete(r *run, sel *selState) bool {
+	h, sh := c.h, c.sh
+	if h == nil {
+		return false
+	}
+	if c.recv {
+		return h.RecvNow() || c.when != nil && *c.when > 0 && *c.when <= r.now() ||
+			len(sh.stash) > 0 || len(sh.senders) > 0 && firstLive(sh.senders, sel) != nil
+	}
+	return h.SendNow() || len(sh.receivers) > 0 && firstLive(sh.receivers, sel) != nil
 }
 
 // ext performs the select for real, with cancel as one more case, and

@@ -118,18 +118,8 @@ func (r *run) unblocked(g *gor) {
 	r.probes = ps
 }
 
-// probeReady reports whether p's select can go on by p's case, as
-// selWait.ready asks caseReady.
-func (r *run) probeReady(p *probe) bool {
-	h, sh := p.h, p.sh
-	if p.recv {
-		return h.Qcount > 0 || h.Closed != 0 || h.Sendq.First != nil || len(sh.stash) > 0 ||
-			*p.when > 0 && *p.when <= r.now() ||
-			len(sh.senders) > 0 && firstLive(sh.senders, &p.sw.sel) != nil
-	}
-	return h.Closed != 0 || h.Qcount < h.Dataqsiz || h.Recvq.First != nil ||
-		len(sh.receivers) > 0 && firstLive(sh.receivers, &p.sw.sel) != nil
-}
+// probeReady reports whether p's select can go on by p's case.
+func (r *run) probeReady(p *probe) bool { return p.canComplete(r, &p.sw.sel) }
 
 // markReady sets r.ready to the ids of the goroutines blocked on a wait
 // that can end now but for a select a counterpart completed (r.selDone).
